@@ -1,0 +1,81 @@
+/**
+ * Typed errors. A problem *in a print file* is never thrown: it becomes a finding in the report.
+ * These are thrown only for misuse of the API, unreadable inputs, broken profiles, timeouts and
+ * worker crashes. Every error carries a stable `code` that scripts can rely on.
+ */
+
+/** Stable error codes. Never renamed; new ones may be added. */
+export const ERROR_CODES = [
+  'ERR_INVALID_ARGUMENT',
+  'ERR_UNKNOWN_PRODUCT',
+  'ERR_UNKNOWN_VARIANT',
+  'ERR_UNKNOWN_SKU',
+  'ERR_PROFILE_INVALID',
+  'ERR_INPUT_UNREADABLE',
+  'ERR_TIMEOUT',
+  'ERR_WORKER_CRASHED',
+  'ERR_ABORTED',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Base class of every error print-preflight throws.
+ * @example
+ * try { await preflight('a.pdf', { sku: 'NOPE' }); }
+ * catch (e) { if (e instanceof PreflightError && e.code === 'ERR_UNKNOWN_SKU') … }
+ */
+export class PreflightError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A function was called with an argument it cannot use. */
+export class InvalidArgumentError extends PreflightError {
+  constructor(message: string) {
+    super('ERR_INVALID_ARGUMENT', message);
+  }
+}
+
+/** The product, variant or SKU named is not in the loaded profiles. */
+export class UnknownTargetError extends PreflightError {
+  constructor(code: 'ERR_UNKNOWN_PRODUCT' | 'ERR_UNKNOWN_VARIANT' | 'ERR_UNKNOWN_SKU', message: string) {
+    super(code, message);
+  }
+}
+
+/** A profile file could not be read or does not match the profile schema. */
+export class ProfileError extends PreflightError {
+  readonly file: string | null;
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(file: string | null, issues: readonly { path: string; message: string }[], cause?: unknown) {
+    const where = file ?? 'profile';
+    const list = issues.map((i) => `${where}: ${i.path ? `${i.path}: ` : ''}${i.message}`).join('; ');
+    super('ERR_PROFILE_INVALID', `Invalid product profile. ${list}`, { cause });
+    this.file = file;
+    this.issues = issues;
+  }
+}
+
+/** The input path cannot be read (missing, a directory, no permission). */
+export class InputUnreadableError extends PreflightError {
+  constructor(message: string, cause?: unknown) {
+    super('ERR_INPUT_UNREADABLE', message, { cause });
+  }
+}
+
+/** Formats a value for an argument error the way sharp does: value and its type. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 57)}...` : value}" of type string`;
+  return `${String(value)} of type ${typeof value}`;
+}
+
+/** "Expected positive integer for width but received -1 of type number" */
+export function invalidArgument(expected: string, name: string, value: unknown): InvalidArgumentError {
+  return new InvalidArgumentError(`Expected ${expected} for ${name} but received ${describeValue(value)}`);
+}

@@ -1,0 +1,466 @@
+/**
+ * Scans a page's content streams without decoding any image: follows the graphics state (q Q cm),
+ * draws of image XObjects, Form XObjects (recursively, guarded against cycles and depth) and inline
+ * images, and which colour spaces painting operators use for fills, strokes, text, shadings and
+ * patterns.
+ */
+import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
+import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
+import type { ColourSpaceFacts, ColourUse, ImageFacts, Matrix } from './facts.js';
+import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
+import { IDENTITY, isFiniteMatrix, multiply, unitSquareBox } from './matrix.js';
+import {
+  PDFArray,
+  PDFName,
+  PDFRawStream,
+  dictOf,
+  get,
+  getBool,
+  getDict,
+  getName,
+  getNumber,
+  items,
+  nameOf,
+  numberOf,
+  refLabel,
+  resolve,
+  PDFRef,
+} from './objects.js';
+import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName } from './streams.js';
+import { ppiOf } from './units.js';
+
+export interface ScanLimits {
+  /** Deepest Form XObject / pattern nesting followed. */
+  maxFormDepth: number;
+  /** Deepest q nesting kept. */
+  maxStateDepth: number;
+  /** Most operators interpreted per page, forms included. */
+  maxOperators: number;
+}
+
+export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxFormDepth: 32, maxStateDepth: 512, maxOperators: 20_000_000 };
+
+export interface ScanResult {
+  images: ImageFacts[];
+  colours: ColourUse[];
+  notes: string[];
+  /** True when a limit stopped the scan (the page is too complex to inspect fully). */
+  tooComplex: boolean;
+}
+
+interface GState {
+  ctm: Matrix;
+  fill: ColourSpaceFacts;
+  stroke: ColourSpaceFacts;
+  fillPattern: PDFObject | undefined;
+  strokePattern: PDFObject | undefined;
+  textRender: number;
+}
+
+const GRAY: ColourSpaceFacts = { family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' };
+const RGB: ColourSpaceFacts = { family: 'DeviceRGB', model: 'rgb', components: 3, label: 'DeviceRGB' };
+const CMYK: ColourSpaceFacts = { family: 'DeviceCMYK', model: 'cmyk', components: 4, label: 'DeviceCMYK' };
+
+const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
+const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
+const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
+
+class LimitReached extends Error {}
+
+export class ContentScanner {
+  private readonly images: ImageFacts[] = [];
+  private readonly colours = new Map<string, ColourUse>();
+  private readonly notes = new Set<string>();
+  private operators = 0;
+  private tooComplex = false;
+  private readonly patternsSeen = new Set<PDFObject>();
+
+  constructor(
+    private readonly context: PDFContext,
+    private readonly colourSpaces: ColourSpaceResolver,
+    private readonly readStream: (stream: PDFRawStream) => Uint8Array,
+    private readonly userUnit: number,
+    private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+  ) {}
+
+  /** Scans the page's /Contents with its /Resources. */
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined): ScanResult {
+    const streams = contents instanceof PDFArray ? items(this.context, contents) : [resolve(this.context, contents)];
+    const parts: Uint8Array[] = [];
+    for (const s of streams) {
+      if (!s) continue;
+      const data = this.read(s, 'page content');
+      if (data) parts.push(data);
+    }
+    const bytes = concatWithSpace(parts);
+    const state = initialState(IDENTITY);
+    try {
+      this.run(bytes, resources, state, [], new Set());
+    } catch (error) {
+      if (!(error instanceof LimitReached)) throw error;
+    }
+    return {
+      images: this.images,
+      colours: [...this.colours.values()],
+      notes: [...this.notes].sort(),
+      tooComplex: this.tooComplex,
+    };
+  }
+
+  private read(obj: PDFObject, what: string): Uint8Array | undefined {
+    if (!(obj instanceof PDFRawStream)) {
+      this.notes.add(`${what} is not a stream`);
+      return undefined;
+    }
+    try {
+      return this.readStream(obj);
+    } catch (error) {
+      if (error instanceof StreamTooLargeError) {
+        this.tooComplex = true;
+        this.notes.add(`${what}: ${error.message}`);
+      } else if (error instanceof StreamDecodeError) this.notes.add(`${what} cannot be decoded: ${error.message}`);
+      else throw error;
+      return undefined;
+    }
+  }
+
+  private run(bytes: Uint8Array, resources: PDFDict | undefined, start: GState, via: string[], active: Set<PDFObject>): void {
+    const stack: GState[] = [];
+    let gs = { ...start };
+    const ctx = this.context;
+    const onOperator = (op: string, args: Operand[]) => {
+      if (++this.operators > this.limits.maxOperators) {
+        this.tooComplex = true;
+        this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
+        throw new LimitReached();
+      }
+      switch (op) {
+        case 'q':
+          if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
+          else this.notes.add(`graphics state nested deeper than ${this.limits.maxStateDepth}`);
+          return;
+        case 'Q':
+          gs = stack.pop() ?? gs;
+          return;
+        case 'cm': {
+          const m = args.slice(-6);
+          if (m.length === 6 && m.every(isNum) && isFiniteMatrix(m as number[])) gs.ctm = multiply(m as Matrix, gs.ctm);
+          return;
+        }
+        case 'g':
+          gs.fill = GRAY;
+          return;
+        case 'G':
+          gs.stroke = GRAY;
+          return;
+        case 'rg':
+          gs.fill = RGB;
+          return;
+        case 'RG':
+          gs.stroke = RGB;
+          return;
+        case 'k':
+          gs.fill = CMYK;
+          return;
+        case 'K':
+          gs.stroke = CMYK;
+          return;
+        case 'cs':
+        case 'CS': {
+          const n = args[args.length - 1];
+          const cs = isName(n) ? this.colourSpaces.describe(n.name, resources) : unknownColourSpace('no name given');
+          if (op === 'cs') {
+            gs.fill = cs;
+            gs.fillPattern = undefined;
+          } else {
+            gs.stroke = cs;
+            gs.strokePattern = undefined;
+          }
+          return;
+        }
+        case 'scn':
+        case 'SCN': {
+          const n = args[args.length - 1];
+          if (isName(n)) {
+            const pattern = resolve(ctx, getDict(ctx, resources, 'Pattern')?.get(PDFName.of(n.name)));
+            if (op === 'scn') gs.fillPattern = pattern;
+            else gs.strokePattern = pattern;
+          }
+          return;
+        }
+        case 'Tr': {
+          const mode = args[0];
+          if (isNum(mode)) gs.textRender = mode;
+          return;
+        }
+        case 'sh': {
+          const n = args[0];
+          if (!isName(n)) return;
+          const shading = dictOf(resolve(ctx, getDict(ctx, resources, 'Shading')?.get(PDFName.of(n.name))));
+          if (shading) this.useShading(shading, resources, via);
+          return;
+        }
+        case 'Do': {
+          const n = args[0];
+          if (isName(n)) this.doXObject(n.name, resources, gs, via, active);
+          return;
+        }
+        default:
+          if (FILL_OPS.has(op)) this.paint('fill', gs, resources, via, active);
+          if (STROKE_OPS.has(op)) this.paint('stroke', gs, resources, via, active);
+          if (TEXT_SHOW_OPS.has(op)) {
+            const mode = gs.textRender;
+            if (mode === 0 || mode === 2 || mode === 4 || mode === 6) this.paint('fill', gs, resources, via, active);
+            if (mode === 1 || mode === 2 || mode === 5 || mode === 6) this.paint('stroke', gs, resources, via, active);
+          }
+      }
+    };
+    try {
+      lexContent(
+        bytes,
+        onOperator,
+        (inline) => this.inlineImage(inline.dict, resources, gs, via),
+        (dict) => this.inlineDataLength(dict, resources),
+      );
+    } catch (error) {
+      if (error instanceof ContentSyntaxError) this.notes.add(`content stream is malformed: ${error.message}`);
+      else throw error;
+    }
+  }
+
+  private paint(use: 'fill' | 'stroke', gs: GState, resources: PDFDict | undefined, via: string[], active: Set<PDFObject>) {
+    const cs = use === 'fill' ? gs.fill : gs.stroke;
+    if (cs.family === 'Pattern') {
+      const pattern = use === 'fill' ? gs.fillPattern : gs.strokePattern;
+      if (pattern) this.usePattern(pattern, cs, use, resources, via, active);
+      return;
+    }
+    this.record(use, cs, via);
+  }
+
+  private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
+    const key = `${use}\u0000${colourSpace.label}`;
+    const hit = this.colours.get(key);
+    if (hit) hit.count++;
+    else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
+  }
+
+  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[]) {
+    const cs = this.colourSpaces.describe(get(this.context, shading, 'ColorSpace'), resources);
+    this.record('shading', cs, via);
+  }
+
+  private usePattern(
+    patternObj: PDFObject,
+    cs: ColourSpaceFacts,
+    use: 'fill' | 'stroke',
+    resources: PDFDict | undefined,
+    via: string[],
+    active: Set<PDFObject>,
+  ) {
+    const ctx = this.context;
+    const pattern = dictOf(patternObj);
+    if (!pattern) return;
+    const type = getNumber(ctx, pattern, 'PatternType');
+    if (type === 2) {
+      const shading = getDict(ctx, pattern, 'Shading');
+      if (shading) this.useShading(shading, resources, via);
+      return;
+    }
+    const paintType = getNumber(ctx, pattern, 'PaintType');
+    if (paintType === 2) {
+      // Uncoloured tiling pattern: painted in the underlying space of [/Pattern base].
+      if (cs.base) this.record(use, cs.base, via);
+      return;
+    }
+    // Coloured tiling pattern: scan its content once per page. Its matrix maps to the page's
+    // default space, not to the current CTM.
+    if (this.patternsSeen.has(patternObj) || !(patternObj instanceof PDFRawStream)) return;
+    this.patternsSeen.add(patternObj);
+    if (active.has(patternObj) || via.length >= this.limits.maxFormDepth) {
+      this.notes.add(`pattern nesting deeper than ${this.limits.maxFormDepth} or cyclic: not followed`);
+      return;
+    }
+    const data = this.read(patternObj, 'pattern');
+    if (!data) return;
+    const matrix = matrixOf(ctx, pattern) ?? IDENTITY;
+    const inner = getDict(ctx, pattern, 'Resources') ?? resources;
+    active.add(patternObj);
+    this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+    active.delete(patternObj);
+  }
+
+  private doXObject(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
+    const ctx = this.context;
+    const raw = getDict(ctx, resources, 'XObject')?.get(PDFName.of(name));
+    const ref = raw instanceof PDFRef ? raw : undefined;
+    const xobj = resolve(ctx, raw);
+    const dict = dictOf(xobj);
+    if (!dict) {
+      this.notes.add(`XObject /${name} is missing`);
+      return;
+    }
+    const subtype = getName(ctx, dict, 'Subtype');
+    if (subtype === 'Image') {
+      this.addImage(dict, refLabel(ref), name, false, resources, gs, via);
+      return;
+    }
+    if (subtype !== 'Form' || !xobj) return;
+    if (active.has(xobj)) {
+      this.notes.add(`Form XObject /${name} draws itself (a cycle): not followed again`);
+      return;
+    }
+    if (via.length >= this.limits.maxFormDepth) {
+      this.tooComplex = true;
+      this.notes.add(`Form XObjects nested deeper than ${this.limits.maxFormDepth}: not followed further`);
+      return;
+    }
+    const data = this.read(xobj, `Form XObject /${name}`);
+    if (!data) return;
+    const matrix = matrixOf(ctx, dict) ?? IDENTITY;
+    const inner = getDict(ctx, dict, 'Resources') ?? resources;
+    active.add(xobj);
+    this.run(data, inner, { ...gs, ctm: multiply(matrix, gs.ctm) }, [...via, name], active);
+    active.delete(xobj);
+  }
+
+  private addImage(
+    dict: PDFDict | Map<string, Operand>,
+    ref: string | null,
+    name: string | null,
+    inline: boolean,
+    resources: PDFDict | undefined,
+    gs: GState,
+    via: string[],
+  ) {
+    const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources) : this.xobjectInfo(dict as PDFDict, resources);
+    if (info.imageMask) this.record('stencil', gs.fill.family === 'Pattern' ? (gs.fill.base ?? gs.fill) : gs.fill, via);
+    const [a, b, c, d] = gs.ctm;
+    const placedWidthPt = Math.hypot(a, b) * this.userUnit;
+    const placedHeightPt = Math.hypot(c, d) * this.userUnit;
+    const ppi = (px: number, pt: number) => (pt > 1e-9 ? ppiOf(px, pt) : null);
+    this.images.push({
+      ref,
+      name,
+      inline,
+      via: [...via],
+      ...info,
+      ctm: [...gs.ctm] as Matrix,
+      bbox: unitSquareBox(gs.ctm),
+      placedWidthPt,
+      placedHeightPt,
+      ppiX: ppi(info.widthPx, placedWidthPt),
+      ppiY: ppi(info.heightPx, placedHeightPt),
+    });
+  }
+
+  private xobjectInfo(dict: PDFDict, resources: PDFDict | undefined) {
+    const ctx = this.context;
+    const imageMask = getBool(ctx, dict, 'ImageMask') === true;
+    const filters = filtersOf(ctx, dict).map(fullFilterName);
+    const csObj = get(ctx, dict, 'ColorSpace');
+    let colourSpace: ColourSpaceFacts | null = null;
+    if (!imageMask) {
+      colourSpace = csObj
+        ? this.colourSpaces.describe(csObj, resources)
+        : filters.includes('JPXDecode')
+          ? { ...unknownColourSpace('given inside the JPEG 2000 data'), label: 'JPEG 2000 embedded colour space' }
+          : unknownColourSpace('no /ColorSpace');
+    }
+    return {
+      widthPx: Math.max(0, Math.trunc(getNumber(ctx, dict, 'Width') ?? 0)),
+      heightPx: Math.max(0, Math.trunc(getNumber(ctx, dict, 'Height') ?? 0)),
+      bitsPerComponent: imageMask ? 1 : (intOrNull(getNumber(ctx, dict, 'BitsPerComponent'))),
+      filters,
+      colourSpace,
+      imageMask,
+      hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
+    };
+  }
+
+  private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined) {
+    const v = (long: string, short: string) => dict.get(long) ?? dict.get(short);
+    const imageMask = v('ImageMask', 'IM') === true;
+    const f = v('Filter', 'F');
+    const filters = (Array.isArray(f) ? f : f === undefined ? [] : [f])
+      .map((x) => (isName(x) ? fullFilterName(x.name) : '?'));
+    const cs = v('ColorSpace', 'CS');
+    let colourSpace: ColourSpaceFacts | null = null;
+    if (!imageMask) colourSpace = this.inlineColourSpace(cs, resources);
+    const num = (x: Operand | undefined) => (isNum(x) ? Math.max(0, Math.trunc(x)) : 0);
+    return {
+      widthPx: num(v('Width', 'W')),
+      heightPx: num(v('Height', 'H')),
+      bitsPerComponent: imageMask ? 1 : isNum(v('BitsPerComponent', 'BPC')) ? Math.trunc(v('BitsPerComponent', 'BPC') as number) : null,
+      filters,
+      colourSpace,
+      imageMask,
+      hasSMask: false,
+    };
+  }
+
+  private inlineColourSpace(cs: Operand | undefined, resources: PDFDict | undefined): ColourSpaceFacts {
+    if (isName(cs)) return this.colourSpaces.describe(cs.name, resources, true);
+    if (Array.isArray(cs) && isName(cs[0])) {
+      // [/I /RGB 255 <…>] or [/Indexed /DeviceCMYK …]
+      const family = cs[0].name;
+      if ((family === 'I' || family === 'Indexed') && cs[1] !== undefined) {
+        const base = this.inlineColourSpace(cs[1], resources);
+        return { family: 'Indexed', model: base.model, components: 1, label: `Indexed over ${base.label}`, base };
+      }
+      return this.colourSpaces.describe(family, resources, true);
+    }
+    return unknownColourSpace('no /ColorSpace');
+  }
+
+  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[]) {
+    if (++this.operators > this.limits.maxOperators) {
+      this.tooComplex = true;
+      throw new LimitReached();
+    }
+    this.addImage(dict, null, null, true, resources, gs, via);
+  }
+
+  /** Exact data length of an unfiltered inline image, so binary data containing "EI" is skipped. */
+  private inlineDataLength(dict: Map<string, Operand>, resources: PDFDict | undefined): number | null {
+    const v = (long: string, short: string) => dict.get(long) ?? dict.get(short);
+    const filter = v('Filter', 'F');
+    if (filter !== undefined && !(Array.isArray(filter) && filter.length === 0)) {
+      const explicit = v('Length', 'L');
+      return isNum(explicit) ? explicit : null;
+    }
+    const info = this.inlineInfo(dict, resources);
+    const comps = info.imageMask ? 1 : (info.colourSpace?.components ?? 0);
+    const bpc = info.bitsPerComponent ?? 8;
+    if (!comps || !info.widthPx || !info.heightPx) return null;
+    return Math.ceil((info.widthPx * comps * bpc) / 8) * info.heightPx;
+  }
+}
+
+function initialState(ctm: Matrix): GState {
+  return { ctm, fill: GRAY, stroke: GRAY, fillPattern: undefined, strokePattern: undefined, textRender: 0 };
+}
+
+function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {
+  const m = get(context, dict, 'Matrix');
+  if (!(m instanceof PDFArray) || m.size() !== 6) return undefined;
+  const values = items(context, m).map(numberOf);
+  return values.every((x) => x !== undefined) && isFiniteMatrix(values as number[]) ? (values as Matrix) : undefined;
+}
+
+function intOrNull(n: number | undefined): number | null {
+  return n === undefined ? null : Math.trunc(n);
+}
+
+function concatWithSpace(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const total = parts.reduce((s, p) => s + p.length + 1, 0);
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+    out[o++] = 0x0a;
+  }
+  return out;
+}

@@ -1,0 +1,146 @@
+/**
+ * Facts about a PDF, as structural inspection finds them. Facts are what workers return; checks
+ * judge them on the main thread. They are zod schemas because they cross the worker boundary.
+ */
+import { z } from 'zod';
+
+export const COLOUR_FAMILIES = [
+  'DeviceGray',
+  'DeviceRGB',
+  'DeviceCMYK',
+  'CalGray',
+  'CalRGB',
+  'Lab',
+  'ICCBased',
+  'Indexed',
+  'Separation',
+  'DeviceN',
+  'Pattern',
+  'Unknown',
+] as const;
+
+/** What the colour values mean, whatever the space is called. */
+export const COLOUR_MODELS = ['rgb', 'gray', 'cmyk', 'lab', 'spot', 'unknown'] as const;
+
+export interface ColourSpaceFacts {
+  family: (typeof COLOUR_FAMILIES)[number];
+  model: (typeof COLOUR_MODELS)[number];
+  /** Components per pixel / colour value (Indexed: 1). */
+  components: number;
+  /** Human label: "ICCBased CMYK (N 4)", "Separation “PANTONE 185 C”", "Indexed over DeviceCMYK". */
+  label: string;
+  /** Indexed: the base space. Separation/DeviceN: the alternate space. ICCBased: /Alternate when given. */
+  base?: ColourSpaceFacts | undefined;
+  /** Separation/DeviceN colorant names. */
+  colorants?: string[] | undefined;
+}
+
+export const ColourSpaceFactsSchema: z.ZodType<ColourSpaceFacts> = z.lazy(() =>
+  z.object({
+    family: z.enum(COLOUR_FAMILIES),
+    model: z.enum(COLOUR_MODELS),
+    components: z.number().int().min(0),
+    label: z.string(),
+    base: ColourSpaceFactsSchema.optional(),
+    colorants: z.array(z.string()).optional(),
+  }),
+);
+
+const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+export type Rect = z.infer<typeof Rect>;
+const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
+export type Matrix = z.infer<typeof Matrix>;
+
+export const ImageFactsSchema = z.object({
+  /** "12 0 R" for an image XObject; "inline" for an inline image. */
+  ref: z.string().nullable(),
+  /** Resource name (/Im1) for XObjects; null for inline images. */
+  name: z.string().nullable(),
+  inline: z.boolean(),
+  /** Names of the Form XObjects the image is drawn through, outermost first. */
+  via: z.array(z.string()),
+  widthPx: z.number().int().min(0),
+  heightPx: z.number().int().min(0),
+  bitsPerComponent: z.number().int().nullable(),
+  filters: z.array(z.string()),
+  /** null for stencil masks (/ImageMask true), which paint the fill colour. */
+  colourSpace: ColourSpaceFactsSchema.nullable(),
+  imageMask: z.boolean(),
+  hasSMask: z.boolean(),
+  /** Image space → default user space of the page (before /Rotate and /UserUnit). */
+  ctm: Matrix,
+  /** Bounding box of the placed image in default user space. */
+  bbox: Rect,
+  /** Placed size of the image's width and height edges, in points × UserUnit. */
+  placedWidthPt: z.number(),
+  placedHeightPt: z.number(),
+  /** Effective resolution along the image's width and height; null when the image is placed at zero size. */
+  ppiX: z.number().nullable(),
+  ppiY: z.number().nullable(),
+});
+export type ImageFacts = z.infer<typeof ImageFactsSchema>;
+
+export const ColourUseSchema = z.object({
+  /** fill, stroke, shading (sh / shading patterns) or stencil (an image mask painted in the fill colour). */
+  use: z.enum(['fill', 'stroke', 'shading', 'stencil']),
+  colourSpace: ColourSpaceFactsSchema,
+  /** How many painting operators used it. */
+  count: z.number().int().min(1),
+  via: z.array(z.string()),
+});
+export type ColourUse = z.infer<typeof ColourUseSchema>;
+
+export const PageFactsSchema = z.object({
+  /** 1-based page number. */
+  index: z.number().int().min(1),
+  ref: z.string().nullable(),
+  boxes: z.object({
+    media: Rect,
+    crop: Rect.nullable(),
+    trim: Rect.nullable(),
+    bleed: Rect.nullable(),
+    art: Rect.nullable(),
+  }),
+  /** The box compared with the layer: CropBox (MediaBox when absent) clipped to the MediaBox. */
+  checkedBox: Rect,
+  /** /Rotate normalised to 0, 90, 180 or 270. */
+  rotate: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]),
+  userUnit: z.number().positive(),
+  /** Size of the checked box as shown (after /Rotate, with /UserUnit), in millimetres. */
+  widthMm: z.number(),
+  heightMm: z.number(),
+  images: z.array(ImageFactsSchema),
+  colours: z.array(ColourUseSchema),
+  /** Parts of the page that could not be inspected (undecodable stream, depth limit…). */
+  notes: z.array(z.string()),
+});
+export type PageFacts = z.infer<typeof PageFactsSchema>;
+
+export const EncryptionFactsSchema = z.object({
+  filter: z.string(),
+  version: z.number(),
+  revision: z.number(),
+  method: z.string(),
+  /** True when the file does not open with an empty user password. */
+  needsPassword: z.boolean(),
+  /** True when the content could be decrypted and inspected. */
+  decrypted: z.boolean(),
+});
+export type EncryptionFacts = z.infer<typeof EncryptionFactsSchema>;
+
+export const DocumentProblemSchema = z.object({
+  kind: z.enum(['not-pdf', 'damaged', 'too-complex']),
+  detail: z.string(),
+});
+export type DocumentProblem = z.infer<typeof DocumentProblemSchema>;
+
+export const DocumentFactsSchema = z.object({
+  bytes: z.number().int().min(0),
+  pdfVersion: z.string().nullable(),
+  encryption: EncryptionFactsSchema.nullable(),
+  problems: z.array(DocumentProblemSchema),
+  /** Page count as found in the page tree (null when the tree cannot be read). */
+  pageCount: z.number().int().min(0).nullable(),
+  pages: z.array(PageFactsSchema),
+});
+export type DocumentFacts = z.infer<typeof DocumentFactsSchema>;

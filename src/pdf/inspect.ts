@@ -1,0 +1,220 @@
+/**
+ * Structural inspection of a whole PDF: pages, boxes, /Rotate, /UserUnit, images and colour use,
+ * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
+ */
+import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+import { ColourSpaceResolver } from './colour-space.js';
+import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
+import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
+import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
+import { N, PDFRawStream, PDFRef, dictOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
+import { walkPageTree, type PageNode } from './page-tree.js';
+import { decodeStream, type StreamDecryptor } from './streams.js';
+import { ptToMm, round } from './units.js';
+
+export interface InspectOptions {
+  /** Largest decoded size of one content stream, form or ICC profile. Default 256 MiB. */
+  maxDecodedStreamBytes?: number;
+  /** Most pages read. Default 100,000. */
+  maxPages?: number;
+  scan?: Partial<ScanLimits>;
+}
+
+const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
+
+/** Finds "%PDF-x.y" in the first 1024 bytes; returns the version or null. */
+export function pdfHeaderVersion(bytes: Uint8Array): string | null {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  const at = head.indexOf('%PDF-');
+  if (at < 0) return null;
+  const m = /^%PDF-(\d+\.\d+)/.exec(head.slice(at));
+  return m ? m[1]! : '?';
+}
+
+/** True when the last "%%EOF" marker is missing: the file was cut short. */
+export function looksTruncated(bytes: Uint8Array): boolean {
+  const tail = Buffer.from(bytes.buffer, bytes.byteOffset + Math.max(0, bytes.length - 65536), Math.min(bytes.length, 65536));
+  return tail.lastIndexOf('%%EOF') < 0;
+}
+
+/**
+ * Inspects the structure of a PDF held in memory.
+ * @example
+ * const facts = await inspectPdf(new Uint8Array(await readFile('a.pdf')));
+ * facts.pages[0].widthMm;
+ */
+export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}): Promise<DocumentFacts> {
+  const maxDecoded = options.maxDecodedStreamBytes ?? DEFAULTS.maxDecodedStreamBytes;
+  const maxPages = options.maxPages ?? DEFAULTS.maxPages;
+  const scanLimits = { ...DEFAULT_SCAN_LIMITS, ...options.scan };
+  const facts: DocumentFacts = { bytes: bytes.length, pdfVersion: null, encryption: null, problems: [], pageCount: null, pages: [] };
+  const problem = (kind: DocumentProblem['kind'], detail: string) => facts.problems.push({ kind, detail });
+
+  if (bytes.length === 0) {
+    problem('not-pdf', 'the file is empty (0 bytes)');
+    return facts;
+  }
+  facts.pdfVersion = pdfHeaderVersion(bytes);
+  if (facts.pdfVersion === null) {
+    problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
+    return facts;
+  }
+
+  let doc: PDFDocument;
+  try {
+    doc = await withQuietConsole(() =>
+      PDFDocument.load(bytes, {
+        ignoreEncryption: true,
+        updateMetadata: false,
+        throwOnInvalidObject: false,
+        parseSpeed: ParseSpeeds.Fastest,
+      }),
+    );
+  } catch (error) {
+    problem('damaged', `the file cannot be parsed (${(error as Error).message.split('\n')[0]})`);
+    return facts;
+  }
+  const context = doc.context;
+
+  let encryption: EncryptionInfo | undefined;
+  const encryptDict = dictOf(resolve(context, context.trailerInfo.Encrypt));
+  if (encryptDict) {
+    encryption = analyseEncryption(context, encryptDict, firstFileId(context, resolve(context, context.trailerInfo.ID)));
+    facts.encryption = encryption.facts;
+    if (encryption.facts.needsPassword) return facts;
+  }
+
+  const catalog = dictOf(resolve(context, context.trailerInfo.Root));
+  if (!catalog) {
+    problem(looksTruncated(bytes) ? 'damaged' : 'not-pdf', 'the file has no document catalog (/Root), so no page tree');
+    return facts;
+  }
+  const pagesEntry = catalog.get(N('Pages'));
+  if (!pagesEntry) {
+    problem('not-pdf', 'the document catalog has no page tree (/Pages)');
+    return facts;
+  }
+  const tree = walkPageTree(context, pagesEntry, maxPages);
+  for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
+  const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
+  if (declared !== undefined && declared !== tree.pages.length && declared <= maxPages) {
+    problem('damaged', `the page tree declares ${declared} pages but ${tree.pages.length} can be read`);
+  }
+  facts.pageCount = tree.pages.length;
+  if (looksTruncated(bytes)) problem('damaged', 'the file has no %%EOF marker at its end: it was cut short (an incomplete upload or download?)');
+
+  const readStream = streamReader(context, maxDecoded, encryption?.decryptor);
+  const colourSpaces = new ColourSpaceResolver(context, readStream);
+  tree.pages.forEach((node, i) => {
+    const page = inspectPage(context, node, i + 1, colourSpaces, readStream, scanLimits);
+    facts.pages.push(page.facts);
+    if (page.tooComplex) problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
+  });
+  return facts;
+}
+
+function inspectPage(
+  context: PDFContext,
+  node: PageNode,
+  index: number,
+  colourSpaces: ColourSpaceResolver,
+  readStream: (s: PDFRawStream) => Uint8Array,
+  scanLimits: ScanLimits,
+): { facts: PageFacts; tooComplex: boolean } {
+  const notes: string[] = [];
+  const { dict, inherited } = node;
+  let media = rectOf(context, inherited.MediaBox);
+  if (!media || area(media) === 0) {
+    notes.push('the page has no valid /MediaBox; US Letter (612 × 792 pt) assumed, as viewers do');
+    media = [0, 0, 612, 792];
+  }
+  const crop = rectOf(context, inherited.CropBox) ?? null;
+  const box = (key: string) => rectOf(context, dict.get(N(key))) ?? null;
+  let checkedBox = crop ? intersect(crop, media) : media;
+  if (!checkedBox) {
+    notes.push('the /CropBox lies outside the /MediaBox; the MediaBox is used');
+    checkedBox = media;
+  }
+  const rawRotate = numberOf(resolve(context, inherited.Rotate)) ?? 0;
+  let rotate = (((Math.round(rawRotate) % 360) + 360) % 360) as number;
+  if (rotate % 90 !== 0) {
+    notes.push(`/Rotate ${rawRotate} is not a multiple of 90 and is ignored, as viewers do`);
+    rotate = 0;
+  }
+  const uu = numberOf(resolve(context, dict.get(N('UserUnit'))));
+  const userUnit = uu !== undefined && uu > 0 && Number.isFinite(uu) ? uu : 1;
+  if (uu !== undefined && userUnit !== uu) notes.push(`/UserUnit ${uu} is invalid; 1 is used`);
+  const w = ptToMm((checkedBox[2] - checkedBox[0]) * userUnit);
+  const h = ptToMm((checkedBox[3] - checkedBox[1]) * userUnit);
+  const turned = rotate === 90 || rotate === 270;
+
+  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits);
+  const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources);
+  return {
+    tooComplex: scan.tooComplex,
+    facts: {
+      index,
+      ref: refLabel(node.ref),
+      boxes: { media, crop, trim: box('TrimBox'), bleed: box('BleedBox'), art: box('ArtBox') },
+      checkedBox,
+      rotate: rotate as PageFacts['rotate'],
+      userUnit,
+      widthMm: round(turned ? h : w, 3),
+      heightMm: round(turned ? w : h, 3),
+      images: scan.images,
+      colours: scan.colours,
+      notes: [...notes, ...scan.notes],
+    },
+  };
+}
+
+function streamReader(context: PDFContext, maxBytes: number, decrypt: StreamDecryptor | undefined) {
+  const refs = decrypt ? reverseRefs(context) : undefined;
+  return (stream: PDFRawStream): Uint8Array => {
+    const ref = refs?.get(stream);
+    return decodeStream(context, stream, { maxBytes, decrypt, ref });
+  };
+}
+
+function reverseRefs(context: PDFContext): Map<PDFObject, PDFRef> {
+  const map = new Map<PDFObject, PDFRef>();
+  for (const [ref, obj] of context.enumerateIndirectObjects()) map.set(obj, ref);
+  return map;
+}
+
+function area(r: Rect): number {
+  return (r[2] - r[0]) * (r[3] - r[1]);
+}
+
+function intersect(a: Rect, b: Rect): Rect | undefined {
+  const r: Rect = [Math.max(a[0], b[0]), Math.max(a[1], b[1]), Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+  return r[2] > r[0] && r[3] > r[1] ? r : undefined;
+}
+
+function describeStart(bytes: Uint8Array): string {
+  const sigs: [string, number[]][] = [
+    ['a PNG signature', [0x89, 0x50, 0x4e, 0x47]],
+    ['a JPEG signature', [0xff, 0xd8, 0xff]],
+    ['a ZIP signature', [0x50, 0x4b, 0x03, 0x04]],
+    ['a TIFF signature', [0x49, 0x49, 0x2a, 0x00]],
+    ['a TIFF signature', [0x4d, 0x4d, 0x00, 0x2a]],
+    ['a GIF signature', [0x47, 0x49, 0x46, 0x38]],
+  ];
+  for (const [label, sig] of sigs) if (sig.every((b, i) => bytes[i] === b)) return label;
+  const text = Buffer.from(bytes.subarray(0, 16)).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+  return `"${text}"`;
+}
+
+/** pdf-lib reports recoverable parse problems on console.warn/log; keep library output clean. */
+async function withQuietConsole<T>(fn: () => Promise<T>): Promise<T> {
+  const { warn, log, error } = console;
+  console.warn = console.log = console.error = () => undefined;
+  try {
+    return await fn();
+  } finally {
+    Object.assign(console, { warn, log, error });
+  }
+}
+
+export type { PDFRef };

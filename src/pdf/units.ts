@@ -1,0 +1,32 @@
+/** Units: PDF points (1/72 in), millimetres and pixels. */
+
+export const MM_PER_INCH = 25.4;
+export const PT_PER_INCH = 72;
+export const MM_PER_PT = MM_PER_INCH / PT_PER_INCH;
+
+export const ptToMm = (pt: number): number => pt * MM_PER_PT;
+export const mmToPt = (mm: number): number => mm / MM_PER_PT;
+export const mmToInch = (mm: number): number => mm / MM_PER_INCH;
+
+/** Pixels needed to cover `mm` at `ppi` pixels per inch. */
+export const mmToPx = (mm: number, ppi: number): number => (mm / MM_PER_INCH) * ppi;
+
+/** Effective resolution of `px` pixels shown over `pt` points. */
+export const ppiOf = (px: number, pt: number): number => (pt === 0 ? Number.POSITIVE_INFINITY : (px * PT_PER_INCH) / pt);
+
+/** Rounds to `digits` decimals; for reports, so that the same input gives the same bytes. */
+export function round(value: number, digits = 2): number {
+  if (!Number.isFinite(value)) return value;
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** "2040 × 2040 mm", with at most one decimal. */
+export function formatMm(widthMm: number, heightMm: number): string {
+  return `${formatNumber(widthMm)} × ${formatNumber(heightMm)} mm`;
+}
+
+export function formatNumber(n: number, digits = 1): string {
+  const r = round(n, digits);
+  return Number.isInteger(r) ? String(r) : r.toFixed(digits);
+}

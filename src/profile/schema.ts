@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
+
+const id = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and hyphens, e.g. "t-shirt"');
+
+const positiveMm = z.number().positive().max(100_000);
+
+/** Trim size of one layer in millimetres, width × height, top of the design at the top. */
+export const TrimSchema = z
+  .object({
+    widthMm: positiveMm.describe('Trim width in millimetres'),
+    heightMm: positiveMm.describe('Trim height in millimetres'),
+  })
+  .strict();
+
+export const LayerSchema = z
+  .object({
+    id: id.describe('Layer id, e.g. "front"; page N of the PDF is layer N of this list'),
+    name: z.string().min(1).optional().describe('Human name, e.g. "Left sleeve"'),
+  })
+  .strict();
+
+export const VariantSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9.-]*$/, 'must be letters, digits, dots and hyphens, e.g. "200x200" or "M"')
+      .describe('Variant id, e.g. "200x200" or "M"'),
+    skus: z.array(z.string().min(1)).min(1).describe('SKUs of this variant; the first is the default'),
+    trim: z.record(z.string(), TrimSchema).describe('Trim size per layer id'),
+  })
+  .strict();
+
+/** Thresholds of the checks. Every one has a default, so a profile may leave them out. */
+export const LimitsSchema = z
+  .object({
+    bleedMm: z.number().min(0).max(1000).describe('Bleed on each side; page = trim + 2 × bleed'),
+    toleranceMm: z.number().min(0).max(1000).default(2).describe('Allowed difference per side of the page'),
+    scaleTolerance: z
+      .number()
+      .min(0)
+      .max(0.5)
+      .default(0.01)
+      .describe('Relative difference of proportions still counted as "same proportions" (0.01 = 1 %)'),
+    minPpi: z.number().positive().default(100).describe('Minimum effective image resolution (below: finding)'),
+    productionPpi: z.number().positive().default(150).describe('Resolution the service produces at'),
+    maxImagePixels: z.number().int().positive().default(15_000).describe('Maximum pixels per image side'),
+    maxFileBytes: z.number().int().positive().default(50_000_000).describe('Maximum source file size in bytes'),
+    boxEpsilonMm: z
+      .number()
+      .min(0)
+      .default(0.1)
+      .describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
+  })
+  .strict();
+
+export const ProfileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    id: id.describe('Product id, e.g. "duvet-cover"'),
+    name: z.string().min(1).describe('Product name as the service names it'),
+    version: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a semantic version such as "1.0.0"'),
+    layers: z.array(LayerSchema).min(1).describe('Layers in page order'),
+    limits: LimitsSchema,
+    severities: z
+      .partialRecord(FindingCodeSchema, SeveritySettingSchema)
+      .default({})
+      .describe('Severity per finding code, overriding the defaults'),
+    variants: z.array(VariantSchema).min(1),
+  })
+  .strict()
+  .superRefine((profile, ctx) => {
+    const layerIds = profile.layers.map((l) => l.id);
+    duplicates(layerIds).forEach((d) =>
+      ctx.addIssue({ code: 'custom', path: ['layers'], message: `layer id "${d}" appears more than once` }),
+    );
+    duplicates(profile.variants.map((v) => v.id.toLowerCase())).forEach((d) =>
+      ctx.addIssue({ code: 'custom', path: ['variants'], message: `variant id "${d}" appears more than once` }),
+    );
+    profile.variants.forEach((variant, vi) => {
+      for (const layer of layerIds) {
+        if (!variant.trim[layer]) {
+          ctx.addIssue({ code: 'custom', path: ['variants', vi, 'trim', layer], message: `missing trim size of layer "${layer}"` });
+        }
+      }
+      for (const key of Object.keys(variant.trim)) {
+        if (!layerIds.includes(key)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['variants', vi, 'trim', key],
+            message: `"${key}" is not a layer of this profile (layers: ${layerIds.join(', ')})`,
+          });
+        }
+      }
+    });
+  });
+
+function duplicates(values: string[]): string[] {
+  const seen = new Set<string>();
+  const dup = new Set<string>();
+  for (const v of values) (seen.has(v) ? dup : seen).add(v);
+  return [...dup];
+}
+
+/** A product profile as written in a profiles/ JSON file (defaults not yet applied). */
+export type ProfileInput = z.input<typeof ProfileSchema>;
+/** A validated product profile with every default applied. */
+export type Profile = z.output<typeof ProfileSchema>;
+export type Limits = z.output<typeof LimitsSchema>;
+export type Layer = z.output<typeof LayerSchema>;
+export type Variant = z.output<typeof VariantSchema>;

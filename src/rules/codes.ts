@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+/**
+ * The fixed list of finding codes. Stable: codes may be added, never renamed or removed (deprecate
+ * instead). Each has a default severity (profiles and calls may override it) and a description of
+ * the requirement it stands for, kept apart from the message that says what was found.
+ */
+export const FINDING_CODES = {
+  'file-not-pdf': {
+    severity: 'error',
+    rule: 'Source file requirements 1',
+    description: 'The source must be a PDF file: it has a %PDF- header in its first 1024 bytes and a page tree.',
+  },
+  'pdf-damaged': {
+    severity: 'error',
+    rule: 'Source file requirements 1',
+    description: 'The PDF must be readable: its objects and pages can be parsed and it is not truncated.',
+  },
+  'pdf-encrypted': {
+    severity: 'error',
+    rule: 'Source file requirements 5',
+    description:
+      'The file must open without a password. A file with only an owner password opens (warning); one that needs a user password cannot be printed.',
+  },
+  'file-too-large': {
+    severity: 'error',
+    rule: 'Source file requirements 9, Limits',
+    description: 'A source file should not exceed 50 MB (50,000,000 bytes); larger files may be rejected or delay processing.',
+  },
+  'page-count-mismatch': {
+    severity: 'error',
+    rule: 'Source file requirements 2, 3',
+    description: 'The PDF has one page per product layer, in the product’s layer order.',
+  },
+  'page-size-mismatch': {
+    severity: 'error',
+    rule: 'Source file requirements 4',
+    description: 'Each page matches the size of its layer (trim + 2 × bleed) within the profile’s tolerance.',
+  },
+  'page-scale-mismatch': {
+    severity: 'warning',
+    rule: 'Source file requirements 4, 6',
+    description: 'The page has its layer’s proportions but another size: the service will scale it.',
+  },
+  'page-orientation-mismatch': {
+    severity: 'error',
+    rule: 'Source file requirements 4',
+    description: 'The page has its layer’s orientation, top of the design at the top: width and height are not swapped.',
+  },
+  'page-rotate-set': {
+    severity: 'warning',
+    rule: 'Source file requirements 4',
+    description: 'The page has no /Rotate: production may not honour it. The rotated size is what is compared.',
+  },
+  'page-boxes-differ': {
+    severity: 'info',
+    rule: 'Source file requirements 4',
+    description:
+      'TrimBox and BleedBox, when present, equal the checked page box; otherwise the whole page is printed, crop marks included.',
+  },
+  'image-too-large': {
+    severity: 'error',
+    rule: 'Source file requirements 6, Limits',
+    description: 'No image has more than 15,000 pixels on a side; larger images may be resized or rejected.',
+  },
+  'image-low-resolution': {
+    severity: 'warning',
+    rule: 'Source file requirements 6, 7',
+    description: 'Every image is placed at or above the profile’s minimum effective resolution (ppi).',
+  },
+  'colour-space-not-rgb': {
+    severity: 'warning',
+    rule: 'Source file requirements 8',
+    description:
+      'Images and vector colours are RGB; other colour spaces (CMYK, Gray images, Lab, Separation, DeviceN, non-RGB ICC) are converted by the service and colours may shift.',
+  },
+} as const satisfies Record<string, { severity: Severity; rule: string; description: string }>;
+
+export type FindingCode = keyof typeof FINDING_CODES;
+export const FINDING_CODE_LIST = Object.keys(FINDING_CODES) as FindingCode[];
+export const FindingCodeSchema = z.enum(FINDING_CODE_LIST as [FindingCode, ...FindingCode[]]);
+
+export const SEVERITIES = ['error', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+export const SeveritySchema = z.enum(SEVERITIES);
+/** A severity setting: one of the severities, or `off` to drop the finding. */
+export const SeveritySettingSchema = z.enum(['error', 'warning', 'info', 'off']);
+export type SeveritySetting = z.infer<typeof SeveritySettingSchema>;
+
+export const SEVERITY_RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
