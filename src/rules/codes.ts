@@ -22,6 +22,12 @@ export const FINDING_CODES = {
     description:
       'The file must open without a password. A file with only an owner password opens (warning); one that needs a user password cannot be printed.',
   },
+  'pdf-too-complex': {
+    severity: 'error',
+    rule: 'Source file requirements 1',
+    description:
+      'The PDF can be inspected within the limits: no decompression bombs, page trees or nested forms beyond the inspection limits.',
+  },
   'file-too-large': {
     severity: 'error',
     rule: 'Source file requirements 9, Limits',

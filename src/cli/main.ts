@@ -1,0 +1,60 @@
+import { packageVersion } from '../util/package-root.js';
+import { UsageError, type CliIO } from './args.js';
+import { checkCommand } from './check.js';
+import { profilesCommand } from './profiles.js';
+import { schemaCommand } from './schema.js';
+
+const HELP = `Usage: print-preflight <command> [options]
+
+Checks print files for the order service before an order is created.
+
+Commands:
+  check <file.pdf> (--product ID --variant ID | --sku SKU) [--json]
+                     preflight a PDF against a product profile
+  profiles [--json]  list products, variants, layers and page sizes
+  schema <profile|report>
+                     print a JSON Schema
+
+Run \`print-preflight <command> --help\` for a command's options.
+Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
+
+const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
+  check: checkCommand,
+  profiles: profilesCommand,
+  schema: schemaCommand,
+};
+
+/** Runs the command line; resolves to the exit status. */
+export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(`${HELP}\n`);
+    return command ? 0 : 2;
+  }
+  if (command === '--version' || command === '-v') {
+    io.stdout(`${packageVersion()}\n`);
+    return 0;
+  }
+  const run = COMMANDS[command];
+  if (!run) {
+    io.stderr(`print-preflight: unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')}.\n`);
+    return 2;
+  }
+  try {
+    return await run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`print-preflight ${command}: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+function defaultIO(): CliIO {
+  return {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    isTTY: !!process.stdout.isTTY,
+  };
+}

@@ -1,0 +1,67 @@
+import { formatMm } from '../pdf/units.js';
+import { loadProfiles } from '../profile/load.js';
+import { layerSpecs } from '../profile/registry.js';
+import { PreflightError } from '../errors.js';
+import { parseArgs } from 'node:util';
+import { usage, UsageError, type CliIO } from './args.js';
+
+export const PROFILES_HELP = `Usage: print-preflight profiles [--json] [--profiles DIR]
+
+Lists products, variants, SKUs, layers (in page order) and page sizes (trim + 2 × bleed).`;
+
+export async function profilesCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = usage(() => parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, profiles: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  if (values.help) {
+    io.stdout(`${PROFILES_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length) throw new UsageError(`profiles takes no arguments, got "${positionals[0]}"`);
+  let registry;
+  try {
+    registry = await loadProfiles(values.profiles);
+  } catch (error) {
+    if (error instanceof PreflightError) throw new UsageError(error.message);
+    throw error;
+  }
+  const listing = registry.list().map((p) => ({
+    id: p.id,
+    name: p.name,
+    version: p.version,
+    bleedMm: p.limits.bleedMm,
+    toleranceMm: p.limits.toleranceMm,
+    layers: p.layers.map((l) => l.id),
+    variants: p.variants.map((v) => ({
+      id: v.id,
+      skus: v.skus,
+      pages: layerSpecs(p, v).map((l) => ({
+        layer: l.id,
+        trimWidthMm: l.trimWidthMm,
+        trimHeightMm: l.trimHeightMm,
+        pageWidthMm: l.pageWidthMm,
+        pageHeightMm: l.pageHeightMm,
+      })),
+    })),
+  }));
+  if (values.json) {
+    io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
+    return 0;
+  }
+  const out: string[] = [];
+  for (const p of listing) {
+    out.push(`${p.id} — ${p.name} (profile ${p.version}; bleed ${p.bleedMm} mm, tolerance ±${p.toleranceMm} mm)`);
+    out.push(`  layers, in page order: ${p.layers.join(', ')}`);
+    for (const v of p.variants) {
+      // Group layers of equal size: "front, back 560 × 750 mm; left-sleeve, right-sleeve 460 × 260 mm".
+      const groups = new Map<string, string[]>();
+      for (const pg of v.pages) {
+        const key = formatMm(pg.pageWidthMm, pg.pageHeightMm);
+        groups.set(key, [...(groups.get(key) ?? []), pg.layer]);
+      }
+      const sizes = [...groups].map(([size, layers]) => (groups.size === 1 ? size : `${layers.join(', ')} ${size}`)).join('; ');
+      out.push(`  ${v.id.padEnd(8)} ${v.skus.join(', ').padEnd(24)} ${sizes}`);
+    }
+    out.push('');
+  }
+  io.stdout(out.join('\n'));
+  return 0;
+}

@@ -1,0 +1,21 @@
+import { jsonSchemas } from '../schemas.js';
+import { parseArgs } from 'node:util';
+import { usage, UsageError, type CliIO } from './args.js';
+
+export const SCHEMA_HELP = `Usage: print-preflight schema <profile|report>
+
+Prints the JSON Schema of a product profile or of a report.`;
+
+export async function schemaCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = usage(() => parseArgs({ args, allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } }));
+  if (values.help) {
+    io.stdout(`${SCHEMA_HELP}\n`);
+    return 0;
+  }
+  const which = positionals[0];
+  const schemas = jsonSchemas();
+  const schema = schemas[`${which}.schema.json`];
+  if (!schema || positionals.length !== 1) throw new UsageError('schema takes one argument: profile or report');
+  io.stdout(`${JSON.stringify(schema, null, 2)}\n`);
+  return 0;
+}

@@ -1,0 +1,30 @@
+/**
+ * print-preflight: preflight print files for the order service.
+ * @example
+ * import { preflight } from 'print-preflight';
+ * const report = await preflight('design.pdf', { product: 'duvet-cover', variant: '200x200' });
+ * console.log(report.verdict, report.findings);
+ */
+export { preflight } from './preflight.js';
+export { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
+export { loadProfiles, parseProfile, DEFAULT_PROFILES_DIR } from './profile/load.js';
+export { ProfileRegistry, type ResolvedTarget, type LayerSpec } from './profile/registry.js';
+export { ProfileSchema, LimitsSchema, type Profile, type ProfileInput, type Limits } from './profile/schema.js';
+export { inspectPdf, type InspectOptions } from './pdf/inspect.js';
+export { DocumentFactsSchema, PageFactsSchema, ImageFactsSchema, type DocumentFacts, type PageFacts, type ImageFacts } from './pdf/facts.js';
+export { runChecks } from './rules/index.js';
+export { FINDING_CODES, FINDING_CODE_LIST, type FindingCode, type Severity, type SeveritySetting } from './rules/codes.js';
+export { FindingSchema, type Finding } from './rules/finding.js';
+export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verdict } from './report/schema.js';
+export { buildReport, verdictOf } from './report/build.js';
+export { renderText } from './report/text.js';
+export { jsonSchemas } from './schemas.js';
+export {
+  PreflightError,
+  InvalidArgumentError,
+  UnknownTargetError,
+  ProfileError,
+  InputUnreadableError,
+  ERROR_CODES,
+  type ErrorCode,
+} from './errors.js';

@@ -1,0 +1,98 @@
+import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
+import { ptToMm, round } from '../pdf/units.js';
+import type { ResolvedTarget } from '../profile/registry.js';
+import type { FindingCode } from '../rules/codes.js';
+import type { Finding } from '../rules/finding.js';
+import { packageVersion } from '../util/package-root.js';
+import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
+
+/** fail when any finding is an error, warn when any is a warning, else pass. */
+export function verdictOf(findings: readonly Finding[]): Verdict {
+  if (findings.some((f) => f.severity === 'error')) return 'fail';
+  if (findings.some((f) => f.severity === 'warning')) return 'warn';
+  return 'pass';
+}
+
+export interface ReportInput {
+  file: { path: string | null; bytes: number; sha256: string };
+  facts: DocumentFacts;
+  target: ResolvedTarget;
+  findings: Finding[];
+  totalMs?: number;
+}
+
+/** Assembles the report. Deterministic: the same input gives the same object, timings aside. */
+export function buildReport({ file, facts, target, findings, totalMs }: ReportInput): Report {
+  const counts = { error: 0, warning: 0, info: 0 };
+  const rules: Partial<Record<FindingCode, number>> = {};
+  for (const f of findings) {
+    counts[f.severity]++;
+    rules[f.code] = (rules[f.code] ?? 0) + 1;
+  }
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    tool: { name: 'print-preflight', version: packageVersion() },
+    file,
+    product: target.profile.id,
+    variant: target.variant.id,
+    sku: target.sku,
+    profileVersion: target.profile.version,
+    verdict: verdictOf(findings),
+    counts,
+    rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
+    pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null },
+    pages: facts.pages.map((p) => reportPage(p, target)),
+    findings,
+    ...(totalMs !== undefined ? { timings: { totalMs: round(totalMs, 1) } } : {}),
+  };
+}
+
+function reportPage(page: PageFacts, target: ResolvedTarget): ReportPage {
+  const layer = target.layers[page.index - 1] ?? null;
+  return {
+    index: page.index,
+    layer: layer?.id ?? null,
+    widthMm: round(page.widthMm, 2),
+    heightMm: round(page.heightMm, 2),
+    expectedWidthMm: layer?.pageWidthMm ?? null,
+    expectedHeightMm: layer?.pageHeightMm ?? null,
+    rotate: page.rotate,
+    userUnit: page.userUnit,
+    boxes: {
+      media: roundRect(page.boxes.media)!,
+      crop: roundRect(page.boxes.crop),
+      trim: roundRect(page.boxes.trim),
+      bleed: roundRect(page.boxes.bleed),
+      art: roundRect(page.boxes.art),
+    },
+    images: page.images.map(reportImage),
+    colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
+    notes: page.notes,
+  };
+}
+
+function reportImage(image: ImageFacts): ReportImage {
+  const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY);
+  return {
+    ref: image.ref,
+    name: image.name,
+    inline: image.inline,
+    via: image.via,
+    widthPx: image.widthPx,
+    heightPx: image.heightPx,
+    colourSpace: image.colourSpace?.label ?? 'ImageMask',
+    colourFamily: image.colourSpace?.family ?? 'ImageMask',
+    components: image.colourSpace?.components ?? 1,
+    bitsPerComponent: image.bitsPerComponent,
+    filters: image.filters,
+    placedWidthMm: round(ptToMm(image.placedWidthPt), 2),
+    placedHeightMm: round(ptToMm(image.placedHeightPt), 2),
+    ppi: ppi === null ? null : round(ppi, 1),
+    ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
+    ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
+  };
+}
+
+function roundRect(r: readonly number[] | null): [number, number, number, number] | null {
+  return r ? [round(r[0]!, 3), round(r[1]!, 3), round(r[2]!, 3), round(r[3]!, 3)] : null;
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { ColourSpaceFactsSchema } from '../pdf/facts.js';
+import { FindingCodeSchema } from '../rules/codes.js';
+import { FindingSchema } from '../rules/finding.js';
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+
+export const ReportImageSchema = z.object({
+  ref: z.string().nullable(),
+  name: z.string().nullable(),
+  inline: z.boolean(),
+  via: z.array(z.string()),
+  widthPx: z.number().int(),
+  heightPx: z.number().int(),
+  /** e.g. "DeviceCMYK", "ICCBased RGB", "Separation “Gold” (alternate DeviceCMYK)"; "ImageMask" for stencil masks. */
+  colourSpace: z.string(),
+  colourFamily: z.string(),
+  components: z.number().int(),
+  bitsPerComponent: z.number().int().nullable(),
+  filters: z.array(z.string()),
+  /** Placed size in millimetres. */
+  placedWidthMm: z.number(),
+  placedHeightMm: z.number(),
+  /** Effective resolution: the lower of the two directions; null when placed at zero size. */
+  ppi: z.number().nullable(),
+  ppiX: z.number().nullable(),
+  ppiY: z.number().nullable(),
+});
+
+export const ReportPageSchema = z.object({
+  index: z.number().int().min(1),
+  layer: z.string().nullable(),
+  widthMm: z.number(),
+  heightMm: z.number(),
+  /** The layer's page size, when the page has a layer. */
+  expectedWidthMm: z.number().nullable(),
+  expectedHeightMm: z.number().nullable(),
+  rotate: z.number().int(),
+  userUnit: z.number(),
+  /** Page boxes in PDF points, [x0, y0, x1, y1]. */
+  boxes: z.object({ media: Rect, crop: Rect.nullable(), trim: Rect.nullable(), bleed: Rect.nullable(), art: Rect.nullable() }),
+  images: z.array(ReportImageSchema),
+  /** Vector colour use: fills, strokes, shadings and stencil masks, per colour space. */
+  colours: z.array(z.object({ use: z.string(), colourSpace: z.string(), family: z.string(), count: z.number().int() })),
+  notes: z.array(z.string()),
+});
+
+export const VerdictSchema = z.enum(['pass', 'warn', 'fail']);
+
+export const ReportSchema = z.object({
+  schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('print-preflight'), version: z.string() }),
+  file: z.object({ path: z.string().nullable(), bytes: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  product: z.string(),
+  variant: z.string(),
+  sku: z.string(),
+  profileVersion: z.string(),
+  /** fail when any finding is an error, warn when any is a warning, else pass. */
+  verdict: VerdictSchema,
+  counts: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
+  /** Findings per code. */
+  rules: z.partialRecord(FindingCodeSchema, z.number().int()),
+  pdf: z.object({
+    version: z.string().nullable(),
+    pageCount: z.number().int().nullable(),
+    encrypted: z.boolean(),
+  }),
+  pages: z.array(ReportPageSchema),
+  findings: z.array(FindingSchema),
+  /** Milliseconds spent; the only part of a report that differs between two runs on the same input. */
+  timings: z.object({ totalMs: z.number() }).optional(),
+});
+
+export type Report = z.infer<typeof ReportSchema>;
+export type ReportPage = z.infer<typeof ReportPageSchema>;
+export type ReportImage = z.infer<typeof ReportImageSchema>;
+export type Verdict = z.infer<typeof VerdictSchema>;
+export { ColourSpaceFactsSchema };

@@ -1,0 +1,19 @@
+import type { Check } from './context.js';
+
+const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
+
+/** file-too-large: the file is over the service's 50 MB limit. */
+export const checkFileSize: Check = ({ facts, limits }) => {
+  if (facts.bytes <= limits.maxFileBytes) return [];
+  return [
+    {
+      code: 'file-too-large',
+      page: null,
+      layer: null,
+      message: `The file is ${mb(facts.bytes)} (${facts.bytes.toLocaleString('en-US')} bytes), over the service's limit of ${mb(limits.maxFileBytes)}: it may be rejected or delay processing. Recompress its images (JPEG quality 85–90 at ${limits.productionPpi} ppi is plenty for textiles).`,
+      expected: `≤ ${limits.maxFileBytes} bytes`,
+      actual: `${facts.bytes} bytes`,
+      details: { bytes: facts.bytes, maxBytes: limits.maxFileBytes },
+    },
+  ];
+};

@@ -1,0 +1,55 @@
+import { FINDING_CODES, SEVERITY_RANK, type FindingCode, type SeveritySetting } from './codes.js';
+import { checkColourSpace } from './check-colour-space.js';
+import { checkDocument } from './check-document.js';
+import { checkFileSize } from './check-file-size.js';
+import { checkImageResolution } from './check-image-resolution.js';
+import { checkImageSize } from './check-image-size.js';
+import { checkPageBoxes } from './check-page-boxes.js';
+import { checkPageCount } from './check-page-count.js';
+import { checkPageRotate } from './check-page-rotate.js';
+import { checkPageSize } from './check-page-size.js';
+import type { Check, CheckContext } from './context.js';
+import type { Finding } from './finding.js';
+
+/** Every check, in the order their findings are produced (the report sorts them afterwards). */
+export const CHECKS: readonly Check[] = [
+  checkDocument,
+  checkFileSize,
+  checkPageCount,
+  checkPageSize,
+  checkPageRotate,
+  checkPageBoxes,
+  checkImageSize,
+  checkImageResolution,
+  checkColourSpace,
+];
+
+/**
+ * Runs every check and settles severities: the call's override, else the profile's, else the
+ * case's own, else the code's default. `off` drops the finding. Findings come back in a stable
+ * order: file-level first, then by page, severity, code and message.
+ */
+export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}): Finding[] {
+  const findings: Finding[] = [];
+  for (const check of CHECKS) {
+    for (const draft of check(ctx)) {
+      const setting: SeveritySetting =
+        overrides[draft.code] ?? ctx.target.profile.severities[draft.code] ?? draft.severity ?? FINDING_CODES[draft.code].severity;
+      if (setting === 'off') continue;
+      const { severity: _ignored, ...rest } = draft;
+      findings.push({ ...rest, severity: setting });
+    }
+  }
+  return findings.sort(compareFindings);
+}
+
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    (a.page ?? 0) - (b.page ?? 0) ||
+    SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+    a.code.localeCompare(b.code) ||
+    a.message.localeCompare(b.message)
+  );
+}
+
+export type { Check, CheckContext };

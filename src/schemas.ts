@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { ProfileSchema } from './profile/schema.js';
+import { ReportSchema } from './report/schema.js';
+
+/** The JSON Schemas published in the package's schemas/ folder, generated from the zod schemas. */
+export function jsonSchemas(): Record<string, unknown> {
+  return {
+    'profile.schema.json': {
+      ...z.toJSONSchema(ProfileSchema, { io: 'input', unrepresentable: 'any' }),
+      title: 'print-preflight product profile',
+    },
+    'report.schema.json': {
+      ...z.toJSONSchema(ReportSchema, { io: 'output', unrepresentable: 'any' }),
+      title: 'print-preflight report',
+    },
+  };
+}
