@@ -8,6 +8,7 @@ import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
 import { N, PDFRawStream, PDFRef, dictOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
+import { recoverObjectStreams } from './object-streams.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
 import { decodeStream, type StreamDecryptor } from './streams.js';
 import { ptToMm, round } from './units.js';
@@ -71,7 +72,13 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
       }),
     );
   } catch (error) {
-    problem('damaged', `the file cannot be parsed (${(error as Error).message.split('\n')[0]})`);
+    const detail = (error as Error).message.split('\n')[0]!.replace(/^Failed to parse PDF document \(([^)]*)\): /, '$1: ');
+    problem(
+      'damaged',
+      looksTruncated(bytes)
+        ? `the file ends before its end-of-file marker (%%EOF): it was cut short, probably during upload or download, and its objects cannot be read (${detail})`
+        : `the file cannot be parsed (${detail})`,
+    );
     return facts;
   }
   const context = doc.context;
@@ -82,6 +89,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     encryption = analyseEncryption(context, encryptDict, firstFileId(context, resolve(context, context.trailerInfo.ID)));
     facts.encryption = encryption.facts;
     if (encryption.facts.needsPassword) return facts;
+    if (encryption.decryptor) await recoverObjectStreams(bytes, context, encryption.decryptor);
   }
 
   const catalog = dictOf(resolve(context, context.trailerInfo.Root));

@@ -37,7 +37,7 @@ export function classifySize(
 }
 
 const orientationOf = (w: number, h: number) => (Math.abs(w - h) < 1e-6 ? 'square' : w > h ? 'landscape' : 'portrait');
-const pct = (x: number) => `${formatNumber(x * 100, 0)} %`;
+const pct = (x: number) => `${formatNumber(x * 100, Math.abs(x - 1) < 0.05 ? 1 : 0)} %`;
 
 /** page-size-mismatch, page-scale-mismatch and page-orientation-mismatch, per page against its layer. */
 export const checkPageSize: Check = (ctx) => {
