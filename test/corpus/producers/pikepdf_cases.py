@@ -83,7 +83,7 @@ one_image_file("pikepdf-tanktop-separation.pdf",
                lambda p: Array([Name.Separation, Name("/PANTONE 185 C"), Name.DeviceCMYK, tint_cmyk(p, 0, 0.9, 0.8, 0)]), 1)
 one_image_file("pikepdf-tanktop-devicen.pdf",
                lambda p: Array([Name.DeviceN, Array([Name.Cyan, Name.Magenta, Name("/Gold")]), Name.DeviceCMYK,
-                                p.make_indirect(Stream(p, b"{ pop 0 }", FunctionType=4, Domain=[0, 1, 0, 1, 0, 1], Range=[0, 1, 0, 1, 0, 1, 0, 1]))]), 3)
+                                p.make_indirect(Stream(p, b"{ pop 0 0 }", FunctionType=4, Domain=[0, 1, 0, 1, 0, 1], Range=[0, 1, 0, 1, 0, 1, 0, 1]))]), 3)
 one_image_file("pikepdf-tanktop-indexed-cmyk.pdf",
                lambda p: Array([Name.Indexed, Name.DeviceCMYK, 1, pikepdf.String(bytes([0, 0, 0, 0, 255, 0, 0, 0]))]), 1)
 one_image_file("pikepdf-tanktop-calgray.pdf", lambda p: Array([Name.CalGray, Dictionary(WhitePoint=[0.9505, 1, 1.089])]), 1)

@@ -1,0 +1,87 @@
+/** The installed command line, run as a user runs it (the compiled bin; `npm test` builds first). */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ReportSchema } from '../../src/report/schema.js';
+
+const bin = 'bin/print-preflight.js';
+const run = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+const f = (name: string) => `test/corpus/files/${name}`;
+
+describe('print-preflight check', () => {
+  it('exits 0 on pass with a readable summary', () => {
+    const r = run('check', f('reportlab-tshirt-M-exact.pdf'), '--sku', 'T-SHIRT-M');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ PASS /);
+    expect(r.out).toContain('Page 3 left-sleeve: 460 × 260 mm');
+  });
+
+  it('exits 0 on warn and 1 on fail', () => {
+    expect(run('check', f('pikepdf-curtains-rotate90.pdf'), '--product', 'curtains', '--variant', '140x260').code).toBe(0);
+    const r = run('check', f('reportlab-curtains-swapped.pdf'), '--product', 'curtains', '--variant', '140x260');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('page-orientation-mismatch');
+  });
+
+  it('prints the report as JSON with --json', () => {
+    const r = run('check', f('img2pdf-tanktop-cmyk-jpeg.pdf'), '--sku', 'TANKTOP-M', '--json');
+    expect(r.code).toBe(0);
+    const report = ReportSchema.parse(JSON.parse(r.out));
+    expect(report.verdict).toBe('warn');
+    expect(report.pages[0]!.images[0]).toMatchObject({ widthPx: 400, heightPx: 548, colourSpace: 'DeviceCMYK' });
+  });
+
+  it('applies --severity and --min-ppi', () => {
+    const r = run('check', f('img2pdf-tanktop-cmyk-jpeg.pdf'), '--sku', 'TANKTOP-M', '--json', '--severity', 'colour-space-not-rgb=error', '--min-ppi', '10');
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.out);
+    expect(report.rules).toEqual({ 'colour-space-not-rgb': 2 });
+  });
+
+  it('loads profiles from --profiles', () => {
+    const r = run('check', f('gs-duvet-exact.pdf'), '--product', 'duvet-cover', '--variant', '200x200', '--profiles', 'profiles');
+    expect(r.code).toBe(0);
+  });
+
+  it.each([
+    [['check', f('gs-duvet-exact.pdf'), '--product', 'pillow', '--variant', 'x'], /Unknown product "pillow"/],
+    [['check', f('gs-duvet-exact.pdf'), '--product', 'duvet-cover', '--variant', '1x1'], /Unknown variant "1x1" of duvet-cover/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'NOPE'], /Unknown SKU "NOPE"/],
+    [['check', 'missing.pdf', '--sku', 'T-SHIRT-M'], /No such file: missing\.pdf/],
+    [['check', f('gs-duvet-exact.pdf')], /--product ID --variant ID, or --sku SKU/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--bogus'], /Unknown option '--bogus'/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--severity', 'nope=error'], /unknown finding code "nope"/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--profiles', '/nonexistent'], /cannot read the profiles folder/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ])('exits 2 with a one-line reason for misuse: %j', (args, message) => {
+    const r = run(...args);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toBe('');
+  });
+});
+
+describe('print-preflight profiles, schema, --help', () => {
+  it('lists products with page sizes', () => {
+    const r = run('profiles');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('DUVET-COVER-200X200');
+    expect(r.out).toContain('front, back 560 × 750 mm; left-sleeve, right-sleeve 460 × 260 mm');
+  });
+
+  it('lists products as JSON', () => {
+    const list = JSON.parse(run('profiles', '--json').out);
+    const curtains = list.find((p: { id: string }) => p.id === 'curtains');
+    expect(curtains.variants[1].pages[0]).toEqual({ layer: 'left', trimWidthMm: 1400, trimHeightMm: 2600, pageWidthMm: 1440, pageHeightMm: 2640 });
+  });
+
+  it('prints JSON Schemas and help', () => {
+    expect(JSON.parse(run('schema', 'report').out).title).toBe('print-preflight report');
+    expect(run('--help').out).toContain('Usage: print-preflight <command>');
+    expect(run('check', '--help').out).toContain('Exit status: 0 pass or warn, 1 fail, 2 misuse');
+    expect(run('--version').out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});

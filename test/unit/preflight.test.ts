@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { PreflightError } from '../../src/errors.js';
+import { preflight } from '../../src/index.js';
+import { loadProfiles } from '../../src/profile/load.js';
+
+const good = 'test/corpus/files/reportlab-tshirt-M-exact.pdf';
+
+describe('preflight() API', () => {
+  it('accepts a path or bytes, and the same bytes give the same findings', async () => {
+    const a = await preflight(good, { sku: 'T-SHIRT-M' });
+    const b = await preflight(new Uint8Array(readFileSync(good)), { product: 't-shirt', variant: 'm' }, { path: 'x.pdf' });
+    expect(a.verdict).toBe('pass');
+    expect(b.file).toEqual({ ...a.file, path: 'x.pdf' });
+    expect(b.findings).toEqual(a.findings);
+    expect(b.pages).toEqual(a.pages);
+  });
+
+  it.each([
+    ['an unknown SKU', good, { sku: 'X-1' }, {}, 'ERR_UNKNOWN_SKU'],
+    ['an unknown product', good, { product: 'pillow', variant: 'M' }, {}, 'ERR_UNKNOWN_PRODUCT'],
+    ['a missing file', 'nope/missing.pdf', { sku: 'T-SHIRT-M' }, {}, 'ERR_INPUT_UNREADABLE'],
+    ['a folder', 'test', { sku: 'T-SHIRT-M' }, {}, 'ERR_INPUT_UNREADABLE'],
+    ['a bad target', good, { sku: '' }, {}, 'ERR_INVALID_ARGUMENT'],
+    ['a bad option', good, { sku: 'T-SHIRT-M' }, { limits: { minPpi: -3 } }, 'ERR_INVALID_ARGUMENT'],
+    ['an unknown option', good, { sku: 'T-SHIRT-M' }, { colour: true }, 'ERR_INVALID_ARGUMENT'],
+    ['a missing profiles folder', good, { sku: 'T-SHIRT-M' }, { profiles: '/nonexistent' }, 'ERR_PROFILE_INVALID'],
+  ])('throws a typed error for %s', async (_n, input, target, options, code) => {
+    const error = await preflight(input, target as never, options as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PreflightError);
+    expect((error as PreflightError).code).toBe(code);
+  });
+
+  it('turns a non-PDF into a finding, not an exception', async () => {
+    const r = await preflight(new TextEncoder().encode('hello'), { sku: 'T-SHIRT-M' });
+    expect(r.verdict).toBe('fail');
+    expect(r.findings.map((f) => f.code)).toEqual(['file-not-pdf']);
+  });
+
+  it('honours per-call limits and severities, and a loaded registry', async () => {
+    const registry = await loadProfiles();
+    const strict = await preflight(good, { sku: 'T-SHIRT-M' }, { profiles: registry, limits: { minPpi: 200 } });
+    expect(strict.verdict).toBe('warn');
+    expect(strict.rules['image-low-resolution']).toBe(4);
+    const quiet = await preflight(good, { sku: 'T-SHIRT-M' }, { limits: { minPpi: 200 }, severities: { 'image-low-resolution': 'off' } });
+    expect(quiet.verdict).toBe('pass');
+  });
+
+  it('rejects at once when aborted', async () => {
+    const error = await preflight(good, { sku: 'T-SHIRT-M' }, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect((error as PreflightError).code).toBe('ERR_ABORTED');
+  });
+});
