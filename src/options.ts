@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LimitsSchema } from './profile/schema.js';
 import { ProfileRegistry } from './profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from './rules/codes.js';
+import { PreflightPool } from './pool/pool.js';
 
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
 export const TargetSchema = z.union([
@@ -20,6 +21,20 @@ export const PreflightOptionsSchema = z
     limits: LimitsSchema.partial().default({}),
     /** The path to name in the report when the input is bytes. */
     path: z.string().nullable().default(null),
+    /** Rasterise pages for the pixel checks (page-blank, page-edge-gap) and previews. `false`: structure only. */
+    raster: z.boolean().default(true),
+    /** Preview size: pixels on the longest side. */
+    previewSize: z.number().int().min(64).max(10_000).default(1200),
+    previewFormat: z.enum(['png', 'webp']).default('webp'),
+    /** Write each page's preview into this folder; the report names the files. */
+    previewDir: z.string().min(1).nullable().default(null),
+    /** Most pages rasterised per file (the rest get structure checks only). */
+    maxRasterPages: z.number().int().min(0).default(64),
+    /**
+     * The worker pool to run in. Default: a shared pool sized by os.availableParallelism().
+     * `false` runs everything in this thread, with no time limit or memory cap.
+     */
+    pool: z.union([z.custom<PreflightPool>((v) => v instanceof PreflightPool, 'a PreflightPool'), z.literal(false)]).optional(),
     /** Cancels the call. */
     signal: z.instanceof(AbortSignal).optional(),
   })

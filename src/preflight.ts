@@ -1,59 +1,207 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PreflightError, InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError, PreflightError } from './errors.js';
 import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
-import { inspectPdf } from './pdf/inspect.js';
-import { loadProfilesCached } from './profile/load.js';
-import { formatPath } from './profile/load.js';
+import type { DocumentFacts } from './pdf/facts.js';
+import { pdfHeaderVersion } from './pdf/inspect.js';
+import { localExecutor, type Executor } from './pool/local.js';
+import { defaultPool, TaskFailure } from './pool/pool.js';
+import { formatPath, loadProfilesCached } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
-import { buildReport } from './report/build.js';
+import { imagePlan } from './raster/fast-path.js';
+import type { RasterFacts, RasterFailure } from './raster/facts.js';
+import type { PreviewFormat } from './raster/preview.js';
+import { buildReport, type PreviewRef } from './report/build.js';
 import type { Report } from './report/schema.js';
 import { runChecks } from './rules/index.js';
 import { readSource } from './source/read.js';
 
+/** A page's preview image, as encoded by the worker. */
+export interface Preview {
+  bytes: Uint8Array;
+  format: PreviewFormat;
+  widthPx: number;
+  heightPx: number;
+}
+
+/** Pages drawing a bigger image are not given to pdf.js, which would decode it whole. */
+const MAX_PDFJS_IMAGE_PIXELS = 15_000 * 15_000;
+/** sharp's shrink-on-load decodes a JPEG at 1/8 scale at best: this bounds its memory. */
+const MAX_FAST_PATH_INPUT_PIXELS = 1_000_000_000;
+
 /**
  * Preflights a print file against a product profile: reads the PDF's structure (pages, boxes,
- * /Rotate, images, colour spaces) and runs every check of the service's source-file rules.
+ * /Rotate, images, colour spaces), rasterises its pages in the worker pool, and runs every check
+ * of the service's source-file rules.
  *
  * Problems in the file are findings in the report, never exceptions. It throws a
  * {@link PreflightError} only for misuse: an unknown product, variant or SKU
  * (`ERR_UNKNOWN_*`), an unreadable path (`ERR_INPUT_UNREADABLE`), a broken profile folder
  * (`ERR_PROFILE_INVALID`), bad options (`ERR_INVALID_ARGUMENT`) or an abort (`ERR_ABORTED`).
+ * A file that makes a worker time out, crash or run out of memory gets a finding
+ * (`pdf-timeout`, `pdf-too-complex`); the pool and other files are unaffected.
  *
  * @param input a file path, or the file's bytes
  * @param target `{ product, variant }` (e.g. `{ product: 'duvet-cover', variant: '200x200' }`) or `{ sku }`
- * @param options profiles folder, per-call severities and limits
+ * @param options profiles, per-call severities and limits, raster and preview settings, pool
  * @returns the report; `report.verdict` is `pass`, `warn` or `fail`
+ * @throws {PreflightError} for misuse, never for a bad file
  * @example
  * import { preflight } from 'print-preflight';
  * const report = await preflight('order-1234.pdf', { sku: 'DUVET-COVER-200X200' });
  * if (report.verdict === 'fail') console.log(report.findings.map((f) => f.message).join('\n'));
  */
 export async function preflight(input: string | Uint8Array, target: Target, options: PreflightOptions = {}): Promise<Report> {
+  return (await preflightWithPreviews(input, target, { ...options, keepPreviews: false } as PreflightOptions)).report;
+}
+
+/**
+ * Like {@link preflight}, and also returns each rasterised page's preview image (for the HTML
+ * report, or to show in an application).
+ * @example
+ * const { report, previews } = await preflightWithPreviews('a.pdf', { sku: 'T-SHIRT-M' });
+ * await writeFile('report.html', renderHtml(report, previews));
+ */
+export async function preflightWithPreviews(
+  input: string | Uint8Array,
+  target: Target,
+  options: PreflightOptions = {},
+): Promise<{ report: Report; previews: Map<number, Preview> }> {
   const started = performance.now();
-  const opts = parseOptions(options);
+  const { keepPreviews = true, ...rest } = options as PreflightOptions & { keepPreviews?: boolean };
+  const opts = parseOptions(rest);
   const t = TargetSchema.safeParse(target);
   if (!t.success) {
     throw new InvalidArgumentError(
       `Expected { product, variant } or { sku } for target: ${t.error.issues.map((i) => `${formatPath(i.path) || 'target'}: ${i.message}`).join('; ')}`,
     );
   }
-  const registry: ProfileRegistry =
-    typeof opts.profiles === 'object' ? opts.profiles : await loadProfilesCached(opts.profiles);
+  const registry: ProfileRegistry = typeof opts.profiles === 'object' ? opts.profiles : await loadProfilesCached(opts.profiles);
   const resolved = registry.resolve(t.data);
   throwIfAborted(opts.signal);
   const source = await readSource(input, opts.path);
   throwIfAborted(opts.signal);
-  const facts = await inspectPdf(source.bytes);
-  throwIfAborted(opts.signal);
   const limits = { ...resolved.limits, ...opts.limits };
-  const findings = runChecks({ facts, target: resolved, limits }, opts.severities);
-  return buildReport({
+  const executor: Executor = opts.pool === false ? localExecutor : (opts.pool ?? defaultPool());
+
+  // The bytes go to the workers once, shared; each worker parses them once.
+  const shared = toShared(source.bytes);
+  const facts = await inspectOrExplain(executor, shared, source.sha256, source.bytes, opts.signal);
+
+  const raster = new Map<number, RasterFacts>();
+  const rasterFailures: RasterFailure[] = [];
+  const previews = new Map<number, Preview>();
+  const wantPreviews = keepPreviews || opts.previewDir !== null;
+  const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
+  if (canRender) {
+    const pages = facts.pages.slice(0, opts.maxRasterPages);
+    await Promise.all(
+      pages.map(async (page) => {
+        try {
+          const result = await executor.render(
+            {
+              docId: source.sha256,
+              bytes: shared,
+              page: page.index,
+              maxPx: opts.previewSize,
+              format: wantPreviews ? opts.previewFormat : null,
+              plan: imagePlan(page),
+              maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
+              maxPdfjsImagePixels: MAX_PDFJS_IMAGE_PIXELS,
+              largestImagePixels: Math.max(0, ...page.images.map((i) => i.widthPx * i.heightPx)),
+            },
+            opts.signal,
+          );
+          raster.set(page.index, result.facts);
+          if (result.preview) {
+            previews.set(page.index, {
+              bytes: result.preview,
+              format: opts.previewFormat,
+              widthPx: result.facts.widthPx,
+              heightPx: result.facts.heightPx,
+            });
+          }
+        } catch (error) {
+          if (!(error instanceof TaskFailure)) throw error;
+          if (error.reason === 'aborted') return;
+          rasterFailures.push({ index: page.index, reason: error.reason, detail: error.message });
+        }
+      }),
+    );
+    throwIfAborted(opts.signal);
+    rasterFailures.sort((a, b) => a.index - b.index);
+  }
+
+  const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
+  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities);
+  const report = buildReport({
     file: { path: source.path, bytes: source.bytes.length, sha256: source.sha256 },
     facts,
     target: resolved,
     findings,
+    raster: new Map([...raster].sort(([a], [b]) => a - b)),
+    previews: previewRefs,
     totalMs: performance.now() - started,
   });
+  return { report, previews };
+}
+
+/** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */
+async function inspectOrExplain(
+  executor: Executor,
+  shared: SharedArrayBuffer,
+  docId: string,
+  bytes: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<DocumentFacts> {
+  try {
+    return await executor.inspect(shared, docId, signal);
+  } catch (error) {
+    if (!(error instanceof TaskFailure)) throw error;
+    if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
+    return {
+      bytes: bytes.length,
+      pdfVersion: pdfHeaderVersion(bytes),
+      encryption: null,
+      problems: [
+        {
+          kind: error.reason === 'timeout' ? 'timeout' : 'too-complex',
+          detail: error.reason === 'timeout' ? `reading its structure ${error.message}` : `reading its structure failed: ${error.message}`,
+        },
+      ],
+      pageCount: null,
+      pages: [],
+    };
+  }
+}
+
+function toShared(bytes: Uint8Array): SharedArrayBuffer {
+  if (bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    return bytes.buffer;
+  }
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  return shared;
+}
+
+async function writePreviews(
+  previews: Map<number, Preview>,
+  dir: string | null,
+  path: string | null,
+): Promise<Map<number, PreviewRef>> {
+  const refs = new Map<number, PreviewRef>();
+  if (dir) await mkdir(dir, { recursive: true });
+  const stem = path ? basename(path).replace(/\.pdf$/i, '') : 'document';
+  for (const [index, p] of [...previews].sort(([a], [b]) => a - b)) {
+    let file: string | null = null;
+    if (dir) {
+      file = `${stem}.page-${index}.${p.format}`;
+      await writeFile(join(dir, file), p.bytes);
+    }
+    refs.set(index, { file, format: p.format, widthPx: p.widthPx, heightPx: p.heightPx });
+  }
+  return dir ? refs : new Map();
 }
 
 function parseOptions(options: PreflightOptions) {

@@ -129,7 +129,7 @@ export const EncryptionFactsSchema = z.object({
 export type EncryptionFacts = z.infer<typeof EncryptionFactsSchema>;
 
 export const DocumentProblemSchema = z.object({
-  kind: z.enum(['not-pdf', 'damaged', 'too-complex']),
+  kind: z.enum(['not-pdf', 'damaged', 'too-complex', 'timeout']),
   detail: z.string(),
 });
 export type DocumentProblem = z.infer<typeof DocumentProblemSchema>;

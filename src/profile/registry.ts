@@ -13,6 +13,7 @@ export interface LayerSpec {
   trimHeightMm: number;
   pageWidthMm: number;
   pageHeightMm: number;
+  sewnEdges: ('top' | 'right' | 'bottom' | 'left')[];
 }
 
 /** A product variant resolved from a target: everything the checks need. */
@@ -37,6 +38,7 @@ export function layerSpecs(profile: Profile, variant: Variant): LayerSpec[] {
       trimHeightMm: trim.heightMm,
       pageWidthMm: trim.widthMm + bleed2,
       pageHeightMm: trim.heightMm + bleed2,
+      sewnEdges: layer.sewnEdges,
     };
   });
 }

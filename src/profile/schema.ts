@@ -19,6 +19,10 @@ export const LayerSchema = z
   .object({
     id: id.describe('Layer id, e.g. "front"; page N of the PDF is layer N of this list'),
     name: z.string().min(1).optional().describe('Human name, e.g. "Left sleeve"'),
+    sewnEdges: z
+      .array(z.enum(['top', 'right', 'bottom', 'left']))
+      .default(['top', 'right', 'bottom', 'left'])
+      .describe('Edges of the page that are sewn: the design must reach them (page-edge-gap). Default: all four'),
   })
   .strict();
 
@@ -48,6 +52,13 @@ export const LimitsSchema = z
     productionPpi: z.number().positive().default(150).describe('Resolution the service produces at'),
     maxImagePixels: z.number().int().positive().default(15_000).describe('Maximum pixels per image side'),
     maxFileBytes: z.number().int().positive().default(50_000_000).describe('Maximum source file size in bytes'),
+    blankInkCoverage: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.0001)
+      .describe('A page whose share of non-white pixels is at or below this is blank (page-blank)'),
+    minEdgeGapMm: z.number().min(0).default(1).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
     boxEpsilonMm: z
       .number()
       .min(0)

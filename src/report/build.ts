@@ -3,6 +3,7 @@ import { ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { FindingCode } from '../rules/codes.js';
 import type { Finding } from '../rules/finding.js';
+import type { RasterFacts } from '../raster/facts.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
 
@@ -18,11 +19,21 @@ export interface ReportInput {
   facts: DocumentFacts;
   target: ResolvedTarget;
   findings: Finding[];
+  raster?: ReadonlyMap<number, RasterFacts>;
+  previews?: ReadonlyMap<number, PreviewRef>;
   totalMs?: number;
 }
 
+/** A page's preview as the report names it. */
+export interface PreviewRef {
+  file: string | null;
+  format: 'png' | 'webp';
+  widthPx: number;
+  heightPx: number;
+}
+
 /** Assembles the report. Deterministic: the same input gives the same object, timings aside. */
-export function buildReport({ file, facts, target, findings, totalMs }: ReportInput): Report {
+export function buildReport({ file, facts, target, findings, raster, previews, totalMs }: ReportInput): Report {
   const counts = { error: 0, warning: 0, info: 0 };
   const rules: Partial<Record<FindingCode, number>> = {};
   for (const f of findings) {
@@ -41,14 +52,23 @@ export function buildReport({ file, facts, target, findings, totalMs }: ReportIn
     counts,
     rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
     pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null },
-    pages: facts.pages.map((p) => reportPage(p, target)),
+    pages: facts.pages.map((p) => reportPage(p, target, raster?.get(p.index), previews?.get(p.index))),
     findings,
-    ...(totalMs !== undefined ? { timings: { totalMs: round(totalMs, 1) } } : {}),
+    ...(totalMs !== undefined
+      ? {
+          timings: {
+            totalMs: round(totalMs, 1),
+            ...(raster?.size ? { pages: [...raster.values()].map((r) => ({ index: r.index, rasterMs: r.ms })) } : {}),
+          },
+        }
+      : {}),
   };
 }
 
-function reportPage(page: PageFacts, target: ResolvedTarget): ReportPage {
+function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts | undefined, preview: PreviewRef | undefined): ReportPage {
   const layer = target.layers[page.index - 1] ?? null;
+  const mmX = raster ? page.widthMm / raster.widthPx : 0;
+  const mmY = raster ? page.heightMm / raster.heightPx : 0;
   return {
     index: page.index,
     layer: layer?.id ?? null,
@@ -68,6 +88,21 @@ function reportPage(page: PageFacts, target: ResolvedTarget): ReportPage {
     images: page.images.map(reportImage),
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
     notes: page.notes,
+    raster: raster
+      ? {
+          method: raster.method,
+          widthPx: raster.widthPx,
+          heightPx: raster.heightPx,
+          inkCoverage: round(raster.inkCoverage, 4),
+          edgeGapMm: {
+            top: round(raster.edgeGapPx.top * mmY, 1),
+            right: round(raster.edgeGapPx.right * mmX, 1),
+            bottom: round(raster.edgeGapPx.bottom * mmY, 1),
+            left: round(raster.edgeGapPx.left * mmX, 1),
+          },
+        }
+      : null,
+    preview: preview ?? null,
   };
 }
 

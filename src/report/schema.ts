@@ -45,6 +45,18 @@ export const ReportPageSchema = z.object({
   /** Vector colour use: fills, strokes, shadings and stencil masks, per colour space. */
   colours: z.array(z.object({ use: z.string(), colourSpace: z.string(), family: z.string(), count: z.number().int() })),
   notes: z.array(z.string()),
+  /** What the page's raster showed; null when it was not rasterised (--no-raster) or could not be. */
+  raster: z
+    .object({
+      method: z.enum(['pdfjs', 'image']),
+      widthPx: z.number().int(),
+      heightPx: z.number().int(),
+      inkCoverage: z.number(),
+      edgeGapMm: z.object({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
+    })
+    .nullable(),
+  /** The preview written for this page (--previews), by file name. */
+  preview: z.object({ file: z.string().nullable(), format: z.enum(['png', 'webp']), widthPx: z.number().int(), heightPx: z.number().int() }).nullable(),
 });
 
 export const VerdictSchema = z.enum(['pass', 'warn', 'fail']);
@@ -70,7 +82,9 @@ export const ReportSchema = z.object({
   pages: z.array(ReportPageSchema),
   findings: z.array(FindingSchema),
   /** Milliseconds spent; the only part of a report that differs between two runs on the same input. */
-  timings: z.object({ totalMs: z.number() }).optional(),
+  timings: z
+    .object({ totalMs: z.number(), pages: z.array(z.object({ index: z.number().int(), rasterMs: z.number() })).optional() })
+    .optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

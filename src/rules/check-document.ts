@@ -14,6 +14,15 @@ export const checkDocument: Check = ({ facts }) => {
         expected: 'a PDF file',
         actual: p.detail,
       });
+    } else if (p.kind === 'timeout') {
+      out.push({
+        code: 'pdf-timeout',
+        page: null,
+        layer: null,
+        message: `The PDF could not be inspected within the time limit: ${p.detail}. A file this slow to read is likely to stall production too: flatten or simplify it and export it again.`,
+        expected: 'inspection within the time limit',
+        actual: p.detail,
+      });
     } else if (p.kind === 'too-complex') {
       out.push({
         code: 'pdf-too-complex',

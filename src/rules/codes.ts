@@ -28,6 +28,11 @@ export const FINDING_CODES = {
     description:
       'The PDF can be inspected within the limits: no decompression bombs, page trees or nested forms beyond the inspection limits.',
   },
+  'pdf-timeout': {
+    severity: 'error',
+    rule: 'Source file requirements 1',
+    description: 'The PDF can be inspected within the time limit; one that cannot would stall production too.',
+  },
   'file-too-large': {
     severity: 'error',
     rule: 'Source file requirements 9, Limits',
@@ -79,6 +84,22 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 8',
     description:
       'Images and vector colours are RGB; other colour spaces (CMYK, Gray images, Lab, Separation, DeviceN, non-RGB ICC) are converted by the service and colours may shift.',
+  },
+  'page-blank': {
+    severity: 'warning',
+    rule: 'Source file requirements 2',
+    description: 'Every layer page carries a design: a blank page prints an empty panel.',
+  },
+  'page-edge-gap': {
+    severity: 'warning',
+    rule: 'Source file requirements 4',
+    description:
+      'The design reaches every sewn edge of the page: a white or empty band inside the bleed shows as a white seam on the product.',
+  },
+  'page-render-failed': {
+    severity: 'warning',
+    rule: 'Source file requirements 1',
+    description: 'Every page can be rendered; the checks that need pixels (blank page, edge gaps) could not run on one that cannot.',
   },
 } as const satisfies Record<string, { severity: Severity; rule: string; description: string }>;
 

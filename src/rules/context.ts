@@ -1,12 +1,17 @@
 import type { Limits } from '../profile/schema.js';
 import type { LayerSpec, ResolvedTarget } from '../profile/registry.js';
 import type { DocumentFacts, PageFacts } from '../pdf/facts.js';
+import type { RasterFacts, RasterFailure } from '../raster/facts.js';
 
 /** Everything a check may look at: the facts, the target and the limits in force. */
 export interface CheckContext {
   facts: DocumentFacts;
   target: ResolvedTarget;
   limits: Limits;
+  /** Raster facts per page number, when pages were rasterised. */
+  raster?: ReadonlyMap<number, RasterFacts>;
+  /** Pages that could not be rasterised. */
+  rasterFailures?: readonly RasterFailure[];
 }
 
 /** A page and the layer it is matched to by position (null for pages beyond the layer count). */

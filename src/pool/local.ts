@@ -1,0 +1,29 @@
+/** Runs the worker's tasks in this thread: for `pool: false`, debugging and in-process benchmarks. */
+import { valueSymbol } from 'piscina';
+import type { DocumentFacts } from '../pdf/facts.js';
+import { TaskFailure } from './pool.js';
+import { InspectResultSchema, RenderResultSchema, type RenderResult, type RenderTask } from './tasks.js';
+import handle from './worker-main.js';
+
+export interface Executor {
+  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal): Promise<DocumentFacts>;
+  render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal): Promise<RenderResult>;
+}
+
+export const localExecutor: Executor = {
+  async inspect(bytes, docId) {
+    return InspectResultSchema.parse(await run({ kind: 'inspect', docId, bytes })) as DocumentFacts;
+  },
+  async render(task) {
+    const out = (await run({ kind: 'render', ...task })) as Record<PropertyKey, unknown>;
+    return RenderResultSchema.parse(valueSymbol in out ? out[valueSymbol] : out);
+  },
+};
+
+async function run(task: unknown): Promise<unknown> {
+  try {
+    return await handle(task);
+  } catch (error) {
+    throw new TaskFailure('failed', ((error as Error).message ?? String(error)).split('\n')[0]!);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The piscina pool that inspects and rasterises PDFs. Tasks are per file (structure) and per page
+ * (rendering), so one large file keeps every worker busy. Each task has a time limit and each
+ * worker a heap cap; a task that times out, or a worker that crashes or runs out of memory, fails
+ * only that task — the pool replaces the worker and goes on.
+ */
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import { formatPath } from '../profile/load.js';
+import type { DocumentFacts } from '../pdf/facts.js';
+import { packageRoot } from '../util/package-root.js';
+import { InspectResultSchema, RenderResultSchema, type RenderResult, type RenderTask } from './tasks.js';
+
+export const PoolOptionsSchema = z
+  .object({
+    /** Worker threads. Default: os.availableParallelism(). */
+    maxThreads: z.number().int().min(1).max(256).optional(),
+    /** Time limit of one task (a file's structure, or one page's raster), in ms. Default 60,000. */
+    taskTimeoutMs: z.number().int().min(1).default(60_000),
+    /** V8 heap cap of each worker, in MB. Default 2048. */
+    maxWorkerMemoryMb: z.number().int().min(64).default(2048),
+    /** Idle workers exit after this many ms. Default 5,000. */
+    idleTimeoutMs: z.number().int().min(0).default(5_000),
+  })
+  .strict();
+export type PoolOptions = z.input<typeof PoolOptionsSchema>;
+
+/** Why a task did not produce a result. */
+export class TaskFailure extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'crashed' | 'failed' | 'aborted',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A pool of preflight workers.
+ * @example
+ * const pool = new PreflightPool({ maxThreads: 4 });
+ * const report = await preflight('a.pdf', { sku: 'T-SHIRT-M' }, { pool });
+ * await pool.destroy();
+ */
+export class PreflightPool {
+  readonly options: z.output<typeof PoolOptionsSchema> & { maxThreads: number };
+  private readonly piscina: Piscina;
+
+  constructor(options: PoolOptions = {}) {
+    const parsed = PoolOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      throw new InvalidArgumentError(
+        `Invalid pool options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`,
+      );
+    }
+    this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism() };
+    this.piscina = new Piscina({
+      filename: join(packageRoot(), 'dist', 'workers', 'preflight-worker.js'),
+      maxThreads: this.options.maxThreads,
+      minThreads: 0,
+      idleTimeout: this.options.idleTimeoutMs,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: this.options.maxWorkerMemoryMb },
+    });
+    // A worker that dies is replaced by piscina; its task is rejected and handled by the caller.
+    this.piscina.on('error', () => undefined);
+  }
+
+  get threads(): number {
+    return this.options.maxThreads;
+  }
+
+  /** Structural facts of a whole file. */
+  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal): Promise<DocumentFacts> {
+    const result = await this.run({ kind: 'inspect', docId, bytes }, signal);
+    const parsed = InspectResultSchema.safeParse(result);
+    if (!parsed.success) throw new TaskFailure('failed', `a worker returned malformed facts: ${parsed.error.issues[0]?.message}`);
+    return parsed.data as DocumentFacts;
+  }
+
+  /** One page's raster facts and, when asked, its preview. */
+  async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal): Promise<RenderResult> {
+    const result = await this.run({ kind: 'render', ...task }, signal);
+    const parsed = RenderResultSchema.safeParse(result);
+    if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed raster: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  }
+
+  private async run(task: unknown, signal?: AbortSignal): Promise<unknown> {
+    if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.options.taskTimeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    try {
+      return await this.piscina.run(task, { signal: combined });
+    } catch (error) {
+      if (timeout.signal.aborted) throw new TaskFailure('timeout', `took longer than ${this.options.taskTimeoutMs / 1000} s`);
+      if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
+      const e = error as NodeJS.ErrnoException;
+      if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new TaskFailure('crashed', `ran out of memory (worker heap cap ${this.options.maxWorkerMemoryMb} MB)`);
+      if (/worker.*(exit|terminat)/i.test(e.message ?? '')) throw new TaskFailure('crashed', `the worker stopped: ${e.message}`);
+      throw new TaskFailure('failed', (e.message ?? String(error)).split('\n')[0]!);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops every worker. */
+  async destroy(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}
+
+let shared: PreflightPool | undefined;
+
+/** The process-wide pool used when no pool is given; its idle workers exit on their own. */
+export function defaultPool(): PreflightPool {
+  shared ??= new PreflightPool();
+  return shared;
+}
+
+/** Stops the process-wide pool (the CLI calls this before exiting). */
+export async function closeDefaultPool(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.destroy();
+}

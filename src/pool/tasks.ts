@@ -1,0 +1,53 @@
+/** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
+import { z } from 'zod';
+import { DocumentFactsSchema } from '../pdf/facts.js';
+import { RasterFactsSchema } from '../raster/facts.js';
+
+const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
+const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
+const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+
+export const InspectTaskSchema = z.object({
+  kind: z.literal('inspect'),
+  /** Identifies the document in the worker's cache (its sha256). */
+  docId: z.string().min(1),
+  bytes: Shared,
+});
+
+export const ImagePlanSchema = z.object({
+  ref: z.string(),
+  ctm: Matrix,
+  checkedBox: Rect,
+  rotate: z.number(),
+  widthPx: z.number().int().positive(),
+  heightPx: z.number().int().positive(),
+});
+
+export const RenderTaskSchema = z.object({
+  kind: z.literal('render'),
+  docId: z.string().min(1),
+  bytes: Shared,
+  page: z.number().int().min(1),
+  maxPx: z.number().int().min(16).max(20_000),
+  /** Encode a preview in this format, or only measure the pixels. */
+  format: z.enum(['png', 'webp']).nullable(),
+  /** Draw from the page's one image instead of pdf.js, when the structure allows. */
+  plan: ImagePlanSchema.nullable(),
+  /** Images with more pixels are never decoded (sharp's limitInputPixels). */
+  maxInputPixels: z.number().int().positive(),
+  /** Pages drawing images with more pixels than this are not handed to pdf.js. */
+  maxPdfjsImagePixels: z.number().int().positive(),
+  largestImagePixels: z.number().int().min(0),
+});
+
+export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema]);
+export type InspectTask = z.infer<typeof InspectTaskSchema>;
+export type RenderTask = z.infer<typeof RenderTaskSchema>;
+export type Task = z.infer<typeof TaskSchema>;
+
+export const InspectResultSchema = DocumentFactsSchema;
+export const RenderResultSchema = z.object({
+  facts: RasterFactsSchema,
+  preview: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes').nullable(),
+});
+export type RenderResult = z.infer<typeof RenderResultSchema>;

@@ -1,0 +1,120 @@
+/**
+ * What runs inside a pool worker: one handler for every task. The PDF's bytes arrive once as a
+ * SharedArrayBuffer; each worker parses a document once (pdf-lib for structure and image streams,
+ * pdf.js for rendering) and keeps it for the file's other pages.
+ */
+import { performance } from 'node:perf_hooks';
+import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
+import { transferableSymbol, valueSymbol } from 'piscina';
+import { inspectPdf } from '../pdf/inspect.js';
+import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
+import { renderFromImage } from '../raster/fast-path.js';
+import { openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
+import { analysePixels, type RawPixels } from '../raster/pixels.js';
+import { encodePreview } from '../raster/preview.js';
+import { renderWithPdfjs } from '../raster/render.js';
+import { TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
+
+
+interface CachedDoc {
+  bytes: Uint8Array;
+  pdfjs?: Promise<PDFDocumentProxy>;
+  pdflib?: Promise<PDFDocument>;
+}
+
+const cache = new Map<string, CachedDoc>();
+const CACHE_SIZE = 2;
+
+function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
+  let entry = cache.get(docId);
+  if (entry) {
+    cache.delete(docId); // re-insert: most recently used last
+    cache.set(docId, entry);
+    return entry;
+  }
+  entry = { bytes: new Uint8Array(shared) };
+  cache.set(docId, entry);
+  while (cache.size > CACHE_SIZE) {
+    const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
+    cache.delete(oldId);
+    old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
+  }
+  return entry;
+}
+
+export default async function handle(message: unknown): Promise<unknown> {
+  const task = TaskSchema.parse(message);
+  return task.kind === 'inspect' ? inspect(task) : render(task);
+}
+
+async function inspect(task: InspectTask) {
+  const doc = cached(task.docId, task.bytes);
+  return inspectPdf(doc.bytes);
+}
+
+async function render(task: RenderTask) {
+  const started = performance.now();
+  const doc = cached(task.docId, task.bytes);
+  let pixels: RawPixels | null = null;
+  let method: 'pdfjs' | 'image' = 'pdfjs';
+  if (task.plan) {
+    const jpeg = await imageStream(doc, task.plan.ref);
+    if (jpeg) {
+      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels);
+      if (pixels) method = 'image';
+    }
+  }
+  if (!pixels) {
+    if (task.largestImagePixels > task.maxPdfjsImagePixels) {
+      throw new Error(
+        `the page draws an image of ${task.largestImagePixels.toLocaleString('en-US')} pixels; decoding it whole would exceed the memory limit`,
+      );
+    }
+    doc.pdfjs ??= openWithPdfjs(doc.bytes);
+    pixels = await renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
+  }
+  const measured = analysePixels(pixels);
+  const preview = task.format ? await encodePreview(pixels, task.format) : null;
+  const result: RenderResult = {
+    facts: {
+      index: task.page,
+      widthPx: pixels.width,
+      heightPx: pixels.height,
+      method,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      ...measured,
+    },
+    preview,
+  };
+  if (!preview) return result;
+  // Hand the preview's memory over instead of copying it.
+  return {
+    get [transferableSymbol]() {
+      return [preview.buffer];
+    },
+    get [valueSymbol]() {
+      return result;
+    },
+  };
+}
+
+/** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
+async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Uint8Array; decodeInverted: boolean } | null> {
+  doc.pdflib ??= PDFDocument.load(doc.bytes, {
+    ignoreEncryption: true,
+    updateMetadata: false,
+    throwOnInvalidObject: false,
+    parseSpeed: ParseSpeeds.Fastest,
+  });
+  const pdf = await doc.pdflib;
+  if (pdf.context.trailerInfo.Encrypt) return null; // encrypted streams: pdf.js decrypts them
+  const [num, gen] = refLabel.split(' ').map(Number);
+  const stream = pdf.context.lookup(PDFRef.of(num!, gen!));
+  if (!(stream instanceof PDFRawStream)) return null;
+  const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
+  const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
+  const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
+  return { data: stream.contents, decodeInverted };
+}
+
+

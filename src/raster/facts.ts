@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const EDGES = ['top', 'right', 'bottom', 'left'] as const;
+export type Edge = (typeof EDGES)[number];
+
+/** What a page's raster shows, measured by a worker; checks judge it on the main thread. */
+export const PixelFactsSchema = z.object({
+  /** Share of pixels that are not near-white (0–1). */
+  inkCoverage: z.number().min(0).max(1),
+  /** Width of the near-white band along each edge of the displayed page, in pixels. */
+  edgeGapPx: z.object({ top: z.number().int(), right: z.number().int(), bottom: z.number().int(), left: z.number().int() }),
+});
+export type PixelFacts = z.infer<typeof PixelFactsSchema>;
+
+export const RasterFactsSchema = PixelFactsSchema.extend({
+  index: z.number().int().min(1),
+  widthPx: z.number().int().positive(),
+  heightPx: z.number().int().positive(),
+  /** pdfjs: the page was rendered; image: its one covering image was decoded and scaled by sharp. */
+  method: z.enum(['pdfjs', 'image']),
+  ms: z.number(),
+});
+export type RasterFacts = z.infer<typeof RasterFactsSchema>;
+
+/** A page that could not be rasterised, and why. */
+export const RasterFailureSchema = z.object({
+  index: z.number().int().min(1),
+  reason: z.enum(['timeout', 'crashed', 'failed', 'aborted']),
+  detail: z.string(),
+});
+export type RasterFailure = z.infer<typeof RasterFailureSchema>;

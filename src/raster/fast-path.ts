@@ -1,0 +1,163 @@
+/**
+ * The fast path for raster pages. A textile print file is usually one photo covering the page;
+ * pdf.js would decode every pixel of it in JavaScript. Instead, the JPEG stream is handed to sharp
+ * (libjpeg's shrink-on-load decodes at 1/2, 1/4 or 1/8 scale; CMYK goes to sRGB through lcms),
+ * turned and mirrored as the page draws it, and placed into a white page raster.
+ */
+import sharp from 'sharp';
+import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
+import { apply } from '../pdf/matrix.js';
+import type { RawPixels } from './pixels.js';
+import { fitSize } from './render.js';
+
+/** What the worker needs to draw a page from its image alone. */
+export interface ImagePlan {
+  ref: string;
+  ctm: Matrix;
+  checkedBox: Rect;
+  rotate: number;
+  widthPx: number;
+  heightPx: number;
+}
+
+const FAST_FAMILIES = new Set(['DeviceRGB', 'DeviceGray', 'DeviceCMYK', 'ICCBased']);
+
+/**
+ * A plan when the page is one JPEG image covering the page with nothing else painted, drawn
+ * axis-aligned; otherwise null (pdf.js renders the page).
+ */
+export function imagePlan(page: PageFacts): ImagePlan | null {
+  if (page.images.length !== 1 || page.colours.length !== 0) return null;
+  const image = page.images[0]!;
+  if (image.inline || !image.ref || image.imageMask || image.hasSMask) return null;
+  if (image.filters.length !== 1 || image.filters[0] !== 'DCTDecode') return null;
+  if (!image.colourSpace || !FAST_FAMILIES.has(image.colourSpace.family)) return null;
+  const [a, b, c, d] = image.ctm;
+  const axisAligned = (Math.abs(b) < 1e-6 && Math.abs(c) < 1e-6) || (Math.abs(a) < 1e-6 && Math.abs(d) < 1e-6);
+  if (!axisAligned) return null;
+  const box = page.checkedBox;
+  const eps = 0.002 * Math.max(box[2] - box[0], box[3] - box[1]);
+  const [x0, y0, x1, y1] = image.bbox;
+  if (x0 > box[0] + eps || y0 > box[1] + eps || x1 < box[2] - eps || y1 < box[3] - eps) return null;
+  return { ref: image.ref, ctm: image.ctm, checkedBox: box, rotate: page.rotate, widthPx: image.widthPx, heightPx: image.heightPx };
+}
+
+type Vec = [number, number];
+
+/** Image pixel (u right, v down) → displayed page pixel, for a page rendered `scale` px per pt. */
+function toPagePx(plan: ImagePlan, scale: number): (u: number, v: number) => Vec {
+  const [bx0, by0, bx1, by1] = plan.checkedBox;
+  const pw = (bx1 - bx0) * scale;
+  const ph = (by1 - by0) * scale;
+  return (u, v) => {
+    const [x, y] = apply(plan.ctm, u / plan.widthPx, 1 - v / plan.heightPx);
+    const px = (x - bx0) * scale;
+    const py = (by1 - y) * scale;
+    switch (plan.rotate) {
+      case 90:
+        return [ph - py, px];
+      case 180:
+        return [pw - px, ph - py];
+      case 270:
+        return [py, pw - px];
+      default:
+        return [px, py];
+    }
+  };
+}
+
+const sign = (v: Vec): Vec => [Math.sign(Math.round(v[0] * 1e6)), Math.sign(Math.round(v[1] * 1e6))];
+const turn = ([x, y]: Vec): Vec => [-y, x]; // 90° clockwise with y down
+
+/** sharp's flip (before rotation) and clockwise rotation that take image axes to page axes. */
+export function orientation(du: Vec, dv: Vec): { flip: boolean; angle: 0 | 90 | 180 | 270 } {
+  const want = [sign(du), sign(dv)];
+  for (const flip of [false, true]) {
+    let u: Vec = [1, 0];
+    let v: Vec = flip ? [0, -1] : [0, 1];
+    for (const angle of [0, 90, 180, 270] as const) {
+      if (u[0] === want[0]![0] && u[1] === want[0]![1] && v[0] === want[1]![0] && v[1] === want[1]![1]) return { flip, angle };
+      u = turn(u);
+      v = turn(v);
+    }
+  }
+  throw new Error('the image is not drawn axis-aligned');
+}
+
+/**
+ * Draws the page from its JPEG stream at `maxPx` on the longest side. Returns RGB pixels, or null
+ * when the JPEG does not decode to what the PDF means (a /Decode array sharp cannot honour).
+ */
+export async function renderFromImage(
+  jpeg: Uint8Array,
+  plan: ImagePlan,
+  maxPx: number,
+  decodeInverted: boolean,
+  maxInputPixels: number,
+): Promise<RawPixels | null> {
+  const [bx0, by0, bx1, by1] = plan.checkedBox;
+  const turned = plan.rotate === 90 || plan.rotate === 270;
+  const wPt = turned ? by1 - by0 : bx1 - bx0;
+  const hPt = turned ? bx1 - bx0 : by1 - by0;
+  const { width, height } = fitSize(wPt, hPt, maxPx);
+  const scale = Math.max(width / wPt, height / hPt);
+  const map = toPagePx(plan, scale);
+  const p00 = map(0, 0);
+  const pu = map(plan.widthPx, 0);
+  const pv = map(0, plan.heightPx);
+  const du: Vec = [pu[0] - p00[0], pu[1] - p00[1]];
+  const dv: Vec = [pv[0] - p00[0], pv[1] - p00[1]];
+  const { flip, angle } = orientation(du, dv);
+  const xs = [p00[0], pu[0], pv[0], pu[0] + dv[0]];
+  const ys = [p00[1], pu[1], pv[1], pu[1] + dv[1]];
+  const left = Math.min(...xs);
+  const top = Math.min(...ys);
+  const rw = Math.max(1, Math.round(Math.max(...xs) - left));
+  const rh = Math.max(1, Math.round(Math.max(...ys) - top));
+  if (rw * rh > 16 * width * height) return null; // drawn mostly off the page: let pdf.js clip it
+
+  const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels });
+  const meta = await input.metadata();
+  const cmyk = meta.space === 'cmyk';
+  // libvips already undoes Adobe's inverted CMYK; a PDF says the same with /Decode [1 0 …].
+  // Any other combination means something sharp would get wrong.
+  const adobe = cmyk && hasAdobeMarker(jpeg);
+  if (cmyk && adobe !== decodeInverted) return null;
+  if (!cmyk && decodeInverted) return null;
+  let img = input;
+  if (flip) img = img.flip();
+  if (angle) img = img.rotate(angle);
+  const placed = await img
+    .resize(rw, rh, { fit: 'fill', kernel: 'lanczos3' })
+    .toColourspace('srgb')
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const channels = placed.info.channels;
+  const out = new Uint8Array(width * height * 3).fill(255);
+  const ox = Math.round(left);
+  const oy = Math.round(top);
+  for (let y = Math.max(0, oy); y < Math.min(height, oy + placed.info.height); y++) {
+    for (let x = Math.max(0, ox); x < Math.min(width, ox + placed.info.width); x++) {
+      const s = ((y - oy) * placed.info.width + (x - ox)) * channels;
+      const t = (y * width + x) * 3;
+      out[t] = placed.data[s]!;
+      out[t + 1] = placed.data[s + (channels > 1 ? 1 : 0)]!;
+      out[t + 2] = placed.data[s + (channels > 2 ? 2 : 0)]!;
+    }
+  }
+  return { data: out, width, height, channels: 3 };
+}
+
+/** JPEG APP14 "Adobe" segment: the marker of Adobe's (inverted) CMYK JPEGs. */
+export function hasAdobeMarker(jpeg: Uint8Array): boolean {
+  let i = 2;
+  while (i + 4 < jpeg.length && jpeg[i] === 0xff) {
+    const marker = jpeg[i + 1]!;
+    if (marker === 0xda || marker === 0xd9) break; // start of scan / end of image
+    const len = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
+    if (marker === 0xee && len >= 7 && String.fromCharCode(...jpeg.subarray(i + 4, i + 9)) === 'Adobe') return true;
+    i += 2 + len;
+  }
+  return false;
+}

@@ -1,0 +1,15 @@
+import sharp from 'sharp';
+import type { RawPixels } from './pixels.js';
+
+export type PreviewFormat = 'png' | 'webp';
+
+export const PREVIEW_MIME: Record<PreviewFormat, string> = { png: 'image/png', webp: 'image/webp' };
+
+/** Encodes raw pixels as PNG or WebP (alpha dropped: pages are rendered on white). */
+export async function encodePreview(pixels: RawPixels, format: PreviewFormat): Promise<Uint8Array> {
+  const { data, width, height, channels } = pixels;
+  let img = sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: channels as 3 | 4 } });
+  if (channels === 4) img = img.removeAlpha();
+  const out = format === 'png' ? await img.png({ compressionLevel: 6 }).toBuffer() : await img.webp({ quality: 82 }).toBuffer();
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}

@@ -1,0 +1,84 @@
+import { formatNumber } from '../pdf/units.js';
+import { EDGES, type Edge } from '../raster/facts.js';
+import type { Check } from './context.js';
+import { pageLabel, pagesWithLayers } from './context.js';
+import type { Draft } from './finding.js';
+
+/** page-blank: a layer page with no visible content. */
+export const checkPageBlank: Check = (ctx) => {
+  const out: Draft[] = [];
+  for (const { page, layer } of pagesWithLayers(ctx)) {
+    const raster = ctx.raster?.get(page.index);
+    if (!raster || !layer || raster.inkCoverage > ctx.limits.blankInkCoverage) continue;
+    out.push({
+      code: 'page-blank',
+      page: page.index,
+      layer: layer.id,
+      message: `${pageLabel(page, layer)} is blank: nothing visible is printed on it, so the ${layer.name.toLowerCase()} panel comes out empty. Put the ${layer.id} design on page ${page.index}, or check that the layers are in the order ${ctx.target.layers.map((l) => l.id).join(', ')}.`,
+      expected: 'a design on the page',
+      actual: `${formatNumber(raster.inkCoverage * 100, 3)} % of the page carries ink`,
+      details: { inkCoverage: raster.inkCoverage },
+    });
+  }
+  return out;
+};
+
+const EDGE_WORD: Record<Edge, string> = { top: 'top', right: 'right', bottom: 'bottom', left: 'left' };
+
+/** page-edge-gap: the design stops short of a sewn edge, leaving a white band inside the bleed. */
+export const checkPageEdgeGap: Check = (ctx) => {
+  const out: Draft[] = [];
+  const bleed = ctx.target.limits.bleedMm;
+  for (const { page, layer } of pagesWithLayers(ctx)) {
+    const raster = ctx.raster?.get(page.index);
+    if (!raster || !layer || raster.inkCoverage <= ctx.limits.blankInkCoverage) continue;
+    const mmPerPxX = page.widthMm / raster.widthPx;
+    const mmPerPxY = page.heightMm / raster.heightPx;
+    const gaps = EDGES.filter((e) => layer.sewnEdges.includes(e))
+      .map((edge) => {
+        const px = raster.edgeGapPx[edge];
+        const mm = px * (edge === 'top' || edge === 'bottom' ? mmPerPxY : mmPerPxX);
+        return { edge, px, mm };
+      })
+      .filter((g) => g.px >= 1 && g.mm >= ctx.limits.minEdgeGapMm);
+    if (gaps.length === 0) continue;
+    const list = gaps.map((g) => `${EDGE_WORD[g.edge]} (${formatNumber(g.mm, 0)} mm)`);
+    const sides = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
+    const widest = Math.max(...gaps.map((g) => g.mm));
+    const beyond = widest > bleed;
+    out.push({
+      code: 'page-edge-gap',
+      page: page.index,
+      layer: layer.id,
+      message: `${pageLabel(page, layer)}: the design does not reach the ${sides} edge${gaps.length > 1 ? 's' : ''}: a white band${beyond ? `, wider than the ${formatNumber(bleed)} mm bleed,` : ` inside the ${formatNumber(bleed)} mm bleed`} shows as a white seam once the panels are sewn. Extend the background to the edges of the page.`,
+      expected: 'design up to every sewn edge',
+      actual: `white band: ${list.join(', ')}`,
+      details: Object.fromEntries(gaps.map((g) => [`${g.edge}Mm`, Math.round(g.mm * 10) / 10])),
+    });
+  }
+  return out;
+};
+
+/** page-render-failed and pdf-timeout for pages that could not be rasterised. */
+export const checkPageRender: Check = (ctx) =>
+  (ctx.rasterFailures ?? []).map((f) => {
+    const layer = ctx.target.layers[f.index - 1] ?? null;
+    const where = pageLabel(f.index, layer);
+    return f.reason === 'timeout'
+      ? {
+          code: 'pdf-timeout' as const,
+          page: f.index,
+          layer: layer?.id ?? null,
+          message: `${where} could not be rendered within the time limit (${f.detail}): a page this slow is likely to stall production too. Simplify or flatten it.`,
+          expected: 'rendering within the time limit',
+          actual: f.detail,
+        }
+      : {
+          code: 'page-render-failed' as const,
+          page: f.index,
+          layer: layer?.id ?? null,
+          message: `${where} could not be rendered (${f.detail}); the blank-page and edge checks did not run on it. Open it in a viewer to make sure it shows what you expect.`,
+          expected: 'a page that renders',
+          actual: f.detail,
+        };
+  });

@@ -1,0 +1,129 @@
+/**
+ * The fast path for image pages must look like pdf.js's render of the same page. Every orientation
+ * an image can be drawn in (eight CTMs × four /Rotate values) and every colour space the fast path
+ * takes are rendered both ways and compared.
+ *
+ * Stated tolerance: RGB and gray pages differ by at most 3 levels per channel on average (resampling
+ * filters differ); CMYK pages by at most 40, because pdf.js's CMYK→RGB is an approximation (no ICC in
+ * Node) while sharp converts through lcms — the fast path is the more accurate of the two.
+ */
+import { readFileSync } from 'node:fs';
+import { PDFDocument, PDFName, PDFArray, degrees, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { inspectPdf } from '../../../src/pdf/inspect.js';
+import { imagePlan, orientation } from '../../../src/raster/fast-path.js';
+import { localExecutor } from '../../../src/pool/local.js';
+import { sha256Hex } from '../../../src/source/read.js';
+
+async function bothWays(bytes: Uint8Array, page = 1) {
+  const facts = await inspectPdf(bytes);
+  const plan = imagePlan(facts.pages[page - 1]!);
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  const docId = sha256Hex(bytes);
+  const task = { docId, bytes: shared, page, maxPx: 300, format: 'png' as const, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 };
+  const fast = await localExecutor.render({ ...task, plan });
+  const slow = await localExecutor.render({ ...task, plan: null });
+  const raw = async (png: Uint8Array) => (await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
+  const a = await raw(fast.preview!);
+  const b = await raw(slow.preview!);
+  let sum = 0;
+  for (let i = 0; i < a.data.length; i++) sum += Math.abs(a.data[i]! - b.data[i]!);
+  return { plan, fast, slow, sizeA: [a.info.width, a.info.height], sizeB: [b.info.width, b.info.height], meanDiff: sum / a.data.length };
+}
+
+/** An asymmetric test picture: a red corner at the top left, a blue bar along the bottom. */
+async function testJpeg(channels: 'srgb' | 'cmyk' | 'b-w') {
+  const w = 240;
+  const h = 160;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <rect width="${w}" height="${h}" fill="#e8d080"/><rect width="80" height="50" fill="#d02020"/>
+    <rect y="130" width="${w}" height="30" fill="#2040c0"/><circle cx="170" cy="70" r="30" fill="#20a040"/></svg>`;
+  let img = sharp(Buffer.from(svg));
+  if (channels === 'cmyk') img = img.toColourspace('cmyk');
+  if (channels === 'b-w') img = img.toColourspace('b-w');
+  return new Uint8Array(await img.jpeg({ quality: 95 }).toBuffer());
+}
+
+describe('image orientation from the CTM', () => {
+  it.each([
+    [[1, 0], [0, 1], false, 0],
+    [[-1, 0], [0, 1], true, 180],
+    [[0, 1], [-1, 0], false, 90],
+    [[1, 0], [0, -1], true, 0],
+    [[0, -1], [1, 0], false, 270],
+  ] as const)('u %j, v %j → flip %s, rotate %i', (du, dv, flip, angle) => {
+    expect(orientation([...du], [...dv])).toEqual({ flip, angle });
+  });
+});
+
+describe('fast path matches pdf.js', () => {
+  const ctms: [string, (w: number, h: number) => number[]][] = [
+    ['upright', (w, h) => [w, 0, 0, h, 0, 0]],
+    ['mirrored', (w, h) => [-w, 0, 0, h, w, 0]],
+    ['upside down', (w, h) => [w, 0, 0, -h, 0, h]],
+    ['turned 180', (w, h) => [-w, 0, 0, -h, w, h]],
+    ['turned 90', (w, h) => [0, -h, w, 0, 0, h]],
+    ['turned 270', (w, h) => [0, h, -w, 0, w, 0]],
+    ['transposed', (w, h) => [0, h, w, 0, 0, 0]],
+    ['anti-transposed', (w, h) => [0, -h, -w, 0, w, h]],
+  ];
+  const cases = ctms.flatMap(([name, ctm]) => [0, 90, 180, 270].map((rotate) => ({ name, ctm, rotate })));
+
+  it.each(cases)('$name image, /Rotate $rotate', async ({ ctm, rotate }) => {
+    const pdf = await PDFDocument.create();
+    const jpg = await pdf.embedJpg(await testJpeg('srgb'));
+    const page = pdf.addPage([300, 200]);
+    page.setRotation(degrees(rotate));
+    const m = ctm(300, 200);
+    page.pushOperators(pushGraphicsState(), concatTransformationMatrix(m[0]!, m[1]!, m[2]!, m[3]!, m[4]!, m[5]!), drawObject('Img'), popGraphicsState());
+    page.node.setXObject(PDFName.of('Img'), jpg.ref);
+    const r = await bothWays(await pdf.save());
+    expect(r.plan, 'the page qualifies for the fast path').not.toBeNull();
+    expect(r.fast.facts.method).toBe('image');
+    expect(r.slow.facts.method).toBe('pdfjs');
+    expect(r.sizeA).toEqual(r.sizeB);
+    expect(r.meanDiff).toBeLessThanOrEqual(3);
+  });
+
+  it.each([
+    ['img2pdf-duvet-half-scale.pdf', 3],
+    ['imagemagick-tanktop-rgb-jpeg.pdf', 3],
+    ['img2pdf-tanktop-cmyk-jpeg.pdf', 40],
+    ['imagemagick-tanktop-cmyk-jpeg.pdf', 40],
+  ])('on %s (mean difference ≤ %i)', async (file, tolerance) => {
+    const r = await bothWays(new Uint8Array(readFileSync(`test/corpus/files/${file}`)));
+    expect(r.plan).not.toBeNull();
+    expect(r.fast.facts.method).toBe('image');
+    if (process.env.SHOW_DIFF) console.log(file, r.meanDiff.toFixed(2));
+    expect(r.meanDiff).toBeLessThanOrEqual(tolerance);
+  });
+
+  it('handles a gray JPEG, and refuses pages that are more than one image', async () => {
+    const pdf = await PDFDocument.create();
+    const jpg = await pdf.embedJpg(await testJpeg('b-w'));
+    const page = pdf.addPage([300, 200]);
+    page.drawImage(jpg, { x: 0, y: 0, width: 300, height: 200 });
+    const r = await bothWays(await pdf.save());
+    expect(r.meanDiff).toBeLessThanOrEqual(3);
+    const mixed = await PDFDocument.create();
+    const p2 = mixed.addPage([300, 200]);
+    p2.drawImage(await mixed.embedJpg(await testJpeg('b-w')), { x: 0, y: 0, width: 300, height: 200 });
+    p2.drawRectangle({ x: 10, y: 10, width: 20, height: 20 });
+    const facts = await inspectPdf(await mixed.save());
+    expect(imagePlan(facts.pages[0]!)).toBeNull();
+  });
+
+  it('ignores a CMYK JPEG whose /Decode says the opposite of its Adobe marker (pdf.js renders it)', async () => {
+    const pdf = await PDFDocument.create();
+    const jpg = await pdf.embedJpg(await testJpeg('cmyk'));
+    const page = pdf.addPage([300, 200]);
+    page.drawImage(jpg, { x: 0, y: 0, width: 300, height: 200 });
+    await pdf.save();
+    const stream = pdf.context.lookup(jpg.ref) as unknown as { dict: { set(k: PDFName, v: unknown): void } };
+    stream.dict.set(PDFName.of('Decode'), pdf.context.obj([0, 1, 0, 1, 0, 1, 0, 1]) as PDFArray);
+    const r = await bothWays(await pdf.save());
+    expect(r.fast.facts.method).toBe('pdfjs');
+  });
+});
