@@ -5,7 +5,10 @@
  * const report = await preflight('design.pdf', { product: 'duvet-cover', variant: '200x200' });
  * console.log(report.verdict, report.findings);
  */
-export { preflight } from './preflight.js';
+export { preflight, preflightWithPreviews, type Preview } from './preflight.js';
+export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
+export { renderHtml, type HtmlPreview } from './report/html.js';
+export { RasterFactsSchema, type RasterFacts } from './raster/facts.js';
 export { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
 export { loadProfiles, parseProfile, DEFAULT_PROFILES_DIR } from './profile/load.js';
 export { ProfileRegistry, type ResolvedTarget, type LayerSpec } from './profile/registry.js';

@@ -140,6 +140,7 @@ export async function preflightWithPreviews(
     facts,
     target: resolved,
     findings,
+    limits,
     raster: new Map([...raster].sort(([a], [b]) => a - b)),
     previews: previewRefs,
     totalMs: performance.now() - started,

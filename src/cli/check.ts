@@ -1,5 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import { PreflightError } from '../errors.js';
-import { preflight } from '../preflight.js';
+import { PreflightPool } from '../pool/pool.js';
+import { preflightWithPreviews } from '../preflight.js';
+import { renderHtml } from '../report/html.js';
 import { renderText } from '../report/text.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
 import { parseArgs } from 'node:util';
@@ -18,6 +21,13 @@ Options:
   --severity CODE=LEVEL  override a finding's severity (error, warning, info, off); repeatable
   --min-ppi N         minimum effective image resolution (default from the profile: 100)
   --tolerance MM      page size tolerance per side (default from the profile: 2)
+  --html FILE         write the visual report: every page shown as its layer, with findings
+  --previews DIR      write each page's preview image into DIR (the JSON report names them)
+  --preview-size PX   preview size, longest side (default 1200)
+  --preview-format F  png or webp (default webp)
+  --no-raster         structure only: no rendering, no blank-page or edge checks (fastest)
+  --workers N         worker threads (default: one per core)
+  --timeout S         time limit per file structure and per page render, in seconds (default 60)
   --no-colour         plain text even on a terminal
 
 Exit status: 0 pass or warn, 1 fail, 2 misuse (unknown product, missing file, bad flag).`;
@@ -34,6 +44,13 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     tolerance: { type: 'string' },
     'no-colour': { type: 'boolean' },
     'no-color': { type: 'boolean' },
+    html: { type: 'string' },
+    previews: { type: 'string' },
+    'preview-size': { type: 'string' },
+    'preview-format': { type: 'string' },
+    'no-raster': { type: 'boolean' },
+    workers: { type: 'string' },
+    timeout: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   } }));
   if (values.help) {
@@ -61,14 +78,51 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     if (!Number.isFinite(n) || n < 0) throw new UsageError(`--${flag} needs a non-negative number, got "${raw}"`);
     limits[key] = n;
   }
-  let report;
+  const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => {
+    const raw = values[flag];
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${flag} needs a whole number from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+  const previewSize = int('preview-size', 64, 10_000);
+  const format = values['preview-format'];
+  if (format !== undefined && format !== 'png' && format !== 'webp') throw new UsageError(`--preview-format must be png or webp, got "${format}"`);
+  if (values['no-raster'] && (values.html || values.previews)) {
+    // The HTML report still works without previews; previews need rendering.
+    if (values.previews) throw new UsageError('--previews needs rendering: drop --no-raster');
+  }
+  const workers = int('workers', 1, 256);
+  const timeout = int('timeout', 1, 86_400);
+  const pool = workers !== undefined || timeout !== undefined ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined }) : undefined;
+  let result;
   try {
-    report = await preflight(positionals[0]!, target, { profiles: values.profiles, severities, limits });
+    result = await preflightWithPreviews(positionals[0]!, target, {
+      profiles: values.profiles,
+      severities,
+      limits,
+      raster: !values['no-raster'],
+      previewDir: values.previews ?? null,
+      ...(previewSize !== undefined ? { previewSize } : {}),
+      ...(format !== undefined ? { previewFormat: format } : {}),
+      ...(pool ? { pool } : {}),
+      keepPreviews: values.html !== undefined,
+    } as Parameters<typeof preflightWithPreviews>[2]);
   } catch (error) {
     if (error instanceof PreflightError && error.code !== 'ERR_WORKER_CRASHED' && error.code !== 'ERR_TIMEOUT') {
       throw new UsageError(error.message);
     }
     throw error;
+  } finally {
+    await pool?.destroy();
+  }
+  const { report, previews } = result;
+  if (values.html) {
+    try {
+      await writeFile(values.html, renderHtml(report, previews));
+    } catch (error) {
+      throw new UsageError(`cannot write ${values.html} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
   }
   if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else io.stdout(renderText(report, { colour: io.isTTY && !values['no-colour'] && !values['no-color'] && !process.env.NO_COLOR }));

@@ -1,3 +1,4 @@
+import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
 import { checkCommand } from './check.js';
@@ -9,7 +10,7 @@ const HELP = `Usage: print-preflight <command> [options]
 Checks print files for the order service before an order is created.
 
 Commands:
-  check <file.pdf> (--product ID --variant ID | --sku SKU) [--json]
+  check <file.pdf> (--product ID --variant ID | --sku SKU) [--json] [--html FILE]
                      preflight a PDF against a product profile
   profiles [--json]  list products, variants, layers and page sizes
   schema <profile|report>
@@ -48,6 +49,8 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       return 2;
     }
     throw error;
+  } finally {
+    await closeDefaultPool();
   }
 }
 

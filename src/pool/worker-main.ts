@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
-import { transferableSymbol, valueSymbol } from 'piscina';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
@@ -88,14 +88,14 @@ async function render(task: RenderTask) {
   };
   if (!preview) return result;
   // Hand the preview's memory over instead of copying it.
-  return {
+  return move({
     get [transferableSymbol]() {
       return [preview.buffer];
     },
     get [valueSymbol]() {
       return result;
     },
-  };
+  } as never);
 }
 
 /** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */

@@ -59,6 +59,11 @@ export const LimitsSchema = z
       .default(0.0001)
       .describe('A page whose share of non-white pixels is at or below this is blank (page-blank)'),
     minEdgeGapMm: z.number().min(0).default(1).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
+    safeMarginMm: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('Distance inside the trim that important content should keep (drawn in the visual report)'),
     boxEpsilonMm: z
       .number()
       .min(0)

@@ -1,6 +1,7 @@
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 import { ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
+import type { Limits } from '../profile/schema.js';
 import type { FindingCode } from '../rules/codes.js';
 import type { Finding } from '../rules/finding.js';
 import type { RasterFacts } from '../raster/facts.js';
@@ -19,6 +20,7 @@ export interface ReportInput {
   facts: DocumentFacts;
   target: ResolvedTarget;
   findings: Finding[];
+  limits: Limits;
   raster?: ReadonlyMap<number, RasterFacts>;
   previews?: ReadonlyMap<number, PreviewRef>;
   totalMs?: number;
@@ -33,7 +35,7 @@ export interface PreviewRef {
 }
 
 /** Assembles the report. Deterministic: the same input gives the same object, timings aside. */
-export function buildReport({ file, facts, target, findings, raster, previews, totalMs }: ReportInput): Report {
+export function buildReport({ file, facts, target, findings, limits, raster, previews, totalMs }: ReportInput): Report {
   const counts = { error: 0, warning: 0, info: 0 };
   const rules: Partial<Record<FindingCode, number>> = {};
   for (const f of findings) {
@@ -48,6 +50,14 @@ export function buildReport({ file, facts, target, findings, raster, previews, t
     variant: target.variant.id,
     sku: target.sku,
     profileVersion: target.profile.version,
+    limits: {
+      bleedMm: limits.bleedMm,
+      toleranceMm: limits.toleranceMm,
+      minPpi: limits.minPpi,
+      maxImagePixels: limits.maxImagePixels,
+      maxFileBytes: limits.maxFileBytes,
+      safeMarginMm: limits.safeMarginMm ?? null,
+    },
     verdict: verdictOf(findings),
     counts,
     rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
@@ -85,7 +95,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
       bleed: roundRect(page.boxes.bleed),
       art: roundRect(page.boxes.art),
     },
-    images: page.images.map(reportImage),
+    images: page.images.map((i) => reportImage(i, page)),
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
     notes: page.notes,
     raster: raster
@@ -106,7 +116,35 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
   };
 }
 
-function reportImage(image: ImageFacts): ReportImage {
+/** A rectangle in default user space → mm from the top-left of the page as shown (after /Rotate). */
+export function toDisplayMm(r: readonly number[], page: PageFacts): [number, number, number, number] {
+  const [bx0, by0, bx1, by1] = page.checkedBox;
+  const k = ptToMm(page.userUnit);
+  const w = (bx1 - bx0) * k;
+  const h = (by1 - by0) * k;
+  const corners: [number, number][] = [
+    [r[0]!, r[1]!],
+    [r[2]!, r[3]!],
+  ].map(([x, y]) => {
+    const px = (x! - bx0) * k;
+    const py = (by1 - y!) * k;
+    switch (page.rotate) {
+      case 90:
+        return [h - py, px];
+      case 180:
+        return [w - px, h - py];
+      case 270:
+        return [py, w - px];
+      default:
+        return [px, py];
+    }
+  });
+  const xs = corners.map((c) => c[0]);
+  const ys = corners.map((c) => c[1]);
+  return [round(Math.min(...xs), 1), round(Math.min(...ys), 1), round(Math.max(...xs), 1), round(Math.max(...ys), 1)];
+}
+
+function reportImage(image: ImageFacts, page: PageFacts): ReportImage {
   const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY);
   return {
     ref: image.ref,
@@ -122,6 +160,7 @@ function reportImage(image: ImageFacts): ReportImage {
     filters: image.filters,
     placedWidthMm: round(ptToMm(image.placedWidthPt), 2),
     placedHeightMm: round(ptToMm(image.placedHeightPt), 2),
+    bboxMm: toDisplayMm(image.bbox, page),
     ppi: ppi === null ? null : round(ppi, 1),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),

@@ -23,6 +23,8 @@ export const ReportImageSchema = z.object({
   /** Placed size in millimetres. */
   placedWidthMm: z.number(),
   placedHeightMm: z.number(),
+  /** Where the image lies on the page as shown (after /Rotate): [left, top, right, bottom] in mm from the top-left corner. */
+  bboxMm: z.tuple([z.number(), z.number(), z.number(), z.number()]),
   /** Effective resolution: the lower of the two directions; null when placed at zero size. */
   ppi: z.number().nullable(),
   ppiX: z.number().nullable(),
@@ -69,6 +71,15 @@ export const ReportSchema = z.object({
   variant: z.string(),
   sku: z.string(),
   profileVersion: z.string(),
+  /** The thresholds in force for this run (the profile's, with per-call overrides). */
+  limits: z.object({
+    bleedMm: z.number(),
+    toleranceMm: z.number(),
+    minPpi: z.number(),
+    maxImagePixels: z.number(),
+    maxFileBytes: z.number(),
+    safeMarginMm: z.number().nullable(),
+  }),
   /** fail when any finding is an error, warn when any is a warning, else pass. */
   verdict: VerdictSchema,
   counts: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),

@@ -34,7 +34,15 @@ export const checkImageResolution: Check = (ctx) => {
         message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${image.widthPx.toLocaleString('en-US')} × ${image.heightPx.toLocaleString('en-US')} px placed at ${formatMm(wMm, hMm)}, ${formatNumber(ppi, 0)} ppi; the minimum is ${formatNumber(min)} ppi, so it will print soft or pixelated. Supply at least ${needW.toLocaleString('en-US')} × ${needH.toLocaleString('en-US')} px for this placement (${goodW.toLocaleString('en-US')} × ${goodH.toLocaleString('en-US')} px for ${formatNumber(ctx.limits.productionPpi)} ppi).`,
         expected: `≥ ${min} ppi`,
         actual: `${formatNumber(ppi, 1)} ppi`,
-        details: { ppi: Math.round(ppi * 10) / 10, minPpi: min, widthPx: image.widthPx, heightPx: image.heightPx, ref: image.ref, name: image.name },
+        details: {
+          ppi: Math.round(ppi * 10) / 10,
+          minPpi: min,
+          widthPx: image.widthPx,
+          heightPx: image.heightPx,
+          ref: image.ref,
+          name: image.name,
+          image: page.images.indexOf(image) + 1,
+        },
       });
     }
   }

@@ -40,7 +40,7 @@ export const checkImageSize: Check = (ctx) => {
         message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${image.widthPx.toLocaleString('en-US')} × ${image.heightPx.toLocaleString('en-US')} px, over the service's limit of ${max.toLocaleString('en-US')} px per side: it may be resized or rejected. Downsample it to at most ${max.toLocaleString('en-US')} px on its longest side; at its placed size, ${formatNumber(ctx.limits.productionPpi)} ppi needs ${targetW.toLocaleString('en-US')} × ${targetH.toLocaleString('en-US')} px.`,
         expected: `≤ ${max} px per side`,
         actual: `${image.widthPx} × ${image.heightPx} px`,
-        details: { widthPx: image.widthPx, heightPx: image.heightPx, maxPx: max, ref: image.ref, name: image.name },
+        details: { widthPx: image.widthPx, heightPx: image.heightPx, maxPx: max, ref: image.ref, name: image.name, image: page.images.indexOf(image) + 1 },
       });
     }
   }

@@ -75,3 +75,19 @@ for i in range(2):
         c.drawInlineImage(small, 300 * MM, 300 * MM, 10 * MM, 10 * MM)
     c.showPage()
 c.save()
+
+# t-shirt M: the back page left blank, and a front whose design stops 15 mm short of the left
+# edge and 8 mm short of the top (a white band inside the 10 mm bleed, and one wider than it).
+c = canvas.Canvas(f"{out}/reportlab-tshirt-M-blank-back-edge-gap.pdf")
+for i, (w, h) in enumerate(tshirt_m):
+    c.setPageSize((w * MM, h * MM))
+    if i == 0:
+        c.setFillColorRGB(0.1, 0.5, 0.3)
+        c.rect(15 * MM, 0, (w - 15) * MM, (h - 8) * MM, stroke=0, fill=1)
+    elif i == 1:
+        pass  # blank: nothing drawn
+    else:
+        c.setFillColorRGB(0.9, 0.4, 0.1)
+        c.rect(0, 0, w * MM, h * MM, stroke=0, fill=1)
+    c.showPage()
+c.save()

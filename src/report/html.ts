@@ -1,0 +1,263 @@
+/**
+ * The visual report: one self-contained HTML file (styles inline, previews as data URIs, no
+ * network). Each page is shown as its layer — preview, bleed band, trim line, safe area, white
+ * edge bands and problem images marked — with its findings beside it, colour-coded by severity.
+ */
+import { FINDING_CODES } from '../rules/codes.js';
+import type { Finding } from '../rules/finding.js';
+import { formatMm, formatNumber } from '../pdf/units.js';
+import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
+import type { Report, ReportPage } from './schema.js';
+
+export interface HtmlPreview {
+  bytes: Uint8Array;
+  format: PreviewFormat;
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const VERDICT_TEXT = { pass: 'Pass', warn: 'Pass with warnings', fail: 'Fail' } as const;
+const VERDICT_LINE = {
+  pass: 'The file meets every rule checked: it can be ordered.',
+  warn: 'The file can be ordered, but production will change or may not match it: read the warnings.',
+  fail: 'The file breaks the order service’s rules: fix the errors before ordering.',
+} as const;
+const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', info: 'Info' } as const;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * Renders a report as a self-contained HTML page.
+ * @param report the report from {@link preflight}
+ * @param previews page previews from {@link preflightWithPreviews}, by page number
+ * @example
+ * const { report, previews } = await preflightWithPreviews('a.pdf', { sku: 'T-SHIRT-M' });
+ * await writeFile('report.html', renderHtml(report, previews));
+ */
+export function renderHtml(report: Report, previews: ReadonlyMap<number, HtmlPreview> = new Map()): string {
+  const fileFindings = report.findings.filter((f) => f.page === null);
+  const title = `${VERDICT_TEXT[report.verdict]} — ${report.file.path ?? 'PDF'} — print-preflight`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="print-preflight ${esc(report.tool.version)}">
+<title>${esc(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header class="banner ${report.verdict}" data-verdict="${report.verdict}">
+  <div class="verdict">${VERDICT_TEXT[report.verdict]}</div>
+  <div class="what">
+    <h1>${esc(report.file.path ?? 'PDF from memory')}</h1>
+    <p>${esc(report.product)} ${esc(report.variant)} · SKU ${esc(report.sku)} · ${esc(VERDICT_LINE[report.verdict])}</p>
+  </div>
+  <ul class="counts">
+    <li class="error">${plural(report.counts.error, 'error')}</li>
+    <li class="warning">${plural(report.counts.warning, 'warning')}</li>
+    <li class="info">${report.counts.info} info</li>
+  </ul>
+</header>
+<main>
+<section class="facts">
+  <dl>
+    <div><dt>File</dt><dd>${fileSize(report.file.bytes)} (${report.file.bytes.toLocaleString('en-US')} bytes)</dd></div>
+    <div><dt>PDF</dt><dd>${report.pdf.version ? `version ${esc(report.pdf.version)}` : 'not a readable PDF'}${report.pdf.encrypted ? ', encrypted' : ''}</dd></div>
+    <div><dt>Pages</dt><dd>${report.pdf.pageCount ?? '—'} (layers: ${report.pages.length ? '' : '—'}${esc(layerList(report))})</dd></div>
+    <div><dt>Product</dt><dd>${esc(report.product)} ${esc(report.variant)}, profile ${esc(report.profileVersion)}, bleed ${formatNumber(report.limits.bleedMm)} mm, tolerance ±${formatNumber(report.limits.toleranceMm)} mm</dd></div>
+    <div><dt>Checksum</dt><dd><code title="SHA-256">${report.file.sha256}</code></dd></div>
+  </dl>
+</section>
+${fileFindings.length ? `<section class="file-findings"><h2>The file</h2>${findingList(fileFindings)}</section>` : ''}
+${report.pages.map((p) => pageSection(report, p, previews.get(p.index))).join('\n')}
+${legend(report)}
+</main>
+<footer>print-preflight ${esc(report.tool.version)} · same input, same report · codes are stable and documented</footer>
+<script>
+for (const img of document.querySelectorAll('img.preview')) {
+  const mark = () => {
+    img.dataset.naturalWidth = String(img.naturalWidth);
+    if (!img.naturalWidth) img.closest('figure').classList.add('broken');
+  };
+  if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
+}
+</script>
+</body>
+</html>
+`;
+}
+
+function fileSize(bytes: number): string {
+  return bytes >= 1_000_000 ? `${formatNumber(bytes / 1_000_000, 1)} MB` : `${formatNumber(bytes / 1000, 1)} kB`;
+}
+
+function layerList(report: Report): string {
+  return report.pages.map((p) => p.layer ?? '—').join(', ');
+}
+
+function findingList(findings: Finding[]): string {
+  return `<ul class="findings">${findings
+    .map(
+      (f) => `<li class="finding ${f.severity}" data-code="${f.code}" data-severity="${f.severity}" data-page="${f.page ?? ''}">
+  <span class="sev">${SEVERITY_LABEL[f.severity]}</span> <code>${f.code}</code>
+  <p>${esc(f.message)}</p>
+  ${f.expected || f.actual ? `<p class="ea">${f.expected ? `expected <b>${esc(f.expected)}</b>` : ''}${f.expected && f.actual ? ' · ' : ''}${f.actual ? `found <b>${esc(f.actual)}</b>` : ''}</p>` : ''}
+</li>`,
+    )
+    .join('')}</ul>`;
+}
+
+function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | undefined): string {
+  const findings = report.findings.filter((f) => f.page === page.index);
+  const worst = findings[0]?.severity ?? 'ok';
+  const W = page.widthMm;
+  const H = page.heightMm;
+  const sizeFinding = findings.find((f) => f.code.startsWith('page-') && f.code.endsWith('-mismatch'));
+  const sizeOk = !sizeFinding;
+  const sizeClass = !sizeFinding ? 't-ok' : sizeFinding.severity === 'error' ? 't-bad' : 't-warn';
+  const expected = page.expectedWidthMm !== null ? formatMm(page.expectedWidthMm, page.expectedHeightMm!) : null;
+  const img = preview
+    ? `<img class="preview" alt="Page ${page.index} preview" src="data:${PREVIEW_MIME[preview.format]};base64,${Buffer.from(preview.bytes).toString('base64')}">`
+    : `<div class="no-preview">${page.raster === null ? 'Not rendered (structure-only check)' : 'No preview'}</div>`;
+  return `<section class="page ${worst}" id="page-${page.index}" data-page="${page.index}">
+  <h2><span class="status ${worst}"></span>Page ${page.index}${page.layer ? ` · <span class="layer">${esc(page.layer)}</span>` : ' · <span class="layer none">no layer</span>'}</h2>
+  <div class="page-body">
+    <figure style="aspect-ratio: ${W} / ${H}">
+      ${img}
+      ${overlay(report, page, findings)}
+      <figcaption>${formatMm(W, H)}${page.rotate ? `, shown turned by /Rotate ${page.rotate}` : ''}</figcaption>
+    </figure>
+    <div class="details">
+      <dl>
+        <div><dt>Size</dt><dd class="${sizeClass}">${formatMm(W, H)}${expected ? ` ${sizeOk ? '✓' : '✗'} layer ${expected}` : ''}</dd></div>
+        ${page.rotate ? `<div><dt>/Rotate</dt><dd class="t-bad">${page.rotate}°</dd></div>` : ''}
+        ${page.userUnit !== 1 ? `<div><dt>/UserUnit</dt><dd>${page.userUnit}</dd></div>` : ''}
+        ${page.raster ? `<div><dt>Ink</dt><dd>${formatNumber(page.raster.inkCoverage * 100, 1)} % of the page${page.raster.method === 'image' ? ' (from its image)' : ''}</dd></div>` : ''}
+      </dl>
+      ${imageTable(page, report)}
+      ${findings.length ? findingList(findings) : '<p class="clean">✓ No findings on this page.</p>'}
+    </div>
+  </div>
+</section>`;
+}
+
+function imageTable(page: ReportPage, report: Report): string {
+  if (!page.images.length) return '';
+  const rows = page.images
+    .map((i, n) => {
+      const low = i.ppi !== null && i.ppi < report.limits.minPpi;
+      const big = Math.max(i.widthPx, i.heightPx) > report.limits.maxImagePixels;
+      const rgb = /RGB/.test(i.colourSpace) && !/over Device(CMYK|Gray)|over ICCBased (CMYK|Gray)/.test(i.colourSpace);
+      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${i.widthPx.toLocaleString('en-US')} × ${i.heightPx.toLocaleString('en-US')}</td><td class="${low ? 't-bad' : ''}">${i.ppi === null ? '—' : formatNumber(i.ppi, 0)}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}</td></tr>`;
+    })
+    .join('');
+  return `<table class="images"><caption>${plural(page.images.length, 'image')}</caption><thead><tr><th>#</th><th>pixels</th><th>ppi</th><th>colour space</th><th>encoding</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function overlay(report: Report, page: ReportPage, findings: Finding[]): string {
+  const W = page.widthMm;
+  const H = page.heightMm;
+  const parts: string[] = [];
+  if (page.expectedWidthMm !== null && page.expectedHeightMm !== null) {
+    // The layer's bleed, scaled as production would scale the page onto the layer.
+    const swapped = findings.some((f) => f.code === 'page-orientation-mismatch');
+    const lw = swapped ? page.expectedHeightMm : page.expectedWidthMm;
+    const lh = swapped ? page.expectedWidthMm : page.expectedHeightMm;
+    const bx = (report.limits.bleedMm * W) / lw;
+    const by = (report.limits.bleedMm * H) / lh;
+    parts.push(
+      `<path class="bleed" fill-rule="evenodd" d="M0 0H${W}V${H}H0Z M${bx} ${by}V${H - by}H${W - bx}V${by}Z"/>`,
+      `<rect class="trim" x="${bx}" y="${by}" width="${W - 2 * bx}" height="${H - 2 * by}"/>`,
+    );
+    const safe = report.limits.safeMarginMm;
+    if (safe !== null) {
+      const sx = bx + (safe * W) / lw;
+      const sy = by + (safe * H) / lh;
+      parts.push(`<rect class="safe" x="${sx}" y="${sy}" width="${W - 2 * sx}" height="${H - 2 * sy}"/>`);
+    }
+  }
+  if (page.raster && findings.some((f) => f.code === 'page-edge-gap')) {
+    const g = page.raster.edgeGapMm;
+    if (g.top) parts.push(`<rect class="gap" x="0" y="0" width="${W}" height="${g.top}"/>`);
+    if (g.bottom) parts.push(`<rect class="gap" x="0" y="${H - g.bottom}" width="${W}" height="${g.bottom}"/>`);
+    if (g.left) parts.push(`<rect class="gap" x="0" y="0" width="${g.left}" height="${H}"/>`);
+    if (g.right) parts.push(`<rect class="gap" x="${W - g.right}" y="0" width="${g.right}" height="${H}"/>`);
+  }
+  // Images named by a finding (details.image is the 1-based row of the page's image table).
+  const flagged = new Map<number, string>();
+  for (const f of findings) {
+    const n = f.details?.image;
+    if (typeof n === 'number' && (!flagged.has(n) || f.severity === 'error')) flagged.set(n, f.severity);
+  }
+  page.images.forEach((i, n) => {
+    if (!flagged.has(n + 1)) return;
+    const [x0, y0, x1, y1] = i.bboxMm;
+    parts.push(
+      `<rect class="img ${flagged.get(n + 1)}" x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}"/>`,
+      `<text class="img-label" x="${Math.max(0, x0) + W * 0.01}" y="${Math.max(0, y0) + H * 0.045}" font-size="${Math.max(W, H) * 0.035}">${n + 1}</text>`,
+    );
+  });
+  const stroke = Math.max(W, H) / 300;
+  return `<svg class="overlay" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" style="--sw:${stroke}" aria-hidden="true">${parts.join('')}</svg>`;
+}
+
+function legend(report: Report): string {
+  const codes = [...new Set(report.findings.map((f) => f.code))];
+  return `<section class="legend">
+  <h2>How to read this report</h2>
+  <p class="keys"><span class="key bleed"></span> bleed (${formatNumber(report.limits.bleedMm)} mm, cut or sewn away) <span class="key trim"></span> trim line${report.limits.safeMarginMm !== null ? ' <span class="key safe"></span> safe area' : ''} <span class="key gap"></span> white band at a sewn edge <span class="key img"></span> image with a problem</p>
+  ${codes.length ? `<dl class="rules">${codes.map((c) => `<div><dt><code>${c}</code></dt><dd>${esc(FINDING_CODES[c].description)} <i>(${esc(FINDING_CODES[c].rule)})</i></dd></div>`).join('')}</dl>` : ''}
+</section>`;
+}
+
+const CSS = `
+:root{--err:#cf222e;--warn:#9a6700;--info:#57606a;--ok:#1a7f37;--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
+code{font:13px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.banner{display:flex;gap:24px;align-items:center;padding:20px 32px;color:#fff}
+.banner.pass{background:var(--ok)}.banner.warn{background:#bf8700}.banner.fail{background:var(--err)}
+.verdict{font-size:30px;font-weight:700;padding:6px 18px;border:3px solid rgba(255,255,255,.85);border-radius:10px;white-space:nowrap}
+.what{flex:1;min-width:0}.what h1{margin:0;font-size:20px;word-break:break-all}.what p{margin:2px 0 0;opacity:.95}
+.counts{list-style:none;margin:0;padding:0;display:flex;gap:8px}
+.counts li{background:rgba(255,255,255,.18);border-radius:999px;padding:4px 12px;font-weight:600;white-space:nowrap}
+main{max-width:1280px;margin:0 auto;padding:20px 24px}
+section{background:#fff;border:1px solid var(--line);border-radius:10px;margin:0 0 18px;padding:16px 20px}
+h2{margin:0 0 12px;font-size:18px;display:flex;align-items:center;gap:8px}
+.layer{font-weight:700}.layer.none{color:var(--muted);font-weight:400}
+.facts dl{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:6px 24px;margin:0}
+dl div{display:flex;gap:10px}dt{color:var(--muted);min-width:80px}dd{margin:0;min-width:0;overflow-wrap:anywhere}
+.status{width:14px;height:14px;border-radius:50%;display:inline-block;background:var(--ok)}
+.status.error{background:var(--err)}.status.warning{background:#d4a72c}.status.info{background:var(--info)}
+.page-body{display:grid;grid-template-columns:minmax(220px,440px) 1fr;gap:24px;align-items:start}
+@media (max-width:820px){.page-body{grid-template-columns:1fr}}
+figure{position:relative;margin:0;max-height:560px;width:100%;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px;border:1px solid var(--line)}
+figure img,.no-preview{position:absolute;inset:0;width:100%;height:100%;display:block}
+.no-preview{display:flex;align-items:center;justify-content:center;color:var(--muted);font-size:13px;text-align:center;padding:8px}
+figure.broken::after{content:"Preview could not be displayed";position:absolute;inset:40% 0 auto;text-align:center;color:var(--err);font-weight:600}
+figcaption{position:absolute;top:100%;left:0;font-size:12px;color:var(--muted);padding-top:4px}
+.overlay{position:absolute;inset:0;width:100%;height:100%;overflow:visible}
+.overlay .bleed{fill:rgba(230,0,110,.16)}
+.overlay .trim{fill:none;stroke:#e6006e;stroke-width:var(--sw);stroke-dasharray:calc(var(--sw)*4) calc(var(--sw)*2.5)}
+.overlay .safe{fill:none;stroke:#0969da;stroke-width:var(--sw);stroke-dasharray:calc(var(--sw)*1) calc(var(--sw)*2)}
+.overlay .gap{fill:rgba(207,34,46,.45);stroke:var(--err);stroke-width:calc(var(--sw)*.6)}
+.overlay .img{fill:none;stroke-width:calc(var(--sw)*2)}.overlay .img.warning{stroke:#d4a72c}.overlay .img.error{stroke:var(--err)}
+.overlay .img-label{fill:#fff;stroke:#000;stroke-width:calc(var(--sw)*.5);paint-order:stroke;font-weight:700}
+.details{min-width:0;padding-top:2px}.details dl{margin:0 0 10px}
+.t-ok{color:var(--ok)}.t-bad{color:var(--err);font-weight:600}.t-warn{color:var(--warn)}
+.findings{list-style:none;margin:0;padding:0;display:grid;gap:8px}
+.finding{border-left:5px solid var(--info);background:var(--bg);border-radius:6px;padding:8px 12px}
+.finding.error{border-color:var(--err);background:#ffebe9}.finding.warning{border-color:#d4a72c;background:#fff8c5}
+.finding p{margin:4px 0 0}.finding .ea{color:var(--muted);font-size:13px}
+.sev{font-weight:700;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
+.finding.error .sev{color:var(--err)}.finding.warning .sev{color:var(--warn)}.finding.info .sev{color:var(--info)}
+.clean{color:var(--ok);font-weight:600;margin:8px 0}
+table.images{border-collapse:collapse;width:100%;margin:0 0 12px;font-size:13px}
+table.images caption{text-align:left;color:var(--muted);padding-bottom:4px}
+table.images th,table.images td{border-bottom:1px solid var(--line);padding:3px 8px 3px 0;text-align:left}
+.legend .keys{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:center}
+.key{display:inline-block;width:22px;height:14px;vertical-align:middle;border-radius:2px}
+.key.bleed{background:rgba(230,0,110,.16)}.key.trim{border:2px dashed #e6006e}.key.safe{border:2px dotted #0969da}
+.key.gap{background:rgba(207,34,46,.45)}.key.img{border:3px solid #d4a72c}
+.rules div{display:block;margin:4px 0}.rules dt{display:inline;margin-right:8px}.rules dd{display:inline}
+footer{text-align:center;color:var(--muted);font-size:12px;padding:8px 0 24px}
+`;
