@@ -35,6 +35,8 @@ export const PreflightOptionsSchema = z
      * `false` runs everything in this thread, with no time limit or memory cap.
      */
     pool: z.union([z.custom<PreflightPool>((v) => v instanceof PreflightPool, 'a PreflightPool'), z.literal(false)]).optional(),
+    /** Time limit of each task of this call (structure, each page), in ms. Default: the pool's. */
+    timeoutMs: z.number().int().min(1).optional(),
     /** Cancels the call. */
     signal: z.instanceof(AbortSignal).optional(),
   })

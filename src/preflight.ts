@@ -87,7 +87,7 @@ export async function preflightWithPreviews(
 
   // The bytes go to the workers once, shared; each worker parses them once.
   const shared = toShared(source.bytes);
-  const facts = await inspectOrExplain(executor, shared, source.sha256, source.bytes, opts.signal);
+  const facts = await inspectOrExplain(executor, shared, source.sha256, source.bytes, opts.signal, opts.timeoutMs);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -112,6 +112,7 @@ export async function preflightWithPreviews(
               largestImagePixels: Math.max(0, ...page.images.map((i) => i.widthPx * i.heightPx)),
             },
             opts.signal,
+            opts.timeoutMs,
           );
           raster.set(page.index, result.facts);
           if (result.preview) {
@@ -155,9 +156,10 @@ async function inspectOrExplain(
   docId: string,
   bytes: Uint8Array,
   signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
 ): Promise<DocumentFacts> {
   try {
-    return await executor.inspect(shared, docId, signal);
+    return await executor.inspect(shared, docId, signal, timeoutMs);
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });

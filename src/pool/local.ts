@@ -6,8 +6,8 @@ import { InspectResultSchema, RenderResultSchema, type RenderResult, type Render
 import handle from './worker-main.js';
 
 export interface Executor {
-  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal): Promise<DocumentFacts>;
-  render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal): Promise<RenderResult>;
+  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number): Promise<DocumentFacts>;
+  render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number): Promise<RenderResult>;
 }
 
 export const localExecutor: Executor = {

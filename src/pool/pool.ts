@@ -74,30 +74,30 @@ export class PreflightPool {
   }
 
   /** Structural facts of a whole file. */
-  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal): Promise<DocumentFacts> {
-    const result = await this.run({ kind: 'inspect', docId, bytes }, signal);
+  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number): Promise<DocumentFacts> {
+    const result = await this.run({ kind: 'inspect', docId, bytes }, signal, timeoutMs);
     const parsed = InspectResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned malformed facts: ${parsed.error.issues[0]?.message}`);
     return parsed.data as DocumentFacts;
   }
 
   /** One page's raster facts and, when asked, its preview. */
-  async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal): Promise<RenderResult> {
-    const result = await this.run({ kind: 'render', ...task }, signal);
+  async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number): Promise<RenderResult> {
+    const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs);
     const parsed = RenderResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed raster: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 
-  private async run(task: unknown, signal?: AbortSignal): Promise<unknown> {
+  private async run(task: unknown, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs): Promise<unknown> {
     if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.options.taskTimeoutMs);
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
       return await this.piscina.run(task, { signal: combined });
     } catch (error) {
-      if (timeout.signal.aborted) throw new TaskFailure('timeout', `took longer than ${this.options.taskTimeoutMs / 1000} s`);
+      if (timeout.signal.aborted) throw new TaskFailure('timeout', `took longer than ${timeoutMs / 1000} s`);
       if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
       const e = error as NodeJS.ErrnoException;
       if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new TaskFailure('crashed', `ran out of memory (worker heap cap ${this.options.maxWorkerMemoryMb} MB)`);

@@ -59,11 +59,24 @@ export const checkPageEdgeGap: Check = (ctx) => {
   return out;
 };
 
-/** page-render-failed and pdf-timeout for pages that could not be rasterised. */
+/**
+ * Pages that could not be rasterised: pdf-timeout when rendering hung, pdf-too-complex when it
+ * crashed the worker or ran it out of memory, page-render-failed when pdf.js refused the page.
+ */
 export const checkPageRender: Check = (ctx) =>
-  (ctx.rasterFailures ?? []).map((f) => {
+  (ctx.rasterFailures ?? []).map((f): Draft => {
     const layer = ctx.target.layers[f.index - 1] ?? null;
     const where = pageLabel(f.index, layer);
+    if (f.reason === 'crashed') {
+      return {
+        code: 'pdf-too-complex',
+        page: f.index,
+        layer: layer?.id ?? null,
+        message: `${where} is too complex to render: it ${f.detail}. Production is likely to fail on it too: flatten or simplify the page.`,
+        expected: 'a page that renders within the memory limit',
+        actual: f.detail,
+      };
+    }
     return f.reason === 'timeout'
       ? {
           code: 'pdf-timeout' as const,

@@ -1,5 +1,8 @@
 /** The installed command line, run as a user runs it (the compiled bin; `npm test` builds first). */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReportSchema } from '../../src/report/schema.js';
 
@@ -40,6 +43,33 @@ describe('print-preflight check', () => {
     expect(report.rules).toEqual({ 'colour-space-not-rgb': 2 });
   });
 
+  it('writes previews with --previews and names them in the JSON report', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-prev-'));
+    const r = run('check', f('reportlab-tshirt-M-exact.pdf'), '--sku', 'T-SHIRT-M', '--json', '--previews', dir, '--preview-format', 'png', '--preview-size', '400');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(readdirSync(dir).sort()).toEqual(report.pages.map((p: { preview: { file: string } }) => p.preview.file).sort());
+    const png = readFileSync(join(dir, report.pages[0].preview.file));
+    expect([...png.subarray(1, 4)].map((c) => String.fromCharCode(c)).join('')).toBe('PNG');
+    expect(report.pages[0].preview).toMatchObject({ format: 'png', widthPx: 299, heightPx: 400 });
+  });
+
+  it('checks structure only with --no-raster', () => {
+    const r = run('check', f('reportlab-tshirt-M-blank-back-edge-gap.pdf'), '--sku', 'T-SHIRT-M', '--json', '--no-raster');
+    const report = JSON.parse(r.out);
+    expect(report.pages.every((p: { raster: unknown }) => p.raster === null)).toBe(true);
+    expect(report.findings).toEqual([]);
+    const rendered = JSON.parse(run('check', f('reportlab-tshirt-M-blank-back-edge-gap.pdf'), '--sku', 'T-SHIRT-M', '--json').out);
+    expect(rendered.rules).toEqual({ 'page-blank': 1, 'page-edge-gap': 1 });
+  });
+
+  it('writes the HTML report with --html', () => {
+    const html = join(mkdtempSync(join(tmpdir(), 'pp-html-')), 'r.html');
+    expect(run('check', f('gs-duvet-blank-front.pdf'), '--sku', 'DUVET-COVER-200X200', '--html', html).code).toBe(0);
+    expect(existsSync(html)).toBe(true);
+    expect(readFileSync(html, 'utf8')).toContain('data-code="page-blank"');
+  });
+
   it('loads profiles from --profiles', () => {
     const r = run('check', f('gs-duvet-exact.pdf'), '--product', 'duvet-cover', '--variant', '200x200', '--profiles', 'profiles');
     expect(r.code).toBe(0);
@@ -55,6 +85,9 @@ describe('print-preflight check', () => {
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--severity', 'nope=error'], /unknown finding code "nope"/],
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--profiles', '/nonexistent'], /cannot read the profiles folder/],
     [['frobnicate'], /unknown command "frobnicate"/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--preview-format', 'gif'], /--preview-format must be png or webp/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--workers', '0'], /--workers needs a whole number from 1/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--no-raster', '--previews', 'x'], /--previews needs rendering/],
   ])('exits 2 with a one-line reason for misuse: %j', (args, message) => {
     const r = run(...args);
     expect(r.code).toBe(2);
