@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'ERR_TIMEOUT',
   'ERR_WORKER_CRASHED',
   'ERR_ABORTED',
+  'ERR_ORDER_INVALID',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -22,6 +22,19 @@ export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verd
 export { buildReport, verdictOf } from './report/build.js';
 export { renderText } from './report/text.js';
 export { jsonSchemas } from './schemas.js';
+export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './source/preflight-url.js';
+export { buildOrderPayload, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
+export {
+  OrderSchema,
+  RowSchema,
+  SourceSchema,
+  CustomerSchema,
+  ShippingAddressSchema,
+  ShippingLabelSchema,
+  type OrderDraft,
+  type OrderPayload,
+  type OrderRow,
+} from './order/schema.js';
 export {
   PreflightError,
   InvalidArgumentError,

@@ -2,6 +2,7 @@ import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
 import { checkCommand } from './check.js';
+import { orderCommand } from './order.js';
 import { profilesCommand } from './profiles.js';
 import { schemaCommand } from './schema.js';
 
@@ -12,8 +13,10 @@ Checks print files for the order service before an order is created.
 Commands:
   check <file.pdf> (--product ID --variant ID | --sku SKU) [--json] [--html FILE]
                      preflight a PDF against a product profile
+  order <draft.json> [--out payload.json] [--strict]
+                     build a validated order body whose sources all passed
   profiles [--json]  list products, variants, layers and page sizes
-  schema <profile|report>
+  schema <profile|report|order>
                      print a JSON Schema
 
 Run \`print-preflight <command> --help\` for a command's options.
@@ -21,6 +24,7 @@ Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
 
 const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
   check: checkCommand,
+  order: orderCommand,
   profiles: profilesCommand,
   schema: schemaCommand,
 };

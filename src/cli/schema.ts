@@ -2,9 +2,9 @@ import { jsonSchemas } from '../schemas.js';
 import { parseArgs } from 'node:util';
 import { usage, UsageError, type CliIO } from './args.js';
 
-export const SCHEMA_HELP = `Usage: print-preflight schema <profile|report>
+export const SCHEMA_HELP = `Usage: print-preflight schema <profile|report|order>
 
-Prints the JSON Schema of a product profile or of a report.`;
+Prints the JSON Schema of a product profile, a report, or the order creation body.`;
 
 export async function schemaCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = usage(() => parseArgs({ args, allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } }));
@@ -15,7 +15,7 @@ export async function schemaCommand(args: string[], io: CliIO): Promise<number> 
   const which = positionals[0];
   const schemas = jsonSchemas();
   const schema = schemas[`${which}.schema.json`];
-  if (!schema || positionals.length !== 1) throw new UsageError('schema takes one argument: profile or report');
+  if (!schema || positionals.length !== 1) throw new UsageError('schema takes one argument: profile, report or order');
   io.stdout(`${JSON.stringify(schema, null, 2)}\n`);
   return 0;
 }

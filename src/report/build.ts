@@ -3,6 +3,7 @@ import { ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
 import type { FindingCode } from '../rules/codes.js';
+import { compareFindings } from '../rules/index.js';
 import type { Finding } from '../rules/finding.js';
 import type { RasterFacts } from '../raster/facts.js';
 import { packageVersion } from '../util/package-root.js';
@@ -32,6 +33,29 @@ export interface PreviewRef {
   format: 'png' | 'webp';
   widthPx: number;
   heightPx: number;
+}
+
+/** The report with more findings (e.g. about its download) merged in, counts and verdict redone. */
+export function withFindings(report: Report, extra: readonly Finding[], source?: Report['source']): Report {
+  const findings = [...extra, ...report.findings].sort(compareFindings);
+  const counts = { error: 0, warning: 0, info: 0 };
+  const rules: Partial<Record<FindingCode, number>> = {};
+  for (const f of findings) {
+    counts[f.severity]++;
+    rules[f.code] = (rules[f.code] ?? 0) + 1;
+  }
+  const { pdf, pages, timings, ...head } = report;
+  return {
+    ...head,
+    ...(source ? { source } : {}),
+    verdict: verdictOf(findings),
+    counts,
+    rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
+    pdf,
+    pages,
+    findings,
+    ...(timings ? { timings } : {}),
+  };
 }
 
 /** Assembles the report. Deterministic: the same input gives the same object, timings aside. */

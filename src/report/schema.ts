@@ -85,6 +85,17 @@ export const ReportSchema = z.object({
   counts: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
   /** Findings per code. */
   rules: z.partialRecord(FindingCodeSchema, z.number().int()),
+  /** How the file was downloaded, for a report on a URL. */
+  source: z
+    .object({
+      url: z.string(),
+      finalUrl: z.string(),
+      status: z.number().int().nullable(),
+      contentType: z.string().nullable(),
+      redirects: z.array(z.object({ from: z.string(), to: z.string(), status: z.number().int() })),
+      signed: z.object({ provider: z.string(), expires: z.string().nullable() }).nullable(),
+    })
+    .optional(),
   pdf: z.object({
     version: z.string().nullable(),
     pageCount: z.number().int().nullable(),

@@ -101,6 +101,31 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 1',
     description: 'Every page can be rendered; the checks that need pixels (blank page, edge gaps) could not run on one that cannot.',
   },
+  'source-unreachable': {
+    severity: 'error',
+    rule: 'Source file requirements 5',
+    description: 'The source URL can be downloaded: it resolves, connects, answers 2xx within the time limits and sends a complete body.',
+  },
+  'source-requires-auth': {
+    severity: 'error',
+    rule: 'Source file requirements 5',
+    description: 'The source URL is a direct link that downloads without authentication (no 401/403, no login page, no credentials in the URL).',
+  },
+  'source-redirected': {
+    severity: 'info',
+    rule: 'Source file requirements 5',
+    description: 'The source URL is a direct link; redirects are followed (up to a limit) but each one is another thing that can break.',
+  },
+  'source-url-expires': {
+    severity: 'warning',
+    rule: 'Source file requirements 5',
+    description: 'The source URL stays reachable for the whole production process; a signed URL that expires may not.',
+  },
+  'source-address-blocked': {
+    severity: 'error',
+    rule: 'Source file requirements 5',
+    description: 'The source URL points at a public address; loopback, private and link-local addresses are unreachable for the service (and refused as SSRF).',
+  },
 } as const satisfies Record<string, { severity: Severity; rule: string; description: string }>;
 
 export type FindingCode = keyof typeof FINDING_CODES;

@@ -10,7 +10,7 @@ import { checkPageRotate } from './check-page-rotate.js';
 import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
 import type { Check, CheckContext } from './context.js';
-import type { Finding } from './finding.js';
+import type { Draft, Finding } from './finding.js';
 
 /** Every check, in the order their findings are produced (the report sorts them afterwards). */
 export const CHECKS: readonly Check[] = [
@@ -34,15 +34,25 @@ export const CHECKS: readonly Check[] = [
  * order: file-level first, then by page, severity, code and message.
  */
 export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}): Finding[] {
+  return settle(
+    CHECKS.flatMap((check) => check(ctx)),
+    ctx.target.profile.severities,
+    overrides,
+  );
+}
+
+/** Gives drafts their severities (call override, profile, case, default), drops `off`, sorts. */
+export function settle(
+  drafts: readonly Draft[],
+  profileSeverities: Partial<Record<FindingCode, SeveritySetting>>,
+  overrides: Partial<Record<FindingCode, SeveritySetting>> = {},
+): Finding[] {
   const findings: Finding[] = [];
-  for (const check of CHECKS) {
-    for (const draft of check(ctx)) {
-      const setting: SeveritySetting =
-        overrides[draft.code] ?? ctx.target.profile.severities[draft.code] ?? draft.severity ?? FINDING_CODES[draft.code].severity;
-      if (setting === 'off') continue;
-      const { severity: _ignored, ...rest } = draft;
-      findings.push({ ...rest, severity: setting });
-    }
+  for (const draft of drafts) {
+    const setting: SeveritySetting = overrides[draft.code] ?? profileSeverities[draft.code] ?? draft.severity ?? FINDING_CODES[draft.code].severity;
+    if (setting === 'off') continue;
+    const { severity: _ignored, ...rest } = draft;
+    findings.push({ ...rest, severity: setting });
   }
   return findings.sort(compareFindings);
 }

@@ -1,5 +1,5 @@
 /** The installed command line, run as a user runs it (the compiled bin; `npm test` builds first). */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,16 @@ const run = (...args: string[]) => {
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 const f = (name: string) => `test/corpus/files/${name}`;
+/** For commands that talk to a server in this process: spawnSync would block its event loop. */
+const runAsync = (...args: string[]) =>
+  new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: '1' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
 
 describe('print-preflight check', () => {
   it('exits 0 on pass with a readable summary', () => {
@@ -94,6 +104,36 @@ describe('print-preflight check', () => {
     expect(r.err).toMatch(message);
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.out).toBe('');
+  });
+});
+
+describe('print-preflight order', () => {
+  it('prints the payload for a draft whose sources pass, and lists every failure otherwise', async () => {
+    const { startSourceServer } = await import('../helpers/source-server.js');
+    const { validDraft } = await import('../helpers/order.js');
+    const { writeFileSync } = await import('node:fs');
+    const server = await startSourceServer();
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'pp-order-'));
+      const good = join(dir, 'good.json');
+      writeFileSync(good, JSON.stringify(validDraft([`${server.base}/good.pdf`])));
+      const ok = await runAsync('order', good, '--allow-host', '127.0.0.1');
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(ok.out).rows[0].sources[0].type).toBe('file');
+      const bad = join(dir, 'bad.json');
+      const d = validDraft([`${server.base}/bad.pdf`]);
+      d.shipping_address.country_code = 'PRT';
+      writeFileSync(bad, JSON.stringify(d));
+      const fail = await runAsync('order', bad, '--allow-host', '127.0.0.1');
+      expect(fail.code).toBe(1);
+      expect(fail.out).toContain('- shipping_address.country_code: must be an ISO 3166-1 alpha-2 country code');
+      const blocked = await runAsync('order', good);
+      expect(blocked.code).toBe(1);
+      expect(blocked.out).toMatch(/rows\[0\]\.sources\[0\]: .*source-address-blocked/);
+      expect((await runAsync('order', join(dir, 'missing.json'))).code).toBe(2);
+    } finally {
+      await server.close();
+    }
   });
 });
 

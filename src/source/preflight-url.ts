@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import type { PreflightOptions, Target } from '../options.js';
+import { preflight } from '../preflight.js';
+import { formatPath, loadProfilesCached } from '../profile/load.js';
+import { buildReport, withFindings } from '../report/build.js';
+import type { Report } from '../report/schema.js';
+import type { Draft } from '../rules/finding.js';
+import { settle } from '../rules/index.js';
+import { packageVersion } from '../util/package-root.js';
+import { download, type DownloadResult } from './download.js';
+import { sha256Hex } from './read.js';
+import { signedUrl } from './signed-url.js';
+
+/** How source URLs are downloaded. Defaults are set here and nowhere else. */
+export const NetworkOptionsSchema = z
+  .object({
+    connectTimeoutMs: z.number().int().min(1).default(10_000),
+    /** For the whole download, redirects included. */
+    totalTimeoutMs: z.number().int().min(1).default(120_000),
+    maxRedirects: z.number().int().min(0).max(20).default(5),
+    /**
+     * Hosts allowed although they resolve to loopback, private or link-local addresses (the SSRF
+     * guard refuses those by default). "127.0.0.1", "localhost", "files.internal:8080".
+     */
+    allowHosts: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+export type NetworkOptions = z.input<typeof NetworkOptionsSchema>;
+
+export type UrlPreflightOptions = PreflightOptions & { network?: NetworkOptions };
+
+/**
+ * Downloads a source URL the way the order service will, then preflights the file. Problems
+ * with the download are findings too: `source-unreachable`, `source-requires-auth`,
+ * `source-address-blocked` (SSRF guard), `source-redirected`, `source-url-expires`,
+ * `file-too-large` (checked before and while downloading).
+ * @param url the `sources[].url` of an order row
+ * @example
+ * const report = await preflightUrl('https://cdn.example.com/a.pdf', { sku: 'T-SHIRT-M' });
+ * report.source?.redirects; // the chain followed
+ */
+export async function preflightUrl(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<Report> {
+  const { network: rawNetwork, ...preflightOptions } = options;
+  const parsed = NetworkOptionsSchema.safeParse(rawNetwork ?? {});
+  if (!parsed.success) {
+    throw new InvalidArgumentError(`Invalid network options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+  }
+  const network = parsed.data;
+  // Resolve the target and limits first: an unknown SKU is misuse, not a finding.
+  const registry = typeof preflightOptions.profiles === 'object' ? preflightOptions.profiles : await loadProfilesCached(preflightOptions.profiles);
+  const resolved = registry.resolve(target);
+  const limits = { ...resolved.limits, ...preflightOptions.limits };
+
+  const result = await download(url, {
+    ...network,
+    maxBytes: limits.maxFileBytes,
+    signal: preflightOptions.signal,
+    userAgent: `print-preflight/${packageVersion()}`,
+  });
+  const drafts: Draft[] = sourceDrafts(url, result);
+  const signed = safeSigned(url);
+  const source: Report['source'] = {
+    url,
+    finalUrl: result.url,
+    status: result.status,
+    contentType: result.ok ? result.contentType : null,
+    redirects: result.redirects,
+    signed: signed ? { provider: signed.provider, expires: signed.expires?.toISOString() ?? null } : null,
+  };
+  const profileSeverities = resolved.profile.severities;
+  const overrides = preflightOptions.severities ?? {};
+  if (!result.ok) {
+    const empty = buildReport({
+      file: { path: url, bytes: 0, sha256: sha256Hex(new Uint8Array()) },
+      facts: { bytes: 0, pdfVersion: null, encryption: null, problems: [], pageCount: null, pages: [] },
+      target: resolved,
+      findings: [],
+      limits,
+    });
+    return withFindings(empty, settle(drafts, profileSeverities, overrides), source);
+  }
+  const report = await preflight(result.bytes, target, { ...preflightOptions, path: url });
+  const login = looksLikeLoginPage(result.contentType, result.bytes);
+  if (login) {
+    drafts.push({
+      code: 'source-requires-auth',
+      page: null,
+      layer: null,
+      message: `The URL answers ${result.status} with an HTML page that looks like a login form, not the file: the service would get that page. Share a direct link that downloads the PDF without signing in.`,
+      expected: 'the PDF file',
+      actual: `${result.contentType ?? 'HTML'} login page`,
+    });
+  }
+  return withFindings(report, settle(drafts, profileSeverities, overrides), source);
+}
+
+function safeSigned(url: string) {
+  try {
+    return signedUrl(new URL(url));
+  } catch {
+    return null;
+  }
+}
+
+function sourceDrafts(url: string, result: DownloadResult): Draft[] {
+  const out: Draft[] = [];
+  const base = { page: null, layer: null };
+  if (result.ok && result.redirects.length) {
+    const chain = [url, ...result.redirects.map((r) => r.to)];
+    out.push({
+      ...base,
+      code: 'source-redirected',
+      message: `The URL redirects ${result.redirects.length} time${result.redirects.length === 1 ? '' : 's'} (${result.redirects.map((r) => r.status).join(', ')}) before the file: ${chain.join(' → ')}. The service follows redirects, but a direct link to the final address is one thing less to break.`,
+      expected: 'a direct link',
+      actual: `${result.redirects.length} redirect${result.redirects.length === 1 ? '' : 's'}`,
+      details: { redirects: result.redirects.length, finalUrl: result.url },
+    });
+  }
+  const signed = safeSigned(url);
+  if (signed) {
+    const when = signed.expires ? `expires ${signed.expires.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}` : 'may expire';
+    out.push({
+      ...base,
+      code: 'source-url-expires',
+      message: `The URL is a signed ${signed.provider} link that ${when}; the service needs it for the whole production process, which can take days. Use a long-lived link, or one that does not expire.`,
+      expected: 'a URL that stays reachable',
+      actual: `signed ${signed.provider} URL${signed.expires ? `, ${when}` : ''}`,
+      details: { provider: signed.provider, expires: signed.expires?.toISOString() ?? null },
+    });
+  }
+  if (!result.ok) {
+    const code = result.code;
+    const message =
+      code === 'file-too-large'
+        ? `The file at the URL is too large: ${result.detail}. The service rejects or delays files over 50 MB; recompress its images.`
+        : code === 'source-requires-auth'
+          ? `The URL cannot be downloaded without authentication: ${result.detail}. The service needs a direct link that downloads without signing in.`
+          : code === 'source-address-blocked'
+            ? `The URL is not on the public internet: ${result.detail}. Host the file where the service can reach it.`
+            : `The URL cannot be downloaded: ${result.detail}. It must stay reachable for the whole production process.`;
+    out.push({ ...base, code, message, expected: 'a file the service can download', actual: result.detail, details: { status: result.status } });
+  }
+  return out;
+}
+
+function looksLikeLoginPage(contentType: string | null, bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.subarray(0, 65536)).toString('latin1');
+  const html = /text\/html|application\/xhtml/i.test(contentType ?? '') || /^\s*(<!doctype html|<html)/i.test(head);
+  if (!html) return false;
+  return /<input[^>]+type\s*=\s*["']?password/i.test(head) || /\b(log\s?in|sign\s?in|anmelden|connexion)\b/i.test(head);
+}

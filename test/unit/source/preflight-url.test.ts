@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockedReason } from '../../../src/source/address.js';
+import { preflightUrl } from '../../../src/source/preflight-url.js';
+import { signedUrl } from '../../../src/source/signed-url.js';
+import { startSourceServer, type SourceServer } from '../../helpers/source-server.js';
+
+let server: SourceServer;
+beforeAll(async () => {
+  server = await startSourceServer();
+});
+afterAll(() => server.close());
+
+const allow = { allowHosts: ['127.0.0.1'], totalTimeoutMs: 3_000, connectTimeoutMs: 2_000 };
+const check = (path: string, extra: object = {}) =>
+  preflightUrl(`${server.base}${path}`, { sku: 'T-SHIRT-M' }, { network: allow, raster: false, ...extra });
+const codes = (r: { findings: { code: string }[] }) => r.findings.map((f) => f.code);
+
+describe('preflight of a source URL over the network', () => {
+  it('downloads and preflights a good file', async () => {
+    const r = await check('/good.pdf');
+    expect(r.verdict).toBe('pass');
+    expect(r.file.path).toBe(`${server.base}/good.pdf`);
+    expect(r.source).toMatchObject({ status: 200, contentType: 'application/pdf', redirects: [], signed: null });
+    expect(r.pages).toHaveLength(4);
+  });
+
+  it('judges a bad file like a local one', async () => {
+    expect(codes(await check('/bad.pdf'))).toEqual(['page-count-mismatch']);
+  });
+
+  it.each([
+    ['/401', 'source-requires-auth', /401 Unauthorized/],
+    ['/403', 'source-requires-auth', /403 Forbidden/],
+    ['/404', 'source-unreachable', /404 Not Found: the file is not there/],
+    ['/500', 'source-unreachable', /500 Internal Server Error: the server failed/],
+    ['/loop/a', 'source-unreachable', /redirects in a loop/],
+    ['/slow', 'source-unreachable', /took longer than 3 s/],
+    ['/overflow', 'source-unreachable', /more data than its Content-Length \(100 bytes\)/],
+    ['/short', 'source-unreachable', /closed after 500 of \d+ bytes/],
+  ])('%s → %s', async (path, code, message) => {
+    const r = await check(path);
+    expect(r.verdict).toBe('fail');
+    expect(codes(r)).toEqual([code]);
+    expect(r.findings[0]!.message).toMatch(message);
+  });
+
+  it('follows a redirect chain and reports it', async () => {
+    const r = await check('/redirect/3');
+    expect(r.verdict).toBe('pass');
+    expect(codes(r)).toEqual(['source-redirected']);
+    expect(r.source!.redirects.map((x) => x.status)).toEqual([301, 301, 302]);
+    expect(r.source!.finalUrl).toBe(`${server.base}/good.pdf`);
+  });
+
+  it('stops a redirect chain longer than the limit', async () => {
+    const r = await preflightUrl(`${server.base}/redirect/4`, { sku: 'T-SHIRT-M' }, { network: { ...allow, maxRedirects: 2 }, raster: false });
+    expect(r.findings.find((f) => f.code === 'source-unreachable')!.message).toMatch(/redirects more than 2 times/);
+  });
+
+  it('recognises a login page served with 200', async () => {
+    const r = await check('/login');
+    expect(codes(r).sort()).toEqual(['file-not-pdf', 'source-requires-auth']);
+  });
+
+  it('warns that a signed URL expires, and says when', async () => {
+    const r = await check('/signed.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T100000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=abc123');
+    expect(r.verdict).toBe('warn');
+    expect(codes(r)).toEqual(['source-url-expires']);
+    expect(r.findings[0]!.message).toContain('expires 2026-11-22 11:00:00 UTC');
+  });
+
+  it('refuses a file over the size limit from its Content-Length, and while streaming', async () => {
+    const announced = await check('/announced-huge');
+    expect(codes(announced)).toEqual(['file-too-large']);
+    expect(announced.findings[0]!.message).toMatch(/announces 60000000 bytes.*not downloaded/);
+    const streamed = await check('/streamed-huge', { limits: { maxFileBytes: 2_000_000 } });
+    expect(codes(streamed)).toEqual(['file-too-large']);
+    expect(streamed.findings[0]!.message).toMatch(/passed the limit of 2000000 bytes and was stopped/);
+  });
+
+  it('refuses loopback addresses unless allowed (SSRF guard), also behind a name', async () => {
+    const literal = await preflightUrl(`${server.base}/good.pdf`, { sku: 'T-SHIRT-M' }, { raster: false });
+    expect(codes(literal)).toEqual(['source-address-blocked']);
+    const named = await preflightUrl(`${server.base.replace('127.0.0.1', 'localhost')}/good.pdf`, { sku: 'T-SHIRT-M' }, { raster: false });
+    expect(codes(named)).toEqual(['source-address-blocked']);
+    expect(named.findings[0]!.message).toMatch(/localhost resolves to .*loopback/);
+  });
+
+  it('checks every redirect: an allowed host cannot send the download on to a blocked address', async () => {
+    // 127.0.0.1 is allowed; the redirect target 127.0.0.2 is not.
+    const r = await check('/to-private');
+    expect(codes(r)).toEqual(['source-address-blocked']);
+    expect(r.findings[0]!.message).toMatch(/127\.0\.0\.2 is a loopback address/);
+    expect(r.source!.redirects).toHaveLength(1);
+  });
+
+  it.each([
+    ['ftp://example.com/a.pdf', 'source-unreachable', /uses ftp/],
+    ['file:///etc/passwd', 'source-unreachable', /uses file/],
+    ['http://user:secret@127.0.0.1/a.pdf', 'source-requires-auth', /user name or password/],
+    ['not a url', 'source-unreachable', /not a valid URL/],
+  ])('refuses %s', async (url, code, message) => {
+    const r = await preflightUrl(url, { sku: 'T-SHIRT-M' }, { network: allow, raster: false });
+    expect(codes(r)).toEqual([code]);
+    expect(r.findings[0]!.message).toMatch(message);
+  });
+
+  it('reports a refused connection', async () => {
+    const r = await preflightUrl('http://127.0.0.1:1/a.pdf', { sku: 'T-SHIRT-M' }, { network: allow, raster: false });
+    expect(r.findings[0]!.message).toMatch(/connection failed \(ECONNREFUSED\)/);
+  });
+
+  it('sends no cookie or credentials', () => {
+    // The server answers 400 to any Cookie or Authorization header; every good download above passed.
+    expect(server.hits.get('/good.pdf')).toBeGreaterThan(0);
+  });
+});
+
+describe('address classification', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.20.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.169.254', 'link-local (cloud metadata lives here)'],
+    ['100.64.0.1', 'carrier-grade NAT'],
+    ['0.0.0.0', 'unspecified ("this network")'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'link-local'],
+    ['fd12:3456::1', 'unique local (private)'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['8.8.8.8', null],
+    ['172.32.0.1', null],
+    ['2a00:1450:4001::200e', null],
+  ])('%s is %s', (address, reason) => {
+    expect(blockedReason(address)).toBe(reason);
+  });
+});
+
+describe('signed URLs', () => {
+  it.each([
+    ['https://b.s3.amazonaws.com/a.pdf?X-Amz-Date=20260101T000000Z&X-Amz-Expires=86400&X-Amz-Signature=x&X-Amz-Credential=y', 'Amazon S3', '2026-01-02T00:00:00.000Z'],
+    ['https://b.s3.amazonaws.com/a.pdf?AWSAccessKeyId=A&Expires=1767225600&Signature=s', 'Amazon S3', '2026-01-01T00:00:00.000Z'],
+    ['https://storage.googleapis.com/b/a.pdf?X-Goog-Algorithm=x&X-Goog-Credential=c&X-Goog-Date=20260101T000000Z&X-Goog-Expires=600&X-Goog-Signature=s', 'Google Cloud Storage', '2026-01-01T00:10:00.000Z'],
+    ['https://acc.blob.core.windows.net/c/a.pdf?sv=2022-11-02&se=2026-01-01T00%3A00%3A00Z&sr=b&sp=r&sig=abc', 'Azure Storage', '2026-01-01T00:00:00.000Z'],
+    ['https://d1.cloudfront.net/a.pdf?Expires=1767225600&Signature=s&Key-Pair-Id=K', 'Amazon CloudFront', '2026-01-01T00:00:00.000Z'],
+  ])('%s', (url, provider, expires) => {
+    const s = signedUrl(new URL(url))!;
+    expect(s.provider).toBe(provider);
+    expect(s.expires!.toISOString()).toBe(expires);
+  });
+
+  it('leaves ordinary URLs alone', () => {
+    expect(signedUrl(new URL('https://cdn.example.com/a.pdf?version=3&sig_name=x'))).toBeNull();
+  });
+});
