@@ -22,6 +22,10 @@ export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verd
 export { buildReport, verdictOf } from './report/build.js';
 export { renderText } from './report/text.js';
 export { jsonSchemas } from './schemas.js';
+export { preflightFolder, type FolderOptions, type BatchProgress } from './batch/run.js';
+export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js';
+export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';
+export { readManifest, resolveTarget } from './batch/discover.js';
 export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './source/preflight-url.js';
 export { buildOrderPayload, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
 export {

@@ -142,6 +142,7 @@ export async function preflightWithPreviews(
     target: resolved,
     findings,
     limits,
+    severities: opts.severities,
     raster: new Map([...raster].sort(([a], [b]) => a - b)),
     previews: previewRefs,
     totalMs: performance.now() - started,

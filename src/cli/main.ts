@@ -1,6 +1,7 @@
 import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
+import { batchCommand } from './batch.js';
 import { checkCommand } from './check.js';
 import { orderCommand } from './order.js';
 import { profilesCommand } from './profiles.js';
@@ -13,6 +14,8 @@ Checks print files for the order service before an order is created.
 Commands:
   check <file.pdf> (--product ID --variant ID | --sku SKU) [--json] [--html FILE]
                      preflight a PDF against a product profile
+  batch <dir> --out <dir> [--manifest FILE] [--watch]
+                     preflight every PDF of a folder (or a hot folder), resumable
   order <draft.json> [--out payload.json] [--strict]
                      build a validated order body whose sources all passed
   profiles [--json]  list products, variants, layers and page sizes
@@ -23,6 +26,7 @@ Run \`print-preflight <command> --help\` for a command's options.
 Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
 
 const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
+  batch: batchCommand,
   check: checkCommand,
   order: orderCommand,
   profiles: profilesCommand,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 import { ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
@@ -22,6 +23,8 @@ export interface ReportInput {
   target: ResolvedTarget;
   findings: Finding[];
   limits: Limits;
+  /** Per-call severity overrides in force (part of the profile digest). */
+  severities?: Readonly<Record<string, string>>;
   raster?: ReadonlyMap<number, RasterFacts>;
   previews?: ReadonlyMap<number, PreviewRef>;
   totalMs?: number;
@@ -33,6 +36,13 @@ export interface PreviewRef {
   format: 'png' | 'webp';
   widthPx: number;
   heightPx: number;
+}
+
+/** Digest of everything that decides a verdict besides the file: profile, variant, limits, severities. */
+export function profileDigest(target: ResolvedTarget, limits: Limits, severities: Readonly<Record<string, string>>): string {
+  const sorted = (o: object) => JSON.stringify(o, Object.keys(o).sort());
+  const parts = [JSON.stringify(target.profile), target.variant.id, sorted(limits), sorted(severities)];
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }
 
 /** The report with more findings (e.g. about its download) merged in, counts and verdict redone. */
@@ -59,7 +69,7 @@ export function withFindings(report: Report, extra: readonly Finding[], source?:
 }
 
 /** Assembles the report. Deterministic: the same input gives the same object, timings aside. */
-export function buildReport({ file, facts, target, findings, limits, raster, previews, totalMs }: ReportInput): Report {
+export function buildReport({ file, facts, target, findings, limits, severities = {}, raster, previews, totalMs }: ReportInput): Report {
   const counts = { error: 0, warning: 0, info: 0 };
   const rules: Partial<Record<FindingCode, number>> = {};
   for (const f of findings) {
@@ -74,6 +84,7 @@ export function buildReport({ file, facts, target, findings, limits, raster, pre
     variant: target.variant.id,
     sku: target.sku,
     profileVersion: target.profile.version,
+    profileDigest: profileDigest(target, limits, severities),
     limits: {
       bleedMm: limits.bleedMm,
       toleranceMm: limits.toleranceMm,

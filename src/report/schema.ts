@@ -71,6 +71,8 @@ export const ReportSchema = z.object({
   variant: z.string(),
   sku: z.string(),
   profileVersion: z.string(),
+  /** SHA-256 of the rules the file was judged by (profile, limits and severities in force): equal digests, equal rules. */
+  profileDigest: z.string().regex(/^[0-9a-f]{64}$/),
   /** The thresholds in force for this run (the profile's, with per-call overrides). */
   limits: z.object({
     bleedMm: z.number(),

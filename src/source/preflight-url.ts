@@ -77,6 +77,7 @@ export async function preflightUrl(url: string, target: Target, options: UrlPref
       target: resolved,
       findings: [],
       limits,
+      severities: preflightOptions.severities ?? {},
     });
     return withFindings(empty, settle(drafts, profileSeverities, overrides), source);
   }

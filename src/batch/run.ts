@@ -1,0 +1,184 @@
+/**
+ * The batch worker: every PDF under a folder is preflighted through the pool, its report written
+ * atomically, and a summary and a browsable index written at the end. A rerun keeps the reports of
+ * files whose bytes and rules are unchanged, so a run killed midway resumes where it stopped.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { PreflightError } from '../errors.js';
+import type { PreflightOptions } from '../options.js';
+import { defaultPool } from '../pool/pool.js';
+import { preflightWithPreviews } from '../preflight.js';
+import { loadProfilesCached } from '../profile/load.js';
+import type { ProfileRegistry } from '../profile/registry.js';
+import { profileDigest } from '../report/build.js';
+import { renderHtml } from '../report/html.js';
+import { ReportSchema, type Report } from '../report/schema.js';
+import { readSource } from '../source/read.js';
+import { packageVersion } from '../util/package-root.js';
+import { removeStaleTemporaries, writeAtomic } from './atomic.js';
+import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
+import { renderIndexHtml, type BatchResult, type BatchSummary } from './summary.js';
+
+export interface BatchProgress {
+  done: number;
+  total: number;
+  result: BatchResult;
+}
+
+export interface FolderOptions {
+  /** Output folder: reports/, summary.json, index.html. */
+  out: string;
+  /** Manifest file (CSV or JSON) mapping files to SKUs or products. */
+  manifest?: string;
+  /** Files preflighted at once. Default: the pool's thread count. */
+  concurrency?: number;
+  /** Write each file's visual report next to its JSON. Default true. */
+  html?: boolean;
+  /** Options of every preflight (profiles, severities, limits, raster, pool, timeoutMs…). */
+  preflight?: Omit<PreflightOptions, 'signal' | 'path' | 'previewDir'>;
+  /** Called after each file. */
+  onProgress?: (progress: BatchProgress) => void;
+  /** Stops starting new files; files in flight finish. The summary says the run was interrupted. */
+  signal?: AbortSignal;
+  /** Aborts the files in flight too (a second Ctrl-C). */
+  hardSignal?: AbortSignal;
+}
+
+/** Where a file's outputs go, relative to the output folder. */
+export function outputPaths(rel: string) {
+  return { report: `reports/${rel}.json`, html: `reports/${rel}.html` };
+}
+
+/**
+ * Preflights every PDF under `dir`.
+ * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
+ * @example
+ * const summary = await preflightFolder('incoming/', { out: 'checked/', manifest: 'incoming/manifest.csv' });
+ * console.log(`${summary.fail} of ${summary.files} files fail`);
+ */
+export async function preflightFolder(dir: string, options: FolderOptions): Promise<BatchSummary> {
+  const out = resolve(options.out);
+  const registry: ProfileRegistry =
+    typeof options.preflight?.profiles === 'object' ? options.preflight.profiles : await loadProfilesCached(options.preflight?.profiles);
+  const manifest: Manifest = options.manifest ? await readManifest(options.manifest) : new Map();
+  await removeStaleTemporaries(out);
+  const files = await findPdfs(dir, [out]);
+  const pool = options.preflight?.pool;
+  const concurrency = Math.max(1, options.concurrency ?? (pool ? pool.threads : pool === false ? 1 : defaultPool().threads));
+  const results: BatchResult[] = [];
+  const pending: string[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      if (options.signal?.aborted) {
+        pending.push(...files.slice(next).map((f) => f.rel));
+        next = files.length;
+        return;
+      }
+      const file = files[next++]!;
+      const result = await judge(file, out, manifest, registry, options);
+      if (result === 'aborted') {
+        pending.push(file.rel);
+        continue;
+      }
+      results.push(result);
+      done++;
+      options.onProgress?.({ done, total: files.length, result });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, files.length)) }, worker));
+  const summary = summarise(results, pending.sort(), options.signal?.aborted ?? false);
+  await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeAtomic(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+  return summary;
+}
+
+export function summarise(results: BatchResult[], pending: string[], interrupted: boolean): BatchSummary {
+  const sorted = [...results].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const count = (v: BatchResult['verdict']) => sorted.filter((r) => r.verdict === v).length;
+  return {
+    files: sorted.length + pending.length,
+    pass: count('pass'),
+    warn: count('warn'),
+    fail: count('fail'),
+    error: count('error'),
+    reused: sorted.filter((r) => r.reused).length,
+    interrupted,
+    pending,
+    results: sorted,
+  };
+}
+
+/** Judges one file (or keeps its earlier report); never throws for a bad file. */
+export async function judge(
+  file: BatchFile,
+  out: string,
+  manifest: Manifest,
+  registry: ProfileRegistry,
+  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal'>,
+  paths = outputPaths(file.rel),
+): Promise<BatchResult | 'aborted'> {
+  const base = { file: file.rel, report: paths.report, html: null, reason: null, rules: {}, reused: false };
+  const resolution = resolveTarget(file.rel, manifest, registry);
+  if ('error' in resolution) return writeError(out, base, null, null, resolution.error);
+  const target = registry.resolve(resolution.target);
+  let source;
+  try {
+    source = await readSource(file.path, file.rel);
+  } catch (error) {
+    return writeError(out, base, target.sku, resolution.via, (error as Error).message);
+  }
+  const limits = { ...target.limits, ...options.preflight?.limits };
+  const digest = profileDigest(target, limits, options.preflight?.severities ?? {});
+  const earlier = await readReport(join(out, paths.report));
+  const wantHtml = options.html ?? true;
+  if (earlier && earlier.file.sha256 === source.sha256 && earlier.profileDigest === digest && earlier.tool.version === packageVersion()) {
+    return {
+      ...base,
+      sku: earlier.sku,
+      via: resolution.via,
+      verdict: earlier.verdict,
+      html: wantHtml ? paths.html : null,
+      rules: earlier.rules,
+      reused: true,
+    };
+  }
+  try {
+    const { report, previews } = await preflightWithPreviews(source.bytes, resolution.target, {
+      ...options.preflight,
+      path: file.rel,
+      signal: options.hardSignal,
+      keepPreviews: wantHtml,
+    } as PreflightOptions);
+    // The visual report first, the JSON last: a JSON report on disk means the file is done.
+    if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(report, previews));
+    await writeAtomic(join(out, paths.report), `${JSON.stringify(report, null, 2)}\n`);
+    return { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  } catch (error) {
+    if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
+    return writeError(out, base, target.sku, resolution.via, error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function writeError(
+  out: string,
+  base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
+  sku: string | null,
+  via: BatchResult['via'],
+  reason: string,
+): Promise<BatchResult> {
+  const result: BatchResult = { ...base, sku, via, verdict: 'error', reason };
+  await writeAtomic(join(out, base.report), `${JSON.stringify({ file: base.file, verdict: 'error', reason }, null, 2)}\n`);
+  return result;
+}
+
+async function readReport(path: string): Promise<Report | null> {
+  try {
+    const parsed = ReportSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { FindingCodeSchema } from '../rules/codes.js';
+
+export const BatchVerdictSchema = z.enum(['pass', 'warn', 'fail', 'error']);
+export type BatchVerdict = z.infer<typeof BatchVerdictSchema>;
+
+export const BatchResultSchema = z.object({
+  /** Path relative to the batch folder. */
+  file: z.string(),
+  sku: z.string().nullable(),
+  /** How the product was found: manifest, file name or folder; null when it was not. */
+  via: z.enum(['manifest', 'file name', 'folder']).nullable(),
+  verdict: BatchVerdictSchema,
+  /** The report (the same JSON as `check --json`), relative to the output folder. */
+  report: z.string(),
+  /** The visual report, relative to the output folder. */
+  html: z.string().nullable(),
+  /** Why the file got `error`. */
+  reason: z.string().nullable(),
+  /** Codes found, with their counts. */
+  rules: z.partialRecord(FindingCodeSchema, z.number().int()),
+  /** True when the report of an earlier run was kept (same bytes, same rules). */
+  reused: z.boolean(),
+});
+export type BatchResult = z.infer<typeof BatchResultSchema>;
+
+export const BatchSummarySchema = z.object({
+  files: z.number().int(),
+  pass: z.number().int(),
+  warn: z.number().int(),
+  fail: z.number().int(),
+  error: z.number().int(),
+  /** Files judged in an earlier run and kept. */
+  reused: z.number().int(),
+  /** True when the run was stopped (signal) before every file was judged. */
+  interrupted: z.boolean(),
+  /** Files found but not judged because the run was stopped. */
+  pending: z.array(z.string()),
+  results: z.array(BatchResultSchema),
+});
+export type BatchSummary = z.infer<typeof BatchSummarySchema>;
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const ORDER: Record<BatchVerdict, number> = { error: 0, fail: 1, warn: 2, pass: 3 };
+
+/** The browsable summary: every file with its verdict, failures first, linked to its visual report. */
+export function renderIndexHtml(summary: BatchSummary, title: string): string {
+  const rows = [...summary.results]
+    .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.file.localeCompare(b.file))
+    .map((r) => {
+      const codes = Object.entries(r.rules)
+        .map(([c, n]) => `<code>${c}</code>${n! > 1 ? ` ×${n}` : ''}`)
+        .join(' ');
+      const name = r.html ? `<a href="${esc(r.html)}">${esc(r.file)}</a>` : esc(r.file);
+      return `<tr class="${r.verdict}" data-verdict="${r.verdict}"><td><span class="badge ${r.verdict}">${r.verdict}</span></td><td>${name}</td><td>${esc(r.sku ?? '—')}</td><td>${r.reason ? esc(r.reason) : codes || '<span class="none">no findings</span>'}</td><td><a href="${esc(r.report)}">JSON</a></td></tr>`;
+    })
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1f2328;background:#f6f8fa}
+main{max-width:1280px;margin:0 auto;padding:24px}
+h1{font-size:22px;margin:0 0 12px}
+.cards{display:flex;gap:12px;flex-wrap:wrap;margin:0 0 18px}
+.card{background:#fff;border:1px solid #d1d9e0;border-radius:10px;padding:10px 18px;min-width:110px}
+.card b{display:block;font-size:26px}
+.card.pass b{color:#1a7f37}.card.warn b{color:#9a6700}.card.fail b{color:#cf222e}.card.error b{color:#8250df}
+table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #d1d9e0;border-radius:10px;overflow:hidden}
+th,td{text-align:left;padding:8px 12px;border-bottom:1px solid #d1d9e0;vertical-align:top}
+th{background:#f6f8fa;font-size:13px;color:#59636e}
+code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#f6f8fa;padding:1px 4px;border-radius:4px}
+.badge{display:inline-block;border-radius:999px;padding:1px 10px;color:#fff;font-size:12px;font-weight:700;text-transform:uppercase}
+.badge.pass{background:#1a7f37}.badge.warn{background:#bf8700}.badge.fail{background:#cf222e}.badge.error{background:#8250df}
+.none{color:#59636e}.note{color:#cf222e;font-weight:600}
+</style></head>
+<body><main>
+<h1>${esc(title)}</h1>
+${summary.interrupted ? `<p class="note">The run was stopped before every file was judged: ${summary.pending.length} file(s) pending.</p>` : ''}
+<div class="cards">
+<div class="card"><b>${summary.files}</b>files</div>
+<div class="card pass"><b>${summary.pass}</b>pass</div>
+<div class="card warn"><b>${summary.warn}</b>warn</div>
+<div class="card fail"><b>${summary.fail}</b>fail</div>
+<div class="card error"><b>${summary.error}</b>error</div>
+</div>
+<table><thead><tr><th>verdict</th><th>file</th><th>SKU</th><th>findings</th><th>report</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+</main></body></html>
+`;
+}
