@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LimitsSchema } from './profile/schema.js';
+import { LimitsOverrideSchema } from './profile/schema.js';
 import { ProfileRegistry } from './profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from './rules/codes.js';
 import { PreflightPool } from './pool/pool.js';
@@ -18,7 +18,7 @@ export const PreflightOptionsSchema = z
     /** Severity per finding code for this call (`off` drops it); overrides the profile. */
     severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).default({}),
     /** Thresholds for this call; override the profile's. */
-    limits: LimitsSchema.partial().default({}),
+    limits: LimitsOverrideSchema.default({}),
     /** The path to name in the report when the input is bytes. */
     path: z.string().nullable().default(null),
     /** Rasterise pages for the pixel checks (page-blank, page-edge-gap) and previews. `false`: structure only. */

@@ -37,38 +37,38 @@ export const VariantSchema = z
   })
   .strict();
 
-/** Thresholds of the checks. Every one has a default, so a profile may leave them out. */
+/** Thresholds of the checks, without defaults: the shape of a per-call override. */
+const LIMIT_FIELDS = {
+  bleedMm: z.number().min(0).max(1000).describe('Bleed on each side; page = trim + 2 × bleed'),
+  toleranceMm: z.number().min(0).max(1000).describe('Allowed difference per side of the page'),
+  scaleTolerance: z.number().min(0).max(0.5).describe('Relative difference of proportions still counted as "same proportions" (0.01 = 1 %)'),
+  minPpi: z.number().positive().describe('Minimum effective image resolution (below: finding)'),
+  productionPpi: z.number().positive().describe('Resolution the service produces at'),
+  maxImagePixels: z.number().int().positive().describe('Maximum pixels per image side'),
+  maxFileBytes: z.number().int().positive().describe('Maximum source file size in bytes'),
+  blankInkCoverage: z.number().min(0).max(1).describe('A page whose share of non-white pixels is at or below this is blank (page-blank)'),
+  minEdgeGapMm: z.number().min(0).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
+  safeMarginMm: z.number().min(0).describe('Distance inside the trim that important content should keep (drawn in the visual report)'),
+  boxEpsilonMm: z.number().min(0).describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
+};
+
+/** Per-call overrides of a profile's limits: any subset, no defaults (a default would silently replace the profile's value). */
+export const LimitsOverrideSchema = z.object(LIMIT_FIELDS).partial().strict();
+
+/** Thresholds of the checks in a profile. Every one but the bleed has a default, so a profile may leave them out. */
 export const LimitsSchema = z
   .object({
-    bleedMm: z.number().min(0).max(1000).describe('Bleed on each side; page = trim + 2 × bleed'),
-    toleranceMm: z.number().min(0).max(1000).default(2).describe('Allowed difference per side of the page'),
-    scaleTolerance: z
-      .number()
-      .min(0)
-      .max(0.5)
-      .default(0.01)
-      .describe('Relative difference of proportions still counted as "same proportions" (0.01 = 1 %)'),
-    minPpi: z.number().positive().default(100).describe('Minimum effective image resolution (below: finding)'),
-    productionPpi: z.number().positive().default(150).describe('Resolution the service produces at'),
-    maxImagePixels: z.number().int().positive().default(15_000).describe('Maximum pixels per image side'),
-    maxFileBytes: z.number().int().positive().default(50_000_000).describe('Maximum source file size in bytes'),
-    blankInkCoverage: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(0.0001)
-      .describe('A page whose share of non-white pixels is at or below this is blank (page-blank)'),
-    minEdgeGapMm: z.number().min(0).default(1).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
-    safeMarginMm: z
-      .number()
-      .min(0)
-      .optional()
-      .describe('Distance inside the trim that important content should keep (drawn in the visual report)'),
-    boxEpsilonMm: z
-      .number()
-      .min(0)
-      .default(0.1)
-      .describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
+    ...LIMIT_FIELDS,
+    toleranceMm: LIMIT_FIELDS.toleranceMm.default(2),
+    scaleTolerance: LIMIT_FIELDS.scaleTolerance.default(0.01),
+    minPpi: LIMIT_FIELDS.minPpi.default(100),
+    productionPpi: LIMIT_FIELDS.productionPpi.default(150),
+    maxImagePixels: LIMIT_FIELDS.maxImagePixels.default(15_000),
+    maxFileBytes: LIMIT_FIELDS.maxFileBytes.default(50_000_000),
+    blankInkCoverage: LIMIT_FIELDS.blankInkCoverage.default(0.0001),
+    minEdgeGapMm: LIMIT_FIELDS.minEdgeGapMm.default(1),
+    safeMarginMm: LIMIT_FIELDS.safeMarginMm.optional(),
+    boxEpsilonMm: LIMIT_FIELDS.boxEpsilonMm.default(0.1),
   })
   .strict();
 

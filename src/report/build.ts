@@ -40,7 +40,8 @@ export interface PreviewRef {
 
 /** Digest of everything that decides a verdict besides the file: profile, variant, limits, severities. */
 export function profileDigest(target: ResolvedTarget, limits: Limits, severities: Readonly<Record<string, string>>): string {
-  const sorted = (o: object) => JSON.stringify(o, Object.keys(o).sort());
+  // Sorted explicitly: pdf.js's legacy build polyfills JSON.stringify, whose array replacer then no longer fixes key order.
+  const sorted = (o: object) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const parts = [JSON.stringify(target.profile), target.variant.id, sorted(limits), sorted(severities)];
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }

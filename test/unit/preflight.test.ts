@@ -46,6 +46,19 @@ describe('preflight() API', () => {
     expect(quiet.verdict).toBe('pass');
   });
 
+  it('keeps the profile\'s other limits when a call overrides one', async () => {
+    const registry = await loadProfiles();
+    const base = registry.get('curtains')!;
+    const loose = { ...base, id: 'loose-curtains', limits: { ...base.limits, toleranceMm: 30 }, variants: base.variants.map((v) => ({ ...v, skus: [`LOOSE-${v.skus[0]}`] })) };
+    const { ProfileRegistry } = await import('../../src/profile/registry.js');
+    const custom = ProfileRegistry.from([{ profile: loose }]);
+    // 1462 × 2640 mm is 22 mm too wide: within this profile's 30 mm tolerance.
+    const file = 'test/corpus/files/cairo-curtains-beyond-tolerance.pdf';
+    const r = await preflight(file, { sku: 'LOOSE-CURTAINS-140X260' }, { profiles: custom, raster: false, limits: { minPpi: 200 } });
+    expect(r.limits.toleranceMm).toBe(30);
+    expect(r.findings.filter((f) => f.page === 1)).toEqual([]);
+  });
+
   it('rejects at once when aborted', async () => {
     const error = await preflight(good, { sku: 'T-SHIRT-M' }, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
     expect((error as PreflightError).code).toBe('ERR_ABORTED');
