@@ -95,7 +95,8 @@ export async function preflightWithPreviews(
   const wantPreviews = keepPreviews || opts.previewDir !== null;
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
   if (canRender) {
-    const pages = facts.pages.slice(0, opts.maxRasterPages);
+    // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer.
+    const pages = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex);
     await Promise.all(
       pages.map(async (page) => {
         try {
@@ -168,6 +169,7 @@ async function inspectOrExplain(
       bytes: bytes.length,
       pdfVersion: pdfHeaderVersion(bytes),
       encryption: null,
+      activeContent: [],
       problems: [
         {
           kind: error.reason === 'timeout' ? 'timeout' : 'too-complex',

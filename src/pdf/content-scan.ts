@@ -6,7 +6,7 @@
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
-import type { ColourSpaceFacts, ColourUse, ImageFacts, Matrix } from './facts.js';
+import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, Matrix } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
 import { IDENTITY, isFiniteMatrix, multiply, unitSquareBox } from './matrix.js';
 import {
@@ -43,7 +43,10 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxFormDepth: 32, maxStateDepth
 export interface ScanResult {
   images: ImageFacts[];
   colours: ColourUse[];
+  fonts: FontUse[];
   notes: string[];
+  /** Structural errors found while scanning (a Form XObject that draws itself…). */
+  damage: string[];
   /** True when a limit stopped the scan (the page is too complex to inspect fully). */
   tooComplex: boolean;
 }
@@ -55,6 +58,8 @@ interface GState {
   fillPattern: PDFObject | undefined;
   strokePattern: PDFObject | undefined;
   textRender: number;
+  /** The font selected by Tf and the resources it was looked up in. */
+  font: { name: string; resources: PDFDict | undefined } | undefined;
 }
 
 const GRAY: ColourSpaceFacts = { family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' };
@@ -71,6 +76,8 @@ export class ContentScanner {
   private readonly images: ImageFacts[] = [];
   private readonly colours = new Map<string, ColourUse>();
   private readonly notes = new Set<string>();
+  private readonly damage = new Set<string>();
+  private readonly fonts = new Map<PDFObject, FontUse>();
   private operators = 0;
   private tooComplex = false;
   private readonly patternsSeen = new Set<PDFObject>();
@@ -102,7 +109,9 @@ export class ContentScanner {
     return {
       images: this.images,
       colours: [...this.colours.values()],
+      fonts: [...this.fonts.values()],
       notes: [...this.notes].sort(),
+      damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
     };
   }
@@ -188,6 +197,11 @@ export class ContentScanner {
           }
           return;
         }
+        case 'Tf': {
+          const n = args[0];
+          if (isName(n)) gs.font = { name: n.name, resources };
+          return;
+        }
         case 'Tr': {
           const mode = args[0];
           if (isNum(mode)) gs.textRender = mode;
@@ -210,6 +224,8 @@ export class ContentScanner {
           if (STROKE_OPS.has(op)) this.paint('stroke', gs, resources, via, active);
           if (TEXT_SHOW_OPS.has(op)) {
             const mode = gs.textRender;
+            // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
+            if (gs.font && mode !== 3 && mode !== 7) this.useFont(gs.font.name, gs.font.resources);
             if (mode === 0 || mode === 2 || mode === 4 || mode === 6) this.paint('fill', gs, resources, via, active);
             if (mode === 1 || mode === 2 || mode === 5 || mode === 6) this.paint('stroke', gs, resources, via, active);
           }
@@ -236,6 +252,27 @@ export class ContentScanner {
       return;
     }
     this.record(use, cs, via);
+  }
+
+  private useFont(name: string, resources: PDFDict | undefined) {
+    const ctx = this.context;
+    const font = resolve(ctx, getDict(ctx, resources, 'Font')?.get(PDFName.of(name)));
+    const dict = dictOf(font);
+    if (!font || !dict) {
+      this.notes.add(`font /${name} is missing from the resources`);
+      return;
+    }
+    if (this.fonts.has(font)) return;
+    const subtype = getName(ctx, dict, 'Subtype') ?? null;
+    let descriptorOwner = dict;
+    if (subtype === 'Type0') {
+      const descendants = get(ctx, dict, 'DescendantFonts');
+      const first = descendants instanceof PDFArray ? dictOf(items(ctx, descendants)[0]) : undefined;
+      if (first) descriptorOwner = first;
+    }
+    const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
+    const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
+    this.fonts.set(font, { name, baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
   }
 
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
@@ -307,7 +344,7 @@ export class ContentScanner {
     }
     if (subtype !== 'Form' || !xobj) return;
     if (active.has(xobj)) {
-      this.notes.add(`Form XObject /${name} draws itself (a cycle): not followed again`);
+      this.damage.add(`Form XObject /${name} draws itself, directly or through other forms (a cycle)`);
       return;
     }
     if (via.length >= this.limits.maxFormDepth) {
@@ -438,7 +475,7 @@ export class ContentScanner {
 }
 
 function initialState(ctm: Matrix): GState {
-  return { ctm, fill: GRAY, stroke: GRAY, fillPattern: undefined, strokePattern: undefined, textRender: 0 };
+  return { ctm, fill: GRAY, stroke: GRAY, fillPattern: undefined, strokePattern: undefined, textRender: 0, font: undefined };
 }
 
 function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {

@@ -90,6 +90,15 @@ export const ColourUseSchema = z.object({
 });
 export type ColourUse = z.infer<typeof ColourUseSchema>;
 
+export const FontUseSchema = z.object({
+  /** Resource name (/F1). */
+  name: z.string(),
+  baseFont: z.string().nullable(),
+  subtype: z.string().nullable(),
+  embedded: z.boolean(),
+});
+export type FontUse = z.infer<typeof FontUseSchema>;
+
 export const PageFactsSchema = z.object({
   /** 1-based page number. */
   index: z.number().int().min(1),
@@ -111,8 +120,12 @@ export const PageFactsSchema = z.object({
   heightMm: z.number(),
   images: z.array(ImageFactsSchema),
   colours: z.array(ColourUseSchema),
+  /** Fonts the page selects for text (Tf), forms included. */
+  fonts: z.array(FontUseSchema),
   /** Parts of the page that could not be inspected (undecodable stream, depth limit…). */
   notes: z.array(z.string()),
+  /** A limit stopped the inspection of this page: it is not handed to the renderer either. */
+  tooComplex: z.boolean(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 
@@ -129,7 +142,7 @@ export const EncryptionFactsSchema = z.object({
 export type EncryptionFacts = z.infer<typeof EncryptionFactsSchema>;
 
 export const DocumentProblemSchema = z.object({
-  kind: z.enum(['not-pdf', 'damaged', 'too-complex', 'timeout']),
+  kind: z.enum(['not-pdf', 'damaged', 'too-complex', 'timeout', 'repaired']),
   detail: z.string(),
 });
 export type DocumentProblem = z.infer<typeof DocumentProblemSchema>;
@@ -139,6 +152,8 @@ export const DocumentFactsSchema = z.object({
   pdfVersion: z.string().nullable(),
   encryption: EncryptionFactsSchema.nullable(),
   problems: z.array(DocumentProblemSchema),
+  /** Actions that run code or programs (JavaScript, Launch…), where they are. Never executed. */
+  activeContent: z.array(z.string()),
   /** Page count as found in the page tree (null when the tree cannot be read). */
   pageCount: z.number().int().min(0).nullable(),
   pages: z.array(PageFactsSchema),

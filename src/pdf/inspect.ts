@@ -7,7 +7,8 @@ import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
-import { N, PDFRawStream, PDFRef, dictOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
+import { activeContent, xrefProblem } from './integrity.js';
+import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
 import { decodeStream, type StreamDecryptor } from './streams.js';
@@ -48,7 +49,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const maxDecoded = options.maxDecodedStreamBytes ?? DEFAULTS.maxDecodedStreamBytes;
   const maxPages = options.maxPages ?? DEFAULTS.maxPages;
   const scanLimits = { ...DEFAULT_SCAN_LIMITS, ...options.scan };
-  const facts: DocumentFacts = { bytes: bytes.length, pdfVersion: null, encryption: null, problems: [], pageCount: null, pages: [] };
+  const facts: DocumentFacts = { bytes: bytes.length, pdfVersion: null, encryption: null, problems: [], activeContent: [], pageCount: null, pages: [] };
   const problem = (kind: DocumentProblem['kind'], detail: string) => facts.problems.push({ kind, detail });
 
   if (bytes.length === 0) {
@@ -92,11 +93,20 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     if (encryption.decryptor) await recoverObjectStreams(bytes, context, encryption.decryptor);
   }
 
-  const catalog = dictOf(resolve(context, context.trailerInfo.Root));
+  const truncated = looksTruncated(bytes);
+  let catalog = dictOf(resolve(context, context.trailerInfo.Root));
   if (!catalog) {
-    problem(looksTruncated(bytes) ? 'damaged' : 'not-pdf', 'the file has no document catalog (/Root), so no page tree');
-    return facts;
+    // No trailer (or a broken one): look for the catalog itself, as repairing readers do.
+    catalog = findCatalog(context);
+    if (!catalog) {
+      problem(truncated ? 'damaged' : 'not-pdf', 'the file has no document catalog (/Root), so no page tree');
+      return facts;
+    }
+    if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
   }
+  const xref = truncated ? null : xrefProblem(bytes);
+  if (xref && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref);
+  facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
     problem('not-pdf', 'the document catalog has no page tree (/Pages)');
@@ -109,7 +119,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     problem('damaged', `the page tree declares ${declared} pages but ${tree.pages.length} can be read`);
   }
   facts.pageCount = tree.pages.length;
-  if (looksTruncated(bytes)) problem('damaged', 'the file has no %%EOF marker at its end: it was cut short (an incomplete upload or download?)');
+  if (truncated) problem('damaged', 'the file has no %%EOF marker at its end: it was cut short (an incomplete upload or download?)');
 
   const readStream = streamReader(context, maxDecoded, encryption?.decryptor);
   const colourSpaces = new ColourSpaceResolver(context, readStream);
@@ -117,6 +127,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     const page = inspectPage(context, node, i + 1, colourSpaces, readStream, scanLimits);
     facts.pages.push(page.facts);
     if (page.tooComplex) problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
+    for (const d of page.damage) problem('damaged', `page ${i + 1}: ${d}`);
   });
   return facts;
 }
@@ -128,7 +139,7 @@ function inspectPage(
   colourSpaces: ColourSpaceResolver,
   readStream: (s: PDFRawStream) => Uint8Array,
   scanLimits: ScanLimits,
-): { facts: PageFacts; tooComplex: boolean } {
+): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
   const notes: string[] = [];
   const { dict, inherited } = node;
   let media = rectOf(context, inherited.MediaBox);
@@ -161,6 +172,7 @@ function inspectPage(
   const scan = scanner.scanPage(dict.get(N('Contents')), resources);
   return {
     tooComplex: scan.tooComplex,
+    damage: scan.damage,
     facts: {
       index,
       ref: refLabel(node.ref),
@@ -172,7 +184,9 @@ function inspectPage(
       heightMm: round(turned ? w : h, 3),
       images: scan.images,
       colours: scan.colours,
+      fonts: scan.fonts,
       notes: [...notes, ...scan.notes],
+      tooComplex: scan.tooComplex,
     },
   };
 }
@@ -189,6 +203,14 @@ function reverseRefs(context: PDFContext): Map<PDFObject, PDFRef> {
   const map = new Map<PDFObject, PDFRef>();
   for (const [ref, obj] of context.enumerateIndirectObjects()) map.set(obj, ref);
   return map;
+}
+
+function findCatalog(context: PDFContext): PDFDict | undefined {
+  for (const [, obj] of context.enumerateIndirectObjects()) {
+    const dict = dictOf(obj);
+    if (dict && nameOf(dict.get(N('Type'))) === 'Catalog' && dict.get(N('Pages'))) return dict;
+  }
+  return undefined;
 }
 
 function area(r: Rect): number {

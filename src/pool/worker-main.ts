@@ -9,7 +9,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
-import { openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
+import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
@@ -57,6 +57,7 @@ async function render(task: RenderTask) {
   const doc = cached(task.docId, task.bytes);
   let pixels: RawPixels | null = null;
   let method: 'pdfjs' | 'image' = 'pdfjs';
+  let warnings: string[] = [];
   if (task.plan) {
     const jpeg = await imageStream(doc, task.plan.ref);
     if (jpeg) {
@@ -70,8 +71,12 @@ async function render(task: RenderTask) {
         `the page draws an image of ${task.largestImagePixels.toLocaleString('en-US')} pixels; decoding it whole would exceed the memory limit`,
       );
     }
-    doc.pdfjs ??= openWithPdfjs(doc.bytes);
-    pixels = await renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
+    const rendered = await captureWarnings(async () => {
+      doc.pdfjs ??= openWithPdfjs(doc.bytes);
+      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
+    });
+    pixels = rendered.value;
+    warnings = rendered.warnings;
   }
   const measured = analysePixels(pixels);
   const preview = task.format ? await encodePreview(pixels, task.format) : null;
@@ -82,6 +87,7 @@ async function render(task: RenderTask) {
       heightPx: pixels.height,
       method,
       ms: Math.round((performance.now() - started) * 10) / 10,
+      warnings,
       ...measured,
     },
     preview,

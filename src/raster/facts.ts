@@ -19,6 +19,8 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   /** pdfjs: the page was rendered; image: its one covering image was decoded and scaled by sharp. */
   method: z.enum(['pdfjs', 'image']),
   ms: z.number(),
+  /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */
+  warnings: z.array(z.string()),
 });
 export type RasterFacts = z.infer<typeof RasterFactsSchema>;
 

@@ -36,10 +36,41 @@ export async function openWithPdfjs(bytes: Uint8Array): Promise<PDFDocumentProxy
     cMapPacked: true,
     isEvalSupported: false,
     enableXfa: false,
-    verbosity: 0,
+    verbosity: 1, // warnings: collected by captureWarnings() as findings (unreadable fonts…)
     stopAtErrors: false,
   });
   return task.promise;
+}
+
+const collectors = new Set<Set<string>>();
+let originalWarn: typeof console.warn | undefined;
+
+/**
+ * Runs `fn` while collecting what pdf.js warns about (it writes "Warning: …" to console.warn).
+ * One hook serves overlapping calls; it is removed when the last one ends. In a pool worker a
+ * page is rendered at a time, so each page gets exactly its own warnings.
+ */
+export async function captureWarnings<T>(fn: () => Promise<T>): Promise<{ value: T; warnings: string[] }> {
+  const mine = new Set<string>();
+  if (collectors.size === 0) {
+    originalWarn = console.warn;
+    const passOn = originalWarn;
+    console.warn = (...args: unknown[]) => {
+      const text = args.map(String).join(' ');
+      if (!text.startsWith('Warning: ')) return passOn(...args);
+      for (const c of collectors) if (c.size < 20) c.add(text.slice('Warning: '.length).trim());
+    };
+  }
+  collectors.add(mine);
+  try {
+    return { value: await fn(), warnings: [...mine] };
+  } finally {
+    collectors.delete(mine);
+    if (collectors.size === 0 && originalWarn) {
+      console.warn = originalWarn;
+      originalWarn = undefined;
+    }
+  }
 }
 
 export type { PDFDocumentProxy };

@@ -97,7 +97,7 @@ export function buildReport({ file, facts, target, findings, limits, severities 
     verdict: verdictOf(findings),
     counts,
     rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
-    pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null },
+    pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null, activeContent: facts.activeContent },
     pages: facts.pages.map((p) => reportPage(p, target, raster?.get(p.index), previews?.get(p.index))),
     findings,
     ...(totalMs !== undefined
@@ -132,6 +132,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
       art: roundRect(page.boxes.art),
     },
     images: page.images.map((i) => reportImage(i, page)),
+    fonts: page.fonts,
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
     notes: page.notes,
     raster: raster
@@ -146,6 +147,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
             bottom: round(raster.edgeGapPx.bottom * mmY, 1),
             left: round(raster.edgeGapPx.left * mmX, 1),
           },
+          warnings: raster.warnings,
         }
       : null,
     preview: preview ?? null,

@@ -44,6 +44,8 @@ export const ReportPageSchema = z.object({
   /** Page boxes in PDF points, [x0, y0, x1, y1]. */
   boxes: z.object({ media: Rect, crop: Rect.nullable(), trim: Rect.nullable(), bleed: Rect.nullable(), art: Rect.nullable() }),
   images: z.array(ReportImageSchema),
+  /** Fonts the page selects for text. */
+  fonts: z.array(z.object({ name: z.string(), baseFont: z.string().nullable(), subtype: z.string().nullable(), embedded: z.boolean() })),
   /** Vector colour use: fills, strokes, shadings and stencil masks, per colour space. */
   colours: z.array(z.object({ use: z.string(), colourSpace: z.string(), family: z.string(), count: z.number().int() })),
   notes: z.array(z.string()),
@@ -55,6 +57,8 @@ export const ReportPageSchema = z.object({
       heightPx: z.number().int(),
       inkCoverage: z.number(),
       edgeGapMm: z.object({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
+      /** What the renderer warned about on this page. */
+      warnings: z.array(z.string()),
     })
     .nullable(),
   /** The preview written for this page (--previews), by file name. */
@@ -102,6 +106,8 @@ export const ReportSchema = z.object({
     version: z.string().nullable(),
     pageCount: z.number().int().nullable(),
     encrypted: z.boolean(),
+    /** JavaScript, Launch and similar actions found (never run). */
+    activeContent: z.array(z.string()),
   }),
   pages: z.array(ReportPageSchema),
   findings: z.array(FindingSchema),

@@ -14,6 +14,15 @@ export const checkDocument: Check = ({ facts }) => {
         expected: 'a PDF file',
         actual: p.detail,
       });
+    } else if (p.kind === 'repaired') {
+      out.push({
+        code: 'pdf-repaired',
+        page: null,
+        layer: null,
+        message: `The PDF is damaged but readable: ${p.detail}. Readers rebuild it on the fly; some production systems refuse such files. Export it again, or re-save it in a PDF editor.`,
+        expected: 'an intact cross-reference table',
+        actual: p.detail,
+      });
     } else if (p.kind === 'timeout') {
       out.push({
         code: 'pdf-timeout',
@@ -42,6 +51,16 @@ export const checkDocument: Check = ({ facts }) => {
         actual: p.detail,
       });
     }
+  }
+  if (facts.activeContent.length) {
+    out.push({
+      code: 'pdf-active-content',
+      page: null,
+      layer: null,
+      message: `The PDF contains ${facts.activeContent.join(', ')}. print-preflight never runs them and a print file has no use for them; some production systems refuse such files. Export the file again without scripts or actions.`,
+      expected: 'no actions',
+      actual: facts.activeContent.join(', '),
+    });
   }
   const enc = facts.encryption;
   if (enc) {

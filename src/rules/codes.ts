@@ -28,6 +28,18 @@ export const FINDING_CODES = {
     description:
       'The PDF can be inspected within the limits: no decompression bombs, page trees or nested forms beyond the inspection limits.',
   },
+  'pdf-repaired': {
+    severity: 'warning',
+    rule: 'Source file requirements 1',
+    description:
+      'The PDF’s cross-reference table is intact: a broken or missing one must be rebuilt by the reader, and some production systems refuse such files.',
+  },
+  'pdf-active-content': {
+    severity: 'warning',
+    rule: 'Source file requirements 1',
+    description:
+      'A print file holds no JavaScript, launch or other actions. print-preflight never runs them; some production systems refuse files that have them.',
+  },
   'pdf-timeout': {
     severity: 'error',
     rule: 'Source file requirements 1',
@@ -95,6 +107,16 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 4',
     description:
       'The design reaches every sewn edge of the page: a white or empty band inside the bleed shows as a white seam on the product.',
+  },
+  'font-not-embedded': {
+    severity: 'warning',
+    rule: 'Source file requirements 7',
+    description: 'Every font used for text is embedded; a missing font is replaced by a substitute in production and the text changes.',
+  },
+  'font-unusable': {
+    severity: 'warning',
+    rule: 'Source file requirements 7',
+    description: 'Every embedded font can be read; text in a font that cannot be read prints in a substitute font.',
   },
   'page-render-failed': {
     severity: 'warning',

@@ -7,6 +7,7 @@ import { checkImageSize } from './check-image-size.js';
 import { checkPageBoxes } from './check-page-boxes.js';
 import { checkPageCount } from './check-page-count.js';
 import { checkPageRotate } from './check-page-rotate.js';
+import { checkFontsEmbedded, checkFontsReadable } from './check-fonts.js';
 import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
 import type { Check, CheckContext } from './context.js';
@@ -23,6 +24,8 @@ export const CHECKS: readonly Check[] = [
   checkImageSize,
   checkImageResolution,
   checkColourSpace,
+  checkFontsEmbedded,
+  checkFontsReadable,
   checkPageBlank,
   checkPageEdgeGap,
   checkPageRender,

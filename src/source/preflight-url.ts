@@ -73,7 +73,7 @@ export async function preflightUrl(url: string, target: Target, options: UrlPref
   if (!result.ok) {
     const empty = buildReport({
       file: { path: url, bytes: 0, sha256: sha256Hex(new Uint8Array()) },
-      facts: { bytes: 0, pdfVersion: null, encryption: null, problems: [], pageCount: null, pages: [] },
+      facts: { bytes: 0, pdfVersion: null, encryption: null, problems: [], activeContent: [], pageCount: null, pages: [] },
       target: resolved,
       findings: [],
       limits,

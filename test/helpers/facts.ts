@@ -59,13 +59,15 @@ export function page(index: number, widthMm: number, heightMm: number, extra: Pa
     heightMm,
     images: [],
     colours: [],
+    fonts: [],
     notes: [],
+    tooComplex: false,
     ...extra,
   };
 }
 
 export function doc(pages: PageFacts[], extra: Partial<DocumentFacts> = {}): DocumentFacts {
-  return { bytes: 1000, pdfVersion: '1.7', encryption: null, problems: [], pageCount: pages.length, pages, ...extra };
+  return { bytes: 1000, pdfVersion: '1.7', encryption: null, problems: [], activeContent: [], pageCount: pages.length, pages, ...extra };
 }
 
 const registry = loadProfiles();

@@ -5,6 +5,11 @@ from reportlab.pdfgen import canvas
 from reportlab.lib.colors import CMYKColorSep, CMYKColor
 from reportlab.lib.utils import ImageReader
 from PIL import Image
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+
+# An embedded (subset) TrueType font for the passing samples; Helvetica stays unembedded.
+pdfmetrics.registerFont(TTFont("DejaVuSans", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
 
 MM = 72 / 25.4
 out = sys.argv[1]
@@ -23,7 +28,7 @@ def gradient(path, w, h, mode="RGB"):
     return path
 
 
-def tshirt(name, layers):
+def tshirt(name, layers, font="DejaVuSans"):
     c = canvas.Canvas(f"{out}/{name}", pageCompression=1)
     photo = gradient(f"{tmp}/rl-photo.jpg", 600, 300)
     for i, (w, h) in enumerate(layers):
@@ -31,7 +36,7 @@ def tshirt(name, layers):
         c.setFillColorRGB(0.9, 0.2 + 0.1 * i, 0.3)
         c.rect(0, 0, w * MM, h * MM, stroke=0, fill=1)
         c.setFillColorRGB(1, 1, 1)
-        c.setFont("Helvetica", 40)
+        c.setFont(font, 40)
         c.drawString(30 * MM, 30 * MM, f"layer {i + 1}")
         # 600 x 300 px over 100 x 50 mm = 152 ppi
         c.drawImage(photo, 20 * MM, 60 * MM, 100 * MM, 50 * MM)
@@ -42,6 +47,7 @@ def tshirt(name, layers):
 tshirt_m = [(560, 750), (560, 750), (460, 260), (460, 260)]
 tshirt("reportlab-tshirt-M-exact.pdf", tshirt_m)
 tshirt("reportlab-tshirt-M-three-pages.pdf", tshirt_m[:3])
+tshirt("reportlab-tshirt-M-unembedded-font.pdf", tshirt_m, font="Helvetica")
 
 # curtains 140x260 expects 1440 x 2640 mm portrait; these pages are landscape.
 c = canvas.Canvas(f"{out}/reportlab-curtains-swapped.pdf")

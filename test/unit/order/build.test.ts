@@ -110,7 +110,7 @@ describe('buildOrderPayload (property)', () => {
       verdict,
       counts: { error: 0, warning: 0, info: 0 },
       rules: {},
-      pdf: { version: '1.7', pageCount: 4, encrypted: false },
+      pdf: { version: '1.7', pageCount: 4, encrypted: false, activeContent: [] },
       pages: [],
       findings: [],
     }) as Report;

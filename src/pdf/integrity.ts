@@ -1,0 +1,70 @@
+/**
+ * File-level integrity facts that pdf-lib's tolerant parser hides: whether the cross-reference
+ * data a strict reader follows is intact, and whether the file carries actions that run code.
+ */
+import type { PDFContext, PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFStream, nameOf } from './objects.js';
+
+/**
+ * Checks the last `startxref`: it must point at an `xref` table or a cross-reference stream, and
+ * the table's in-use entries must point at the objects they name. Returns what is wrong, or null.
+ */
+export function xrefProblem(bytes: Uint8Array): string | null {
+  const tailStart = Math.max(0, bytes.length - 4096);
+  const tail = Buffer.from(bytes.buffer, bytes.byteOffset + tailStart, bytes.length - tailStart).toString('latin1');
+  const at = tail.lastIndexOf('startxref');
+  if (at < 0) return 'the file has no cross-reference table (no startxref)';
+  const m = /^startxref\s+(\d+)/.exec(tail.slice(at));
+  if (!m) return 'the startxref entry has no offset';
+  const offset = Number(m[1]);
+  if (offset >= bytes.length) return `startxref points past the end of the file (${offset})`;
+  const text = (from: number, n: number) => Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(n, bytes.length - from))).toString('latin1');
+  const head = text(offset, 64);
+  if (/^\s*\d+\s+\d+\s+obj\b/.test(head)) return null; // a cross-reference stream
+  if (!/^\s*xref\b/.test(head)) return `startxref points at byte ${offset}, where there is no cross-reference table`;
+  // Sample the first subsection's in-use entries.
+  const table = text(offset, 20 * 64 + 64);
+  const sub = /xref\s+(\d+)\s+(\d+)\s+/.exec(table);
+  if (!sub) return 'the cross-reference table is malformed';
+  const first = Number(sub[1]);
+  const entries = table.slice(sub.index + sub[0].length).match(/(\d{10}) (\d{5}) ([nf])/g) ?? [];
+  for (let i = 0; i < Math.min(entries.length, 20); i++) {
+    const [off, gen, kind] = entries[i]!.split(' ');
+    if (kind !== 'n') continue;
+    const num = first + i;
+    const at2 = Number(off);
+    if (!new RegExp(`^\\s*${num}\\s+${Number(gen)}\\s+obj\\b`).test(text(at2, 32))) {
+      return `the cross-reference table says object ${num} is at byte ${at2}, but it is not there`;
+    }
+  }
+  return null;
+}
+
+const ACTIONS: Record<string, string> = {
+  JavaScript: 'JavaScript',
+  Launch: 'a Launch action (starts a program)',
+  ImportData: 'an ImportData action',
+  SubmitForm: 'a SubmitForm action (sends data)',
+  Rendition: 'a Rendition action (plays media)',
+};
+
+/** Actions that run code or programs, anywhere in the file (JavaScript name tree included). */
+export function activeContent(context: PDFContext): string[] {
+  const found = new Set<string>();
+  const seen = new Set<PDFObject>();
+  const visit = (obj: PDFObject | undefined, depth: number) => {
+    if (!obj || depth > 64 || seen.has(obj)) return;
+    seen.add(obj);
+    const dict = obj instanceof PDFDict ? obj : obj instanceof PDFStream ? obj.dict : undefined;
+    if (dict) {
+      const s = nameOf(dict.get(PDFName.of('S')));
+      if (s && ACTIONS[s]) found.add(ACTIONS[s]!);
+      if (dict.get(PDFName.of('JS')) !== undefined) found.add('JavaScript');
+      for (const [, v] of dict.entries()) if (!(v instanceof PDFStream) || dict.get(PDFName.of('Type')) !== undefined) visit(v, depth + 1);
+    } else if (obj instanceof PDFArray) {
+      for (let i = 0; i < obj.size(); i++) visit(obj.get(i), depth + 1);
+    }
+  };
+  for (const [, obj] of context.enumerateIndirectObjects()) visit(obj, 0);
+  return [...found].sort();
+}
