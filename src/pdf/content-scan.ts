@@ -239,8 +239,10 @@ export class ContentScanner {
         (dict) => this.inlineDataLength(dict, resources),
       );
     } catch (error) {
-      if (error instanceof ContentSyntaxError) this.notes.add(`content stream is malformed: ${error.message}`);
-      else throw error;
+      if (!(error instanceof ContentSyntaxError)) throw error;
+      this.notes.add(`content stream is malformed: ${error.message}`);
+      // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
+      if (/nesting|operands/.test(error.message)) this.tooComplex = true;
     }
   }
 

@@ -7,7 +7,7 @@ import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
-import { activeContent, xrefProblem } from './integrity.js';
+import { activeContent, maxNesting, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
@@ -23,6 +23,8 @@ export interface InspectOptions {
 }
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
+/** Deeper nesting of arrays/dictionaries is refused (real files stay far below; PDF's own limit advice is 28). */
+const MAX_OBJECT_NESTING = 256;
 
 /** Finds "%PDF-x.y" in the first 1024 bytes; returns the version or null. */
 export function pdfHeaderVersion(bytes: Uint8Array): string | null {
@@ -104,7 +106,12 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     }
     if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
   }
-  const xref = truncated ? null : xrefProblem(bytes);
+  const nesting = maxNesting(context, MAX_OBJECT_NESTING);
+  if (nesting > MAX_OBJECT_NESTING) {
+    problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
+    return facts;
+  }
+  const xref = truncated ? null : (xrefProblem(bytes) ?? streamLengthProblem(context));
   if (xref && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref);
   facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));

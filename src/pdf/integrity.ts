@@ -3,7 +3,7 @@
  * data a strict reader follows is intact, and whether the file carries actions that run code.
  */
 import type { PDFContext, PDFObject } from 'pdf-lib';
-import { PDFArray, PDFDict, PDFName, PDFStream, nameOf } from './objects.js';
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
 
 /**
  * Checks the last `startxref`: it must point at an `xref` table or a cross-reference stream, and
@@ -38,6 +38,39 @@ export function xrefProblem(bytes: Uint8Array): string | null {
     }
   }
   return null;
+}
+
+/**
+ * A stream whose /Length disagrees with its data (the tolerant parser found `endstream` elsewhere).
+ * Strict readers take /Length at its word and read garbage.
+ */
+export function streamLengthProblem(context: PDFContext): string | null {
+  for (const [ref, obj] of context.enumerateIndirectObjects()) {
+    if (!(obj instanceof PDFRawStream)) continue;
+    const declared = numberOf(resolve(context, obj.dict.get(PDFName.of('Length'))));
+    if (declared === undefined) return `stream ${ref.objectNumber} ${ref.generationNumber} R has no valid /Length`;
+    if (Math.abs(declared - obj.contents.length) > 2) {
+      return `stream ${ref.objectNumber} ${ref.generationNumber} R says /Length ${declared} but holds ${obj.contents.length} bytes`;
+    }
+  }
+  return null;
+}
+
+/** The deepest nesting of arrays and dictionaries in the file's objects (iterative: no recursion to overflow). */
+export function maxNesting(context: PDFContext, stopAt: number): number {
+  let deepest = 0;
+  for (const [, root] of context.enumerateIndirectObjects()) {
+    const stack: [PDFObject, number][] = [[root, 0]];
+    while (stack.length) {
+      const [obj, depth] = stack.pop()!;
+      if (depth > deepest) deepest = depth;
+      if (deepest > stopAt) return deepest;
+      const dict = obj instanceof PDFDict ? obj : obj instanceof PDFStream ? obj.dict : undefined;
+      if (dict) for (const [, v] of dict.entries()) stack.push([v, depth + 1]);
+      else if (obj instanceof PDFArray) for (let i = 0; i < obj.size(); i++) stack.push([obj.get(i), depth + 1]);
+    }
+  }
+  return deepest;
 }
 
 const ACTIONS: Record<string, string> = {

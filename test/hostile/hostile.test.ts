@@ -1,0 +1,72 @@
+/**
+ * Hostile and broken inputs (test/hostile/make-hostile.mjs): each gets a report with a clear
+ * finding, within its time bound, with the pool's time limit and heap cap in force; mixed into a
+ * batch of good files, every file is judged and the good ones still pass.
+ */
+import { mkdirSync, mkdtempSync, copyFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preflightFolder } from '../../src/batch/run.js';
+import { PreflightPool } from '../../src/pool/pool.js';
+import { preflight } from '../../src/preflight.js';
+import { ReportSchema } from '../../src/report/schema.js';
+// @ts-expect-error plain ESM helper without types
+import { hostileCorpus } from './make-hostile.mjs';
+
+interface HostileCase {
+  name: string;
+  bytes: Uint8Array;
+  expect: string[];
+  why: string;
+}
+
+const PER_FILE_LIMIT_MS = 30_000;
+let cases: HostileCase[] = [];
+const pool = new PreflightPool({ maxThreads: 2, taskTimeoutMs: 20_000, maxWorkerMemoryMb: 1024 });
+beforeAll(async () => {
+  cases = await hostileCorpus();
+}, 60_000);
+afterAll(() => pool.destroy());
+
+describe('hostile inputs, one by one', () => {
+  it('has the cases the issue lists', () => {
+    const names = cases.map((c) => c.name).join(' ');
+    for (const n of ['empty', 'random-bytes', 'png-renamed', 'truncated-', 'broken-xref', 'missing-xref', 'stream-length', 'page-tree-cycle', 'forms-draw-each-other', 'nested-forms-100', 'deflate-bomb', 'image-claims-100000px', 'pages-20000', 'nested-array-10000', 'javascript-and-launch', 'font-pdfjs-rejects']) {
+      expect(names).toContain(n);
+    }
+  });
+
+  it('answers every case with a report and a clear finding, within the time limit', async () => {
+    for (const c of cases) {
+      const started = performance.now();
+      const report = await preflight(c.bytes, { sku: 'TANKTOP-M' }, { pool, path: c.name });
+      const ms = performance.now() - started;
+      expect(ReportSchema.safeParse(report).success, c.name).toBe(true);
+      const codes = report.findings.map((f) => f.code);
+      expect(c.expect.some((e) => codes.includes(e as never)), `${c.name} (${c.why}) must report one of ${c.expect.join(', ')}; got ${codes.join(', ')}`).toBe(true);
+      expect(ms, `${c.name} took ${Math.round(ms)} ms`).toBeLessThan(PER_FILE_LIMIT_MS);
+    }
+  }, 300_000);
+
+  it('never evaluates the scripts of a file (JavaScript is reported, not run)', async () => {
+    const js = cases.find((c) => c.name === 'javascript-and-launch.pdf')!;
+    const report = await preflight(js.bytes, { sku: 'TANKTOP-M' }, { pool });
+    expect(report.pdf.activeContent).toEqual(['JavaScript', 'a Launch action (starts a program)']);
+    expect(report.findings.find((f) => f.code === 'pdf-active-content')!.message).toMatch(/never runs them/);
+  });
+});
+
+describe('hostile inputs in a batch of good files', () => {
+  it('judges every file, and the good ones still pass', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-hostile-'));
+    mkdirSync(join(dir, 'TANKTOP-M'));
+    for (const c of cases) writeFileSync(join(dir, 'TANKTOP-M', c.name), c.bytes);
+    for (let i = 0; i < 4; i++) copyFileSync('test/corpus/files/reportlab-tshirt-M-exact.pdf', join(dir, `T-SHIRT-M__good-${i}.pdf`));
+    const summary = await preflightFolder(dir, { out: join(dir, 'out'), preflight: { pool }, html: false });
+    expect(summary.files).toBe(cases.length + 4);
+    expect(summary.results).toHaveLength(cases.length + 4);
+    expect(summary.results.filter((r) => r.file.includes('__good-')).map((r) => r.verdict)).toEqual(['pass', 'pass', 'pass', 'pass']);
+    expect(summary.error).toBe(0);
+  }, 300_000);
+});
