@@ -22,6 +22,8 @@ export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verd
 export { buildReport, verdictOf } from './report/build.js';
 export { renderText } from './report/text.js';
 export { jsonSchemas } from './schemas.js';
+export { fix, FixOptionsSchema, type FixOptions, type FixResult, type Change, type Refusal } from './convert/fix.js';
+export { assemble, AssembleOptionsSchema, type AssembleOptions, type AssembleResult, type LayerInput } from './convert/assemble.js';
 export { preflightFolder, type FolderOptions, type BatchProgress } from './batch/run.js';
 export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js';
 export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';

@@ -1,7 +1,9 @@
 import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
+import { assembleCommand } from './assemble.js';
 import { batchCommand } from './batch.js';
+import { fixCommand } from './fix.js';
 import { checkCommand } from './check.js';
 import { orderCommand } from './order.js';
 import { profilesCommand } from './profiles.js';
@@ -14,6 +16,10 @@ Checks print files for the order service before an order is created.
 Commands:
   check <file.pdf> (--product ID --variant ID | --sku SKU) [--json] [--html FILE]
                      preflight a PDF against a product profile
+  fix <in.pdf> (--product … | --sku …) --out out.pdf [--rotate cw|ccw] [--fit …]
+                     fix what can be fixed, then check again
+  assemble (--product … | --sku …) --out out.pdf <image per layer…>
+                     build a compliant PDF from one image or PDF per layer
   batch <dir> --out <dir> [--manifest FILE] [--watch]
                      preflight every PDF of a folder (or a hot folder), resumable
   order <draft.json> [--out payload.json] [--strict]
@@ -26,7 +32,9 @@ Run \`print-preflight <command> --help\` for a command's options.
 Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
 
 const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
+  assemble: assembleCommand,
   batch: batchCommand,
+  fix: fixCommand,
   check: checkCommand,
   order: orderCommand,
   profiles: profilesCommand,

@@ -53,7 +53,7 @@ const DEFAULT_LIMITS: LexerLimits = { maxNesting: 256, maxOperands: 4096 };
  */
 export function lexContent(
   bytes: Uint8Array,
-  onOperator: (op: string, operands: Operand[]) => boolean | void,
+  onOperator: (op: string, operands: Operand[], start: number, end: number) => boolean | void,
   onInlineImage: (image: InlineImage) => void,
   inlineDataLength: (dict: Map<string, Operand>) => number | null,
   limits: LexerLimits = DEFAULT_LIMITS,
@@ -61,6 +61,8 @@ export function lexContent(
   const n = bytes.length;
   let pos = 0;
   let operands: Operand[] = [];
+  /** Where the current operator's first operand began (its byte range is start..end of the operator). */
+  let opStart = -1;
   // Containers being built: arrays and dicts (dict kept as flat key/value list until closed).
   const stack: { kind: 'array' | 'dict'; items: Operand[] }[] = [];
 
@@ -84,6 +86,7 @@ export function lexContent(
   while (pos < n) {
     skipWs();
     if (pos >= n) break;
+    if (opStart < 0) opStart = pos;
     const c = bytes[pos]!;
     if (c === 0x2f /* / */) {
       pos++;
@@ -127,6 +130,7 @@ export function lexContent(
       while (pos < n && isRegular(bytes[pos]!)) pos++;
       if (pos === start) {
         pos++; // a lone delimiter we do not use
+        if (operands.length === 0 && stack.length === 0) opStart = -1;
         continue;
       }
       const word = ascii(bytes, start, pos);
@@ -136,12 +140,15 @@ export function lexContent(
         // An operator inside an unclosed array or dict: the container was never closed. Drop it.
         stack.length = 0;
         operands = [];
+        opStart = -1;
       } else if (word === 'BI') {
         operands = [];
+        opStart = -1;
         pos = readInlineImage(bytes, pos, onInlineImage, inlineDataLength);
       } else {
-        const keepGoing = onOperator(word, operands);
+        const keepGoing = onOperator(word, operands, opStart, pos);
         operands = [];
+        opStart = -1;
         if (keepGoing === false) return false;
       }
     }

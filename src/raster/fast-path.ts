@@ -134,9 +134,13 @@ export async function renderFromImage(
     .raw()
     .toBuffer({ resolveWithObject: true });
   const channels = placed.info.channels;
-  const out = new Uint8Array(width * height * 3).fill(255);
   const ox = Math.round(left);
   const oy = Math.round(top);
+  // The usual textile page: the image covers the page exactly, so its pixels are the page's.
+  if (ox === 0 && oy === 0 && placed.info.width === width && placed.info.height === height && channels === 3) {
+    return { data: new Uint8Array(placed.data.buffer, placed.data.byteOffset, placed.data.byteLength), width, height, channels: 3 };
+  }
+  const out = new Uint8Array(width * height * 3).fill(255);
   for (let y = Math.max(0, oy); y < Math.min(height, oy + placed.info.height); y++) {
     for (let x = Math.max(0, ox); x < Math.min(width, ox + placed.info.width); x++) {
       const s = ((y - oy) * placed.info.width + (x - ox)) * channels;

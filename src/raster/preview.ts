@@ -10,6 +10,8 @@ export async function encodePreview(pixels: RawPixels, format: PreviewFormat): P
   const { data, width, height, channels } = pixels;
   let img = sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: channels as 3 | 4 } });
   if (channels === 4) img = img.removeAlpha();
-  const out = format === 'png' ? await img.png({ compressionLevel: 6 }).toBuffer() : await img.webp({ quality: 82 }).toBuffer();
+  // Previews are looked at, not archived: fast PNG settings (zlib level 2, no adaptive filtering).
+  const out =
+    format === 'png' ? await img.png({ compressionLevel: 2, adaptiveFiltering: false }).toBuffer() : await img.webp({ quality: 82, effort: 2 }).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }

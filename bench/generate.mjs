@@ -1,0 +1,148 @@
+/**
+ * Deterministic benchmark inputs in bench/inputs/ (git-ignored; regenerated when missing):
+ * a ~50 MB PDF of photo-like JPEG pages up to 15,000 px; CMYK image pages; a 500-page vector
+ * catalogue; a single 5-metre page; a folder of 200 typical order files (2–7 layer pages,
+ * 1–10 MB each). PDFs are written by our own minimal writer (no PDF library), images by sharp.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { stream, writePdf } from '../test/hostile/pdf-writer.mjs';
+
+const here = new URL('.', import.meta.url).pathname;
+export const INPUTS = join(here, 'inputs');
+const VERSION = '6';
+const MM = 72 / 25.4;
+
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A photo-like JPEG: smooth colour fields with grain (noise, blurred), deterministic per seed. */
+async function photo(width, height, seed, { cmyk = false, quality = 85 } = {}) {
+  const r = prng(seed);
+  const small = Buffer.alloc(16 * 16 * 3);
+  for (let i = 0; i < small.length; i++) small[i] = Math.floor(40 + r() * 180);
+  const base = await sharp(small, { raw: { width: 16, height: 16, channels: 3 } }).resize(width, height, { kernel: 'cubic' }).raw().toBuffer();
+  const grain = await sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).raw().toBuffer();
+  for (let i = 0; i < base.length; i++) base[i] = Math.max(0, Math.min(255, base[i] + ((grain[i] - 128) >> 2)));
+  let img = sharp(base, { raw: { width, height, channels: 3 }, limitInputPixels: false });
+  if (cmyk) img = img.toColourspace('cmyk');
+  return new Uint8Array(await img.jpeg({ quality, chromaSubsampling: '4:2:0' }).toBuffer());
+}
+
+/** A PDF of image pages, each JPEG covering its page (the shape of a textile print file). */
+function imagePdf(pages) {
+  const bodies = ['<< /Type /Catalog /Pages 2 0 R >>', null];
+  const kids = [];
+  for (const { jpeg, widthPx, heightPx, widthMm, heightMm, cmyk } of pages) {
+    const pageNo = bodies.length + 1;
+    kids.push(`${pageNo} 0 R`);
+    const w = (widthMm * MM).toFixed(3);
+    const h = (heightMm * MM).toFixed(3);
+    bodies.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Contents ${pageNo + 1} 0 R /Resources << /XObject << /Im0 ${pageNo + 2} 0 R >> >> >>`);
+    bodies.push(stream('', `q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q`));
+    bodies.push(
+      stream(
+        `/Type /XObject /Subtype /Image /Width ${widthPx} /Height ${heightPx} /BitsPerComponent 8 /ColorSpace /${cmyk ? 'DeviceCMYK' : 'DeviceRGB'}${cmyk ? ' /Decode [1 0 1 0 1 0 1 0]' : ''} /Filter /DCTDecode`,
+        jpeg,
+      ),
+    );
+  }
+  bodies[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
+  return writePdf(bodies);
+}
+
+/** A vector page: a grid of filled and stroked shapes and lines of text in Helvetica. */
+function vectorContent(seed, wPt, hPt, cells) {
+  const r = prng(seed);
+  const ops = [];
+  const cw = wPt / cells;
+  const ch = hPt / cells;
+  for (let y = 0; y < cells; y++) {
+    for (let x = 0; x < cells; x++) {
+      ops.push(`${r().toFixed(3)} ${r().toFixed(3)} ${r().toFixed(3)} rg`);
+      const x0 = (x * cw).toFixed(2);
+      const y0 = (y * ch).toFixed(2);
+      if ((x + y) % 3 === 0) ops.push(`${x0} ${y0} ${(cw * 0.9).toFixed(2)} ${(ch * 0.9).toFixed(2)} re f`);
+      else ops.push(`${x0} ${y0} m ${(x * cw + cw).toFixed(2)} ${y0} ${(x * cw + cw / 2).toFixed(2)} ${(y * ch + ch).toFixed(2)} ${x0} ${(y * ch + ch).toFixed(2)} c f`);
+    }
+  }
+  ops.push('0 g BT /F1 10 Tf');
+  for (let i = 0; i < 40; i++) ops.push(`1 0 0 1 ${(20).toFixed(1)} ${(hPt - 20 - i * 12).toFixed(1)} Tm (Catalogue line ${i} item ${Math.floor(r() * 99999)} price ${(r() * 100).toFixed(2)}) Tj`);
+  ops.push('ET');
+  return ops.join('\n');
+}
+
+function vectorPdf(pageCount, wPt, hPt, cells, { userUnit = 1 } = {}) {
+  const bodies = ['<< /Type /Catalog /Pages 2 0 R >>', null, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
+  const kids = [];
+  for (let p = 0; p < pageCount; p++) {
+    const n = bodies.length + 1;
+    kids.push(`${n} 0 R`);
+    bodies.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${wPt} ${hPt}]${userUnit !== 1 ? ` /UserUnit ${userUnit}` : ''} /Contents ${n + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`);
+    bodies.push(stream('', vectorContent(p + 1, wPt, hPt, cells)));
+  }
+  bodies[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${kids.length} >>`;
+  return writePdf(bodies);
+}
+
+const ORDER_PRODUCTS = [
+  // sku, layers (w×h mm, page size incl. bleed)
+  ['T-SHIRT-M', [[560, 750], [560, 750], [460, 260], [460, 260]]],
+  ['HOODIE-L', [[610, 740], [610, 740], [500, 680], [500, 680], [390, 430], [390, 430], [500, 260]]],
+  ['TANKTOP-S', [[510, 720], [510, 720]]],
+  ['DUVET-COVER-135X200', [[1390, 2040], [1390, 2040]]],
+  ['CURTAINS-140X245', [[1440, 2490], [1440, 2490]]],
+  ['SWEATPANTS-M', [[350, 1080], [350, 1080], [350, 1080], [350, 1080]]],
+];
+
+export async function generate({ log = console.log } = {}) {
+  const marker = join(INPUTS, `.version-${VERSION}`);
+  if (existsSync(marker)) return;
+  mkdirSync(join(INPUTS, 'folder-200'), { recursive: true });
+  const t0 = Date.now();
+  // ~50 MB of photo pages, up to 15,000 px on a side.
+  const big = [];
+  const sizes = [
+    [15000, 7500, 1000, 500],
+    [8000, 8000, 600, 600],
+    [6500, 8000, 500, 640],
+    [5500, 7000, 400, 530],
+  ];
+  for (const [i, [w, h, wMm, hMm]] of sizes.entries()) big.push({ jpeg: await photo(w, h, 100 + i, { quality: 84 }), widthPx: w, heightPx: h, widthMm: wMm * 2.54, heightMm: hMm * 2.54 });
+  writeFileSync(join(INPUTS, 'photo-50mb.pdf'), imagePdf(big));
+  log(`photo-50mb.pdf ${(readFileSync(join(INPUTS, 'photo-50mb.pdf')).length / 1e6).toFixed(1)} MB`);
+  const cmyk = [];
+  for (let i = 0; i < 3; i++) cmyk.push({ jpeg: await photo(4000, 4000, 200 + i, { cmyk: true, quality: 80 }), widthPx: 4000, heightPx: 4000, widthMm: 1000, heightMm: 1000, cmyk: true });
+  writeFileSync(join(INPUTS, 'cmyk-pages.pdf'), imagePdf(cmyk));
+  writeFileSync(join(INPUTS, 'catalogue-500.pdf'), vectorPdf(500, 595, 842, 24));
+  // 5 m × 1.5 m: 1417 × 425 pt at /UserUnit 10.
+  writeFileSync(join(INPUTS, 'five-metre.pdf'), vectorPdf(1, 1417.3, 425.2, 160, { userUnit: 10 }));
+  // 200 order files from a pool of 24 photos (1–3 MP each), 2–7 pages, 1–10 MB.
+  const photos = [];
+  for (let i = 0; i < 24; i++) {
+    const w = 1500 + ((i * 373) % 1000);
+    const h = 1500 + ((i * 521) % 1100);
+    photos.push({ jpeg: await photo(w, h, 300 + i, { quality: 75 + (i % 12) }), w, h });
+  }
+  const r = prng(7);
+  for (let f = 0; f < 200; f++) {
+    const [sku, layers] = ORDER_PRODUCTS[f % ORDER_PRODUCTS.length];
+    const pages = layers.map(([wMm, hMm]) => {
+      const p = photos[Math.floor(r() * photos.length)];
+      return { jpeg: p.jpeg, widthPx: p.w, heightPx: p.h, widthMm: wMm, heightMm: hMm };
+    });
+    writeFileSync(join(INPUTS, 'folder-200', `${sku}__order-${String(f + 1).padStart(4, '0')}.pdf`), imagePdf(pages));
+  }
+  writeFileSync(marker, new Date(0).toISOString());
+  log(`inputs generated in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await generate();

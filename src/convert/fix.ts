@@ -1,0 +1,311 @@
+/**
+ * Fixes what can be fixed in a print file, each fix a separate step driven by the findings of a
+ * first check: bake /Rotate into the content; turn a sideways page (direction given, never
+ * guessed); scale a page of the right proportions; fit a page of other proportions (only with an
+ * explicit fit); convert images and vector colours to sRGB; downsample images over the pixel cap;
+ * recompress a file over the size cap. The output is checked again; the result lists every change
+ * and every finding that remains.
+ */
+import { PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds, type PDFPage } from 'pdf-lib';
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import type { PreflightOptions, Target } from '../options.js';
+import { ColourSpaceResolver } from '../pdf/colour-space.js';
+import { multiply } from '../pdf/matrix.js';
+import { N, dictOf, getDict, getName, items, PDFArray, rectOf, resolve } from '../pdf/objects.js';
+import { decodeStream } from '../pdf/streams.js';
+import { mmToPt } from '../pdf/units.js';
+import { preflight } from '../preflight.js';
+import { formatPath, loadProfilesCached } from '../profile/load.js';
+import type { Report } from '../report/schema.js';
+import type { FindingCode } from '../rules/codes.js';
+import { readSource } from '../source/read.js';
+import { pageMatrix, type Fit } from './geometry.js';
+import { rewriteImage } from './images.js';
+import { transformPage } from './page-transform.js';
+import { VectorColourRewriter } from './vector.js';
+
+export const FixOptionsSchema = z
+  .object({
+    /** Direction to turn sideways pages (page-orientation-mismatch). Never guessed. */
+    rotate: z.enum(['cw', 'ccw']).optional(),
+    /** How to fit a page whose proportions differ from its layer (page-size-mismatch). Without it, refused. */
+    fit: z.enum(['contain', 'cover', 'stretch']).optional(),
+    /** JPEG quality of re-encoded images. */
+    jpegQuality: z.number().int().min(30).max(100).default(92),
+  })
+  .strict();
+export type FixOptions = z.input<typeof FixOptionsSchema>;
+
+/** One change made to the file. */
+export interface Change {
+  code: FindingCode;
+  page: number | null;
+  action: string;
+}
+
+/** A fix that was asked for by a finding but not made, and why. */
+export interface Refusal {
+  code: FindingCode;
+  page: number | null;
+  reason: string;
+}
+
+export interface FixResult {
+  /** The fixed file, or null when nothing could be written. */
+  bytes: Uint8Array | null;
+  changes: Change[];
+  refused: Refusal[];
+  before: Report;
+  after: Report | null;
+}
+
+const GEOMETRY: FindingCode[] = ['page-rotate-set', 'page-orientation-mismatch', 'page-scale-mismatch', 'page-size-mismatch'];
+const FATAL: FindingCode[] = ['file-not-pdf', 'pdf-damaged', 'pdf-encrypted', 'pdf-too-complex', 'pdf-timeout'];
+
+/**
+ * Fixes a print file for a product.
+ * @param input a path or the file's bytes
+ * @param target `{ product, variant }` or `{ sku }`
+ * @param options `rotate` (cw | ccw) for sideways pages, `fit` for pages of other proportions, `jpegQuality`
+ * @param preflightOptions options of the checks before and after (profiles, limits, pool…)
+ * @returns the new bytes, the changes, the fixes refused and the reports before and after
+ * @example
+ * const { bytes, changes, after } = await fix('in.pdf', { sku: 'CURTAINS-140X260' }, { rotate: 'cw' });
+ * if (bytes && after?.verdict !== 'fail') await writeFile('out.pdf', bytes);
+ */
+export async function fix(input: string | Uint8Array, target: Target, options: FixOptions = {}, preflightOptions: PreflightOptions = {}): Promise<FixResult> {
+  const parsed = FixOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new InvalidArgumentError(`Invalid fix options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+  const opts = parsed.data;
+  const source = await readSource(input);
+  const before = await preflight(source.bytes, target, { ...preflightOptions, raster: false, path: source.path });
+  const changes: Change[] = [];
+  const refused: Refusal[] = [];
+  const fatal = before.findings.find((f) => FATAL.includes(f.code) && f.severity === 'error');
+  if (fatal || before.pdf.encrypted) {
+    const f = fatal ?? before.findings.find((x) => x.code === 'pdf-encrypted')!;
+    refused.push({ code: f.code, page: null, reason: `the file cannot be fixed: ${f.message}` });
+    return { bytes: null, changes, refused, before, after: null };
+  }
+  const registry = typeof preflightOptions.profiles === 'object' ? preflightOptions.profiles : await loadProfilesCached(preflightOptions.profiles);
+  const resolved = registry.resolve(target);
+  const limits = { ...resolved.limits, ...preflightOptions.limits };
+  const doc = await PDFDocument.load(source.bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, throwOnInvalidObject: false });
+  const pages = doc.getPages();
+  const codesOn = (page: number) => new Set(before.findings.filter((f) => f.page === page).map((f) => f.code));
+
+  // 1. Geometry, page by page.
+  for (const reportPage of before.pages) {
+    const layer = resolved.layers[reportPage.index - 1];
+    const page = pages[reportPage.index - 1];
+    if (!layer || !page) continue;
+    const codes = codesOn(reportPage.index);
+    if (!GEOMETRY.some((c) => codes.has(c))) continue;
+    const step = planGeometry(reportPage.index, codes, reportPage.rotate, opts, refused);
+    if (!step) continue;
+    applyGeometry(page, reportPage.rotate + step.turn, step.resize ? { width: mmToPt(layer.pageWidthMm), height: mmToPt(layer.pageHeightMm) } : null, step.fit);
+    changes.push(...step.changes.map((action) => ({ ...action, page: reportPage.index })));
+  }
+
+  // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.
+  const wantColour = before.findings.some((f) => f.code === 'colour-space-not-rgb');
+  const wantSmaller = before.findings.some((f) => f.code === 'image-too-large');
+  if (wantColour || wantSmaller) await fixImages(doc, wantColour, wantSmaller ? limits.maxImagePixels : null, opts.jpegQuality, changes, refused);
+  if (wantColour) await fixVectorColour(doc, pages, changes, refused);
+
+  // 4. Size: recompress JPEG images until the file is under the cap.
+  let bytes = await doc.save({ useObjectStreams: true });
+  if (bytes.length > limits.maxFileBytes || before.findings.some((f) => f.code === 'file-too-large')) {
+    for (const quality of [85, 75, 65, 55]) {
+      if (bytes.length <= limits.maxFileBytes) break;
+      const n = await recompressJpegs(doc, quality);
+      if (n === 0) break;
+      bytes = await doc.save({ useObjectStreams: true });
+      changes.push({ code: 'file-too-large', page: null, action: `recompressed ${n} JPEG image${n === 1 ? '' : 's'} at quality ${quality}: ${size(bytes.length)}` });
+    }
+    if (bytes.length > limits.maxFileBytes) refused.push({ code: 'file-too-large', page: null, reason: `still ${size(bytes.length)} after recompressing: reduce the images' pixel size or the number of pages` });
+  }
+  const after = await preflight(bytes, target, { ...preflightOptions, path: source.path });
+  // Whatever a fix set out to remove and is still there is said, not hidden.
+  const attempted = new Set(changes.map((c) => c.code));
+  for (const f of after.findings) {
+    if (attempted.has(f.code) && !refused.some((r) => r.code === f.code && (r.page === f.page || r.page === null))) {
+      refused.push({ code: f.code, page: f.page, reason: `still there after the fix: ${f.message}` });
+    }
+  }
+  return { bytes, changes, refused, before, after };
+}
+
+interface GeometryStep {
+  turn: number;
+  resize: boolean;
+  fit: Fit;
+  changes: Omit<Change, 'page'>[];
+}
+
+export function planGeometry(page: number, codes: Set<FindingCode>, rotate: number, opts: z.output<typeof FixOptionsSchema>, refused: Refusal[]): GeometryStep | null {
+  const step: GeometryStep = { turn: 0, resize: false, fit: 'contain', changes: [] };
+  if (codes.has('page-rotate-set')) step.changes.push({ code: 'page-rotate-set', action: `baked /Rotate ${rotate} into the page content; /Rotate is now 0` });
+  if (codes.has('page-orientation-mismatch')) {
+    if (!opts.rotate) {
+      refused.push({ code: 'page-orientation-mismatch', page, reason: 'the page is sideways, but which way the design should turn cannot be known: say --rotate cw or --rotate ccw' });
+    } else {
+      step.turn = opts.rotate === 'cw' ? 90 : 270;
+      step.resize = true;
+      step.changes.push({ code: 'page-orientation-mismatch', action: `turned the page content 90° ${opts.rotate === 'cw' ? 'clockwise' : 'counter-clockwise'} onto a page of the layer's size` });
+    }
+  }
+  if (codes.has('page-scale-mismatch')) {
+    step.resize = true;
+    step.changes.push({ code: 'page-scale-mismatch', action: 'scaled the page uniformly to the layer size' });
+  }
+  if (codes.has('page-size-mismatch')) {
+    if (!opts.fit) {
+      refused.push({ code: 'page-size-mismatch', page, reason: 'the page has other proportions than its layer: say how to fit it (--fit contain, cover or stretch)' });
+    } else {
+      step.resize = true;
+      step.fit = opts.fit;
+      step.changes.push({ code: 'page-size-mismatch', action: `fitted the page to the layer size (${opts.fit})` });
+    }
+  }
+  return step.changes.length ? step : null;
+}
+
+function applyGeometry(page: PDFPage, turn: number, target: { width: number; height: number } | null, fit: Fit) {
+  const context = page.doc.context;
+  const media = rectOf(context, page.node.MediaBox()) ?? [0, 0, 612, 792];
+  const crop = rectOf(context, page.node.get(N('CropBox')));
+  const box: [number, number, number, number] = crop
+    ? [Math.max(crop[0], media[0]), Math.max(crop[1], media[1]), Math.min(crop[2], media[2]), Math.min(crop[3], media[3])]
+    : media;
+  const uu = Number(page.node.get(N('UserUnit'))?.toString() ?? 1) || 1;
+  const scaled = box.map((v) => v * uu) as [number, number, number, number];
+  const m = multiply([uu, 0, 0, uu, 0, 0], pageMatrix(scaled, turn, target, fit));
+  const turned = turn % 180 !== 0;
+  const w = target ? target.width : turned ? scaled[3] - scaled[1] : scaled[2] - scaled[0];
+  const h = target ? target.height : turned ? scaled[2] - scaled[0] : scaled[3] - scaled[1];
+  transformPage(page, m, w, h);
+}
+
+async function fixImages(doc: PDFDocument, toSrgb: boolean, maxPx: number | null, jpegQuality: number, changes: Change[], refused: Refusal[]) {
+  const context = doc.context;
+  const colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024 }));
+  const done = new Set<string>();
+  const pages = doc.getPages();
+  for (const [index, page] of pages.entries()) {
+    for (const ref of imageRefs(doc, page)) {
+      const key = ref.toString();
+      if (done.has(key)) continue;
+      done.add(key);
+      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb, maxPx, jpegQuality });
+      const code: FindingCode = toSrgb ? 'colour-space-not-rgb' : 'image-too-large';
+      if (r.changed) changes.push({ code, page: index + 1, action: `image ${key}: ${r.what}` });
+      else if (r.why) refused.push({ code, page: index + 1, reason: `image ${key} left as it is: ${r.why}` });
+    }
+  }
+}
+
+/** Image XObjects a page draws, through Form XObjects too. */
+function imageRefs(doc: PDFDocument, page: PDFPage): PDFRef[] {
+  const context = doc.context;
+  const out: PDFRef[] = [];
+  const seen = new Set<string>();
+  const visit = (resources: ReturnType<typeof dictOf>, depth: number) => {
+    const xobjects = getDict(context, resources, 'XObject');
+    if (!xobjects || depth > 32) return;
+    for (const [, value] of xobjects.entries()) {
+      if (!(value instanceof PDFRef) || seen.has(value.toString())) continue;
+      seen.add(value.toString());
+      const dict = dictOf(context.lookup(value));
+      const subtype = getName(context, dict, 'Subtype');
+      if (subtype === 'Image') out.push(value);
+      else if (subtype === 'Form') visit(getDict(context, dict, 'Resources'), depth + 1);
+    }
+  };
+  visit(dictOf(resolve(context, page.node.Resources())), 0);
+  return out;
+}
+
+async function fixVectorColour(doc: PDFDocument, pages: PDFPage[], changes: Change[], refused: Refusal[]) {
+  const context = doc.context;
+  const rewriter = new VectorColourRewriter(context);
+  // Every content stream: pages (joined), and the Form XObjects they use.
+  const jobs: { page: number; bytes: Uint8Array; resources: ReturnType<typeof dictOf>; write: (b: Uint8Array) => void }[] = [];
+  const formsSeen = new Set<string>();
+  for (const [index, page] of pages.entries()) {
+    const resources = dictOf(resolve(context, page.node.Resources()));
+    const contents = resolve(context, page.node.get(N('Contents')));
+    const streams = contents instanceof PDFArray ? items(context, contents) : [contents];
+    const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStream(context, s, { maxBytes: 256 * 1024 * 1024 }));
+    const joined = joinStreams(parts);
+    jobs.push({ page: index + 1, bytes: joined, resources, write: (b) => page.node.set(PDFName.of('Contents'), context.register(context.flateStream(b))) });
+    const visitForms = (res: ReturnType<typeof dictOf>, depth: number) => {
+      const xobjects = getDict(context, res, 'XObject');
+      if (!xobjects || depth > 32) return;
+      for (const [, value] of xobjects.entries()) {
+        if (!(value instanceof PDFRef) || formsSeen.has(value.toString())) continue;
+        const form = context.lookup(value);
+        if (!(form instanceof PDFRawStream) || getName(context, form.dict, 'Subtype') !== 'Form') continue;
+        formsSeen.add(value.toString());
+        const formResources = getDict(context, form.dict, 'Resources') ?? res;
+        jobs.push({
+          page: index + 1,
+          bytes: decodeStream(context, form, { maxBytes: 256 * 1024 * 1024 }),
+          resources: formResources,
+          write: (b) => {
+            const dict = form.dict.clone(context);
+            dict.delete(PDFName.of('DecodeParms'));
+            const fresh = context.flateStream(b, {});
+            for (const [k, v] of dict.entries()) if (!['Filter', 'Length', 'DecodeParms'].includes(k.decodeText())) fresh.dict.set(k, v);
+            context.assign(value, fresh);
+          },
+        });
+        visitForms(formResources, depth + 1);
+      }
+    };
+    visitForms(resources, 0);
+  }
+  for (const job of jobs) rewriter.collect(job.bytes, job.resources);
+  await rewriter.convertCollected();
+  const perPage = new Map<number, number>();
+  for (const job of jobs) {
+    const r = rewriter.rewrite(job.bytes, job.resources);
+    if (r.changed) {
+      job.write(r.bytes);
+      perPage.set(job.page, (perPage.get(job.page) ?? 0) + r.changed);
+    }
+  }
+  for (const [page, n] of perPage) changes.push({ code: 'colour-space-not-rgb', page, action: `rewrote ${n} vector colour operator${n === 1 ? '' : 's'} as sRGB` });
+  for (const why of rewriter.left) refused.push({ code: 'colour-space-not-rgb', page: null, reason: `vector colour left as it is: ${why}` });
+}
+
+async function recompressJpegs(doc: PDFDocument, quality: number): Promise<number> {
+  const sharp = (await import('sharp')).default;
+  let n = 0;
+  for (const [ref, obj] of doc.context.enumerateIndirectObjects()) {
+    if (!(obj instanceof PDFRawStream) || getName(doc.context, obj.dict, 'Subtype') !== 'Image') continue;
+    if (getName(doc.context, obj.dict, 'Filter') !== 'DCTDecode' || getName(doc.context, obj.dict, 'ColorSpace') !== 'DeviceRGB') continue;
+    const data = await sharp(obj.contents, { limitInputPixels: false }).jpeg({ quality }).toBuffer();
+    if (data.length >= obj.contents.length) continue;
+    const dict = obj.dict.clone(doc.context);
+    dict.set(PDFName.of('Length'), doc.context.obj(data.length));
+    doc.context.assign(ref, PDFRawStream.of(dict, new Uint8Array(data)));
+    n++;
+  }
+  return n;
+}
+
+const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
+
+function joinStreams(parts: Uint8Array[]): Uint8Array {
+  const total = parts.reduce((n, p) => n + p.length + 1, 0);
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+    out[o++] = 0x0a;
+  }
+  return out;
+}

@@ -1,0 +1,220 @@
+/**
+ * Rewrites vector colour in content streams as sRGB: `k`/`K` (DeviceCMYK), and `cs`/`CS` + `sc`/`scn`
+ * in DeviceCMYK, ICC-based CMYK, or Separation/DeviceN whose tint transform is a Type 2 function
+ * over a CMYK, gray or RGB alternate. Only the bytes of those operators change; everything else —
+ * strings, inline images, unknown operators — is kept byte for byte. Two passes: collect every
+ * colour, convert them all at once through lcms (the same engine as images), then rewrite.
+ */
+import { PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+
+import { isName, isNum, lexContent, type Operand } from '../pdf/lexer.js';
+import { ColourSpaceResolver } from '../pdf/colour-space.js';
+import { parseFunction } from '../pdf/functions.js';
+import { getDict, items, numberOf, resolve } from '../pdf/objects.js';
+import { decodeStream } from '../pdf/streams.js';
+import { cmykColoursToRgb } from './colour.js';
+
+/** How values in one colour space become CMYK / gray / RGB before lcms. */
+interface Converter {
+  /** The source model of the colours it produces. */
+  model: 'cmyk' | 'gray' | 'rgb';
+  /** Values as written → values in `model`; null when they cannot be computed. */
+  toModel(values: number[]): number[] | null;
+  /** The initial colour of the space (what painting uses before any sc/scn). */
+  initial: number[];
+  icc?: Uint8Array | undefined;
+}
+
+export class VectorColourRewriter {
+  private readonly pending = new Map<string, { model: string; values: number[]; icc?: Uint8Array }>();
+  private readonly rgb = new Map<string, [number, number, number]>();
+  private readonly colourSpaces: ColourSpaceResolver;
+  readonly left = new Set<string>();
+
+  constructor(private readonly context: PDFContext) {
+    this.colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024 }));
+  }
+
+  private converterFor(name: string, resources: PDFDict | undefined): Converter | null | 'keep' {
+    if (name === 'DeviceCMYK' || name === 'CMYK') return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
+    if (name === 'DeviceRGB' || name === 'DeviceGray' || name === 'Pattern') return 'keep';
+    const obj = resolve(this.context, getDict(this.context, resources, 'ColorSpace')?.get(PDFName.of(name)));
+    if (!obj) return 'keep';
+    return this.converterForObject(obj, resources);
+  }
+
+  private converterForObject(obj: PDFObject, resources: PDFDict | undefined): Converter | null | 'keep' {
+    const cs = this.colourSpaces.describe(obj, resources);
+    if (cs.model === 'rgb' || cs.model === 'gray' || cs.family === 'Pattern') return 'keep';
+    if (cs.family === 'DeviceCMYK') return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
+    if (cs.family === 'ICCBased' && cs.model === 'cmyk') {
+      const arr = items(this.context, obj as PDFArray);
+      const icc = arr[1] instanceof PDFRawStream ? safeDecode(this.context, arr[1]) : undefined;
+      return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1], icc };
+    }
+    if (cs.family === 'Separation' || cs.family === 'DeviceN') {
+      const arr = items(this.context, obj as PDFArray);
+      const alternate = arr[2];
+      const why: string[] = [];
+      const fn = parseFunction(this.context, arr[3], why);
+      const alt = alternate ? this.converterForObject(alternate, resources) : null;
+      const altModel = alt === 'keep' ? this.colourSpaces.describe(alternate, resources).model : alt?.model;
+      if (!fn || !altModel || (altModel !== 'cmyk' && altModel !== 'gray' && altModel !== 'rgb')) {
+        this.left.add(`${cs.label}: ${fn ? 'its alternate space is not CMYK, gray or RGB' : `its tint transform cannot be evaluated (${why.join('; ') || 'unknown'})`}`);
+        return null;
+      }
+      const inputs = cs.family === 'Separation' ? 1 : (cs.colorants?.length ?? 1);
+      const model = altModel as Converter['model'];
+      const icc = alt && alt !== 'keep' ? alt.icc : undefined;
+      const toModel = (v: number[]) => {
+        try {
+          return fn(v);
+        } catch {
+          return null;
+        }
+      };
+      return { model, toModel, initial: Array(inputs).fill(1), icc };
+    }
+    this.left.add(`${cs.label}: not converted`);
+    return null;
+  }
+
+  private key(model: string, values: number[], icc?: Uint8Array) {
+    return `${model}|${values.map((v) => v.toFixed(4)).join(',')}|${icc ? icc.length : 0}`;
+  }
+
+  private want(conv: Converter, values: number[]): string | null {
+    const v = conv.toModel(values);
+    if (!v) return null;
+    const key = this.key(conv.model, v, conv.icc);
+    if (!this.pending.has(key) && !this.rgb.has(key)) this.pending.set(key, { model: conv.model, values: v, icc: conv.icc });
+    return key;
+  }
+
+  /** Walks a content stream; in `collect` mode gathers colours, otherwise returns the rewritten bytes. */
+  private walk(bytes: Uint8Array, resources: PDFDict | undefined, mode: 'collect' | 'rewrite'): { bytes: Uint8Array; changed: number } {
+    const state = { fill: null as Converter | null, stroke: null as Converter | null };
+    const edits: { start: number; end: number; text: string }[] = [];
+    const rgbText = (key: string | null, op: string) => {
+      const c = key ? this.rgb.get(key) : undefined;
+      return c ? `${c.map((v) => round(v)).join(' ')} ${op}` : null;
+    };
+    lexContent(
+      bytes,
+      (op: string, args: Operand[], start: number, end: number) => {
+        const nums = args.filter(isNum) as number[];
+        const stroke = op === op.toUpperCase() && op !== 'k';
+        switch (op) {
+          case 'k':
+          case 'K': {
+            if (nums.length !== 4) return;
+            const conv: Converter = { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
+            const key = this.want(conv, nums);
+            if (mode === 'rewrite') {
+              const t = rgbText(key, op === 'k' ? 'rg' : 'RG');
+              if (t) edits.push({ start, end, text: t });
+            }
+            if (op === 'k') state.fill = null;
+            else state.stroke = null;
+            return;
+          }
+          case 'cs':
+          case 'CS': {
+            const n = args[args.length - 1];
+            const conv = isName(n) ? this.converterFor(n.name, resources) : 'keep';
+            const active = conv === 'keep' || conv === null ? null : conv;
+            if (op === 'cs') state.fill = active;
+            else state.stroke = active;
+            if (!active) return;
+            const key = this.want(active, active.initial);
+            if (mode === 'rewrite') {
+              const t = rgbText(key, op === 'cs' ? 'rg' : 'RG');
+              if (t) edits.push({ start, end, text: t });
+            }
+            return;
+          }
+          case 'sc':
+          case 'scn':
+          case 'SC':
+          case 'SCN': {
+            const conv = stroke ? state.stroke : state.fill;
+            if (!conv || nums.length !== args.length) return;
+            const key = this.want(conv, nums);
+            if (mode === 'rewrite') {
+              const t = rgbText(key, stroke ? 'RG' : 'rg');
+              if (t) edits.push({ start, end, text: t });
+            }
+            return;
+          }
+          case 'g':
+          case 'rg':
+            state.fill = null;
+            return;
+          case 'G':
+          case 'RG':
+            state.stroke = null;
+            return;
+          default:
+        }
+      },
+      () => undefined,
+      () => null,
+    );
+    if (mode === 'collect' || edits.length === 0) return { bytes, changed: 0 };
+    const enc = new TextEncoder();
+    const parts: Uint8Array[] = [];
+    let at = 0;
+    for (const e of edits) {
+      parts.push(bytes.subarray(at, e.start), enc.encode(e.text));
+      at = e.end;
+    }
+    parts.push(bytes.subarray(at));
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return { bytes: out, changed: edits.length };
+  }
+
+  collect(bytes: Uint8Array, resources: PDFDict | undefined) {
+    this.walk(bytes, resources, 'collect');
+  }
+
+  /** Converts every collected colour through lcms. */
+  async convertCollected(): Promise<void> {
+    const groups = new Map<string, { keys: string[]; values: number[][]; model: string; icc?: Uint8Array }>();
+    for (const [key, p] of this.pending) {
+      const g = groups.get(`${p.model}|${p.icc?.length ?? 0}`) ?? { keys: [], values: [], model: p.model, icc: p.icc };
+      g.keys.push(key);
+      g.values.push(p.values);
+      groups.set(`${p.model}|${p.icc?.length ?? 0}`, g);
+    }
+    for (const g of groups.values()) {
+      const rgb =
+        g.model === 'cmyk'
+          ? await cmykColoursToRgb(g.values, g.icc)
+          : g.values.map((v) => (g.model === 'gray' ? [v[0]!, v[0]!, v[0]!] : [v[0]!, v[1]!, v[2]!]) as [number, number, number]);
+      g.keys.forEach((k, i) => this.rgb.set(k, rgb[i]!));
+    }
+    this.pending.clear();
+  }
+
+  rewrite(bytes: Uint8Array, resources: PDFDict | undefined): { bytes: Uint8Array; changed: number } {
+    return this.walk(bytes, resources, 'rewrite');
+  }
+}
+
+function safeDecode(context: PDFContext, s: PDFRawStream): Uint8Array | undefined {
+  try {
+    return decodeStream(context, s, { maxBytes: 16 * 1024 * 1024 });
+  } catch {
+    return undefined;
+  }
+}
+
+const round = (v: number) => String(Math.round(v * 10000) / 10000);
+
+
+
