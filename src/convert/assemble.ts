@@ -86,8 +86,21 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   for (let quality = Math.min(opts.jpegQuality, 85) - 5; bytes.length > limits.maxFileBytes && quality >= 50; quality -= 10) {
     for (const [id, e] of encoded) if (e.kind === 'image' && e.raw) encoded.set(id, { ...e, ...(await encodeRaster(e.raw, e.widthPx, e.heightPx, { ...opts, lossless: false, jpegQuality: quality })) });
     bytes = await build(resolved.layers, encoded, opts);
-    changes.push(`recompressed at JPEG quality ${quality} to stay under ${(limits.maxFileBytes / 1e6).toFixed(0)} MB: ${(bytes.length / 1e6).toFixed(1)} MB`);
+    changes.push(`recompressed at JPEG quality ${quality} to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
   }
+  // Still too big: fewer pixels (the resolution drops, and the check will say so).
+  for (let step = 1; bytes.length > limits.maxFileBytes && step <= 4; step++) {
+    for (const [id, e] of encoded) {
+      if (e.kind !== 'image' || !e.raw) continue;
+      const w = Math.max(1, Math.round(e.widthPx * 0.8));
+      const h = Math.max(1, Math.round(e.heightPx * 0.8));
+      const raw = new Uint8Array(await sharp(e.raw, { raw: { width: e.widthPx, height: e.heightPx, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer());
+      encoded.set(id, { ...e, raw, widthPx: w, heightPx: h, ...(await encodeRaster(raw, w, h, { lossless: false, jpegQuality: 50 })) });
+    }
+    bytes = await build(resolved.layers, encoded, opts);
+    changes.push(`downsampled the images to ${Math.round(0.8 ** step * 100)} % to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
+  }
+  if (bytes.length > limits.maxFileBytes) changes.push(`could not get under ${size(limits.maxFileBytes)}: ${size(bytes.length)} (the check reports file-too-large)`);
   const report = await preflight(bytes, target, { ...preflightOptions, path: null });
   return { bytes, changes, report };
 }
@@ -181,6 +194,8 @@ async function build(layers: readonly { id: string; pageWidthMm: number; pageHei
   }
   return doc.save({ useObjectStreams: true });
 }
+
+const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(0)} kB`);
 
 function hexColour(css: string) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css.trim());

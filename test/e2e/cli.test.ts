@@ -107,6 +107,38 @@ describe('print-preflight check', () => {
   });
 });
 
+describe('print-preflight fix and assemble', () => {
+  it('fixes a sideways page when told the direction (exit 0), and says what it could not do (exit 1)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'pp-fix-')), 'fixed.pdf');
+    const refused = run('fix', f('pikepdf-curtains-rotate270-sideways.pdf'), '--sku', 'CURTAINS-140X260', '--out', out);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain('say --rotate cw or --rotate ccw');
+    const ok = run('fix', f('pikepdf-curtains-rotate270-sideways.pdf'), '--sku', 'CURTAINS-140X260', '--out', out, '--rotate', 'ccw', '--json');
+    expect(ok.code).toBe(0);
+    const result = JSON.parse(ok.out);
+    expect(result.report.verdict).toBe('pass');
+    expect(result.changes.map((c: { code: string }) => c.code)).toContain('page-orientation-mismatch');
+    expect(existsSync(out)).toBe(true);
+    expect(run('fix', f('broken-empty.pdf'), '--sku', 'CURTAINS-140X260', '--out', out).code).toBe(1);
+    expect(run('fix', f('gs-duvet-exact.pdf'), '--sku', 'CURTAINS-140X260', '--out', out, '--rotate', 'left').code).toBe(2);
+  });
+
+  it('assembles images into a print file that passes', async () => {
+    const sharp = (await import('sharp')).default;
+    const dir = mkdtempSync(join(tmpdir(), 'pp-asm-'));
+    const { writeFileSync } = await import('node:fs');
+    for (const [name, w, h] of [['front.png', 3200, 4400], ['back.jpg', 3200, 4400]] as const) {
+      writeFileSync(join(dir, name), await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } }).toFormat(name.endsWith('png') ? 'png' : 'jpeg').toBuffer());
+    }
+    const out = join(dir, 'out.pdf');
+    const r = run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png'), '--layer', `back=${join(dir, 'back.jpg')}`);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Wrote .*out\.pdf/);
+    expect(r.out).toContain(' PASS ');
+    expect(run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png')).code).toBe(2);
+  }, 60_000);
+});
+
 describe('print-preflight order', () => {
   it('prints the payload for a draft whose sources pass, and lists every failure otherwise', async () => {
     const { startSourceServer } = await import('../helpers/source-server.js');
