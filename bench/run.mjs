@@ -31,7 +31,7 @@ function shell(cmd, runs = RUNS) {
   let rss = 0;
   for (let i = 0; i < runs + 1; i++) {
     const [s, kb, code] = execFileSync('/usr/bin/python3', ['-c', PY, cmd], { encoding: 'utf8' }).trim().split(' ').map(Number);
-    if (code !== 0) log(`  (exit ${code}: ${cmd.slice(0, 80)})`);
+    if (code !== 0) throw new Error(`reference command failed (exit ${code}): ${cmd}`);
     if (i > 0) times.push(s * 1000); // first run warms the page cache
     rss = Math.max(rss, kb);
   }
@@ -61,9 +61,9 @@ async function main() {
     mutool: has('mutool') ? spawnSync('mutool', ['-v'], { encoding: 'utf8' }).stderr.trim() : null,
     date: new Date().toISOString().slice(0, 10),
   };
-  const tmp = mkdtempSync(join(tmpdir(), 'ppbench-'));
   for (const name of ['photo-50mb.pdf', 'cmyk-pages.pdf', 'catalogue-500.pdf', 'five-metre.pdf']) {
     const file = join(INPUTS, name);
+    const tmp = mkdtempSync(join(tmpdir(), 'ppbench-'));
     log(`${name}…`);
     const r = { bytes: statSync(file).size };
     r.hash = ours('hash', file);

@@ -22,6 +22,23 @@ export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verd
 export { buildReport, verdictOf } from './report/build.js';
 export { renderText } from './report/text.js';
 export { jsonSchemas } from './schemas.js';
+export { OrderServiceClient, ClientOptionsSchema, type ClientOptions, type DeprecationWarning } from './client/client.js';
+export {
+  OrderServiceError,
+  ServiceValidationError,
+  ServiceAuthenticationError,
+  ServicePermissionError,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+  ServiceServerError,
+  ServiceUnreachableError,
+  ServiceResponseError,
+} from './client/errors.js';
+export { verifyWebhook, signWebhook, parseWebhook, webhookHandler, type WebhookEvent, type WebhookVerification, type WebhookHandlerOptions } from './client/webhooks.js';
+export { studioUrl, studioPreviewUrl, listenToStudio } from './client/studio.js';
+export { startFakeOrderService, type FakeOrderService, type FakeServiceOptions } from './client/fake-service.js';
+export { FulfillmentSchema, ProductSchema, WebhookOrderSchema, WebhookFailedSchema, type Fulfillment, type Product, type WebhookOrder } from './client/schemas.js';
+export { RateLimiter } from './client/rate-limit.js';
 export { fix, FixOptionsSchema, type FixOptions, type FixResult, type Change, type Refusal } from './convert/fix.js';
 export { assemble, AssembleOptionsSchema, type AssembleOptions, type AssembleResult, type LayerInput } from './convert/assemble.js';
 export { preflightFolder, type FolderOptions, type BatchProgress } from './batch/run.js';

@@ -7,7 +7,7 @@ import type { DocumentFacts } from './pdf/facts.js';
 import { pdfHeaderVersion } from './pdf/inspect.js';
 import { localExecutor, type Executor } from './pool/local.js';
 import { defaultPool, TaskFailure } from './pool/pool.js';
-import { formatPath, loadProfilesCached } from './profile/load.js';
+import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
 import { imagePlan } from './raster/fast-path.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
@@ -77,7 +77,7 @@ export async function preflightWithPreviews(
       `Expected { product, variant } or { sku } for target: ${t.error.issues.map((i) => `${formatPath(i.path) || 'target'}: ${i.message}`).join('; ')}`,
     );
   }
-  const registry: ProfileRegistry = typeof opts.profiles === 'object' ? opts.profiles : await loadProfilesCached(opts.profiles);
+  const registry: ProfileRegistry = await registryFrom(opts.profiles);
   const resolved = registry.resolve(t.data);
   throwIfAborted(opts.signal);
   const source = await readSource(input, opts.path);

@@ -9,7 +9,7 @@ import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
 import { defaultPool } from '../pool/pool.js';
 import { preflightWithPreviews } from '../preflight.js';
-import { loadProfilesCached } from '../profile/load.js';
+import { registryFrom } from '../profile/load.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
 import { renderHtml } from '../report/html.js';
@@ -57,12 +57,17 @@ export function outputPaths(rel: string) {
  * const summary = await preflightFolder('incoming/', { out: 'checked/', manifest: 'incoming/manifest.csv' });
  * console.log(`${summary.fail} of ${summary.files} files fail`);
  */
-export async function preflightFolder(dir: string, options: FolderOptions): Promise<BatchSummary> {
+/** What every folder run needs first: the output folder (cleared of a killed run's temporaries), the profiles and the manifest. */
+export async function openBatch(options: Pick<FolderOptions, 'out' | 'manifest' | 'preflight'>) {
   const out = resolve(options.out);
-  const registry: ProfileRegistry =
-    typeof options.preflight?.profiles === 'object' ? options.preflight.profiles : await loadProfilesCached(options.preflight?.profiles);
+  const registry: ProfileRegistry = await registryFrom(options.preflight?.profiles);
   const manifest: Manifest = options.manifest ? await readManifest(options.manifest) : new Map();
   await removeStaleTemporaries(out);
+  return { out, registry, manifest };
+}
+
+export async function preflightFolder(dir: string, options: FolderOptions): Promise<BatchSummary> {
+  const { out, registry, manifest } = await openBatch(options);
   const files = await findPdfs(dir, [out]);
   const pool = options.preflight?.pool;
   const concurrency = Math.max(1, options.concurrency ?? (pool ? pool.threads : pool === false ? 1 : defaultPool().threads));

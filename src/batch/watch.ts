@@ -6,16 +6,15 @@
  * a finished report to reuse: nothing is judged twice or lost.
  */
 import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { loadProfilesCached } from '../profile/load.js';
+import { join } from 'node:path';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
 import { ReportSchema } from '../report/schema.js';
 import { sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
-import { moveFile, removeStaleTemporaries } from './atomic.js';
-import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
-import { judge, type FolderOptions } from './run.js';
+import { moveFile } from './atomic.js';
+import { findPdfs, resolveTarget, type BatchFile, type Manifest } from './discover.js';
+import { judge, openBatch, type FolderOptions } from './run.js';
 import type { BatchResult, BatchVerdict } from './summary.js';
 
 export interface WatchOptions extends Omit<FolderOptions, 'onProgress' | 'signal'> {
@@ -43,11 +42,7 @@ const FOLDER: Record<BatchVerdict, 'pass' | 'warn' | 'fail'> = { pass: 'pass', w
  * process.on('SIGTERM', () => hot.close());
  */
 export async function watchFolder(dir: string, options: WatchOptions): Promise<HotFolder> {
-  const out = resolve(options.out);
-  const registry: ProfileRegistry =
-    typeof options.preflight?.profiles === 'object' ? options.preflight.profiles : await loadProfilesCached(options.preflight?.profiles);
-  const manifest: Manifest = options.manifest ? await readManifest(options.manifest) : new Map();
-  await removeStaleTemporaries(out);
+  const { out, registry, manifest } = await openBatch(options);
   const intervalMs = options.intervalMs ?? 1_000;
   const stableMs = options.stableMs ?? 2_000;
   const concurrency = Math.max(1, options.concurrency ?? 2);

@@ -15,7 +15,7 @@ import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
 import { mmToPt, mmToPx } from '../pdf/units.js';
 import { preflight } from '../preflight.js';
-import { formatPath, loadProfilesCached } from '../profile/load.js';
+import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { fitInto } from './geometry.js';
 
@@ -52,7 +52,7 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   const parsed = AssembleOptionsSchema.safeParse(options);
   if (!parsed.success) throw new InvalidArgumentError(`Invalid assemble options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
   const opts = parsed.data;
-  const registry = typeof preflightOptions.profiles === 'object' ? preflightOptions.profiles : await loadProfilesCached(preflightOptions.profiles);
+  const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
   const limits = { ...resolved.limits, ...preflightOptions.limits };
   // Inputs by layer: named ones where named, the rest in order.

@@ -13,10 +13,10 @@ import type { PreflightOptions, Target } from '../options.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import { multiply } from '../pdf/matrix.js';
 import { N, dictOf, getDict, getName, items, PDFArray, rectOf, resolve } from '../pdf/objects.js';
-import { decodeStream } from '../pdf/streams.js';
+import { decodeStream, joinContentStreams } from '../pdf/streams.js';
 import { mmToPt } from '../pdf/units.js';
 import { preflight } from '../preflight.js';
-import { formatPath, loadProfilesCached } from '../profile/load.js';
+import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../rules/codes.js';
 import { readSource } from '../source/read.js';
@@ -88,7 +88,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
     refused.push({ code: f.code, page: null, reason: `the file cannot be fixed: ${f.message}` });
     return { bytes: null, changes, refused, before, after: null };
   }
-  const registry = typeof preflightOptions.profiles === 'object' ? preflightOptions.profiles : await loadProfilesCached(preflightOptions.profiles);
+  const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
   const limits = { ...resolved.limits, ...preflightOptions.limits };
   const doc = await PDFDocument.load(source.bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, throwOnInvalidObject: false });
@@ -238,7 +238,7 @@ async function fixVectorColour(doc: PDFDocument, pages: PDFPage[], changes: Chan
     const contents = resolve(context, page.node.get(N('Contents')));
     const streams = contents instanceof PDFArray ? items(context, contents) : [contents];
     const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStream(context, s, { maxBytes: 256 * 1024 * 1024 }));
-    const joined = joinStreams(parts);
+    const joined = joinContentStreams(parts);
     jobs.push({ page: index + 1, bytes: joined, resources, write: (b) => page.node.set(PDFName.of('Contents'), context.register(context.flateStream(b))) });
     const visitForms = (res: ReturnType<typeof dictOf>, depth: number) => {
       const xobjects = getDict(context, res, 'XObject');
@@ -297,15 +297,3 @@ async function recompressJpegs(doc: PDFDocument, quality: number): Promise<numbe
 }
 
 const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
-
-function joinStreams(parts: Uint8Array[]): Uint8Array {
-  const total = parts.reduce((n, p) => n + p.length + 1, 0);
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-    out[o++] = 0x0a;
-  }
-  return out;
-}

@@ -10,7 +10,7 @@ import { PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PD
 import { isName, isNum, lexContent, type Operand } from '../pdf/lexer.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import { parseFunction } from '../pdf/functions.js';
-import { getDict, items, numberOf, resolve } from '../pdf/objects.js';
+import { getDict, items, resolve } from '../pdf/objects.js';
 import { decodeStream } from '../pdf/streams.js';
 import { cmykColoursToRgb } from './colour.js';
 

@@ -7,7 +7,7 @@
 
 import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
-import { formatPath, loadProfilesCached } from '../profile/load.js';
+import { formatPath, registryFrom } from '../profile/load.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
 import { preflightUrl, type NetworkOptions } from '../source/preflight-url.js';
@@ -73,7 +73,7 @@ export async function buildOrderPayload(draft: OrderDraft | unknown, options: Bu
   }
   const order = parsed.data;
   const registry: ProfileRegistry =
-    typeof options.preflight?.profiles === 'object' ? options.preflight.profiles : await loadProfilesCached(options.preflight?.profiles);
+    await registryFrom(options.preflight?.profiles);
   const issues: OrderIssue[] = [];
   const given = (options.preflights ?? []).map((p) => ('report' in p ? p : { url: p.source?.url ?? p.file.path ?? '', report: p }));
 

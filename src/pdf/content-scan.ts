@@ -26,7 +26,7 @@ import {
   resolve,
   PDFRef,
 } from './objects.js';
-import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName } from './streams.js';
+import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams } from './streams.js';
 import { ppiOf } from './units.js';
 
 export interface ScanLimits {
@@ -99,7 +99,7 @@ export class ContentScanner {
       const data = this.read(s, 'page content');
       if (data) parts.push(data);
     }
-    const bytes = concatWithSpace(parts);
+    const bytes = joinContentStreams(parts);
     const state = initialState(IDENTITY);
     try {
       this.run(bytes, resources, state, [], new Set());
@@ -489,17 +489,4 @@ function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {
 
 function intOrNull(n: number | undefined): number | null {
   return n === undefined ? null : Math.trunc(n);
-}
-
-function concatWithSpace(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const total = parts.reduce((s, p) => s + p.length + 1, 0);
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-    out[o++] = 0x0a;
-  }
-  return out;
 }

@@ -29,3 +29,24 @@ export function unitSquareBox(m: Matrix): Rect {
 export function isFiniteMatrix(m: readonly number[]): m is Matrix {
   return m.length === 6 && m.every((v) => Number.isFinite(v));
 }
+
+/**
+ * A point of default user space on the page as shown: origin at the top left of the checked box,
+ * y down, turned by /Rotate, in `scale` units per point (px or mm).
+ */
+export function displayPoint(x: number, y: number, box: Rect, rotate: number, scale: number): [number, number] {
+  const w = (box[2] - box[0]) * scale;
+  const h = (box[3] - box[1]) * scale;
+  const px = (x - box[0]) * scale;
+  const py = (box[3] - y) * scale;
+  switch (rotate) {
+    case 90:
+      return [h - py, px];
+    case 180:
+      return [w - px, h - py];
+    case 270:
+      return [py, w - px];
+    default:
+      return [px, py];
+  }
+}

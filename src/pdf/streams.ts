@@ -256,3 +256,16 @@ function lzwDecode(data: Uint8Array, earlyChange: number, maxBytes: number): Uin
   return Uint8Array.from(out);
 }
 
+
+/** Content streams of one page joined as PDF reads them: tokens never run across the seams. */
+export function joinContentStreams(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length + 1, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+    out[o++] = 0x0a;
+  }
+  return out;
+}

@@ -64,6 +64,11 @@ export async function loadProfiles(dir: string = DEFAULT_PROFILES_DIR): Promise<
   return ProfileRegistry.from(profiles);
 }
 
+/** The registry an options object names: a loaded registry as it is, or a folder (default: the shipped profiles) loaded once. */
+export function registryFrom(profiles: string | ProfileRegistry | undefined): Promise<ProfileRegistry> {
+  return profiles instanceof ProfileRegistry ? Promise.resolve(profiles) : loadProfilesCached(profiles);
+}
+
 const cache = new Map<string, Promise<ProfileRegistry>>();
 
 /** Like {@link loadProfiles}, loading each folder once per process. */

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
-import { apply } from '../pdf/matrix.js';
+import { apply, displayPoint } from '../pdf/matrix.js';
 import type { RawPixels } from './pixels.js';
 import { fitSize } from './render.js';
 
@@ -46,23 +46,9 @@ type Vec = [number, number];
 
 /** Image pixel (u right, v down) → displayed page pixel, for a page rendered `scale` px per pt. */
 function toPagePx(plan: ImagePlan, scale: number): (u: number, v: number) => Vec {
-  const [bx0, by0, bx1, by1] = plan.checkedBox;
-  const pw = (bx1 - bx0) * scale;
-  const ph = (by1 - by0) * scale;
   return (u, v) => {
     const [x, y] = apply(plan.ctm, u / plan.widthPx, 1 - v / plan.heightPx);
-    const px = (x - bx0) * scale;
-    const py = (by1 - y) * scale;
-    switch (plan.rotate) {
-      case 90:
-        return [ph - py, px];
-      case 180:
-        return [pw - px, ph - py];
-      case 270:
-        return [py, pw - px];
-      default:
-        return [px, py];
-    }
+    return displayPoint(x, y, plan.checkedBox, plan.rotate, scale);
   };
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
+import { displayPoint } from '../pdf/matrix.js';
 import { ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
@@ -156,30 +157,10 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
 
 /** A rectangle in default user space → mm from the top-left of the page as shown (after /Rotate). */
 export function toDisplayMm(r: readonly number[], page: PageFacts): [number, number, number, number] {
-  const [bx0, by0, bx1, by1] = page.checkedBox;
   const k = ptToMm(page.userUnit);
-  const w = (bx1 - bx0) * k;
-  const h = (by1 - by0) * k;
-  const corners: [number, number][] = [
-    [r[0]!, r[1]!],
-    [r[2]!, r[3]!],
-  ].map(([x, y]) => {
-    const px = (x! - bx0) * k;
-    const py = (by1 - y!) * k;
-    switch (page.rotate) {
-      case 90:
-        return [h - py, px];
-      case 180:
-        return [w - px, h - py];
-      case 270:
-        return [py, w - px];
-      default:
-        return [px, py];
-    }
-  });
-  const xs = corners.map((c) => c[0]);
-  const ys = corners.map((c) => c[1]);
-  return [round(Math.min(...xs), 1), round(Math.min(...ys), 1), round(Math.max(...xs), 1), round(Math.max(...ys), 1)];
+  const a = displayPoint(r[0]!, r[1]!, page.checkedBox, page.rotate, k);
+  const b = displayPoint(r[2]!, r[3]!, page.checkedBox, page.rotate, k);
+  return [round(Math.min(a[0], b[0]), 1), round(Math.min(a[1], b[1]), 1), round(Math.max(a[0], b[0]), 1), round(Math.max(a[1], b[1]), 1)];
 }
 
 function reportImage(image: ImageFacts, page: PageFacts): ReportImage {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
 import { preflight } from '../preflight.js';
-import { formatPath, loadProfilesCached } from '../profile/load.js';
+import { formatPath, registryFrom } from '../profile/load.js';
 import { buildReport, withFindings } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import type { Draft } from '../rules/finding.js';
@@ -48,7 +48,7 @@ export async function preflightUrl(url: string, target: Target, options: UrlPref
   }
   const network = parsed.data;
   // Resolve the target and limits first: an unknown SKU is misuse, not a finding.
-  const registry = typeof preflightOptions.profiles === 'object' ? preflightOptions.profiles : await loadProfilesCached(preflightOptions.profiles);
+  const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
   const limits = { ...resolved.limits, ...preflightOptions.limits };
 

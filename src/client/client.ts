@@ -1,0 +1,185 @@
+/**
+ * A typed client of the order service: both auth headers on every request, responses validated
+ * against the spec's envelope, errors typed by status, a client-side rate limiter under
+ * 30 requests/minute, backoff on 429, retries of idempotent requests on 5xx and time-outs — and
+ * never a blind retry of order creation (a retried POST can create two orders).
+ */
+import { EventEmitter } from 'node:events';
+import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
+import { OrderSchema, type OrderPayload } from '../order/schema.js';
+import { formatPath } from '../profile/load.js';
+import { errorForStatus, OrderServiceError, ServiceResponseError, ServiceUnreachableError } from './errors.js';
+import { limiterFor, RateLimiter } from './rate-limit.js';
+import { envelope, ErrorBodySchema, FulfillmentSchema, ProductSchema, type Fulfillment, type Product } from './schemas.js';
+
+export const ClientOptionsSchema = z
+  .object({
+    /** `{base_url}`, ending in the version segment, e.g. https://api.example.com/v2/integration */
+    baseUrl: z.string().url(),
+    accessToken: z.string().min(1),
+    applicationKey: z.string().min(1),
+    /** Requests allowed per window (the service: 30 a minute). */
+    rateLimit: z.object({ requests: z.number().int().positive(), perMs: z.number().int().positive() }).default({ requests: 30, perMs: 60_000 }),
+    /** Retries on 429, and on 5xx and time-outs for idempotent requests. */
+    maxRetries: z.number().int().min(0).max(10).default(4),
+    /** First backoff delay in ms; doubles each retry (with jitter), at most 60 s. */
+    backoffMs: z.number().int().min(0).default(1_000),
+    timeoutMs: z.number().int().positive().default(30_000),
+    /** A fetch implementation (default: the global fetch). */
+    fetch: z.custom<typeof fetch>((f) => typeof f === 'function').optional(),
+  })
+  .strict();
+export type ClientOptions = z.input<typeof ClientOptionsSchema>;
+
+export interface DeprecationWarning {
+  method: string;
+  path: string;
+  /** The migration path the service points to (the X-Service-Deprecation header). */
+  migration: string;
+}
+
+interface ClientEvents {
+  deprecation: [DeprecationWarning];
+  retry: [{ method: string; path: string; attempt: number; delayMs: number; reason: string }];
+}
+
+/**
+ * @example
+ * const client = new OrderServiceClient({ baseUrl, accessToken, applicationKey });
+ * client.on('deprecation', (w) => log.warn(w.migration));
+ * const order = await client.createOrder(payload);
+ * for await (const product of client.products()) console.log(product.name);
+ */
+export class OrderServiceClient extends EventEmitter<ClientEvents> {
+  readonly options: z.output<typeof ClientOptionsSchema>;
+  private readonly limiter: RateLimiter;
+  private readonly doFetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    super();
+    const parsed = ClientOptionsSchema.safeParse(options);
+    if (!parsed.success) throw new InvalidArgumentError(`Invalid client options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+    this.options = parsed.data;
+    this.limiter = limiterFor(this.options.applicationKey, this.options.rateLimit.requests, this.options.rateLimit.perMs);
+    this.doFetch = this.options.fetch ?? fetch;
+  }
+
+  /** GET /ping. Resolves with whatever the service answers (its shape is not published). */
+  async ping(): Promise<unknown> {
+    return (await this.request('GET', '/ping', { idempotent: true })).body;
+  }
+
+  /**
+   * POST /orders with a payload that passes the order schema (a `buildOrderPayload` result does).
+   * Retried only on 429 (not processed), or on 5xx/time-out when the payload has a `number`,
+   * which makes a duplicate detectable; otherwise the error is thrown as it came.
+   */
+  async createOrder(payload: OrderPayload): Promise<unknown> {
+    const parsed = OrderSchema.safeParse(payload);
+    if (!parsed.success) {
+      throw new InvalidArgumentError(`The order payload breaks the service's rules: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+    }
+    return (await this.request('POST', '/orders', { body: parsed.data, idempotent: parsed.data.number !== undefined })).body;
+  }
+
+  /** GET /orders/{id}/fulfillments: one record per copy of a product; empty before processing. */
+  async listFulfillments(orderId: number | string): Promise<Fulfillment[]> {
+    const { body } = await this.request('GET', `/orders/${encodeURIComponent(String(orderId))}/fulfillments`, { idempotent: true });
+    return this.validate(envelope(z.array(FulfillmentSchema)), body, 'fulfillments').data as Fulfillment[];
+  }
+
+  /** GET /products?page=N: one page of the product list, with its links and meta. */
+  async listProducts({ page = 1 }: { page?: number } = {}) {
+    const { body } = await this.request('GET', `/products?page=${page}`, { idempotent: true });
+    return this.validate(envelope(z.array(ProductSchema)), body, 'products') as { data: Product[]; links: { next_page?: string | null }; meta: unknown };
+  }
+
+  /** Every product, page after page, following `links.next_page`. */
+  async *products(): AsyncGenerator<Product> {
+    let next: string | null | undefined = `${this.options.baseUrl}/products?page=1`;
+    const seen = new Set<string>();
+    while (next && !seen.has(next)) {
+      seen.add(next);
+      const { body } = await this.request('GET', next, { idempotent: true });
+      const page = this.validate(envelope(z.array(ProductSchema)), body, 'products');
+      for (const p of page.data as Product[]) yield p;
+      next = page.links.next_page;
+    }
+  }
+
+  private validate<T extends z.ZodType>(schema: T, body: unknown, what: string): z.infer<T> {
+    const r = schema.safeParse(body);
+    if (!r.success) {
+      throw new ServiceResponseError('ERR_SERVICE_RESPONSE', 200, [], `The ${what} answer does not have the documented shape: ${r.error.issues.slice(0, 3).map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+    }
+    return r.data;
+  }
+
+  private async request(method: string, pathOrUrl: string, { body, idempotent }: { body?: unknown; idempotent: boolean }): Promise<{ status: number; body: unknown }> {
+    const url = /^https?:\/\//.test(pathOrUrl) ? pathOrUrl : `${this.options.baseUrl.replace(/\/$/, '')}${pathOrUrl}`;
+    const path = new URL(url).pathname;
+    for (let attempt = 0; ; attempt++) {
+      await this.limiter.acquire();
+      let response: Response;
+      try {
+        response = await this.doFetch(url, {
+          method,
+          headers: {
+            Authorization: `Bearer ${this.options.accessToken}`,
+            'X-Application-Key': this.options.applicationKey,
+            Accept: 'application/json',
+            ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          },
+          body: body !== undefined ? JSON.stringify(body) : undefined,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+      } catch (error) {
+        const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${this.options.timeoutMs / 1000} s` : `${(error as Error).message}`;
+        if (idempotent && attempt < this.options.maxRetries) {
+          await this.backoff(method, path, attempt, reason, null);
+          continue;
+        }
+        throw new ServiceUnreachableError('ERR_SERVICE_UNREACHABLE', null, [], `${method} ${path}: ${reason}${idempotent ? '' : ' (not retried: the order may or may not have been created; set an order number to make retries safe)'}`);
+      }
+      const remaining = response.headers.get('x-ratelimit-remaining');
+      this.limiter.observe(remaining === null ? null : Number(remaining));
+      const deprecation = response.headers.get('x-service-deprecation');
+      if (deprecation) this.emit('deprecation', { method, path, migration: deprecation });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // not JSON: kept as text
+      }
+      if (response.ok) return { status: response.status, body: parsed };
+      const messages = ErrorBodySchema.safeParse(parsed).data?.errors.messages ?? [];
+      const retryAfter = retryAfterMs(response.headers.get('retry-after'));
+      const error = errorForStatus(response.status, messages, `${method} ${path}`, retryAfter);
+      const retryable = response.status === 429 || (idempotent && response.status >= 500);
+      if (retryable && attempt < this.options.maxRetries) {
+        await this.backoff(method, path, attempt, `${response.status}`, retryAfter);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  private async backoff(method: string, path: string, attempt: number, reason: string, retryAfter: number | null) {
+    const base = this.options.backoffMs * 2 ** attempt;
+    const delayMs = Math.min(60_000, retryAfter ?? base + Math.floor(Math.random() * base * 0.25));
+    this.emit('retry', { method, path, attempt: attempt + 1, delayMs, reason });
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
+}
+
+function retryAfterMs(header: string | null): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
+
+export { OrderServiceError };

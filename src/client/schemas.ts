@@ -1,0 +1,95 @@
+/**
+ * The order service's responses and webhook payloads as zod schemas ("Resources and their fields"
+ * in the spec). Objects are loose: the service adds fields in minor releases (production_hub…),
+ * and a client must not break on them.
+ */
+import { z } from 'zod';
+
+const url = z.string();
+export const LinksSchema = z.looseObject({
+  self: url,
+  first_page: url.optional(),
+  last_page: url.optional(),
+  next_page: url.nullable().optional(),
+  prev_page: url.nullable().optional(),
+});
+
+export const MetaSchema = z.looseObject({
+  total: z.number().int().optional(),
+  current_page: z.number().int().optional(),
+  per_page: z.number().int().optional(),
+});
+
+/** The envelope of every response: `links`, `meta`, `data`. */
+export const envelope = <T extends z.ZodType>(data: T) => z.looseObject({ links: LinksSchema, meta: z.union([MetaSchema, z.array(z.unknown())]), data });
+
+export const ProductSchema = z.looseObject({ id: z.number().int(), name: z.string(), description: z.string().nullable().optional() });
+
+export const ProductionStepSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable().optional(),
+  status: z.looseObject({
+    value: z.string().describe('pending, in progress, rejected or done'),
+    notes: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  }),
+});
+
+export const FulfillmentSchema = z.looseObject({
+  id: z.number().int(),
+  barcode: z.string(),
+  status: z.string().describe('unfulfilled or fulfilled'),
+  created_at: z.string(),
+  updated_at: z.string(),
+  variant: z.looseObject({ id: z.number().int(), name: z.string(), subtitle: z.string().nullable().optional(), SKU: z.string() }),
+  product: z.looseObject({ id: z.number().int(), name: z.string(), subtitle: z.string().nullable().optional() }),
+  production_steps: z.array(ProductionStepSchema),
+});
+
+export const ErrorBodySchema = z.looseObject({
+  links: z.looseObject({ self: z.string() }).optional(),
+  meta: z.unknown().optional(),
+  errors: z.looseObject({ messages: z.array(z.string()) }),
+});
+
+export const WebhookRowSchema = z.looseObject({
+  id: z.number().int(),
+  quantity: z.number().int(),
+  client_barcode: z.string().nullable().optional(),
+  fulfillment_status: z.string(),
+  variant: z.looseObject({
+    id: z.number().int(),
+    name: z.string(),
+    subtitle: z.string().nullable().optional(),
+    SKU: z.string(),
+    product: z.looseObject({ id: z.number().int(), name: z.string(), subtitle: z.string().nullable().optional() }),
+  }),
+  sources: z.array(z.looseObject({ type: z.string(), url: z.string(), properties: z.looseObject({ fill_style: z.unknown().optional() }).optional() })).optional(),
+});
+
+/** The order in `order.created` and `order.updated` deliveries. */
+export const WebhookOrderSchema = z.looseObject({
+  id: z.number().int(),
+  number: z.string(),
+  comments: z.string().nullable(),
+  is_archived: z.boolean(),
+  status: z.string(),
+  fulfillment_status: z.string(),
+  purchased_at: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  rows: z.array(WebhookRowSchema),
+  production_hub: z.enum(['PT', 'ES']).optional(),
+});
+
+/** `order.failed`: its structure is not published; only what is certain is required. */
+export const WebhookFailedSchema = z.looseObject({
+  id: z.number().int().optional(),
+  number: z.string().optional(),
+  reasons: z.array(z.unknown()).optional(),
+});
+
+export type Product = z.infer<typeof ProductSchema>;
+export type Fulfillment = z.infer<typeof FulfillmentSchema>;
+export type WebhookOrder = z.infer<typeof WebhookOrderSchema>;

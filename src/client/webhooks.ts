@@ -1,0 +1,108 @@
+/**
+ * Receiving the service's webhooks: `x-webhook-signature` is the base64 of the HMAC-SHA256 of the
+ * raw body with the shared secret. Verification compares in constant time. The handler answers at
+ * once (200, or 403 for a bad signature) and hands the event to the application afterwards, so a
+ * slow application never makes a delivery count as failed (10 failures disable the webhook).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WebhookFailedSchema, WebhookOrderSchema, type WebhookOrder } from './schemas.js';
+
+export type WebhookVerification = { ok: true } | { ok: false; reason: 'missing-signature' | 'malformed-signature' | 'missing-secret' | 'mismatch' };
+
+/** Signs a body as the service does (for tests and fakes). */
+export function signWebhook(rawBody: Uint8Array | string, secret: string): string {
+  return createHmac('sha256', secret).update(rawBody).digest('base64');
+}
+
+/**
+ * Verifies a delivery's signature against the raw body, in constant time.
+ * @example
+ * const v = verifyWebhook(rawBody, req.headers['x-webhook-signature'], process.env.SIGNING_SECRET);
+ * if (!v.ok) return res.writeHead(403).end();
+ */
+export function verifyWebhook(rawBody: Uint8Array | string, signatureHeader: string | string[] | undefined | null, secret: string): WebhookVerification {
+  if (!secret) return { ok: false, reason: 'missing-secret' };
+  const header = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
+  if (!header || !header.trim()) return { ok: false, reason: 'missing-signature' };
+  const value = header.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return { ok: false, reason: 'malformed-signature' };
+  const given = Buffer.from(value, 'base64');
+  if (given.length !== 32) return { ok: false, reason: 'malformed-signature' };
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  return timingSafeEqual(given, expected) ? { ok: true } : { ok: false, reason: 'mismatch' };
+}
+
+export type WebhookEvent =
+  | { topic: 'order.created' | 'order.updated'; order: WebhookOrder; raw: unknown }
+  | { topic: 'order.failed'; failure: Record<string, unknown>; raw: unknown }
+  | { topic: string; raw: unknown };
+
+/** Parses a verified delivery by its topic; unknown topics come through as raw JSON. */
+export function parseWebhook(topic: string | undefined, rawBody: Uint8Array | string): WebhookEvent {
+  const raw = JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'));
+  if (topic === 'order.created' || topic === 'order.updated') {
+    const body = raw && typeof raw === 'object' && 'data' in raw ? (raw as { data: unknown }).data : raw;
+    return { topic, order: WebhookOrderSchema.parse(body), raw };
+  }
+  if (topic === 'order.failed') return { topic, failure: WebhookFailedSchema.parse(raw), raw };
+  return { topic: topic ?? 'unknown', raw };
+}
+
+export interface WebhookHandlerOptions {
+  secret: string;
+  /** Called after the answer was sent. */
+  onEvent: (event: WebhookEvent) => void | Promise<void>;
+  /** Called for a body that verified but could not be parsed, or an onEvent that threw. */
+  onError?: (error: unknown) => void;
+  /** Largest body read, in bytes. Default 1 MiB. */
+  maxBytes?: number;
+}
+
+/**
+ * A request handler for Node's http server, Express or Fastify (raw body): verifies, answers 200
+ * at once or 403, then hands the event to `onEvent` asynchronously.
+ * @example
+ * http.createServer(webhookHandler({ secret, onEvent: (e) => queue.push(e) })).listen(8080);
+ */
+export function webhookHandler(options: WebhookHandlerOptions): (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void {
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  return (req, res) => {
+    const finish = (raw: Buffer) => {
+      const verdict = verifyWebhook(raw, req.headers['x-webhook-signature'], options.secret);
+      if (!verdict.ok) {
+        res.writeHead(403, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: verdict.reason }));
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+      const topic = req.headers['x-webhook-topic'];
+      setImmediate(async () => {
+        try {
+          await options.onEvent(parseWebhook(Array.isArray(topic) ? topic[0] : topic, raw));
+        } catch (error) {
+          options.onError?.(error);
+        }
+      });
+    };
+    if (req.method !== 'POST') {
+      res.writeHead(405, { Allow: 'POST' }).end();
+      return;
+    }
+    // Express with express.raw() has already read the body.
+    if (Buffer.isBuffer(req.body)) return finish(req.body);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > maxBytes) {
+        res.writeHead(413).end();
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (size <= maxBytes) finish(Buffer.concat(chunks));
+    });
+  };
+}
