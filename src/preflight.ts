@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -85,9 +86,12 @@ export async function preflightWithPreviews(
   const limits = { ...resolved.limits, ...opts.limits };
   const executor: Executor = opts.pool === false ? localExecutor : (opts.pool ?? defaultPool());
 
-  // The bytes go to the workers once, shared; each worker parses them once.
+  // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
+  // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
+  // evicted and destroyed by the worker's LRU instead of growing across repeats).
   const shared = toShared(source.bytes);
-  const facts = await inspectOrExplain(executor, shared, source.sha256, source.bytes, opts.signal, opts.timeoutMs);
+  const docId = `${source.sha256}:${randomUUID()}`;
+  const facts = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -102,7 +106,7 @@ export async function preflightWithPreviews(
         try {
           const result = await executor.render(
             {
-              docId: source.sha256,
+              docId,
               bytes: shared,
               page: page.index,
               maxPx: opts.previewSize,

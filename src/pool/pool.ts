@@ -20,8 +20,8 @@ export const PoolOptionsSchema = z
     maxThreads: z.number().int().min(1).max(256).optional(),
     /** Time limit of one task (a file's structure, or one page's raster), in ms. Default 60,000. */
     taskTimeoutMs: z.number().int().min(1).default(60_000),
-    /** V8 heap cap of each worker, in MB. Default 2048. */
-    maxWorkerMemoryMb: z.number().int().min(64).default(2048),
+    /** V8 heap cap of each worker, in MB. Default 1024 (a 500-page vector file renders within 256). */
+    maxWorkerMemoryMb: z.number().int().min(64).default(1024),
     /** Idle workers exit after this many ms. Default 5,000. */
     idleTimeoutMs: z.number().int().min(0).default(5_000),
   })

@@ -13,7 +13,7 @@ describe('PreflightPool options', () => {
   it('sizes itself from os.availableParallelism() by default', async () => {
     const pool = new PreflightPool();
     expect(pool.threads).toBe(availableParallelism());
-    expect(pool.options).toMatchObject({ taskTimeoutMs: 60_000, maxWorkerMemoryMb: 2048, idleTimeoutMs: 5_000 });
+    expect(pool.options).toMatchObject({ taskTimeoutMs: 60_000, maxWorkerMemoryMb: 1024, idleTimeoutMs: 5_000 });
     await pool.destroy();
   });
 
