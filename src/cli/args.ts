@@ -26,3 +26,16 @@ export function targetFrom(values: { product?: string; variant?: string; sku?: s
   if (values.variant) throw new UsageError('--variant needs --product');
   throw new UsageError('say what the file is for: --product ID --variant ID, or --sku SKU');
 }
+
+/**
+ * Reads a numeric flag: undefined when absent, else a number within bounds, or a UsageError
+ * ("--workers needs a whole number from 1 to 256, got "0"").
+ */
+export function numberFlag(raw: string | undefined, flag: string, { min, max, integer = true }: { min: number; max?: number; integer?: boolean }): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  const ok = Number.isFinite(n) && n >= min && (max === undefined || n <= max) && (!integer || Number.isInteger(n));
+  if (ok) return n;
+  const kind = integer ? 'whole number' : 'number';
+  throw new UsageError(`--${flag} needs a ${kind} ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}, got "${raw}"`);
+}

@@ -1,9 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { assemble, type LayerInput } from '../convert/assemble.js';
-import { PreflightError } from '../errors.js';
 import { renderText } from '../report/text.js';
-import { targetFrom, usage, UsageError, type CliIO } from './args.js';
+import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js';
 
 export const ASSEMBLE_HELP = `Usage: print-preflight assemble (--product ID --variant ID | --sku SKU) --out out.pdf <file per layer…>
        print-preflight assemble --sku T-SHIRT-M --out out.pdf --layer front=a.png --layer back=b.jpg …
@@ -61,25 +60,19 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
     inputs.push({ layer: l.slice(0, at), input: l.slice(at + 1) });
   }
   if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be cover, contain or stretch, got "${values.fit}"`);
-  const quality = values['jpeg-quality'] !== undefined ? Number(values['jpeg-quality']) : undefined;
-  let result;
-  try {
-    result = await assemble(
-      target,
-      inputs,
-      {
-        ...(values.fit ? { fit: values.fit as 'cover' } : {}),
-        ...(values.background ? { background: values.background } : {}),
-        ...(quality !== undefined ? { jpegQuality: quality } : {}),
-        lossless: values.lossless ?? false,
-        upsample: values.upsample ?? false,
-      },
-      { profiles: values.profiles },
-    );
-  } catch (error) {
-    if (error instanceof PreflightError) throw new UsageError(error.message);
-    throw error;
-  }
+  const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
+  const result = await assemble(
+    target,
+    inputs,
+    {
+      ...(values.fit ? { fit: values.fit as 'cover' } : {}),
+      ...(values.background ? { background: values.background } : {}),
+      ...(quality !== undefined ? { jpegQuality: quality } : {}),
+      lossless: values.lossless ?? false,
+      upsample: values.upsample ?? false,
+    },
+    { profiles: values.profiles },
+  );
   await writeFile(values.out, result.bytes);
   if (values.json) io.stdout(`${JSON.stringify({ changes: result.changes, report: result.report }, null, 2)}\n`);
   else {

@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { PreflightError } from '../errors.js';
 import { ProgressView } from '../batch/progress.js';
 import { preflightFolder } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
 import { PreflightPool } from '../pool/pool.js';
-import { usage, UsageError, type CliIO } from './args.js';
+import { numberFlag, usage, UsageError, type CliIO } from './args.js';
 
 export const BATCH_HELP = `Usage: print-preflight batch <dir> --out <dir> [--manifest FILE] [--concurrency N] [--watch]
 
@@ -62,13 +61,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError('batch needs one folder');
   if (!values.out) throw new UsageError('batch needs --out DIR');
-  const num = (flag: 'concurrency' | 'workers' | 'timeout' | 'stable' | 'interval', min: number, integer = true) => {
-    const raw = values[flag];
-    if (raw === undefined) return undefined;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new UsageError(`--${flag} needs a ${integer ? 'whole ' : ''}number ≥ ${min}, got "${raw}"`);
-    return n;
-  };
+  const num = (flag: 'concurrency' | 'workers' | 'timeout' | 'stable' | 'interval', min: number, integer = true) => numberFlag(values[flag], flag, { min, integer });
   const concurrency = num('concurrency', 1);
   const workers = num('workers', 1);
   const timeout = num('timeout', 1);
@@ -134,9 +127,6 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     );
     if (summary.interrupted) return signalName === 'SIGTERM' ? 143 : 130;
     return summary.fail + summary.error > 0 ? 1 : 0;
-  } catch (error) {
-    if (error instanceof PreflightError) throw new UsageError(error.message);
-    throw error;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -1,12 +1,11 @@
 import { writeFile } from 'node:fs/promises';
-import { PreflightError } from '../errors.js';
 import { PreflightPool } from '../pool/pool.js';
 import { preflightWithPreviews } from '../preflight.js';
 import { renderHtml } from '../report/html.js';
 import { renderText } from '../report/text.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
 import { parseArgs } from 'node:util';
-import { usage, targetFrom, UsageError, type CliIO } from './args.js';
+import { numberFlag, usage, targetFrom, UsageError, type CliIO } from './args.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
 
@@ -72,19 +71,10 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     ['min-ppi', 'minPpi'],
     ['tolerance', 'toleranceMm'],
   ] as const) {
-    const raw = values[flag];
-    if (raw === undefined) continue;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0) throw new UsageError(`--${flag} needs a non-negative number, got "${raw}"`);
-    limits[key] = n;
+    const n = numberFlag(values[flag], flag, { min: 0, integer: false });
+    if (n !== undefined) limits[key] = n;
   }
-  const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => {
-    const raw = values[flag];
-    if (raw === undefined) return undefined;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${flag} needs a whole number from ${min} to ${max}, got "${raw}"`);
-    return n;
-  };
+  const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => numberFlag(values[flag], flag, { min, max });
   const previewSize = int('preview-size', 64, 10_000);
   const format = values['preview-format'];
   if (format !== undefined && format !== 'png' && format !== 'webp') throw new UsageError(`--preview-format must be png or webp, got "${format}"`);
@@ -108,11 +98,6 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       ...(pool ? { pool } : {}),
       keepPreviews: values.html !== undefined,
     } as Parameters<typeof preflightWithPreviews>[2]);
-  } catch (error) {
-    if (error instanceof PreflightError && error.code !== 'ERR_WORKER_CRASHED' && error.code !== 'ERR_TIMEOUT') {
-      throw new UsageError(error.message);
-    }
-    throw error;
   } finally {
     await pool?.destroy();
   }

@@ -1,9 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { fix } from '../convert/fix.js';
-import { PreflightError } from '../errors.js';
 import { renderText } from '../report/text.js';
-import { targetFrom, usage, UsageError, type CliIO } from './args.js';
+import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js';
 
 export const FIX_HELP = `Usage: print-preflight fix <in.pdf> (--product ID --variant ID | --sku SKU) --out out.pdf [options]
 
@@ -55,21 +54,14 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
   if (!values.out) throw new UsageError('fix needs --out FILE');
   if (values.rotate !== undefined && values.rotate !== 'cw' && values.rotate !== 'ccw') throw new UsageError(`--rotate must be cw or ccw, got "${values.rotate}"`);
   if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be contain, cover or stretch, got "${values.fit}"`);
-  const quality = values['jpeg-quality'] !== undefined ? Number(values['jpeg-quality']) : undefined;
-  if (quality !== undefined && (!Number.isInteger(quality) || quality < 30 || quality > 100)) throw new UsageError('--jpeg-quality needs a whole number from 30 to 100');
+  const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
   const target = targetFrom(values);
-  let result;
-  try {
-    result = await fix(
-      positionals[0]!,
-      target,
-      { rotate: values.rotate as 'cw' | 'ccw' | undefined, fit: values.fit as 'contain' | undefined, ...(quality ? { jpegQuality: quality } : {}) },
-      { profiles: values.profiles },
-    );
-  } catch (error) {
-    if (error instanceof PreflightError) throw new UsageError(error.message);
-    throw error;
-  }
+  const result = await fix(
+    positionals[0]!,
+    target,
+    { rotate: values.rotate as 'cw' | 'ccw' | undefined, fit: values.fit as 'contain' | undefined, ...(quality ? { jpegQuality: quality } : {}) },
+    { profiles: values.profiles },
+  );
   if (result.bytes) await writeFile(values.out, result.bytes);
   if (values.json) {
     io.stdout(`${JSON.stringify({ written: result.bytes !== null, changes: result.changes, refused: result.refused, report: result.after }, null, 2)}\n`);

@@ -1,3 +1,4 @@
+import { PreflightError } from '../errors.js';
 import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
@@ -60,7 +61,8 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   try {
     return await run(rest, io);
   } catch (error) {
-    if (error instanceof UsageError) {
+    // Misuse (bad flags, unknown product, unreadable file, broken profiles): one line, exit 2.
+    if (error instanceof UsageError || (error instanceof PreflightError && error.code !== 'ERR_WORKER_CRASHED' && error.code !== 'ERR_TIMEOUT')) {
       io.stderr(`print-preflight ${command}: ${error.message}\n`);
       return 2;
     }

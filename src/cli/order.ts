@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { PreflightError } from '../errors.js';
 import { buildOrderPayload, OrderPayloadError } from '../order/build.js';
 import { usage, UsageError, type CliIO } from './args.js';
 
@@ -63,7 +62,6 @@ export async function orderCommand(args: string[], io: CliIO): Promise<number> {
       else io.stdout(`${error.message}\n`);
       return 1;
     }
-    if (error instanceof PreflightError) throw new UsageError(error.message);
     throw error;
   }
 }

@@ -1,7 +1,6 @@
 import { formatMm } from '../pdf/units.js';
 import { loadProfiles } from '../profile/load.js';
 import { layerSpecs } from '../profile/registry.js';
-import { PreflightError } from '../errors.js';
 import { parseArgs } from 'node:util';
 import { usage, UsageError, type CliIO } from './args.js';
 
@@ -16,13 +15,7 @@ export async function profilesCommand(args: string[], io: CliIO): Promise<number
     return 0;
   }
   if (positionals.length) throw new UsageError(`profiles takes no arguments, got "${positionals[0]}"`);
-  let registry;
-  try {
-    registry = await loadProfiles(values.profiles);
-  } catch (error) {
-    if (error instanceof PreflightError) throw new UsageError(error.message);
-    throw error;
-  }
+  const registry = await loadProfiles(values.profiles);
   const listing = registry.list().map((p) => ({
     id: p.id,
     name: p.name,

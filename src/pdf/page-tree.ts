@@ -4,7 +4,7 @@
  * absurd sizes. pdf-lib's own traversal has no cycle guard, so it is not used.
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
-import { N, PDFArray, PDFRef, dictOf, getName, items, resolve } from './objects.js';
+import { N, PDFArray, PDFRef, dictOf, getName, resolve } from './objects.js';
 
 export interface PageNode {
   dict: PDFDict;
@@ -78,4 +78,3 @@ export function walkPageTree(context: PDFContext, root: PDFObject | undefined, m
   return { pages, problems };
 }
 
-export { items };
