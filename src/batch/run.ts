@@ -19,6 +19,7 @@ import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
 import { renderIndexHtml, type BatchResult, type BatchSummary } from './summary.js';
+import { pushAll } from '../util/array.js';
 
 export interface BatchProgress {
   done: number;
@@ -78,7 +79,7 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const worker = async () => {
     while (next < files.length) {
       if (options.signal?.aborted) {
-        pending.push(...files.slice(next).map((f) => f.rel));
+        pushAll(pending, files.slice(next).map((f) => f.rel));
         next = files.length;
         return;
       }

@@ -14,8 +14,12 @@ import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
+import sharp from 'sharp';
 import { TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 
+
+// libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
+sharp.cache(false);
 
 interface CachedDoc {
   bytes: Uint8Array;
@@ -71,7 +75,7 @@ async function render(task: RenderTask) {
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
       throw new Error(
-        `the page draws an image of ${task.largestImagePixels.toLocaleString('en-US')} pixels; decoding it whole would exceed the memory limit`,
+        `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; decoding them whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`,
       );
     }
     const rendered = await captureWarnings(async () => {

@@ -1,5 +1,6 @@
 import { formatMm, formatNumber } from '../pdf/units.js';
 import type { Report } from './schema.js';
+import { minOf, pushAll } from '../util/array.js';
 
 export interface TextOptions {
   /** ANSI colours. Default false. */
@@ -46,7 +47,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     for (const f of report.findings) {
       const mark = f.severity === 'error' ? c.red(SEVERITY_MARK.error) : f.severity === 'warning' ? c.yellow(SEVERITY_MARK.warning) : c.dim(SEVERITY_MARK.info);
       lines.push(`  ${mark} ${c.dim(f.code)}`);
-      lines.push(...wrap(f.message, 96).map((l) => `    ${l}`));
+      pushAll(lines, wrap(f.message, 96).map((l) => `    ${l}`));
     }
   } else {
     lines.push('', `  ${c.green('✓')} No findings: the file meets every rule checked.`);
@@ -56,7 +57,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
 
 function minPpi(images: Report['pages'][number]['images']): string {
   const ppis = images.map((i) => i.ppi).filter((p): p is number => p !== null);
-  return ppis.length ? `, lowest ${formatNumber(Math.min(...ppis), 0)} ppi` : '';
+  return ppis.length ? `, lowest ${formatNumber(minOf(ppis), 0)} ppi` : '';
 }
 
 function wrap(text: string, width: number): string[] {
