@@ -4,6 +4,7 @@ import { preflightFolder } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
 import { PreflightPool } from '../pool/pool.js';
 import { numberFlag, usage, UsageError, type CliIO } from './args.js';
+import { safeForTerminal } from '../report/terminal.js';
 
 export const BATCH_HELP = `Usage: print-preflight batch <dir> --out <dir> [--manifest FILE] [--concurrency N] [--watch]
 
@@ -101,10 +102,10 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         hardSignal: hard.signal,
         ...(stable !== undefined ? { stableMs: stable * 1000 } : {}),
         ...(interval !== undefined ? { intervalMs: interval * 1000 } : {}),
-        onResult: (r) => io.stderr(`${r.verdict.toUpperCase()} ${r.file} → ${r.movedTo}${r.reason ? `: ${r.reason}` : ''}\n`),
-        onError: (file, e) => io.stderr(`print-preflight batch: ${file}: ${(e as Error).message}\n`),
+        onResult: (r) => io.stderr(safeForTerminal(`${r.verdict.toUpperCase()} ${r.file} → ${r.movedTo}${r.reason ? `: ${r.reason}` : ''}`) + '\n'),
+        onError: (file, e) => io.stderr(safeForTerminal(`print-preflight batch: ${file}: ${(e as Error).message}`) + '\n'),
       });
-      io.stderr(`Watching ${positionals[0]} (Ctrl-C to stop)…\n`);
+      io.stderr(`Watching ${safeForTerminal(positionals[0]!)} (Ctrl-C to stop)…\n`);
       await new Promise<void>((resolve) => soft.signal.addEventListener('abort', () => resolve(), { once: true }));
       await hot.close();
       return signalName === 'SIGTERM' ? 143 : 130;
