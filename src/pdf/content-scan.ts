@@ -49,7 +49,7 @@ export interface ScanLimits {
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxFormDepth: 32,
   maxStateDepth: 512,
-  maxOperators: 20_000_000,
+  maxOperators: 5_000_000,
   maxDecodedBytes: 256 * 1024 * 1024,
   maxImageDraws: 10_000,
 };
