@@ -21,8 +21,18 @@ import { TaskSchema, type InspectTask, type RenderResult, type RenderTask } from
 // libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
 sharp.cache(false);
 
+/**
+ * pdf.js keeps per-document native memory (font glyph paths and other common objects) that grows
+ * with every page rendered — about 5 MB per catalogue page — and only doc.cleanup() frees it.
+ * Cleaning every few pages keeps a worker's memory independent of the page count, at the cost of
+ * loading the document's fonts again now and then.
+ */
+const CLEANUP_EVERY_PAGES = 8;
+
 interface CachedDoc {
   bytes: Uint8Array;
+  /** Pages rendered by pdf.js since its last cleanup. */
+  renderedSinceCleanup: number;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFDocument>;
 }
@@ -37,7 +47,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     cache.set(docId, entry);
     return entry;
   }
-  entry = { bytes: new Uint8Array(shared) };
+  entry = { bytes: new Uint8Array(shared), renderedSinceCleanup: 0 };
   cache.set(docId, entry);
   while (cache.size > CACHE_SIZE) {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
@@ -84,6 +94,10 @@ async function render(task: RenderTask) {
     });
     pixels = rendered.value;
     warnings = rendered.warnings;
+    if (++doc.renderedSinceCleanup >= CLEANUP_EVERY_PAGES) {
+      doc.renderedSinceCleanup = 0;
+      await (await doc.pdfjs)?.cleanup().catch(() => undefined);
+    }
   }
   const measured = analysePixels(pixels);
   const preview = task.format ? await encodePreview(pixels, task.format) : null;
