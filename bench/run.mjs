@@ -5,7 +5,7 @@
  *   npm run bench            (BENCH_RUNS=5 by default)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INPUTS, generate } from './generate.mjs';
@@ -104,7 +104,10 @@ async function main() {
   results.leak = ours('leak', folder, 1, 2, ['--expose-gc']);
   evaluateGoals();
   writeFileSync(join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(here, 'RESULTS.md'), renderMarkdown());
+  // Keep the section bench/hostile.mjs writes (npm run bench:hostile).
+  const previous = existsSync(join(here, 'RESULTS.md')) ? readFileSync(join(here, 'RESULTS.md'), 'utf8') : '';
+  const hostile = /<!-- hostile:start -->[\s\S]*?<!-- hostile:end -->\n?/.exec(previous)?.[0];
+  writeFileSync(join(here, 'RESULTS.md'), hostile ? `${renderMarkdown().trimEnd()}\n\n${hostile}` : renderMarkdown());
   log(renderGoals());
 }
 
