@@ -281,7 +281,7 @@ export class ContentScanner {
       lexContent(
         bytes,
         onOperator,
-        (inline) => this.inlineImage(inline.dict, resources, gs, via),
+        (inline) => this.inlineImage(inline.dict, resources, gs, via, bytes.subarray(inline.dataStart, inline.dataEnd)),
         (dict) => this.inlineDataLength(dict, resources),
       );
     } catch (error) {
@@ -418,13 +418,14 @@ export class ContentScanner {
     gs: GState,
     via: string[],
     stream?: PDFObject,
+    inlineData?: Uint8Array,
   ) {
     if (this.images.length >= this.limits.maxImageDraws) {
       this.tooComplex = true;
       this.notes.add(`the page draws images more than ${this.limits.maxImageDraws.toLocaleString('en-US')} times: inspection stopped, the page is not rendered`);
       throw new LimitReached();
     }
-    const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources) : this.cachedInfo(dict as PDFDict, resources, stream);
+    const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
     if (info.imageMask) this.record('stencil', gs.fill.family === 'Pattern' ? (gs.fill.base ?? gs.fill) : gs.fill, via);
     const [a, b, c, d] = gs.ctm;
     const placedWidthPt = Math.hypot(a, b) * this.userUnit;
@@ -498,7 +499,7 @@ export class ContentScanner {
     };
   }
 
-  private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined) {
+  private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined, data?: Uint8Array) {
     const v = (long: string, short: string) => dict.get(long) ?? dict.get(short);
     const imageMask = v('ImageMask', 'IM') === true;
     const f = v('Filter', 'F');
@@ -516,7 +517,7 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: false,
-      coded: null,
+      coded: data ? codedImageSize(data, filters) : null,
       mask: null,
     };
   }
@@ -535,12 +536,12 @@ export class ContentScanner {
     return unknownColourSpace('no /ColorSpace');
   }
 
-  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[]) {
+  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[], data: Uint8Array) {
     if (++this.operators > this.limits.maxOperators) {
       this.tooComplex = true;
       throw new LimitReached();
     }
-    this.addImage(dict, null, null, true, resources, gs, via);
+    this.addImage(dict, null, null, true, resources, gs, via, undefined, data);
   }
 
   /** Exact data length of an unfiltered inline image, so binary data containing "EI" is skipped. */

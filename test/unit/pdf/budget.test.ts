@@ -68,6 +68,18 @@ describe('per-page scan budgets', () => {
   });
 });
 
+describe('inline images', () => {
+  it('reads the size an inline JPEG declares in its own header', async () => {
+    const jpeg = Buffer.from(await sharp({ create: { width: 50, height: 20, channels: 3, background: '#123' } }).jpeg().toBuffer());
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    jpeg.writeUInt16BE(30_000, sof + 5);
+    jpeg.writeUInt16BE(30_000, sof + 7);
+    const content = Buffer.concat([Buffer.from('q 100 0 0 100 0 0 cm BI /W 2 /H 2 /CS /RGB /BPC 8 /F /DCT ID '), jpeg, Buffer.from('\nEI Q')]);
+    const image = (await page(onePage({ content: stream('', content) }), {})).images[0]!;
+    expect(image).toMatchObject({ inline: true, widthPx: 2, heightPx: 2, coded: { format: 'jpeg', widthPx: 30_000, heightPx: 30_000 } });
+  });
+});
+
 describe('image headers', () => {
   it.each([
     [false, 'baseline'],
