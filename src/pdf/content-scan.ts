@@ -5,6 +5,7 @@
  * patterns.
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
+import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
 import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, Matrix } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
@@ -26,7 +27,9 @@ import {
   resolve,
   PDFRef,
 } from './objects.js';
-import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams } from './streams.js';
+import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
+import { jpxColourSpace } from './jpx.js';
+import type { OptionalContent } from './optional-content.js';
 import { ppiOf } from './units.js';
 
 export interface ScanLimits {
@@ -69,6 +72,8 @@ const CMYK: ColourSpaceFacts = { family: 'DeviceCMYK', model: 'cmyk', components
 const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
 const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
+/** Operators that change the graphics or text state; the rest paint or draw. */
+const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs']);
 
 class LimitReached extends Error {}
 
@@ -81,31 +86,50 @@ export class ContentScanner {
   private operators = 0;
   private tooComplex = false;
   private readonly patternsSeen = new Set<PDFObject>();
+  private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
+  /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
+  private readonly streamOf = new Map<PDFDict, PDFRawStream>();
 
   constructor(
     private readonly context: PDFContext,
     private readonly colourSpaces: ColourSpaceResolver,
-    private readonly readStream: (stream: PDFRawStream) => Uint8Array,
+    private readonly readStream: StreamReader,
     private readonly userUnit: number,
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+    /** Hidden optional content is skipped: it prints nothing. Without it, all content counts. */
+    private readonly optionalContent?: OptionalContent,
   ) {}
 
-  /** Scans the page's /Contents with its /Resources. */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined): ScanResult {
-    const streams = contents instanceof PDFArray ? items(this.context, contents) : [resolve(this.context, contents)];
+  /**
+   * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
+   * annotations, which print on top of the page.
+   */
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = []): ScanResult {
+    // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
+    const resolved = resolve(this.context, contents);
+    const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
     const parts: Uint8Array[] = [];
     for (const s of streams) {
       if (!s) continue;
       const data = this.read(s, 'page content');
       if (data) parts.push(data);
     }
-    const bytes = joinContentStreams(parts);
-    const state = initialState(IDENTITY);
     try {
-      this.run(bytes, resources, state, [], new Set());
+      this.run(joinContentStreams(parts), resources, initialState(IDENTITY), [], new Set());
+      for (const a of appearances) {
+        this.runForm(a.stream, a.label, resources, initialState(a.placement), [], new Set(), false);
+      }
     } catch (error) {
       if (!(error instanceof LimitReached)) throw error;
     }
+    return this.result();
+  }
+
+  private hidden(oc: PDFObject | undefined): boolean {
+    return oc !== undefined && this.optionalContent !== undefined && this.optionalContent.isHidden(oc);
+  }
+
+  private result(): ScanResult {
     return {
       images: this.images,
       colours: [...this.colours.values()],
@@ -137,12 +161,31 @@ export class ContentScanner {
     const stack: GState[] = [];
     let gs = { ...start };
     const ctx = this.context;
+    // Marked-content sequences open here; `hiddenDepth` counts those in hidden optional content.
+    const marked: boolean[] = [];
+    let hiddenDepth = 0;
     const onOperator = (op: string, args: Operand[]) => {
       if (++this.operators > this.limits.maxOperators) {
         this.tooComplex = true;
         this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
         throw new LimitReached();
       }
+      switch (op) {
+        case 'BMC':
+        case 'BDC': {
+          const hide = op === 'BDC' && this.markedHidden(args, resources);
+          if (marked.length < this.limits.maxStateDepth) {
+            marked.push(hide);
+            if (hide) hiddenDepth++;
+          }
+          return;
+        }
+        case 'EMC':
+          if (marked.pop()) hiddenDepth--;
+          return;
+      }
+      // Hidden optional content changes the graphics state but paints nothing.
+      if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
       switch (op) {
         case 'q':
           if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
@@ -235,7 +278,9 @@ export class ContentScanner {
       lexContent(
         bytes,
         onOperator,
-        (inline) => this.inlineImage(inline.dict, resources, gs, via),
+        (inline) => {
+          if (hiddenDepth === 0) this.inlineImage(inline.dict, resources, gs, via, active);
+        },
         (dict) => this.inlineDataLength(dict, resources),
       );
     } catch (error) {
@@ -244,6 +289,13 @@ export class ContentScanner {
       // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
       if (/nesting|operands/.test(error.message)) this.tooComplex = true;
     }
+  }
+
+  /** BDC /OC /name: the named OCG or OCMD in the resources' /Properties. */
+  private markedHidden(args: Operand[], resources: PDFDict | undefined): boolean {
+    const [tag, props] = args;
+    if (!isName(tag) || tag.name !== 'OC' || !isName(props)) return false;
+    return this.hidden(getDict(this.context, resources, 'Properties')?.get(PDFName.of(props.name)));
   }
 
   private paint(use: 'fill' | 'stroke', gs: GState, resources: PDFDict | undefined, via: string[], active: Set<PDFObject>) {
@@ -284,15 +336,15 @@ export class ContentScanner {
     else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
   }
 
-  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[]) {
+  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
     const cs = this.colourSpaces.describe(get(this.context, shading, 'ColorSpace'), resources);
-    this.record('shading', cs, via);
+    this.record(use, cs, via);
   }
 
   private usePattern(
     patternObj: PDFObject,
     cs: ColourSpaceFacts,
-    use: 'fill' | 'stroke',
+    use: 'fill' | 'stroke' | 'stencil',
     resources: PDFDict | undefined,
     via: string[],
     active: Set<PDFObject>,
@@ -303,7 +355,7 @@ export class ContentScanner {
     const type = getNumber(ctx, pattern, 'PatternType');
     if (type === 2) {
       const shading = getDict(ctx, pattern, 'Shading');
-      if (shading) this.useShading(shading, resources, via);
+      if (shading) this.useShading(shading, resources, via, use === 'stencil' ? 'stencil' : 'shading');
       return;
     }
     const paintType = getNumber(ctx, pattern, 'PaintType');
@@ -339,14 +391,35 @@ export class ContentScanner {
       this.notes.add(`XObject /${name} is missing`);
       return;
     }
+    if (this.hidden(dict.get(PDFName.of('OC')))) return;
     const subtype = getName(ctx, dict, 'Subtype');
     if (subtype === 'Image') {
-      this.addImage(dict, refLabel(ref), name, false, resources, gs, via);
+      if (xobj instanceof PDFRawStream) this.streamOf.set(dict, xobj);
+      this.addImage(dict, refLabel(ref), name, false, resources, gs, via, active);
       return;
     }
     if (subtype !== 'Form' || !xobj) return;
+    this.runForm(xobj, name, resources, gs, via, active, true);
+  }
+
+  /**
+   * Runs a Form XObject's content: `gs.ctm` is where the form is drawn, and the form's /Matrix
+   * comes first. `named` forms are labelled /Name in notes; annotation appearances by their label.
+   */
+  private runForm(
+    xobj: PDFObject,
+    name: string,
+    resources: PDFDict | undefined,
+    gs: GState,
+    via: string[],
+    active: Set<PDFObject>,
+    named: boolean,
+  ) {
+    const ctx = this.context;
+    const dict = dictOf(xobj)!;
+    const label = named ? `Form XObject /${name}` : name;
     if (active.has(xobj)) {
-      this.damage.add(`Form XObject /${name} draws itself, directly or through other forms (a cycle)`);
+      this.damage.add(`${label} draws itself, directly or through other forms (a cycle)`);
       return;
     }
     if (via.length >= this.limits.maxFormDepth) {
@@ -354,7 +427,7 @@ export class ContentScanner {
       this.notes.add(`Form XObjects nested deeper than ${this.limits.maxFormDepth}: not followed further`);
       return;
     }
-    const data = this.read(xobj, `Form XObject /${name}`);
+    const data = this.read(xobj, label);
     if (!data) return;
     const matrix = matrixOf(ctx, dict) ?? IDENTITY;
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
@@ -371,9 +444,15 @@ export class ContentScanner {
     resources: PDFDict | undefined,
     gs: GState,
     via: string[],
+    active: Set<PDFObject>,
   ) {
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources) : this.xobjectInfo(dict as PDFDict, resources);
-    if (info.imageMask) this.record('stencil', gs.fill.family === 'Pattern' ? (gs.fill.base ?? gs.fill) : gs.fill, via);
+    if (info.imageMask) {
+      // A stencil mask paints the fill colour; a pattern fill paints the pattern's colours.
+      if (gs.fill.family !== 'Pattern') this.record('stencil', gs.fill, via);
+      else if (gs.fillPattern) this.usePattern(gs.fillPattern, gs.fill, 'stencil', resources, via, active);
+      else this.record('stencil', gs.fill.base ?? gs.fill, via);
+    }
     const [a, b, c, d] = gs.ctm;
     const placedWidthPt = Math.hypot(a, b) * this.userUnit;
     const placedHeightPt = Math.hypot(c, d) * this.userUnit;
@@ -403,7 +482,7 @@ export class ContentScanner {
       colourSpace = csObj
         ? this.colourSpaces.describe(csObj, resources)
         : filters.includes('JPXDecode')
-          ? { ...unknownColourSpace('given inside the JPEG 2000 data'), label: 'JPEG 2000 embedded colour space' }
+          ? this.jpxColourSpace(dict)
           : unknownColourSpace('no /ColorSpace');
     }
     return {
@@ -415,6 +494,23 @@ export class ContentScanner {
       imageMask,
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
     };
+  }
+
+  /** A JPEG 2000 image without /ColorSpace carries its space in its own header (colr box or SIZ). */
+  private jpxColourSpace(dict: PDFDict): ColourSpaceFacts {
+    let cs = this.jpxSpaces.get(dict);
+    if (!cs) {
+      const stream = this.streamOf.get(dict);
+      let header: Uint8Array | undefined;
+      try {
+        header = stream ? this.readStream(stream, { untilImageFilter: true }) : undefined;
+      } catch (error) {
+        if (!(error instanceof StreamDecodeError)) throw error;
+      }
+      cs = (header && jpxColourSpace(header)) ?? unknownColourSpace('the JPEG 2000 header cannot be read');
+      this.jpxSpaces.set(dict, cs);
+    }
+    return cs;
   }
 
   private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined) {
@@ -452,12 +548,12 @@ export class ContentScanner {
     return unknownColourSpace('no /ColorSpace');
   }
 
-  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[]) {
+  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
     if (++this.operators > this.limits.maxOperators) {
       this.tooComplex = true;
       throw new LimitReached();
     }
-    this.addImage(dict, null, null, true, resources, gs, via);
+    this.addImage(dict, null, null, true, resources, gs, via, active);
   }
 
   /** Exact data length of an unfiltered inline image, so binary data containing "EI" is skipped. */
