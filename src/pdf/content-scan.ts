@@ -86,6 +86,7 @@ export class ContentScanner {
   private operators = 0;
   private tooComplex = false;
   private readonly patternsSeen = new Set<PDFObject>();
+  private pageResources: PDFDict | undefined;
   private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
   /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
   private readonly streamOf = new Map<PDFDict, PDFRawStream>();
@@ -105,6 +106,7 @@ export class ContentScanner {
    * annotations, which print on top of the page.
    */
   scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = []): ScanResult {
+    this.pageResources = resources;
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -123,6 +125,15 @@ export class ContentScanner {
       if (!(error instanceof LimitReached)) throw error;
     }
     return this.result();
+  }
+
+  /**
+   * A named resource. A form without the entry falls back to the page's resources, as poppler and
+   * pdf.js do for old files whose forms inherit them (PDF 1.1).
+   */
+  private resource(resources: PDFDict | undefined, category: string, name: string): PDFObject | undefined {
+    const ctx = this.context;
+    return getDict(ctx, resources, category)?.get(PDFName.of(name)) ?? getDict(ctx, this.pageResources, category)?.get(PDFName.of(name));
   }
 
   private hidden(oc: PDFObject | undefined): boolean {
@@ -234,7 +245,7 @@ export class ContentScanner {
         case 'SCN': {
           const n = args[args.length - 1];
           if (isName(n)) {
-            const pattern = resolve(ctx, getDict(ctx, resources, 'Pattern')?.get(PDFName.of(n.name)));
+            const pattern = resolve(ctx, this.resource(resources, 'Pattern', n.name));
             if (op === 'scn') gs.fillPattern = pattern;
             else gs.strokePattern = pattern;
           }
@@ -253,7 +264,7 @@ export class ContentScanner {
         case 'sh': {
           const n = args[0];
           if (!isName(n)) return;
-          const shading = dictOf(resolve(ctx, getDict(ctx, resources, 'Shading')?.get(PDFName.of(n.name))));
+          const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
           if (shading) this.useShading(shading, resources, via);
           return;
         }
@@ -295,7 +306,7 @@ export class ContentScanner {
   private markedHidden(args: Operand[], resources: PDFDict | undefined): boolean {
     const [tag, props] = args;
     if (!isName(tag) || tag.name !== 'OC' || !isName(props)) return false;
-    return this.hidden(getDict(this.context, resources, 'Properties')?.get(PDFName.of(props.name)));
+    return this.hidden(this.resource(resources, 'Properties', props.name));
   }
 
   private paint(use: 'fill' | 'stroke', gs: GState, resources: PDFDict | undefined, via: string[], active: Set<PDFObject>) {
@@ -310,7 +321,8 @@ export class ContentScanner {
 
   private useFont(name: string, resources: PDFDict | undefined) {
     const ctx = this.context;
-    const font = resolve(ctx, getDict(ctx, resources, 'Font')?.get(PDFName.of(name)));
+    const entry = this.resource(resources, 'Font', name);
+    const font = resolve(ctx, entry);
     const dict = dictOf(font);
     if (!font || !dict) {
       this.notes.add(`font /${name} is missing from the resources`);
@@ -326,7 +338,7 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
-    this.fonts.set(font, { name, baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
+    this.fonts.set(font, { name, ref: refLabel(entry instanceof PDFRef ? entry : undefined), baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
   }
 
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
@@ -383,7 +395,7 @@ export class ContentScanner {
 
   private doXObject(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
     const ctx = this.context;
-    const raw = getDict(ctx, resources, 'XObject')?.get(PDFName.of(name));
+    const raw = this.resource(resources, 'XObject', name);
     const ref = raw instanceof PDFRef ? raw : undefined;
     const xobj = resolve(ctx, raw);
     const dict = dictOf(xobj);

@@ -61,15 +61,21 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     return facts;
   }
   facts.pdfVersion = pdfHeaderVersion(bytes);
+  let parseBytes = bytes;
   if (facts.pdfVersion === null) {
-    problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
-    return facts;
+    if (!looksLikePdfObjects(bytes)) {
+      problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
+      return facts;
+    }
+    // PDF objects without the header: readers (qpdf, poppler, pdf.js) read it and so do we.
+    problem('repaired', 'the file has no %PDF- header, though it holds PDF objects');
+    parseBytes = withHeader(bytes);
   }
 
   let doc: PDFDocument;
   try {
     doc = await withQuietConsole(() =>
-      PDFDocument.load(bytes, {
+      PDFDocument.load(parseBytes, {
         ignoreEncryption: true,
         updateMetadata: false,
         throwOnInvalidObject: false,
@@ -116,7 +122,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   }
   if (!truncated) {
     const xref = xrefProblem(bytes, context);
-    const length = xref ? null : streamLengthProblem(context);
+    const length = xref ? null : streamLengthProblem(context, bytes);
     if (xref?.kind === 'damaged') problem('damaged', xref.detail);
     else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
   }
@@ -129,7 +135,8 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const tree = walkPageTree(context, pagesEntry, maxPages);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
   const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
-  if (declared !== undefined && declared !== tree.pages.length && declared <= maxPages) {
+  const cutShort = tree.problems.some((p) => p.startsWith('more than'));
+  if (declared !== undefined && declared !== tree.pages.length && !cutShort) {
     problem('damaged', `the page tree declares ${declared} pages but ${tree.pages.length} can be read`);
   }
   facts.pageCount = tree.pages.length;
@@ -219,6 +226,20 @@ function reverseRefs(context: PDFContext): Map<PDFObject, PDFRef> {
   const map = new Map<PDFObject, PDFRef>();
   for (const [ref, obj] of context.enumerateIndirectObjects()) map.set(obj, ref);
   return map;
+}
+
+/** "1 0 obj" near the start, as in a PDF whose header was lost. */
+function looksLikePdfObjects(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  return /(^|[\r\n])\s*\d+\s+\d+\s+obj\b/.test(head);
+}
+
+function withHeader(bytes: Uint8Array): Uint8Array {
+  const header = Buffer.from('%PDF-1.7\n', 'latin1');
+  const out = new Uint8Array(header.length + bytes.length);
+  out.set(header);
+  out.set(bytes, header.length);
+  return out;
 }
 
 function findCatalog(context: PDFContext): PDFDict | undefined {

@@ -2,8 +2,8 @@
  * File-level integrity facts that pdf-lib's tolerant parser hides: whether the cross-reference
  * data a strict reader follows is intact, and whether the file carries actions that run code.
  */
-import type { PDFContext, PDFObject } from 'pdf-lib';
-import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, nameOf, numberOf, resolve } from './objects.js';
+import { PDFObjectParser, type PDFContext, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
 import { StreamDecodeError, decodeStream } from './streams.js';
 
 /** What is wrong with the cross-reference data: readers rebuild it ("repaired") or cannot ("damaged"). */
@@ -87,7 +87,9 @@ function xrefTable(bytes: Uint8Array, offset: number, budget: { entries: number 
   }
   const trailer = latin1(bytes, at, 4096);
   if (!/^\s*trailer\b/.test(trailer)) return malformed;
-  const prev = /\/Prev\s+(\d+)/.exec(trailer.slice(0, trailerEnd(trailer)));
+  const dict = trailer.slice(0, trailerEnd(trailer));
+  if (!/\/Size\b/.test(dict)) return { problem: { kind: 'repaired', detail: 'the trailer has no /Size' }, prev: undefined };
+  const prev = /\/Prev\s+(\d+)/.exec(dict);
   return { problem: null, prev: prev ? Number(prev[1]) : undefined };
 }
 
@@ -106,9 +108,16 @@ function xrefStream(
 ): { problem: XrefProblem | null; prev: number | undefined } {
   const none = { problem: null, prev: undefined };
   const head = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(latin1(bytes, offset, 64))!;
-  const stream = context.lookup(PDFRef.of(Number(head[1]), Number(head[2])));
-  // pdf-lib keeps the last object of a number; an earlier update's stream may have been replaced.
-  if (!(stream instanceof PDFRawStream) || nameOf(stream.dict.get(PDFName.of('Type'))) !== 'XRef') return none;
+  // pdf-lib reads cross-reference streams but does not keep them: parse this one where it is.
+  let stream: PDFObject | undefined;
+  try {
+    stream = PDFObjectParser.forBytes(bytes.subarray(offset + head[0].length), context).parseObject();
+  } catch {
+    stream = undefined;
+  }
+  if (!(stream instanceof PDFRawStream) || nameOf(stream.dict.get(PDFName.of('Type'))) !== 'XRef') {
+    return { problem: { kind: 'repaired', detail: `startxref points at object ${head[1]}, which is not a cross-reference stream` }, prev: undefined };
+  }
   let data: Uint8Array;
   try {
     data = decodeStream(context, stream, { maxBytes: 64 * 1024 * 1024 });
@@ -160,16 +169,35 @@ function numbers(context: PDFContext, obj: PDFObject | undefined): number[] {
  * A stream whose /Length disagrees with its data (the tolerant parser found `endstream` elsewhere).
  * Strict readers take /Length at its word and read garbage.
  */
-export function streamLengthProblem(context: PDFContext): string | null {
+export function streamLengthProblem(context: PDFContext, bytes: Uint8Array): string | null {
   for (const [ref, obj] of context.enumerateIndirectObjects()) {
     if (!(obj instanceof PDFRawStream)) continue;
     const declared = numberOf(resolve(context, obj.dict.get(PDFName.of('Length'))));
     if (declared === undefined) return `stream ${ref.objectNumber} ${ref.generationNumber} R has no valid /Length`;
-    if (Math.abs(declared - obj.contents.length) > 2) {
+    if (Math.abs(declared - obj.contents.length) > 2 && !lengthHolds(bytes, ref.objectNumber, ref.generationNumber, declared)) {
       return `stream ${ref.objectNumber} ${ref.generationNumber} R says /Length ${declared} but holds ${obj.contents.length} bytes`;
     }
   }
   return null;
+}
+
+/**
+ * pdf-lib finds the end of a stream whose /Length is indirect by searching for `endstream`, and
+ * stops early when the data itself contains that word. The declared /Length holds when the stream
+ * data of that length, in the file, is followed by `endstream`.
+ */
+function lengthHolds(bytes: Uint8Array, num: number, gen: number, declared: number): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const label = `${num} ${gen} obj`;
+  let header = buf.lastIndexOf(label);
+  while (header > 0 && buf[header - 1]! >= 0x30 && buf[header - 1]! <= 0x39) header = buf.lastIndexOf(label, header - 1);
+  if (header < 0) return false;
+  const keyword = buf.indexOf('stream', header);
+  if (keyword < 0) return false;
+  let start = keyword + 6;
+  if (buf[start] === 0x0d) start++;
+  if (buf[start] === 0x0a) start++;
+  return /^\s*endstream/.test(latin1(bytes, start + declared, 24));
 }
 
 /** The deepest nesting of arrays and dictionaries in the file's objects (iterative: no recursion to overflow). */
