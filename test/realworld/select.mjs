@@ -7,7 +7,7 @@
  *   node test/realworld/select.mjs [MIRROR_DIR]   (default /work/.mirror)
  *
  * The choice is deterministic: PDFs of at most 1.5 MB, ordered by the SHA-256 of their path, the
- * first N of each repository.
+ * first N of each repository, after the files the issue names (ALWAYS).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,6 +26,11 @@ const REPOS = {
   'pikepdf/pikepdf': { take: 20, licence: 'MPL-2.0 (test resources: see the repository’s LICENSES)' },
 };
 const MAX_BYTES = 1_500_000;
+/** Files issue 13 names as examples of each class: always in the corpus. */
+const ALWAYS = {
+  'mozilla/pdf.js': ['test/pdfs/issue12963.pdf', 'test/pdfs/red_stamp.pdf', 'test/pdfs/issue7200.pdf'],
+  'pikepdf/pikepdf': ['tests/resources/form_dd0293.pdf'],
+};
 
 const git = (dir, ...args) => execFileSync('git', ['-C', dir, ...args], { maxBuffer: 256 * 1024 * 1024 });
 const files = [];
@@ -39,6 +44,8 @@ for (const [repo, { take, licence }] of Object.entries(REPOS)) {
     .filter((m) => m && /\.pdf$/i.test(m[3]) && Number(m[2]) > 200 && Number(m[2]) <= MAX_BYTES)
     .map((m) => ({ blob: m[1], size: Number(m[2]), path: m[3] }))
     .sort((a, b) => hash(a.path).localeCompare(hash(b.path)));
+  const named = ALWAYS[repo] ?? [];
+  candidates.sort((a, b) => Number(named.includes(b.path)) - Number(named.includes(a.path)));
   let n = 0;
   for (const c of candidates) {
     if (n >= take) break;
