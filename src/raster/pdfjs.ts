@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api.js';
+import { SoftMaskFilterFactory, withSoftMasks } from './soft-mask.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let loaded: Promise<PdfJs> | undefined;
@@ -38,8 +39,12 @@ export async function openWithPdfjs(bytes: Uint8Array): Promise<PDFDocumentProxy
     enableXfa: false,
     verbosity: 1, // warnings: collected by captureWarnings() as findings (unreadable fonts…)
     stopAtErrors: false,
+    // Soft masks: pdf.js's Node filter factory draws luminosity masks as plain alpha (soft-mask.ts).
+    FilterFactory: SoftMaskFilterFactory as never,
   });
-  return task.promise;
+  const doc = await task.promise;
+  withSoftMasks(doc.canvasFactory as Parameters<typeof withSoftMasks>[0]);
+  return doc;
 }
 
 const collectors = new Set<Set<string>>();
