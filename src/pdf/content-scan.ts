@@ -5,6 +5,7 @@
  * patterns.
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
+import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
 import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
@@ -27,7 +28,9 @@ import {
   PDFRef,
 } from './objects.js';
 import { codedImageSize } from './image-header.js';
-import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams } from './streams.js';
+import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
+import { jpxColourSpace } from './jpx.js';
+import type { OptionalContent } from './optional-content.js';
 import { ppiOf } from './units.js';
 
 export interface ScanLimits {
@@ -54,8 +57,6 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxImageDraws: 10_000,
 };
 
-/** Decodes one stream within `maxBytes` (throws StreamTooLargeError past it). */
-export type StreamReader = (stream: PDFRawStream, maxBytes?: number) => Uint8Array;
 
 export interface ScanResult {
   images: ImageFacts[];
@@ -86,6 +87,8 @@ const CMYK: ColourSpaceFacts = { family: 'DeviceCMYK', model: 'cmyk', components
 const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
 const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
+/** Operators that change the graphics or text state; the rest paint or draw. */
+const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs']);
 
 class LimitReached extends Error {}
 
@@ -103,6 +106,10 @@ export class ContentScanner {
   /** Forms and patterns decoded once per page, however often they are drawn. */
   private readonly decoded = new Map<PDFObject, Uint8Array>();
   private readonly imageInfo = new Map<PDFObject, ReturnType<ContentScanner['xobjectInfo']>>();
+  private pageResources: PDFDict | undefined;
+  private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
+  /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
+  private readonly streamOf = new Map<PDFDict, PDFRawStream>();
 
   constructor(
     private readonly context: PDFContext,
@@ -110,24 +117,50 @@ export class ContentScanner {
     private readonly readStream: StreamReader,
     private readonly userUnit: number,
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
+    /** Hidden optional content is skipped: it prints nothing. Without it, all content counts. */
+    private readonly optionalContent?: OptionalContent,
   ) {}
 
-  /** Scans the page's /Contents with its /Resources. */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined): ScanResult {
-    const streams = contents instanceof PDFArray ? items(this.context, contents) : [resolve(this.context, contents)];
+  /**
+   * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
+   * annotations, which print on top of the page.
+   */
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = []): ScanResult {
+    this.pageResources = resources;
+    // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
+    const resolved = resolve(this.context, contents);
+    const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
     const parts: Uint8Array[] = [];
     for (const s of streams) {
       if (!s) continue;
       const data = this.read(s, 'page content', true);
       if (data) parts.push(data);
     }
-    const bytes = joinContentStreams(parts);
-    const state = initialState(IDENTITY);
     try {
-      this.run(bytes, resources, state, [], new Set());
+      this.run(joinContentStreams(parts), resources, initialState(IDENTITY), [], new Set());
+      for (const a of appearances) {
+        this.runForm(a.stream, a.label, resources, initialState(a.placement), [], new Set(), false);
+      }
     } catch (error) {
       if (!(error instanceof LimitReached)) throw error;
     }
+    return this.result();
+  }
+
+  /**
+   * A named resource. A form without the entry falls back to the page's resources, as poppler and
+   * pdf.js do for old files whose forms inherit them (PDF 1.1).
+   */
+  private resource(resources: PDFDict | undefined, category: string, name: string): PDFObject | undefined {
+    const ctx = this.context;
+    return getDict(ctx, resources, category)?.get(PDFName.of(name)) ?? getDict(ctx, this.pageResources, category)?.get(PDFName.of(name));
+  }
+
+  private hidden(oc: PDFObject | undefined): boolean {
+    return oc !== undefined && this.optionalContent !== undefined && this.optionalContent.isHidden(oc);
+  }
+
+  private result(): ScanResult {
     return {
       images: this.images,
       colours: [...this.colours.values()],
@@ -163,7 +196,7 @@ export class ContentScanner {
     }
     if (left <= 0) return overBudget();
     try {
-      const data = this.readStream(obj, left);
+      const data = this.readStream(obj, { maxBytes: left });
       if (data.length > left) return overBudget();
       this.decodedBytes += data.length;
       this.decoded.set(obj, data);
@@ -183,12 +216,31 @@ export class ContentScanner {
     const stack: GState[] = [];
     let gs = { ...start };
     const ctx = this.context;
+    // Marked-content sequences open here; `hiddenDepth` counts those in hidden optional content.
+    const marked: boolean[] = [];
+    let hiddenDepth = 0;
     const onOperator = (op: string, args: Operand[]) => {
       if (++this.operators > this.limits.maxOperators) {
         this.tooComplex = true;
         this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
         throw new LimitReached();
       }
+      switch (op) {
+        case 'BMC':
+        case 'BDC': {
+          const hide = op === 'BDC' && this.markedHidden(args, resources);
+          if (marked.length < this.limits.maxStateDepth) {
+            marked.push(hide);
+            if (hide) hiddenDepth++;
+          }
+          return;
+        }
+        case 'EMC':
+          if (marked.pop()) hiddenDepth--;
+          return;
+      }
+      // Hidden optional content changes the graphics state but paints nothing.
+      if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
       switch (op) {
         case 'q':
           if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
@@ -237,7 +289,7 @@ export class ContentScanner {
         case 'SCN': {
           const n = args[args.length - 1];
           if (isName(n)) {
-            const pattern = resolve(ctx, getDict(ctx, resources, 'Pattern')?.get(PDFName.of(n.name)));
+            const pattern = resolve(ctx, this.resource(resources, 'Pattern', n.name));
             if (op === 'scn') gs.fillPattern = pattern;
             else gs.strokePattern = pattern;
           }
@@ -256,7 +308,7 @@ export class ContentScanner {
         case 'sh': {
           const n = args[0];
           if (!isName(n)) return;
-          const shading = dictOf(resolve(ctx, getDict(ctx, resources, 'Shading')?.get(PDFName.of(n.name))));
+          const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
           if (shading) this.useShading(shading, resources, via);
           return;
         }
@@ -281,7 +333,9 @@ export class ContentScanner {
       lexContent(
         bytes,
         onOperator,
-        (inline) => this.inlineImage(inline.dict, resources, gs, via, bytes.subarray(inline.dataStart, inline.dataEnd)),
+        (inline) => {
+          if (hiddenDepth === 0) this.inlineImage(inline.dict, resources, gs, via, active, bytes.subarray(inline.dataStart, inline.dataEnd));
+        },
         (dict) => this.inlineDataLength(dict, resources),
       );
     } catch (error) {
@@ -290,6 +344,13 @@ export class ContentScanner {
       // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
       if (/nesting|operands/.test(error.message)) this.tooComplex = true;
     }
+  }
+
+  /** BDC /OC /name: the named OCG or OCMD in the resources' /Properties. */
+  private markedHidden(args: Operand[], resources: PDFDict | undefined): boolean {
+    const [tag, props] = args;
+    if (!isName(tag) || tag.name !== 'OC' || !isName(props)) return false;
+    return this.hidden(this.resource(resources, 'Properties', props.name));
   }
 
   private paint(use: 'fill' | 'stroke', gs: GState, resources: PDFDict | undefined, via: string[], active: Set<PDFObject>) {
@@ -304,7 +365,8 @@ export class ContentScanner {
 
   private useFont(name: string, resources: PDFDict | undefined) {
     const ctx = this.context;
-    const font = resolve(ctx, getDict(ctx, resources, 'Font')?.get(PDFName.of(name)));
+    const entry = this.resource(resources, 'Font', name);
+    const font = resolve(ctx, entry);
     const dict = dictOf(font);
     if (!font || !dict) {
       this.notes.add(`font /${name} is missing from the resources`);
@@ -320,7 +382,7 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
-    this.fonts.set(font, { name, baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
+    this.fonts.set(font, { name, ref: refLabel(entry instanceof PDFRef ? entry : undefined), baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
   }
 
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
@@ -330,15 +392,15 @@ export class ContentScanner {
     else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
   }
 
-  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[]) {
+  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
     const cs = this.colourSpaces.describe(get(this.context, shading, 'ColorSpace'), resources);
-    this.record('shading', cs, via);
+    this.record(use, cs, via);
   }
 
   private usePattern(
     patternObj: PDFObject,
     cs: ColourSpaceFacts,
-    use: 'fill' | 'stroke',
+    use: 'fill' | 'stroke' | 'stencil',
     resources: PDFDict | undefined,
     via: string[],
     active: Set<PDFObject>,
@@ -349,7 +411,7 @@ export class ContentScanner {
     const type = getNumber(ctx, pattern, 'PatternType');
     if (type === 2) {
       const shading = getDict(ctx, pattern, 'Shading');
-      if (shading) this.useShading(shading, resources, via);
+      if (shading) this.useShading(shading, resources, via, use === 'stencil' ? 'stencil' : 'shading');
       return;
     }
     const paintType = getNumber(ctx, pattern, 'PaintType');
@@ -377,7 +439,7 @@ export class ContentScanner {
 
   private doXObject(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
     const ctx = this.context;
-    const raw = getDict(ctx, resources, 'XObject')?.get(PDFName.of(name));
+    const raw = this.resource(resources, 'XObject', name);
     const ref = raw instanceof PDFRef ? raw : undefined;
     const xobj = resolve(ctx, raw);
     const dict = dictOf(xobj);
@@ -385,14 +447,35 @@ export class ContentScanner {
       this.notes.add(`XObject /${name} is missing`);
       return;
     }
+    if (this.hidden(dict.get(PDFName.of('OC')))) return;
     const subtype = getName(ctx, dict, 'Subtype');
     if (subtype === 'Image') {
-      this.addImage(dict, refLabel(ref), name, false, resources, gs, via, xobj);
+      if (xobj instanceof PDFRawStream) this.streamOf.set(dict, xobj);
+      this.addImage(dict, refLabel(ref), name, false, resources, gs, via, active, xobj);
       return;
     }
     if (subtype !== 'Form' || !xobj) return;
+    this.runForm(xobj, name, resources, gs, via, active, true);
+  }
+
+  /**
+   * Runs a Form XObject's content: `gs.ctm` is where the form is drawn, and the form's /Matrix
+   * comes first. `named` forms are labelled /Name in notes; annotation appearances by their label.
+   */
+  private runForm(
+    xobj: PDFObject,
+    name: string,
+    resources: PDFDict | undefined,
+    gs: GState,
+    via: string[],
+    active: Set<PDFObject>,
+    named: boolean,
+  ) {
+    const ctx = this.context;
+    const dict = dictOf(xobj)!;
+    const label = named ? `Form XObject /${name}` : name;
     if (active.has(xobj)) {
-      this.damage.add(`Form XObject /${name} draws itself, directly or through other forms (a cycle)`);
+      this.damage.add(`${label} draws itself, directly or through other forms (a cycle)`);
       return;
     }
     if (via.length >= this.limits.maxFormDepth) {
@@ -400,7 +483,7 @@ export class ContentScanner {
       this.notes.add(`Form XObjects nested deeper than ${this.limits.maxFormDepth}: not followed further`);
       return;
     }
-    const data = this.read(xobj, `Form XObject /${name}`);
+    const data = this.read(xobj, label);
     if (!data) return;
     const matrix = matrixOf(ctx, dict) ?? IDENTITY;
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
@@ -417,6 +500,7 @@ export class ContentScanner {
     resources: PDFDict | undefined,
     gs: GState,
     via: string[],
+    active: Set<PDFObject>,
     stream?: PDFObject,
     inlineData?: Uint8Array,
   ) {
@@ -426,7 +510,12 @@ export class ContentScanner {
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
-    if (info.imageMask) this.record('stencil', gs.fill.family === 'Pattern' ? (gs.fill.base ?? gs.fill) : gs.fill, via);
+    if (info.imageMask) {
+      // A stencil mask paints the fill colour; a pattern fill paints the pattern's colours.
+      if (gs.fill.family !== 'Pattern') this.record('stencil', gs.fill, via);
+      else if (gs.fillPattern) this.usePattern(gs.fillPattern, gs.fill, 'stencil', resources, via, active);
+      else this.record('stencil', gs.fill.base ?? gs.fill, via);
+    }
     const [a, b, c, d] = gs.ctm;
     const placedWidthPt = Math.hypot(a, b) * this.userUnit;
     const placedHeightPt = Math.hypot(c, d) * this.userUnit;
@@ -483,7 +572,7 @@ export class ContentScanner {
       colourSpace = csObj
         ? this.colourSpaces.describe(csObj, resources)
         : filters.includes('JPXDecode')
-          ? { ...unknownColourSpace('given inside the JPEG 2000 data'), label: 'JPEG 2000 embedded colour space' }
+          ? this.jpxColourSpace(dict)
           : unknownColourSpace('no /ColorSpace');
     }
     return {
@@ -497,6 +586,23 @@ export class ContentScanner {
       coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
       mask: this.maskOf(dict),
     };
+  }
+
+  /** A JPEG 2000 image without /ColorSpace carries its space in its own header (colr box or SIZ). */
+  private jpxColourSpace(dict: PDFDict): ColourSpaceFacts {
+    let cs = this.jpxSpaces.get(dict);
+    if (!cs) {
+      const stream = this.streamOf.get(dict);
+      let header: Uint8Array | undefined;
+      try {
+        header = stream ? this.readStream(stream, { untilImageFilter: true }) : undefined;
+      } catch (error) {
+        if (!(error instanceof StreamDecodeError)) throw error;
+      }
+      cs = (header && jpxColourSpace(header)) ?? unknownColourSpace('the JPEG 2000 header cannot be read');
+      this.jpxSpaces.set(dict, cs);
+    }
+    return cs;
   }
 
   private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined, data?: Uint8Array) {
@@ -536,12 +642,12 @@ export class ContentScanner {
     return unknownColourSpace('no /ColorSpace');
   }
 
-  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[], data: Uint8Array) {
+  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>, data: Uint8Array) {
     if (++this.operators > this.limits.maxOperators) {
       this.tooComplex = true;
       throw new LimitReached();
     }
-    this.addImage(dict, null, null, true, resources, gs, via, undefined, data);
+    this.addImage(dict, null, null, true, resources, gs, via, active, undefined, data);
   }
 
   /** Exact data length of an unfiltered inline image, so binary data containing "EI" is skipped. */

@@ -116,6 +116,8 @@ export type ColourUse = z.infer<typeof ColourUseSchema>;
 export const FontUseSchema = z.object({
   /** Resource name (/F1). */
   name: z.string(),
+  /** "12 0 R" when the font dictionary is an indirect object. */
+  ref: z.string().nullable().optional(),
   baseFont: z.string().nullable(),
   subtype: z.string().nullable(),
   embedded: z.boolean(),

@@ -3,15 +3,17 @@
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
 import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+import { printableAppearances } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
-import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits, type StreamReader } from './content-scan.js';
+import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
 import { activeContent, maxNesting, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
+import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
-import { decodeStream, type StreamDecryptor } from './streams.js';
+import { decodeStream, type StreamDecryptor, type StreamReader } from './streams.js';
 import { ptToMm, round } from './units.js';
 
 export interface InspectOptions {
@@ -59,15 +61,21 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     return facts;
   }
   facts.pdfVersion = pdfHeaderVersion(bytes);
+  let parseBytes = bytes;
   if (facts.pdfVersion === null) {
-    problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
-    return facts;
+    if (!looksLikePdfObjects(bytes)) {
+      problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
+      return facts;
+    }
+    // PDF objects without the header: readers (qpdf, poppler, pdf.js) read it and so do we.
+    problem('repaired', 'the file has no %PDF- header, though it holds PDF objects');
+    parseBytes = withHeader(bytes);
   }
 
   let doc: PDFDocument;
   try {
     doc = await withQuietConsole(() =>
-      PDFDocument.load(bytes, {
+      PDFDocument.load(parseBytes, {
         ignoreEncryption: true,
         updateMetadata: false,
         throwOnInvalidObject: false,
@@ -101,7 +109,8 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     // No trailer (or a broken one): look for the catalog itself, as repairing readers do.
     catalog = findCatalog(context);
     if (!catalog) {
-      problem(truncated ? 'damaged' : 'not-pdf', 'the file has no document catalog (/Root), so no page tree');
+      // It starts like a PDF: a damaged one, not some other kind of file.
+      problem('damaged', 'the file has no usable document catalog (/Root), so no page tree can be found');
       return facts;
     }
     if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
@@ -111,18 +120,23 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
     return facts;
   }
-  const xref = truncated ? null : (xrefProblem(bytes) ?? streamLengthProblem(context));
-  if (xref && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref);
+  if (!truncated) {
+    const xref = xrefProblem(bytes, context);
+    const length = xref ? null : streamLengthProblem(context, bytes);
+    if (xref?.kind === 'damaged') problem('damaged', xref.detail);
+    else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
+  }
   facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
-    problem('not-pdf', 'the document catalog has no page tree (/Pages)');
+    problem('damaged', 'the document catalog has no page tree (/Pages)');
     return facts;
   }
   const tree = walkPageTree(context, pagesEntry, maxPages);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
   const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
-  if (declared !== undefined && declared !== tree.pages.length && declared <= maxPages) {
+  const cutShort = tree.problems.some((p) => p.startsWith('more than'));
+  if (declared !== undefined && declared !== tree.pages.length && !cutShort) {
     problem('damaged', `the page tree declares ${declared} pages but ${tree.pages.length} can be read`);
   }
   facts.pageCount = tree.pages.length;
@@ -130,8 +144,9 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
 
   const readStream = streamReader(context, maxDecoded, encryption?.decryptor);
   const colourSpaces = new ColourSpaceResolver(context, readStream);
+  const optionalContent = OptionalContent.fromCatalog(context, catalog);
   tree.pages.forEach((node, i) => {
-    const page = inspectPage(context, node, i + 1, colourSpaces, readStream, scanLimits);
+    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent });
     facts.pages.push(page.facts);
     if (page.tooComplex) problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
     for (const d of page.damage) problem('damaged', `page ${i + 1}: ${d}`);
@@ -143,10 +158,9 @@ function inspectPage(
   context: PDFContext,
   node: PageNode,
   index: number,
-  colourSpaces: ColourSpaceResolver,
-  readStream: StreamReader,
-  scanLimits: ScanLimits,
+  shared: { colourSpaces: ColourSpaceResolver; readStream: StreamReader; scanLimits: ScanLimits; optionalContent: OptionalContent },
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
+  const { colourSpaces, readStream, scanLimits, optionalContent } = shared;
   const notes: string[] = [];
   const { dict, inherited } = node;
   let media = rectOf(context, inherited.MediaBox);
@@ -174,9 +188,10 @@ function inspectPage(
   const h = ptToMm((checkedBox[3] - checkedBox[1]) * userUnit);
   const turned = rotate === 90 || rotate === 270;
 
-  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits);
+  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent);
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources);
+  const appearances = printableAppearances(context, dict, optionalContent);
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -200,16 +215,32 @@ function inspectPage(
 
 function streamReader(context: PDFContext, maxBytes: number, decrypt: StreamDecryptor | undefined): StreamReader {
   const refs = decrypt ? reverseRefs(context) : undefined;
-  return (stream: PDFRawStream, limit = maxBytes): Uint8Array => {
+  const reader: StreamReader = (stream, options) => {
     const ref = refs?.get(stream);
-    return decodeStream(context, stream, { maxBytes: Math.min(limit, maxBytes), decrypt, ref });
+    const limit = Math.min(options?.maxBytes ?? maxBytes, maxBytes);
+    return decodeStream(context, stream, { maxBytes: limit, decrypt, ref, untilImageFilter: options?.untilImageFilter });
   };
+  return reader;
 }
 
 function reverseRefs(context: PDFContext): Map<PDFObject, PDFRef> {
   const map = new Map<PDFObject, PDFRef>();
   for (const [ref, obj] of context.enumerateIndirectObjects()) map.set(obj, ref);
   return map;
+}
+
+/** "1 0 obj" near the start, as in a PDF whose header was lost. */
+function looksLikePdfObjects(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  return /(^|[\r\n])\s*\d+\s+\d+\s+obj\b/.test(head);
+}
+
+function withHeader(bytes: Uint8Array): Uint8Array {
+  const header = Buffer.from('%PDF-1.7\n', 'latin1');
+  const out = new Uint8Array(header.length + bytes.length);
+  out.set(header);
+  out.set(bytes, header.length);
+  return out;
 }
 
 function findCatalog(context: PDFContext): PDFDict | undefined {

@@ -2,58 +2,202 @@
  * File-level integrity facts that pdf-lib's tolerant parser hides: whether the cross-reference
  * data a strict reader follows is intact, and whether the file carries actions that run code.
  */
-import type { PDFContext, PDFObject } from 'pdf-lib';
+import { PDFObjectParser, type PDFContext, type PDFObject } from 'pdf-lib';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
+import { StreamDecodeError, decodeStream } from './streams.js';
+
+/** What is wrong with the cross-reference data: readers rebuild it ("repaired") or cannot ("damaged"). */
+export interface XrefProblem {
+  kind: 'repaired' | 'damaged';
+  detail: string;
+}
+
+/** Most cross-reference sections followed through /Prev; most in-use entries checked in all. */
+const MAX_SECTIONS = 64;
+const MAX_ENTRIES_CHECKED = 500_000;
 
 /**
- * Checks the last `startxref`: it must point at an `xref` table or a cross-reference stream, and
- * the table's in-use entries must point at the objects they name. Returns what is wrong, or null.
+ * Checks the cross-reference data a strict reader follows from the last `startxref`: every
+ * section of the /Prev chain must be an `xref` table (all its subsections) or a cross-reference
+ * stream, and every in-use entry must point at the object it names. Returns what is wrong, or null.
  */
-export function xrefProblem(bytes: Uint8Array): string | null {
+export function xrefProblem(bytes: Uint8Array, context: PDFContext): XrefProblem | null {
   const tailStart = Math.max(0, bytes.length - 4096);
-  const tail = Buffer.from(bytes.buffer, bytes.byteOffset + tailStart, bytes.length - tailStart).toString('latin1');
+  const tail = latin1(bytes, tailStart, bytes.length - tailStart);
   const at = tail.lastIndexOf('startxref');
-  if (at < 0) return 'the file has no cross-reference table (no startxref)';
+  const repaired = (detail: string): XrefProblem => ({ kind: 'repaired', detail });
+  if (at < 0) return repaired('the file has no cross-reference table (no startxref)');
   const m = /^startxref\s+(\d+)/.exec(tail.slice(at));
-  if (!m) return 'the startxref entry has no offset';
-  const offset = Number(m[1]);
-  if (offset >= bytes.length) return `startxref points past the end of the file (${offset})`;
-  const text = (from: number, n: number) => Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(n, bytes.length - from))).toString('latin1');
-  const head = text(offset, 64);
-  if (/^\s*\d+\s+\d+\s+obj\b/.test(head)) return null; // a cross-reference stream
-  if (!/^\s*xref\b/.test(head)) return `startxref points at byte ${offset}, where there is no cross-reference table`;
-  // Sample the first subsection's in-use entries.
-  const table = text(offset, 20 * 64 + 64);
-  const sub = /xref\s+(\d+)\s+(\d+)\s+/.exec(table);
-  if (!sub) return 'the cross-reference table is malformed';
-  const first = Number(sub[1]);
-  const entries = table.slice(sub.index + sub[0].length).match(/(\d{10}) (\d{5}) ([nf])/g) ?? [];
-  for (let i = 0; i < Math.min(entries.length, 20); i++) {
-    const [off, gen, kind] = entries[i]!.split(' ');
-    if (kind !== 'n') continue;
-    const num = first + i;
-    const at2 = Number(off);
-    if (!new RegExp(`^\\s*${num}\\s+${Number(gen)}\\s+obj\\b`).test(text(at2, 32))) {
-      return `the cross-reference table says object ${num} is at byte ${at2}, but it is not there`;
-    }
+  if (!m) return repaired('the startxref entry has no offset');
+  let offset = Number(m[1]);
+  const budget = { entries: MAX_ENTRIES_CHECKED };
+  const visited = new Set<number>();
+  for (let section = 0; section < MAX_SECTIONS && offset !== undefined; section++) {
+    if (visited.has(offset)) return repaired(`the cross-reference sections loop back to byte ${offset}`);
+    visited.add(offset);
+    if (offset >= bytes.length) return repaired(`a cross-reference offset points past the end of the file (${offset})`);
+    const head = latin1(bytes, offset, 64);
+    let next: { problem: XrefProblem | null; prev: number | undefined };
+    if (/^\s*xref\b/.test(head)) next = xrefTable(bytes, offset, budget);
+    else if (/^\s*\d+\s+\d+\s+obj\b/.test(head)) next = xrefStream(bytes, offset, context, budget);
+    else return repaired(`${section === 0 ? 'startxref' : '/Prev'} points at byte ${offset}, where there is no cross-reference table`);
+    if (next.problem) return next.problem;
+    offset = next.prev as number;
   }
   return null;
+}
+
+function latin1(bytes: Uint8Array, from: number, n: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(n, bytes.length - from))).toString('latin1');
+}
+
+/** True when `num gen obj` starts at `offset` (after white space). */
+function objectAt(bytes: Uint8Array, offset: number, num: number, gen: number): boolean {
+  const m = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(latin1(bytes, offset, 48));
+  return !!m && Number(m[1]) === num && Number(m[2]) === gen;
+}
+
+function checkEntry(bytes: Uint8Array, num: number, gen: number, offset: number, budget: { entries: number }): XrefProblem | null {
+  if (budget.entries-- <= 0) return null;
+  if (offset < bytes.length && objectAt(bytes, offset, num, gen)) return null;
+  return { kind: 'repaired', detail: `the cross-reference table says object ${num} is at byte ${offset}, but it is not there` };
+}
+
+/** A classic `xref` table: subsections `first count` with 20-byte entries, then `trailer << … >>`. */
+function xrefTable(bytes: Uint8Array, offset: number, budget: { entries: number }): { problem: XrefProblem | null; prev: number | undefined } {
+  const malformed = { problem: { kind: 'repaired' as const, detail: 'the cross-reference table is malformed' }, prev: undefined };
+  let at = offset + latin1(bytes, offset, 64).indexOf('xref') + 4;
+  for (let sub = 0; sub < 100_000; sub++) {
+    const header = /^\s*(\d+)\s+(\d+)[ \t]*(?:\r\n|\r|\n)?/.exec(latin1(bytes, at, 48));
+    if (!header) break;
+    const first = Number(header[1]);
+    const count = Number(header[2]);
+    at += header[0].length;
+    const text = latin1(bytes, at, count * 21 + 16);
+    const entry = /\s*(\d{1,10})\s+(\d{1,5})\s+([nf])(?=\s)/y;
+    for (let i = 0; i < count; i++) {
+      const e = entry.exec(text);
+      if (!e) return malformed;
+      if (e[3] === 'n') {
+        const problem = checkEntry(bytes, first + i, Number(e[2]), Number(e[1]), budget);
+        if (problem) return { problem, prev: undefined };
+      }
+    }
+    at += entry.lastIndex;
+  }
+  const trailer = latin1(bytes, at, 4096);
+  if (!/^\s*trailer\b/.test(trailer)) return malformed;
+  const dict = trailer.slice(0, trailerEnd(trailer));
+  if (!/\/Size\b/.test(dict)) return { problem: { kind: 'repaired', detail: 'the trailer has no /Size' }, prev: undefined };
+  const prev = /\/Prev\s+(\d+)/.exec(dict);
+  return { problem: null, prev: prev ? Number(prev[1]) : undefined };
+}
+
+/** Where the trailer dictionary ends (its `startxref`, or the whole text). */
+function trailerEnd(trailer: string): number {
+  const end = trailer.indexOf('startxref');
+  return end < 0 ? trailer.length : end;
+}
+
+/** A cross-reference stream (§7.5.8): decodable, and its type-1 entries point at their objects. */
+function xrefStream(
+  bytes: Uint8Array,
+  offset: number,
+  context: PDFContext,
+  budget: { entries: number },
+): { problem: XrefProblem | null; prev: number | undefined } {
+  const none = { problem: null, prev: undefined };
+  const head = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(latin1(bytes, offset, 64))!;
+  // pdf-lib reads cross-reference streams but does not keep them: parse this one where it is.
+  let stream: PDFObject | undefined;
+  try {
+    stream = PDFObjectParser.forBytes(bytes.subarray(offset + head[0].length), context).parseObject();
+  } catch {
+    stream = undefined;
+  }
+  if (!(stream instanceof PDFRawStream) || nameOf(stream.dict.get(PDFName.of('Type'))) !== 'XRef') {
+    return { problem: { kind: 'repaired', detail: `startxref points at object ${head[1]}, which is not a cross-reference stream` }, prev: undefined };
+  }
+  let data: Uint8Array;
+  try {
+    data = decodeStream(context, stream, { maxBytes: 64 * 1024 * 1024 });
+  } catch (error) {
+    const why = error instanceof StreamDecodeError ? error.message : String(error);
+    return { problem: { kind: 'damaged', detail: `the cross-reference stream cannot be decoded (${why})` }, prev: undefined };
+  }
+  const widths = numbers(context, stream.dict.get(PDFName.of('W')));
+  const size = numberOf(resolve(context, stream.dict.get(PDFName.of('Size')))) ?? 0;
+  const index = numbers(context, stream.dict.get(PDFName.of('Index')));
+  const ranges = index.length >= 2 ? index : [0, size];
+  const prev = numberOf(resolve(context, stream.dict.get(PDFName.of('Prev'))));
+  if (widths.length !== 3 || widths.some((w) => w < 0 || w > 8)) {
+    return { problem: { kind: 'repaired', detail: 'the cross-reference stream has no valid /W' }, prev: undefined };
+  }
+  const [w0, w1, w2] = widths as [number, number, number];
+  const rowLength = w0 + w1 + w2;
+  const field = (at: number, w: number) => {
+    let v = 0;
+    for (let i = 0; i < w; i++) v = v * 256 + data[at + i]!;
+    return v;
+  };
+  let row = 0;
+  for (let r = 0; r + 1 < ranges.length; r += 2) {
+    const first = ranges[r]!;
+    for (let i = 0; i < ranges[r + 1]!; i++, row++) {
+      const at = row * rowLength;
+      if (at + rowLength > data.length) {
+        return { problem: { kind: 'repaired', detail: 'the cross-reference stream is shorter than its /Index says' }, prev: undefined };
+      }
+      const type = w0 === 0 ? 1 : field(at, w0);
+      if (type !== 1) continue;
+      const problem = checkEntry(bytes, first + i, field(at + w0 + w1, w2), field(at + w0, w1), budget);
+      if (problem) return { problem, prev: undefined };
+    }
+  }
+  return { ...none, prev };
+}
+
+function numbers(context: PDFContext, obj: PDFObject | undefined): number[] {
+  const arr = resolve(context, obj);
+  if (!(arr instanceof PDFArray)) return [];
+  const out: number[] = [];
+  for (let i = 0; i < arr.size(); i++) out.push(numberOf(resolve(context, arr.get(i))) ?? -1);
+  return out;
 }
 
 /**
  * A stream whose /Length disagrees with its data (the tolerant parser found `endstream` elsewhere).
  * Strict readers take /Length at its word and read garbage.
  */
-export function streamLengthProblem(context: PDFContext): string | null {
+export function streamLengthProblem(context: PDFContext, bytes: Uint8Array): string | null {
   for (const [ref, obj] of context.enumerateIndirectObjects()) {
     if (!(obj instanceof PDFRawStream)) continue;
     const declared = numberOf(resolve(context, obj.dict.get(PDFName.of('Length'))));
     if (declared === undefined) return `stream ${ref.objectNumber} ${ref.generationNumber} R has no valid /Length`;
-    if (Math.abs(declared - obj.contents.length) > 2) {
+    if (Math.abs(declared - obj.contents.length) > 2 && !lengthHolds(bytes, ref.objectNumber, ref.generationNumber, declared)) {
       return `stream ${ref.objectNumber} ${ref.generationNumber} R says /Length ${declared} but holds ${obj.contents.length} bytes`;
     }
   }
   return null;
+}
+
+/**
+ * pdf-lib finds the end of a stream whose /Length is indirect by searching for `endstream`, and
+ * stops early when the data itself contains that word. The declared /Length holds when the stream
+ * data of that length, in the file, is followed by `endstream`.
+ */
+function lengthHolds(bytes: Uint8Array, num: number, gen: number, declared: number): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const label = `${num} ${gen} obj`;
+  let header = buf.lastIndexOf(label);
+  while (header > 0 && buf[header - 1]! >= 0x30 && buf[header - 1]! <= 0x39) header = buf.lastIndexOf(label, header - 1);
+  if (header < 0) return false;
+  const keyword = buf.indexOf('stream', header);
+  if (keyword < 0) return false;
+  let start = keyword + 6;
+  if (buf[start] === 0x0d) start++;
+  if (buf[start] === 0x0a) start++;
+  return /^\s*endstream/.test(latin1(bytes, start + declared, 24));
 }
 
 /** The deepest nesting of arrays and dictionaries in the file's objects (iterative: no recursion to overflow). */

@@ -2,6 +2,9 @@
  * Walks the page tree (ISO 32000-2 §7.7.3) iteratively, carrying the inheritable attributes
  * (MediaBox, CropBox, Rotate, Resources) down to each page, and guarding against cycles and
  * absurd sizes. pdf-lib's own traversal has no cycle guard, so it is not used.
+ *
+ * A page (or subtree) listed twice in /Kids is counted twice, as qpdf, poppler and MuPDF count it;
+ * only a node that is its own ancestor is a cycle.
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import { N, PDFArray, PDFRef, dictOf, getName, resolve } from './objects.js';
@@ -17,31 +20,43 @@ export interface PageTree {
   problems: string[];
 }
 
+/** Real page trees are a few levels deep; a deeper one is an attack on parsers. */
+const MAX_DEPTH = 1024;
 const INHERITABLE = ['MediaBox', 'CropBox', 'Rotate', 'Resources'] as const;
 
 export function walkPageTree(context: PDFContext, root: PDFObject | undefined, maxPages: number): PageTree {
   const pages: PageNode[] = [];
   const problems: string[] = [];
-  const seen = new Set<PDFObject>();
+  // Repeated subtrees can multiply the walk; nodes visited are capped, not just pages.
+  const maxVisits = maxPages * 4 + 10_000;
+  let visits = 0;
   const rootRef = root instanceof PDFRef ? root : undefined;
   const rootObj = resolve(context, root);
   if (!dictOf(rootObj)) return { pages, problems: ['the catalog has no /Pages tree'] };
   // Depth-first, kids in order: a stack of [node, ref, inherited] with kids pushed in reverse.
-  const stack: { obj: PDFObject; ref: PDFRef | undefined; inherited: PageNode['inherited'] }[] = [
-    { obj: rootObj!, ref: rootRef, inherited: {} },
+  const stack: { obj: PDFObject; ref: PDFRef | undefined; inherited: PageNode['inherited']; parent: Ancestor | undefined }[] = [
+    { obj: rootObj!, ref: rootRef, inherited: {}, parent: undefined },
   ];
   while (stack.length > 0) {
-    const { obj, ref, inherited } = stack.pop()!;
+    const { obj, ref, inherited, parent } = stack.pop()!;
+    if (++visits > maxVisits) {
+      problems.push(`more than ${maxVisits} page tree nodes: the rest were not read`);
+      break;
+    }
     const dict = dictOf(obj);
     if (!dict) {
       problems.push(`a page tree node${ref ? ` (${ref.objectNumber} ${ref.generationNumber} R)` : ''} is missing or not a dictionary`);
       continue;
     }
-    if (seen.has(obj)) {
+    if (isAncestor(parent, obj)) {
       problems.push('the page tree contains a cycle');
       continue;
     }
-    seen.add(obj);
+    const self: Ancestor = { obj, parent, depth: (parent?.depth ?? 0) + 1 };
+    if (self.depth > MAX_DEPTH) {
+      problems.push(`more than ${MAX_DEPTH} levels of page tree: the rest were not read`);
+      break;
+    }
     const here = { ...inherited };
     for (const key of INHERITABLE) {
       const v = dict.get(N(key));
@@ -72,9 +87,21 @@ export function walkPageTree(context: PDFContext, root: PDFObject | undefined, m
         );
         continue;
       }
-      stack.push({ obj: kidObj, ref: kidRef, inherited: here });
+      stack.push({ obj: kidObj, ref: kidRef, inherited: here, parent: self });
     }
   }
   return { pages, problems };
 }
 
+
+/** The chain of /Pages nodes above a node (shared between siblings). */
+interface Ancestor {
+  obj: PDFObject;
+  parent: Ancestor | undefined;
+  depth: number;
+}
+
+function isAncestor(chain: Ancestor | undefined, obj: PDFObject): boolean {
+  for (let a = chain; a; a = a.parent) if (a.obj === obj) return true;
+  return false;
+}

@@ -14,7 +14,18 @@ export class StreamTooLargeError extends StreamDecodeError {}
 /** Decrypts one stream's raw bytes (set when the file is encrypted and its key is known). */
 export type StreamDecryptor = (data: Uint8Array, ref: { objectNumber: number; generationNumber: number } | undefined) => Uint8Array;
 
+/**
+ * Reads a stream's data within the inspection limits: `maxBytes` lowers the limit (what is left of a
+ * page's budget; throws StreamTooLargeError past it); `untilImageFilter` stops before DCT/JPX/JBIG2/CCITT.
+ */
+export type StreamReader = (stream: PDFRawStream, options?: { maxBytes?: number; untilImageFilter?: boolean }) => Uint8Array;
+
+/** Filters that produce image samples; no check decodes them. */
+export const IMAGE_FILTERS = new Set(['DCTDecode', 'JPXDecode', 'JBIG2Decode', 'CCITTFaxDecode']);
+
 export interface DecodeOptions {
+  /** Stop before the first image filter and return the data it would decode (a JPEG 2000 file…). */
+  untilImageFilter?: boolean | undefined;
   /** Maximum decoded size in bytes. */
   maxBytes: number;
   decrypt?: StreamDecryptor | undefined;
@@ -48,9 +59,11 @@ export function decodeStream(context: PDFContext, stream: PDFObject | undefined,
   const filters = filtersOf(context, stream.dict);
   const parmsObj = get(context, stream.dict, 'DecodeParms') ?? get(context, stream.dict, 'DP');
   const parms = filters.map((_, i) => (parmsObj instanceof PDFArray ? dictOf(items(context, parmsObj)[i]) : dictOf(parmsObj)));
-  filters.forEach((name, i) => {
-    data = applyFilter(context, fullFilterName(name), data, parms[i], options.maxBytes);
-  });
+  for (let i = 0; i < filters.length; i++) {
+    const name = fullFilterName(filters[i]!);
+    if (options.untilImageFilter && IMAGE_FILTERS.has(name)) break;
+    data = applyFilter(context, name, data, parms[i], options.maxBytes);
+  }
   return data;
 }
 

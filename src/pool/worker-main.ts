@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
+import { PDFBool, PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
@@ -78,7 +78,7 @@ async function render(task: RenderTask) {
   if (task.plan) {
     const jpeg = await imageStream(doc, task.plan.ref);
     if (jpeg) {
-      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels);
+      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate);
       if (pixels) method = 'image';
     }
   }
@@ -126,7 +126,7 @@ async function render(task: RenderTask) {
 }
 
 /** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
-async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Uint8Array; decodeInverted: boolean } | null> {
+async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Uint8Array; decodeInverted: boolean; interpolate: boolean } | null> {
   doc.pdflib ??= PDFDocument.load(doc.bytes, {
     ignoreEncryption: true,
     updateMetadata: false,
@@ -141,7 +141,8 @@ async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Ui
   const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
   const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
   const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
-  return { data: stream.contents, decodeInverted };
+  const interpolate = resolve(pdf.context, stream.dict.get(N('Interpolate')));
+  return { data: stream.contents, decodeInverted, interpolate: interpolate instanceof PDFBool && interpolate.asBoolean() };
 }
 
 

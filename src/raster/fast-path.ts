@@ -78,6 +78,9 @@ export function orientation(du: Vec, dv: Vec): { flip: boolean; angle: 0 | 90 | 
 /**
  * Draws the page from its JPEG stream at `maxPx` on the longest side. Returns RGB pixels, or null
  * when the JPEG does not decode to what the PDF means (a /Decode array sharp cannot honour).
+ *
+ * An image enlarged on the page is drawn with hard pixels (nearest neighbour) unless it asks for
+ * /Interpolate true, as PDF readers show it (pdf.js, poppler, MuPDF); a reduced one is smoothed.
  */
 export async function renderFromImage(
   jpeg: Uint8Array,
@@ -85,6 +88,7 @@ export async function renderFromImage(
   maxPx: number,
   decodeInverted: boolean,
   maxInputPixels: number,
+  interpolate = false,
 ): Promise<RawPixels | null> {
   const [bx0, by0, bx1, by1] = plan.checkedBox;
   const turned = plan.rotate === 90 || plan.rotate === 270;
@@ -122,8 +126,9 @@ export async function renderFromImage(
   let img = input;
   if (flip) img = img.flip();
   if (angle) img = img.rotate(angle);
+  const enlarged = rw * rh > plan.widthPx * plan.heightPx;
   const placed = await img
-    .resize(rw, rh, { fit: 'fill', kernel: 'lanczos3' })
+    .resize(rw, rh, { fit: 'fill', kernel: enlarged && !interpolate ? 'nearest' : 'lanczos3' })
     .toColourspace('srgb')
     .removeAlpha()
     .raw()

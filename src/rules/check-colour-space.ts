@@ -5,8 +5,13 @@ import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
 
-/** Vector gray converts exactly to RGB; the spec's note on colour shifts does not apply to it. */
-const exactForVector = (cs: ColourSpaceFacts) => cs.family === 'DeviceGray' || cs.family === 'CalGray';
+/**
+ * One rule for gray, whatever names it: vector colour in a gray space (DeviceGray, CalGray, an ICC
+ * gray profile) is a neutral that converts to R = G = B, so it is not flagged; gray *images* are
+ * (they go through the service's image conversion like any non-RGB image).
+ */
+const GRAY_FAMILIES = new Set(['DeviceGray', 'CalGray', 'ICCBased']);
+const exactForVector = (cs: ColourSpaceFacts) => cs.model === 'gray' && GRAY_FAMILIES.has(cs.family);
 /** Unknown spaces (a JPEG 2000 image's own) cannot be judged from the structure. */
 const judgeable = (cs: ColourSpaceFacts) => cs.family !== 'Unknown';
 

@@ -1,9 +1,8 @@
+import { classifyWarning } from '../raster/pdfjs.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
 
-/** pdf.js's words for a font it could not use. */
-const FONT_WARNING = /font|glyf|loca|cmap|\bCFF\b|Type1|TrueType|OpenType|FormatError/i;
 
 /** font-not-embedded: text set in a font the file does not carry. */
 export const checkFontsEmbedded: Check = (ctx) => {
@@ -29,7 +28,7 @@ export const checkFontsEmbedded: Check = (ctx) => {
 export const checkFontsReadable: Check = (ctx) => {
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
-    const warnings = ctx.raster?.get(page.index)?.warnings.filter((w) => FONT_WARNING.test(w)) ?? [];
+    const warnings = ctx.raster?.get(page.index)?.warnings.filter((w) => classifyWarning(w) === 'font') ?? [];
     if (!warnings.length) continue;
     out.push({
       code: 'font-unusable',

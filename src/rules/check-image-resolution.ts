@@ -1,8 +1,11 @@
-import { formatMm, formatNumber, mmToPx, ptToMm } from '../pdf/units.js';
+import { formatMm, formatNumber, mmToPx, ptToMm, round } from '../pdf/units.js';
 import { distinctImages, imageLabel } from './check-image-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
+
+/** Decimals of effective resolution, compared and printed alike. */
+const PPI_DIGITS = 1;
 
 /** image-low-resolution: an image placed below the profile's minimum effective ppi. */
 export const checkImageResolution: Check = (ctx) => {
@@ -13,7 +16,8 @@ export const checkImageResolution: Check = (ctx) => {
     const worst = new Map<string, { image: (typeof page.images)[number]; ppi: number }>();
     page.images.forEach((image, i) => {
       if (image.ppiX === null || image.ppiY === null) return;
-      const ppi = Math.min(image.ppiX, image.ppiY);
+      // Compared at the precision it is printed with: "100 ppi; the minimum is 100" never appears.
+      const ppi = round(Math.min(image.ppiX, image.ppiY), PPI_DIGITS);
       if (ppi >= min) return;
       const key = image.ref ?? `inline-${i}`;
       const hit = worst.get(key);
@@ -31,11 +35,11 @@ export const checkImageResolution: Check = (ctx) => {
         code: 'image-low-resolution',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${image.widthPx.toLocaleString('en-US')} × ${image.heightPx.toLocaleString('en-US')} px placed at ${formatMm(wMm, hMm)}, ${formatNumber(ppi, 0)} ppi; the minimum is ${formatNumber(min)} ppi, so it will print soft or pixelated. Supply at least ${needW.toLocaleString('en-US')} × ${needH.toLocaleString('en-US')} px for this placement (${goodW.toLocaleString('en-US')} × ${goodH.toLocaleString('en-US')} px for ${formatNumber(ctx.limits.productionPpi)} ppi).`,
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${image.widthPx.toLocaleString('en-US')} × ${image.heightPx.toLocaleString('en-US')} px placed at ${formatMm(wMm, hMm)}, ${formatNumber(ppi, PPI_DIGITS)} ppi; the minimum is ${formatNumber(min)} ppi, so it will print soft or pixelated. Supply at least ${needW.toLocaleString('en-US')} × ${needH.toLocaleString('en-US')} px for this placement (${goodW.toLocaleString('en-US')} × ${goodH.toLocaleString('en-US')} px for ${formatNumber(ctx.limits.productionPpi)} ppi).`,
         expected: `≥ ${min} ppi`,
-        actual: `${formatNumber(ppi, 1)} ppi`,
+        actual: `${formatNumber(ppi, PPI_DIGITS)} ppi`,
         details: {
-          ppi: Math.round(ppi * 10) / 10,
+          ppi,
           minPpi: min,
           widthPx: image.widthPx,
           heightPx: image.heightPx,

@@ -9,7 +9,7 @@
  * Node) while sharp converts through lcms — there the fast path is the more accurate of the two.
  */
 import { readFileSync } from 'node:fs';
-import { PDFDocument, PDFName, PDFArray, degrees, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFArray, PDFRawStream, degrees, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
@@ -126,5 +126,43 @@ describe('fast path matches pdf.js', () => {
     stream.dict.set(PDFName.of('Decode'), pdf.context.obj([0, 1, 0, 1, 0, 1, 0, 1]) as PDFArray);
     const r = await bothWays(await pdf.save());
     expect(r.fast.facts.method).toBe('pdfjs');
+  });
+});
+
+describe('an enlarged image keeps hard pixels unless it asks for /Interpolate', () => {
+  /** A 6 × 4 px JPEG of flat blocks, drawn over a 300 × 200 pt page (rendered 300 px wide: 50× enlarged). */
+  async function tinyImagePage(interpolate: boolean | undefined) {
+    const raw = Buffer.alloc(6 * 4 * 3);
+    for (let i = 0; i < 24; i++) raw.set(i % 2 ? [230, 40, 30] : [20, 60, 200], i * 3);
+    const jpeg = await sharp(raw, { raw: { width: 6, height: 4, channels: 3 } }).jpeg({ quality: 100, chromaSubsampling: '4:4:4' }).toBuffer();
+    const pdf = await PDFDocument.create();
+    const img = await pdf.embedJpg(jpeg);
+    const page = pdf.addPage([300, 200]);
+    page.drawImage(img, { x: 0, y: 0, width: 300, height: 200 });
+    if (interpolate !== undefined) {
+      await img.embed();
+      (pdf.context.lookup(img.ref) as PDFRawStream).dict.set(PDFName.of('Interpolate'), pdf.context.obj(interpolate));
+    }
+    return bothWays(await pdf.save());
+  }
+  const colours = async (png: Uint8Array) => {
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const set = new Set<number>();
+    for (let i = 0; i < data.length; i += info.channels) set.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
+    return set.size;
+  };
+
+  it('draws hard pixels without /Interpolate, as pdf.js does', async () => {
+    const r = await tinyImagePage(undefined);
+    expect(r.fast.facts.method).toBe('image');
+    // Nearest neighbour shows only the image's own decoded colours (24 at most).
+    expect(await colours(r.fast.preview!)).toBeLessThanOrEqual(24);
+    expect(r.meanDiff).toBeLessThanOrEqual(3);
+  });
+
+  it('smooths with /Interpolate true', async () => {
+    const r = await tinyImagePage(true);
+    expect(r.fast.facts.method).toBe('image');
+    expect(await colours(r.fast.preview!)).toBeGreaterThan(100);
   });
 });

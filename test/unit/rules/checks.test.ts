@@ -160,7 +160,7 @@ describe('checkColourSpace', () => {
     ['rgb', []],
     ['gray', []],
     ['calgray', []],
-    ['iccGray', ['colour-space-not-rgb']],
+    ['iccGray', []],
     ['cmyk', ['colour-space-not-rgb']],
     ['sep', ['colour-space-not-rgb']],
     ['devn', ['colour-space-not-rgb']],

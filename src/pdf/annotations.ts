@@ -1,0 +1,86 @@
+/**
+ * Annotations that print (ISO 32000-2 §12.5): a stamp, a FreeText box or a form field with the
+ * Print flag is drawn on paper from its normal appearance stream, so its images, fonts and colours
+ * are judged like the page's own. Annotations without the Print flag, hidden ones and ones in
+ * hidden optional content print nothing and stay out, as they stay out of the print raster.
+ */
+import type { PDFContext, PDFDict } from 'pdf-lib';
+import type { Matrix, Rect } from './facts.js';
+import { IDENTITY, apply, isFiniteMatrix } from './matrix.js';
+import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, items, numberOf, rectOf } from './objects.js';
+import type { OptionalContent } from './optional-content.js';
+
+/** Annotation flags (Table 167). */
+const HIDDEN = 1 << 1;
+const PRINT = 1 << 2;
+/** Most annotations read per page; a page with more is a parser attack, not a design. */
+const MAX_ANNOTATIONS = 10_000;
+
+export interface Appearance {
+  /** The appearance stream (a Form XObject). */
+  stream: PDFRawStream;
+  /**
+   * Where the form is drawn (§12.5.5, matrix A): its /Matrix, applied first as for any form, then
+   * this matrix fit the transformed BBox onto the annotation's /Rect.
+   */
+  placement: Matrix;
+  /** "annotation Stamp", for the `via` path of what it draws. */
+  label: string;
+}
+
+/**
+ * The normal appearances of the page's printable annotations, in /Annots order.
+ * @example
+ * for (const a of printableAppearances(context, pageDict, oc)) scanner.scanAppearance(a);
+ */
+export function printableAppearances(context: PDFContext, page: PDFDict, oc: OptionalContent): Appearance[] {
+  const annots = get(context, page, 'Annots');
+  if (!(annots instanceof PDFArray)) return [];
+  const out: Appearance[] = [];
+  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
+    const dict = dictOf(annot);
+    if (!dict) continue;
+    const flags = getNumber(context, dict, 'F') ?? 0;
+    if (!(flags & PRINT) || flags & HIDDEN) continue;
+    if (oc.isHidden(dict.get(N('OC')))) continue;
+    const stream = normalAppearance(context, dict);
+    const rect = rectOf(context, dict.get(N('Rect')));
+    if (!stream || !rect) continue;
+    const placement = appearancePlacement(context, stream.dict, rect);
+    if (!placement) continue;
+    out.push({ stream, placement, label: `annotation ${getName(context, dict, 'Subtype') ?? '(no subtype)'}` });
+  }
+  return out;
+}
+
+/** /AP /N: a stream, or a dictionary of states of which /AS names the one shown. */
+function normalAppearance(context: PDFContext, annot: PDFDict): PDFRawStream | undefined {
+  const n = get(context, getDict(context, annot, 'AP'), 'N');
+  if (n instanceof PDFRawStream) return n;
+  const states = dictOf(n);
+  const state = getName(context, annot, 'AS');
+  if (!states || !state) return undefined;
+  const chosen = get(context, states, state);
+  return chosen instanceof PDFRawStream ? chosen : undefined;
+}
+
+/**
+ * Algorithm 8.1: the form's BBox, transformed by its /Matrix, is fitted onto the annotation's
+ * /Rect by scaling and translating. Returns that fit (matrix A), or undefined when either box is
+ * empty.
+ */
+export function appearancePlacement(context: PDFContext, form: PDFDict, rect: Rect): Matrix | undefined {
+  const bbox = rectOf(context, form.get(N('BBox')));
+  if (!bbox) return undefined;
+  const m = get(context, form, 'Matrix');
+  const values = m instanceof PDFArray && m.size() === 6 ? items(context, m).map(numberOf) : [];
+  const matrix: Matrix = values.length === 6 && isFiniteMatrix(values as number[]) ? (values as Matrix) : IDENTITY;
+  const corners = [apply(matrix, bbox[0], bbox[1]), apply(matrix, bbox[2], bbox[1]), apply(matrix, bbox[0], bbox[3]), apply(matrix, bbox[2], bbox[3])];
+  const xs = corners.map((p) => p[0]);
+  const ys = corners.map((p) => p[1]);
+  const [x0, y0, x1, y1] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  if (x1 - x0 <= 0 || y1 - y0 <= 0 || rect[2] - rect[0] <= 0 || rect[3] - rect[1] <= 0) return undefined;
+  const sx = (rect[2] - rect[0]) / (x1 - x0);
+  const sy = (rect[3] - rect[1]) / (y1 - y0);
+  return [sx, 0, 0, sy, rect[0] - x0 * sx, rect[1] - y0 * sy];
+}

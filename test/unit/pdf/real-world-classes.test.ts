@@ -1,0 +1,282 @@
+/**
+ * The classes of real-world files issue 13 lists, each on small files real producers make at test
+ * time (pikepdf/qpdf, PIL, reportlab: see producers/realworld_cases.py), with poppler and qpdf as
+ * oracles where they have a say.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentFacts } from '../../../src/pdf/facts.js';
+import { inspectPdf } from '../../../src/pdf/inspect.js';
+import { jpxColourSpace } from '../../../src/pdf/jpx.js';
+import { classifyWarning } from '../../../src/raster/pdfjs.js';
+import { checkColourSpace } from '../../../src/rules/check-colour-space.js';
+import { checkDocument, mergeProblems } from '../../../src/rules/check-document.js';
+import { checkFontsEmbedded, checkFontsReadable } from '../../../src/rules/check-fonts.js';
+import { checkImageResolution } from '../../../src/rules/check-image-resolution.js';
+import { context, doc, image, page } from '../../helpers/facts.js';
+
+let dir: string;
+const read = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
+const inspect = (name: string) => inspectPdf(read(name));
+const widths = (facts: DocumentFacts, p = 0) => facts.pages[p]!.images.map((i) => i.widthPx).sort((a, b) => a - b);
+const kinds = (facts: DocumentFacts) => facts.problems.map((p) => p.kind);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pp-realworld-'));
+  execFileSync('/usr/bin/python3', [join(import.meta.dirname, 'producers', 'realworld_cases.py'), dir], { stdio: 'pipe' });
+}, 120_000);
+
+describe('pages are never skipped', () => {
+  it('reads /Contents given as a reference to an array of indirect streams', async () => {
+    const facts = await inspect('contents-indirect-array.pdf');
+    expect(facts.pages[0]!.notes).toEqual([]);
+    expect(facts.pages[0]!.images.map((i) => [i.widthPx, i.placedWidthPt])).toEqual([[100, 72]]);
+  });
+});
+
+describe('printable annotations are inspected like page content', () => {
+  it('takes stamps, widgets (by /AS) and FreeText with the Print flag, placed by Rect; leaves out the rest', async () => {
+    const facts = await inspect('annotations.pdf');
+    const p = facts.pages[0]!;
+    // 100: printing stamp; 70: the widget's Off state (CMYK); 90: NoView still prints.
+    // Left out: 51 (no Print flag), 52 (Hidden), 53 (the widget's On state, not shown).
+    expect(widths(facts)).toEqual([70, 90, 100]);
+    const stamp = p.images.find((i) => i.widthPx === 100)!;
+    expect(stamp.via).toEqual(['annotation Stamp']);
+    expect(stamp.bbox).toEqual([100, 100, 500, 500]);
+    expect(stamp.ppiX).toBeCloseTo(18, 5);
+    expect(p.fonts.map((f) => [f.baseFont, f.embedded])).toEqual([['Helvetica', false]]);
+    // Judged like page content: low resolution, CMYK, unembedded font.
+    const ctx = await context(facts);
+    expect(checkImageResolution(ctx).some((d) => d.message.includes('100 × 100 px') && d.message.includes('18 ppi'))).toBe(true);
+    expect(checkColourSpace(ctx).map((d) => d.details?.colourSpace)).toEqual(['DeviceCMYK']);
+    expect(checkFontsEmbedded(ctx).map((d) => d.actual)).toEqual(['not embedded: Helvetica (Type1)']);
+  });
+
+  it('differs from poppler’s screen view exactly by the flags that separate screen from paper', async () => {
+    // pdfimages draws annotations as shown on screen: it takes the one without the Print flag (51)
+    // and leaves out the NoView one (90); hidden (52) and off-state (53) appearances neither shows.
+    const listed = execFileSync('pdfimages', ['-list', join(dir, 'annotations.pdf')], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim())
+      .map((l) => Number(l.trim().split(/\s+/)[3]))
+      .sort((a, b) => a - b);
+    expect(listed).toEqual([51, 70, 100]);
+    const ours = widths(await inspect('annotations.pdf'));
+    expect(ours.filter((w) => !listed.includes(w))).toEqual([90]);
+    expect(listed.filter((w) => !ours.includes(w))).toEqual([51]);
+  });
+});
+
+describe('hidden optional content is never judged', () => {
+  it('skips OFF groups, print-usage OFF, OCMDs that evaluate hidden and XObjects with a hidden /OC', async () => {
+    const facts = await inspect('optional-content.pdf');
+    // 11 ON; 12 OFF; 13 print state OFF; 14 AllOn(on, off); 15 AnyOn(on, off); 16 Not(off);
+    // 17 And(on, off); 18 XObject /OC off.
+    expect(widths(facts)).toEqual([11, 15, 16]);
+    // The CMYK fill inside the OFF group is not a colour the page prints; the gray in /Span is.
+    expect(facts.pages[0]!.colours.map((c) => c.colourSpace.family)).toEqual(['DeviceGray']);
+  });
+
+  it('agrees with poppler except for the print-usage group, which poppler shows on screen', () => {
+    const listed = execFileSync('pdfimages', ['-list', join(dir, 'optional-content.pdf')], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim())
+      .map((l) => Number(l.trim().split(/\s+/)[3]));
+    expect(listed.sort((a, b) => a - b)).toEqual([11, 13, 15, 16]);
+  });
+});
+
+describe('colour', () => {
+  it.each([
+    ['rgb', 'DeviceRGB', []],
+    ['cmyk', 'DeviceCMYK', ['DeviceCMYK']],
+  ] as const)('judges a stencil mask painted with a %s shading pattern by the shading colour space', async (name, family, flagged) => {
+    const facts = await inspect(`stencil-shading-${name}.pdf`);
+    expect(facts.pages[0]!.colours.map((c) => [c.use, c.colourSpace.family])).toEqual([['stencil', family]]);
+    const drafts = checkColourSpace(await context(facts));
+    expect(drafts.map((d) => d.details?.colourSpace)).toEqual(flagged);
+  });
+
+  it('reads a JPEG 2000 image’s colour space from its JP2 header or codestream, as poppler does', async () => {
+    const facts = await inspect('jpx-no-colorspace.pdf');
+    const ours = facts.pages[0]!.images.map((i) => i.colourSpace?.model);
+    const poppler = execFileSync('pdfimages', ['-list', join(dir, 'jpx-no-colorspace.pdf')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim())
+      .map((l) => l.trim().split(/\s+/)[5]);
+    expect(ours).toEqual(['rgb', 'gray', 'rgb', 'gray']);
+    expect(ours).toEqual(poppler);
+    expect(facts.pages[0]!.images.map((i) => i.colourSpace?.label)).toEqual([
+      'JPEG 2000 sRGB',
+      'JPEG 2000 greyscale',
+      'JPEG 2000 3-component (rgb)',
+      'JPEG 2000 1-component (gray)',
+    ]);
+  });
+
+  it('gives no colour space for bytes that are not JPEG 2000', () => {
+    expect(jpxColourSpace(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16]))).toBeUndefined();
+    expect(jpxColourSpace(new Uint8Array(0))).toBeUndefined();
+  });
+});
+
+describe('page tree', () => {
+  it('counts a page listed twice in /Kids twice, as qpdf does', async () => {
+    const facts = await inspect('page-listed-twice.pdf');
+    const qpdf = execFileSync('qpdf', ['--show-npages', join(dir, 'page-listed-twice.pdf')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    expect(facts.pageCount).toBe(2);
+    expect(facts.pageCount).toBe(Number(qpdf.trim()));
+    expect(facts.problems).toEqual([]);
+  });
+
+  it('still calls a node that is its own ancestor a cycle', async () => {
+    const facts = await inspect('page-tree-cycle.pdf');
+    expect(facts.problems).toContainEqual({ kind: 'damaged', detail: 'the page tree contains a cycle' });
+    expect(facts.pageCount).toBe(1);
+  });
+});
+
+/** qpdf --check: clean, or must reconstruct the cross-reference table. */
+function qpdfCheck(path: string): 'clean' | 'reconstructs' | 'errors' {
+  const r = spawnSync('qpdf', ['--check', path], { encoding: 'utf8' });
+  const text = `${r.stdout}${r.stderr}`;
+  if (/reconstruct/i.test(text)) return 'reconstructs';
+  return r.status === 0 ? 'clean' : 'errors';
+}
+
+/** Appends an incremental update to reportlab's file: a new /Info object and an xref with two subsections. */
+function withUpdate(offsetShift: number): Uint8Array {
+  const base = Buffer.from(read('reportlab-plain.pdf'));
+  const text = base.toString('latin1');
+  const root = /\/Root (\d+ \d+ R)/.exec(text)![1];
+  const size = Number(/\/Size (\d+)/.exec(text)![1]);
+  const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+  const num = size; // a new object: the subsection "N 1" starts past the first one
+  const objAt = base.length + 1;
+  const obj = `\n${num} 0 obj\n<< /Producer (incremental update) >>\nendobj\n`;
+  const xrefAt = base.length + obj.length;
+  const pad = (n: number) => String(n).padStart(10, '0');
+  const xref =
+    `xref\n0 1\n0000000000 65535 f \n${num} 1\n${pad(objAt + offsetShift)} 00000 n \n` +
+    `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${num} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return new Uint8Array(Buffer.concat([base, Buffer.from(obj + xref, 'latin1')]));
+}
+
+describe('cross-reference damage, with qpdf --check as the oracle', () => {
+  it.each([
+    ['an update whose xref has a second subsection (N 1)', 0, 'clean', []],
+    ['the same update with a wrong offset', 7, 'reconstructs', ['repaired']],
+  ] as const)('%s', async (_name, shift, oracle, expected) => {
+    const bytes = withUpdate(shift);
+    const path = join(dir, `update-${shift}.pdf`);
+    writeFileSync(path, bytes);
+    expect(qpdfCheck(path)).toBe(oracle);
+    expect(kinds(await inspectPdf(bytes))).toEqual(expected);
+  });
+
+  it('calls an xref stream with an unknown filter damage', async () => {
+    const path = join(dir, 'object-streams.pdf');
+    execFileSync('qpdf', ['--object-streams=generate', join(dir, 'reportlab-plain.pdf'), path]);
+    const bytes = Buffer.from(readFileSync(path));
+    const xrefType = bytes.lastIndexOf('/Type /XRef');
+    const objStart = bytes.lastIndexOf(' obj', xrefType);
+    const filter = bytes.indexOf('/FlateDecode', objStart);
+    expect(filter).toBeGreaterThan(objStart);
+    expect(filter).toBeLessThan(bytes.indexOf('stream', xrefType));
+    bytes.write('/FlateDecodX', filter, 'latin1');
+    writeFileSync(path, bytes);
+    expect(qpdfCheck(path)).not.toBe('clean');
+    const facts = await inspectPdf(new Uint8Array(bytes));
+    expect(facts.problems.filter((p) => p.kind === 'damaged').map((p) => p.detail)).toEqual([
+      'the cross-reference stream cannot be decoded (unsupported filter FlateDecodX)',
+    ]);
+  });
+
+  it('finds no damage in files qpdf finds clean', async () => {
+    for (const name of ['reportlab-plain.pdf', 'annotations.pdf', 'optional-content.pdf', 'jpx-no-colorspace.pdf']) {
+      expect(qpdfCheck(join(dir, name))).toBe('clean');
+      expect(kinds(await inspect(name))).toEqual([]);
+    }
+  });
+});
+
+describe('labels', () => {
+  it('calls a file with a %PDF header but no usable /Root damaged, not "not a PDF"', async () => {
+    const text = Buffer.from(read('reportlab-plain.pdf')).toString('latin1').replace('/Root', '/Rooo').replace('/Catalog', '/Catalox');
+    const facts = await inspectPdf(new Uint8Array(Buffer.from(text, 'latin1')));
+    expect(kinds(facts)).toEqual(['damaged']);
+    expect(checkDocument(await context(facts)).map((d) => d.code)).toEqual(['pdf-damaged']);
+  });
+
+  it('merges one problem found on many pages into one finding with a count', () => {
+    const problems = [
+      ...[1, 2, 3, 5].map((p) => ({ kind: 'damaged' as const, detail: `page ${p}: Form XObject /X draws itself` })),
+      { kind: 'damaged' as const, detail: 'the page tree declares 9 pages but 5 can be read' },
+      { kind: 'too-complex' as const, detail: 'page 4: more than 10 operators' },
+    ];
+    expect(mergeProblems(problems)).toEqual([
+      { kind: 'damaged', count: 5, detail: 'pages 1–3, 5: Form XObject /X draws itself; the page tree declares 9 pages but 5 can be read' },
+      { kind: 'too-complex', count: 1, detail: 'page 4: more than 10 operators' },
+    ]);
+  });
+
+  it('gives one pdf-damaged finding, not one per page', async () => {
+    const problems = Array.from({ length: 31 }, (_, i) => ({ kind: 'damaged' as const, detail: `page ${i + 1}: content stream is malformed` }));
+    const drafts = checkDocument(await context(doc([page(1, 2040, 2040), page(2, 2040, 2040)], { problems })));
+    expect(drafts).toHaveLength(1);
+    expect(drafts[0]!.details).toEqual({ occurrences: 31 });
+    expect(drafts[0]!.actual).toBe('pages 1–31: content stream is malformed');
+  });
+});
+
+describe('font-unusable only from font failures', () => {
+  it.each([
+    ['loadFont - translateFont failed: "FormatError: Invalid font data"', 'font'],
+    ["Incorrect 'loca' table length -- attempting to fix it.", 'font'],
+    ['TT: CALL non-existent function', 'font'],
+    ['Could not find a preferred cmap table.', 'font'],
+    ['Unable to decode image "img_p0_1": "JpxError: OpenJPEG failed to decode: cmap box"', 'image'],
+    ['JpxImage#instantiateWasm: failed', 'image'],
+    ['getOperatorList - ignoring Shading: "FormatError: Unsupported ShadingType: 1"', 'shading'],
+    ['parseShading - ignoring shading: "Unsupported ShadingType: 1"', 'shading'],
+    ['Invalid stream: "FormatError: Bad FCHECK in flate stream: 120, 255"', 'stream'],
+    ['Indexing all PDF objects', 'stream'],
+    ['Unsupported blend mode: Foo', 'other'],
+  ] as const)('%s → %s', (text, kind) => {
+    expect(classifyWarning(text)).toBe(kind);
+  });
+
+  it('reports font-unusable for a font warning and nothing for image, shading or Flate warnings', async () => {
+    const facts = doc([page(1, 2040, 2040), page(2, 2040, 2040)]);
+    const raster = (warnings: string[]) =>
+      new Map([[1, { index: 1, widthPx: 10, heightPx: 10, method: 'pdfjs' as const, ms: 1, warnings, inkCoverage: 1, edgeGapPx: { top: 0, right: 0, bottom: 0, left: 0 } }]]);
+    const ctx = await context(facts);
+    const other = ['Unable to decode image "img_p0_1": "JpxError: cmap box"', 'parseShading - ignoring shading: "Unsupported ShadingType: 1"', 'Invalid stream: "Bad FCHECK in flate stream"'];
+    expect(checkFontsReadable({ ...ctx, raster: raster(other) })).toEqual([]);
+    const font = checkFontsReadable({ ...ctx, raster: raster([...other, 'loadFont - translateFont failed: "bad glyf"']) });
+    expect(font.map((d) => [d.code, d.actual])).toEqual([['font-unusable', 'loadFont - translateFont failed: "bad glyf"']]);
+  });
+});
+
+describe('ppi is compared at the precision it is printed with', () => {
+  it.each([
+    // 2040 mm placement: 100 ppi needs 8031.5 px.
+    ['99.95 ppi rounds to 100: no finding', 8031.5 * 0.9995, null],
+    ['99.94 ppi is 99.9', 8031.5 * 0.9994, '99.9 ppi; the minimum is 100 ppi'],
+    ['98 ppi', 8031.5 * 0.98, '98 ppi; the minimum is 100 ppi'],
+  ] as const)('%s', async (_n, px, text) => {
+    const img = image(8000, 8000, 2040, 2040);
+    const wPt = img.placedWidthPt;
+    const placed = { ...img, ppiX: (px * 72) / wPt, ppiY: (px * 72) / wPt };
+    const drafts = checkImageResolution(await context(doc([page(1, 2040, 2040, { images: [placed] }), page(2, 2040, 2040)])));
+    if (text === null) expect(drafts).toEqual([]);
+    else expect(drafts.map((d) => d.message.includes(text))).toEqual([true]);
+  });
+});
