@@ -47,7 +47,9 @@ export function xrefProblem(bytes: Uint8Array, context: PDFContext): XrefProblem
   return null;
 }
 
+/** `n` bytes from `from` as text; what lies past the end of the file reads as nothing. */
 function latin1(bytes: Uint8Array, from: number, n: number): string {
+  if (!(from >= 0) || from >= bytes.length) return '';
   return Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(n, bytes.length - from))).toString('latin1');
 }
 
