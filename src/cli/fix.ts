@@ -7,6 +7,7 @@ import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js
 export const FIX_HELP = `Usage: print-preflight fix <in.pdf> (--product ID --variant ID | --sku SKU) --out out.pdf [options]
 
 Fixes what can be fixed, each fix a separate step, then checks the output again:
+  page-order-mismatch        puts the pages in layer order (needs --reorder or --pages)
   page-rotate-set            bakes /Rotate into the content (/Rotate 0)
   page-orientation-mismatch  turns the content 90° (needs --rotate: the direction is never guessed)
   page-scale-mismatch        scales the page uniformly to the layer size
@@ -17,6 +18,8 @@ Fixes what can be fixed, each fix a separate step, then checks the output again:
 
 Options:
   --out FILE          where to write the fixed PDF (required)
+  --reorder           put pages that are in another order than the layers in layer order
+  --pages 3,4,1,2     or give the order: page 3 first, then 4, 1, 2
   --rotate cw|ccw     direction to turn sideways pages
   --fit contain|cover|stretch
                       how to fit pages of other proportions than their layer
@@ -38,6 +41,8 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
         sku: { type: 'string' },
         out: { type: 'string' },
         rotate: { type: 'string' },
+        reorder: { type: 'boolean' },
+        pages: { type: 'string' },
         fit: { type: 'string' },
         'jpeg-quality': { type: 'string' },
         profiles: { type: 'string' },
@@ -56,10 +61,15 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
   if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be contain, cover or stretch, got "${values.fit}"`);
   const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
   const target = targetFrom(values);
+  let pages: number[] | undefined;
+  if (values.pages !== undefined) {
+    if (!/^\d+(,\d+)*$/.test(values.pages)) throw new UsageError(`--pages needs page numbers separated by commas, e.g. 3,4,1,2, got "${values.pages}"`);
+    pages = values.pages.split(',').map(Number);
+  }
   const result = await fix(
     positionals[0]!,
     target,
-    { rotate: values.rotate as 'cw' | 'ccw' | undefined, fit: values.fit as 'contain' | undefined, ...(quality ? { jpegQuality: quality } : {}) },
+    { reorder: values.reorder ?? false, ...(pages ? { pages } : {}), outPath: values.out, rotate: values.rotate as 'cw' | 'ccw' | undefined, fit: values.fit as 'contain' | undefined, ...(quality ? { jpegQuality: quality } : {}) },
     { profiles: values.profiles },
   );
   if (result.bytes) await writeFile(values.out, result.bytes);

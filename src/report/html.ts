@@ -90,6 +90,16 @@ function fileSize(bytes: number): string {
   return bytes >= 1_000_000 ? `${formatNumber(bytes / 1_000_000, 1)} MB` : `${formatNumber(bytes / 1000, 1)} kB`;
 }
 
+/** With page-order-mismatch: the layer(s) this page's size belongs to. */
+function looksLike(report: Report, page: ReportPage): string {
+  const order = report.findings.find((f) => f.code === 'page-order-mismatch');
+  const candidates = order?.actual?.split(', ')[page.index - 1];
+  if (!order || !candidates) return '';
+  const fits = candidates.split('|');
+  const ok = page.layer !== null && fits.includes(page.layer);
+  return `<div class="order"><dt>Looks like</dt><dd class="${ok ? 't-ok' : 't-bad'}">${esc(fits.join(' or '))}${ok ? '' : ` (in position of ${esc(page.layer ?? 'no layer')})`}</dd></div>`;
+}
+
 function layerList(report: Report): string {
   return report.pages.map((p) => p.layer ?? '—').join(', ');
 }
@@ -128,6 +138,7 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
     </figure>
     <div class="details">
       <dl>
+        ${looksLike(report, page)}
         <div><dt>Size</dt><dd class="${sizeClass}">${formatMm(W, H)}${expected ? ` ${sizeOk ? '✓' : '✗'} layer ${expected}` : ''}</dd></div>
         ${page.rotate ? `<div><dt>/Rotate</dt><dd class="t-bad">${page.rotate}°</dd></div>` : ''}
         ${page.userUnit !== 1 ? `<div><dt>/UserUnit</dt><dd>${page.userUnit}</dd></div>` : ''}

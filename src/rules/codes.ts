@@ -55,6 +55,12 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 2, 3',
     description: 'The PDF has one page per product layer, in the product’s layer order.',
   },
+  'page-order-mismatch': {
+    severity: 'error',
+    rule: 'Source file requirements 3, 4',
+    description:
+      'Pages are matched to layers by position: page N is layer N. Pages whose sizes fit the layers only in another order are in the wrong order (layers of the same size cannot be told apart).',
+  },
   'page-size-mismatch': {
     severity: 'error',
     rule: 'Source file requirements 4',

@@ -7,7 +7,8 @@ import { checkImageSize } from '../../../src/rules/check-image-size.js';
 import { checkPageBoxes } from '../../../src/rules/check-page-boxes.js';
 import { checkPageCount } from '../../../src/rules/check-page-count.js';
 import { checkPageRotate } from '../../../src/rules/check-page-rotate.js';
-import { checkPageSize } from '../../../src/rules/check-page-size.js';
+import { checkPageSize, pageOrderOf } from '../../../src/rules/check-page-size.js';
+import type { LayerSpec } from '../../../src/profile/registry.js';
 import { runChecks } from '../../../src/rules/index.js';
 import { mmToPt } from '../../../src/pdf/units.js';
 import { CS, context, doc, image, page } from '../../helpers/facts.js';
@@ -229,5 +230,51 @@ describe('runChecks: severities and order', () => {
     const profile = { ...ctx.target.profile, severities: { 'image-low-resolution': 'info' as const } };
     const found = runChecks({ ...ctx, target: { ...ctx.target, profile } });
     expect(found.find((f) => f.code === 'image-low-resolution')!.severity).toBe('info');
+  });
+});
+
+describe('page-order-mismatch (t-shirt M: front, back 560 × 750 mm; sleeves 460 × 260 mm)', () => {
+  const tshirt = { sku: 'T-SHIRT-M' };
+  const front = [560, 750] as const;
+  const sleeve = [460, 260] as const;
+  const pages = (...sizes: (readonly [number, number])[]) => doc(sizes.map(([w, h], i) => page(i + 1, w, h)));
+
+  it('sleeve, sleeve, front, back: one finding naming which pages look like which layers, no size error per page', async () => {
+    const drafts = checkPageSize(await context(pages(sleeve, sleeve, front, front), tshirt));
+    expect(codes(drafts)).toEqual(['page-order-mismatch']);
+    const d = drafts[0]!;
+    expect(d.page).toBeNull();
+    expect(d.message).toContain('pages 1, 2 match left-sleeve and right-sleeve, pages 3, 4 front and back; expected front, back, left-sleeve, right-sleeve');
+    expect(d.details).toMatchObject({ order: '3,4,1,2', ambiguous: true });
+    expect(d.message).toContain('cannot be told apart');
+  });
+
+  it('front, sleeve, back, sleeve: the pages that are right stay, the order is stable', async () => {
+    const d = checkPageSize(await context(pages(front, sleeve, front, sleeve), tshirt))[0]!;
+    expect(d.code).toBe('page-order-mismatch');
+    expect(d.details?.order).toBe('1,3,2,4');
+  });
+
+  it('never guesses between layers of the same size: a swap of front and back is not seen', async () => {
+    expect(checkPageSize(await context(pages(front, front, sleeve, sleeve), tshirt))).toEqual([]);
+  });
+
+  it('sizes that no order explains stay per-page size findings', async () => {
+    const drafts = checkPageSize(await context(pages(sleeve, sleeve, front, [100, 100]), tshirt));
+    expect(codes(drafts)).not.toContain('page-order-mismatch');
+    expect(codes(drafts)).toContain('page-size-mismatch');
+  });
+
+  it('a page count that differs from the layers is page-count-mismatch, not an order', async () => {
+    expect(codes(checkPageSize(await context(pages(sleeve, front, front), tshirt)))).not.toContain('page-order-mismatch');
+  });
+
+  it('two layers of distinct sizes: each page is named without ambiguity; a sideways page is no match', () => {
+    const sizes: [number, number][] = [[300, 400], [500, 200]];
+    const layers: LayerSpec[] = sizes.map(([w, h], i) => ({ id: `l${i + 1}`, name: `L${i + 1}`, index: i + 1, trimWidthMm: w, trimHeightMm: h, pageWidthMm: w, pageHeightMm: h, sewnEdges: [] }));
+    const plan = pageOrderOf([{ widthMm: 500, heightMm: 200 }, { widthMm: 300, heightMm: 400 }], layers, 2);
+    expect(plan).toEqual({ candidates: [['l2'], ['l1']], order: [2, 1] });
+    // Swapped orientation is not a size match: no order explains it.
+    expect(pageOrderOf([{ widthMm: 200, heightMm: 500 }, { widthMm: 300, heightMm: 400 }], layers, 2)).toBeNull();
   });
 });
