@@ -18,7 +18,9 @@ Options:
   --profiles DIR      load product profiles from DIR instead of the built-in ones
   --json              print the report as JSON
   --severity CODE=LEVEL  override a finding's severity (error, warning, info, off); repeatable
-  --min-ppi N         minimum effective image resolution (default from the profile: 100)
+  --min-ppi N         effective resolution at the printed size below which an image is a warning
+                      (default from the profile: 100)
+  --min-ppi-error N   ... below which it is an error (default from the profile: 50)
   --tolerance MM      page size tolerance per side (default from the profile: 2)
   --html FILE         write the visual report: every page shown as its layer, with findings
   --previews DIR      write each page's preview image into DIR (the JSON report names them)
@@ -40,6 +42,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     json: { type: 'boolean' },
     severity: { type: 'string', multiple: true },
     'min-ppi': { type: 'string' },
+    'min-ppi-error': { type: 'string' },
     tolerance: { type: 'string' },
     'no-colour': { type: 'boolean' },
     'no-color': { type: 'boolean' },
@@ -69,6 +72,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const limits: Record<string, number> = {};
   for (const [flag, key] of [
     ['min-ppi', 'minPpi'],
+    ['min-ppi-error', 'minPpiError'],
     ['tolerance', 'toleranceMm'],
   ] as const) {
     const n = numberFlag(values[flag], flag, { min: 0, integer: false });

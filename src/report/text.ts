@@ -1,4 +1,5 @@
 import { formatMm, formatNumber } from '../pdf/units.js';
+import { formatPpi } from '../rules/check-image-resolution.js';
 import type { Report } from './schema.js';
 
 export interface TextOptions {
@@ -55,8 +56,8 @@ export function renderText(report: Report, options: TextOptions = {}): string {
 }
 
 function minPpi(images: Report['pages'][number]['images']): string {
-  const ppis = images.map((i) => i.ppi).filter((p): p is number => p !== null);
-  return ppis.length ? `, lowest ${formatNumber(Math.min(...ppis), 0)} ppi` : '';
+  const ppis = images.map((i) => i.printedPpi).filter((p): p is number => p !== null);
+  return ppis.length ? `, lowest ${formatPpi(Math.min(...ppis))}` : '';
 }
 
 function wrap(text: string, width: number): string[] {

@@ -38,6 +38,17 @@ export function classifySize(
   return { kind: 'mismatch', scale: null };
 }
 
+/**
+ * The scale the service applies to a page when it prints it on its layer: a page of the layer's
+ * proportions (turned or not) at another size is scaled to the layer (1 / page scale); any other
+ * page is taken as it is (1). 2 means the page prints at twice its size.
+ */
+export function printScaleOf(page: { widthMm: number; heightMm: number }, layer: LayerSpec | null, limits: { toleranceMm: number; scaleTolerance: number }): number {
+  if (!layer) return 1;
+  const v = classifySize(page.widthMm, page.heightMm, layer.pageWidthMm, layer.pageHeightMm, limits.toleranceMm, limits.scaleTolerance);
+  return (v.kind === 'scale' || v.kind === 'orientation-scale') && v.scale ? 1 / v.scale : 1;
+}
+
 const orientationOf = (w: number, h: number) => (Math.abs(w - h) < 1e-6 ? 'square' : w > h ? 'landscape' : 'portrait');
 const pct = (x: number) => `${formatNumber(x * 100, Math.abs(x - 1) < 0.05 ? 1 : 0)} %`;
 

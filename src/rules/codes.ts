@@ -95,7 +95,8 @@ export const FINDING_CODES = {
   'image-low-resolution': {
     severity: 'warning',
     rule: 'Source file requirements 6, 7',
-    description: 'Every image is placed at or above the profile’s minimum effective resolution (ppi).',
+    description:
+      'Every image has at least the profile’s minimum effective resolution at the size it is printed (a page of its layer’s proportions at another size is first scaled to the layer): warning below minPpi (100), error below minPpiError (50).',
   },
   'colour-space-not-rgb': {
     severity: 'warning',
