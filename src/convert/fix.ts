@@ -17,6 +17,7 @@ import { decodeStream, joinContentStreams } from '../pdf/streams.js';
 import { mmToPt } from '../pdf/units.js';
 import { preflight } from '../preflight.js';
 import { formatPath, registryFrom } from '../profile/load.js';
+import { formatBytes } from '../report/format.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../rules/codes.js';
 import { readSource } from '../source/read.js';
@@ -325,4 +326,4 @@ async function recompressJpegs(doc: PDFDocument, quality: number): Promise<numbe
   return n;
 }
 
-const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
+const size = formatBytes;

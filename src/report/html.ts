@@ -8,6 +8,7 @@ import { FINDING_CODES } from '../rules/codes.js';
 import type { Finding } from '../rules/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
+import { formatBytes } from './format.js';
 import type { Report, ReportPage } from './schema.js';
 
 export interface HtmlPreview {
@@ -61,7 +62,7 @@ export function renderHtml(report: Report, previews: ReadonlyMap<number, HtmlPre
 <main>
 <section class="facts">
   <dl>
-    <div><dt>File</dt><dd>${fileSize(report.file.bytes)} (${report.file.bytes.toLocaleString('en-US')} bytes)</dd></div>
+    <div><dt>File</dt><dd>${formatBytes(report.file.bytes)} (${report.file.bytes.toLocaleString('en-US')} bytes)</dd></div>
     <div><dt>PDF</dt><dd>${report.pdf.version ? `version ${esc(report.pdf.version)}` : 'not a readable PDF'}${report.pdf.encrypted ? ', encrypted' : ''}</dd></div>
     <div><dt>Pages</dt><dd>${report.pdf.pageCount ?? '—'} (layers: ${report.pages.length ? '' : '—'}${esc(layerList(report))})</dd></div>
     <div><dt>Product</dt><dd>${esc(report.product)} ${esc(report.variant)}, profile ${esc(report.profileVersion)}, bleed ${formatNumber(report.limits.bleedMm)} mm, tolerance ±${formatNumber(report.limits.toleranceMm)} mm</dd></div>
@@ -87,9 +88,6 @@ for (const img of document.querySelectorAll('img.preview')) {
 `;
 }
 
-function fileSize(bytes: number): string {
-  return bytes >= 1_000_000 ? `${formatNumber(bytes / 1_000_000, 1)} MB` : `${formatNumber(bytes / 1000, 1)} kB`;
-}
 
 /** With page-order-mismatch: the layer(s) this page's size belongs to. */
 function looksLike(report: Report, page: ReportPage): string {

@@ -18,7 +18,7 @@ export function runsOf(numbers: Iterable<number>): [number, number][] {
  */
 export function formatRanges(numbers: Iterable<number>, maxRuns = 8): string {
   const runs = runsOf(numbers);
-  const text = (r: [number, number]) => (r[0] === r[1] ? String(r[0]) : `${r[0]}${r[1] === r[0] + 1 ? ', ' : '–'}${r[1]}`);
+  const text = (r: [number, number]) => (r[0] === r[1] ? r[0].toLocaleString('en-US') : `${r[0].toLocaleString('en-US')}–${r[1].toLocaleString('en-US')}`);
   if (runs.length <= maxRuns) return runs.map(text).join(', ');
   const count = runs.reduce((n, r) => n + r[1] - r[0] + 1, 0);
   return `${runs.slice(0, maxRuns).map(text).join(', ')}, … (${count.toLocaleString('en-US')} pages)`;

@@ -284,7 +284,7 @@ describe('page-order-mismatch (t-shirt M: front, back 560 × 750 mm; sleeves 460
     expect(codes(drafts)).toEqual(['page-order-mismatch']);
     const d = drafts[0]!;
     expect(d.page).toBeNull();
-    expect(d.message).toContain('pages 1, 2 match left-sleeve and right-sleeve, pages 3, 4 front and back; expected front, back, left-sleeve, right-sleeve');
+    expect(d.message).toContain('pages 1–2 match left-sleeve and right-sleeve, pages 3–4 front and back; expected front, back, left-sleeve, right-sleeve');
     expect(d.details).toMatchObject({ order: '3,4,1,2', ambiguous: true });
     expect(d.message).toContain('cannot be told apart');
   });
