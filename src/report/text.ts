@@ -129,7 +129,12 @@ const visible = (s: string) => s.replace(ANSI, '').length;
 /** Word-wraps a line to `width` visible columns; continuation lines start with `indent`. */
 export function wrap(text: string, width: number, indent = ''): string[] {
   const lead = /^\s*/.exec(text)![0];
-  const words = text.slice(lead.length).split(/ +/);
+  // A number stays with its unit, and "2040 × 2040 mm" stays on one line.
+  const kept = text
+    .slice(lead.length)
+    .replace(/(\d) (?=(?:mm|ppi|px|%|kB|MB|GB|bytes)\b|%)/g, '$1\u00a0')
+    .replace(/(\d) × (?=\d)/g, '$1\u00a0×\u00a0');
+  const words = kept.split(/ +/);
   const out: string[] = [];
   let line = lead;
   let bare = true;
@@ -142,7 +147,7 @@ export function wrap(text: string, width: number, indent = ''): string[] {
   }
   out.push(line);
   // A single word longer than the line is cut rather than overflowing the terminal.
-  return out.map((l) => (visible(l) > width && !l.includes('\x1b[') ? `${l.slice(0, width - 1)}…` : l));
+  return out.map((l) => l.replace(/\u00a0/g, ' ')).map((l) => (visible(l) > width && !l.includes('\x1b[') ? `${l.slice(0, width - 1)}…` : l));
 }
 
 function palette(on: boolean) {

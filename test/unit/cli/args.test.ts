@@ -89,3 +89,14 @@ describe('formatting for people', () => {
     }
   });
 });
+
+describe('wrap keeps measures whole', () => {
+  it('never breaks between a number and its unit, or inside "a × b"', () => {
+    const text = 'it prints at 2040 × 2040 mm: 5 ppi; supply at least 8,032 × 8,032 px for that printed size at 200 %';
+    for (let width = 20; width <= 60; width++) {
+      const lines = wrap(text, width);
+      expect(lines.join(' ')).toBe(text);
+      for (const l of lines) expect(l).not.toMatch(/^(mm|ppi|px|%|×)\b|\d$|×$/);
+    }
+  });
+});
