@@ -35,10 +35,26 @@ export {
   ServiceUnreachableError,
   ServiceResponseError,
 } from './client/errors.js';
-export { verifyWebhook, signWebhook, parseWebhook, webhookHandler, type WebhookEvent, type WebhookVerification, type WebhookHandlerOptions } from './client/webhooks.js';
+export { verifyWebhook, webhookSignatureProblem, signWebhook, parseWebhook, webhookHandler, type WebhookEvent, type WebhookSignatureProblem, type WebhookHandlerOptions } from './client/webhooks.js';
 export { studioUrl, studioPreviewUrl, listenToStudio } from './client/studio.js';
 export { startFakeOrderService, type FakeOrderService, type FakeServiceOptions } from './client/fake-service.js';
-export { FulfillmentSchema, ProductSchema, WebhookOrderSchema, WebhookFailedSchema, type Fulfillment, type Product, type WebhookOrder } from './client/schemas.js';
+export {
+  FulfillmentSchema,
+  ProductSchema,
+  WebhookOrderSchema,
+  WebhookFailedSchema,
+  OrderCreatedSchema,
+  type Fulfillment,
+  type Product,
+  type ProductPage,
+  type WebhookOrder,
+  type OrderCreated,
+  type CreatedOrder,
+  type ProductPricing,
+  type LooseList,
+  type LooseRecord,
+  type JsonValue,
+} from './client/schemas.js';
 export { RateLimiter } from './client/rate-limit.js';
 export { fix, FixOptionsSchema, type FixOptions, type FixResult, type Change, type Refusal } from './convert/fix.js';
 export { assemble, AssembleOptionsSchema, type AssembleOptions, type AssembleResult, type LayerInput } from './convert/assemble.js';

@@ -1,7 +1,10 @@
 import type { BatchResult } from './summary.js';
 import { safeForTerminal } from '../report/terminal.js';
 
-/** Progress of a batch for a terminal (one redrawn line) or a log (one line per file). */
+/**
+ * Progress of a batch for a terminal (one line, redrawn in place and never wider than the
+ * terminal, cleared at the end) or a log (one line per file).
+ */
 export class ProgressView {
   private readonly started = Date.now();
   private drawn = false;
@@ -9,7 +12,8 @@ export class ProgressView {
   constructor(
     private readonly write: (s: string) => void,
     private readonly tty: boolean,
-    private readonly width = 28,
+    /** The terminal's width; the line is cut to one column less, so it never wraps. */
+    private readonly columns = 80,
   ) {}
 
   update(done: number, total: number, result: BatchResult): void {
@@ -24,16 +28,32 @@ export class ProgressView {
       this.write(`[${done}/${total}] ${what}${result.sku ? ` (${safeForTerminal(result.sku)})` : ''}${reason}\n`);
       return;
     }
-    const filled = total ? Math.round((done / total) * this.width) : this.width;
-    const bar = `${'█'.repeat(filled)}${'░'.repeat(this.width - filled)}`;
-    const line = `${bar} ${done}/${total} · ${rate.toFixed(1)} files/s · ETA ${clock(eta)} · ${what}`;
-    this.write(`\r\x1b[2K${line.slice(0, 160)}`);
+    this.write(`\r\x1b[2K${progressLine(done, total, rate, eta, what, this.columns)}`);
     this.drawn = true;
   }
 
-  end(): void {
-    if (this.tty && this.drawn) this.write('\n');
+  /** Clears the bar's line (before other output, and at the end). */
+  clear(): void {
+    if (this.tty && this.drawn) this.write('\r\x1b[2K');
+    this.drawn = false;
   }
+
+  end(): void {
+    this.clear();
+  }
+}
+
+/** "████░░░░ 3/10 · 1.2 files/s · ETA 0:06 · PASS a.pdf", fitted to `columns - 1` characters. */
+export function progressLine(done: number, total: number, rate: number, eta: number, what: string, columns: number): string {
+  const room = Math.max(20, columns - 1);
+  const stats = ` ${done}/${total} · ${rate.toFixed(1)} files/s · ETA ${clock(eta)}`;
+  const barWidth = Math.max(5, Math.min(28, room - stats.length - 12));
+  const filled = total ? Math.round((done / total) * barWidth) : barWidth;
+  const head = `${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}${stats}`;
+  const line = `${head} · ${what}`;
+  const chars = [...line];
+  if (chars.length <= room) return line;
+  return chars.length > room && [...head].length + 4 <= room ? `${chars.slice(0, room - 1).join('')}…` : [...head].slice(0, room).join('');
 }
 
 function clock(seconds: number): string {

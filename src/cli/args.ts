@@ -1,3 +1,8 @@
+import { UnknownTargetError } from '../errors.js';
+import type { Target } from '../profile/registry.js';
+import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
+import type { Verdict } from '../report/schema.js';
+import { didYouMean } from './suggest.js';
 
 /** Misuse of the command line: exit status 2 with a one-line reason. */
 export class UsageError extends Error {}
@@ -5,20 +10,92 @@ export class UsageError extends Error {}
 export interface CliIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
+  /** stdout is a terminal. */
   isTTY: boolean;
+  /** stdout's width when it is a terminal (text is wrapped to it); undefined: no wrapping. */
+  columns?: number;
+  /** stderr is a terminal (progress bars). */
+  stderrIsTTY?: boolean;
+  /** stderr's width when it is a terminal. */
+  stderrColumns?: number;
 }
 
-/** Runs node's parseArgs (strict) and turns its errors into UsageErrors. */
-export function usage<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
+/** One option of a command: a string (optionally repeatable) or a boolean switch. */
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+}
+
+type FlagValue<F extends FlagSpec> = F['type'] extends 'boolean' ? boolean : F['multiple'] extends true ? string[] : string;
+export type FlagValues<S extends Record<string, FlagSpec>> = { -readonly [K in keyof S]?: FlagValue<S[K]> };
+
+const looksNumeric = (s: string) => /^-\d|^-\.\d/.test(s);
+
+/**
+ * Parses a command's arguments: `--name value`, `--name=value`, switches, `-h`, and `--` before
+ * positionals that start with a dash. Every mistake is one line of our own, with the nearest
+ * known flag: "unknown option --skuu (did you mean --sku?)", "--sku needs a value",
+ * "--json takes no value", "--out given twice".
+ */
+export function parseFlags<const S extends Record<string, FlagSpec>>(args: readonly string[], spec: S): { values: FlagValues<S>; positionals: string[] } {
+  const values: Record<string, string | boolean | string[]> = {};
+  const positionals: string[] = [];
+  const names = Object.keys(spec);
+  const byShort = new Map(Object.entries(spec).flatMap(([name, f]) => (f.short ? [[f.short, name] as const] : [])));
+  const unknown = (flag: string): never => {
+    throw new UsageError(`unknown option ${flag}${didYouMean(flag.replace(/^-+/, '').replace(/=.*$/, ''), names, (s) => `--${s}`)}`);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      for (const rest of args.slice(i + 1)) positionals.push(rest);
+      break;
+    }
+    if (arg === '-' || !arg.startsWith('-') || (looksNumeric(arg) && !byShort.size)) {
+      positionals.push(arg);
+      continue;
+    }
+    let name: string;
+    let inline: string | undefined;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      inline = eq === -1 ? undefined : arg.slice(eq + 1);
+    } else {
+      const mapped = arg.length === 2 ? byShort.get(arg[1]!) : undefined;
+      if (!mapped) {
+        if (looksNumeric(arg)) {
+          positionals.push(arg);
+          continue;
+        }
+        unknown(arg);
+      }
+      name = mapped!;
+    }
+    const flag = spec[name];
+    if (!flag || !Object.hasOwn(spec, name)) unknown(`--${name}`);
+    if (flag!.type === 'boolean') {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value, got "${inline}"`);
+      values[name] = true;
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith('-') && next !== '-' && !looksNumeric(next))) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    if (flag!.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
+    else if (values[name] !== undefined && values[name] !== value) throw new UsageError(`--${name} given twice ("${values[name] as string}" and "${value}")`);
+    else values[name] = value;
   }
+  return { values: values as FlagValues<S>, positionals };
 }
 
 /** Reads --product/--variant or --sku into a target, or throws a UsageError. */
-export function targetFrom(values: { product?: string; variant?: string; sku?: string }) {
+export function targetFrom(values: { product?: string; variant?: string; sku?: string }): Target {
   if (values.sku && (values.product || values.variant)) throw new UsageError('give either --sku or --product with --variant, not both');
   if (values.sku) return { sku: values.sku };
   if (values.product && values.variant) return { product: values.product, variant: values.variant };
@@ -28,14 +105,71 @@ export function targetFrom(values: { product?: string; variant?: string; sku?: s
 }
 
 /**
+ * Reads the target and checks it against the profiles before any work starts, so a typo is one
+ * line with the nearest SKU, product or variant: `unknown SKU "T-SHIRT-XXL" (did you mean "T-SHIRT-2XL"?)`.
+ */
+export async function resolveTarget(values: { product?: string; variant?: string; sku?: string; profiles?: string }): Promise<Target> {
+  const target = targetFrom(values);
+  const { loadProfiles } = await import('../profile/load.js');
+  const registry = await loadProfiles(values.profiles);
+  try {
+    registry.resolve(target);
+  } catch (error) {
+    if (!(error instanceof UnknownTargetError)) throw error;
+    const products = registry.list();
+    let hint = '';
+    if ('sku' in target) hint = didYouMean(target.sku, products.flatMap((p) => p.variants.flatMap((v) => v.skus)));
+    else if (error.code === 'ERR_UNKNOWN_PRODUCT') hint = didYouMean(target.product, products.map((p) => p.id));
+    else {
+      const { product, variant } = target as { product: string; variant: string };
+      hint = didYouMean(variant, products.find((p) => p.id === product.trim().toLowerCase())?.variants.map((v) => v.id) ?? []);
+    }
+    throw new UsageError(`${error.message}${hint ? hint.replace(/^ \((.*)\)$/, ' $1').replace(/^ d/, ' D') : ''}`);
+  }
+  return target;
+}
+
+/**
  * Reads a numeric flag: undefined when absent, else a number within bounds, or a UsageError
  * ("--workers needs a whole number from 1 to 256, got "0"").
  */
 export function numberFlag(raw: string | undefined, flag: string, { min, max, integer = true }: { min: number; max?: number; integer?: boolean }): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  const ok = Number.isFinite(n) && n >= min && (max === undefined || n <= max) && (!integer || Number.isInteger(n));
+  const ok = raw.trim() !== '' && Number.isFinite(n) && n >= min && (max === undefined || n <= max) && (!integer || Number.isInteger(n));
   if (ok) return n;
   const kind = integer ? 'whole number' : 'number';
   throw new UsageError(`--${flag} needs a ${kind} ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}, got "${raw}"`);
+}
+
+/** What makes a run fail: `error` (default) or `warning` (warnings fail too, like ESLint's --max-warnings 0). */
+export type FailOn = 'error' | 'warning';
+
+export function failOnFlag(raw: string | undefined): FailOn {
+  if (raw === undefined || raw === 'error') return 'error';
+  if (raw === 'warning' || raw === 'warn') return 'warning';
+  throw new UsageError(`--fail-on must be error or warning, got "${raw}"${didYouMean(raw, ['error', 'warning'])}`);
+}
+
+/** Whether a verdict fails the run under --fail-on. */
+export const fails = (verdict: Verdict | 'error', failOn: FailOn): boolean => verdict === 'fail' || verdict === 'error' || (failOn === 'warning' && verdict === 'warn');
+
+/** The one-line pointer to a command's help. */
+export const FAIL_ON_HELP = `  --fail-on error|warning
+                      what makes the exit status 1: an error (default), or a warning too`;
+
+/** --severity CODE=LEVEL (repeatable) into per-call severities, with the nearest code for a typo. */
+export function severitiesFrom(items: readonly string[] | undefined): Partial<Record<FindingCode, SeveritySetting>> {
+  const severities: Partial<Record<FindingCode, SeveritySetting>> = {};
+  for (const item of items ?? []) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new UsageError(`--severity needs CODE=LEVEL, e.g. colour-space-not-rgb=error, got "${item}"`);
+    const code = item.slice(0, at);
+    const level = item.slice(at + 1);
+    if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--severity: unknown finding code "${code}"${didYouMean(code, FINDING_CODE_LIST)}`);
+    const parsed = SeveritySettingSchema.safeParse(level);
+    if (!parsed.success) throw new UsageError(`--severity ${code}: level must be error, warning, info or off, got "${level}"`);
+    severities[code as FindingCode] = parsed.data;
+  }
+  return severities;
 }

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { assemble, type LayerInput } from '../convert/assemble.js';
 import { renderText } from '../report/text.js';
-import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js';
-import { safeForTerminal } from '../report/terminal.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, UsageError, type CliIO } from './args.js';
+import { say } from './output.js';
+import { formatBytes } from '../report/format.js';
 
 export const ASSEMBLE_HELP = `Usage: print-preflight assemble (--product ID --variant ID | --sku SKU) --out out.pdf <file per layer…>
        print-preflight assemble --sku T-SHIRT-M --out out.pdf --layer front=a.png --layer back=b.jpg …
@@ -22,16 +22,13 @@ Options:
   --upsample          resample small images up to the production resolution
   --profiles DIR      product profiles folder
   --json              print the changes and the report as JSON
+${FAIL_ON_HELP}
 
-Exit status: 0 written and it does not fail, 1 it fails, 2 misuse.`;
+The file written is named on stderr.
+Exit status: 0 written and it does not fail, 1 it fails (or warns, with --fail-on warning), 2 misuse.`;
 
 export async function assembleCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
+  const { values, positionals } = parseFlags(args, {
         product: { type: 'string' },
         variant: { type: 'string' },
         sku: { type: 'string' },
@@ -44,16 +41,15 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
         upsample: { type: 'boolean' },
         profiles: { type: 'string' },
         json: { type: 'boolean' },
+        'fail-on': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+      });
   if (values.help) {
     io.stdout(`${ASSEMBLE_HELP}\n`);
     return 0;
   }
   if (!values.out) throw new UsageError('assemble needs --out FILE');
-  const target = targetFrom(values);
+  const target = await resolveTarget(values);
   const inputs: LayerInput[] = [...positionals];
   for (const l of values.layer ?? []) {
     const at = l.indexOf('=');
@@ -61,6 +57,7 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
     inputs.push({ layer: l.slice(0, at), input: l.slice(at + 1) });
   }
   if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be cover, contain or stretch, got "${values.fit}"`);
+  const failOn = failOnFlag(values['fail-on']);
   const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
   const result = await assemble(
     target,
@@ -72,13 +69,18 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
       lossless: values.lossless ?? false,
       upsample: values.upsample ?? false,
     },
-    { profiles: values.profiles },
+    { profiles: values.profiles, path: values.out },
   );
-  await writeFile(values.out, result.bytes);
-  if (values.json) io.stdout(`${JSON.stringify({ changes: result.changes, report: result.report }, null, 2)}\n`);
-  else {
-    io.stdout(`Wrote ${values.out} (${(result.bytes.length / 1e6).toFixed(2)} MB).\n${result.changes.map((c) => `  ✓ ${safeForTerminal(c)}`).join('\n')}\n\n`);
-    io.stdout(renderText(result.report, { colour: io.isTTY && !process.env.NO_COLOR }));
+  try {
+    await writeFile(values.out, result.bytes);
+  } catch (error) {
+    throw new UsageError(`cannot write ${values.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  return result.report.verdict === 'fail' ? 1 : 0;
+  say(io, `Wrote ${values.out} (${formatBytes(result.bytes.length)})`);
+  if (values.json) io.stdout(`${JSON.stringify({ written: values.out, changes: result.changes, report: result.report }, null, 2)}\n`);
+  else {
+    io.stdout(`Assembled ${values.out}:\n${result.changes.map((c) => `  ✓ ${c}`).join('\n')}\n\n`);
+    io.stdout(renderText(result.report, { colour: io.isTTY && !process.env.NO_COLOR, ...(io.columns ? { width: io.columns } : {}) }));
+  }
+  return fails(result.report.verdict, failOn) ? 1 : 0;
 }

@@ -1,10 +1,11 @@
-import { parseArgs } from 'node:util';
 import { ProgressView } from '../batch/progress.js';
 import { preflightFolder } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
 import { PreflightPool } from '../pool/pool.js';
-import { numberFlag, usage, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, UsageError, type CliIO } from './args.js';
 import { safeForTerminal } from '../report/terminal.js';
+import { print, say } from './output.js';
+import { parseFlags } from './args.js';
 
 export const BATCH_HELP = `Usage: print-preflight batch <dir> --out <dir> [--manifest FILE] [--concurrency N] [--watch]
 
@@ -32,20 +33,18 @@ Options:
                       <out>/pass/, <out>/warn/ or <out>/fail/ with their reports
   --stable S          with --watch: seconds a file must stay unchanged (default 2)
   --interval S        with --watch: seconds between looks at the folder (default 1)
+${FAIL_ON_HELP}
 
 Ctrl-C (SIGINT) or SIGTERM: the files in flight finish, the summary is written, exit 130 or 143;
 a second Ctrl-C aborts the files in flight.
-Exit status: 0 no file failed, 1 a file failed or could not be judged, 2 misuse, 3 an output
-could not be written (a full disk…): every file judged is still in the summary printed, and
-stderr says which reports (or the summary itself) are missing.`;
+A terminal shows one progress line that fits its width; a log gets one line per file. The run ends
+with the list of files that failed.
+Exit status: 0 no file failed, 1 a file failed (or warned, with --fail-on warning) or could not be
+judged, 2 misuse, 3 an output could not be written (a full disk…): every file judged is still in
+the summary printed, and stderr says which reports (or the summary itself) are missing.`;
 
 export async function batchCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
+  const { values, positionals } = parseFlags(args, {
         out: { type: 'string' },
         manifest: { type: 'string' },
         concurrency: { type: 'string' },
@@ -58,10 +57,9 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         watch: { type: 'boolean' },
         stable: { type: 'string' },
         interval: { type: 'string' },
+        'fail-on': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+      });
   if (values.help) {
     io.stdout(`${BATCH_HELP}\n`);
     return 0;
@@ -76,6 +74,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   const fileBudget = num('file-budget', 1);
   const stable = num('stable', 0, false);
   const interval = num('interval', 0.05, false);
+  const failOn = failOnFlag(values['fail-on']);
   const { stat } = await import('node:fs/promises');
   try {
     if (!(await stat(positionals[0]!)).isDirectory()) throw new UsageError(`${positionals[0]} is not a folder`);
@@ -118,7 +117,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       await hot.close();
       return signalName === 'SIGTERM' ? 143 : 130;
     }
-    const view = new ProgressView((s) => io.stderr(s), io.isTTY);
+    const view = new ProgressView((s) => io.stderr(s), io.stderrIsTTY ?? io.isTTY, io.stderrColumns ?? 80);
     const summary = await preflightFolder(positionals[0]!, {
       out: values.out,
       manifest: values.manifest,
@@ -130,16 +129,26 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       onProgress: ({ done, total, result }) => view.update(done, total, result),
     });
     view.end();
-    io.stdout(
+    say(io, `Wrote ${summary.files - summary.reused} report${summary.files - summary.reused === 1 ? '' : 's'} into ${values.out}/reports/, ${values.out}/summary.json and ${values.out}/index.html`);
+    print(
+      io,
       `${summary.files} file${summary.files === 1 ? '' : 's'}: ${summary.pass} pass, ${summary.warn} warn, ${summary.fail} fail, ${summary.error} error` +
-        `${summary.reused ? ` (${summary.reused} kept from an earlier run)` : ''}${summary.interrupted ? `, ${summary.pending.length} not judged (interrupted)` : ''} → ${values.out}/index.html\n`,
+        `${summary.reused ? ` (${summary.reused} kept from an earlier run)` : ''}${summary.interrupted ? `, ${summary.pending.length} not judged (interrupted)` : ''} → ${values.out}/index.html`,
     );
+    const rank = { error: 0, fail: 1, warn: 2, pass: 3 } as const;
+    const failed = summary.results.filter((r) => fails(r.verdict, failOn)).sort((a, b) => rank[a.verdict] - rank[b.verdict] || a.file.localeCompare(b.file));
+    if (failed.length) {
+      io.stdout(`${failOn === 'warning' ? 'Failed or warned' : 'Failed'} (${failed.length}):\n`);
+      const shown = failed.slice(0, 50);
+      for (const r of shown) print(io, `  ${r.verdict.toUpperCase()} ${r.file}${r.reason ? `: ${r.reason}` : Object.keys(r.rules).length ? `: ${Object.keys(r.rules).join(', ')}` : ''}`, '    ');
+      if (failed.length > shown.length) io.stdout(`  … ${failed.length - shown.length} more (${values.out}/summary.json lists every file)\n`);
+    }
     const unwritten = summary.results.filter((r) => r.outputError);
     for (const r of unwritten) io.stderr(safeForTerminal(`print-preflight batch: ${r.file}: judged ${r.verdict}, but ${r.outputError}`) + '\n');
     if (summary.summaryError) io.stderr(safeForTerminal(`print-preflight batch: ${summary.summaryError}`) + '\n');
     if (summary.interrupted) return signalName === 'SIGTERM' ? 143 : 130;
     if (unwritten.length || summary.summaryError) return 3;
-    return summary.fail + summary.error > 0 ? 1 : 0;
+    return failed.length > 0 ? 1 : 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

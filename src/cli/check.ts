@@ -3,9 +3,8 @@ import { PreflightPool } from '../pool/pool.js';
 import { preflightWithPreviews } from '../preflight.js';
 import { renderHtml } from '../report/html.js';
 import { renderText } from '../report/text.js';
-import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
-import { parseArgs } from 'node:util';
-import { numberFlag, usage, targetFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { say } from './output.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
 
@@ -18,7 +17,10 @@ Options:
   --profiles DIR      load product profiles from DIR instead of the built-in ones
   --json              print the report as JSON
   --severity CODE=LEVEL  override a finding's severity (error, warning, info, off); repeatable
-  --min-ppi N         minimum effective image resolution (default from the profile: 100)
+${FAIL_ON_HELP}
+  --min-ppi N         effective resolution at the printed size below which an image is a warning
+                      (default from the profile: 100)
+  --min-ppi-error N   ... below which it is an error (default from the profile: 50)
   --tolerance MM      page size tolerance per side (default from the profile: 2)
   --html FILE         write the visual report: every page shown as its layer, with findings
   --previews DIR      write each page's preview image into DIR (the JSON report names them)
@@ -31,17 +33,22 @@ Options:
   --file-budget S     worker time the whole file may use, in seconds (default 300)
   --no-colour         plain text even on a terminal
 
-Exit status: 0 pass or warn, 1 fail, 2 misuse (unknown product, missing file, bad flag).`;
+Written files (--html, --previews) are named on stderr. Text is wrapped to a terminal's width; piped,
+it is one line per item.
+Exit status: 0 pass or warn, 1 fail (or warn with --fail-on warning), 2 misuse (unknown product,
+missing file, bad flag). A closed output (| head) ends quietly with the same status.`;
 
 export async function checkCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() => parseArgs({ args, allowPositionals: true, strict: true, options: {
+  const { values, positionals } = parseFlags(args, {
     product: { type: 'string' },
     variant: { type: 'string' },
     sku: { type: 'string' },
     profiles: { type: 'string' },
     json: { type: 'boolean' },
     severity: { type: 'string', multiple: true },
+    'fail-on': { type: 'string' },
     'min-ppi': { type: 'string' },
+    'min-ppi-error': { type: 'string' },
     tolerance: { type: 'string' },
     'no-colour': { type: 'boolean' },
     'no-color': { type: 'boolean' },
@@ -54,24 +61,19 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     timeout: { type: 'string' },
     'file-budget': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
-  } }));
+  });
   if (values.help) {
     io.stdout(`${CHECK_HELP}\n`);
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `check takes one file, got ${positionals.length}` : 'check needs a file');
-  const target = targetFrom(values);
-  const severities: Partial<Record<FindingCode, SeveritySetting>> = {};
-  for (const item of values.severity ?? []) {
-    const [code, level] = item.split('=');
-    if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--severity: unknown finding code "${code}"`);
-    const parsed = SeveritySettingSchema.safeParse(level);
-    if (!parsed.success) throw new UsageError(`--severity ${code}: level must be error, warning, info or off`);
-    severities[code as FindingCode] = parsed.data;
-  }
+  const target = await resolveTarget(values);
+  const severities = severitiesFrom(values.severity);
+  const failOn = failOnFlag(values['fail-on']);
   const limits: Record<string, number> = {};
   for (const [flag, key] of [
     ['min-ppi', 'minPpi'],
+    ['min-ppi-error', 'minPpiError'],
     ['tolerance', 'toleranceMm'],
   ] as const) {
     const n = numberFlag(values[flag], flag, { min: 0, integer: false });
@@ -113,8 +115,13 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     } catch (error) {
       throw new UsageError(`cannot write ${values.html} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
+    say(io, `Wrote ${values.html} (the visual report)`);
+  }
+  if (values.previews) {
+    const written = report.pages.filter((p) => p.preview?.file).length;
+    say(io, `Wrote ${written} preview${written === 1 ? '' : 's'} into ${values.previews}`);
   }
   if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout(renderText(report, { colour: io.isTTY && !values['no-colour'] && !values['no-color'] && !process.env.NO_COLOR }));
-  return report.verdict === 'fail' ? 1 : 0;
+  else io.stdout(renderText(report, { colour: io.isTTY && !values['no-colour'] && !values['no-color'] && !process.env.NO_COLOR, ...(io.columns ? { width: io.columns } : {}) }));
+  return fails(report.verdict, failOn) ? 1 : 0;
 }

@@ -1,13 +1,15 @@
-import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { realpath, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fix } from '../convert/fix.js';
+import { formatBytes } from '../report/format.js';
 import { renderText } from '../report/text.js';
-import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js';
-import { safeForTerminal } from '../report/terminal.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { say } from './output.js';
 
 export const FIX_HELP = `Usage: print-preflight fix <in.pdf> (--product ID --variant ID | --sku SKU) --out out.pdf [options]
 
 Fixes what can be fixed, each fix a separate step, then checks the output again:
+  page-order-mismatch        puts the pages in layer order (needs --reorder or --pages)
   page-rotate-set            bakes /Rotate into the content (/Rotate 0)
   page-orientation-mismatch  turns the content 90° (needs --rotate: the direction is never guessed)
   page-scale-mismatch        scales the page uniformly to the layer size
@@ -15,66 +17,104 @@ Fixes what can be fixed, each fix a separate step, then checks the output again:
   colour-space-not-rgb       images and vector colours to sRGB through lcms (ICC profiles honoured)
   image-too-large            downsamples images to at most 15,000 px per side
   file-too-large             recompresses JPEG images until under 50 MB
+When nothing could be fixed, nothing is written. The input is never overwritten unless --force.
 
 Options:
-  --out FILE          where to write the fixed PDF (required)
+  --out FILE          where to write the fixed PDF (required; not the input, unless --force)
+  --force             allow --out to be the input file (replacing it)
+  --reorder           put pages that are in another order than the layers in layer order
+  --pages 3,4,1,2     or give the order: page 3 first, then 4, 1, 2
   --rotate cw|ccw     direction to turn sideways pages
   --fit contain|cover|stretch
                       how to fit pages of other proportions than their layer
   --jpeg-quality Q    quality of re-encoded JPEG images (default 92)
+  --severity CODE=LEVEL  override a finding's severity (as check); repeatable
+${FAIL_ON_HELP}
   --profiles DIR      product profiles folder
   --json              print the changes, refusals and the new report as JSON
 
-Exit status: 0 written and the output does not fail, 1 it still fails or nothing could be written, 2 misuse.`;
+The file written is named on stderr.
+Exit status: 0 written and the output does not fail (or nothing needed fixing and the input does not
+fail), 1 it still fails (or warns, with --fail-on warning) or a needed fix was refused, 2 misuse.`;
 
 export async function fixCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        product: { type: 'string' },
-        variant: { type: 'string' },
-        sku: { type: 'string' },
-        out: { type: 'string' },
-        rotate: { type: 'string' },
-        fit: { type: 'string' },
-        'jpeg-quality': { type: 'string' },
-        profiles: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+  const { values, positionals } = parseFlags(args, {
+    product: { type: 'string' },
+    variant: { type: 'string' },
+    sku: { type: 'string' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+    rotate: { type: 'string' },
+    reorder: { type: 'boolean' },
+    pages: { type: 'string' },
+    fit: { type: 'string' },
+    'jpeg-quality': { type: 'string' },
+    severity: { type: 'string', multiple: true },
+    'fail-on': { type: 'string' },
+    profiles: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout(`${FIX_HELP}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError('fix needs one PDF');
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `fix takes one PDF, got ${positionals.length}` : 'fix needs one PDF');
   if (!values.out) throw new UsageError('fix needs --out FILE');
+  const input = positionals[0]!;
+  if (!values.force && (await samePath(input, values.out))) throw new UsageError(`--out ${values.out} is the input file: write elsewhere, or add --force to replace it`);
   if (values.rotate !== undefined && values.rotate !== 'cw' && values.rotate !== 'ccw') throw new UsageError(`--rotate must be cw or ccw, got "${values.rotate}"`);
   if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be contain, cover or stretch, got "${values.fit}"`);
   const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
-  const target = targetFrom(values);
+  const severities = severitiesFrom(values.severity);
+  const failOn = failOnFlag(values['fail-on']);
+  let pages: number[] | undefined;
+  if (values.pages !== undefined) {
+    if (!/^\d+(,\d+)*$/.test(values.pages)) throw new UsageError(`--pages needs page numbers separated by commas, e.g. 3,4,1,2, got "${values.pages}"`);
+    pages = values.pages.split(',').map(Number);
+  }
+  const target = await resolveTarget(values);
   const result = await fix(
-    positionals[0]!,
+    input,
     target,
-    { rotate: values.rotate as 'cw' | 'ccw' | undefined, fit: values.fit as 'contain' | undefined, ...(quality ? { jpegQuality: quality } : {}) },
-    { profiles: values.profiles },
+    {
+      reorder: values.reorder ?? false,
+      ...(pages ? { pages } : {}),
+      outPath: values.out,
+      rotate: values.rotate as 'cw' | 'ccw' | undefined,
+      fit: values.fit as 'contain' | undefined,
+      ...(quality ? { jpegQuality: quality } : {}),
+    },
+    { profiles: values.profiles, severities },
   );
-  if (result.bytes) await writeFile(values.out, result.bytes);
+  if (result.bytes) {
+    try {
+      await writeFile(values.out, result.bytes);
+    } catch (error) {
+      throw new UsageError(`cannot write ${values.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    say(io, `Wrote ${values.out} (${formatBytes(result.bytes.length)})`);
+  }
   if (values.json) {
-    io.stdout(`${JSON.stringify({ written: result.bytes !== null, changes: result.changes, refused: result.refused, report: result.after }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ written: result.bytes ? values.out : null, changes: result.changes, refused: result.refused, report: result.after }, null, 2)}\n`);
   } else {
+    const nothing = result.changes.length === 0;
     const lines = [
-      result.bytes ? `Wrote ${values.out} (${(result.bytes.length / 1e6).toFixed(2)} MB).` : 'Nothing was written.',
+      result.bytes ? `Fixed ${input} → ${values.out}.` : nothing ? `Nothing to fix in ${input} that can be fixed: nothing was written.` : 'Nothing was written.',
       ...(result.changes.length ? ['', 'Changes:', ...result.changes.map((c) => `  ✓ ${c.page ? `page ${c.page}: ` : ''}${c.action} [${c.code}]`)] : []),
       ...(result.refused.length ? ['', 'Not fixed:', ...result.refused.map((r) => `  ✗ ${r.page ? `page ${r.page}: ` : ''}${r.reason} [${r.code}]`)] : []),
       '',
     ];
-    io.stdout(lines.map(safeForTerminal).join('\n'));
-    if (result.after) io.stdout(renderText(result.after, { colour: io.isTTY && !process.env.NO_COLOR }));
+    io.stdout(lines.join('\n'));
+    if (result.after) io.stdout(`\n${renderText(result.after, { colour: io.isTTY && !process.env.NO_COLOR, ...(io.columns ? { width: io.columns } : {}) })}`);
   }
-  return result.bytes && result.after && result.after.verdict !== 'fail' ? 0 : 1;
+  // Nothing fixed: the input's own verdict (structure checks) decides; nothing written after a refusal is a failure.
+  if (!result.bytes) return result.changes.length === 0 && !result.refused.length ? (fails(result.before.verdict, failOn) ? 1 : 0) : 1;
+  return result.after && !fails(result.after.verdict, failOn) ? 0 : 1;
+}
+
+/** Whether two paths name the same file (after symlinks), or the same path when `out` does not exist yet. */
+async function samePath(a: string, b: string): Promise<boolean> {
+  const real = async (p: string) => realpath(p).catch(() => resolve(p));
+  return (await real(a)) === (await real(b));
 }

@@ -2,6 +2,8 @@ import { PreflightError } from '../errors.js';
 import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
+import { guardOutput } from './output.js';
+import { didYouMean } from './suggest.js';
 import { assembleCommand } from './assemble.js';
 import { batchCommand } from './batch.js';
 import { fixCommand } from './fix.js';
@@ -31,7 +33,8 @@ Commands:
                      print a JSON Schema
 
 Run \`print-preflight <command> --help\` for a command's options.
-Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
+Exit status: 0 pass or warn, 1 fail (with --fail-on warning: warn too), 2 misuse. Output piped into a
+reader that stops early (| head) ends quietly with the same status.`;
 
 const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
   assemble: assembleCommand,
@@ -56,7 +59,8 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
   const run = COMMANDS[command];
   if (!run) {
-    io.stderr(`print-preflight: unknown command "${safeForTerminal(command)}". Commands: ${Object.keys(COMMANDS).join(', ')}.\n`);
+    io.stderr(`print-preflight: unknown command "${safeForTerminal(command)}"${didYouMean(command, Object.keys(COMMANDS))}. Commands: ${Object.keys(COMMANDS).join(', ')}.
+`);
     return 2;
   }
   try {
@@ -73,10 +77,16 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
 }
 
+/** The process's streams, guarded against a reader that goes away (EPIPE: `| head`), with terminal widths. */
 function defaultIO(): CliIO {
+  const out = guardOutput(process.stdout);
+  const err = guardOutput(process.stderr);
   return {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
+    stdout: out.write,
+    stderr: err.write,
     isTTY: !!process.stdout.isTTY,
+    ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    stderrIsTTY: !!process.stderr.isTTY,
+    ...(process.stderr.isTTY && process.stderr.columns ? { stderrColumns: process.stderr.columns } : {}),
   };
 }

@@ -1,8 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { buildOrderPayload, OrderPayloadError } from '../order/build.js';
-import { usage, UsageError, type CliIO } from './args.js';
+import { UsageError, type CliIO } from './args.js';
 import { safeForTerminal } from '../report/terminal.js';
+import { say } from './output.js';
+import { parseFlags } from './args.js';
 
 export const ORDER_HELP = `Usage: print-preflight order <draft.json> [--out payload.json] [--strict] [--allow-host HOST] [--profiles DIR]
 
@@ -17,24 +18,18 @@ Options:
   --profiles DIR      product profiles folder
   --json              on failure, print the issues as JSON
 
+What was written, and every source accepted with warnings, is said on stderr.
 Exit status: 0 payload written, 1 a field or source fails (every one is listed), 2 misuse.`;
 
 export async function orderCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
+  const { values, positionals } = parseFlags(args, {
         out: { type: 'string' },
         strict: { type: 'boolean' },
         'allow-host': { type: 'string', multiple: true },
         profiles: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+      });
   if (values.help) {
     io.stdout(`${ORDER_HELP}\n`);
     return 0;
@@ -48,14 +43,29 @@ export async function orderCommand(args: string[], io: CliIO): Promise<number> {
     throw new UsageError(e.code ? `cannot read ${positionals[0]} (${e.code})` : `${positionals[0]} is not valid JSON (${e.message})`);
   }
   try {
-    const { payload } = await buildOrderPayload(draft, {
+    const { payload, reports } = await buildOrderPayload(draft, {
       strict: values.strict ?? false,
       network: { allowHosts: values['allow-host'] ?? [] },
       preflight: { profiles: values.profiles },
     });
     const text = `${JSON.stringify(payload, null, 2)}\n`;
-    if (values.out) await writeFile(values.out, text);
-    else io.stdout(text);
+    for (const r of reports.filter((x) => x.verdict === 'warn')) {
+      const codes = Object.keys(r.rules).filter((c) => r.findings.some((f) => f.code === c && f.severity === 'warning'));
+      say(io, `Accepted with warnings: ${r.source?.url ?? r.file.path ?? 'a source'} (${r.product} ${r.variant}: ${codes.join(', ')}); --strict refuses it`);
+    }
+    const sources = payload.rows.reduce((n, row) => n + (row.sources?.length ?? 0), 0);
+    const what = `the order body: ${payload.rows.length} row${payload.rows.length === 1 ? '' : 's'}, ${sources} source${sources === 1 ? '' : 's'} preflighted (${reports.filter((x) => x.verdict === 'pass').length} pass, ${reports.filter((x) => x.verdict === 'warn').length} warn)`;
+    if (values.out) {
+      try {
+        await writeFile(values.out, text);
+      } catch (error) {
+        throw new UsageError(`cannot write ${values.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+      say(io, `Wrote ${values.out}: ${what}`);
+    } else {
+      io.stdout(text);
+      say(io, `Printed ${what}`);
+    }
     return 0;
   } catch (error) {
     if (error instanceof OrderPayloadError) {

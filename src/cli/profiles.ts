@@ -1,15 +1,15 @@
 import { formatMm } from '../pdf/units.js';
 import { loadProfiles } from '../profile/load.js';
 import { layerSpecs } from '../profile/registry.js';
-import { parseArgs } from 'node:util';
-import { usage, UsageError, type CliIO } from './args.js';
+import { UsageError, type CliIO } from './args.js';
+import { parseFlags } from './args.js';
 
 export const PROFILES_HELP = `Usage: print-preflight profiles [--json] [--profiles DIR]
 
 Lists products, variants, SKUs, layers (in page order) and page sizes (trim + 2 × bleed).`;
 
 export async function profilesCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() => parseArgs({ args, allowPositionals: true, strict: true, options: { json: { type: 'boolean' }, profiles: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  const { values, positionals } = parseFlags(args, { json: { type: 'boolean' }, profiles: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     io.stdout(`${PROFILES_HELP}\n`);
     return 0;

@@ -1,13 +1,13 @@
 import { jsonSchemas } from '../schemas.js';
-import { parseArgs } from 'node:util';
-import { usage, UsageError, type CliIO } from './args.js';
+import { UsageError, type CliIO } from './args.js';
+import { parseFlags } from './args.js';
 
 export const SCHEMA_HELP = `Usage: print-preflight schema <profile|report|order>
 
 Prints the JSON Schema of a product profile, a report, or the order creation body.`;
 
 export async function schemaCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = usage(() => parseArgs({ args, allowPositionals: true, strict: true, options: { help: { type: 'boolean', short: 'h' } } }));
+  const { values, positionals } = parseFlags(args, { help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     io.stdout(`${SCHEMA_HELP}\n`);
     return 0;

@@ -11,7 +11,23 @@ import { OrderSchema, type OrderPayload } from '../order/schema.js';
 import { formatPath } from '../profile/load.js';
 import { errorForStatus, OrderServiceError, ServiceResponseError, ServiceUnreachableError } from './errors.js';
 import { limiterFor, RateLimiter } from './rate-limit.js';
-import { envelope, ErrorBodySchema, FulfillmentSchema, ProductSchema, type Fulfillment, type Product } from './schemas.js';
+import {
+  envelope,
+  ErrorBodySchema,
+  FulfillmentSchema,
+  JsonValueSchema,
+  LooseEnvelopeSchema,
+  LooseRecordSchema,
+  OrderCreatedSchema,
+  ProductSchema,
+  type Fulfillment,
+  type JsonValue,
+  type LooseList,
+  type OrderCreated,
+  type Product,
+  type ProductPage,
+  type ProductPricing,
+} from './schemas.js';
 
 export const ClientOptionsSchema = z
   .object({
@@ -26,6 +42,12 @@ export const ClientOptionsSchema = z
     /** First backoff delay in ms; doubles each retry (with jitter), at most 60 s. */
     backoffMs: z.number().int().min(0).default(1_000),
     timeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * Where the endpoints named only in release notes live (`/v1/products/:id/pricing`,
+     * `/v1/orders`, `/v1/products?category=`). Default: the origin of `baseUrl` plus the path
+     * before its `/v2` segment, then `/v1`.
+     */
+    v1BaseUrl: z.string().url().optional(),
     /** A fetch implementation (default: the global fetch). */
     fetch: z.custom<typeof fetch>((f) => typeof f === 'function').optional(),
   })
@@ -48,7 +70,8 @@ interface ClientEvents {
  * @example
  * const client = new OrderServiceClient({ baseUrl, accessToken, applicationKey });
  * client.on('deprecation', (w) => log.warn(w.migration));
- * const order = await client.createOrder(payload);
+ * const created = await client.createOrder(payload);
+ * const records = await client.listFulfillments(created.data.id);
  * for await (const product of client.products()) console.log(product.name);
  */
 export class OrderServiceClient extends EventEmitter<ClientEvents> {
@@ -65,9 +88,10 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
     this.doFetch = this.options.fetch ?? fetch;
   }
 
-  /** GET /ping. Resolves with whatever the service answers (its shape is not published). */
-  async ping(): Promise<unknown> {
-    return (await this.request('GET', '/ping', { idempotent: true })).body;
+  /** GET /ping. Resolves with the JSON the service answers (its shape is not published). */
+  async ping(): Promise<JsonValue> {
+    const { body } = await this.request('GET', '/ping', { idempotent: true });
+    return this.validate(JsonValueSchema, body, 'ping');
   }
 
   /**
@@ -75,12 +99,14 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
    * Retried only on 429 (not processed), or on 5xx/time-out when the payload has a `number`,
    * which makes a duplicate detectable; otherwise the error is thrown as it came.
    */
-  async createOrder(payload: OrderPayload): Promise<unknown> {
+  async createOrder(payload: OrderPayload): Promise<OrderCreated> {
     const parsed = OrderSchema.safeParse(payload);
     if (!parsed.success) {
       throw new InvalidArgumentError(`The order payload breaks the service's rules: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
     }
-    return (await this.request('POST', '/orders', { body: parsed.data, idempotent: parsed.data.number !== undefined })).body;
+    const { body } = await this.request('POST', '/orders', { body: parsed.data, idempotent: parsed.data.number !== undefined });
+    // The order exists now: a surprising answer must not read as "not created".
+    return this.validate(OrderCreatedSchema, body, 'order creation (the order was created; its id is missing from the answer)');
   }
 
   /** GET /orders/{id}/fulfillments: one record per copy of a product; empty before processing. */
@@ -90,9 +116,52 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
   }
 
   /** GET /products?page=N: one page of the product list, with its links and meta. */
-  async listProducts({ page = 1 }: { page?: number } = {}) {
+  async listProducts({ page = 1 }: { page?: number } = {}): Promise<ProductPage> {
     const { body } = await this.request('GET', `/products?page=${page}`, { idempotent: true });
-    return this.validate(envelope(z.array(ProductSchema)), body, 'products') as { data: Product[]; links: { next_page?: string | null }; meta: unknown };
+    return this.validate(envelope(z.array(ProductSchema)), body, 'products') as ProductPage;
+  }
+
+  /**
+   * GET /v1/products/:id/pricing (release notes): unit pricing across volume tiers per SKU.
+   * Loosely typed: the answer's shape is not published, so `data` is any JSON.
+   * @example const { data } = await client.getProductPricing(12);
+   */
+  async getProductPricing(productId: number | string): Promise<ProductPricing> {
+    const { body } = await this.request('GET', this.v1(`/products/${encodeURIComponent(String(productId))}/pricing`), { idempotent: true });
+    return this.validate(LooseEnvelopeSchema(JsonValueSchema), body, 'pricing');
+  }
+
+  /**
+   * GET /v1/orders?status=… (release notes): one page of orders, filtered by status when given
+   * (e.g. `imported`, `on hold`). Loosely typed records.
+   * @example const { data } = await client.listOrders({ status: 'imported' });
+   */
+  async listOrders({ status, page }: { status?: string; page?: number } = {}): Promise<LooseList> {
+    const query = new URLSearchParams();
+    if (status !== undefined) query.set('status', status);
+    if (page !== undefined) query.set('page', String(page));
+    const { body } = await this.request('GET', this.v1(`/orders${query.size ? `?${query}` : ''}`), { idempotent: true });
+    return this.validate(LooseEnvelopeSchema(z.array(LooseRecordSchema)), body, 'orders');
+  }
+
+  /**
+   * GET /v1/products?category=… (release notes): one page of the products of a category.
+   * Loosely typed records.
+   * @example const { data } = await client.listProductsInCategory('home-textiles');
+   */
+  async listProductsInCategory(category: string, { page }: { page?: number } = {}): Promise<LooseList> {
+    const query = new URLSearchParams({ category });
+    if (page !== undefined) query.set('page', String(page));
+    const { body } = await this.request('GET', this.v1(`/products?${query}`), { idempotent: true });
+    return this.validate(LooseEnvelopeSchema(z.array(LooseRecordSchema)), body, 'products');
+  }
+
+  /** The absolute URL of a release-notes endpoint under /v1. */
+  private v1(path: string): string {
+    if (this.options.v1BaseUrl) return `${this.options.v1BaseUrl.replace(/\/$/, '')}${path}`;
+    const base = new URL(this.options.baseUrl);
+    const prefix = base.pathname.replace(/\/v2(\/.*)?$/, '').replace(/\/$/, '');
+    return `${base.origin}${prefix}/v1${path}`;
   }
 
   /** Every product, page after page, following `links.next_page`. */
@@ -103,7 +172,7 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
       seen.add(next);
       const { body } = await this.request('GET', next, { idempotent: true });
       const page = this.validate(envelope(z.array(ProductSchema)), body, 'products');
-      for (const p of page.data as Product[]) yield p;
+      for (const p of page.data) yield p;
       next = page.links.next_page;
     }
   }
@@ -111,7 +180,7 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
   private validate<T extends z.ZodType>(schema: T, body: unknown, what: string): z.infer<T> {
     const r = schema.safeParse(body);
     if (!r.success) {
-      throw new ServiceResponseError('ERR_SERVICE_RESPONSE', 200, [], `The ${what} answer does not have the documented shape: ${r.error.issues.slice(0, 3).map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+      throw new ServiceResponseError('ERR_SERVICE_RESPONSE', 200, [], `The ${what} answer does not have the expected shape: ${r.error.issues.slice(0, 3).map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
     }
     return r.data;
   }

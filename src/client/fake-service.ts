@@ -3,6 +3,9 @@
  * spec's envelope and error body, both auth headers checked, the request limit with its
  * X-RateLimit headers, paginated products, order creation validated like the real 400, fulfilment
  * records, and signed webhook deliveries that disable a subscription after 10 failed attempts.
+ * The endpoints named only in release notes answer under /v1 with shapes of our own choosing
+ * (the spec does not show theirs): pricing tiers per SKU, orders filtered by status, products
+ * filtered by category.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +21,7 @@ export interface FakeServiceOptions {
   rateLimit?: number;
   windowMs?: number;
   perPage?: number;
-  products?: { id: number; name: string; description: string }[];
+  products?: { id: number; name: string; description: string; category?: string }[];
   /** When set, every response carries X-Service-Deprecation with this migration path. */
   deprecation?: string;
   /** Answer the next N requests with 500 (to test retries). */
@@ -37,6 +40,8 @@ export interface FakeOrderService {
   subscription(url: string): { attempts: number; failures: number; active: boolean } | undefined;
   /** Moves an order into production (fulfilment records appear) and sends order.updated. */
   advance(orderId: number): Promise<void>;
+  /** Sets an order's status (as GET /v1/orders?status= filters it), e.g. `on hold`. */
+  setStatus(orderId: number, status: string): void;
   setFailNext(n: number): void;
   close(): Promise<void>;
 }
@@ -50,12 +55,13 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
   const limit = options.rateLimit ?? 30;
   const windowMs = options.windowMs ?? 60_000;
   const perPage = options.perPage ?? 10;
-  const products = options.products ?? Array.from({ length: 23 }, (_, i) => ({ id: i + 1, name: `Product ${i + 1}`, description: `Description ${i + 1}` }));
+  const products = options.products ?? Array.from({ length: 23 }, (_, i) => ({ id: i + 1, name: `Product ${i + 1}`, description: `Description ${i + 1}`, category: i % 3 === 0 ? 'home-textiles' : 'apparel' }));
   let failNext = options.failNext ?? 0;
   const hits: number[] = [];
   const orders: FakeOrderService['orders'] = [];
   const requests: FakeOrderService['requests'] = [];
   const fulfilments = new Map<number, unknown[]>();
+  const statuses = new Map<number, string>();
   const subscriptions = new Map<string, { attempts: number; failures: number; consecutive: number; active: boolean; queue: Promise<void> }>();
   let base = '';
 
@@ -139,6 +145,7 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
       failNext--;
       return error(res, req, 500, ['Server Error'], headers);
     }
+    if (req.method === 'GET' && url.pathname.startsWith('/v1/')) return v1(req, res, url, headers);
     const path = url.pathname.replace(/^\/v2\/integration/, '');
     if (req.method === 'GET' && path === '/ping') return send(res, req, 200, envelope(req, { pong: true }, {}), headers);
     if (req.method === 'GET' && path === '/products') {
@@ -189,6 +196,34 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
     }
     return error(res, req, 404, [`No route for ${req.method} ${path}.`], headers);
   });
+  /** The release-notes endpoints: GET /v1/products/:id/pricing, /v1/orders?status=, /v1/products?category=. */
+  function v1(req: http.IncomingMessage, res: http.ServerResponse, url: URL, headers: Record<string, string>) {
+    const path = url.pathname.slice('/v1'.length);
+    const pricing = /^\/products\/(\d+)\/pricing$/.exec(path);
+    if (pricing) {
+      const product = products.find((p) => p.id === Number(pricing[1]));
+      if (!product) return error(res, req, 404, [`Product ${pricing[1]} not found.`], headers);
+      const tiers = (base: number) => [
+        { min_quantity: 1, unit_price: base },
+        { min_quantity: 10, unit_price: Math.round(base * 88) / 100 },
+        { min_quantity: 50, unit_price: Math.round(base * 75) / 100 },
+      ];
+      const data = ['S', 'M', 'L'].map((size, i) => ({ sku: `P${product.id}-${size}`, currency: 'EUR', tiers: tiers(20 + product.id + i) }));
+      return send(res, req, 200, envelope(req, data, {}), headers);
+    }
+    if (path === '/orders') {
+      const status = url.searchParams.get('status');
+      const data = orders.map((o) => orderPayload(o, statuses.get(o.id) ?? 'imported')).filter((o) => status === null || o.status === status.toLowerCase());
+      return send(res, req, 200, envelope(req, data, { total: data.length, current_page: 1, per_page: data.length }), headers);
+    }
+    if (path === '/products') {
+      const category = url.searchParams.get('category');
+      const data = products.filter((p) => category === null || p.category === category);
+      return send(res, req, 200, envelope(req, data, { total: data.length, current_page: 1, per_page: data.length }), headers);
+    }
+    return error(res, req, 404, [`No route for ${req.method} ${url.pathname}.`], headers);
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -225,6 +260,7 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
       await deliver('order.updated', orderPayload(order, 'imported', 'scheduled'));
     },
     setFailNext: (n) => void (failNext = n),
+    setStatus: (orderId, status) => void statuses.set(orderId, status.toLowerCase()),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -93,3 +93,37 @@ export const WebhookFailedSchema = z.looseObject({
 export type Product = z.infer<typeof ProductSchema>;
 export type Fulfillment = z.infer<typeof FulfillmentSchema>;
 export type WebhookOrder = z.infer<typeof WebhookOrderSchema>;
+
+/** Any JSON value: the honest type of an answer whose shape the spec does not publish. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+);
+
+/** The order in the answer to POST /orders. Its shape is not published: only an id is required (to follow it). */
+export const CreatedOrderSchema = z.looseObject({
+  id: z.union([z.number().int(), z.string().min(1)]),
+  number: z.string().optional(),
+  status: z.string().optional(),
+});
+
+/** The answer to POST /orders: the envelope, its `data` the order. */
+export const OrderCreatedSchema = z.looseObject({ links: LinksSchema.optional(), meta: z.unknown().optional(), data: CreatedOrderSchema });
+
+/**
+ * The envelope of the endpoints named only in release notes (/v1/…): their shapes are not
+ * published, so everything is optional except `data`, and records are loose JSON objects.
+ */
+export const LooseEnvelopeSchema = <T extends z.ZodType>(data: T) =>
+  z.looseObject({ links: z.looseObject({ next_page: z.string().nullable().optional() }).optional(), meta: JsonValueSchema.optional(), data });
+export const LooseRecordSchema = z.record(z.string(), JsonValueSchema);
+
+export type CreatedOrder = z.infer<typeof CreatedOrderSchema>;
+export type OrderCreated = z.infer<typeof OrderCreatedSchema>;
+export type LooseRecord = z.infer<typeof LooseRecordSchema>;
+/** GET /v1/products/:id/pricing: unit prices across volume tiers per SKU (shape not published). */
+export type ProductPricing = z.infer<ReturnType<typeof LooseEnvelopeSchema<typeof JsonValueSchema>>>;
+/** GET /v1/orders and GET /v1/products?category=…: a page of loose records. */
+export type LooseList = z.infer<ReturnType<typeof LooseEnvelopeSchema<z.ZodArray<typeof LooseRecordSchema>>>>;
+/** GET /products?page=N: a page of products with its links and meta. */
+export type ProductPage = { data: Product[]; links: z.infer<typeof LinksSchema>; meta: z.infer<typeof MetaSchema> | unknown[] };

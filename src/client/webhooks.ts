@@ -8,7 +8,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebhookFailedSchema, WebhookOrderSchema, type WebhookOrder } from './schemas.js';
 
-export type WebhookVerification = { ok: true } | { ok: false; reason: 'missing-signature' | 'malformed-signature' | 'missing-secret' | 'mismatch' };
+/** Why a delivery's signature was refused. */
+export type WebhookSignatureProblem = 'missing-signature' | 'malformed-signature' | 'missing-secret' | 'mismatch';
 
 /** Signs a body as the service does (for tests and fakes). */
 export function signWebhook(rawBody: Uint8Array | string, secret: string): string {
@@ -16,21 +17,39 @@ export function signWebhook(rawBody: Uint8Array | string, secret: string): strin
 }
 
 /**
- * Verifies a delivery's signature against the raw body, in constant time.
+ * Whether a delivery's signature is the service's, for this raw body and secret (constant-time
+ * comparison). Returns a boolean, as `verify()` of GitHub's `@octokit/webhooks` does, so that
+ * `if (!verifyWebhook(…))` reads and works as it looks; {@link webhookSignatureProblem} says why
+ * a signature was refused.
+ * @param rawBody the body exactly as received (not re-serialised JSON)
+ * @param signatureHeader the `x-webhook-signature` header
+ * @param secret the webhook signing secret
+ * @returns true only for a well-formed signature that matches
  * @example
- * const v = verifyWebhook(rawBody, req.headers['x-webhook-signature'], process.env.SIGNING_SECRET);
- * if (!v.ok) return res.writeHead(403).end();
+ * if (!verifyWebhook(rawBody, req.headers['x-webhook-signature'], process.env.SIGNING_SECRET ?? '')) {
+ *   return res.writeHead(403).end();
+ * }
  */
-export function verifyWebhook(rawBody: Uint8Array | string, signatureHeader: string | string[] | undefined | null, secret: string): WebhookVerification {
-  if (!secret) return { ok: false, reason: 'missing-secret' };
+export function verifyWebhook(rawBody: Uint8Array | string, signatureHeader: string | string[] | undefined | null, secret: string): boolean {
+  return webhookSignatureProblem(rawBody, signatureHeader, secret) === null;
+}
+
+/**
+ * Why a delivery's signature is refused, or null when it verifies: for logs and for the 403 body.
+ * @example
+ * const problem = webhookSignatureProblem(rawBody, header, secret);
+ * if (problem) log.warn(`webhook refused: ${problem}`); // 'missing-signature' | 'malformed-signature' | 'missing-secret' | 'mismatch'
+ */
+export function webhookSignatureProblem(rawBody: Uint8Array | string, signatureHeader: string | string[] | undefined | null, secret: string): WebhookSignatureProblem | null {
+  if (!secret) return 'missing-secret';
   const header = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
-  if (!header || !header.trim()) return { ok: false, reason: 'missing-signature' };
+  if (!header || !header.trim()) return 'missing-signature';
   const value = header.trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return { ok: false, reason: 'malformed-signature' };
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return 'malformed-signature';
   const given = Buffer.from(value, 'base64');
-  if (given.length !== 32) return { ok: false, reason: 'malformed-signature' };
+  if (given.length !== 32) return 'malformed-signature';
   const expected = createHmac('sha256', secret).update(rawBody).digest();
-  return timingSafeEqual(given, expected) ? { ok: true } : { ok: false, reason: 'mismatch' };
+  return timingSafeEqual(given, expected) ? null : 'mismatch';
 }
 
 export type WebhookEvent =
@@ -69,9 +88,9 @@ export function webhookHandler(options: WebhookHandlerOptions): (req: IncomingMe
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   return (req, res) => {
     const finish = (raw: Buffer) => {
-      const verdict = verifyWebhook(raw, req.headers['x-webhook-signature'], options.secret);
-      if (!verdict.ok) {
-        res.writeHead(403, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: verdict.reason }));
+      const problem = webhookSignatureProblem(raw, req.headers['x-webhook-signature'], options.secret);
+      if (problem) {
+        res.writeHead(403, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: problem }));
         return;
       }
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');

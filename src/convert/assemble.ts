@@ -6,6 +6,7 @@
  * limit (never upsampled unless asked), JPEG at a chosen quality or lossless, and kept under the
  * file-size cap by recompressing when needed. The output is checked before it is returned.
  */
+import { formatBytes } from '../report/format.js';
 import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
@@ -101,7 +102,7 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
     changes.push(`downsampled the images to ${Math.round(0.8 ** step * 100)} % to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
   }
   if (bytes.length > limits.maxFileBytes) changes.push(`could not get under ${size(limits.maxFileBytes)}: ${size(bytes.length)} (the check reports file-too-large)`);
-  const report = await preflight(bytes, target, { ...preflightOptions, path: null });
+  const report = await preflight(bytes, target, { path: null, ...preflightOptions });
   return { bytes, changes, report };
 }
 
@@ -195,7 +196,7 @@ async function build(layers: readonly { id: string; pageWidthMm: number; pageHei
   return doc.save({ useObjectStreams: true });
 }
 
-const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(0)} kB`);
+const size = formatBytes;
 
 function hexColour(css: string) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css.trim());

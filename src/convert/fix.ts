@@ -17,10 +17,12 @@ import { decodeStream, joinContentStreams } from '../pdf/streams.js';
 import { mmToPt } from '../pdf/units.js';
 import { preflight } from '../preflight.js';
 import { formatPath, registryFrom } from '../profile/load.js';
+import { formatBytes } from '../report/format.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../rules/codes.js';
 import { readSource } from '../source/read.js';
 import { pageMatrix, type Fit } from './geometry.js';
+import { assertPermutation, reorderPages } from './reorder.js';
 import { rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
 import { VectorColourRewriter } from './vector.js';
@@ -32,6 +34,12 @@ export const FixOptionsSchema = z
     rotate: z.enum(['cw', 'ccw']).optional(),
     /** How to fit a page whose proportions differ from its layer (page-size-mismatch). Without it, refused. */
     fit: z.enum(['contain', 'cover', 'stretch']).optional(),
+    /** Put the pages in layer order when their sizes say they are in another order (page-order-mismatch). */
+    reorder: z.boolean().default(false),
+    /** An explicit page order: `[3, 4, 1, 2]` makes page 3 the first. Overrides `reorder`. */
+    pages: z.array(z.number().int().min(1)).min(1).optional(),
+    /** The name the fixed file will be written under, for the report on it (default: the input's). */
+    outPath: z.string().min(1).optional(),
     /** JPEG quality of re-encoded images. */
     jpegQuality: z.number().int().min(30).max(100).default(92),
   })
@@ -53,7 +61,7 @@ export interface Refusal {
 }
 
 export interface FixResult {
-  /** The fixed file, or null when nothing could be written. */
+  /** The fixed file, or null when nothing was changed or nothing could be written. */
   bytes: Uint8Array | null;
   changes: Change[];
   refused: Refusal[];
@@ -80,7 +88,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   if (!parsed.success) throw new InvalidArgumentError(`Invalid fix options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
   const opts = parsed.data;
   const source = await readSource(input);
-  const before = await preflight(source.bytes, target, { ...preflightOptions, raster: false, path: source.path });
+  let before = await preflight(source.bytes, target, { ...preflightOptions, raster: false, path: source.path });
   const changes: Change[] = [];
   const refused: Refusal[] = [];
   const fatal = before.findings.find((f) => FATAL.includes(f.code) && f.severity === 'error');
@@ -89,10 +97,30 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
     refused.push({ code: f.code, page: null, reason: `the file cannot be fixed: ${f.message}` });
     return { bytes: null, changes, refused, before, after: null };
   }
+  const original = before;
+  // 0. Page order, first: every other fix is judged against the page's layer.
+  let inputBytes = source.bytes;
+  const orderFinding = before.findings.find((f) => f.code === 'page-order-mismatch');
+  const order = opts.pages ?? (opts.reorder && typeof orderFinding?.details?.order === 'string' ? orderFinding.details.order.split(',').map(Number) : null);
+  if (order) {
+    assertPermutation(order, before.pdf.pageCount ?? 0);
+    if (order.some((n, i) => n !== i + 1)) {
+      inputBytes = await reorderPages(inputBytes, order);
+      const ambiguous = orderFinding?.details?.ambiguous === true && !opts.pages;
+      changes.push({
+        code: 'page-order-mismatch',
+        page: null,
+        action: `put the pages in the order ${order.join(', ')}${ambiguous ? ' (layers of the same size keep the order they had: check which is which)' : ''}`,
+      });
+      before = await preflight(inputBytes, target, { ...preflightOptions, raster: false, path: source.path });
+    }
+  } else if (orderFinding) {
+    refused.push({ code: 'page-order-mismatch', page: null, reason: `the pages are in another order than the layers: say --reorder (pages ${String(orderFinding.details?.order ?? '').split(',').join(', ')}) or give the order with --pages` });
+  }
   const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
   const limits = { ...resolved.limits, ...preflightOptions.limits };
-  const doc = await PDFDocument.load(source.bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, throwOnInvalidObject: false });
+  const doc = await PDFDocument.load(inputBytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, throwOnInvalidObject: false });
   const pages = doc.getPages();
   const codesOn = (page: number) => new Set(before.findings.filter((f) => f.page === page).map((f) => f.code));
 
@@ -127,7 +155,9 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
     }
     if (bytes.length > limits.maxFileBytes) refused.push({ code: 'file-too-large', page: null, reason: `still ${size(bytes.length)} after recompressing: reduce the images' pixel size or the number of pages` });
   }
-  const after = await preflight(bytes, target, { ...preflightOptions, path: source.path });
+  // Nothing changed: nothing to write (a re-saved copy would only look like a fix).
+  if (!changes.length) return { bytes: null, changes, refused, before: original, after: null };
+  const after = await preflight(bytes, target, { ...preflightOptions, path: opts.outPath ?? source.path });
   // Whatever a fix set out to remove and is still there is said, not hidden.
   const attempted = new Set(changes.map((c) => c.code));
   for (const f of after.findings) {
@@ -135,7 +165,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
       refused.push({ code: f.code, page: f.page, reason: `still there after the fix: ${f.message}` });
     }
   }
-  return { bytes, changes, refused, before, after };
+  return { bytes, changes, refused, before: original, after };
 }
 
 interface GeometryStep {
@@ -297,4 +327,4 @@ async function recompressJpegs(doc: PDFDocument, quality: number): Promise<numbe
   return n;
 }
 
-const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`);
+const size = formatBytes;

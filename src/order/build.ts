@@ -69,7 +69,7 @@ const zodPath = (path: readonly PropertyKey[]) => formatPath(path) || '(body)';
 export async function buildOrderPayload(draft: OrderDraft | unknown, options: BuildOptions = {}): Promise<{ payload: OrderPayload; reports: Report[] }> {
   const parsed = OrderSchema.safeParse(draft);
   if (!parsed.success) {
-    throw new OrderPayloadError(parsed.error.issues.map((i) => ({ path: zodPath(i.path), message: i.message })));
+    throw new OrderPayloadError(parsed.error.issues.map((i) => ({ path: zodPath(i.path), message: friendlyMessage(i, draft) })));
   }
   const order = parsed.data;
   const registry: ProfileRegistry =
@@ -138,6 +138,23 @@ export async function buildOrderPayload(draft: OrderDraft | unknown, options: Bu
   if (issues.length) throw new OrderPayloadError(issues);
   // Plain JSON: defaults filled, nothing undefined.
   return { payload: JSON.parse(JSON.stringify(order)) as OrderPayload, reports };
+}
+
+const KIND: Record<string, string> = { string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false', array: 'a list', object: 'an object' };
+const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}` : `${typeof v} ${String(v)}`);
+
+/** A schema issue as a person reads it: "is required (a string)", "must be a number, not the string "2"". */
+export function friendlyMessage(issue: { code: string; path: readonly PropertyKey[]; message: string; expected?: unknown; keys?: readonly string[] }, draft: unknown): string {
+  let value: unknown = draft;
+  for (const key of issue.path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  if (issue.code === 'invalid_type') {
+    const expected = KIND[String(issue.expected)] ?? String(issue.expected);
+    return value === undefined ? `is required (${expected})` : `must be ${expected}, not ${kindOf(value)}`;
+  }
+  if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+    return `has ${issue.keys.length === 1 ? 'a field' : 'fields'} the service does not know: ${issue.keys.join(', ')}`;
+  }
+  return issue.message.replace(/^Invalid input: /, '').replace(/^Invalid /, 'invalid ');
 }
 
 function explain(report: Report, strict: boolean): string {

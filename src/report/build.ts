@@ -8,6 +8,8 @@ import type { FindingCode } from '../rules/codes.js';
 import { compareFindings } from '../rules/index.js';
 import type { Finding } from '../rules/finding.js';
 import type { RasterFacts } from '../raster/facts.js';
+import { ppiValue } from '../rules/check-image-resolution.js';
+import { printScaleOf } from '../rules/check-page-size.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
 
@@ -91,6 +93,7 @@ export function buildReport({ file, facts, target, findings, limits, severities 
       bleedMm: limits.bleedMm,
       toleranceMm: limits.toleranceMm,
       minPpi: limits.minPpi,
+      minPpiError: limits.minPpiError,
       maxImagePixels: limits.maxImagePixels,
       maxFileBytes: limits.maxFileBytes,
       safeMarginMm: limits.safeMarginMm ?? null,
@@ -99,7 +102,7 @@ export function buildReport({ file, facts, target, findings, limits, severities 
     counts,
     rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
     pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null, activeContent: facts.activeContent },
-    pages: facts.pages.map((p) => reportPage(p, target, raster?.get(p.index), previews?.get(p.index))),
+    pages: facts.pages.map((p) => reportPage(p, target, limits, raster?.get(p.index), previews?.get(p.index))),
     findings,
     ...(totalMs !== undefined
       ? {
@@ -112,8 +115,9 @@ export function buildReport({ file, facts, target, findings, limits, severities 
   };
 }
 
-function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts | undefined, preview: PreviewRef | undefined): ReportPage {
+function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, raster: RasterFacts | undefined, preview: PreviewRef | undefined): ReportPage {
   const layer = target.layers[page.index - 1] ?? null;
+  const scale = printScaleOf(page, layer, limits);
   const mmX = raster ? page.widthMm / raster.widthPx : 0;
   const mmY = raster ? page.heightMm / raster.heightPx : 0;
   return {
@@ -125,6 +129,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
     expectedHeightMm: layer?.pageHeightMm ?? null,
     rotate: page.rotate,
     userUnit: page.userUnit,
+    printScale: round(scale, 4),
     boxes: {
       media: roundRect(page.boxes.media)!,
       crop: roundRect(page.boxes.crop),
@@ -132,7 +137,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, raster: RasterFacts
       bleed: roundRect(page.boxes.bleed),
       art: roundRect(page.boxes.art),
     },
-    images: page.images.map((i) => reportImage(i, page)),
+    images: page.images.map((i) => reportImage(i, page, scale)),
     fonts: page.fonts,
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
     notes: page.notes,
@@ -163,7 +168,7 @@ export function toDisplayMm(r: readonly number[], page: PageFacts): [number, num
   return [round(Math.min(a[0], b[0]), 1), round(Math.min(a[1], b[1]), 1), round(Math.max(a[0], b[0]), 1), round(Math.max(a[1], b[1]), 1)];
 }
 
-function reportImage(image: ImageFacts, page: PageFacts): ReportImage {
+function reportImage(image: ImageFacts, page: PageFacts, scale: number): ReportImage {
   const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY);
   return {
     ref: image.ref,
@@ -180,7 +185,8 @@ function reportImage(image: ImageFacts, page: PageFacts): ReportImage {
     placedWidthMm: round(ptToMm(image.placedWidthPt), 2),
     placedHeightMm: round(ptToMm(image.placedHeightPt), 2),
     bboxMm: toDisplayMm(image.bbox, page),
-    ppi: ppi === null ? null : round(ppi, 1),
+    ppi: ppi === null ? null : ppiValue(ppi),
+    printedPpi: ppi === null ? null : ppiValue(ppi / scale),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
   };

@@ -3,10 +3,12 @@
  * network). Each page is shown as its layer — preview, bleed band, trim line, safe area, white
  * edge bands and problem images marked — with its findings beside it, colour-coded by severity.
  */
+import { formatPpi } from '../rules/check-image-resolution.js';
 import { FINDING_CODES } from '../rules/codes.js';
 import type { Finding } from '../rules/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
+import { formatBytes } from './format.js';
 import type { Report, ReportPage } from './schema.js';
 
 export interface HtmlPreview {
@@ -60,7 +62,7 @@ export function renderHtml(report: Report, previews: ReadonlyMap<number, HtmlPre
 <main>
 <section class="facts">
   <dl>
-    <div><dt>File</dt><dd>${fileSize(report.file.bytes)} (${report.file.bytes.toLocaleString('en-US')} bytes)</dd></div>
+    <div><dt>File</dt><dd>${formatBytes(report.file.bytes)} (${report.file.bytes.toLocaleString('en-US')} bytes)</dd></div>
     <div><dt>PDF</dt><dd>${report.pdf.version ? `version ${esc(report.pdf.version)}` : 'not a readable PDF'}${report.pdf.encrypted ? ', encrypted' : ''}</dd></div>
     <div><dt>Pages</dt><dd>${report.pdf.pageCount ?? '—'} (layers: ${report.pages.length ? '' : '—'}${esc(layerList(report))})</dd></div>
     <div><dt>Product</dt><dd>${esc(report.product)} ${esc(report.variant)}, profile ${esc(report.profileVersion)}, bleed ${formatNumber(report.limits.bleedMm)} mm, tolerance ±${formatNumber(report.limits.toleranceMm)} mm</dd></div>
@@ -86,8 +88,15 @@ for (const img of document.querySelectorAll('img.preview')) {
 `;
 }
 
-function fileSize(bytes: number): string {
-  return bytes >= 1_000_000 ? `${formatNumber(bytes / 1_000_000, 1)} MB` : `${formatNumber(bytes / 1000, 1)} kB`;
+
+/** With page-order-mismatch: the layer(s) this page's size belongs to. */
+function looksLike(report: Report, page: ReportPage): string {
+  const order = report.findings.find((f) => f.code === 'page-order-mismatch');
+  const candidates = order?.actual?.split(', ')[page.index - 1];
+  if (!order || !candidates) return '';
+  const fits = candidates.split('|');
+  const ok = page.layer !== null && fits.includes(page.layer);
+  return `<div class="order"><dt>Looks like</dt><dd class="${ok ? 't-ok' : 't-bad'}">${esc(fits.join(' or '))}${ok ? '' : ` (in position of ${esc(page.layer ?? 'no layer')})`}</dd></div>`;
 }
 
 function layerList(report: Report): string {
@@ -128,7 +137,9 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
     </figure>
     <div class="details">
       <dl>
+        ${looksLike(report, page)}
         <div><dt>Size</dt><dd class="${sizeClass}">${formatMm(W, H)}${expected ? ` ${sizeOk ? '✓' : '✗'} layer ${expected}` : ''}</dd></div>
+        ${page.printScale !== 1 ? `<div><dt>Printed at</dt><dd class="t-warn">${formatNumber(page.printScale * 100, 0)} % (scaled to its layer)</dd></div>` : ''}
         ${page.rotate ? `<div><dt>/Rotate</dt><dd class="t-bad">${page.rotate}°</dd></div>` : ''}
         ${page.userUnit !== 1 ? `<div><dt>/UserUnit</dt><dd>${page.userUnit}</dd></div>` : ''}
         ${page.raster ? `<div><dt>Ink</dt><dd>${formatNumber(page.raster.inkCoverage * 100, 1)} % of the page${page.raster.method === 'image' ? ' (from its image)' : ''}</dd></div>` : ''}
@@ -140,17 +151,20 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
 </section>`;
 }
 
+const formatPpiNumber = (ppi: number) => formatPpi(ppi).replace(/ ppi$/, '');
+
 function imageTable(page: ReportPage, report: Report): string {
   if (!page.images.length) return '';
   const rows = page.images
     .map((i, n) => {
-      const low = i.ppi !== null && i.ppi < report.limits.minPpi;
+      const low = i.printedPpi !== null && i.printedPpi < report.limits.minPpi;
+      const bad = i.printedPpi !== null && i.printedPpi < report.limits.minPpiError;
       const big = Math.max(i.widthPx, i.heightPx) > report.limits.maxImagePixels;
       const rgb = /RGB/.test(i.colourSpace) && !/over Device(CMYK|Gray)|over ICCBased (CMYK|Gray)/.test(i.colourSpace);
-      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${i.widthPx.toLocaleString('en-US')} × ${i.heightPx.toLocaleString('en-US')}</td><td class="${low ? 't-bad' : ''}">${i.ppi === null ? '—' : formatNumber(i.ppi, 0)}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}</td></tr>`;
+      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${i.widthPx.toLocaleString('en-US')} × ${i.heightPx.toLocaleString('en-US')}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}</td></tr>`;
     })
     .join('');
-  return `<table class="images"><caption>${plural(page.images.length, 'image')}</caption><thead><tr><th>#</th><th>pixels</th><th>ppi</th><th>colour space</th><th>encoding</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="images"><caption>${plural(page.images.length, 'image')}</caption><thead><tr><th>#</th><th>pixels</th><th title="effective resolution at the printed size; warning below ${formatNumber(report.limits.minPpi)}, error below ${formatNumber(report.limits.minPpiError)}">ppi printed</th><th>colour space</th><th>encoding</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function overlay(report: Report, page: ReportPage, findings: Finding[]): string {

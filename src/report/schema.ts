@@ -25,8 +25,10 @@ export const ReportImageSchema = z.object({
   placedHeightMm: z.number(),
   /** Where the image lies on the page as shown (after /Rotate): [left, top, right, bottom] in mm from the top-left corner. */
   bboxMm: z.tuple([z.number(), z.number(), z.number(), z.number()]),
-  /** Effective resolution: the lower of the two directions; null when placed at zero size. */
+  /** Effective resolution where the image is placed: the lower of the two directions; null when placed at zero size. */
   ppi: z.number().nullable(),
+  /** Effective resolution at the size the service prints it (after scaling the page to its layer); what image-low-resolution judges. */
+  printedPpi: z.number().nullable(),
   ppiX: z.number().nullable(),
   ppiY: z.number().nullable(),
 });
@@ -41,6 +43,8 @@ export const ReportPageSchema = z.object({
   expectedHeightMm: z.number().nullable(),
   rotate: z.number().int(),
   userUnit: z.number(),
+  /** The scale the service applies to print the page on its layer: 2 for a half-size page of the right proportions, else 1. */
+  printScale: z.number(),
   /** Page boxes in PDF points, [x0, y0, x1, y1]. */
   boxes: z.object({ media: Rect, crop: Rect.nullable(), trim: Rect.nullable(), bleed: Rect.nullable(), art: Rect.nullable() }),
   images: z.array(ReportImageSchema),
@@ -81,7 +85,10 @@ export const ReportSchema = z.object({
   limits: z.object({
     bleedMm: z.number(),
     toleranceMm: z.number(),
+    /** Below this effective ppi at the printed size: image-low-resolution as a warning. */
     minPpi: z.number(),
+    /** Below this: image-low-resolution as an error. */
+    minPpiError: z.number(),
     maxImagePixels: z.number(),
     maxFileBytes: z.number(),
     safeMarginMm: z.number().nullable(),

@@ -1,4 +1,8 @@
-import { formatMm, formatNumber } from '../pdf/units.js';
+import { formatMm } from '../pdf/units.js';
+import { formatPpi } from '../rules/check-image-resolution.js';
+import type { Finding } from '../rules/finding.js';
+import { formatRanges } from '../util/ranges.js';
+import { formatBytes } from './format.js';
 import type { Report } from './schema.js';
 import { minOf, pushAll } from '../util/array.js';
 import { safeForTerminal } from './terminal.js';
@@ -6,49 +10,89 @@ import { safeForTerminal } from './terminal.js';
 export interface TextOptions {
   /** ANSI colours. Default false. */
   colour?: boolean;
+  /** Wrap lines to this many columns (a terminal's width). Default: no wrapping, one line per item. */
+  width?: number;
+  /** Most page lines shown before the rest are summarised. Default 24. */
+  maxPageLines?: number;
+  /** Most findings (after grouping) shown before the rest are summarised. Default 40. */
+  maxFindings?: number;
 }
 
 const SEVERITY_MARK = { error: '✖', warning: '⚠', info: 'ℹ' } as const;
 const VERDICT_WORD = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
+/** "Page 12 (front)" at the start of a message. */
+const PAGE_PREFIX = /^Page \d+(?: \([^)]*\))?/;
+
+/** A finding shown once for every page it repeats on. */
+interface Group {
+  finding: Finding;
+  pages: number[];
+  rest: string;
+}
 
 /**
- * A readable summary of a report, as `print-preflight check` prints it.
- * @example process.stdout.write(renderText(report, { colour: process.stdout.isTTY }));
+ * A readable summary of a report, as `print-preflight check` prints it: the same finding on several
+ * pages is shown once ("Pages 1–4: …"), runs of alike pages are one line, and long lists end in a
+ * count, so a 20,000-page file prints a screen, not 20,000 lines.
+ * @example process.stdout.write(renderText(report, { colour: process.stdout.isTTY, width: process.stdout.columns }));
  */
 export function renderText(report: Report, options: TextOptions = {}): string {
   const c = palette(options.colour ?? false);
+  const width = options.width && options.width >= 40 ? options.width : undefined;
+  const maxPageLines = options.maxPageLines ?? 24;
+  const maxFindings = options.maxFindings ?? 40;
   const lines: string[] = [];
+  const push = (text: string, indent: string) => pushAll(lines, width ? wrap(text, width, indent) : [text]);
   const verdictColour = report.verdict === 'pass' ? c.green : report.verdict === 'warn' ? c.yellow : c.red;
   const name = safeForTerminal(report.file.path ?? '(bytes)');
-  lines.push(
-    `${verdictColour(c.bold(` ${VERDICT_WORD[report.verdict]} `))} ${c.bold(name)} — ${report.product} ${report.variant} (${report.sku}, profile ${report.profileVersion})`,
+  push(`${verdictColour(c.bold(` ${VERDICT_WORD[report.verdict]} `))} ${c.bold(name)} — ${report.product} ${report.variant} (${report.sku}, profile ${report.profileVersion})`, '       ');
+  const pages = report.pdf.pageCount === null ? 'pages unreadable' : `${report.pdf.pageCount.toLocaleString('en-US')} page${report.pdf.pageCount === 1 ? '' : 's'}`;
+  push(
+    `       ${formatBytes(report.file.bytes)}, ${pages}${report.pdf.version ? `, PDF ${report.pdf.version}` : ''} · ${c.red(`${report.counts.error} error${report.counts.error === 1 ? '' : 's'}`)}, ${c.yellow(`${report.counts.warning} warning${report.counts.warning === 1 ? '' : 's'}`)}, ${report.counts.info} info`,
+    '       ',
   );
-  const size = `${(report.file.bytes / 1_000_000).toFixed(report.file.bytes < 10_000_000 ? 2 : 1)} MB`;
-  const pages = report.pdf.pageCount === null ? 'pages unreadable' : `${report.pdf.pageCount} page${report.pdf.pageCount === 1 ? '' : 's'}`;
-  lines.push(
-    `       ${size}, ${pages}${report.pdf.version ? `, PDF ${report.pdf.version}` : ''} · ${c.red(`${report.counts.error} error${report.counts.error === 1 ? '' : 's'}`)}, ${c.yellow(`${report.counts.warning} warning${report.counts.warning === 1 ? '' : 's'}`)}, ${report.counts.info} info`,
-  );
+
   if (report.pages.length) {
     lines.push('');
+    // Runs of consecutive pages with the same line become one line.
+    const worstByPage = new Map<number, Finding['severity']>();
+    for (const f of report.findings) if (f.page !== null && !worstByPage.has(f.page)) worstByPage.set(f.page, f.severity);
+    const rows: { first: number; last: number; layer: string | null; body: string; worst: Finding['severity'] | undefined }[] = [];
     for (const p of report.pages) {
-      const pageFindings = report.findings.filter((f) => f.page === p.index);
-      const worst = pageFindings[0]?.severity;
-      const mark = worst ? (worst === 'error' ? c.red('✖') : worst === 'warning' ? c.yellow('⚠') : c.dim('ℹ')) : c.green('✓');
       const expected = p.expectedWidthMm !== null ? ` (layer ${formatMm(p.expectedWidthMm, p.expectedHeightMm!)})` : ' (no layer)';
-      const imgs = p.images.length
-        ? `, ${p.images.length} image${p.images.length === 1 ? '' : 's'}${minPpi(p.images)}`
-        : ', no images';
-      lines.push(
-        `  ${mark} Page ${p.index}${p.layer ? ` ${c.bold(safeForTerminal(p.layer))}` : ''}: ${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${imgs}`,
-      );
+      const imgs = p.images.length ? `, ${p.images.length} image${p.images.length === 1 ? '' : 's'}${lowestPpi(p.images)}` : ', no images';
+      const body = `${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${p.printScale !== 1 ? `, printed at ${Math.round(p.printScale * 100)} %` : ''}${imgs}`;
+      const worst = worstByPage.get(p.index);
+      const last = rows[rows.length - 1];
+      if (last && last.last === p.index - 1 && last.body === body && last.worst === worst && last.layer === null && p.layer === null) last.last = p.index;
+      else rows.push({ first: p.index, last: p.index, layer: p.layer, body, worst });
+    }
+    const shown = rows.length > maxPageLines ? rows.slice(0, maxPageLines - 1) : rows;
+    for (const r of shown) {
+      const mark = r.worst ? (r.worst === 'error' ? c.red('✖') : r.worst === 'warning' ? c.yellow('⚠') : c.dim('ℹ')) : c.green('✓');
+      const label = r.first === r.last ? `Page ${r.first}` : `Pages ${r.first.toLocaleString('en-US')}–${r.last.toLocaleString('en-US')}`;
+      push(`  ${mark} ${label}${r.layer ? ` ${c.bold(safeForTerminal(r.layer))}` : ''}: ${r.body}`, '      ');
+    }
+    if (shown.length < rows.length) {
+      const hidden = rows.slice(shown.length).reduce((n, r) => n + r.last - r.first + 1, 0);
+      push(`  … ${hidden.toLocaleString('en-US')} more page${hidden === 1 ? '' : 's'} (pages ${rows[shown.length]!.first.toLocaleString('en-US')}–${rows[rows.length - 1]!.last.toLocaleString('en-US')}; --json lists every page)`, '    ');
     }
   }
+
   if (report.findings.length) {
     lines.push('');
-    for (const f of report.findings) {
+    const groups = groupFindings(report.findings);
+    const shown = groups.length > maxFindings ? groups.slice(0, maxFindings - 1) : groups;
+    for (const g of shown) {
+      const f = g.finding;
       const mark = f.severity === 'error' ? c.red(SEVERITY_MARK.error) : f.severity === 'warning' ? c.yellow(SEVERITY_MARK.warning) : c.dim(SEVERITY_MARK.info);
-      lines.push(`  ${mark} ${c.dim(f.code)}`);
-      pushAll(lines, wrap(safeForTerminal(f.message), 96).map((l) => `    ${l}`));
+      lines.push(`  ${mark} ${c.dim(f.code)}${g.pages.length > 1 ? c.dim(` × ${g.pages.length.toLocaleString('en-US')}`) : ''}`);
+      const message = safeForTerminal(g.pages.length > 1 ? `Pages ${formatRanges(g.pages)}${g.rest.replace(/^ is /, ' are ')}` : f.message);
+      push(`    ${message}`, '    ');
+    }
+    if (shown.length < groups.length) {
+      const hidden = groups.slice(shown.length).reduce((n, g) => n + g.pages.length, 0);
+      push(`  … ${hidden.toLocaleString('en-US')} more finding${hidden === 1 ? '' : 's'} (--json or --html for all)`, '    ');
     }
   } else {
     lines.push('', `  ${c.green('✓')} No findings: the file meets every rule checked.`);
@@ -56,22 +100,56 @@ export function renderText(report: Report, options: TextOptions = {}): string {
   return `${lines.join('\n')}\n`;
 }
 
-function minPpi(images: Report['pages'][number]['images']): string {
-  const ppis = images.map((i) => i.ppi).filter((p): p is number => p !== null);
-  return ppis.length ? `, lowest ${formatNumber(minOf(ppis), 0)} ppi` : '';
+/** Findings that differ only in their page ("Page 3 (back): …") become one group, in report order. */
+export function groupFindings(findings: readonly Finding[]): Group[] {
+  const groups = new Map<string, Group>();
+  const out: Group[] = [];
+  for (const f of findings) {
+    const rest = f.page !== null && PAGE_PREFIX.test(f.message) ? f.message.replace(PAGE_PREFIX, '') : null;
+    const key = rest === null ? null : `${f.code}\u0000${f.severity}\u0000${rest}`;
+    const hit = key === null ? undefined : groups.get(key);
+    if (hit) {
+      hit.pages.push(f.page!);
+      continue;
+    }
+    const g: Group = { finding: f, pages: f.page === null ? [] : [f.page], rest: rest ?? f.message };
+    if (key !== null) groups.set(key, g);
+    out.push(g);
+  }
+  return out;
 }
 
-function wrap(text: string, width: number): string[] {
+function lowestPpi(images: Report['pages'][number]['images']): string {
+  const ppis = images.map((i) => i.printedPpi).filter((p): p is number => p !== null);
+  return ppis.length ? `, lowest ${formatPpi(minOf(ppis))}` : '';
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+const visible = (s: string) => s.replace(ANSI, '').length;
+
+/** Word-wraps a line to `width` visible columns; continuation lines start with `indent`. */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const lead = /^\s*/.exec(text)![0];
+  // A number stays with its unit, and "2040 × 2040 mm" stays on one line.
+  const kept = text
+    .slice(lead.length)
+    .replace(/(\d) (?=(?:mm|ppi|px|%|kB|MB|GB|bytes)\b|%)/g, '$1\u00a0')
+    .replace(/(\d) × (?=\d)/g, '$1\u00a0×\u00a0');
+  const words = kept.split(/ +/);
   const out: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > width) {
+  let line = lead;
+  let bare = true;
+  for (const word of words) {
+    if (!bare && visible(line) + 1 + visible(word) > width) {
       out.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
+      line = indent + word;
+    } else line = bare ? line + word : `${line} ${word}`;
+    bare = false;
   }
-  if (line) out.push(line);
-  return out;
+  out.push(line);
+  // A single word longer than the line is cut rather than overflowing the terminal.
+  return out.map((l) => l.replace(/\u00a0/g, ' ')).map((l) => (visible(l) > width && !l.includes('\x1b[') ? `${l.slice(0, width - 1)}…` : l));
 }
 
 function palette(on: boolean) {

@@ -1,6 +1,7 @@
+import { formatBytes } from '../report/format.js';
 import type { Check } from './context.js';
 
-const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
+const mb = formatBytes;
 
 /** file-too-large: the file is over the service's 50 MB limit. */
 export const checkFileSize: Check = ({ facts, limits }) => {

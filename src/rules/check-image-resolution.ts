@@ -1,46 +1,76 @@
 import { formatMm, formatNumber, mmToPx, ptToMm, round } from '../pdf/units.js';
 import { distinctImages, imageLabel } from './check-image-size.js';
+import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
 
-/** Decimals of effective resolution, compared and printed alike. */
-const PPI_DIGITS = 1;
+/**
+ * A resolution as it is compared and printed: one decimal. Comparing the unrounded value and
+ * printing a rounded one would say "100 ppi; the minimum is 100 ppi" for 99.95 ppi.
+ */
+export const ppiValue = (ppi: number): number => round(ppi, 1);
+/** "12.5 ppi", "300 ppi" — the one way a resolution is written. */
+export const formatPpi = (ppi: number): string => `${formatNumber(ppiValue(ppi), 1)} ppi`;
+const px = (n: number) => n.toLocaleString('en-US');
 
-/** image-low-resolution: an image placed below the profile's minimum effective ppi. */
+/**
+ * image-low-resolution: an image below the profile's minimum effective resolution *at the size the
+ * service prints it*: a page of the layer's proportions at another size is scaled to the layer
+ * first (a half-size page prints at 200 %, its images at half their placed ppi). Warning below
+ * `minPpi`, error below `minPpiError`.
+ */
 export const checkImageResolution: Check = (ctx) => {
-  const min = ctx.limits.minPpi;
+  const { minPpi, minPpiError, productionPpi, maxImagePixels } = ctx.limits;
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
+    const scale = printScaleOf(page, layer, ctx.limits);
     // The same image may be drawn at several sizes: judge each placement, report the worst once.
     const worst = new Map<string, { image: (typeof page.images)[number]; ppi: number }>();
     page.images.forEach((image, i) => {
       if (image.ppiX === null || image.ppiY === null) return;
-      // Compared at the precision it is printed with: "100 ppi; the minimum is 100" never appears.
-      const ppi = round(Math.min(image.ppiX, image.ppiY), PPI_DIGITS);
-      if (ppi >= min) return;
+      const ppi = ppiValue(Math.min(image.ppiX, image.ppiY) / scale);
+      if (ppi >= minPpi) return;
       const key = image.ref ?? `inline-${i}`;
       const hit = worst.get(key);
       if (!hit || ppi < hit.ppi) worst.set(key, { image, ppi });
     });
     const order = distinctImages(page.images);
     for (const { image, ppi } of [...worst.values()].sort((a, b) => order.indexOf(a.image) - order.indexOf(b.image))) {
-      const wMm = ptToMm(image.placedWidthPt);
-      const hMm = ptToMm(image.placedHeightPt);
-      const needW = Math.ceil(mmToPx(wMm, min));
-      const needH = Math.ceil(mmToPx(hMm, min));
-      const goodW = Math.min(ctx.limits.maxImagePixels, Math.ceil(mmToPx(wMm, ctx.limits.productionPpi)));
-      const goodH = Math.min(ctx.limits.maxImagePixels, Math.ceil(mmToPx(hMm, ctx.limits.productionPpi)));
+      const placedW = ptToMm(image.placedWidthPt);
+      const placedH = ptToMm(image.placedHeightPt);
+      const wMm = placedW * scale;
+      const hMm = placedH * scale;
+      const needW = Math.ceil(mmToPx(wMm, minPpi));
+      const needH = Math.ceil(mmToPx(hMm, minPpi));
+      const goodW = Math.min(maxImagePixels, Math.ceil(mmToPx(wMm, productionPpi)));
+      const goodH = Math.min(maxImagePixels, Math.ceil(mmToPx(hMm, productionPpi)));
+      const isError = ppi < minPpiError;
+      const scaled = scale !== 1;
+      const where = scaled
+        ? `placed at ${formatMm(placedW, placedH)} on a page the service scales to ${formatNumber(scale * 100, 0)} %, so it prints at ${formatMm(wMm, hMm)}`
+        : `printed at ${formatMm(wMm, hMm)}`;
+      const verdict = isError
+        ? `below ${formatPpi(minPpiError)} it prints visibly pixelated`
+        : `the minimum is ${formatPpi(minPpi)}, so it will print soft or pixelated`;
       out.push({
         code: 'image-low-resolution',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${image.widthPx.toLocaleString('en-US')} × ${image.heightPx.toLocaleString('en-US')} px placed at ${formatMm(wMm, hMm)}, ${formatNumber(ppi, PPI_DIGITS)} ppi; the minimum is ${formatNumber(min)} ppi, so it will print soft or pixelated. Supply at least ${needW.toLocaleString('en-US')} × ${needH.toLocaleString('en-US')} px for this placement (${goodW.toLocaleString('en-US')} × ${goodH.toLocaleString('en-US')} px for ${formatNumber(ctx.limits.productionPpi)} ppi).`,
-        expected: `≥ ${min} ppi`,
-        actual: `${formatNumber(ppi, PPI_DIGITS)} ppi`,
+        ...(isError ? { severity: 'error' as const } : {}),
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${px(image.widthPx)} × ${px(image.heightPx)} px ${where}: ${formatPpi(ppi)}; ${verdict}. Supply at least ${px(needW)} × ${px(needH)} px for that printed size (${px(goodW)} × ${px(goodH)} px for ${formatPpi(productionPpi)}).`,
+        expected: `≥ ${formatPpi(minPpi)}`,
+        actual: formatPpi(ppi),
         details: {
           ppi,
-          minPpi: min,
+          placedPpi: ppiValue(Math.min(image.ppiX!, image.ppiY!)),
+          printScale: round(scale, 4),
+          printedWidthMm: round(wMm, 1),
+          printedHeightMm: round(hMm, 1),
+          minPpi,
+          minPpiError,
+          neededWidthPx: needW,
+          neededHeightPx: needH,
           widthPx: image.widthPx,
           heightPx: image.heightPx,
           ref: image.ref,

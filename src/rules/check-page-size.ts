@@ -1,5 +1,7 @@
 import { formatMm, formatNumber } from '../pdf/units.js';
-import type { Check } from './context.js';
+import type { LayerSpec } from '../profile/registry.js';
+import { pagesLabel } from '../util/ranges.js';
+import type { Check, CheckContext } from './context.js';
 import { pageLabel, pagesWithLayers, targetLabel } from './context.js';
 import type { Draft } from './finding.js';
 
@@ -36,11 +38,113 @@ export function classifySize(
   return { kind: 'mismatch', scale: null };
 }
 
+/**
+ * The scale the service applies to a page when it prints it on its layer: a page of the layer's
+ * proportions (turned or not) at another size is scaled to the layer (1 / page scale); any other
+ * page is taken as it is (1). 2 means the page prints at twice its size.
+ */
+export function printScaleOf(page: { widthMm: number; heightMm: number }, layer: LayerSpec | null, limits: { toleranceMm: number; scaleTolerance: number }): number {
+  if (!layer) return 1;
+  const v = classifySize(page.widthMm, page.heightMm, layer.pageWidthMm, layer.pageHeightMm, limits.toleranceMm, limits.scaleTolerance);
+  return (v.kind === 'scale' || v.kind === 'orientation-scale') && v.scale ? 1 / v.scale : 1;
+}
+
 const orientationOf = (w: number, h: number) => (Math.abs(w - h) < 1e-6 ? 'square' : w > h ? 'landscape' : 'portrait');
 const pct = (x: number) => `${formatNumber(x * 100, Math.abs(x - 1) < 0.05 ? 1 : 0)} %`;
 
-/** page-size-mismatch, page-scale-mismatch and page-orientation-mismatch, per page against its layer. */
+/** How the pages would match the layers in another order. */
+export interface PageOrder {
+  /** Per page (index 0 = page 1), the ids of the layers of its size: more than one when layers share a size. */
+  candidates: string[][];
+  /**
+   * The pages in layer order: `order[i]` is the page that belongs at position i + 1. Pages that
+   * could be either of several same-size layers keep their relative order (never guessed).
+   */
+  order: number[];
+}
+
+/**
+ * Whether the pages are simply in another order than the layers: every page matches (size and
+ * orientation, within the tolerance) exactly one group of same-size layers, each group gets as
+ * many pages as it has layers, and at least one page is not in its group's positions. Returns
+ * null otherwise (right order, or sizes that no order explains). Layers of the same size are never
+ * told apart: a swap between them cannot be seen and is not reported.
+ */
+export function pageOrderOf(pages: readonly { widthMm: number; heightMm: number }[], layers: readonly LayerSpec[], toleranceMm: number): PageOrder | null {
+  if (pages.length !== layers.length || pages.length < 2) return null;
+  // Groups of layers with the same page size.
+  const groups: number[][] = [];
+  layers.forEach((layer, i) => {
+    const g = groups.find((members) => {
+      const first = layers[members[0]!]!;
+      return Math.abs(first.pageWidthMm - layer.pageWidthMm) < 0.01 && Math.abs(first.pageHeightMm - layer.pageHeightMm) < 0.01;
+    });
+    if (g) g.push(i);
+    else groups.push([i]);
+  });
+  const groupOfLayer = (i: number) => groups.findIndex((g) => g.includes(i));
+  const pageGroup: number[] = [];
+  for (const page of pages) {
+    const hits = groups
+      .map((g, gi) => ({ gi, layer: layers[g[0]!]! }))
+      .filter(({ layer }) => classifySize(page.widthMm, page.heightMm, layer.pageWidthMm, layer.pageHeightMm, toleranceMm, 0).kind === 'match');
+    if (hits.length !== 1) return null;
+    pageGroup.push(hits[0]!.gi);
+  }
+  if (groups.some((g, gi) => pageGroup.filter((x) => x === gi).length !== g.length)) return null;
+  if (pageGroup.every((gi, i) => gi === groupOfLayer(i))) return null;
+  const order = new Array<number>(pages.length);
+  groups.forEach((g, gi) => {
+    const members = pageGroup.flatMap((x, i) => (x === gi ? [i + 1] : []));
+    g.forEach((layerIndex, k) => (order[layerIndex] = members[k]!));
+  });
+  return { candidates: pageGroup.map((gi) => groups[gi]!.map((i) => layers[i]!.id)), order };
+}
+
+const andList = (items: readonly string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+
+/** The page-order-mismatch finding, or null when the pages are in order or no order explains them. */
+export function pageOrderFinding(ctx: CheckContext): Draft | null {
+  const layers = ctx.target.layers;
+  const plan = pageOrderOf(ctx.facts.pages, layers, ctx.limits.toleranceMm);
+  if (!plan) return null;
+  // "pages 1–2 match left-sleeve and right-sleeve, pages 3–4 front and back"
+  const seen = new Map<string, number[]>();
+  plan.candidates.forEach((c, i) => {
+    const key = c.join('\u0000');
+    seen.set(key, [...(seen.get(key) ?? []), i + 1]);
+  });
+  const parts = [...seen].map(([key, pages], n) => {
+    const ids = key.split('\u0000');
+    const pl = pagesLabel(pages);
+    const what = ids.length === 1 ? ids[0]! : pages.length === 1 ? ids.join(' or ') : andList(ids);
+    const verb = n > 0 ? '' : pages.length === 1 ? 'matches ' : 'match ';
+    return `${pl} ${verb}${what}`;
+  });
+  const expectedOrder = layers.map((l) => l.id).join(', ');
+  const ambiguous = [...seen.keys()].some((k) => k.includes('\u0000'));
+  const order = plan.order.join(',');
+  return {
+    code: 'page-order-mismatch',
+    page: null,
+    layer: null,
+    message:
+      `The pages are in another order than ${targetLabel(ctx)}'s layers: ${parts.join(', ')}; expected ${expectedOrder}. ` +
+      `Put the pages in layer order (print-preflight fix --reorder puts them as pages ${plan.order.join(', ')}` +
+      `${ambiguous ? '; layers of the same size cannot be told apart, so check which is which' : ''}).`,
+    expected: expectedOrder,
+    actual: plan.candidates.map((c) => c.join('|')).join(', '),
+    details: { order, ambiguous },
+  };
+}
+
+/**
+ * page-order-mismatch once for the file when the pages fit the layers in another order; otherwise
+ * page-size-mismatch, page-scale-mismatch and page-orientation-mismatch, per page against its layer.
+ */
 export const checkPageSize: Check = (ctx) => {
+  const order = pageOrderFinding(ctx);
+  if (order) return [order];
   const { limits } = ctx;
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {

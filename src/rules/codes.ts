@@ -55,6 +55,12 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 2, 3',
     description: 'The PDF has one page per product layer, in the product’s layer order.',
   },
+  'page-order-mismatch': {
+    severity: 'error',
+    rule: 'Source file requirements 3, 4',
+    description:
+      'Pages are matched to layers by position: page N is layer N. Pages whose sizes fit the layers only in another order are in the wrong order (layers of the same size cannot be told apart).',
+  },
   'page-size-mismatch': {
     severity: 'error',
     rule: 'Source file requirements 4',
@@ -89,7 +95,8 @@ export const FINDING_CODES = {
   'image-low-resolution': {
     severity: 'warning',
     rule: 'Source file requirements 6, 7',
-    description: 'Every image is placed at or above the profile’s minimum effective resolution (ppi).',
+    description:
+      'Every image has at least the profile’s minimum effective resolution at the size it is printed (a page of its layer’s proportions at another size is first scaled to the layer): warning below minPpi (100), error below minPpiError (50).',
   },
   'colour-space-not-rgb': {
     severity: 'warning',

@@ -52,6 +52,8 @@ $magick -units PixelsPerInch -density 18.8 "$tmp/cmyk.jpg" "$tmp/cmyk.jpg" -comp
 # qpdf: object streams, encryption (user password; owner password only, AES-256 and RC4-128).
 src="$out/reportlab-tshirt-M-exact.pdf"
 qpdf --object-streams=generate "$src" "$out/qpdf-tshirt-M-object-streams.pdf"
+# Pages in another order than the layers: sleeve, sleeve, front, back (page-order-mismatch).
+qpdf "$src" --pages . 3,4,1,2 -- "$out/qpdf-tshirt-M-sleeves-first.pdf"
 qpdf --encrypt secret owner 256 -- "$src" "$out/qpdf-encrypted-user-password.pdf"
 qpdf --encrypt "" owner 256 -- "$src" "$out/qpdf-encrypted-owner-only-aes256.pdf"
 qpdf --allow-weak-crypto --object-streams=generate --encrypt "" owner 128 --use-aes=n -- "$src" "$out/qpdf-encrypted-owner-only-rc4.pdf"

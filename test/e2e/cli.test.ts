@@ -39,10 +39,12 @@ describe('print-preflight check', () => {
   });
 
   it('prints the report as JSON with --json', () => {
+    // 18.8 ppi images: below minPpiError (50), an error since resolution is judged with a ladder.
     const r = run('check', f('img2pdf-tanktop-cmyk-jpeg.pdf'), '--sku', 'TANKTOP-M', '--json');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     const report = ReportSchema.parse(JSON.parse(r.out));
-    expect(report.verdict).toBe('warn');
+    expect(report.verdict).toBe('fail');
+    expect(report.findings.filter((x) => x.code === 'image-low-resolution').map((x) => x.severity)).toEqual(['error', 'error']);
     expect(report.pages[0]!.images[0]).toMatchObject({ widthPx: 400, heightPx: 548, colourSpace: 'DeviceCMYK' });
   });
 
@@ -91,7 +93,7 @@ describe('print-preflight check', () => {
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'NOPE'], /Unknown SKU "NOPE"/],
     [['check', 'missing.pdf', '--sku', 'T-SHIRT-M'], /No such file: missing\.pdf/],
     [['check', f('gs-duvet-exact.pdf')], /--product ID --variant ID, or --sku SKU/],
-    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--bogus'], /Unknown option '--bogus'/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--bogus'], /^print-preflight check: unknown option --bogus\n$/],
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--severity', 'nope=error'], /unknown finding code "nope"/],
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--profiles', '/nonexistent'], /cannot read the profiles folder/],
     [['frobnicate'], /unknown command "frobnicate"/],
@@ -133,7 +135,9 @@ describe('print-preflight fix and assemble', () => {
     const out = join(dir, 'out.pdf');
     const r = run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png'), '--layer', `back=${join(dir, 'back.jpg')}`);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Wrote .*out\.pdf/);
+    expect(r.err).toMatch(/^Wrote .*out\.pdf \(\d+(\.\d)? (kB|MB)\)\n$/);
+    expect(r.out).toMatch(/^Assembled .*out\.pdf:/);
+    expect(r.out).toMatch(/ PASS .*out\.pdf — /);
     expect(r.out).toContain(' PASS ');
     expect(run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png')).code).toBe(2);
   }, 60_000);
@@ -186,7 +190,7 @@ describe('print-preflight profiles, schema, --help', () => {
   it('prints JSON Schemas and help', () => {
     expect(JSON.parse(run('schema', 'report').out).title).toBe('print-preflight report');
     expect(run('--help').out).toContain('Usage: print-preflight <command>');
-    expect(run('check', '--help').out).toContain('Exit status: 0 pass or warn, 1 fail, 2 misuse');
+    expect(run('check', '--help').out).toContain('Exit status: 0 pass or warn, 1 fail (or warn with --fail-on warning), 2 misuse');
     expect(run('--version').out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });

@@ -25,7 +25,7 @@ function mixedFolder() {
   const dir = tmp();
   put(dir, 'T-SHIRT-M/good.pdf', corpus('reportlab-tshirt-M-exact.pdf'));
   put(dir, 'T-SHIRT-M__three-pages.pdf', corpus('reportlab-tshirt-M-three-pages.pdf'));
-  put(dir, 'orders/tank.pdf', corpus('img2pdf-tanktop-cmyk-jpeg.pdf'));
+  put(dir, 'orders/tank.pdf', corpus('pikepdf-tanktop-icc-cmyk.pdf'));
   put(dir, 'orders/photo.pdf', corpus('broken-png-renamed.pdf'));
   put(dir, 'orders/unmapped.pdf', corpus('gs-duvet-exact.pdf'));
   put(dir, 'curtains/CURTAINS-140X260/heavy.pdf', heavyPdf(2_000_000));

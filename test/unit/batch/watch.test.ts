@@ -47,7 +47,7 @@ describe('hot folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pp-hot-'));
     const out = join(dir, 'out');
     copyFileSync('test/corpus/files/reportlab-tshirt-M-three-pages.pdf', join(dir, 'T-SHIRT-M__bad.pdf'));
-    copyFileSync('test/corpus/files/img2pdf-tanktop-cmyk-jpeg.pdf', join(dir, 'TANKTOP-M__cmyk.pdf'));
+    copyFileSync('test/corpus/files/pikepdf-tanktop-icc-cmyk.pdf', join(dir, 'TANKTOP-M__cmyk.pdf'));
     writeFileSync(join(dir, 'who-knows.pdf'), good);
     const results: string[] = [];
     const hot = await watchFolder(dir, { out, intervalMs: 50, stableMs: 100, preflight: { pool }, html: false, onResult: (r) => results.push(r.movedTo) });

@@ -40,9 +40,9 @@ describe('OrderServiceClient', () => {
 
   it('creates an order and follows its fulfilment, tolerating fields added later', async () => {
     const client = await setup();
-    const created = (await client.createOrder(payload('SHOP-1'))) as { data: { id: number; production_hub: string } };
+    const created = await client.createOrder(payload('SHOP-1'));
     expect(created.data).toMatchObject({ id: 1, production_hub: 'PT' });
-    expect(await client.listFulfillments(1)).toEqual([]);
+    expect(await client.listFulfillments(created.data.id)).toEqual([]);
     await fake.advance(1);
     const records = await client.listFulfillments(1);
     expect(records).toHaveLength(3); // 2 + 1 copies
@@ -114,5 +114,40 @@ describe('OrderServiceClient', () => {
   it('validates its options', () => {
     expect(() => new OrderServiceClient({ baseUrl: 'not a url', accessToken: 't', applicationKey: 'k' })).toThrow(/baseUrl/);
     expect(() => new OrderServiceClient({ baseUrl: 'https://x.example', accessToken: '', applicationKey: 'k' })).toThrow(/accessToken/);
+  });
+});
+
+describe('OrderServiceClient: endpoints named only in release notes (/v1, loosely typed)', () => {
+  it('GET /v1/products/:id/pricing', async () => {
+    const client = await setup();
+    const pricing = await client.getProductPricing(3);
+    expect(pricing.data).toEqual(expect.arrayContaining([expect.objectContaining({ sku: 'P3-M', currency: 'EUR' })]));
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/products/3/pricing', status: 200 });
+    await expect(client.getProductPricing(999)).rejects.toBeInstanceOf(ServiceNotFoundError);
+  });
+
+  it('GET /v1/orders?status=…', async () => {
+    const client = await setup();
+    await client.createOrder(payload('A-1'));
+    await client.createOrder(payload('A-2'));
+    fake.setStatus(2, 'On hold');
+    expect((await client.listOrders()).data.map((o) => o.number)).toEqual(['A-1', 'A-2']);
+    expect((await client.listOrders({ status: 'on hold' })).data.map((o) => o.id)).toEqual([2]);
+    expect(fake.requests.at(-1)!.path).toBe('/v1/orders?status=on+hold');
+  });
+
+  it('GET /v1/products?category=…, and a v1BaseUrl of your own', async () => {
+    const client = await setup();
+    const page = await client.listProductsInCategory('home-textiles');
+    expect(page.data.map((p) => p.id)).toEqual([1, 4, 7, 10, 13, 16, 19, 22]);
+    expect(fake.requests.at(-1)!.path).toBe('/v1/products?category=home-textiles');
+    const elsewhere = new OrderServiceClient({ baseUrl: fake.baseUrl, v1BaseUrl: `${new URL(fake.baseUrl).origin}/nowhere/v1`, accessToken: 'test-token', applicationKey: client.options.applicationKey });
+    await expect(elsewhere.listProductsInCategory('apparel')).rejects.toBeInstanceOf(ServiceNotFoundError);
+  });
+
+  it('an answer without the expected envelope is a typed error, not a silent unknown', async () => {
+    const client = await setup({}, { fetch: (async () => new Response(JSON.stringify({ nope: true }), { status: 200 })) as typeof fetch });
+    await expect(client.listOrders()).rejects.toMatchObject({ code: 'ERR_SERVICE_RESPONSE' });
+    await expect(client.createOrder(payload('X-1'))).rejects.toThrow(/the order was created; its id is missing/);
   });
 });

@@ -3,7 +3,10 @@
  * and renders before and after (turned or scaled as the fix intends) match within a tolerance, so
  * a fix is proved not to damage the design.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PDFDocument, degrees } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -87,7 +90,9 @@ describe('fix: geometry', () => {
     const file = corpus('cairo-curtains-beyond-tolerance.pdf');
     const refused = await fix(file, { sku: 'CURTAINS-140X260' }, {}, { pool });
     expect(refused.refused.filter((x) => x.code === 'page-size-mismatch')).toHaveLength(2);
-    expect(codes(refused.after!).has('page-size-mismatch')).toBe(true);
+    // Nothing else to fix: nothing written, and the finding stands in the report before.
+    expect(refused).toMatchObject({ bytes: null, after: null });
+    expect(codes(refused.before).has('page-size-mismatch')).toBe(true);
     const r = await fix(file, { sku: 'CURTAINS-140X260' }, { fit: 'stretch' }, { pool });
     expect(codes(r.after!).has('page-size-mismatch')).toBe(false);
     expect(r.after!.verdict).toBe('pass');
@@ -147,5 +152,42 @@ describe('fix: colour and pixels', () => {
       expect(r.bytes, f).toBeNull();
       expect(r.refused).toHaveLength(1);
     }
+  });
+});
+
+describe('fix: page order (a reportlab t-shirt reordered by qpdf as sleeve, sleeve, front, back)', () => {
+  const shuffled = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-order-'));
+    const out = join(dir, 'shuffled.pdf');
+    execFileSync('qpdf', ['test/corpus/files/reportlab-tshirt-M-exact.pdf', '--pages', '.', '3,4,1,2', '--', out]);
+    return new Uint8Array(readFileSync(out));
+  };
+
+  it('--reorder puts the pages in layer order and the fixed file passes', async () => {
+    const bytes = shuffled();
+    const before = await preflight(bytes, { sku: 'T-SHIRT-M' }, { pool, raster: false });
+    expect([...codes(before)]).toEqual(['page-order-mismatch']);
+    const r = await fix(bytes, { sku: 'T-SHIRT-M' }, { reorder: true, outPath: 'fixed.pdf' }, { pool });
+    expect(r.changes.map((c) => c.action)).toEqual([expect.stringContaining('put the pages in the order 3, 4, 1, 2')]);
+    expect(r.after!.verdict).toBe('pass');
+    expect(r.after!.file.path).toBe('fixed.pdf');
+    // The pages are the original file's pages, in its order again: same renders.
+    const exact = corpus('reportlab-tshirt-M-exact.pdf');
+    for (const p of [1, 3]) expect(await meanDiff(await render(r.bytes!, p), await render(exact, p))).toBeLessThan(1);
+  });
+
+  it('without --reorder it is refused with the order to give; an explicit --pages is honoured and checked', async () => {
+    const bytes = shuffled();
+    const refused = await fix(bytes, { sku: 'T-SHIRT-M' }, {}, { pool });
+    expect(refused.bytes).toBeNull();
+    expect(refused.refused[0]).toMatchObject({ code: 'page-order-mismatch', reason: expect.stringContaining('--reorder (pages 3, 4, 1, 2)') });
+    const explicit = await fix(bytes, { sku: 'T-SHIRT-M' }, { pages: [3, 4, 1, 2] }, { pool });
+    expect(explicit.after!.verdict).toBe('pass');
+    await expect(fix(bytes, { sku: 'T-SHIRT-M' }, { pages: [1, 1, 2, 3] }, { pool })).rejects.toThrow(/each of the file's 4 pages once/);
+  });
+
+  it('writes nothing when nothing was fixed', async () => {
+    const r = await fix(corpus('reportlab-tshirt-M-exact.pdf'), { sku: 'T-SHIRT-M' }, {}, { pool });
+    expect(r).toMatchObject({ bytes: null, changes: [], after: null });
   });
 });

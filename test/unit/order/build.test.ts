@@ -106,7 +106,7 @@ describe('buildOrderPayload (property)', () => {
       sku: 'T-SHIRT-M',
       profileVersion: '1.0.0',
       profileDigest: 'b'.repeat(64),
-      limits: { bleedMm: 10, toleranceMm: 2, minPpi: 100, maxImagePixels: 15000, maxFileBytes: 5e7, safeMarginMm: null },
+      limits: { bleedMm: 10, toleranceMm: 2, minPpi: 100, minPpiError: 50, maxImagePixels: 15000, maxFileBytes: 5e7, safeMarginMm: null },
       verdict,
       counts: { error: 0, warning: 0, info: 0 },
       rules: {},

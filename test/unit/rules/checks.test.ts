@@ -7,7 +7,8 @@ import { checkImageSize } from '../../../src/rules/check-image-size.js';
 import { checkPageBoxes } from '../../../src/rules/check-page-boxes.js';
 import { checkPageCount } from '../../../src/rules/check-page-count.js';
 import { checkPageRotate } from '../../../src/rules/check-page-rotate.js';
-import { checkPageSize } from '../../../src/rules/check-page-size.js';
+import { checkPageSize, pageOrderOf } from '../../../src/rules/check-page-size.js';
+import type { LayerSpec } from '../../../src/profile/registry.js';
 import { runChecks } from '../../../src/rules/index.js';
 import { mmToPt } from '../../../src/pdf/units.js';
 import { CS, context, doc, image, page } from '../../helpers/facts.js';
@@ -134,6 +135,46 @@ describe('checkImageSize and checkImageResolution', () => {
   });
 });
 
+describe('image resolution at the printed size', () => {
+  const at = (ppi: number, mm = 2040) => Math.round((ppi * mm) / 25.4);
+
+  it('a half-size duvet export: the service prints the page at 200 %, so its images at half their placed ppi, and says the pixels needed at that size', async () => {
+    // 1,004 px over 1,020 mm is 25 ppi placed, 12.5 ppi printed over 2,040 mm.
+    const ctx = await context(doc([page(1, 1020, 1020, { images: [image(1004, 1004, 1020, 1020)] }), page(2, 1020, 1020)]));
+    const [d] = runChecks(ctx).filter((f) => f.code === 'image-low-resolution');
+    expect(d).toMatchObject({ severity: 'error', actual: '12.5 ppi', expected: '≥ 100 ppi' });
+    expect(d!.details).toMatchObject({ ppi: 12.5, placedPpi: 25, printScale: 2, printedWidthMm: 2040, neededWidthPx: 8032 });
+    expect(d!.message).toContain('scales to 200 %, so it prints at 2040 × 2040 mm: 12.5 ppi');
+    expect(d!.message).toContain('Supply at least 8,032 × 8,032 px for that printed size (12,048 × 12,048 px for 150 ppi)');
+  });
+
+  it.each([
+    ['60 ppi: a warning', 60, 'warning'],
+    ['50 ppi exactly: a warning', 50, 'warning'],
+    ['49 ppi: an error', 49, 'error'],
+    ['10 ppi: an error', 10, 'error'],
+  ] as const)('the severity ladder, %s', async (_n, ppi, severity) => {
+    const ctx = await context(doc([page(1, 2040, 2040, { images: [image(at(ppi), at(ppi), 2040, 2040)] }), page(2, 2040, 2040)]));
+    expect(runChecks(ctx).filter((f) => f.code === 'image-low-resolution').map((f) => f.severity)).toEqual([severity]);
+  });
+
+  it('minPpiError comes from the limits (0: never an error), and a profile severity still overrides the ladder', async () => {
+    const ctx = await context(doc([page(1, 2040, 2040, { images: [image(at(10), at(10), 2040, 2040)] }), page(2, 2040, 2040)]));
+    expect(runChecks({ ...ctx, limits: { ...ctx.limits, minPpiError: 0 } }).find((f) => f.code === 'image-low-resolution')!.severity).toBe('warning');
+    expect(runChecks(ctx, { 'image-low-resolution': 'info' }).find((f) => f.code === 'image-low-resolution')!.severity).toBe('info');
+  });
+
+  it('compares and prints with one precision: 99.96 ppi is 100.0 (no finding), 99.94 ppi is 99.9', async () => {
+    const ppiImage = (ppi: number) => image(1000, 1000, 10, 10, { ppiX: ppi, ppiY: ppi });
+    const ok = await context(doc([page(1, 2040, 2040, { images: [ppiImage(99.96)] }), page(2, 2040, 2040)]));
+    expect(checkImageResolution(ok)).toEqual([]);
+    const low = await context(doc([page(1, 2040, 2040, { images: [ppiImage(99.94)] }), page(2, 2040, 2040)]));
+    const [d] = checkImageResolution(low);
+    expect(d!.actual).toBe('99.9 ppi');
+    expect(d!.message).toContain('99.9 ppi; the minimum is 100 ppi');
+  });
+});
+
 describe('checkColourSpace', () => {
   const img = (cs: keyof typeof CS | null, ref = '10 0 R') =>
     image(100, 100, 10, 10, { colourSpace: cs ? CS[cs]! : null, imageMask: cs === null, ref });
@@ -203,7 +244,7 @@ describe('checkDocument and checkFileSize', () => {
 
 describe('runChecks: severities and order', () => {
   const facts = () =>
-    doc([page(1, 2040, 2040, { rotate: 90, images: [image(100, 100, 100, 100, { colourSpace: CS.cmyk! })] }), page(2, 1000, 3000)]);
+    doc([page(1, 2040, 2040, { rotate: 90, images: [image(300, 300, 100, 100, { colourSpace: CS.cmyk! })] }), page(2, 1000, 3000)]); // 76 ppi: a warning
 
   it('orders findings by page, severity, code', async () => {
     const found = runChecks(await context(facts()));
@@ -229,5 +270,51 @@ describe('runChecks: severities and order', () => {
     const profile = { ...ctx.target.profile, severities: { 'image-low-resolution': 'info' as const } };
     const found = runChecks({ ...ctx, target: { ...ctx.target, profile } });
     expect(found.find((f) => f.code === 'image-low-resolution')!.severity).toBe('info');
+  });
+});
+
+describe('page-order-mismatch (t-shirt M: front, back 560 × 750 mm; sleeves 460 × 260 mm)', () => {
+  const tshirt = { sku: 'T-SHIRT-M' };
+  const front = [560, 750] as const;
+  const sleeve = [460, 260] as const;
+  const pages = (...sizes: (readonly [number, number])[]) => doc(sizes.map(([w, h], i) => page(i + 1, w, h)));
+
+  it('sleeve, sleeve, front, back: one finding naming which pages look like which layers, no size error per page', async () => {
+    const drafts = checkPageSize(await context(pages(sleeve, sleeve, front, front), tshirt));
+    expect(codes(drafts)).toEqual(['page-order-mismatch']);
+    const d = drafts[0]!;
+    expect(d.page).toBeNull();
+    expect(d.message).toContain('pages 1–2 match left-sleeve and right-sleeve, pages 3–4 front and back; expected front, back, left-sleeve, right-sleeve');
+    expect(d.details).toMatchObject({ order: '3,4,1,2', ambiguous: true });
+    expect(d.message).toContain('cannot be told apart');
+  });
+
+  it('front, sleeve, back, sleeve: the pages that are right stay, the order is stable', async () => {
+    const d = checkPageSize(await context(pages(front, sleeve, front, sleeve), tshirt))[0]!;
+    expect(d.code).toBe('page-order-mismatch');
+    expect(d.details?.order).toBe('1,3,2,4');
+  });
+
+  it('never guesses between layers of the same size: a swap of front and back is not seen', async () => {
+    expect(checkPageSize(await context(pages(front, front, sleeve, sleeve), tshirt))).toEqual([]);
+  });
+
+  it('sizes that no order explains stay per-page size findings', async () => {
+    const drafts = checkPageSize(await context(pages(sleeve, sleeve, front, [100, 100]), tshirt));
+    expect(codes(drafts)).not.toContain('page-order-mismatch');
+    expect(codes(drafts)).toContain('page-size-mismatch');
+  });
+
+  it('a page count that differs from the layers is page-count-mismatch, not an order', async () => {
+    expect(codes(checkPageSize(await context(pages(sleeve, front, front), tshirt)))).not.toContain('page-order-mismatch');
+  });
+
+  it('two layers of distinct sizes: each page is named without ambiguity; a sideways page is no match', () => {
+    const sizes: [number, number][] = [[300, 400], [500, 200]];
+    const layers: LayerSpec[] = sizes.map(([w, h], i) => ({ id: `l${i + 1}`, name: `L${i + 1}`, index: i + 1, trimWidthMm: w, trimHeightMm: h, pageWidthMm: w, pageHeightMm: h, sewnEdges: [] }));
+    const plan = pageOrderOf([{ widthMm: 500, heightMm: 200 }, { widthMm: 300, heightMm: 400 }], layers, 2);
+    expect(plan).toEqual({ candidates: [['l2'], ['l1']], order: [2, 1] });
+    // Swapped orientation is not a size match: no order explains it.
+    expect(pageOrderOf([{ widthMm: 200, heightMm: 500 }, { widthMm: 300, heightMm: 400 }], layers, 2)).toBeNull();
   });
 });
