@@ -223,16 +223,24 @@ describe('Flate path bounds', () => {
 
 describe('pages over the pdf.js budget are rendered from their Flate image', () => {
   it('a 200 × 200 cm img2pdf duvet page at 100 ppi (62 MP) is rendered and its pixels judged', async () => {
-    // 7874 px at 100 ppi = 200 cm; white margin on the left (a page-edge-gap), colour elsewhere.
+    // 7874 px at 100 ppi = 200 cm: red, with a white band 400 px (≈ 100 mm) wide on the left.
     const png = join(dir, 'duvet.png');
-    magick(['-size', '7874x7874', 'gradient:#e03030-#3060e0', '-fill', 'white', '-draw', 'rectangle 0,0 400,7873', '-alpha', 'off', '-depth', '8', png]);
+    await sharp({ create: { width: 7874, height: 7874, channels: 3, background: '#e03030' } })
+      .composite([{ input: { create: { width: 400, height: 7874, channels: 3, background: '#ffffff' } }, left: 0, top: 0 }])
+      .removeAlpha()
+      .png()
+      .toFile(png);
     const pdf = join(dir, 'duvet.pdf');
     execFileSync('img2pdf', ['--imgsize', '100dpix100dpi', png, '-o', pdf]);
-    const { report } = await preflight(pdf, { sku: 'DUVET-COVER-200X200' }, { pool: false });
+    const report = await preflight(pdf, { sku: 'DUVET-COVER-200X200' }, { pool: false });
     const codes = report.findings.map((f) => f.code);
     expect(codes).not.toContain('pdf-too-complex');
     expect(codes).not.toContain('page-render-failed');
-    expect(report.pages[0]!.raster?.method).toBe('image');
+    const raster = report.pages[0]!.raster!;
+    expect(raster.method).toBe('image');
+    expect(raster.edgeGapMm.left).toBeGreaterThan(95);
+    expect(raster.edgeGapMm.left).toBeLessThan(105);
+    expect(raster.edgeGapMm.right).toBe(0);
     expect(codes).toContain('page-edge-gap');
   }, 180_000);
 });
