@@ -88,15 +88,18 @@ async function render(task: RenderTask) {
         pixels = flate && (await renderFromFlate(flate, task.plan, task.maxPx));
       } catch (error) {
         if (!(error instanceof FlateFallback)) throw error;
-        notStreamed = `; its image could not be streamed: ${error.message}`;
+        notStreamed = error.message;
       }
     }
     if (pixels) method = 'image';
   }
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
+      const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`;
       throw new Error(
-        `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; decoding them whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels${notStreamed}`,
+        notStreamed
+          ? `its image could not be read (${notStreamed}), and ${budget}`
+          : `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; ${budget}`,
       );
     }
     const rendered = await captureWarnings(async () => {
