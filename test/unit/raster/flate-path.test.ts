@@ -177,6 +177,34 @@ describe('Flate path matches pdf.js', () => {
   });
 });
 
+describe('an enlarged Flate image keeps hard pixels unless it asks for /Interpolate', () => {
+  /** A 6 × 4 px image of flat blocks (pikepdf, PNG predictor), drawn over a 300 × 200 pt page: 50× enlarged. */
+  async function tinyImagePage(interpolate: boolean | undefined) {
+    const pdf = join(dir, `tiny-${interpolate}.pdf`);
+    execFileSync(PY, [PRODUCER, pdf, 'tiny', interpolate === undefined ? '-' : String(interpolate)]);
+    return bothWays(new Uint8Array(readFileSync(pdf)));
+  }
+  const colours = async (png: Uint8Array) => {
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const set = new Set<number>();
+    for (let i = 0; i < data.length; i += info.channels) set.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
+    return set.size;
+  };
+
+  it('draws hard pixels without /Interpolate, as pdf.js does', async () => {
+    const r = await tinyImagePage(undefined);
+    expect(r.fast.facts.method).toBe('image');
+    expect(await colours(r.fast.preview!)).toBeLessThanOrEqual(2);
+    expect(r.meanDiff).toBeLessThanOrEqual(3);
+  });
+
+  it('smooths with /Interpolate true', async () => {
+    const r = await tinyImagePage(true);
+    expect(r.fast.facts.method).toBe('image');
+    expect(await colours(r.fast.preview!)).toBeGreaterThan(20);
+  });
+});
+
 describe('Flate path bounds', () => {
   it('renders a 12,000 × 12,000 RGB page (432 MB decoded) without holding the image', async () => {
     const pdf = join(dir, 'big.pdf');
@@ -201,6 +229,7 @@ describe('Flate path bounds', () => {
     } finally {
       clearInterval(timer);
     }
+    if (process.env.SHOW_DIFF) console.log('rss growth MB', ((peak - before) / 2 ** 20).toFixed(0));
     // Loose: the decoded image alone would be 432 MB; the path holds the preview and a few rows.
     expect(peak - before).toBeLessThan(200 * 1024 * 1024);
   }, 180_000);

@@ -12,6 +12,8 @@ KIND:
   big SIZE       one SIZE x SIZE RGB image (bands and a diagonal stripe), PNG predictor, on a
       2000 x 2000 pt page; streamed through zlib row by row, never whole in memory.
   corrupt        a 400 x 300 RGB Flate image whose data is cut and scrambled halfway.
+  tiny INTERPOLATE  a 6 x 4 RGB image of alternating red and blue pixels over a 300 x 200 pt page;
+      INTERPOLATE "true", "false" or "-" (no /Interpolate key).
 """
 import sys
 import zlib
@@ -170,11 +172,35 @@ def corrupt(out):
     pdf.save(out)
 
 
+def tiny(out, interpolate):
+    raw = b"".join(b"\x00" + bytes(v for x in range(6) for v in ((230, 40, 30) if (x + y * 6) % 2 else (20, 60, 200)))
+                   for y in range(4))
+    pdf = pikepdf.new()
+    image = pikepdf.Stream(pdf, zlib.compress(raw))
+    image.Type = Name.XObject
+    image.Subtype = Name.Image
+    image.Width = 6
+    image.Height = 4
+    image.BitsPerComponent = 8
+    image.ColorSpace = Name.DeviceRGB
+    image.Filter = Name.FlateDecode
+    image.DecodeParms = Dictionary(Predictor=15, Colors=3, BitsPerComponent=8, Columns=6)
+    if interpolate != "-":
+        image.Interpolate = interpolate == "true"
+    content = pikepdf.Stream(pdf, b"q 300 0 0 200 0 0 cm /Img Do Q")
+    page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, 300, 200]),
+                      Resources=Dictionary(XObject=Dictionary(Img=image)), Contents=content)
+    pdf.pages.append(pikepdf.Page(page))
+    pdf.save(out)
+
+
 if __name__ == "__main__":
     target, kind = sys.argv[1], sys.argv[2]
     if kind == "oriented":
         oriented(target, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
     elif kind == "big":
         big(target, int(sys.argv[3]))
+    elif kind == "tiny":
+        tiny(target, sys.argv[3])
     else:
         corrupt(target)
