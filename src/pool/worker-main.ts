@@ -10,7 +10,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
-import { FlateFallback, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
+import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
@@ -98,7 +98,7 @@ async function render(task: RenderTask) {
       const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`;
       throw new Error(
         notStreamed
-          ? `its image could not be read (${notStreamed}), and ${budget}`
+          ? `${IMAGE_UNREADABLE} (${notStreamed}), and ${budget}`
           : `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; ${budget}`,
       );
     }

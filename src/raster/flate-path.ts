@@ -129,6 +129,9 @@ function colourComponents(context: PDFContext, cs: PDFObject | undefined): numbe
   return n instanceof PDFNumber ? n.asNumber() : 0;
 }
 
+/** How a render failure starts when the page's one image could not be read (its data is corrupt or short). */
+export const IMAGE_UNREADABLE = 'its image could not be read';
+
 /** Why the Flate path gave a page back to pdf.js. */
 export class FlateFallback extends Error {}
 

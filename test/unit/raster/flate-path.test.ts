@@ -251,6 +251,23 @@ describe('Flate path bounds', () => {
 });
 
 describe('pages over the pdf.js budget are rendered from their Flate image', () => {
+  it('a page the Flate path cannot read is over the budget (colour-key mask) or failed with the reason (corrupt data)', async () => {
+    const keyed = join(dir, 'keyed.pdf');
+    execFileSync(PY, [PRODUCER, keyed, 'colour-key']);
+    expect(flatePlan((await inspectPdf(new Uint8Array(readFileSync(keyed)))).pages[0]!), 'the structure alone looks streamable').not.toBeNull();
+    const small = { pool: false as const, maxRenderImagePixels: 10 };
+    const a = await preflight(keyed, { sku: 'TANKTOP-M' }, small);
+    expect(a.findings.find((f) => f.code === 'pdf-too-complex')?.message).toMatch(/draws images of 24 pixels/);
+    expect(a.pages[0]!.raster).toBeNull();
+    // Within the budget the colour-key page goes to pdf.js, which honours the mask.
+    const b = await preflight(keyed, { sku: 'TANKTOP-M' }, { pool: false });
+    expect(b.pages[0]!.raster?.method).toBe('pdfjs');
+    const corrupt = join(dir, 'corrupt-2.pdf');
+    execFileSync(PY, [PRODUCER, corrupt, 'corrupt']);
+    const c = await preflight(corrupt, { sku: 'TANKTOP-M' }, small);
+    expect(c.findings.find((f) => f.code === 'page-render-failed')?.message).toMatch(/its image could not be read \(its Flate data is corrupt/);
+  });
+
   it('a 200 × 200 cm img2pdf duvet page at 100 ppi (62 MP) is rendered and its pixels judged', async () => {
     // 7874 px at 100 ppi = 200 cm: red, with a white band 400 px (≈ 100 mm) wide on the left.
     const png = join(dir, 'duvet.png');

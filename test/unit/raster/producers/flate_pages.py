@@ -14,6 +14,7 @@ KIND:
   corrupt        a 400 x 300 RGB Flate image whose data is cut and scrambled halfway.
   tiny INTERPOLATE  a 6 x 4 RGB image of alternating red and blue pixels over a 300 x 200 pt page;
       INTERPOLATE "true", "false" or "-" (no /Interpolate key).
+  colour-key     the tiny image with a colour-key mask (/Mask [0 30 50 70 190 210]: blue is transparent).
 """
 import sys
 import zlib
@@ -185,7 +186,9 @@ def tiny(out, interpolate):
     image.ColorSpace = Name.DeviceRGB
     image.Filter = Name.FlateDecode
     image.DecodeParms = Dictionary(Predictor=15, Colors=3, BitsPerComponent=8, Columns=6)
-    if interpolate != "-":
+    if interpolate == "colour-key":
+        image.Mask = Array([0, 30, 50, 70, 190, 210])
+    elif interpolate != "-":
         image.Interpolate = interpolate == "true"
     content = pikepdf.Stream(pdf, b"q 300 0 0 200 0 0 cm /Img Do Q")
     page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, 300, 200]),
@@ -202,5 +205,7 @@ if __name__ == "__main__":
         big(target, int(sys.argv[3]))
     elif kind == "tiny":
         tiny(target, sys.argv[3])
+    elif kind == "colour-key":
+        tiny(target, "colour-key")
     else:
         corrupt(target)
