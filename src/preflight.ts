@@ -13,6 +13,7 @@ import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
+import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -104,8 +105,9 @@ export async function preflightWithPreviews(
     // another file's pages interleave with this one's, and finished pages' memory goes first.
     await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
         // The memory budget is decided here, before any decoder runs: a page whose images would
-        // not fit is never handed to a worker.
-        const plan = imagePlan(page);
+        // not fit is never handed to a worker. A page drawn from its one image (JPEG shrunk on load,
+        // Flate streamed) needs no more than the preview's memory, whatever the image's size.
+        const plan = imagePlan(page) ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
@@ -140,6 +142,13 @@ export async function preflightWithPreviews(
         } catch (error) {
           if (!(error instanceof TaskFailure)) throw error;
           if (error.reason === 'aborted') return;
+          // Planned from its one image but over the pdf.js budget: the worker found the image was
+          // not one it can stream after all (a colour-key mask, an odd predictor layout…), so it is
+          // over the budget like any other page — unless its data could not be read.
+          if (plan && decodePixels > opts.maxRenderImagePixels && error.reason === 'failed' && !error.message.startsWith(IMAGE_UNREADABLE)) {
+            rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
+            return;
+          }
           rasterFailures.push({ index: page.index, reason: error.reason, detail: error.message });
         }
     });

@@ -5,11 +5,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFBool, PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
+import { PDFBool, PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
+import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
@@ -75,17 +76,30 @@ async function render(task: RenderTask) {
   let pixels: RawPixels | null = null;
   let method: 'pdfjs' | 'image' = 'pdfjs';
   let warnings: string[] = [];
+  let notStreamed = '';
   if (task.plan) {
-    const jpeg = await imageStream(doc, task.plan.ref);
-    if (jpeg) {
+    const found = await imageObject(doc, task.plan.ref);
+    if (found && isDct(found.pdf, found.stream)) {
+      const jpeg = imageStream(found.pdf, found.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate);
-      if (pixels) method = 'image';
+    } else if (found) {
+      const flate = readFlateImage(found.pdf.context, found.stream);
+      try {
+        pixels = flate && (await renderFromFlate(flate, task.plan, task.maxPx));
+      } catch (error) {
+        if (!(error instanceof FlateFallback)) throw error;
+        notStreamed = error.message;
+      }
     }
+    if (pixels) method = 'image';
   }
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
+      const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`;
       throw new Error(
-        `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; decoding them whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`,
+        notStreamed
+          ? `${IMAGE_UNREADABLE} (${notStreamed}), and ${budget}`
+          : `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; ${budget}`,
       );
     }
     const rendered = await captureWarnings(async () => {
@@ -125,8 +139,8 @@ async function render(task: RenderTask) {
   } as never);
 }
 
-/** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
-async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Uint8Array; decodeInverted: boolean; interpolate: boolean } | null> {
+/** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */
+async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ pdf: PDFDocument; stream: PDFRawStream } | null> {
   doc.pdflib ??= PDFDocument.load(doc.bytes, {
     ignoreEncryption: true,
     updateMetadata: false,
@@ -137,12 +151,20 @@ async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Ui
   if (pdf.context.trailerInfo.Encrypt) return null; // encrypted streams: pdf.js decrypts them
   const [num, gen] = refLabel.split(' ').map(Number);
   const stream = pdf.context.lookup(PDFRef.of(num!, gen!));
-  if (!(stream instanceof PDFRawStream)) return null;
+  return stream instanceof PDFRawStream ? { pdf, stream } : null;
+}
+
+function isDct(pdf: PDFDocument, stream: PDFRawStream): boolean {
+  const filter = resolve(pdf.context, stream.dict.get(N('Filter')));
+  const name = filter instanceof PDFArray ? resolve(pdf.context, filter.get(0)) : filter;
+  return name instanceof PDFName && name.asString() === '/DCTDecode';
+}
+
+/** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
+function imageStream(pdf: PDFDocument, stream: PDFRawStream): { data: Uint8Array; decodeInverted: boolean; interpolate: boolean } {
   const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
   const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
   const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
   const interpolate = resolve(pdf.context, stream.dict.get(N('Interpolate')));
   return { data: stream.contents, decodeInverted, interpolate: interpolate instanceof PDFBool && interpolate.asBoolean() };
 }
-
-

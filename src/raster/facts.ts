@@ -16,7 +16,7 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   index: z.number().int().min(1),
   widthPx: z.number().int().positive(),
   heightPx: z.number().int().positive(),
-  /** pdfjs: the page was rendered; image: its one covering image was decoded and scaled by sharp. */
+  /** pdfjs: the page was rendered; image: drawn from its one covering image (JPEG shrunk on load by sharp, or Flate streamed). */
   method: z.enum(['pdfjs', 'image']),
   ms: z.number(),
   /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */

@@ -4,8 +4,8 @@
  * (libjpeg's shrink-on-load decodes at 1/2, 1/4 or 1/8 scale; CMYK goes to sRGB through lcms),
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
-import sharp from 'sharp';
-import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
+import sharp, { type Sharp } from 'sharp';
+import type { ImageFacts, Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { fastPathFits } from './budget.js';
@@ -25,18 +25,13 @@ export interface ImagePlan {
 const FAST_FAMILIES = new Set(['DeviceRGB', 'DeviceGray', 'DeviceCMYK', 'ICCBased']);
 
 /**
- * A plan when the page is one JPEG image covering the page with nothing else painted, drawn
- * axis-aligned; otherwise null (pdf.js renders the page).
+ * The page's one image when it covers the page with nothing else painted, drawn axis-aligned and
+ * without a mask; otherwise null. The geometry both image paths (JPEG and Flate) need.
  */
-export function imagePlan(page: PageFacts): ImagePlan | null {
+export function coveringImage(page: PageFacts): ImageFacts | null {
   if (page.images.length !== 1 || page.colours.length !== 0) return null;
   const image = page.images[0]!;
-  if (image.inline || !image.ref || image.imageMask || image.hasSMask) return null;
-  if (image.filters.length !== 1 || image.filters[0] !== 'DCTDecode') return null;
-  if (!image.colourSpace || !FAST_FAMILIES.has(image.colourSpace.family)) return null;
-  // The JPEG must be what the PDF says it is, and decodable within the fast path's budget.
-  const coded = image.coded;
-  if (!coded || coded.widthPx !== image.widthPx || coded.heightPx !== image.heightPx || !fastPathFits(coded)) return null;
+  if (image.inline || !image.ref || image.imageMask || image.hasSMask || image.mask) return null;
   const [a, b, c, d] = image.ctm;
   const axisAligned = (Math.abs(b) < 1e-6 && Math.abs(c) < 1e-6) || (Math.abs(a) < 1e-6 && Math.abs(d) < 1e-6);
   if (!axisAligned) return null;
@@ -44,7 +39,27 @@ export function imagePlan(page: PageFacts): ImagePlan | null {
   const eps = 0.002 * Math.max(box[2] - box[0], box[3] - box[1]);
   const [x0, y0, x1, y1] = image.bbox;
   if (x0 > box[0] + eps || y0 > box[1] + eps || x1 < box[2] - eps || y1 < box[3] - eps) return null;
-  return { ref: image.ref, ctm: image.ctm, checkedBox: box, rotate: page.rotate, widthPx: image.widthPx, heightPx: image.heightPx };
+  return image;
+}
+
+/** The plan that draws `page` from its covering `image`. */
+export function planFor(page: PageFacts, image: ImageFacts): ImagePlan {
+  return { ref: image.ref!, ctm: image.ctm, checkedBox: page.checkedBox, rotate: page.rotate, widthPx: image.widthPx, heightPx: image.heightPx };
+}
+
+/**
+ * A plan when the page is one JPEG image covering the page with nothing else painted, drawn
+ * axis-aligned; otherwise null (pdf.js renders the page).
+ */
+export function imagePlan(page: PageFacts): ImagePlan | null {
+  const image = coveringImage(page);
+  if (!image) return null;
+  if (image.filters.length !== 1 || image.filters[0] !== 'DCTDecode') return null;
+  if (!image.colourSpace || !FAST_FAMILIES.has(image.colourSpace.family)) return null;
+  // The JPEG must be what the PDF says it is, and decodable within the fast path's budget.
+  const coded = image.coded;
+  if (!coded || coded.widthPx !== image.widthPx || coded.heightPx !== image.heightPx || !fastPathFits(coded)) return null;
+  return planFor(page, image);
 }
 
 type Vec = [number, number];
@@ -90,6 +105,43 @@ export async function renderFromImage(
   maxInputPixels: number,
   interpolate = false,
 ): Promise<RawPixels | null> {
+  const at = placement(plan, maxPx);
+  if (!at) return null;
+
+  // The worker checks the JPEG's own frame header again, before sharp sees a byte of it.
+  const header = jpegSize(jpeg);
+  if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
+  if (header.widthPx * header.heightPx > maxInputPixels) return null;
+  const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
+  const meta = await input.metadata();
+  const cmyk = meta.space === 'cmyk';
+  // libvips already undoes Adobe's inverted CMYK; a PDF says the same with /Decode [1 0 …].
+  // Any other combination means something sharp would get wrong.
+  const adobe = cmyk && hasAdobeMarker(jpeg);
+  if (cmyk && adobe !== decodeInverted) return null;
+  if (!cmyk && decodeInverted) return null;
+  return drawPlaced(input, plan, at, interpolate);
+}
+
+/** Where the image lands on the displayed page raster, and how it is turned to get there. */
+export interface Placement {
+  /** The page raster. */
+  width: number;
+  height: number;
+  flip: boolean;
+  angle: 0 | 90 | 180 | 270;
+  /** The image's rectangle on the page raster (it may reach past the page). */
+  left: number;
+  top: number;
+  rw: number;
+  rh: number;
+}
+
+/**
+ * The placement of the plan's image on a page raster of `maxPx` on the longest side; null when
+ * the image is drawn mostly off the page (pdf.js clips it instead).
+ */
+export function placement(plan: ImagePlan, maxPx: number): Placement | null {
   const [bx0, by0, bx1, by1] = plan.checkedBox;
   const turned = plan.rotate === 90 || plan.rotate === 270;
   const wPt = turned ? by1 - by0 : bx1 - bx0;
@@ -109,20 +161,17 @@ export async function renderFromImage(
   const top = Math.min(...ys);
   const rw = Math.max(1, Math.round(Math.max(...xs) - left));
   const rh = Math.max(1, Math.round(Math.max(...ys) - top));
-  if (rw * rh > 16 * width * height) return null; // drawn mostly off the page: let pdf.js clip it
+  if (rw * rh > 16 * width * height) return null;
+  return { width, height, flip, angle, left, top, rw, rh };
+}
 
-  // The worker checks the JPEG's own frame header again, before sharp sees a byte of it.
-  const header = jpegSize(jpeg);
-  if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
-  if (header.widthPx * header.heightPx > maxInputPixels) return null;
-  const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
-  const meta = await input.metadata();
-  const cmyk = meta.space === 'cmyk';
-  // libvips already undoes Adobe's inverted CMYK; a PDF says the same with /Decode [1 0 …].
-  // Any other combination means something sharp would get wrong.
-  const adobe = cmyk && hasAdobeMarker(jpeg);
-  if (cmyk && adobe !== decodeInverted) return null;
-  if (!cmyk && decodeInverted) return null;
+/**
+ * Turns, mirrors and scales an image (in image orientation: u right, v down) to its placement and
+ * draws it into a white page raster. An image enlarged on the page keeps hard pixels (nearest
+ * neighbour) unless it asks for /Interpolate true; a reduced one is smoothed.
+ */
+export async function drawPlaced(input: Sharp, plan: ImagePlan, at: Placement, interpolate: boolean): Promise<RawPixels> {
+  const { width, height, flip, angle, left, top, rw, rh } = at;
   let img = input;
   if (flip) img = img.flip();
   if (angle) img = img.rotate(angle);

@@ -257,7 +257,10 @@ export async function hostileCorpus() {
     'a 2 × 2 px image whose soft mask is 34,862 × 4,332 px, drawn 20 times',
   );
   const flate14999 = stream('/Type /XObject /Subtype /Image /Width 14999 /Height 14999 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter /FlateDecode', deflateSync(Buffer.alloc(1 << 20)));
-  add('flate-image-14999px-8-pages.pdf', pagesDrawing(8, flate14999), ['pdf-too-complex'], 'a 14,999 × 14,999 px Flate image (under the size limit), drawn on 8 pages');
+  // Drawn inside the page, not covering it: the Flate fast path does not take it, pdf.js would decode it whole.
+  add('flate-image-14999px-8-pages.pdf', pagesDrawing(8, flate14999, 'q 300 0 0 300 50 50 cm /Im Do Q'), ['pdf-too-complex'], 'a 14,999 × 14,999 px Flate image (under the size limit), drawn on 8 pages');
+  // Covering the page, the Flate fast path streams it: its data stops after 23 rows, and pdf.js may not take it.
+  add('flate-image-14999px-truncated-covering-page.pdf', pagesDrawing(1, flate14999), ['page-render-failed'], 'a 14,999 × 14,999 px Flate image covering the page whose data holds 23 rows');
   add(
     'inline-image-claims-40000px.pdf',
     onePage({ content: 'q 400 0 0 400 0 0 cm BI /W 40000 /H 40000 /CS /RGB /BPC 8 /F /Fl ID \x78\x9c\x03\x00\x00\x00\x00\x01 EI Q' }),

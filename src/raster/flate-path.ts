@@ -1,0 +1,366 @@
+/**
+ * The fast path for pages that are one Flate (or uncompressed) image: img2pdf's pages from PNGs,
+ * ImageMagick's, most "export as PDF" of a flattened picture. pdf.js would inflate the whole image
+ * (a 200 × 200 cm duvet at 150 ppi is 139 megapixels, over 1 GB in a worker); here the stream is
+ * inflated in chunks, the PNG / TIFF predictor is undone row by row (it needs only the row above),
+ * and each row is area-averaged (a box filter) straight into a buffer of at most the preview's size.
+ * Memory is the preview plus a few rows, whatever the image's size. sharp then turns, mirrors and
+ * places that small buffer exactly as it does the JPEG path's.
+ *
+ * Taken: 8- or 16-bit DeviceGray / DeviceRGB / ICCBased with 1 or 3 components (drawn as device
+ * gray / RGB, as pdf.js does), no mask, /Decode absent, [0 1 …] or [1 0 …]. Anything else — CMYK,
+ * Indexed, other bit depths, masks, other filters — returns null and pdf.js renders the page
+ * within the render budget, as before.
+ */
+import { createInflate } from 'node:zlib';
+import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFObject } from 'pdf-lib';
+import sharp from 'sharp';
+import type { PageFacts } from '../pdf/facts.js';
+import { MAX_FAST_PATH_INPUT_PIXELS } from './budget.js';
+import { coveringImage, drawPlaced, placement, planFor, type ImagePlan } from './fast-path.js';
+import type { RawPixels } from './pixels.js';
+
+const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
+
+/**
+ * A plan when the page is one Flate-compressed (or uncompressed) gray or RGB image of 8 or 16
+ * bits covering the page, drawn axis-aligned; otherwise null. The worker checks the stream's
+ * own dictionary again (predictor, /Decode, colour-key mask) before it inflates a byte.
+ */
+export function flatePlan(page: PageFacts): ImagePlan | null {
+  const image = coveringImage(page);
+  if (!image) return null;
+  if (image.filters.length > 1 || (image.filters.length === 1 && image.filters[0] !== 'FlateDecode')) return null;
+  if (image.bitsPerComponent !== 8 && image.bitsPerComponent !== 16) return null;
+  const cs = image.colourSpace;
+  if (!cs || cs.components !== (cs.model === 'gray' ? 1 : cs.model === 'rgb' ? 3 : 0)) return null;
+  if (!(cs.family in COMPONENTS) && cs.family !== 'ICCBased') return null;
+  if (image.widthPx * image.heightPx > MAX_FAST_PATH_INPUT_PIXELS) return null;
+  return planFor(page, image);
+}
+
+/** An image stream as the Flate path reads it. */
+export interface FlateImage {
+  /** The stream's bytes, still compressed unless `compressed` is false. */
+  data: Uint8Array;
+  compressed: boolean;
+  widthPx: number;
+  heightPx: number;
+  components: 1 | 3;
+  bitsPerComponent: 8 | 16;
+  /** 1: none; 2: TIFF horizontal differencing; 10–15: PNG filters, one per row. */
+  predictor: number;
+  /** /Decode [1 0 …]: every component inverted. */
+  decodeInverted: boolean;
+  interpolate: boolean;
+}
+
+/**
+ * Reads an image XObject's dictionary; null when the Flate path cannot draw it exactly (an
+ * unexpected filter, colour space, bit depth, predictor layout, /Decode array or any mask).
+ */
+export function readFlateImage(context: PDFContext, stream: PDFRawStream): FlateImage | null {
+  const dict = stream.dict;
+  const get = (key: string): PDFObject | undefined => {
+    const value = dict.get(PDFName.of(key));
+    return value ? context.lookup(value) : undefined;
+  };
+  const int = (o: PDFObject | undefined): number | null => (o instanceof PDFNumber && Number.isInteger(o.asNumber()) ? o.asNumber() : null);
+  if (get('SMask') || get('Mask') || get('ImageMask') instanceof PDFBool) return null;
+  let filter = get('Filter');
+  if (filter instanceof PDFArray) {
+    if (filter.size() > 1) return null;
+    filter = filter.size() === 1 ? context.lookup(filter.get(0)) : undefined;
+  }
+  if (filter !== undefined && !(filter instanceof PDFName && filter.asString() === '/FlateDecode')) return null;
+  const compressed = filter !== undefined;
+  const widthPx = int(get('Width'));
+  const heightPx = int(get('Height'));
+  const bits = int(get('BitsPerComponent'));
+  if (!widthPx || !heightPx || widthPx < 1 || heightPx < 1 || (bits !== 8 && bits !== 16)) return null;
+  const components = colourComponents(context, get('ColorSpace'));
+  if (components !== 1 && components !== 3) return null;
+
+  let predictor = 1;
+  let parms = get('DecodeParms');
+  if (parms instanceof PDFArray) parms = parms.size() === 1 ? context.lookup(parms.get(0)) : undefined;
+  if (parms instanceof PDFDict && compressed) {
+    const p = (key: string, fallback: number) => {
+      const v = parms instanceof PDFDict ? parms.get(PDFName.of(key)) : undefined;
+      return v === undefined ? fallback : int(context.lookup(v));
+    };
+    predictor = p('Predictor', 1) ?? -1;
+    if (predictor !== 1 && predictor !== 2 && (predictor < 10 || predictor > 15)) return null;
+    // The predictor's row layout must be the image's own, or rows would not line up.
+    if (predictor !== 1 && (p('Colors', 1) !== components || p('BitsPerComponent', 8) !== bits || p('Columns', 1) !== widthPx)) return null;
+  }
+
+  let decodeInverted = false;
+  const decode = get('Decode');
+  if (decode instanceof PDFArray) {
+    const values = decode.asArray().map((v) => context.lookup(v)).map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN));
+    if (values.length !== 2 * components) return null;
+    const identity = values.every((v, i) => v === (i % 2 === 0 ? 0 : 1));
+    decodeInverted = values.every((v, i) => v === (i % 2 === 0 ? 1 : 0));
+    if (!identity && !decodeInverted) return null;
+  } else if (decode !== undefined) return null;
+  const interpolate = get('Interpolate');
+  return {
+    data: stream.contents,
+    compressed,
+    widthPx,
+    heightPx,
+    components,
+    bitsPerComponent: bits,
+    predictor,
+    decodeInverted,
+    interpolate: interpolate instanceof PDFBool && interpolate.asBoolean(),
+  };
+}
+
+/** Components of DeviceGray, DeviceRGB or an ICCBased space with /N 1 or 3; 0 for anything else. */
+function colourComponents(context: PDFContext, cs: PDFObject | undefined): number {
+  if (cs instanceof PDFName) return COMPONENTS[cs.asString().slice(1)] ?? 0;
+  if (!(cs instanceof PDFArray) || cs.size() !== 2) return 0;
+  const family = context.lookup(cs.get(0));
+  const profile = context.lookup(cs.get(1));
+  if (!(family instanceof PDFName) || family.asString() !== '/ICCBased' || !(profile instanceof PDFRawStream)) return 0;
+  const n = context.lookup(profile.dict.get(PDFName.of('N')));
+  return n instanceof PDFNumber ? n.asNumber() : 0;
+}
+
+/** How a render failure starts when the page's one image could not be read (its data is corrupt or short). */
+export const IMAGE_UNREADABLE = 'its image could not be read';
+
+/** Why the Flate path gave a page back to pdf.js. */
+export class FlateFallback extends Error {}
+
+/**
+ * Draws the page from its Flate image at `maxPx` on the longest side, streaming. Returns null when
+ * the image is placed mostly off the page; throws FlateFallback when its data is corrupt or short
+ * (pdf.js, more lenient, may still draw what is there).
+ */
+export async function renderFromFlate(image: FlateImage, plan: ImagePlan, maxPx: number): Promise<RawPixels | null> {
+  if (image.widthPx !== plan.widthPx || image.heightPx !== plan.heightPx) return null;
+  const at = placement(plan, maxPx);
+  if (!at) return null;
+  // The image's size in image orientation once placed; reduce each axis to it (never enlarge here).
+  const turned = at.angle === 90 || at.angle === 270;
+  const targetW = turned ? at.rh : at.rw;
+  const targetH = turned ? at.rw : at.rh;
+  const reducer = new BoxReducer(image.widthPx, image.heightPx, image.components, Math.min(image.widthPx, targetW), Math.min(image.heightPx, targetH), image.bitsPerComponent);
+  const rows = new RowDecoder(image, (row) => reducer.addRow(row));
+  await inflateInto(image, (chunk) => rows.push(chunk), () => rows.done());
+  if (rows.count < image.heightPx) throw new FlateFallback(`its data ends after ${rows.count} of ${image.heightPx} rows`);
+  const reduced = reducer.finish(image.decodeInverted);
+  const input = sharp(reduced.data, { raw: { width: reduced.width, height: reduced.height, channels: image.components } });
+  return drawPlaced(input, plan, at, image.interpolate);
+}
+
+/** Feeds the stream's decoded bytes to `take` in chunks, stopping early when `enough` says so. */
+async function inflateInto(image: FlateImage, take: (chunk: Uint8Array) => void, enough: () => boolean): Promise<void> {
+  if (!image.compressed) {
+    for (let i = 0; i < image.data.length && !enough(); i += 1 << 16) take(image.data.subarray(i, i + (1 << 16)));
+    return;
+  }
+  const inflate = createInflate({ chunkSize: 1 << 16 });
+  inflate.end(image.data);
+  try {
+    for await (const chunk of inflate) {
+      take(chunk as Buffer);
+      if (enough()) break; // trailing data past the last row is ignored, as readers do
+    }
+  } catch (error) {
+    throw new FlateFallback(`its Flate data is corrupt (${(error as Error).message})`);
+  } finally {
+    inflate.destroy();
+  }
+}
+
+/** Cuts the decoded bytes into rows and undoes the predictor; calls `emit` with each image row. */
+export class RowDecoder {
+  readonly rowBytes: number;
+  private readonly bpp: number;
+  private readonly png: boolean;
+  private readonly tiff: boolean;
+  private readonly stride: number;
+  private cur: Uint8Array;
+  private prev: Uint8Array;
+  private fill = 0;
+  count = 0;
+
+  constructor(
+    private readonly image: Pick<FlateImage, 'widthPx' | 'heightPx' | 'components' | 'bitsPerComponent' | 'predictor'>,
+    private readonly emit: (row: Uint8Array) => void,
+  ) {
+    this.bpp = (image.components * image.bitsPerComponent) / 8;
+    this.rowBytes = image.widthPx * this.bpp;
+    this.png = image.predictor >= 10;
+    this.tiff = image.predictor === 2;
+    this.stride = this.rowBytes + (this.png ? 1 : 0);
+    this.cur = new Uint8Array(this.stride);
+    this.prev = new Uint8Array(this.stride); // the row above the first is zeros
+  }
+
+  done(): boolean {
+    return this.count >= this.image.heightPx;
+  }
+
+  push(chunk: Uint8Array): void {
+    let at = 0;
+    while (at < chunk.length && !this.done()) {
+      const n = Math.min(chunk.length - at, this.stride - this.fill);
+      this.cur.set(chunk.subarray(at, at + n), this.fill);
+      this.fill += n;
+      at += n;
+      if (this.fill < this.stride) return;
+      this.fill = 0;
+      if (this.png) this.unfilterPng();
+      else if (this.tiff) this.undoTiff();
+      this.emit(this.png ? this.cur.subarray(1) : this.cur);
+      this.count++;
+      const t = this.prev;
+      this.prev = this.cur;
+      this.cur = t;
+    }
+  }
+
+  /** PNG filters (RFC 2083 §6), the type in each row's first byte. */
+  private unfilterPng(): void {
+    const row = this.cur;
+    const up = this.prev;
+    const bpp = this.bpp;
+    const end = this.stride;
+    switch (row[0]) {
+      case 0:
+        break;
+      case 1:
+        for (let i = 1 + bpp; i < end; i++) row[i] = (row[i]! + row[i - bpp]!) & 0xff;
+        break;
+      case 2:
+        for (let i = 1; i < end; i++) row[i] = (row[i]! + up[i]!) & 0xff;
+        break;
+      case 3:
+        for (let i = 1; i < end; i++) row[i] = (row[i]! + (((i > bpp ? row[i - bpp]! : 0) + up[i]!) >> 1)) & 0xff;
+        break;
+      case 4:
+        for (let i = 1; i < end; i++) {
+          const a = i > bpp ? row[i - bpp]! : 0;
+          const b = up[i]!;
+          const c = i > bpp ? up[i - bpp]! : 0;
+          const p = a + b - c;
+          const pa = Math.abs(p - a);
+          const pb = Math.abs(p - b);
+          const pc = Math.abs(p - c);
+          row[i] = (row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 0xff;
+        }
+        break;
+      default:
+        throw new FlateFallback(`row ${this.count + 1} has an unknown PNG filter type ${row[0]}`);
+    }
+  }
+
+  /** TIFF predictor 2: each component is the difference from the same component to its left. */
+  private undoTiff(): void {
+    const row = this.cur;
+    const n = this.image.components;
+    if (this.image.bitsPerComponent === 8) {
+      for (let i = n; i < row.length; i++) row[i] = (row[i]! + row[i - n]!) & 0xff;
+      return;
+    }
+    for (let i = 2 * n; i + 1 < row.length; i += 2) {
+      const v = (((row[i]! << 8) | row[i + 1]!) + ((row[i - 2 * n]! << 8) | row[i - 2 * n + 1]!)) & 0xffff;
+      row[i] = v >> 8;
+      row[i + 1] = v & 0xff;
+    }
+  }
+}
+
+/**
+ * Area-averaging reduction of a `w` × `h` image to `tw` × `th` (each ≤ the source's), fed one row
+ * at a time, top to bottom. Weights are exact: in units where a source pixel is `tw` wide and a
+ * target pixel `w` wide, each source column overlaps at most two target columns (same for rows).
+ * Keeps two accumulator rows and the output.
+ */
+export class BoxReducer {
+  private readonly col0: Uint32Array;
+  private readonly wx0: Float64Array;
+  private readonly hrow: Float64Array;
+  private acc: Float64Array;
+  private next: Float64Array;
+  private readonly out: Uint8Array;
+  private readonly sixteen: boolean;
+  private y = 0;
+  private j = 0;
+
+  constructor(
+    private readonly w: number,
+    private readonly h: number,
+    private readonly c: number,
+    readonly tw: number,
+    readonly th: number,
+    bitsPerComponent: 8 | 16 = 8,
+  ) {
+    this.sixteen = bitsPerComponent === 16;
+    this.col0 = new Uint32Array(w);
+    this.wx0 = new Float64Array(w);
+    for (let x = 0; x < w; x++) {
+      const i = Math.floor((x * tw) / w);
+      this.col0[x] = i;
+      this.wx0[x] = Math.min((x + 1) * tw, (i + 1) * w) - x * tw; // the rest, tw − wx0, goes to i + 1
+    }
+    this.hrow = new Float64Array((tw + 1) * c);
+    this.acc = new Float64Array(tw * c);
+    this.next = new Float64Array(tw * c);
+    this.out = new Uint8Array(tw * th * c);
+  }
+
+  /** One decoded row: `w` × `c` samples of 8 bits, or 16 bits big-endian. */
+  addRow(row: Uint8Array): void {
+    if (this.y >= this.h) return;
+    const { c, tw, w, hrow, col0, wx0 } = this;
+    hrow.fill(0);
+    for (let x = 0; x < w; x++) {
+      const t = col0[x]! * c;
+      const a = wx0[x]!;
+      const b = tw - a;
+      for (let k = 0; k < c; k++) {
+        const v = this.sixteen ? ((row[2 * (x * c + k)]! << 8) | row[2 * (x * c + k) + 1]!) / 257 : row[x * c + k]!;
+        hrow[t + k]! += a * v;
+        if (b > 0) hrow[t + c + k]! += b * v;
+      }
+    }
+    const th = this.th;
+    const h = this.h;
+    const y = this.y++;
+    const j = Math.floor((y * th) / h);
+    while (this.j < j) this.flush();
+    const a = Math.min((y + 1) * th, (j + 1) * h) - y * th;
+    const b = th - a;
+    const acc = this.acc;
+    const next = this.next;
+    for (let i = 0; i < tw * c; i++) {
+      acc[i]! += a * hrow[i]!;
+      if (b > 0) next[i]! += b * hrow[i]!;
+    }
+  }
+
+  /** Finishes target row `j` and moves on. */
+  private flush(): void {
+    if (this.j >= this.th) return;
+    const norm = this.w * this.h;
+    const base = this.j * this.tw * this.c;
+    for (let i = 0; i < this.acc.length; i++) this.out[base + i] = Math.min(255, Math.round(this.acc[i]! / norm));
+    const t = this.acc;
+    this.acc = this.next;
+    this.next = t.fill(0);
+    this.j++;
+  }
+
+  /** The reduced image, once every source row was added. */
+  finish(invert = false): { data: Uint8Array; width: number; height: number } {
+    while (this.j < this.th) this.flush();
+    if (invert) for (let i = 0; i < this.out.length; i++) this.out[i] = 255 - this.out[i]!;
+    return { data: this.out, width: this.tw, height: this.th };
+  }
+}
