@@ -73,7 +73,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     bodyLimit: 1024 * 1024,
     connectionTimeout: options.idleTimeoutMs,
     requestTimeout: options.requestTimeoutMs,
-    keepAliveTimeout: 5_000,
+    // Longer than clients keep idle sockets (undici 4 s, proxies 60 s): the client, not the server, closes an idle
+    // connection, so a request never races a server-side close.
+    keepAliveTimeout: 65_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
