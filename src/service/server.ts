@@ -98,6 +98,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     pool,
     limiter: new KeyLimiter(store, options.maxConcurrentPerKey),
     metrics,
+    // Node sets the keep-alive timeout once the answer is sent, and the idle timeout again when the
+    // next request on the connection begins.
+    processing: (request) => request.raw.socket?.setTimeout(0),
     waitFinished: (id, ms) => store.waitFinished(id, ms, { signal: shutdown.signal }),
   };
 
@@ -116,6 +119,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');

@@ -57,6 +57,7 @@ export function checkRoutes(ctx: ServiceContext): void {
         throw error;
       }
       ctx.limiter.bind(key, token, job.id);
+      ctx.processing(request);
       await ctx.queue.enqueue(job);
       ctx.metrics.acceptedSubmission(job.source.kind);
       request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
