@@ -118,6 +118,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Shutting down: every answer closes its connection, so no keep-alive socket holds the exit.
+    if (shutdown.signal.aborted) reply.header('Connection', 'close');
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -169,7 +171,12 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
       (closing ??= (async () => {
         shutdown.abort();
         clearInterval(sweeper);
-        await app.close();
+        const idle = setInterval(() => app.server.closeIdleConnections(), 250);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(idle);
+        }
         await queue.close(options.shutdownGraceMs);
         if (ownPool) await pool?.destroy();
       })()),
