@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, dumpDomArgs } from '../helpers/chromium.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { CORPUS, form, tempDir } from './harness.js';
@@ -29,23 +30,7 @@ afterAll(async () => {
 
 /** Async: the server answering Chromium runs in this process. */
 async function dumpDom(url: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(
-    '/usr/bin/chromium',
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      `--user-data-dir=${join(dir, 'profile')}`,
-      '--virtual-time-budget=10000',
-      '--dump-dom',
-      url,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
-  );
+  const { stdout } = await promisify(execFile)(CHROMIUM, dumpDomArgs(join(dir, 'profile'), url), { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
   return stdout;
 }
 
