@@ -76,7 +76,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     // Longer than clients keep idle sockets (undici 4 s, proxies 60 s): the client, not the server, closes an idle
     // connection, so a request never races a server-side close.
     keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    // Requests arriving while shutting down get a problem+json 503 from the onRequest hook below.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
   app.server.headersTimeout = options.headersTimeoutMs;
@@ -108,6 +109,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.removeContentTypeParser('text/plain');
   await app.register(multipart, { limits: { fileSize: options.maxUploadBytes, files: 1, fields: 8, parts: 10 } });
   app.addHook('onRequest', async (request) => {
+    if (shutdown.signal.aborted) throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
     if (request.routeOptions.config?.auth === false) return;
     try {
       request.apiKey = keys.identify(request);
