@@ -204,6 +204,27 @@ describe('errors are problem+json', () => {
     expect(body.errors).toEqual([expect.objectContaining({ path: 'query.wait' })]);
   });
 
+  it('400 for a malformed URL, an unreadable multipart body and a field given twice', async () => {
+    const raw = (path: string, headers: Record<string, string>, body: string) =>
+      new Promise<Response>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: new URL(service.url).port, method: 'POST', path, headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve(new Response(text, { status: res.statusCode!, headers: res.headers as Record<string, string> })));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    await expectProblem(await raw('/v1/checks/%zz', {}, ''), 400, 'url-invalid');
+    await expectProblem(await raw('/v1/checks', { 'content-type': 'multipart/form-data' }, 'garbage'), 400, 'multipart-invalid');
+    const cut = '--abc\r\nContent-Disposition: form-data; name="sku"\r\n\r\nT-SHIRT-M\r\n--abc\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 cut short';
+    await expectProblem(await raw('/v1/checks', { 'content-type': 'multipart/form-data; boundary=abc' }, cut), 400, 'multipart-invalid');
+    const twice = form(join(CORPUS, 'gs-duvet-exact.pdf'), { sku: 'T-SHIRT-M' });
+    twice.append('sku', 'TANKTOP-M');
+    const body = await expectProblem(await post('/v1/checks', twice), 400, 'request-invalid');
+    expect(body.errors).toEqual([{ path: 'sku', message: 'given more than once' }]);
+  });
+
   it('422 for an unknown SKU, product or variant', async () => {
     const body = await expectProblem(await post('/v1/checks', form(join(CORPUS, 'gs-duvet-exact.pdf'), { sku: 'NO-SUCH-SKU' })), 422, 'ERR_UNKNOWN_SKU');
     expect(body.errors).toEqual([expect.objectContaining({ path: 'sku' })]);
