@@ -331,6 +331,9 @@ describe('operations', () => {
     expect(Object.keys(doc.components.schemas.Report!.properties!)).toEqual(expect.arrayContaining(['verdict', 'findings', 'pages', 'profileDigest']));
     expect(Object.keys(doc.components.schemas.Check!.properties!)).toEqual(expect.arrayContaining(['id', 'status', 'report', 'links']));
     expect(JSON.stringify(doc.paths['/v1/checks']!.post)).toContain('multipart/form-data');
+    // The limit the document states is the one the route enforces (wait=600 is refused above).
+    const post = doc.paths['/v1/checks']!.post as unknown as { parameters: { name: string; in: string; schema: { maximum?: number } }[] };
+    expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'wait', in: 'query', schema: expect.objectContaining({ maximum: 60 }) }));
   });
 
   it('every answer carries a request id, the client\'s when it sends a sane one', async () => {
