@@ -344,6 +344,24 @@ describe('operations', () => {
   });
 });
 
+describe('/health when the pool fails', () => {
+  it('answers 503 naming the pool', async () => {
+    const dir = tempDir();
+    // A pool that cannot finish a task in time (1 ms) is a pool that does not work.
+    const broken = new PreflightPool({ maxThreads: 1, taskTimeoutMs: 1 });
+    const s = await startService({ port: 0, dataDir: dir, pool: broken, logLevel: 'silent' });
+    try {
+      const body = await expectProblem(await fetch(`${s.url}/health`), 503, 'unhealthy');
+      expect(body.detail).toMatch(/^pool: the worker pool cannot inspect a one-page PDF/);
+      expect(body.checks).toMatchObject({ data: { ok: true }, pool: { ok: false } });
+    } finally {
+      await s.close();
+      await broken.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('/health when the data folder fails', () => {
   it('answers 503 naming the data folder', async () => {
     const dir = tempDir();
