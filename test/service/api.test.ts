@@ -3,7 +3,8 @@
  * Reports of uploaded corpus files (made by reportlab, img2pdf, pikepdf, Ghostscript) must equal
  * what `print-preflight check --json` prints for the same file, timings aside.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -50,6 +51,38 @@ const post = (path: string, body: FormData | object, headers: Record<string, str
     body: body instanceof FormData ? body : JSON.stringify(body),
     headers: body instanceof FormData ? headers : { 'content-type': 'application/json', ...headers },
   });
+
+/** Streams a multipart upload of `total` bytes after the fields; resolves with the answer and how much had been sent by then. */
+function streamUpload(fields: Record<string, string>, total: number): Promise<{ status: number; body: string; sentWhenAnswered: number; total: number }> {
+  const { port } = new URL(service.url);
+  const boundary = 'xBOUNDARYx';
+  const head =
+    Object.entries(fields)
+      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+  const chunk = Buffer.alloc(64 * 1024, 0x41);
+  let sent = 0;
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/checks', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + total } });
+    req.on('response', (res) => {
+      const sentWhenAnswered = sent;
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body, sentWhenAnswered, total }));
+    });
+    // Writing after the server answered and closed is expected to fail.
+    req.on('error', (e) => (sent > 0 ? undefined : reject(e)));
+    req.write(head);
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
 
 describe('POST /v1/checks with an upload', () => {
   it.each([
@@ -232,36 +265,18 @@ describe('errors are problem+json', () => {
   });
 
   it('413 while the upload streams: the answer comes before the body is sent, nothing is kept', async () => {
-    const { port } = new URL(service.url);
-    const boundary = 'xBOUNDARYx';
-    const head = `--${boundary}\r\nContent-Disposition: form-data; name="sku"\r\n\r\nT-SHIRT-M\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
-    const total = 64 * 1024 * 800; // 52 MB in whole chunks, so the body is exactly content-length
-    let sent = 0;
-    const answer = await new Promise<{ status: number; body: string; sentWhenAnswered: number }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/checks', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + total } });
-      req.on('response', (res) => {
-        const sentWhenAnswered = sent;
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body, sentWhenAnswered }));
-      });
-      req.on('error', (e) => (sent > 1_000_000 ? undefined : reject(e)));
-      req.write(head);
-      const chunk = Buffer.alloc(64 * 1024, 0x41);
-      const pump = () => {
-        while (sent < total) {
-          sent += chunk.length;
-          if (!req.write(chunk)) return void req.once('drain', pump);
-        }
-        req.end();
-      };
-      pump();
-    });
+    const answer = await streamUpload({ sku: 'T-SHIRT-M' }, 64 * 1024 * 800);
     expect(answer.status, answer.body).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: 'upload-too-large', limitBytes: 1_000_000 });
-    expect(answer.sentWhenAnswered).toBeLessThan(total / 2);
-    const { readdirSync } = await import('node:fs');
+    expect(answer.sentWhenAnswered).toBeLessThan(answer.total / 2);
     expect(readdirSync(join(dataDir, 'uploads')).filter((n) => n.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('422 for an unknown SKU sent before the file, before the file is read', async () => {
+    const answer = await streamUpload({ sku: 'NO-SUCH-SKU' }, 64 * 1024 * 800);
+    expect(answer.status, answer.body).toBe(422);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 422, code: 'ERR_UNKNOWN_SKU' });
+    expect(answer.sentWhenAnswered).toBeLessThan(answer.total / 2);
   });
 
   it('404 for an unknown check, route or preview; 400 for a malformed id; 409 before a report exists', async () => {
@@ -290,14 +305,12 @@ describe('DELETE /v1/checks/{id}', () => {
     expect(del.status).toBe(204);
     await expectProblem(await fetch(`${service.url}/v1/checks/${id}`), 404, 'check-not-found');
     await expectProblem(await fetch(`${service.url}/v1/checks/${id}`, { method: 'DELETE' }), 404);
-    const { existsSync } = await import('node:fs');
     expect(existsSync(join(dataDir, 'checks', id))).toBe(false);
   });
 });
 
 describe('GET /v1/profiles', () => {
   it('lists what profiles --json lists', async () => {
-    const { spawnSync } = await import('node:child_process');
     const cli = JSON.parse(spawnSync(process.execPath, ['bin/print-preflight.js', 'profiles', '--json'], { encoding: 'utf8' }).stdout);
     expect(await (await fetch(`${service.url}/v1/profiles`)).json()).toEqual(cli);
   });

@@ -220,6 +220,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
       if (part.type === 'file') {
         if (part.fieldname !== 'file') throw new Problem(400, 'request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, { errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }] });
         name = cleanName(part.filename);
+        // Fields sent before the file (curl -F sku=… -F file=@…) are judged before a byte is stored.
+        const early = targetOf(fields);
+        if (early.ok) targetOrThrow(ctx, early.target);
         // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
         // client is still sending, and nothing more is read or kept.
         part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
