@@ -53,7 +53,7 @@ describe('serveOptionsFrom', () => {
     [['--api-key', 'short'], /at least 8 characters/],
     [['--log-level', 'loud'], /--log-level must be one of/],
     [['--order-service', 'https://x.example'], /needs --order-token and --order-app-key/],
-    [['--nope'], /Unknown option/],
+    [['--nope'], /unknown option --nope/],
     [['extra'], /takes no arguments/],
   ])('%j is a usage error', (args, message) => {
     expect(() => serveOptionsFrom(args, {})).toThrow(UsageError);
