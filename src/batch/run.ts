@@ -167,7 +167,7 @@ export async function judge(
   }
 }
 
-async function writeError(
+export async function writeError(
   out: string,
   base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
   sku: string | null,
