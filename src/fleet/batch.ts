@@ -122,7 +122,8 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
     if (state === 'completed') {
       const parsed = BatchResultSchema.safeParse(job.returnvalue);
       if (!outstanding.delete(id)) return;
-      record(parsed.success ? parsed.data : await failed(item, `a worker returned a malformed result: ${parsed.error.issues[0]?.message}`));
+      // The worker's object as is (not the parsed copy): key order, hence summary bytes, as in a local batch.
+      record(parsed.success ? (job.returnvalue as BatchResult) : await failed(item, `a worker returned a malformed result: ${parsed.error.issues[0]?.message}`));
     } else if (state === 'failed') {
       if (!outstanding.delete(id)) return;
       record(await failed(item, job.failedReason || 'the job failed'));

@@ -96,11 +96,6 @@ function parseUrl(text: string): URL {
   return u;
 }
 
-function allowed(u: URL, allowHosts: readonly string[]): boolean {
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  return allowHosts.some((h) => h === host || h === u.host || h === `${host}:${u.port}`);
-}
-
 interface Response {
   status: number;
   redirect?: string;
@@ -109,27 +104,13 @@ interface Response {
 }
 
 function request(u: URL, options: DownloadOptions, signal: AbortSignal, timedOut: () => boolean): Promise<Response> {
-  const hostAllowed = allowed(u, options.allowHosts);
+  const isAllowed = hostAllowed(u, options.allowHosts);
   const literal = u.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) && !hostAllowed) {
+  if (isIP(literal) && !isAllowed) {
     const why = blockedReason(literal);
     if (why) return Promise.reject(new Failure('source-address-blocked', `${literal} is a ${why} address, which the service cannot reach`));
   }
-  // Resolve, then refuse private and loopback answers (DNS rebinding included: this is the address used).
-  const lookup = (hostname: string, opts: object, callback: (e: Error | null, a: string | LookupAddress[], f?: number) => void) => {
-    dnsLookup(hostname, { ...opts, all: true }, (error, addresses) => {
-      if (error) return callback(new Failure('source-unreachable', `the host ${hostname} cannot be resolved (${error.code ?? error.message})`), '');
-      const list = addresses as LookupAddress[];
-      if (!hostAllowed) {
-        for (const a of list) {
-          const why = blockedReason(a.address);
-          if (why) return callback(new Failure('source-address-blocked', `${hostname} resolves to ${a.address}, a ${why} address, which the service cannot reach`), '');
-        }
-      }
-      if ((opts as { all?: boolean }).all) return callback(null, list);
-      return callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
+  const lookup = guardedLookup(isAllowed, (code, message) => new Failure(code, message));
   const lib = u.protocol === 'https:' ? https : http;
   return new Promise<Response>((resolve, reject) => {
     let settled = false;
@@ -224,6 +205,34 @@ function request(u: URL, options: DownloadOptions, signal: AbortSignal, timedOut
       resolve(result);
     });
   });
+}
+
+/**
+ * A `lookup` for http(s).request that resolves, then refuses loopback, private and link-local
+ * answers unless the host is allowed (DNS rebinding included: the address checked is the one used).
+ * Also used for outgoing callbacks.
+ */
+export function guardedLookup(hostAllowed: boolean, failure: (code: 'source-unreachable' | 'source-address-blocked', message: string) => Error = (_c, m) => new Error(m)) {
+  return (hostname: string, opts: object, callback: (e: Error | null, a: string | LookupAddress[], f?: number) => void) => {
+    dnsLookup(hostname, { ...opts, all: true }, (error, addresses) => {
+      if (error) return callback(failure('source-unreachable', `the host ${hostname} cannot be resolved (${error.code ?? error.message})`), '');
+      const list = addresses as LookupAddress[];
+      if (!hostAllowed) {
+        for (const a of list) {
+          const why = blockedReason(a.address);
+          if (why) return callback(failure('source-address-blocked', `${hostname} resolves to ${a.address}, a ${why} address, which the service cannot reach`), '');
+        }
+      }
+      if ((opts as { all?: boolean }).all) return callback(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/** Whether a URL's host is in an allow list ("127.0.0.1", "localhost", "files.internal:8080"). */
+export function hostAllowed(u: URL, allowHosts: readonly string[]): boolean {
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return allowHosts.some((h) => h === host || h === u.host || h === `${host}:${u.port}`);
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {

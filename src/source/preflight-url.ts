@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
-import { preflight } from '../preflight.js';
+import { preflightWithPreviews, type Preview } from '../preflight.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import { buildReport, withFindings } from '../report/build.js';
 import type { Report } from '../report/schema.js';
@@ -41,6 +41,11 @@ export type UrlPreflightOptions = PreflightOptions & { network?: NetworkOptions 
  * report.source?.redirects; // the chain followed
  */
 export async function preflightUrl(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<Report> {
+  return (await preflightUrlWithPreviews(url, target, { ...options, keepPreviews: false } as UrlPreflightOptions)).report;
+}
+
+/** Like {@link preflightUrl}, and also returns each rasterised page's preview (the service keeps them). */
+export async function preflightUrlWithPreviews(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<{ report: Report; previews: Map<number, Preview> }> {
   const { network: rawNetwork, ...preflightOptions } = options;
   const parsed = NetworkOptionsSchema.safeParse(rawNetwork ?? {});
   if (!parsed.success) {
@@ -79,9 +84,9 @@ export async function preflightUrl(url: string, target: Target, options: UrlPref
       limits,
       severities: preflightOptions.severities ?? {},
     });
-    return withFindings(empty, settle(drafts, profileSeverities, overrides), source);
+    return { report: withFindings(empty, settle(drafts, profileSeverities, overrides), source), previews: new Map() };
   }
-  const report = await preflight(result.bytes, target, { ...preflightOptions, path: url });
+  const { report, previews } = await preflightWithPreviews(result.bytes, target, { ...preflightOptions, path: url } as PreflightOptions);
   const login = looksLikeLoginPage(result.contentType, result.bytes);
   if (login) {
     drafts.push({
@@ -93,7 +98,7 @@ export async function preflightUrl(url: string, target: Target, options: UrlPref
       actual: `${result.contentType ?? 'HTML'} login page`,
     });
   }
-  return withFindings(report, settle(drafts, profileSeverities, overrides), source);
+  return { report: withFindings(report, settle(drafts, profileSeverities, overrides), source), previews };
 }
 
 function safeSigned(url: string) {

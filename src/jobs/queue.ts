@@ -1,0 +1,148 @@
+/**
+ * The one small interface between the HTTP server and whatever runs checks. The embedded queue
+ * runs them in this process on the local pool; a Redis queue (the fleet) runs them in workers.
+ * The server only enqueues jobs whose record and upload are already on disk, and reads results
+ * from the {@link JobStore}, so its answers are the same in both modes.
+ */
+import { availableParallelism } from 'node:os';
+import { deliverCallback, type CallbackOptions } from './callback.js';
+import { runCheckJob, type RunContext } from './run.js';
+import type { CheckJob, CheckRecord } from './schema.js';
+
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  failed: number;
+  completed: number;
+}
+
+export interface CheckQueue {
+  /** Queues a job; its record and upload are on disk before this is called. */
+  enqueue(job: CheckJob): Promise<void>;
+  /** Starts taking jobs; the embedded queue also re-enqueues queued/running records (restart recovery). */
+  start(): Promise<void>;
+  /** Stops taking jobs; finishes in-flight ones within `graceMs`, puts the rest back to queued. */
+  close(graceMs?: number): Promise<void>;
+  counts(): Promise<QueueCounts>;
+  health(): Promise<{ ok: boolean; detail?: string }>;
+}
+
+export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
+  /** Checks run at once. Default: the pool's threads (or os.availableParallelism()). */
+  concurrency?: number;
+  /** Signing and retries of callbacks; without it, jobs with a callbackUrl get no delivery. */
+  callback?: CallbackOptions;
+  /** Called with each record a run finishes (done, error). */
+  onFinished?: (record: CheckRecord) => void;
+}
+
+/**
+ * Runs checks in this process, at most `concurrency` at once, on the local pool.
+ * @example
+ * const queue = new EmbeddedQueue({ store, pool });
+ * await queue.start();
+ * await store.create(job, newRecord(job));
+ * await queue.enqueue(job);
+ */
+export class EmbeddedQueue implements CheckQueue {
+  private readonly waiting: CheckJob[] = [];
+  private readonly active = new Map<string, Promise<void>>();
+  private readonly deliveries = new Set<Promise<unknown>>();
+  private readonly stop = new AbortController();
+  private readonly concurrency: number;
+  private started = false;
+  private closed = false;
+  private completed = 0;
+  private failed = 0;
+
+  constructor(private readonly options: EmbeddedQueueOptions) {
+    this.concurrency = Math.max(1, options.concurrency ?? options.pool?.threads ?? availableParallelism());
+  }
+
+  async enqueue(job: CheckJob): Promise<void> {
+    if (this.closed) throw new Error('the queue is closed');
+    if (this.active.has(job.id) || this.waiting.some((j) => j.id === job.id)) return;
+    this.waiting.push(job);
+    this.pump();
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const { store } = this.options;
+    for (const record of await store.unfinished()) {
+      const job = await store.readJob(record.id).catch(() => null);
+      if (job) this.waiting.push(job);
+      else await store.updateRecord(record.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_INPUT_UNREADABLE', message: 'The job file of this check is missing or unreadable.' } }));
+    }
+    // Callbacks still owed for checks that finished before a restart.
+    for (const id of await store.ids()) {
+      const record = await store.readRecord(id).catch(() => null);
+      if (record?.callbackState === 'pending' && (record.status === 'done' || record.status === 'error')) this.deliver(id);
+    }
+    this.pump();
+  }
+
+  async close(graceMs = 30_000): Promise<void> {
+    this.closed = true;
+    this.waiting.length = 0;
+    const all = Promise.allSettled([...this.active.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([all, grace]);
+    clearTimeout(timer);
+    // What did not finish in time goes back to queued (runCheckJob does that on abort).
+    this.stop.abort();
+    await all;
+    await Promise.allSettled([...this.deliveries]);
+  }
+
+  async counts(): Promise<QueueCounts> {
+    return { waiting: this.waiting.length, active: this.active.size, failed: this.failed, completed: this.completed };
+  }
+
+  async health(): Promise<{ ok: boolean; detail?: string }> {
+    if (this.closed) return { ok: false, detail: 'the queue is shutting down' };
+    if (!this.started) return { ok: false, detail: 'the queue has not started' };
+    return { ok: true };
+  }
+
+  private pump(): void {
+    if (!this.started || this.closed) return;
+    while (this.active.size < this.concurrency && this.waiting.length) {
+      const job = this.waiting.shift()!;
+      const run = this.run(job).finally(() => {
+        this.active.delete(job.id);
+        this.pump();
+      });
+      this.active.set(job.id, run);
+    }
+  }
+
+  private async run(job: CheckJob): Promise<void> {
+    const { concurrency: _c, callback: _cb, onFinished, ...ctx } = this.options;
+    let record: CheckRecord;
+    try {
+      record = await runCheckJob(job, { ...ctx, signal: this.stop.signal });
+    } catch {
+      // The data folder failed under us; the record stays as it was and the next start retries.
+      this.failed++;
+      return;
+    }
+    if (record.status === 'queued') return;
+    if (record.status === 'error') this.failed++;
+    else this.completed++;
+    onFinished?.(record);
+    if (job.callbackUrl) this.deliver(job.id);
+  }
+
+  private deliver(id: string): void {
+    if (!this.options.callback) return;
+    const delivery = deliverCallback(id, this.options.store, this.options.callback, this.stop.signal)
+      .catch(() => undefined)
+      .finally(() => this.deliveries.delete(delivery));
+    this.deliveries.add(delivery);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * A check job and its record: the two documents a check is on disk (and on a queue). A job is what
+ * was asked and never changes; a record is where the check stands and is rewritten as it moves.
+ * Job data is small and refers to files: an upload is a path relative to the data folder.
+ */
+import { z } from 'zod';
+import { TargetSchema } from '../options.js';
+import { LimitsOverrideSchema } from '../profile/schema.js';
+import { VerdictSchema } from '../report/schema.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
+
+/** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
+export const CheckIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be a check id (32 hex characters)');
+
+export const CheckSourceSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('upload'),
+      /** The upload, relative to the data folder (`uploads/<id>.pdf`). */
+      file: z.string().regex(/^uploads\/[0-9a-f]{32}\.pdf$/),
+      /** The file name the client sent; the report names the file by it. */
+      name: z.string().min(1).max(255),
+    })
+    .strict(),
+  z.object({ kind: z.literal('url'), url: z.string().url() }).strict(),
+]);
+
+export const CheckOptionsSchema = z
+  .object({
+    /** Rasterise pages (pixel checks and previews). */
+    raster: z.boolean().default(true),
+    /** Keep each page's preview (GET /v1/checks/{id}/pages/{n}, the HTML report). */
+    previews: z.boolean().default(true),
+    severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).optional(),
+    limits: LimitsOverrideSchema.optional(),
+  })
+  .strict();
+
+export const CheckJobSchema = z
+  .object({
+    id: CheckIdSchema,
+    createdAt: z.iso.datetime(),
+    source: CheckSourceSchema,
+    target: TargetSchema,
+    options: CheckOptionsSchema,
+    /** Where the finished check is POSTed, signed (x-webhook-signature). */
+    callbackUrl: z.string().url().optional(),
+  })
+  .strict();
+
+export const CheckStatusSchema = z.enum(['queued', 'running', 'done', 'error']);
+
+export const CallbackAttemptSchema = z
+  .object({
+    at: z.iso.datetime(),
+    /** The HTTP status the callback answered, when it answered. */
+    status: z.number().int().optional(),
+    /** Why the attempt failed (no answer, blocked address, non-2xx). */
+    error: z.string().optional(),
+  })
+  .strict();
+
+export const CheckErrorSchema = z.object({ code: z.string(), message: z.string() }).strict();
+
+export const CheckRecordSchema = z
+  .object({
+    id: CheckIdSchema,
+    status: CheckStatusSchema,
+    createdAt: z.iso.datetime(),
+    startedAt: z.iso.datetime().optional(),
+    finishedAt: z.iso.datetime().optional(),
+    verdict: VerdictSchema.optional(),
+    /** Why the check could not produce a report (not a problem in the file: those are findings). */
+    error: CheckErrorSchema.optional(),
+    /** How many times a run of this check was started (more than 1 after a restart). */
+    attempts: z.number().int().min(0),
+    /** Every delivery attempt of the callback, oldest first. */
+    callbacks: z.array(CallbackAttemptSchema),
+    /** Where the callback stands: `pending` until delivered or given up (`failed`). Absent without a callbackUrl. */
+    callbackState: z.enum(['pending', 'delivered', 'failed']).optional(),
+  })
+  .strict();
+
+export type CheckJob = z.infer<typeof CheckJobSchema>;
+export type CheckJobInput = z.input<typeof CheckJobSchema>;
+export type CheckSource = z.infer<typeof CheckSourceSchema>;
+export type CheckOptions = z.infer<typeof CheckOptionsSchema>;
+export type CheckStatus = z.infer<typeof CheckStatusSchema>;
+export type CheckRecord = z.infer<typeof CheckRecordSchema>;
+export type CallbackAttempt = z.infer<typeof CallbackAttemptSchema>;
+
+/** The record of a job just accepted. */
+export function newRecord(job: CheckJob): CheckRecord {
+  return { id: job.id, status: 'queued', createdAt: job.createdAt, attempts: 0, callbacks: [], ...(job.callbackUrl ? { callbackState: 'pending' as const } : {}) };
+}

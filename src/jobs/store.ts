@@ -1,0 +1,342 @@
+/**
+ * The data folder: uploads, job records, reports and previews, shared by every process that serves
+ * or runs checks (the embedded server, or a fleet of workers on one folder).
+ *
+ * ```
+ * DATA/uploads/<id>.pdf
+ * DATA/checks/<id>/job.json  record.json  report.json  report.html  pages/<n>.<ext>
+ * ```
+ *
+ * Every write is a temporary file (its name carries `.tmp-`), fsynced, then renamed, then the folder
+ * fsynced: a reader sees the old or the new content, and what a 202 promised survives a power cut.
+ * Result writes are idempotent by job id: writing the same result twice is harmless.
+ */
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { constants, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { InvalidArgumentError } from '../errors.js';
+import type { Preview } from '../preflight.js';
+import type { Report } from '../report/schema.js';
+import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord } from './schema.js';
+
+/** Marks temporary files; {@link JobStore.open} removes the ones a killed process left. */
+export const TEMP_MARKER = '.tmp-';
+/** A temporary file untouched this long belongs to a process that died. */
+const STALE_TEMP_MS = 15 * 60_000;
+
+/** Where a check's files are, and how to write them durably. */
+export class JobStore {
+  private readonly events = new EventEmitter<{ record: [CheckRecord] }>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  private constructor(readonly dir: string) {
+    this.events.setMaxListeners(0);
+  }
+
+  /**
+   * Opens (creating) a data folder and clears temporary files left by a killed process.
+   * @example
+   * const store = await JobStore.open('./print-preflight-data');
+   */
+  static async open(dir: string): Promise<JobStore> {
+    await mkdir(join(dir, 'uploads'), { recursive: true });
+    await mkdir(join(dir, 'checks'), { recursive: true });
+    const store = new JobStore(dir);
+    await store.removeTemporaries();
+    return store;
+  }
+
+  checkDir(id: string): string {
+    return join(this.dir, 'checks', assertId(id));
+  }
+
+  /** Absolute path of a file named relative to the data folder (a job's `source.file`). */
+  resolve(relative: string): string {
+    if (relative.split(/[\\/]/).includes('..')) throw new InvalidArgumentError(`"${relative}" leaves the data folder`);
+    return join(this.dir, relative);
+  }
+
+  uploadFile(id: string): string {
+    return `uploads/${assertId(id)}.pdf`;
+  }
+
+  /** A temporary path to stream an upload into; {@link commitUpload} makes it the job's upload. */
+  uploadTemp(id: string): string {
+    return join(this.dir, 'uploads', `${assertId(id)}.pdf${TEMP_MARKER}${randomBytes(4).toString('hex')}`);
+  }
+
+  /** fsyncs a streamed upload and moves it in place. */
+  async commitUpload(temp: string, id: string): Promise<string> {
+    const handle = await open(temp, constants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const rel = this.uploadFile(id);
+    await rename(temp, this.resolve(rel));
+    await syncDir(join(this.dir, 'uploads'));
+    return rel;
+  }
+
+  /** Writes a new job and its first record, durably. */
+  async create(job: CheckJob, record: CheckRecord): Promise<void> {
+    const dir = this.checkDir(job.id);
+    await mkdir(dir, { recursive: true });
+    await writeDurable(join(dir, 'job.json'), JSON.stringify(CheckJobSchema.parse(job), null, 2));
+    await this.writeRecord(record);
+    await syncDir(join(this.dir, 'checks'));
+  }
+
+  async readJob(id: string): Promise<CheckJob | null> {
+    const text = await readOrNull(join(this.checkDir(id), 'job.json'));
+    return text === null ? null : CheckJobSchema.parse(JSON.parse(text));
+  }
+
+  async readRecord(id: string): Promise<CheckRecord | null> {
+    if (!CheckIdSchema.safeParse(id).success) return null;
+    const text = await readOrNull(join(this.checkDir(id), 'record.json'));
+    return text === null ? null : CheckRecordSchema.parse(JSON.parse(text));
+  }
+
+  /**
+   * Changes a record: the change runs after any other change of the same record in this process,
+   * so a run and a callback delivery never overwrite each other's fields.
+   */
+  async updateRecord(id: string, change: (record: CheckRecord) => CheckRecord): Promise<CheckRecord | null> {
+    return this.serialised(id, async () => {
+      const current = await this.readRecord(id);
+      if (!current) return null;
+      const next = CheckRecordSchema.parse(change(current));
+      await this.writeRecord(next);
+      return next;
+    });
+  }
+
+  /** Writes the report (exactly `check --json`), the HTML report and the previews. Idempotent. */
+  async writeResult(id: string, result: { report: Report; html: string; previews: ReadonlyMap<number, Preview> }): Promise<void> {
+    const dir = this.checkDir(id);
+    for (const [n, p] of result.previews) await writeDurable(join(dir, 'pages', `${n}.${p.format}`), p.bytes);
+    await writeDurable(join(dir, 'report.html'), result.html);
+    // Last: report.json present means the result is whole.
+    await writeDurable(join(dir, 'report.json'), `${JSON.stringify(result.report, null, 2)}\n`);
+  }
+
+  /** The report as `check --json` prints it, or null before it exists. */
+  async readReportText(id: string): Promise<string | null> {
+    return readOrNull(join(this.checkDir(id), 'report.json'));
+  }
+
+  async readReport(id: string): Promise<Report | null> {
+    const text = await this.readReportText(id);
+    return text === null ? null : (JSON.parse(text) as Report);
+  }
+
+  reportHtmlFile(id: string): string {
+    return join(this.checkDir(id), 'report.html');
+  }
+
+  /** Page previews present, by page number (1-based), with their file. */
+  async previews(id: string): Promise<Map<number, { file: string; format: string }>> {
+    const out = new Map<number, { file: string; format: string }>();
+    let names: string[] = [];
+    try {
+      names = await readdir(join(this.checkDir(id), 'pages'));
+    } catch {
+      return out;
+    }
+    for (const name of names) {
+      const m = /^(\d+)\.(png|webp)$/.exec(name);
+      if (m) out.set(Number(m[1]), { file: join(this.checkDir(id), 'pages', name), format: m[2]! });
+    }
+    return new Map([...out].sort(([a], [b]) => a - b));
+  }
+
+  /** Deletes a check: its folder and its upload. */
+  async remove(id: string): Promise<boolean> {
+    const record = await this.readRecord(id);
+    await rm(this.resolve(this.uploadFile(id)), { force: true });
+    await rm(this.checkDir(id), { recursive: true, force: true });
+    return record !== null;
+  }
+
+  /** Deletes an upload once its check has a result (the report keeps its sha256). */
+  async removeUpload(id: string): Promise<void> {
+    await rm(this.resolve(this.uploadFile(id)), { force: true });
+  }
+
+  /** Every check id in the folder. */
+  async ids(): Promise<string[]> {
+    const names = await readdir(join(this.dir, 'checks')).catch(() => [] as string[]);
+    return names.filter((n) => CheckIdSchema.safeParse(n).success).sort();
+  }
+
+  /** Records that still need a run (queued, or running when a process stopped), oldest first. */
+  async unfinished(): Promise<CheckRecord[]> {
+    const out: CheckRecord[] = [];
+    for (const id of await this.ids()) {
+      const r = await this.readRecord(id).catch(() => null);
+      if (r && (r.status === 'queued' || r.status === 'running')) out.push(r);
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /**
+   * Retention: deletes checks finished (or created, for a check whose record is unreadable) more
+   * than `maxAgeMs` ago, and uploads whose check is gone. Resolves to the number of checks removed.
+   */
+  async sweep(maxAgeMs: number, now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const id of await this.ids()) {
+      const record = await this.readRecord(id).catch(() => null);
+      const when = record ? Date.parse(record.finishedAt ?? (record.status === 'done' || record.status === 'error' ? record.createdAt : '')) : (await stat(this.checkDir(id)).catch(() => null))?.mtimeMs;
+      if (when === undefined || Number.isNaN(when)) continue;
+      if (now - when > maxAgeMs) {
+        await this.remove(id);
+        removed++;
+      }
+    }
+    await this.removeTemporaries(STALE_TEMP_MS, now);
+    const uploads = await readdir(join(this.dir, 'uploads')).catch(() => [] as string[]);
+    for (const name of uploads) {
+      const m = /^([0-9a-f]{32})\.pdf$/.exec(name);
+      if (!m) continue;
+      const info = await stat(join(this.dir, 'uploads', name)).catch(() => null);
+      const orphan = !(await stat(join(this.checkDir(m[1]!), 'job.json')).catch(() => null));
+      if (orphan && info && now - info.mtimeMs > maxAgeMs) await rm(join(this.dir, 'uploads', name), { force: true });
+    }
+    return removed;
+  }
+
+  /** Whether the folder can be written: a probe file written, synced and removed. */
+  async probe(): Promise<{ ok: boolean; detail?: string }> {
+    const file = join(this.dir, `probe${TEMP_MARKER}${randomBytes(4).toString('hex')}`);
+    try {
+      await writeDurable(file, 'ok');
+      await rm(file, { force: true });
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, detail: `the data folder ${this.dir} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    }
+  }
+
+  /**
+   * Resolves with the record once it is done or in error, or null when `timeoutMs` passes first.
+   * Records written by this process wake it at once; others (a worker elsewhere) are polled.
+   */
+  async waitFinished(id: string, timeoutMs: number, pollMs = 250): Promise<CheckRecord | null> {
+    const finished = (r: CheckRecord | null) => r !== null && (r.status === 'done' || r.status === 'error');
+    const first = await this.readRecord(id);
+    if (finished(first) || timeoutMs <= 0) return finished(first) ? first : null;
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (r: CheckRecord | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearInterval(poll);
+        this.events.off('record', onRecord);
+        resolve(r);
+      };
+      const onRecord = (r: CheckRecord) => {
+        if (r.id === id && finished(r)) done(r);
+      };
+      this.events.on('record', onRecord);
+      const timer = setTimeout(() => done(null), timeoutMs);
+      const poll = setInterval(() => {
+        this.readRecord(id).then((r) => finished(r) && done(r), () => undefined);
+      }, pollMs);
+    });
+  }
+
+  /** Called with every record this process writes. */
+  onRecord(listener: (record: CheckRecord) => void): () => void {
+    this.events.on('record', listener);
+    return () => this.events.off('record', listener);
+  }
+
+  private async writeRecord(record: CheckRecord): Promise<void> {
+    await writeDurable(join(this.checkDir(record.id), 'record.json'), JSON.stringify(record, null, 2));
+    this.events.emit('record', record);
+  }
+
+  private serialised<T>(id: string, task: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(id) ?? Promise.resolve();
+    const run = before.then(task, task);
+    const tail = run.catch(() => undefined);
+    this.locks.set(id, tail);
+    void tail.then(() => {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    });
+    return run;
+  }
+
+  /**
+   * Temporary files older than `minAgeMs`: left by a killed process. Younger ones may be another
+   * process's write in progress (several processes can share the folder).
+   */
+  async removeTemporaries(minAgeMs = STALE_TEMP_MS, now = Date.now()): Promise<number> {
+    let removed = 0;
+    const entries = await readdir(this.dir, { withFileTypes: true, recursive: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isFile() || !e.name.includes(TEMP_MARKER)) continue;
+      const path = join(e.parentPath, e.name);
+      const info = await stat(path).catch(() => null);
+      if (info && now - info.mtimeMs >= minAgeMs) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+}
+
+/** A write stream for an upload (the caller commits it with {@link JobStore.commitUpload}). */
+export function uploadStream(path: string) {
+  return createWriteStream(path, { flags: 'wx' });
+}
+
+function assertId(id: string): string {
+  if (!CheckIdSchema.safeParse(id).success) throw new InvalidArgumentError(`Expected a check id (32 hex characters) but received "${String(id).slice(0, 40)}"`);
+  return id;
+}
+
+async function readOrNull(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** Temporary file, fsync, rename, fsync of the folder. */
+export async function writeDurable(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await syncDir(dirname(path));
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

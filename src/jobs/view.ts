@@ -1,0 +1,55 @@
+/**
+ * A check as the API shows it (GET /v1/checks/{id}, the 200 of POST /v1/checks, the callback
+ * body): the record, the report exactly as `check --json` prints it, and links.
+ */
+import { z } from 'zod';
+import { ReportSchema, VerdictSchema, type Report } from '../report/schema.js';
+import { CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, type CheckRecord } from './schema.js';
+
+export const CheckViewSchema = z
+  .object({
+    id: CheckIdSchema,
+    status: CheckStatusSchema,
+    createdAt: z.iso.datetime(),
+    startedAt: z.iso.datetime().nullable(),
+    finishedAt: z.iso.datetime().nullable(),
+    verdict: VerdictSchema.nullable(),
+    /** Why no report could be made (status `error`). Problems in the file are findings in the report. */
+    error: CheckErrorSchema.nullable(),
+    /** Runs started (more than 1 when a restart interrupted one). */
+    attempts: z.number().int(),
+    callback: z
+      .object({ state: z.enum(['pending', 'delivered', 'failed']), attempts: z.array(CallbackAttemptSchema) })
+      .nullable(),
+    /** The report, exactly as `print-preflight check --json` prints it; null until done. */
+    report: ReportSchema.nullable(),
+    links: z.object({
+      self: z.string(),
+      html: z.string().nullable(),
+      previews: z.array(z.string()),
+    }),
+  });
+
+export type CheckView = z.infer<typeof CheckViewSchema>;
+
+/** Builds the API's view of a check; `pages` are the page numbers that have a preview. */
+export function checkView(record: CheckRecord, report: Report | null, pages: readonly number[]): CheckView {
+  const self = `/v1/checks/${record.id}`;
+  return {
+    id: record.id,
+    status: record.status,
+    createdAt: record.createdAt,
+    startedAt: record.startedAt ?? null,
+    finishedAt: record.finishedAt ?? null,
+    verdict: record.verdict ?? null,
+    error: record.error ?? null,
+    attempts: record.attempts,
+    callback: record.callbackState ? { state: record.callbackState, attempts: record.callbacks } : null,
+    report,
+    links: {
+      self,
+      html: report ? `${self}/report.html` : null,
+      previews: pages.map((n) => `${self}/pages/${n}`),
+    },
+  };
+}
