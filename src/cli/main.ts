@@ -9,6 +9,7 @@ import { checkCommand } from './check.js';
 import { orderCommand } from './order.js';
 import { profilesCommand } from './profiles.js';
 import { schemaCommand } from './schema.js';
+import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 
 const HELP = `Usage: print-preflight <command> [options]
@@ -31,6 +32,8 @@ Commands:
   profiles [--json]  list products, variants, layers and page sizes
   schema <profile|report|order>
                      print a JSON Schema
+  serve [--port N] [--data DIR] [--api-key KEY]
+                     run the HTTP API (uploads, URLs, callbacks, order façade)
 
 Run \`print-preflight <command> --help\` for a command's options.
 Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
@@ -43,6 +46,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> =
   order: orderCommand,
   profiles: profilesCommand,
   schema: schemaCommand,
+  serve: serveCommand,
   worker: workerCommand,
 };
 

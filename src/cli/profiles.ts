@@ -1,6 +1,6 @@
 import { formatMm } from '../pdf/units.js';
 import { loadProfiles } from '../profile/load.js';
-import { layerSpecs } from '../profile/registry.js';
+import { profileListing } from '../profile/listing.js';
 import { parseArgs } from 'node:util';
 import { usage, UsageError, type CliIO } from './args.js';
 
@@ -16,25 +16,7 @@ export async function profilesCommand(args: string[], io: CliIO): Promise<number
   }
   if (positionals.length) throw new UsageError(`profiles takes no arguments, got "${positionals[0]}"`);
   const registry = await loadProfiles(values.profiles);
-  const listing = registry.list().map((p) => ({
-    id: p.id,
-    name: p.name,
-    version: p.version,
-    bleedMm: p.limits.bleedMm,
-    toleranceMm: p.limits.toleranceMm,
-    layers: p.layers.map((l) => l.id),
-    variants: p.variants.map((v) => ({
-      id: v.id,
-      skus: v.skus,
-      pages: layerSpecs(p, v).map((l) => ({
-        layer: l.id,
-        trimWidthMm: l.trimWidthMm,
-        trimHeightMm: l.trimHeightMm,
-        pageWidthMm: l.pageWidthMm,
-        pageHeightMm: l.pageHeightMm,
-      })),
-    })),
-  }));
+  const listing = profileListing(registry);
   if (values.json) {
     io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
     return 0;

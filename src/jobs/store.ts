@@ -225,11 +225,12 @@ export class JobStore {
   /**
    * Resolves with the record once it is done or in error, or null when `timeoutMs` passes first.
    * Records written by this process wake it at once; others (a worker elsewhere) are polled.
+   * Resolves null at once when `signal` aborts.
    */
-  async waitFinished(id: string, timeoutMs: number, pollMs = 250): Promise<CheckRecord | null> {
+  async waitFinished(id: string, timeoutMs: number, { signal, pollMs = 250 }: { signal?: AbortSignal; pollMs?: number } = {}): Promise<CheckRecord | null> {
     const finished = (r: CheckRecord | null) => r !== null && (r.status === 'done' || r.status === 'error');
     const first = await this.readRecord(id);
-    if (finished(first) || timeoutMs <= 0) return finished(first) ? first : null;
+    if (finished(first) || timeoutMs <= 0 || signal?.aborted) return finished(first) ? first : null;
     return new Promise((resolve) => {
       let settled = false;
       const done = (r: CheckRecord | null) => {
@@ -238,8 +239,11 @@ export class JobStore {
         clearTimeout(timer);
         clearInterval(poll);
         this.events.off('record', onRecord);
+        signal?.removeEventListener('abort', onAbort);
         resolve(r);
       };
+      const onAbort = () => done(null);
+      signal?.addEventListener('abort', onAbort, { once: true });
       const onRecord = (r: CheckRecord) => {
         if (r.id === id && finished(r)) done(r);
       };

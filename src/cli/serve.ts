@@ -1,0 +1,141 @@
+import { parseArgs } from 'node:util';
+import type { ServeOptions } from '../service/options.js';
+import { numberFlag, usage, UsageError, type CliIO } from './args.js';
+
+export const SERVE_HELP = `Usage: print-preflight serve [options]
+
+Runs the HTTP API: POST /v1/checks (a PDF upload or a URL), GET /v1/checks/{id}, the HTML report
+and previews, the order façade, /health, /metrics, /openapi.json and /docs. Logs are JSON lines.
+Every option can also be set by an environment variable (the flag wins).
+
+Options:
+  --port N                port (default 8080; 0 picks a free one)            PRINT_PREFLIGHT_PORT
+  --host HOST             address to listen on (default 127.0.0.1)            PRINT_PREFLIGHT_HOST
+  --data DIR              uploads, reports, previews, job records
+                          (default ./print-preflight-data)                    PRINT_PREFLIGHT_DATA
+  --api-key KEY           a key clients must send (repeatable; the variable
+                          takes a comma-separated list). Without any, the
+                          server only listens on loopback.                    PRINT_PREFLIGHT_API_KEY
+  --workers N             worker threads (default: one per core)              PRINT_PREFLIGHT_WORKERS
+  --retention-days N      delete finished checks after N days (default 7)     PRINT_PREFLIGHT_RETENTION_DAYS
+  --profiles DIR          product profiles folder                             PRINT_PREFLIGHT_PROFILES
+  --callback-secret S     HMAC secret that signs callbacks                    PRINT_PREFLIGHT_CALLBACK_SECRET
+  --allow-host HOST       a private/loopback host source URLs and callbacks
+                          may reach (repeatable)                              PRINT_PREFLIGHT_ALLOW_HOST
+  --max-upload-mb N       largest upload (default 50)                         PRINT_PREFLIGHT_MAX_UPLOAD_MB
+  --max-concurrent N      checks queued or running per API key (default 8)   PRINT_PREFLIGHT_MAX_CONCURRENT
+  --order-service URL     forward POST /v1/orders to the order service        PRINT_PREFLIGHT_ORDER_SERVICE
+  --order-token TOKEN     its access token                                    PRINT_PREFLIGHT_ORDER_TOKEN
+  --order-app-key KEY     its application key                                 PRINT_PREFLIGHT_ORDER_APP_KEY
+  --log-level LEVEL       fatal, error, warn, info, debug (default info)      PRINT_PREFLIGHT_LOG_LEVEL
+
+SIGTERM or SIGINT: stop accepting, let running checks finish (30 s), put the rest back in the
+queue, exit 0. Checks accepted with 202 are finished after a restart.`;
+
+const ENV: Record<string, string> = {
+  port: 'PORT',
+  host: 'HOST',
+  data: 'DATA',
+  'api-key': 'API_KEY',
+  workers: 'WORKERS',
+  'retention-days': 'RETENTION_DAYS',
+  profiles: 'PROFILES',
+  'callback-secret': 'CALLBACK_SECRET',
+  'allow-host': 'ALLOW_HOST',
+  'max-upload-mb': 'MAX_UPLOAD_MB',
+  'max-concurrent': 'MAX_CONCURRENT',
+  'order-service': 'ORDER_SERVICE',
+  'order-token': 'ORDER_TOKEN',
+  'order-app-key': 'ORDER_APP_KEY',
+  'log-level': 'LOG_LEVEL',
+};
+
+/** Flags first, then PRINT_PREFLIGHT_* variables; lists in variables are comma-separated. */
+export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeOptions & { help?: boolean } {
+  const { values, positionals } = usage(() =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        ...Object.fromEntries(Object.keys(ENV).map((k) => [k, { type: 'string' as const, multiple: k === 'api-key' || k === 'allow-host' }])),
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) return { help: true };
+  if (positionals.length) throw new UsageError(`serve takes no arguments, got "${positionals[0]}"`);
+  const raw = values as Record<string, string | string[] | undefined>;
+  const one = (flag: string): string | undefined => {
+    const v = raw[flag];
+    if (Array.isArray(v)) return v[v.length - 1];
+    return v ?? (env[`PRINT_PREFLIGHT_${ENV[flag]}`] || undefined);
+  };
+  const many = (flag: string): string[] => {
+    const v = raw[flag];
+    if (Array.isArray(v) && v.length) return v;
+    const fromEnv = env[`PRINT_PREFLIGHT_${ENV[flag]}`];
+    return fromEnv ? fromEnv.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  };
+  const port = numberFlag(one('port'), 'port', { min: 0, max: 65_535 });
+  const workers = numberFlag(one('workers'), 'workers', { min: 1, max: 256 });
+  const retentionDays = numberFlag(one('retention-days'), 'retention-days', { min: 0.001, integer: false });
+  const uploadMb = numberFlag(one('max-upload-mb'), 'max-upload-mb', { min: 0.001, max: 10_000, integer: false });
+  const maxConcurrent = numberFlag(one('max-concurrent'), 'max-concurrent', { min: 1, max: 10_000 });
+  const logLevel = one('log-level');
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+  if (logLevel !== undefined && !levels.includes(logLevel as (typeof levels)[number])) throw new UsageError(`--log-level must be one of ${levels.join(', ')}, got "${logLevel}"`);
+  const apiKeys = many('api-key');
+  for (const k of apiKeys) if (k.length < 8) throw new UsageError('--api-key: a key needs at least 8 characters');
+  const orderService = one('order-service');
+  const token = one('order-token');
+  const appKey = one('order-app-key');
+  if (orderService && (!token || !appKey)) throw new UsageError('--order-service needs --order-token and --order-app-key (or PRINT_PREFLIGHT_ORDER_TOKEN and PRINT_PREFLIGHT_ORDER_APP_KEY)');
+  const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  return defined({
+    port,
+    host: one('host'),
+    dataDir: one('data'),
+    apiKeys,
+    workers,
+    retentionDays,
+    profiles: one('profiles'),
+    callbackSecret: one('callback-secret'),
+    allowHosts: many('allow-host'),
+    maxUploadBytes: uploadMb !== undefined ? Math.round(uploadMb * 1_000_000) : undefined,
+    maxConcurrentPerKey: maxConcurrent,
+    orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
+    logLevel: logLevel as ServeOptions['logLevel'],
+  });
+}
+
+export async function serveCommand(args: string[], io: CliIO): Promise<number> {
+  const options = serveOptionsFrom(args, process.env);
+  if (options.help) {
+    io.stdout(`${SERVE_HELP}\n`);
+    return 0;
+  }
+  // fastify loads only for this command: the other verbs do not pay for it.
+  const { startService } = await import('../service/server.js');
+  let service;
+  try {
+    service = await startService(options);
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080} (${e.code})`);
+    throw error;
+  }
+  io.stderr(`print-preflight serve: listening on ${service.url} (docs: ${service.url}/docs)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      service.app.log.info({ signal }, 'shutting down');
+      service.close().then(resolve, (error: Error) => {
+        service.app.log.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import type { CheckQueue } from '../jobs/queue.js';
+import type { CheckRecord } from '../jobs/schema.js';
+import type { JobStore } from '../jobs/store.js';
+import type { PreflightPool } from '../pool/pool.js';
+import type { ProfileRegistry } from '../profile/registry.js';
+import type { KeyLimiter } from './auth.js';
+import type { ServiceMetrics } from './metrics.js';
+import type { ResolvedServeOptions } from './options.js';
+import type { RouteDoc } from './route.js';
+
+/** What every route family is given. */
+export interface ServiceContext {
+  app: FastifyInstance;
+  routes: RouteDoc[];
+  options: ResolvedServeOptions;
+  store: JobStore;
+  queue: CheckQueue;
+  registry: ProfileRegistry;
+  /** The local pool, when checks run in this process. */
+  pool: PreflightPool | undefined;
+  limiter: KeyLimiter;
+  metrics: ServiceMetrics;
+  /** The finished record, or null when `ms` pass first or the server shuts down. */
+  waitFinished(id: string, ms: number): Promise<CheckRecord | null>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The fingerprint of the request's API key ("anonymous" without keys). */
+    apiKey?: string;
+  }
+  interface FastifyContextConfig {
+    auth?: boolean;
+  }
+}

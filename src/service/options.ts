@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { CheckQueue } from '../jobs/queue.js';
+import type { JobStore } from '../jobs/store.js';
+import type { PreflightPool } from '../pool/pool.js';
+import type { ProfileRegistry } from '../profile/registry.js';
+
+/** What a custom queue (the fleet's Redis queue) is built from. */
+export interface QueueContext {
+  store: JobStore;
+  registry: ProfileRegistry;
+  profilesDir: string | undefined;
+}
+
+/**
+ * Options of {@link startService} (`print-preflight serve`). Defaults are set here and nowhere else;
+ * every one is also a flag and a `PRINT_PREFLIGHT_*` variable (see `serve --help`).
+ */
+export const ServeOptionsSchema = z
+  .object({
+    port: z.number().int().min(0).max(65_535).default(8080),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** Uploads, reports, previews and job records. */
+    dataDir: z.string().min(1).default('./print-preflight-data'),
+    /** Keys a client must send (`Authorization: Bearer KEY` or `x-api-key: KEY`). None: loopback only. */
+    apiKeys: z.array(z.string().min(8, 'an API key needs at least 8 characters')).default([]),
+    /** Worker threads of the pool. Default: os.availableParallelism(). */
+    workers: z.number().int().min(1).max(256).optional(),
+    /** Finished checks are deleted this many days after they finished. */
+    retentionDays: z.number().positive().default(7),
+    /** A folder of product profiles instead of the built-in ones. */
+    profiles: z.string().min(1).optional(),
+    /** HMAC secret that signs callbacks (`x-webhook-signature`). Without it, callbackUrl is refused. */
+    callbackSecret: z.string().min(1).optional(),
+    /** Delay before a callback's second attempt, in ms; doubles each attempt. */
+    callbackBackoffMs: z.number().int().min(0).default(5_000),
+    /** Hosts source URLs and callbacks may reach although they resolve to private or loopback addresses. */
+    allowHosts: z.array(z.string().min(1)).default([]),
+    /** Forward validated orders (POST /v1/orders) to the order service. */
+    orderService: z
+      .object({ baseUrl: z.string().url(), accessToken: z.string().min(1), applicationKey: z.string().min(1), backoffMs: z.number().int().min(0).optional() })
+      .optional(),
+    /** Largest upload, in bytes; a larger one is refused with 413 while it streams. */
+    maxUploadBytes: z.number().int().positive().default(50_000_000),
+    /** Checks one API key may have queued or running at once; more get 429. */
+    maxConcurrentPerKey: z.number().int().min(1).default(8),
+    /** A connection with nothing sent or received this long is closed (above the 60 s of ?wait). */
+    idleTimeoutMs: z.number().int().min(100).default(75_000),
+    /** Time to receive a whole request (headers and body). */
+    requestTimeoutMs: z.number().int().min(100).default(300_000),
+    /** Time to receive the headers. */
+    headersTimeoutMs: z.number().int().min(100).default(30_000),
+    /** On SIGTERM, running checks get this long to finish before they are put back in the queue. */
+    shutdownGraceMs: z.number().int().min(0).default(30_000),
+    /** Per-task time limit of the pool, in ms. */
+    taskTimeoutMs: z.number().int().min(1).optional(),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Builds the queue (default: the embedded queue on a local pool). */
+    queue: z.custom<(ctx: QueueContext) => CheckQueue | Promise<CheckQueue>>((v) => typeof v === 'function').optional(),
+    /** A pool to use instead of creating one. */
+    pool: z.custom<PreflightPool>((v) => typeof v === 'object' && v !== null).optional(),
+  })
+  .strict();
+
+export type ServeOptions = z.input<typeof ServeOptionsSchema>;
+export type ResolvedServeOptions = z.output<typeof ServeOptionsSchema>;
+
+/** Whether a listen address reaches only this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::ffff:127.0.0.1';
+}

@@ -1,0 +1,125 @@
+/**
+ * Every error answer is `application/problem+json` (RFC 9457): `type`, `title`, `status`,
+ * `detail`, and for bad input a per-field `errors` list (`{ path, message }`, like zod's issues).
+ * Handlers throw a {@link Problem}; the one error handler turns anything else (fastify's own
+ * errors, multipart limits, typed PreflightErrors) into one.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { PreflightError } from '../errors.js';
+import { formatPath } from '../profile/load.js';
+
+export const ProblemFieldSchema = z.object({
+  /** Where: a JSON path (`rows[0].sources[1].url`), a query parameter or a form field. */
+  path: z.string(),
+  message: z.string(),
+  /** A source's preflight report, for an order source that did not pass. */
+  report: z.unknown().optional(),
+});
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().optional(),
+    /** A stable code (`ERR_UNKNOWN_SKU`, `upload-too-large`…). */
+    code: z.string(),
+    errors: z.array(ProblemFieldSchema).optional(),
+  })
+  .loose();
+export type ProblemBody = z.infer<typeof ProblemSchema>;
+export type ProblemField = z.infer<typeof ProblemFieldSchema>;
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  404: 'Not found',
+  405: 'Method not allowed',
+  408: 'Request timeout',
+  409: 'Conflict',
+  413: 'Content too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable content',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  501: 'Not implemented',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
+};
+
+/** A problem to answer with. `code` is stable and becomes the `type` URI's last segment. */
+export class Problem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly extra: { errors?: ProblemField[]; headers?: Record<string, string>; [key: string]: unknown } = {},
+  ) {
+    super(detail);
+  }
+}
+
+/** Per-field errors from a zod error, with an optional prefix (`query`, `body`…). */
+export function zodFields(error: z.ZodError, prefix = ''): ProblemField[] {
+  return error.issues.map((i) => ({ path: [prefix, formatPath(i.path)].filter(Boolean).join('.') || prefix || '(body)', message: i.message }));
+}
+
+/** A request part failed its schema. */
+export class RequestInvalid extends Problem {
+  constructor(error: z.ZodError, part: string) {
+    const errors = zodFields(error, part === 'body' ? '' : part);
+    super(400, 'request-invalid', `The request's ${part} is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+  }
+}
+
+export function problemBody(status: number, code: string, detail: string, request: FastifyRequest, extra: Record<string, unknown> = {}): ProblemBody {
+  const { headers: _h, ...rest } = extra;
+  return {
+    type: `urn:print-preflight:problem:${code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    instance: request.url.split('?')[0],
+    code,
+    ...rest,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem): FastifyReply {
+  for (const [k, v] of Object.entries(problem.extra.headers ?? {})) reply.header(k, v);
+  return reply.code(problem.status).type('application/problem+json').send(problemBody(problem.status, problem.code, problem.detail, request, problem.extra));
+}
+
+/** Maps any error to a problem. */
+export function toProblem(error: unknown): Problem {
+  if (error instanceof Problem) return error;
+  if (error instanceof PreflightError) {
+    if (error.code.startsWith('ERR_UNKNOWN_')) return new Problem(422, error.code, error.message, { errors: [{ path: error.code === 'ERR_UNKNOWN_SKU' ? 'sku' : error.code === 'ERR_UNKNOWN_VARIANT' ? 'variant' : 'product', message: error.message }] });
+    if (error.code === 'ERR_INVALID_ARGUMENT') return new Problem(400, error.code, error.message);
+    return new Problem(500, error.code, error.message);
+  }
+  const e = error as FastifyError & { part?: string };
+  switch (e.code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Problem(413, 'upload-too-large', e.message, { headers: { Connection: 'close' } });
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new Problem(413, 'too-many-parts', `${e.message}: send one file part and the fields sku, or product and variant`, { headers: { Connection: 'close' } });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new Problem(415, 'unsupported-media-type', 'Send multipart/form-data (a file part and sku or product + variant fields) or application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new Problem(400, 'body-invalid', e.message);
+    case 'FST_PROTO_VIOLATION':
+      return new Problem(400, 'body-invalid', e.message);
+  }
+  if (e.statusCode === 400 && e.message && /JSON/i.test(e.message)) return new Problem(400, 'body-invalid', e.message);
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new Problem(e.statusCode, 'request-invalid', e.message);
+  return new Problem(500, 'internal', 'The server failed while answering; the request id in the logs tells what happened.');
+}

@@ -1,0 +1,108 @@
+/**
+ * Operations: /health (each dependency checked, the failing one named), /metrics (Prometheus),
+ * /openapi.json and /docs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PreflightPool } from '../../pool/pool.js';
+import type { ServiceContext } from '../context.js';
+import { openApiDocument, DOCS_HTML } from '../openapi.js';
+import { Problem } from '../problem.js';
+import { defineRoute } from '../route.js';
+import { HealthSchema } from '../schemas.js';
+
+/** The smallest PDF the pool can inspect: one empty page. */
+const PROBE_PDF = new TextEncoder().encode(
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 72 72]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+);
+const POOL_PROBE_TTL_MS = 10_000;
+
+export function opsRoutes(ctx: ServiceContext): void {
+  const { app, routes } = ctx;
+  const poolProbe = cachedPoolProbe(ctx.pool);
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'GET',
+      url: '/health',
+      summary: 'Whether the pool, the data folder and the queue work; 503 names what does not',
+      tags: ['operations'],
+      auth: false,
+      responses: { 200: { description: 'All work', schema: HealthSchema }, 503: { description: 'Something does not work; `checks` says what' } },
+    },
+    async (_request, reply) => {
+      const [data, queue, pool] = await Promise.all([ctx.store.probe(), ctx.queue.health(), poolProbe()]);
+      const checks: Record<string, { ok: boolean; detail?: string }> = { data, queue, ...(pool ? { pool } : {}) };
+      const failing = Object.entries(checks).filter(([, c]) => !c.ok);
+      if (failing.length) {
+        throw new Problem(503, 'unhealthy', failing.map(([name, c]) => `${name}: ${c.detail ?? 'failing'}`).join('; '), { checks, headers: { 'Retry-After': '10' } });
+      }
+      return reply.header('Cache-Control', 'no-store').send({ status: 'ok', checks });
+    },
+  );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'GET',
+      url: '/metrics',
+      summary: 'Prometheus metrics: checks by status and verdict, durations, queue depth, in-flight, rejected submissions',
+      tags: ['operations'],
+      auth: false,
+      responses: { 200: { description: 'Prometheus text format', type: 'text/plain' } },
+    },
+    async (_request, reply) => reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics()),
+  );
+
+  let doc: Record<string, unknown> | null = null;
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'GET',
+      url: '/openapi.json',
+      summary: 'This document (OpenAPI 3.1, generated from the schemas the routes validate with)',
+      tags: ['operations'],
+      auth: false,
+      responses: { 200: { description: 'OpenAPI 3.1' } },
+    },
+    async () => (doc ??= openApiDocument(routes, { apiKeys: ctx.options.apiKeys.length > 0 })),
+  );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'GET',
+      url: '/docs',
+      summary: 'A readable page of the OpenAPI document',
+      tags: ['operations'],
+      auth: false,
+      responses: { 200: { description: 'HTML', type: 'text/html' } },
+    },
+    async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('Content-Security-Policy', "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
+        .send(DOCS_HTML),
+  );
+}
+
+/** Inspects a one-page PDF on the pool, at most every 10 s; null when there is no local pool. */
+function cachedPoolProbe(pool: PreflightPool | undefined): () => Promise<{ ok: boolean; detail?: string } | null> {
+  let last: { at: number; result: Promise<{ ok: boolean; detail?: string }> } | null = null;
+  return async () => {
+    if (!pool) return null;
+    if (last && Date.now() - last.at < POOL_PROBE_TTL_MS) return last.result;
+    const shared = new SharedArrayBuffer(PROBE_PDF.length);
+    new Uint8Array(shared).set(PROBE_PDF);
+    const result = pool.inspect(shared, `health:${randomUUID()}`, undefined, 20_000).then(
+      () => ({ ok: true }),
+      (error: Error) => ({ ok: false, detail: `the worker pool cannot inspect a one-page PDF: ${error.message}` }),
+    );
+    last = { at: Date.now(), result };
+    return result;
+  };
+}
