@@ -104,8 +104,10 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
     });
   }
 
-  const queue = new Queue(conn.queue, { connection: connectRedis(conn.url, `batch-${run}`), prefix: conn.prefix });
-  const events = new QueueEvents(conn.queue, { connection: connectRedis(conn.url, `batch-${run}-events`), prefix: conn.prefix });
+  const queueRedis = connectRedis(conn.url, `batch-${run}`);
+  const eventsRedis = connectRedis(conn.url, `batch-${run}-events`);
+  const queue = new Queue(conn.queue, { connection: queueRedis, prefix: conn.prefix });
+  const events = new QueueEvents(conn.queue, { connection: eventsRedis, prefix: conn.prefix });
   queue.on('error', () => undefined);
   events.on('error', () => undefined);
   const outstanding = new Map<string, (typeof toQueue)[number]>();
@@ -187,6 +189,8 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
   } finally {
     await events.close().catch(() => undefined);
     await queue.close().catch(() => undefined);
+    queueRedis.disconnect();
+    eventsRedis.disconnect();
   }
   const summary = summarise(results, pending.sort(), stopped() ?? false);
   await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);

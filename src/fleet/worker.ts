@@ -90,6 +90,8 @@ export class FleetWorker {
   readonly name: string;
   private readonly worker: Worker;
   private readonly redis: Redis;
+  /** BullMQ does not close a connection it was given: this worker does. */
+  private readonly workerRedis: Redis;
   private readonly hard = new AbortController();
   private readonly stats = { active: 0, done: 0, failed: 0, poison: 0, busyMs: 0 };
   private readonly startedAt = new Date().toISOString();
@@ -118,8 +120,9 @@ export class FleetWorker {
     const onRedisError = (error: Error) => log('warn', 'redis-unreachable', { error: error.message });
     this.redis = connectRedis(conn.url, `${this.name}:stats`, onRedisError);
     this.redis.on('ready', () => log('info', 'redis-ready', {}));
+    this.workerRedis = connectRedis(conn.url, `${this.name}:worker`, onRedisError);
     this.worker = new Worker(conn.queue, (job, token) => this.process(job, token, policy.crashLimit), {
-      connection: connectRedis(conn.url, `${this.name}:worker`, onRedisError),
+      connection: this.workerRedis,
       prefix: conn.prefix,
       name: this.name,
       concurrency,
@@ -254,6 +257,7 @@ export class FleetWorker {
       }
       await this.redis.hdel(this.heartbeatKey, this.name).catch(() => undefined);
       this.redis.disconnect();
+      this.workerRedis.disconnect();
       this.log('info', 'worker-closed', { graceful, ...this.stats });
       return { graceful };
     })();
