@@ -57,6 +57,11 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
       }
       return record;
     },
+    async finished(raw) {
+      const job = CheckJobSchema.parse(raw);
+      const record = await (await options.store).readRecord(job.id);
+      return record && (record.status === 'done' || record.status === 'error') ? record : null;
+    },
     async poison(raw, reason) {
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;

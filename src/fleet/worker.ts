@@ -40,6 +40,11 @@ export interface JobContext {
 export interface JobHandler<R = unknown> {
   /** Runs the job; throws {@link TransientJobError} for a failure worth retrying. */
   run(data: unknown, ctx: JobContext): Promise<R>;
+  /**
+   * The result when the job's result is already written (a job delivered again after its worker
+   * lost its lock, or after a Redis restart); null when it still has to run.
+   */
+  finished?(data: unknown): Promise<R | null>;
   /** Writes the final `error` result of a job that took too many workers down; must not open its file. */
   poison(data: unknown, reason: string, ctx: JobContext): Promise<R>;
   /** Writes the final `error` result of a job whose transient failures used up its attempts. */
@@ -185,6 +190,11 @@ export class FleetWorker {
     this.stats.active++;
     this.beat();
     try {
+      const earlier = await handler.finished?.(job.data);
+      if (earlier) {
+        this.log('info', 'job-already-done', { jobId, name: job.name, outcome: handler.outcome?.(earlier as never) });
+        return earlier;
+      }
       if (job.stalledCounter >= crashLimit) {
         const reason = `This file stopped ${job.stalledCounter} worker processes (crashed, killed or out of memory while checking it); it was not tried again.`;
         this.log('error', 'job-poison', { jobId, name: job.name, stalls: job.stalledCounter });

@@ -18,6 +18,10 @@ export interface RedisServer {
   command(...args: string[]): Promise<string>;
   /** Stops the server (saving its data when `save`), then starts it again on the same port. */
   restart(opts?: { save?: boolean; downMs?: number }): Promise<void>;
+  /** Stops the server, saving its data when `save` (a planned restart); `up()` starts it again. */
+  down(opts?: { save?: boolean }): Promise<void>;
+  /** Starts the server again on the same port and folder (loading the data saved by `down`). */
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -115,6 +119,8 @@ export async function startRedis(): Promise<RedisServer> {
       await new Promise((r) => setTimeout(r, downMs));
       await launch();
     },
+    down: ({ save = true } = {}) => halt(save),
+    up: () => launch(),
     async stop() {
       await halt(false);
       rmSync(dir, { recursive: true, force: true });
