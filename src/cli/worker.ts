@@ -20,6 +20,8 @@ Options:
   --concurrency N          jobs at once (default: one per thread)
   --queue NAME             queue name (default checks)
   --profiles DIR           product profiles folder (the server's must be the same)
+  --allow-host HOST        a private/loopback host source URLs may reach (repeatable;
+                           give the server's --allow-host list)
   --timeout S              time limit per file structure and per page, in seconds (default 60)
   --grace S                seconds in-flight jobs get to finish on SIGTERM (default 60)
   --crash-limit N          workers a file may take down before it ends as a poison file (default 2)
@@ -42,6 +44,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
         concurrency: { type: 'string' },
         queue: { type: 'string' },
         profiles: { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
         timeout: { type: 'string' },
         grace: { type: 'string' },
         'crash-limit': { type: 'string' },
@@ -84,7 +87,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const worker = new FleetWorker(
     { url: values.redis, ...(values.queue ? { queue: values.queue } : {}) },
     pool,
-    fleetHandlers({ data: values.data, profiles: values.profiles }),
+    fleetHandlers({ data: values.data, profiles: values.profiles, network: { allowHosts: values['allow-host'] ?? [] } }),
     {
       name,
       ...(concurrency ? { concurrency } : {}),

@@ -29,8 +29,6 @@ export interface RedisQueueOptions {
   onFinished?: (record: CheckRecord) => void;
   /** Longest wait for Redis when a check is submitted, in ms; past it the submission fails (503). Default 5,000. */
   enqueueTimeoutMs?: number;
-  /** A worker not heard of for this long is left out of /metrics, in ms. Default 30,000. */
-  workerTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -202,19 +200,22 @@ export class RedisQueue implements CheckQueue {
     }
   }
 
-  /** The workers that sent a heartbeat lately. */
+  /** The workers alive now: each one's last heartbeat (a heartbeat expires three intervals after it was sent). */
   async workers(): Promise<WorkerHeartbeat[]> {
-    if (!this.redis) return [];
-    const all = await this.withTimeout(this.redis.hgetall(heartbeatKey(this.conn.prefix, this.conn.queue)), 'answer');
-    const now = Date.now();
+    const redis = this.redis;
+    if (!redis) return [];
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await this.withTimeout(redis.scan(cursor, 'MATCH', heartbeatKey(this.conn.prefix, this.conn.queue, '*'), 'COUNT', 1000), 'answer');
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    const values = keys.length ? await this.withTimeout(redis.mget(...keys), 'answer') : [];
     const out: WorkerHeartbeat[] = [];
-    for (const text of Object.values(all)) {
-      try {
-        const hb = WorkerHeartbeatSchema.parse(JSON.parse(text));
-        if (now - Date.parse(hb.seenAt) <= (this.options.workerTimeoutMs ?? 30_000)) out.push(hb);
-      } catch {
-        // A malformed heartbeat is skipped, not fatal.
-      }
+    for (const text of values) {
+      const hb = text === null ? null : WorkerHeartbeatSchema.safeParse(safeJson(text));
+      if (hb?.success) out.push(hb.data);
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -235,7 +236,7 @@ export class RedisQueue implements CheckQueue {
     });
     new Gauge({
       name: 'print_preflight_fleet_workers',
-      help: 'Fleet workers heard from in the last 30 s',
+      help: 'Fleet workers alive (their heartbeat has not expired)',
       registers,
       async collect() {
         this.set((await workers()).length);
@@ -294,4 +295,12 @@ export class RedisQueue implements CheckQueue {
 export function redisQueueFactory(connection: FleetConnection, options: Omit<RedisQueueOptions, 'store' | 'onFinished'> = {}) {
   return (ctx: { store: JobStore; onFinished: (record: CheckRecord) => void }): CheckQueue =>
     new RedisQueue(connection, { ...options, store: ctx.store, onFinished: ctx.onFinished });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -88,8 +88,8 @@ export const WorkerHeartbeatSchema = z.object({
 });
 export type WorkerHeartbeat = z.infer<typeof WorkerHeartbeatSchema>;
 
-/** The Redis hash holding every worker's heartbeat. */
-export const heartbeatKey = (prefix: string, queue: string) => `${prefix}:${queue}:fleet-workers`;
+/** The Redis key of a worker's heartbeat; it expires three heartbeats after the last one, so a dead worker drops out. */
+export const heartbeatKey = (prefix: string, queue: string, worker: string) => `${prefix}:${queue}:fleet-worker:${worker}`;
 
 export class FleetWorker {
   readonly name: string;
@@ -139,7 +139,7 @@ export class FleetWorker {
     });
     this.worker.on('error', (error) => log('warn', 'worker-error', { error: error.message }));
     this.worker.on('stalled', (jobId) => log('warn', 'job-stalled', { jobId }));
-    const key = heartbeatKey(conn.prefix, conn.queue);
+    const key = heartbeatKey(conn.prefix, conn.queue, this.name);
     this.heartbeatKey = key;
     const beat = () => {
       const hb: WorkerHeartbeat = {
@@ -153,7 +153,7 @@ export class FleetWorker {
         ...this.stats,
       };
       // Best effort: while Redis is away the heartbeat waits, it never blocks jobs.
-      this.redis.hset(key, this.name, JSON.stringify(hb)).catch(() => undefined);
+      this.redis.set(key, JSON.stringify(hb), 'PX', opts.heartbeatMs * 3).catch(() => undefined);
     };
     this.beat = beat;
     beat();
@@ -265,7 +265,7 @@ export class FleetWorker {
         clearTimeout(timer);
         clearInterval(this.heartbeat);
       }
-      await this.redis.hdel(this.heartbeatKey, this.name).catch(() => undefined);
+      await this.redis.del(this.heartbeatKey).catch(() => undefined);
       this.redis.disconnect();
       this.workerRedis.disconnect();
       this.log('info', 'worker-closed', { graceful, ...this.stats });

@@ -15,8 +15,12 @@ import { heavyPdf } from '../helpers/heavy-pdf.js';
 
 export const BIN = 'bin/print-preflight.js';
 
-/** Short locks and stall checks so a dead worker's job moves within seconds. */
-export const FAST_RECOVERY = ['--lock-duration', '3', '--stalled-interval', '1'];
+/**
+ * Short locks and stall checks so a dead worker's job moves within seconds. Not shorter: on a
+ * loaded machine a live worker that cannot renew its lock in time loses its job to another one
+ * (delivered twice, the result still written the same).
+ */
+export const FAST_RECOVERY = ['--lock-duration', '8', '--stalled-interval', '1'];
 
 export interface LogLine {
   event: string;

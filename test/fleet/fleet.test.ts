@@ -4,13 +4,16 @@
  * a data folder the workers share. Workers get short locks (3 s) and stall checks (1 s) so that a
  * killed worker's job moves on within seconds.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisQueue } from '../../src/fleet/queue.js';
 import { JobStore } from '../../src/jobs/store.js';
-import type { CheckJob, CheckRecord } from '../../src/jobs/schema.js';
+import { newRecord, type CheckJob, type CheckRecord } from '../../src/jobs/schema.js';
 import type { Target } from '../../src/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { preflight } from '../../src/preflight.js';
@@ -91,7 +94,7 @@ describe('fleet on Redis', () => {
     const records = await finished(jobs);
     expect(records.map((r) => r.status)).toEqual(jobs.map(() => 'done'));
     const counts = doneCounts([a, b]);
-    expect(jobs.map((j) => counts.get(j.id))).toEqual(jobs.map(() => 1));
+    expect(Object.fromEntries(jobs.map((j) => [j.id, counts.get(j.id)]))).toEqual(Object.fromEntries(jobs.map((j) => [j.id, 1])));
     // Both took a share.
     expect(a.lines.filter((l) => l.event === 'job-done').length).toBeGreaterThan(0);
     expect(b.lines.filter((l) => l.event === 'job-done').length).toBeGreaterThan(0);
@@ -197,7 +200,7 @@ describe('fleet on Redis', () => {
     // Each result written once. A job whose lock ran out during the outage may be delivered again;
     // the worker then finds its result written and does not run it again.
     const counts = doneCounts([a, b]);
-    expect(jobs.map((j) => counts.get(j.id))).toEqual(jobs.map(() => 1));
+    expect(Object.fromEntries(jobs.map((j) => [j.id, counts.get(j.id)]))).toEqual(Object.fromEntries(jobs.map((j) => [j.id, 1])));
     for (const l of [...a.lines, ...b.lines].filter((l) => l.event === 'job-already-done')) expect(counts.get(l.jobId!)).toBe(1);
     await Promise.all([stopWorker(a), stopWorker(b)]);
     await server.close();
@@ -220,6 +223,44 @@ describe('fleet on Redis', () => {
     expect(doneCounts([a]).size).toBe(4);
     await stopWorker(a);
     await server.close();
+  });
+
+  it('a download that fails with 503 is retried with backoff and then checked; a 404 is not retried', async () => {
+    const { store, server, worker, finished } = await setup();
+    const pdf = readFileSync(corpus('reportlab-tshirt-M-exact.pdf'));
+    const hits = new Map<string, number>();
+    const source = createServer((req, res) => {
+      const n = (hits.get(req.url!) ?? 0) + 1;
+      hits.set(req.url!, n);
+      if (req.url === '/flaky.pdf' && n > 1) {
+        res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': pdf.length });
+        return res.end(pdf);
+      }
+      res.writeHead(req.url === '/flaky.pdf' ? 503 : 404);
+      res.end('not now');
+    });
+    await new Promise<void>((r) => source.listen(0, '127.0.0.1', r));
+    const { port } = source.address() as AddressInfo;
+    const a = worker('--allow-host', `127.0.0.1:${port}`);
+    const urlJob = async (path: string) => {
+      const job: CheckJob = { id: randomUUID().replace(/-/g, ''), createdAt: new Date().toISOString(), source: { kind: 'url', url: `http://127.0.0.1:${port}${path}` }, target: { sku: 'T-SHIRT-M' }, options: { raster: true, previews: false } };
+      await store.create(job, newRecord(job));
+      await server.enqueue(job);
+      return job;
+    };
+    const flaky = await urlJob('/flaky.pdf');
+    const missing = await urlJob('/missing.pdf');
+    const [done, notFound] = await finished([flaky, missing]);
+    expect(done).toMatchObject({ status: 'done', verdict: 'pass', attempts: 2 });
+    expect(hits.get('/flaky.pdf')).toBe(2);
+    expect(a.lines.filter((l) => l.event === 'job-retry').map((l) => l.jobId)).toEqual([flaky.id]);
+    expect((await store.readReport(flaky.id))!.rules['source-unreachable']).toBeUndefined();
+    expect(notFound).toMatchObject({ status: 'done', verdict: 'fail', attempts: 1 });
+    expect(hits.get('/missing.pdf')).toBe(1);
+    expect((await store.readReport(missing.id))!.rules['source-unreachable']).toBe(1);
+    await stopWorker(a);
+    await server.close();
+    source.close();
   });
 
   it('SIGTERM: a worker finishes its check in flight, then exits 0; past the grace period it puts it back', async () => {
