@@ -1,7 +1,7 @@
 /**
  * The fleet for real: a redis-server started here on a loopback port, `print-preflight worker`
  * processes (the compiled CLI), and the server's RedisQueue in this process writing check jobs into
- * a data folder the workers share. Workers get short locks (3 s) and stall checks (1 s) so that a
+ * a data folder the workers share. Workers get short locks (8 s) and stall checks (1 s) so that a
  * killed worker's job moves on within seconds.
  */
 import { randomUUID } from 'node:crypto';
