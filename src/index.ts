@@ -67,3 +67,12 @@ export {
   ERROR_CODES,
   type ErrorCode,
 } from './errors.js';
+export { startService } from './service/start.js';
+export { ServeOptionsSchema, type ServeOptions, type QueueContext } from './service/options.js';
+export type { ServiceHandle } from './service/server.js';
+export { CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord, type CheckStatus } from './jobs/schema.js';
+export { CheckViewSchema, type CheckView } from './jobs/view.js';
+export { JobStore } from './jobs/store.js';
+export { runCheckJob, type RunContext } from './jobs/run.js';
+export { EmbeddedQueue, type CheckQueue, type QueueCounts, type EmbeddedQueueOptions } from './jobs/queue.js';
+export { deliverCallback, CallbackOptionsSchema, type CallbackOptions } from './jobs/callback.js';

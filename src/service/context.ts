@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CheckQueue } from '../jobs/queue.js';
 import type { CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
@@ -21,6 +21,11 @@ export interface ServiceContext {
   pool: PreflightPool | undefined;
   limiter: KeyLimiter;
   metrics: ServiceMetrics;
+  /**
+   * The request is whole and the server is working on it: the idle timeout (meant for clients that
+   * stop sending) is off until the answer is sent.
+   */
+  processing(request: FastifyRequest): void;
   /** The finished record, or null when `ms` pass first or the server shuts down. */
   waitFinished(id: string, ms: number): Promise<CheckRecord | null>;
 }

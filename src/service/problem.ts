@@ -103,8 +103,9 @@ export function toProblem(error: unknown): Problem {
   const e = error as FastifyError & { part?: string };
   switch (e.code) {
     case 'FST_REQ_FILE_TOO_LARGE':
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new Problem(413, 'upload-too-large', e.message, { headers: { Connection: 'close' } });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Problem(413, 'body-too-large', 'A JSON body may be at most 1 MiB; send files as multipart uploads or URLs.', { headers: { Connection: 'close' } });
     case 'FST_PARTS_LIMIT':
     case 'FST_FILES_LIMIT':
     case 'FST_FIELDS_LIMIT':

@@ -73,8 +73,11 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     bodyLimit: 1024 * 1024,
     connectionTimeout: options.idleTimeoutMs,
     requestTimeout: options.requestTimeoutMs,
-    keepAliveTimeout: 5_000,
-    return503OnClosing: true,
+    // Longer than clients keep idle sockets (undici 4 s, proxies 60 s): the client, not the server, closes an idle
+    // connection, so a request never races a server-side close.
+    keepAliveTimeout: 65_000,
+    // Requests arriving while shutting down get a problem+json 503 from the onRequest hook below.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
   app.server.headersTimeout = options.headersTimeoutMs;
@@ -97,6 +100,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     pool,
     limiter: new KeyLimiter(store, options.maxConcurrentPerKey),
     metrics,
+    // Node sets the keep-alive timeout once the answer is sent, and the idle timeout again when the
+    // next request on the connection begins.
+    processing: (request) => request.raw.socket?.setTimeout(0),
     waitFinished: (id, ms) => store.waitFinished(id, ms, { signal: shutdown.signal }),
   };
 
@@ -104,6 +110,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.removeContentTypeParser('text/plain');
   await app.register(multipart, { limits: { fileSize: options.maxUploadBytes, files: 1, fields: 8, parts: 10 } });
   app.addHook('onRequest', async (request) => {
+    if (shutdown.signal.aborted) throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
     if (request.routeOptions.config?.auth === false) return;
     try {
       request.apiKey = keys.identify(request);
@@ -114,7 +121,10 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Shutting down: every answer closes its connection, so no keep-alive socket holds the exit.
+    if (shutdown.signal.aborted) reply.header('Connection', 'close');
   });
+
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -164,7 +174,12 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
       (closing ??= (async () => {
         shutdown.abort();
         clearInterval(sweeper);
-        await app.close();
+        const idle = setInterval(() => app.server.closeIdleConnections(), 250);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(idle);
+        }
         await queue.close(options.shutdownGraceMs);
         if (ownPool) await pool?.destroy();
       })()),

@@ -9,28 +9,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, dumpDomArgs } from '../helpers/chromium.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pp-html-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function dumpDom(file: string): string {
-  return execFileSync(
-    '/usr/bin/chromium',
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      `--user-data-dir=${join(dir, 'profile')}`,
-      '--virtual-time-budget=10000',
-      '--dump-dom',
-      `file://${file}`,
-    ],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 },
-  );
+  return execFileSync(CHROMIUM, dumpDomArgs(join(dir, 'profile'), `file://${file}`), {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 60_000,
+  });
 }
 
 const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag)?.[1];

@@ -57,6 +57,7 @@ export function checkRoutes(ctx: ServiceContext): void {
         throw error;
       }
       ctx.limiter.bind(key, token, job.id);
+      ctx.processing(request);
       await ctx.queue.enqueue(job);
       ctx.metrics.acceptedSubmission(job.source.kind);
       request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
@@ -219,7 +220,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
       if (part.type === 'file') {
         if (part.fieldname !== 'file') throw new Problem(400, 'request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, { errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }] });
         name = cleanName(part.filename);
-        // Streams to disk; over the limit the stream fails (413) at that byte, nothing more is kept.
+        // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
+        // client is still sending, and nothing more is read or kept.
+        part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
         await pipeline(part.file, createWriteStream(temp, { flags: 'wx' }));
       } else {
         fields[part.fieldname] = String(part.value);
@@ -235,14 +238,15 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
     return await createJob(ctx, id, { kind: 'upload', file, name }, target, { raster: form.data.raster !== 'false', previews: form.data.raster !== 'false' }, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      const limit = ctx.options.maxUploadBytes;
-      throw new Problem(413, 'upload-too-large', `The file is over the upload limit of ${limit.toLocaleString('en')} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`, {
-        limitBytes: limit,
-      });
-    }
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
     throw error;
   }
+}
+
+function tooLarge(limit: number): Problem {
+  return new Problem(413, 'upload-too-large', `The file is over the upload limit of ${limit.toLocaleString('en')} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`, {
+    limitBytes: limit,
+  });
 }
 
 async function acceptUrl(ctx: ServiceContext, body: unknown): Promise<CheckJob> {

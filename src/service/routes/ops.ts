@@ -31,7 +31,8 @@ export function opsRoutes(ctx: ServiceContext): void {
       auth: false,
       responses: { 200: { description: 'All work', schema: HealthSchema }, 503: { description: 'Something does not work; `checks` says what' } },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      ctx.processing(request);
       const [data, queue, pool] = await Promise.all([ctx.store.probe(), ctx.queue.health(), poolProbe()]);
       const checks: Record<string, { ok: boolean; detail?: string }> = { data, queue, ...(pool ? { pool } : {}) };
       const failing = Object.entries(checks).filter(([, c]) => !c.ok);

@@ -52,6 +52,7 @@ export function orderRoutes(ctx: ServiceContext): void {
       responses: { 200: { description: 'The payload and each source\'s report', schema: OrderPayloadAnswerSchema }, ...responses422 },
     },
     async (request) => {
+      ctx.processing(request);
       const { payload, reports } = await build(request.body, request.query.strict === 'true');
       return { payload, reports };
     },
@@ -79,6 +80,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     },
     async (request, reply) => {
       if (!client) throw new Problem(501, 'order-service-not-configured', 'This server forwards no orders: start it with --order-service URL and the order service credentials.');
+      ctx.processing(request);
       const { payload } = await build(request.body, request.query.strict === 'true');
       try {
         const service = await client.createOrder(payload);

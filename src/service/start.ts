@@ -1,0 +1,19 @@
+import type { ServeOptions } from './options.js';
+import type { ServiceHandle } from './server.js';
+
+/**
+ * Starts the HTTP API (`print-preflight serve` as a library call). fastify is loaded on the first
+ * call, so importing print-preflight does not pay for it.
+ * @param options port, host, data folder, API keys, workers, retention, profiles, callback secret…
+ * @returns the bound URL and `close()` (graceful: waiting clients answered, running checks finished
+ *   or put back in the queue)
+ * @throws {InvalidArgumentError} for bad options, or a non-loopback host without API keys
+ * @example
+ * import { startService } from 'print-preflight';
+ * const service = await startService({ port: 8080, dataDir: './print-preflight-data' });
+ * process.once('SIGTERM', () => void service.close());
+ */
+export async function startService(options: ServeOptions = {}): Promise<ServiceHandle> {
+  const server = await import('./server.js');
+  return server.startService(options);
+}

@@ -1,0 +1,67 @@
+/**
+ * The pages the API serves, in Debian's Chromium (headless): the visual report of a check
+ * (GET /v1/checks/{id}/report.html, under the server's Content-Security-Policy) and the docs page
+ * (which fetches /openapi.json and renders every operation).
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, dumpDomArgs } from '../helpers/chromium.js';
+import { PreflightPool } from '../../src/pool/pool.js';
+import { startService, type ServiceHandle } from '../../src/service/server.js';
+import { CORPUS, form, tempDir } from './harness.js';
+
+let pool: PreflightPool;
+let service: ServiceHandle;
+const dir = tempDir('pp-browser-');
+
+beforeAll(async () => {
+  pool = new PreflightPool({ maxThreads: 2 });
+  service = await startService({ port: 0, dataDir: join(dir, 'data'), pool, logLevel: 'silent' });
+});
+
+afterAll(async () => {
+  await service?.close();
+  await pool?.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Async: the server answering Chromium runs in this process. */
+async function dumpDom(url: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(CHROMIUM, dumpDomArgs(join(dir, 'profile'), url), { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
+  return stdout;
+}
+
+const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag)?.[1];
+
+describe('report.html served by the API, in Chromium', () => {
+  it.each([
+    ['reportlab-tshirt-M-blank-back-edge-gap.pdf', 'T-SHIRT-M'],
+    ['img2pdf-tanktop-cmyk-jpeg.pdf', 'TANKTOP-M'],
+  ])('%s: verdict, every preview decoded, the findings of the JSON report in order', async (file, sku) => {
+    const res = await fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(join(CORPUS, file), { sku }) });
+    expect(res.status).toBe(200);
+    const check = (await res.json()) as { links: { html: string }; report: { verdict: string; pages: unknown[]; findings: { code: string }[] } };
+    const dom = await dumpDom(`${service.url}${check.links.html}`);
+    expect(attr(/<header[^>]*class="banner[^"]*"[^>]*>/.exec(dom)![0], 'data-verdict')).toBe(check.report.verdict);
+    const imgs = dom.match(/<img[^>]*class="preview"[^>]*>/g) ?? [];
+    expect(imgs).toHaveLength(check.report.pages.length);
+    for (const img of imgs) expect(Number(attr(img, 'data-natural-width'))).toBeGreaterThan(0);
+    expect(dom).not.toContain('class="broken"');
+    const codes = [...dom.matchAll(/data-code="([a-z-]+)"/g)].map((m) => m[1]);
+    expect(codes).toEqual(check.report.findings.map((f) => f.code));
+  });
+});
+
+describe('the docs page in Chromium', () => {
+  it('renders every operation of /openapi.json', async () => {
+    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const dom = await dumpDom(`${service.url}/docs`);
+    expect(/<body[^>]*data-operations="(\d+)"/.exec(dom)?.[1]).toBe(String(operations.length));
+    const shown = [...dom.matchAll(/<section class="op" data-method="([A-Z]+)" data-path="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(shown.sort()).toEqual(operations.sort());
+  });
+});
