@@ -8,12 +8,14 @@
  * (CPU seconds of the server process, or of the CLI processes, over wall time). Then the ratios
  * the issue sets as goals: server p50 ≤ 0.5 × CLI p50, server throughput ≥ CLI throughput.
  *
- *   node bench/service.mjs [--requests N] [--workers N] [--out FILE] [file.pdf=SKU …]
- * Defaults: 40 requests per setting, workers = os.availableParallelism(), four corpus files.
- * Smoke run: node bench/service.mjs --requests 4
+ *   node bench/service.mjs [--requests N] [--workers N] [--folder DIR] [--files N] [--out FILE] [file.pdf=SKU …]
+ * Files: those named, else the first --files (12) of --folder (SKU__name.pdf files; default
+ * bench/inputs/folder-200, the typical order files `npm run bench` generates: 2–7 image pages,
+ * 1–10 MB), else four small corpus files. Defaults: 40 requests per setting, workers =
+ * os.availableParallelism(). Smoke run: node bench/service.mjs --requests 4
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,14 +23,26 @@ import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { requests: { type: 'string', default: '40' }, workers: { type: 'string' }, out: { type: 'string' } },
+  options: {
+    requests: { type: 'string', default: '40' },
+    workers: { type: 'string' },
+    folder: { type: 'string', default: 'bench/inputs/folder-200' },
+    files: { type: 'string', default: '12' },
+    out: { type: 'string' },
+  },
 });
 const requests = Number(values.requests);
 const workers = Number(values.workers ?? availableParallelism());
 const CLI = 'bin/print-preflight.js';
 const TICKS = 100; // clock ticks per second in /proc (USER_HZ)
 
-const files = (positionals.length ? positionals : [
+function fromFolder(dir) {
+  if (!existsSync(dir)) return null;
+  const names = readdirSync(dir).filter((n) => /^[A-Z0-9-]+__.+\.pdf$/.test(n)).sort().slice(0, Number(values.files));
+  return names.length ? names.map((n) => `${join(dir, n)}=${n.split('__')[0]}`) : null;
+}
+
+const files = (positionals.length ? positionals : fromFolder(values.folder) ?? [
   'test/corpus/files/reportlab-tshirt-M-exact.pdf=T-SHIRT-M',
   'test/corpus/files/img2pdf-tanktop-cmyk-jpeg.pdf=TANKTOP-M',
   'test/corpus/files/gs-duvet-exact.pdf=DUVET-COVER-200X200',
@@ -112,7 +126,7 @@ async function submit(url, file) {
   return check;
 }
 
-const results = { machine: { cores: availableParallelism(), node: process.version }, workers, requests, files: files.map((f) => `${f.name}=${f.sku}`), runs: [] };
+const results = { totalBytes: files.reduce((n, f) => n + f.bytes.length, 0), machine: { cores: availableParallelism(), node: process.version }, workers, requests, files: files.map((f) => `${f.name}=${f.sku}`), runs: [] };
 const data = mkdtempSync(join(tmpdir(), 'pp-bench-service-'));
 try {
   const server = await startServer(data);

@@ -118,7 +118,11 @@ export function toProblem(error: unknown): Problem {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new Problem(400, 'body-invalid', e.message);
     case 'FST_PROTO_VIOLATION':
+    case 'FST_MP_PREMATURE_CLOSE':
       return new Problem(400, 'body-invalid', e.message);
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new Problem(400, 'url-invalid', e.message);
   }
   if (e.statusCode === 400 && e.message && /JSON/i.test(e.message)) return new Problem(400, 'body-invalid', e.message);
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new Problem(e.statusCode, 'request-invalid', e.message);

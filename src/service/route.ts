@@ -49,9 +49,9 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'):
   return rest;
 }
 
+/** The route part's JSON Schema for fastify (and anything that reads its routes); zod validates. */
 function marker(schema: z.ZodType, part: string): object {
-  // fastify only needs an object to hand back to the compiler; the zod schema does the work.
-  const obj = { type: 'object', 'x-zod': part };
+  const obj = jsonSchema(schema);
   zodOf.set(obj, { schema, part });
   return obj;
 }

@@ -79,6 +79,10 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     // Requests arriving while shutting down get a problem+json 503 from the onRequest hook below.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // Errors before routing (a malformed URL, an unreadable content type) are problems too.
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, request, toProblem(error));
+    },
   });
   app.server.headersTimeout = options.headersTimeoutMs;
   const metrics = new ServiceMetrics(queue);

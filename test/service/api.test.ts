@@ -204,6 +204,27 @@ describe('errors are problem+json', () => {
     expect(body.errors).toEqual([expect.objectContaining({ path: 'query.wait' })]);
   });
 
+  it('400 for a malformed URL, an unreadable multipart body and a field given twice', async () => {
+    const raw = (path: string, headers: Record<string, string>, body: string) =>
+      new Promise<Response>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: new URL(service.url).port, method: 'POST', path, headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve(new Response(text, { status: res.statusCode!, headers: res.headers as Record<string, string> })));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    await expectProblem(await raw('/v1/checks/%zz', {}, ''), 400, 'url-invalid');
+    await expectProblem(await raw('/v1/checks', { 'content-type': 'multipart/form-data' }, 'garbage'), 400, 'multipart-invalid');
+    const cut = '--abc\r\nContent-Disposition: form-data; name="sku"\r\n\r\nT-SHIRT-M\r\n--abc\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 cut short';
+    await expectProblem(await raw('/v1/checks', { 'content-type': 'multipart/form-data; boundary=abc' }, cut), 400, 'multipart-invalid');
+    const twice = form(join(CORPUS, 'gs-duvet-exact.pdf'), { sku: 'T-SHIRT-M' });
+    twice.append('sku', 'TANKTOP-M');
+    const body = await expectProblem(await post('/v1/checks', twice), 400, 'request-invalid');
+    expect(body.errors).toEqual([{ path: 'sku', message: 'given more than once' }]);
+  });
+
   it('422 for an unknown SKU, product or variant', async () => {
     const body = await expectProblem(await post('/v1/checks', form(join(CORPUS, 'gs-duvet-exact.pdf'), { sku: 'NO-SUCH-SKU' })), 422, 'ERR_UNKNOWN_SKU');
     expect(body.errors).toEqual([expect.objectContaining({ path: 'sku' })]);
@@ -310,6 +331,9 @@ describe('operations', () => {
     expect(Object.keys(doc.components.schemas.Report!.properties!)).toEqual(expect.arrayContaining(['verdict', 'findings', 'pages', 'profileDigest']));
     expect(Object.keys(doc.components.schemas.Check!.properties!)).toEqual(expect.arrayContaining(['id', 'status', 'report', 'links']));
     expect(JSON.stringify(doc.paths['/v1/checks']!.post)).toContain('multipart/form-data');
+    // The limit the document states is the one the route enforces (wait=600 is refused above).
+    const post = doc.paths['/v1/checks']!.post as unknown as { parameters: { name: string; in: string; schema: { maximum?: number } }[] };
+    expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'wait', in: 'query', schema: expect.objectContaining({ maximum: 60 }) }));
   });
 
   it('every answer carries a request id, the client\'s when it sends a sane one', async () => {
@@ -317,6 +341,24 @@ describe('operations', () => {
     expect(res.headers.get('x-request-id')).toBe('abc-123');
     const other = await fetch(`${service.url}/health`, { headers: { 'x-request-id': 'bad id\u00e9' } });
     expect(other.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('/health when the pool fails', () => {
+  it('answers 503 naming the pool', async () => {
+    const dir = tempDir();
+    // A pool that cannot finish a task in time (1 ms) is a pool that does not work.
+    const broken = new PreflightPool({ maxThreads: 1, taskTimeoutMs: 1 });
+    const s = await startService({ port: 0, dataDir: dir, pool: broken, logLevel: 'silent' });
+    try {
+      const body = await expectProblem(await fetch(`${s.url}/health`), 503, 'unhealthy');
+      expect(body.detail).toMatch(/^pool: the worker pool cannot inspect a one-page PDF/);
+      expect(body.checks).toMatchObject({ data: { ok: true }, pool: { ok: false } });
+    } finally {
+      await s.close();
+      await broken.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

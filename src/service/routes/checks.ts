@@ -225,6 +225,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
         part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
         await pipeline(part.file, createWriteStream(temp, { flags: 'wx' }));
       } else {
+        if (Object.hasOwn(fields, part.fieldname)) {
+          throw new Problem(400, 'request-invalid', `The field "${part.fieldname}" is given twice.`, { errors: [{ path: part.fieldname, message: 'given more than once' }] });
+        }
         fields[part.fieldname] = String(part.value);
       }
     }
@@ -238,7 +241,12 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
     return await createJob(ctx, id, { kind: 'upload', file, name }, target, { raster: form.data.raster !== 'false', previews: form.data.raster !== 'false' }, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
+    const code = (error as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
+    // busboy's own errors (no boundary, a part cut short, a malformed header) are the client's.
+    if (!(error instanceof Problem) && code === undefined && error instanceof Error && /multipart|part|boundary|form/i.test(error.message)) {
+      throw new Problem(400, 'multipart-invalid', `The multipart body cannot be read: ${error.message}.`);
+    }
     throw error;
   }
 }

@@ -99,7 +99,7 @@ function cachedPoolProbe(pool: PreflightPool | undefined): () => Promise<{ ok: b
     if (last && Date.now() - last.at < POOL_PROBE_TTL_MS) return last.result;
     const shared = new SharedArrayBuffer(PROBE_PDF.length);
     new Uint8Array(shared).set(PROBE_PDF);
-    const result = pool.inspect(shared, `health:${randomUUID()}`, undefined, 20_000).then(
+    const result = pool.inspect(shared, `health:${randomUUID()}`, undefined, Math.min(20_000, pool.options.taskTimeoutMs)).then(
       () => ({ ok: true }),
       (error: Error) => ({ ok: false, detail: `the worker pool cannot inspect a one-page PDF: ${error.message}` }),
     );
