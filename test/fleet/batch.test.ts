@@ -23,13 +23,18 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const cli = (...args: string[]) =>
+const cli = (...args: string[]) => cliWith(() => undefined, ...args);
+/** Runs the CLI; `during` gets the child and its stderr so far, on every stderr chunk. */
+const cliWith = (during: (child: ReturnType<typeof spawn>, err: string) => void, ...args: string[]) =>
   new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
+    child.stderr.on('data', (d) => {
+      err += d;
+      during(child, err);
+    });
     child.on('close', (code) => resolve({ code, out, err }));
   });
 
@@ -95,5 +100,47 @@ describe('batch --redis', () => {
     const second = BatchSummarySchema.parse(JSON.parse(readFileSync(join(fleet, 'summary.json'), 'utf8')));
     expect(second.results.filter((r) => r.reused)).toHaveLength(7);
     await Promise.all([stopWorker(a), stopWorker(b)]);
+  });
+
+  it('Ctrl-C takes back the jobs no worker has started; the rerun judges them', async () => {
+    const dir = makeFolder();
+    const out = join(mkdtempSync(join(tmpdir(), 'pp-fleet-int-')), 'out');
+    const queue = 'interrupt';
+    // No worker yet: every job waits in Redis when the batch is interrupted.
+    let sent = false;
+    const stopped = await cliWith(
+      (child, err) => {
+        if (!sent && err.includes('[1/8]')) {
+          sent = true;
+          // Interrupt once the seven jobs are on the queue, so that they have to be taken back.
+          const poll = setInterval(() => {
+            void redis.command('LLEN', `print-preflight:${queue}:wait`).then((reply) => {
+              if (reply.trim() === ':7') {
+                clearInterval(poll);
+                child.kill('SIGINT');
+              }
+            });
+          }, 50);
+        }
+      },
+      'batch', dir, '--out', out, '--manifest', join(dir, 'manifest.csv'), '--redis', redis.url, '--queue', queue,
+    );
+    expect(stopped.code).toBe(130);
+    const summary = BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    expect(summary).toMatchObject({ files: 8, error: 1, interrupted: true });
+    expect(summary.pending).toHaveLength(7);
+    expect(stopped.out).toContain('7 not judged (interrupted)');
+    expect((await redis.command('LLEN', `print-preflight:${queue}:wait`)).trim()).toBe(':0');
+
+    const data = mkdtempSync(join(tmpdir(), 'pp-fleet-bdata-'));
+    const w = startWorker(redis.url, data, ['--queue', queue]);
+    workers.push(w);
+    const resumed = await cli('batch', dir, '--out', out, '--manifest', join(dir, 'manifest.csv'), '--redis', redis.url, '--queue', queue);
+    expect(resumed.code).toBe(1);
+    const after = BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    expect(after).toMatchObject({ files: 8, interrupted: false, pending: [] });
+    // Each file judged once: the withdrawn jobs never ran.
+    expect([...doneCounts([w]).values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    await stopWorker(w);
   });
 });
