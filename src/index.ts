@@ -93,3 +93,7 @@ export { JobStore } from './jobs/store.js';
 export { runCheckJob, type RunContext } from './jobs/run.js';
 export { EmbeddedQueue, type CheckQueue, type QueueCounts, type EmbeddedQueueOptions } from './jobs/queue.js';
 export { deliverCallback, CallbackOptionsSchema, type CallbackOptions } from './jobs/callback.js';
+export { preflightFolderOnFleet, startFleetWorker, redisQueue } from './fleet/start.js';
+export type { FleetConnection } from './fleet/connection.js';
+export type { RetryPolicy } from './fleet/jobs.js';
+export type { FleetWorker, FleetWorkerOptions, WorkerHeartbeat } from './fleet/worker.js';

@@ -230,7 +230,7 @@ export function describeWriteError(error: unknown): string {
   return e.code === 'ENOSPC' ? 'ENOSPC: the disk is full' : e.code ? `${e.code}: ${e.message.split(',')[0]}` : String(e.message ?? error);
 }
 
-async function writeError(
+export async function writeError(
   out: string,
   base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
   sku: string | null,

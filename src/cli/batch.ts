@@ -1,5 +1,5 @@
 import { ProgressView } from '../batch/progress.js';
-import { preflightFolder } from '../batch/run.js';
+import { preflightFolder, type BatchProgress } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
 import { PreflightPool } from '../pool/pool.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, UsageError, type CliIO } from './args.js';
@@ -31,6 +31,10 @@ Options:
   --no-raster         structure checks only
   --watch             hot folder: judge new files once complete and move them to
                       <out>/pass/, <out>/warn/ or <out>/fail/ with their reports
+  --redis URL         judge the files on the fleet's workers (print-preflight worker) through
+                      Redis instead of this machine; the folder and --out must be visible to
+                      every worker at the same absolute path (shared mount)
+  --queue NAME        with --redis: the queue name (default checks)
   --stable S          with --watch: seconds a file must stay unchanged (default 2)
   --interval S        with --watch: seconds between looks at the folder (default 1)
 ${FAIL_ON_HELP}
@@ -58,6 +62,8 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         stable: { type: 'string' },
         interval: { type: 'string' },
         'fail-on': { type: 'string' },
+        redis: { type: 'string' },
+        queue: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       });
   if (values.help) {
@@ -82,6 +88,9 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`no such folder: ${positionals[0]}`);
   }
+  if (values.redis && values.watch) throw new UsageError('--watch runs on this machine; leave out --redis');
+  if (values.queue && !values.redis) throw new UsageError('--queue needs --redis');
+  if (values.redis) (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
   const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}) });
   const preflight = { profiles: values.profiles, raster: !values['no-raster'], pool, ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}) };
   const soft = new AbortController();
@@ -118,7 +127,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       return signalName === 'SIGTERM' ? 143 : 130;
     }
     const view = new ProgressView((s) => io.stderr(s), io.stderrIsTTY ?? io.isTTY, io.stderrColumns ?? 80);
-    const summary = await preflightFolder(positionals[0]!, {
+    const folder = {
       out: values.out,
       manifest: values.manifest,
       concurrency: concurrency ?? pool.threads,
@@ -126,8 +135,15 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       preflight,
       signal: soft.signal,
       hardSignal: hard.signal,
-      onProgress: ({ done, total, result }) => view.update(done, total, result),
-    });
+      onProgress: ({ done, total, result }: BatchProgress) => view.update(done, total, result),
+    };
+    const summary = values.redis
+      ? await (await import('../fleet/batch.js')).preflightFolderOnFleet(positionals[0]!, {
+          ...folder,
+          connection: { url: values.redis, ...(values.queue ? { queue: values.queue } : {}) },
+          ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
+        })
+      : await preflightFolder(positionals[0]!, folder);
     view.end();
     say(io, `Wrote ${summary.files - summary.reused} report${summary.files - summary.reused === 1 ? '' : 's'} into ${values.out}/reports/, ${values.out}/summary.json and ${values.out}/index.html`);
     print(

@@ -13,6 +13,7 @@ import { profilesCommand } from './profiles.js';
 import { schemaCommand } from './schema.js';
 import { safeForTerminal } from '../report/terminal.js';
 import { serveCommand } from './serve.js';
+import { workerCommand } from './worker.js';
 
 const HELP = `Usage: print-preflight <command> [options]
 
@@ -25,8 +26,10 @@ Commands:
                      fix what can be fixed, then check again
   assemble (--product … | --sku …) --out out.pdf <image per layer…>
                      build a compliant PDF from one image or PDF per layer
-  batch <dir> --out <dir> [--manifest FILE] [--watch]
+  batch <dir> --out <dir> [--manifest FILE] [--watch] [--redis URL]
                      preflight every PDF of a folder (or a hot folder), resumable
+  worker --redis URL --data DIR
+                     take jobs from the fleet's queue on Redis (serve/batch --redis)
   order <draft.json> [--out payload.json] [--strict]
                      build a validated order body whose sources all passed
   profiles [--json]  list products, variants, layers and page sizes
@@ -48,6 +51,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> =
   profiles: profilesCommand,
   schema: schemaCommand,
   serve: serveCommand,
+  worker: workerCommand,
 };
 
 /** Runs the command line; resolves to the exit status. */

@@ -27,6 +27,9 @@ Options:
   --order-token TOKEN     its access token                                    PRINT_PREFLIGHT_ORDER_TOKEN
   --order-app-key KEY     its application key                                 PRINT_PREFLIGHT_ORDER_APP_KEY
   --log-level LEVEL       fatal, error, warn, info, debug (default info)      PRINT_PREFLIGHT_LOG_LEVEL
+  --redis URL             fleet mode: put checks on a queue in Redis for
+                          "print-preflight worker" processes (same --data
+                          folder, shared) instead of running them here        PRINT_PREFLIGHT_REDIS
 
 SIGTERM or SIGINT: stop accepting, let running checks finish (30 s), put the rest back in the
 queue, exit 0. Checks accepted with 202 are finished after a restart.`;
@@ -47,6 +50,7 @@ const ENV: Record<string, string> = {
   'order-token': 'ORDER_TOKEN',
   'order-app-key': 'ORDER_APP_KEY',
   'log-level': 'LOG_LEVEL',
+  redis: 'REDIS',
 };
 
 /** Flags first, then PRINT_PREFLIGHT_* variables; lists in variables are comma-separated. */
@@ -83,6 +87,9 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const token = one('order-token');
   const appKey = one('order-app-key');
   if (orderService && (!token || !appKey)) throw new UsageError('--order-service needs --order-token and --order-app-key (or PRINT_PREFLIGHT_ORDER_TOKEN and PRINT_PREFLIGHT_ORDER_APP_KEY)');
+  const redis = one('redis');
+  const callbackSecret = one('callback-secret');
+  const allowHosts = many('allow-host');
   const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
   return defined({
     port,
@@ -92,13 +99,34 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     workers,
     retentionDays,
     profiles: one('profiles'),
-    callbackSecret: one('callback-secret'),
-    allowHosts: many('allow-host'),
+    callbackSecret,
+    allowHosts,
     maxUploadBytes: uploadMb !== undefined ? Math.round(uploadMb * 1_000_000) : undefined,
     maxConcurrentPerKey: maxConcurrent,
     orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
     logLevel: logLevel as ServeOptions['logLevel'],
+    queue: redis ? fleetQueue(redis, callbackSecret, allowHosts) : undefined,
   });
+}
+
+/** Fleet mode: the server's queue lives in Redis (bullmq loads only then). */
+function fleetQueue(url: string, callbackSecret: string | undefined, allowHosts: string[]): NonNullable<ServeOptions['queue']> {
+  parseRedisUrlOrUsage(url);
+  return async (ctx) => {
+    const { redisQueueFactory } = await import('../fleet/queue.js');
+    const { jsonLogger } = await import('../fleet/log.js');
+    return redisQueueFactory({ url }, { ...(callbackSecret ? { callback: { secret: callbackSecret, allowHosts } } : {}), log: jsonLogger('server') })(ctx);
+  };
+}
+
+function parseRedisUrlOrUsage(url: string): void {
+  let u: URL | null = null;
+  try {
+    u = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!u || (u.protocol !== 'redis:' && u.protocol !== 'rediss:') || !u.hostname) throw new UsageError(`--redis needs a URL like redis://host:6379/0, got "${url}"`);
 }
 
 export async function serveCommand(args: string[], io: CliIO): Promise<number> {

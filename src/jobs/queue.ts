@@ -5,6 +5,7 @@
  * from the {@link JobStore}, so its answers are the same in both modes.
  */
 import { availableParallelism } from 'node:os';
+import type { Registry } from 'prom-client';
 import { deliverCallback, type CallbackOptions } from './callback.js';
 import { runCheckJob, type RunContext } from './run.js';
 import type { CheckJob, CheckRecord } from './schema.js';
@@ -25,6 +26,8 @@ export interface CheckQueue {
   close(graceMs?: number): Promise<void>;
   counts(): Promise<QueueCounts>;
   health(): Promise<{ ok: boolean; detail?: string }>;
+  /** Adds the queue's own metrics (the fleet's: failed jobs, workers, throughput) to the server's registry. */
+  registerMetrics?(registry: Registry): void;
 }
 
 export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CheckQueue } from '../jobs/queue.js';
+import type { CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { ProfileRegistry } from '../profile/registry.js';
@@ -9,6 +10,8 @@ export interface QueueContext {
   store: JobStore;
   registry: ProfileRegistry;
   profilesDir: string | undefined;
+  /** To be called with each record the queue sees finished (metrics and logs). */
+  onFinished: (record: CheckRecord) => void;
 }
 
 /**

@@ -54,7 +54,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   const pool = options.queue ? options.pool : (options.pool ?? new PreflightPool({ ...(options.workers ? { maxThreads: options.workers } : {}), ...(options.taskTimeoutMs ? { taskTimeoutMs: options.taskTimeoutMs } : {}) }));
   let onFinished: (record: CheckRecord) => void = () => undefined;
   const queue: CheckQueue = options.queue
-    ? await options.queue({ store, registry, profilesDir: options.profiles })
+    ? await options.queue({ store, registry, profilesDir: options.profiles, onFinished: (r) => onFinished(r) })
     : new EmbeddedQueue({
         store,
         ...(pool ? { pool } : {}),
@@ -86,6 +86,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   });
   app.server.headersTimeout = options.headersTimeoutMs;
   const metrics = new ServiceMetrics(queue);
+  queue.registerMetrics?.(metrics.registry);
   onFinished = (record) => {
     metrics.finished(record);
     app.log.info({ checkId: record.id, status: record.status, verdict: record.verdict, attempts: record.attempts }, 'check finished');

@@ -1,0 +1,214 @@
+/**
+ * A batch run judged by the fleet: each PDF of the folder becomes a job that names its path; any
+ * worker takes it and judges it with the local batch's own code (same reports, same reuse of
+ * unchanged reports), and this process collects the results into the same summary and index.
+ *
+ * The batch folder and the output folder must be visible to every worker at the same absolute
+ * path (an NFS or other shared mount): jobs carry paths, never file contents.
+ */
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { Queue, QueueEvents } from 'bullmq';
+import { PreflightError } from '../errors.js';
+import { writeAtomic } from '../batch/atomic.js';
+import { findPdfs, resolveTarget, type BatchFile } from '../batch/discover.js';
+import { judge, openBatch, outputPaths, summarise, writeError, type FolderOptions } from '../batch/run.js';
+import { renderIndexHtml, BatchResultSchema, type BatchResult, type BatchSummary } from '../batch/summary.js';
+import { registryFrom } from '../profile/load.js';
+import { connectRedis, resolveConnection, type FleetConnection } from './connection.js';
+import { BatchFileJobSchema, JOB_BATCH_FILE, jobOptions, RetryPolicySchema, type BatchFileJob, type RetryPolicy } from './jobs.js';
+import type { JobHandler } from './worker.js';
+
+/** The worker's side: judges one file of a batch. */
+export function batchFileHandler(): JobHandler<BatchResult> {
+  return {
+    async run(raw, ctx) {
+      const job = BatchFileJobSchema.parse(raw);
+      const registry = await registryFrom(job.profiles);
+      const result = await judge({ path: job.path, rel: job.rel }, job.out, new Map([[job.rel, job.target]]), registry, {
+        html: job.html,
+        hardSignal: ctx.signal,
+        preflight: { profiles: registry, raster: job.raster, pool: ctx.pool, ...(job.timeoutMs ? { timeoutMs: job.timeoutMs } : {}) },
+      });
+      if (result === 'aborted') throw new PreflightError('ERR_ABORTED', 'aborted: the worker is shutting down');
+      return { ...result, via: job.via };
+    },
+    async poison(raw, reason) {
+      const job = BatchFileJobSchema.parse(raw);
+      let sku: string | null = null;
+      try {
+        sku = (await registryFrom(job.profiles)).resolve(job.target).sku;
+      } catch {
+        // The reason already says what happened; an unknown target would have been an error anyway.
+      }
+      const base = { file: job.rel, report: outputPaths(job.rel).report, html: null, reason: null, rules: {}, reused: false };
+      return writeError(job.out, base, sku, job.via, reason);
+    },
+    outcome: (r) => r.verdict,
+  };
+}
+
+export interface FleetFolderOptions extends FolderOptions {
+  connection: FleetConnection;
+  /** Retries and poison-file limit of each job. */
+  policy?: RetryPolicy;
+  /** Time limit per task (structure, each page) on the workers, in ms. Default: the workers'. */
+  timeoutMs?: number;
+  /** Most jobs of this run on the queue at once. Default 1,000. */
+  window?: number;
+  /** How often outstanding jobs are looked up directly (missed events, a Redis that lost them), in ms. Default 5,000. */
+  reconcileMs?: number;
+}
+
+/**
+ * Preflights every PDF under `dir` on the fleet's workers; same outputs as {@link preflightFolder}.
+ * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
+ * @example
+ * const summary = await preflightFolderOnFleet('/mnt/shared/incoming', {
+ *   out: '/mnt/shared/checked',
+ *   connection: { url: 'redis://queue.internal:6379/0' },
+ * });
+ */
+export async function preflightFolderOnFleet(dir: string, options: FleetFolderOptions): Promise<BatchSummary> {
+  const conn = resolveConnection(options.connection);
+  const policy = RetryPolicySchema.parse(options.policy ?? {});
+  const { out, registry, manifest } = await openBatch(options);
+  const files = await findPdfs(dir, [out]);
+  const html = options.html ?? true;
+  const raster = options.preflight?.raster ?? true;
+  const profiles = typeof options.preflight?.profiles === 'string' ? resolve(options.preflight.profiles) : undefined;
+  const run = randomBytes(6).toString('hex');
+
+  const results: BatchResult[] = [];
+  const pending: string[] = [];
+  let done = 0;
+  const record = (result: BatchResult) => {
+    results.push(result);
+    done++;
+    options.onProgress?.({ done, total: files.length, result });
+  };
+
+  // Files whose product cannot be found never reach the queue: the local code writes their error.
+  const toQueue: Array<{ id: string; file: BatchFile; data: BatchFileJob }> = [];
+  for (const [i, file] of files.entries()) {
+    const resolution = resolveTarget(file.rel, manifest, registry);
+    if ('error' in resolution) {
+      const r = await judge(file, out, manifest, registry, { html, preflight: { profiles: registry, pool: false } });
+      if (r !== 'aborted') record(r);
+      continue;
+    }
+    toQueue.push({
+      id: `batch-${run}-${i}`,
+      file,
+      data: { path: file.path, rel: file.rel, out, target: resolution.target, via: resolution.via, html, raster, ...(profiles ? { profiles } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
+    });
+  }
+
+  const queueRedis = connectRedis(conn.url, `batch-${run}`);
+  const eventsRedis = connectRedis(conn.url, `batch-${run}-events`);
+  const queue = new Queue(conn.queue, { connection: queueRedis, prefix: conn.prefix });
+  const events = new QueueEvents(conn.queue, { connection: eventsRedis, prefix: conn.prefix });
+  queue.on('error', () => undefined);
+  events.on('error', () => undefined);
+  const outstanding = new Map<string, (typeof toQueue)[number]>();
+  const window = Math.max(1, options.window ?? 1_000);
+  let next = 0;
+  let wake: () => void = () => undefined;
+
+  const collect = async (id: string) => {
+    const item = outstanding.get(id);
+    if (!item) return;
+    const job = await queue.getJob(id);
+    if (!job) return;
+    const state = await job.getState();
+    if (state === 'completed') {
+      const parsed = BatchResultSchema.safeParse(job.returnvalue);
+      if (!outstanding.delete(id)) return;
+      // The worker's object as is (not the parsed copy): key order, hence summary bytes, as in a local batch.
+      record(parsed.success ? (job.returnvalue as BatchResult) : await failed(item, `a worker returned a malformed result: ${parsed.error.issues[0]?.message}`));
+    } else if (state === 'failed') {
+      if (!outstanding.delete(id)) return;
+      record(await failed(item, job.failedReason || 'the job failed'));
+    } else return;
+    await job.remove().catch(() => undefined);
+    wake();
+  };
+  const failed = (item: (typeof toQueue)[number], reason: string) => {
+    const sku = registry.resolve(item.data.target).sku;
+    return writeError(out, { file: item.file.rel, report: outputPaths(item.file.rel).report, html: null, reason: null, rules: {}, reused: false }, sku, item.data.via, reason);
+  };
+  /** Jobs of this run Redis no longer knows (a restart without persistence) are added again. */
+  const reconcile = async () => {
+    for (const id of [...outstanding.keys()]) {
+      const state = await queue.getJobState(id);
+      if (state === 'completed' || state === 'failed') await collect(id);
+      else if (state === 'unknown') {
+        const item = outstanding.get(id);
+        if (item) await queue.add(JOB_BATCH_FILE, item.data, jobOptions(policy, id));
+      }
+    }
+  };
+  events.on('completed', ({ jobId }) => void collect(jobId).catch(() => undefined));
+  events.on('failed', ({ jobId }) => void collect(jobId).catch(() => undefined));
+
+  const kick = () => wake();
+  options.signal?.addEventListener('abort', kick, { once: true });
+  options.hardSignal?.addEventListener('abort', kick, { once: true });
+  const stopped = () => options.signal?.aborted || options.hardSignal?.aborted;
+  try {
+    await events.waitUntilReady();
+    const timer = setInterval(() => void reconcile().then(wake, () => undefined), options.reconcileMs ?? 5_000);
+    try {
+      for (;;) {
+        if (stopped()) {
+          await withdrawWaiting(queue, outstanding, pending);
+          pending.push(...toQueue.slice(next).map((t) => t.file.rel));
+          next = toQueue.length;
+          if (options.hardSignal?.aborted) {
+            pending.push(...[...outstanding.values()].map((t) => t.file.rel));
+            outstanding.clear();
+          }
+        }
+        if (next < toQueue.length && outstanding.size < window) {
+          const batch = toQueue.slice(next, next + Math.min(100, window - outstanding.size));
+          next += batch.length;
+          for (const item of batch) outstanding.set(item.id, item);
+          await queue.addBulk(batch.map((item) => ({ name: JOB_BATCH_FILE, data: item.data, opts: jobOptions(policy, item.id) })));
+          continue;
+        }
+        if (outstanding.size === 0 && next >= toQueue.length) break;
+        await new Promise<void>((r) => {
+          wake = r;
+          const t = setTimeout(r, 1_000);
+          t.unref();
+        });
+      }
+    } finally {
+      clearInterval(timer);
+    }
+  } finally {
+    await events.close().catch(() => undefined);
+    await queue.close().catch(() => undefined);
+    queueRedis.disconnect();
+    eventsRedis.disconnect();
+  }
+  const summary = summarise(results, pending.sort(), stopped() ?? false);
+  await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeAtomic(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+  return summary;
+}
+
+/** After a stop: jobs no worker has taken yet are taken off the queue and reported as pending. */
+async function withdrawWaiting(queue: Queue, outstanding: Map<string, { file: BatchFile }>, pending: string[]): Promise<void> {
+  for (const [id, item] of [...outstanding]) {
+    const state = await queue.getJobState(id);
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
+      if (state !== 'unknown') {
+        const removed = await queue.remove(id).catch(() => 0);
+        if (!removed) continue;
+      }
+      outstanding.delete(id);
+      pending.push(item.file.rel);
+    }
+  }
+}
