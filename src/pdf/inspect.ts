@@ -121,8 +121,8 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     return facts;
   }
   if (!truncated) {
-    const xref = xrefProblem(bytes, context);
-    const length = xref ? null : streamLengthProblem(context, bytes);
+    const xref = safely(() => xrefProblem(bytes, context), { kind: 'repaired' as const, detail: 'the cross-reference data cannot be read' });
+    const length = xref ? null : safely(() => streamLengthProblem(context, bytes), null);
     if (xref?.kind === 'damaged') problem('damaged', xref.detail);
     else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
   }
@@ -227,6 +227,15 @@ function reverseRefs(context: PDFContext): Map<PDFObject, PDFRef> {
   const map = new Map<PDFObject, PDFRef>();
   for (const [ref, obj] of context.enumerateIndirectObjects()) map.set(obj, ref);
   return map;
+}
+
+/** The integrity checks read raw bytes of a hostile file: a slip there is a finding, never a crash. */
+function safely<T>(check: () => T, fallback: T): T {
+  try {
+    return check();
+  } catch {
+    return fallback;
+  }
 }
 
 /** "1 0 obj" near the start, as in a PDF whose header was lost. */

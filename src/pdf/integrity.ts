@@ -172,16 +172,22 @@ function numbers(context: PDFContext, obj: PDFObject | undefined): number[] {
  * Strict readers take /Length at its word and read garbage.
  */
 export function streamLengthProblem(context: PDFContext, bytes: Uint8Array): string | null {
+  // Each look at the file searches it: a bounded number, so a hostile file cannot make it quadratic.
+  let lookups = 0;
   for (const [ref, obj] of context.enumerateIndirectObjects()) {
     if (!(obj instanceof PDFRawStream)) continue;
     const declared = numberOf(resolve(context, obj.dict.get(PDFName.of('Length'))));
     if (declared === undefined) return `stream ${ref.objectNumber} ${ref.generationNumber} R has no valid /Length`;
-    if (Math.abs(declared - obj.contents.length) > 2 && !lengthHolds(bytes, ref.objectNumber, ref.generationNumber, declared)) {
+    if (Math.abs(declared - obj.contents.length) <= 2) continue;
+    if (lookups++ >= MAX_LENGTH_LOOKUPS) return null;
+    if (!lengthHolds(bytes, ref.objectNumber, ref.generationNumber, declared)) {
       return `stream ${ref.objectNumber} ${ref.generationNumber} R says /Length ${declared} but holds ${obj.contents.length} bytes`;
     }
   }
   return null;
 }
+
+const MAX_LENGTH_LOOKUPS = 64;
 
 /**
  * pdf-lib finds the end of a stream whose /Length is indirect by searching for `endstream`, and
