@@ -82,10 +82,10 @@ describe('assemble', () => {
     expect(Math.max(big.report.pages[0]!.images[0]!.widthPx, big.report.pages[0]!.images[0]!.heightPx)).toBe(15000);
     const photo = new Uint8Array(await sharp({ create: { width: 1200, height: 1600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 50 } } }).jpeg({ quality: 95 }).toBuffer());
     const small = await assemble({ sku: 'TANKTOP-M' }, [photo, photo], {}, { pool: false, raster: false, limits: { maxFileBytes: 1_000_000 } });
-    expect(small.changes.some((c) => /recompressed at JPEG quality \d+ to stay under 1\.0 MB/.test(c))).toBe(true);
+    expect(small.changes.some((c) => /recompressed at JPEG quality \d+ to stay under 1 MB/.test(c))).toBe(true);
     expect(small.changes.some((c) => /downsampled the images/.test(c))).toBe(true);
     expect(small.bytes.length).toBeLessThanOrEqual(1_000_000);
-  }, 60_000);
+  }, 180_000); // two 15,000-px encodes: ~45 s alone on a loaded 2-core machine
 
   it('refuses the wrong number of layers, unknown layer names and unreadable inputs', async () => {
     const i = await inputs();
