@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/client/webhooks.js';
+import { verifyWebhook, webhookSignatureProblem } from '../../src/client/webhooks.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { startSourceServer, type SourceServer } from '../helpers/source-server.js';
@@ -197,8 +197,9 @@ describe('callbacks', () => {
       expect(check!.callback.attempts.map((a) => a.status)).toEqual([503, 503, 200]);
       expect(deliveries).toHaveLength(3);
       for (const d of deliveries) {
-        expect(verifyWebhook(d.body, d.signature, SECRET)).toEqual({ ok: true });
-        expect(verifyWebhook(d.body, d.signature, 'another-secret')).toEqual({ ok: false, reason: 'mismatch' });
+        expect(verifyWebhook(d.body, d.signature, SECRET)).toBe(true);
+        expect(verifyWebhook(d.body, d.signature, 'another-secret')).toBe(false);
+        expect(webhookSignatureProblem(d.body, d.signature, 'another-secret')).toBe('mismatch');
         expect(d.topic).toBe('check.finished');
       }
       const last = JSON.parse(deliveries[2]!.body) as { id: string; status: string; report: unknown };
