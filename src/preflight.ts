@@ -6,7 +6,7 @@ import { InvalidArgumentError, PreflightError } from './errors.js';
 import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
 import type { DocumentFacts } from './pdf/facts.js';
 import { pdfHeaderVersion } from './pdf/inspect.js';
-import { localExecutor, type Executor } from './pool/local.js';
+import type { Executor } from './pool/local.js';
 import { defaultPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
@@ -84,7 +84,7 @@ export async function preflightWithPreviews(
   const source = await readSource(input, opts.path);
   throwIfAborted(opts.signal);
   const limits = { ...resolved.limits, ...opts.limits };
-  const executor: Executor = opts.pool === false ? localExecutor : (opts.pool ?? defaultPool());
+  const executor: Executor = opts.pool === false ? (await import('./pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
 
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
   // is per call: a document checked again starts fresh (pdf.js state of an earlier check is

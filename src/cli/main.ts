@@ -1,14 +1,6 @@
 import { PreflightError } from '../errors.js';
-import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
-import { assembleCommand } from './assemble.js';
-import { batchCommand } from './batch.js';
-import { fixCommand } from './fix.js';
-import { checkCommand } from './check.js';
-import { orderCommand } from './order.js';
-import { profilesCommand } from './profiles.js';
-import { schemaCommand } from './schema.js';
 
 const HELP = `Usage: print-preflight <command> [options]
 
@@ -32,15 +24,23 @@ Commands:
 Run \`print-preflight <command> --help\` for a command's options.
 Exit status: 0 pass or warn, 1 fail, 2 misuse.`;
 
-const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
-  assemble: assembleCommand,
-  batch: batchCommand,
-  fix: fixCommand,
-  check: checkCommand,
-  order: orderCommand,
-  profiles: profilesCommand,
-  schema: schemaCommand,
+export type Command = (args: string[], io: CliIO) => Promise<number>;
+
+/**
+ * Each command's module is imported only when that command runs: `--help`, `profiles` and
+ * `schema` never pay for pdf.js, pdf-lib, sharp or the worker pool.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  assemble: async () => (await import('./assemble.js')).assembleCommand,
+  batch: async () => (await import('./batch.js')).batchCommand,
+  fix: async () => (await import('./fix.js')).fixCommand,
+  check: async () => (await import('./check.js')).checkCommand,
+  order: async () => (await import('./order.js')).orderCommand,
+  profiles: async () => (await import('./profiles.js')).profilesCommand,
+  schema: async () => (await import('./schema.js')).schemaCommand,
 };
+/** Commands that never start the worker pool: no need to load the pool module to stop it. */
+const POOL_FREE = new Set(['profiles', 'schema']);
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
@@ -53,12 +53,13 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     io.stdout(`${packageVersion()}\n`);
     return 0;
   }
-  const run = COMMANDS[command];
-  if (!run) {
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!load) {
     io.stderr(`print-preflight: unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')}.\n`);
     return 2;
   }
   try {
+    const run = await load();
     return await run(rest, io);
   } catch (error) {
     // Misuse (bad flags, unknown product, unreadable file, broken profiles): one line, exit 2.
@@ -68,7 +69,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     }
     throw error;
   } finally {
-    await closeDefaultPool();
+    if (!POOL_FREE.has(command)) await (await import('../pool/pool.js')).closeDefaultPool();
   }
 }
 
@@ -79,3 +80,4 @@ function defaultIO(): CliIO {
     isTTY: !!process.stdout.isTTY,
   };
 }
+

@@ -2,7 +2,7 @@
  * Structural inspection of a whole PDF: pages, boxes, /Rotate, /UserUnit, images and colour use,
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
-import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';

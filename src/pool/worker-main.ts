@@ -4,7 +4,7 @@
  * pdf.js for rendering) and keeps it for the file's other pages.
  */
 import { performance } from 'node:perf_hooks';
-import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
+import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';

@@ -4,7 +4,6 @@
  * (libjpeg's shrink-on-load decodes at 1/2, 1/4 or 1/8 scale; CMYK goes to sRGB through lcms),
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
-import sharp from 'sharp';
 import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import type { RawPixels } from './pixels.js';
@@ -102,6 +101,7 @@ export async function renderFromImage(
   const rh = Math.max(1, Math.round(Math.max(...ys) - top));
   if (rw * rh > 16 * width * height) return null; // drawn mostly off the page: let pdf.js clip it
 
+  const { default: sharp } = await import('sharp'); // loaded by the first page that needs it
   const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels });
   const meta = await input.metadata();
   const cmyk = meta.space === 'cmyk';
