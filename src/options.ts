@@ -35,8 +35,14 @@ export const PreflightOptionsSchema = z
      * `false` runs everything in this thread, with no time limit or memory cap.
      */
     pool: z.union([z.custom<PreflightPool>((v) => v instanceof PreflightPool, 'a PreflightPool'), z.literal(false)]).optional(),
-    /** Time limit of each task of this call (structure, each page), in ms. Default: the pool's. */
+    /** Time limit of each task of this call (structure, each page), in ms, from when a worker takes it. Default: the pool's. */
     timeoutMs: z.number().int().min(1).optional(),
+    /**
+     * Worker time the whole file may use (structure and every page together), in ms: a heavy file
+     * stops here (its remaining pages get pdf-timeout) instead of holding the pool. Time spent
+     * waiting in the queue does not count. Default 300,000 (5 min).
+     */
+    fileBudgetMs: z.number().int().min(1).default(300_000),
     /** Cancels the call. */
     signal: z.instanceof(AbortSignal).optional(),
   })

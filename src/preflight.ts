@@ -6,6 +6,7 @@ import { InvalidArgumentError, PreflightError } from './errors.js';
 import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
 import type { DocumentFacts } from './pdf/facts.js';
 import { pdfHeaderVersion } from './pdf/inspect.js';
+import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
 import { defaultPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
@@ -91,7 +92,8 @@ export async function preflightWithPreviews(
   // evicted and destroyed by the worker's LRU instead of growing across repeats).
   const shared = toShared(source.bytes);
   const docId = `${source.sha256}:${randomUUID()}`;
-  const facts = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs);
+  const budget = new TimeBudget(opts.fileBudgetMs);
+  const facts = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs, budget);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -101,8 +103,9 @@ export async function preflightWithPreviews(
   if (canRender) {
     // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer.
     const pages = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex);
-    await Promise.all(
-      pages.map(async (page) => {
+    // At most one page per worker in flight for this file: pages are not all queued at once, so
+    // another file's pages interleave with this one's, and finished pages' memory goes first.
+    await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
         try {
           const result = await executor.render(
             {
@@ -118,6 +121,7 @@ export async function preflightWithPreviews(
             },
             opts.signal,
             opts.timeoutMs,
+            budget,
           );
           raster.set(page.index, result.facts);
           if (result.preview) {
@@ -133,8 +137,7 @@ export async function preflightWithPreviews(
           if (error.reason === 'aborted') return;
           rasterFailures.push({ index: page.index, reason: error.reason, detail: error.message });
         }
-      }),
-    );
+    });
     throwIfAborted(opts.signal);
     rasterFailures.sort((a, b) => a.index - b.index);
   }
@@ -163,9 +166,10 @@ async function inspectOrExplain(
   bytes: Uint8Array,
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
+  budget: TimeBudget,
 ): Promise<DocumentFacts> {
   try {
-    return await executor.inspect(shared, docId, signal, timeoutMs);
+    return await executor.inspect(shared, docId, signal, timeoutMs, budget);
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
@@ -184,6 +188,15 @@ async function inspectOrExplain(
       pages: [],
     };
   }
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 function toShared(bytes: Uint8Array): SharedArrayBuffer {

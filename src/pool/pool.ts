@@ -3,6 +3,10 @@
  * (rendering), so one large file keeps every worker busy. Each task has a time limit and each
  * worker a heap cap; a task that times out, or a worker that crashes or runs out of memory, fails
  * only that task — the pool replaces the worker and goes on.
+ *
+ * A task's clock starts when a worker takes it (the worker says so first thing), not when it is
+ * queued: a page that waits behind others is never charged for the wait. A file's tasks may also
+ * share a {@link TimeBudget}, which caps the worker time the whole file uses.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +16,8 @@ import { InvalidArgumentError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 import type { DocumentFacts } from '../pdf/facts.js';
 import { packageRoot } from '../util/package-root.js';
-import { InspectResultSchema, RenderResultSchema, type RenderResult, type RenderTask } from './tasks.js';
+import type { TimeBudget } from './budget.js';
+import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type RenderResult, type RenderTask } from './tasks.js';
 
 export const PoolOptionsSchema = z
   .object({
@@ -48,6 +53,9 @@ export class TaskFailure extends Error {
 export class PreflightPool {
   readonly options: z.output<typeof PoolOptionsSchema> & { maxThreads: number };
   private readonly piscina: Piscina;
+  /** Tasks submitted and not yet taken by a worker: their id → what to do when one takes them. */
+  private readonly waiting = new Map<number, () => void>();
+  private nextTaskId = 1;
 
   constructor(options: PoolOptions = {}) {
     const parsed = PoolOptionsSchema.safeParse(options);
@@ -67,37 +75,63 @@ export class PreflightPool {
     });
     // A worker that dies is replaced by piscina; its task is rejected and handled by the caller.
     this.piscina.on('error', () => undefined);
+    this.piscina.on('message', (message: unknown) => {
+      const started = TaskStartedSchema.safeParse(message);
+      if (started.success) this.waiting.get(started.data.taskStarted)?.();
+    });
   }
 
   get threads(): number {
     return this.options.maxThreads;
   }
 
-  /** Structural facts of a whole file. */
-  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number): Promise<DocumentFacts> {
-    const result = await this.run({ kind: 'inspect', docId, bytes }, signal, timeoutMs);
+  /**
+   * Structural facts of a whole file.
+   * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)
+   * @param budget the file's time budget, shared by all its tasks
+   */
+  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<DocumentFacts> {
+    const result = await this.run({ kind: 'inspect', docId, bytes }, signal, timeoutMs, budget);
     const parsed = InspectResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned malformed facts: ${parsed.error.issues[0]?.message}`);
     return parsed.data as DocumentFacts;
   }
 
   /** One page's raster facts and, when asked, its preview. */
-  async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number): Promise<RenderResult> {
-    const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs);
+  async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult> {
+    const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs, budget);
     const parsed = RenderResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed raster: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 
-  private async run(task: unknown, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs): Promise<unknown> {
+  private async run(task: object, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs, budget?: TimeBudget): Promise<unknown> {
     if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
+    if (budget?.spent) throw budgetSpent(budget);
+    const taskId = this.nextTaskId++;
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    let stopBudget: (() => void) | undefined;
+    let limitedByBudget = false;
+    // The clock starts when a worker takes the task, never while it waits in the queue.
+    this.waiting.set(taskId, () => {
+      this.waiting.delete(taskId);
+      let limit = timeoutMs;
+      if (budget) {
+        const left = budget.remainingMs();
+        stopBudget = budget.start();
+        if (left < limit) {
+          limit = Math.max(0, left);
+          limitedByBudget = true;
+        }
+      }
+      timer = setTimeout(() => timeout.abort(), limit);
+    });
     const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     try {
-      return await this.piscina.run(task, { signal: combined });
+      return await this.piscina.run({ ...task, taskId }, { signal: combined });
     } catch (error) {
-      if (timeout.signal.aborted) throw new TaskFailure('timeout', `took longer than ${timeoutMs / 1000} s`);
+      if (timeout.signal.aborted) throw limitedByBudget && budget ? budgetSpent(budget) : new TaskFailure('timeout', `took longer than ${timeoutMs / 1000} s`);
       if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
       const e = error as NodeJS.ErrnoException;
       if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new TaskFailure('crashed', `ran out of memory (worker heap cap ${this.options.maxWorkerMemoryMb} MB)`);
@@ -105,6 +139,8 @@ export class PreflightPool {
       throw new TaskFailure('failed', (e.message ?? String(error)).split('\n')[0]!);
     } finally {
       clearTimeout(timer);
+      this.waiting.delete(taskId);
+      stopBudget?.();
     }
   }
 
@@ -112,6 +148,10 @@ export class PreflightPool {
   async destroy(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+function budgetSpent(budget: TimeBudget): TaskFailure {
+  return new TaskFailure('timeout', `the file used up its time budget of ${budget.totalMs / 1000} s`);
 }
 
 let shared: PreflightPool | undefined;

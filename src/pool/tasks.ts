@@ -7,8 +7,15 @@ const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
 const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
+/** Set by the pool: the worker announces it has taken the task, which starts the task's clock. */
+const TaskId = z.number().int().positive().optional();
+
+/** What a worker posts (on its parent port) the moment it takes a task. */
+export const TaskStartedSchema = z.object({ taskStarted: z.number().int().positive() }).strict();
+
 export const InspectTaskSchema = z.object({
   kind: z.literal('inspect'),
+  taskId: TaskId,
   /** Identifies the document in the worker's cache (its sha256). */
   docId: z.string().min(1),
   bytes: Shared,
@@ -25,6 +32,7 @@ export const ImagePlanSchema = z.object({
 
 export const RenderTaskSchema = z.object({
   kind: z.literal('render'),
+  taskId: TaskId,
   docId: z.string().min(1),
   bytes: Shared,
   page: z.number().int().min(1),

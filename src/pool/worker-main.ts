@@ -4,6 +4,7 @@
  * pdf.js for rendering) and keeps it for the file's other pages.
  */
 import { performance } from 'node:perf_hooks';
+import { parentPort } from 'node:worker_threads';
 import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
@@ -44,6 +45,8 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
 
 export default async function handle(message: unknown): Promise<unknown> {
   const task = TaskSchema.parse(message);
+  // Starts the task's clock in the pool (it is not charged for its time in the queue).
+  if (task.taskId !== undefined) parentPort?.postMessage({ taskStarted: task.taskId });
   return task.kind === 'inspect' ? inspect(task) : render(task);
 }
 

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, PreflightError } from '../../../src/errors.js';
+import { TimeBudget } from '../../../src/pool/budget.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
 import { preflight } from '../../../src/preflight.js';
 import handle from '../../../src/pool/worker-main.js';
@@ -82,3 +84,66 @@ describe('worker messages', () => {
     await expect(handle(task)).rejects.toThrow();
   });
 });
+
+describe('time limits measure the task, not the queue', () => {
+  it('TimeBudget counts finished and running tasks, never the wait before them', () => {
+    let t = 0;
+    const budget = new TimeBudget(1000, () => t);
+    t = 5_000; // time in a queue costs nothing
+    expect(budget.remainingMs()).toBe(1000);
+    const stopA = budget.start();
+    const stopB = budget.start();
+    t += 300;
+    expect(budget.remainingMs()).toBe(400); // two tasks running for 300 ms each
+    stopA();
+    stopA(); // a second stop is ignored
+    t += 100;
+    expect(budget.remainingMs()).toBe(300);
+    stopB();
+    t += 10_000;
+    expect(budget.remainingMs()).toBe(300);
+    expect(budget.spent).toBe(false);
+    const stopC = budget.start();
+    t += 300;
+    expect(budget.spent).toBe(true);
+    stopC();
+  });
+
+  it('does not time out a page that waited in the queue longer than its limit', async () => {
+    const pool = new PreflightPool({ maxThreads: 1 });
+    try {
+      const heavy = toShared(heavyPdf(250_000));
+      const light = toShared(new Uint8Array(readFileSync(good)));
+      const task = { maxPx: 600, format: null, plan: null, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 };
+      const started = performance.now();
+      const slow = pool.render({ ...task, docId: 'heavy', bytes: heavy, page: 1 });
+      // Queued behind the heavy page: under a clock started at submission it would time out.
+      const quick = pool.render({ ...task, docId: 'light', bytes: light, page: 1 }, undefined, 4_000);
+      const slowResult = await slow;
+      const waited = performance.now() - started;
+      const quickResult = await quick;
+      expect(waited, 'the heavy page must keep the only worker busy longer than the light page’s limit').toBeGreaterThan(4_000);
+      expect(slowResult.facts.index).toBe(1);
+      expect(quickResult.facts.widthPx).toBeGreaterThan(0);
+    } finally {
+      await pool.destroy();
+    }
+  }, 120_000);
+
+  it('stops a file that uses up its time budget, and says so', async () => {
+    const pool = new PreflightPool({ maxThreads: 2 });
+    try {
+      const report = await preflight(heavyPdf(400_000), { sku: 'TANKTOP-M' }, { pool, fileBudgetMs: 500 });
+      const finding = report.findings.find((f) => f.code === 'pdf-timeout');
+      expect(finding?.message).toMatch(/time budget of 0.5 s/);
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+});
+
+function toShared(bytes: Uint8Array): SharedArrayBuffer {
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  return shared;
+}
