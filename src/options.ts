@@ -35,6 +35,13 @@ export const PreflightOptionsSchema = z
      * `false` runs everything in this thread, with no time limit or memory cap.
      */
     pool: z.union([z.custom<PreflightPool>((v) => v instanceof PreflightPool, 'a PreflightPool'), z.literal(false)]).optional(),
+    /**
+     * Files up to this many bytes have their structure read in the calling thread (within the
+     * inspection's work limits, but with no time limit) while the pool's workers start; larger
+     * files are read in the pool. `0`: always in the pool (e.g. a server keeping its event loop
+     * free). Default 16 MiB.
+     */
+    structureInThreadMaxBytes: z.number().int().min(0).default(16 * 1024 * 1024),
     /** Time limit of each task of this call (structure, each page), in ms, from when a worker takes it. Default: the pool's. */
     timeoutMs: z.number().int().min(1).optional(),
     /**

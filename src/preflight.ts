@@ -5,10 +5,9 @@ import { performance } from 'node:perf_hooks';
 import { InvalidArgumentError, PreflightError } from './errors.js';
 import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
 import type { DocumentFacts } from './pdf/facts.js';
-import { pdfHeaderVersion } from './pdf/inspect.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
-import { defaultPool, TaskFailure } from './pool/pool.js';
+import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
 import { imagePlan } from './raster/fast-path.js';
@@ -90,10 +89,18 @@ export async function preflightWithPreviews(
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
   // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
   // evicted and destroyed by the worker's LRU instead of growing across repeats).
-  const shared = toShared(source.bytes);
+  // (Copied into shared memory only when a worker will see them.)
+  let sharedCopy: SharedArrayBuffer | undefined;
+  const shared = () => (sharedCopy ??= toShared(source.bytes));
   const docId = `${source.sha256}:${randomUUID()}`;
   const budget = new TimeBudget(opts.fileBudgetMs);
-  const facts = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs, budget);
+  // A small file's structure is read here, at once: no waiting for a worker to start. The workers
+  // its pages will need start meanwhile, and never more than it has pages.
+  const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
+  if (inThread && opts.raster) executor.warm(Math.min(opts.maxRasterPages, estimatePageCount(source.bytes)));
+  const facts = inThread
+    ? await inspectHere(source.bytes)
+    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -110,7 +117,7 @@ export async function preflightWithPreviews(
           const result = await executor.render(
             {
               docId,
-              bytes: shared,
+              bytes: shared(),
               page: page.index,
               maxPx: opts.previewSize,
               format: wantPreviews ? opts.previewFormat : null,
@@ -158,6 +165,31 @@ export async function preflightWithPreviews(
   return { report, previews };
 }
 
+/** Structure facts read in this thread; an unexpected failure becomes a document problem. */
+async function inspectHere(bytes: Uint8Array): Promise<DocumentFacts> {
+  const { inspectPdf } = await import('./pdf/inspect.js');
+  try {
+    return await inspectPdf(bytes);
+  } catch (error) {
+    return structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`);
+  }
+}
+
+/**
+ * About how many pages a file has, without parsing it: the number of page objects written in the
+ * clear (pages inside compressed object streams are not seen: then 1).
+ */
+export function estimatePageCount(bytes: Uint8Array): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  for (let at = buf.indexOf('/Page'); at >= 0; at = buf.indexOf('/Page', at + 5)) {
+    const next = buf[at + 5];
+    // "/Page" as a whole name: not "/Pages", "/PageLabels", "/PageMode"…
+    if (next === undefined || !/[A-Za-z0-9#_.-]/.test(String.fromCharCode(next))) count++;
+  }
+  return Math.max(1, count);
+}
+
 /** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */
 async function inspectOrExplain(
   executor: Executor,
@@ -173,21 +205,15 @@ async function inspectOrExplain(
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
-    return {
-      bytes: bytes.length,
-      pdfVersion: pdfHeaderVersion(bytes),
-      encryption: null,
-      activeContent: [],
-      problems: [
-        {
-          kind: error.reason === 'timeout' ? 'timeout' : 'too-complex',
-          detail: error.reason === 'timeout' ? `reading its structure ${error.message}` : `reading its structure failed: ${error.message}`,
-        },
-      ],
-      pageCount: null,
-      pages: [],
-    };
+    return error.reason === 'timeout'
+      ? structureFailed(bytes, 'timeout', `reading its structure ${error.message}`)
+      : structureFailed(bytes, 'too-complex', `reading its structure failed: ${error.message}`);
   }
+}
+
+async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
+  const { pdfHeaderVersion } = await import('./pdf/inspect.js');
+  return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */

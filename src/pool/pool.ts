@@ -144,6 +144,15 @@ export class PreflightPool {
     }
   }
 
+  /**
+   * Starts workers, up to `count` (and the pool's size), without waiting for them: a caller that
+   * knows work is coming lets their start-up overlap its own (reading a file's structure).
+   */
+  warm(count: number): void {
+    const missing = Math.min(count, this.options.maxThreads) - this.piscina.threads.length;
+    for (let i = 0; i < missing; i++) this.piscina.run({ kind: 'warm' }).catch(() => undefined);
+  }
+
   /** Stops every worker. */
   async destroy(): Promise<void> {
     await this.piscina.destroy();

@@ -21,6 +21,9 @@ export const InspectTaskSchema = z.object({
   bytes: Shared,
 });
 
+/** Starts a worker ahead of its first real task (its start-up overlaps the caller's work). */
+export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
+
 export const ImagePlanSchema = z.object({
   ref: z.string(),
   ctm: Matrix,
@@ -48,7 +51,7 @@ export const RenderTaskSchema = z.object({
   largestImagePixels: z.number().int().min(0),
 });
 
-export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema]);
+export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema]);
 export type InspectTask = z.infer<typeof InspectTaskSchema>;
 export type RenderTask = z.infer<typeof RenderTaskSchema>;
 export type Task = z.infer<typeof TaskSchema>;

@@ -45,6 +45,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
 
 export default async function handle(message: unknown): Promise<unknown> {
   const task = TaskSchema.parse(message);
+  if (task.kind === 'warm') return null;
   // Starts the task's clock in the pool (it is not charged for its time in the queue).
   if (task.taskId !== undefined) parentPort?.postMessage({ taskStarted: task.taskId });
   return task.kind === 'inspect' ? inspect(task) : render(task);

@@ -64,3 +64,27 @@ describe('preflight() API', () => {
     expect((error as PreflightError).code).toBe('ERR_ABORTED');
   });
 });
+
+describe('structure read in the calling thread (small files) or in the pool', () => {
+  it.each(['reportlab-tshirt-M-exact.pdf', 'pikepdf-curtains-rotate90.pdf', 'qpdf-tshirt-M-object-streams.pdf', 'broken-truncated.pdf'])(
+    'gives the same report either way: %s',
+    async (name) => {
+      const file = `test/corpus/files/${name}`;
+      const sku = name.includes('curtains') ? 'CURTAINS-140X245' : 'T-SHIRT-M';
+      const a = await preflight(file, { sku });
+      const b = await preflight(file, { sku }, { structureInThreadMaxBytes: 0 });
+      expect(a.findings).toEqual(b.findings);
+      expect(a.pages).toEqual(b.pages);
+      expect(a.pdf).toEqual(b.pdf);
+    },
+  );
+
+  it.each([
+    ['two page objects', '<< /Type /Pages /Count 2 >> << /Type /Page >> << /Type/Page/Parent 1 0 R >>', 2],
+    ['names that only start with /Page', '/PageLabels /PageMode /UseNone /Pages', 1],
+    ['none at all (pages in object streams)', '%PDF-1.7 junk', 1],
+  ])('estimates the page count: %s', async (_n, text, pages) => {
+    const { estimatePageCount } = await import('../../src/preflight.js');
+    expect(estimatePageCount(new TextEncoder().encode(text))).toBe(pages);
+  });
+});
