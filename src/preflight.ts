@@ -11,6 +11,7 @@ import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
 import { imagePlan } from './raster/fast-path.js';
+import { pageRenderer } from './raster/renderer.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -122,6 +123,7 @@ export async function preflightWithPreviews(
               maxPx: opts.previewSize,
               format: wantPreviews ? opts.previewFormat : null,
               plan: imagePlan(page),
+              renderer: pageRenderer(page),
               maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
               maxPdfjsImagePixels: MAX_PDFJS_IMAGE_PIXELS,
               largestImagePixels: Math.max(0, ...page.images.map((i) => i.widthPx * i.heightPx)),

@@ -44,6 +44,8 @@ export const RenderTaskSchema = z.object({
   format: z.enum(['png', 'webp']).nullable(),
   /** Draw from the page's one image instead of pdf.js, when the structure allows. */
   plan: ImagePlanSchema.nullable(),
+  /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */
+  renderer: z.enum(['pdfium', 'pdfjs']).optional(),
   /** Images with more pixels are never decoded (sharp's limitInputPixels). */
   maxInputPixels: z.number().int().positive(),
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */

@@ -11,6 +11,8 @@ import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
+import { openWithPdfium, renderWithPdfium, resetPdfium, type PDFiumDocument } from '../raster/pdfium.js';
+import type { RasterFacts } from '../raster/facts.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
@@ -21,6 +23,7 @@ interface CachedDoc {
   bytes: Uint8Array;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFDocument>;
+  pdfium?: Promise<PDFiumDocument>;
 }
 
 const cache = new Map<string, CachedDoc>();
@@ -39,6 +42,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
     cache.delete(oldId);
     old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
+    old.pdfium?.then((d) => d.destroy()).catch(() => undefined);
   }
   return entry;
 }
@@ -60,7 +64,7 @@ async function render(task: RenderTask) {
   const started = performance.now();
   const doc = cached(task.docId, task.bytes);
   let pixels: RawPixels | null = null;
-  let method: 'pdfjs' | 'image' = 'pdfjs';
+  let method: RasterFacts['method'] = 'pdfjs';
   let warnings: string[] = [];
   if (task.plan) {
     const jpeg = await imageStream(doc, task.plan.ref);
@@ -75,6 +79,12 @@ async function render(task: RenderTask) {
         `the page draws an image of ${task.largestImagePixels.toLocaleString('en-US')} pixels; decoding it whole would exceed the memory limit`,
       );
     }
+    if (task.renderer === 'pdfium') {
+      pixels = await drawWithPdfium(doc, task.page, task.maxPx);
+      if (pixels) method = 'pdfium';
+    }
+  }
+  if (!pixels) {
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);
       return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
@@ -106,6 +116,21 @@ async function render(task: RenderTask) {
       return result;
     },
   } as never);
+}
+
+/**
+ * The page drawn by PDFium, or null when PDFium cannot open or draw it (pdf.js then tries). After
+ * a failure the worker drops its PDFium instance: a trap may have left its heap inconsistent.
+ */
+async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<RawPixels | null> {
+  try {
+    doc.pdfium ??= openWithPdfium(doc.bytes);
+    return await renderWithPdfium(await doc.pdfium, page, maxPx);
+  } catch {
+    doc.pdfium = undefined;
+    resetPdfium();
+    return null;
+  }
 }
 
 /** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
