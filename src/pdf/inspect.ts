@@ -7,7 +7,7 @@ import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
-import { activeContent, maxNesting, streamLengthProblem, xrefProblem } from './integrity.js';
+import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
@@ -64,6 +64,11 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     return facts;
   }
 
+  // Checked on the bytes first: pdf-lib's recursive parser would drop (or overflow on) the object.
+  if (nestedDeeperThan(bytes, MAX_OBJECT_NESTING)) {
+    problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
+    return facts;
+  }
   let doc: PDFDocument;
   try {
     doc = await withQuietConsole(() =>

@@ -110,7 +110,9 @@ export async function renderFromImage(
   const adobe = cmyk && hasAdobeMarker(jpeg);
   if (cmyk && adobe !== decodeInverted) return null;
   if (!cmyk && decodeInverted) return null;
-  let img = input;
+  // CMYK stays CMYK through shrink-on-load, turning and resizing; lcms converts once, at the
+  // page's final pixel size (about a tenth of the decoded pixels of a print-size photo).
+  let img = cmyk ? input.pipelineColourspace('cmyk') : input;
   if (flip) img = img.flip();
   if (angle) img = img.rotate(angle);
   const placed = await img
