@@ -24,7 +24,7 @@ async function renderAll(kind, file) {
   const bytes = new Uint8Array(readFileSync(file));
   const t = performance.now();
   const doc = kind === 'pdfjs' ? await openWithPdfjs(bytes) : await openWithPdfium(bytes);
-  const count = kind === 'pdfjs' ? doc.numPages : doc.getPageCount();
+  const count = kind === 'pdfjs' ? doc.numPages : doc.doc.getPageCount();
   const pages = [];
   for (let i = 1; i <= Math.min(count, PAGES); i++) {
     const p0 = performance.now();
@@ -32,7 +32,7 @@ async function renderAll(kind, file) {
     pages.push({ index: i, ms: performance.now() - p0, px });
   }
   const ms = performance.now() - t;
-  await doc.destroy();
+  await (kind === 'pdfjs' ? doc.destroy() : doc.doc.destroy());
   return { ms, pages };
 }
 

@@ -45,7 +45,7 @@ const jobs = {
   },
   'batch-full': async () => {
     const out = mkdtempSync(join(tmpdir(), 'ppb-'));
-    await preflightFolder(target, { out, html: false, concurrency: workers, preflight: { pool } });
+    await preflightFolder(target, { out, html: false, preflight: { pool } }); // default concurrency: 2 files per worker
     rmSync(out, { recursive: true, force: true });
   },
 };

@@ -7,6 +7,7 @@ import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Targe
 import type { DocumentFacts } from './pdf/facts.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
+import type { InspectResult } from './pool/tasks.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
@@ -17,7 +18,7 @@ import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
 import type { Report } from './report/schema.js';
 import { runChecks } from './rules/index.js';
-import { readSource } from './source/read.js';
+import { readSourceBytes, sha256Hex } from './source/read.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -82,7 +83,7 @@ export async function preflightWithPreviews(
   const registry: ProfileRegistry = await registryFrom(opts.profiles);
   const resolved = registry.resolve(t.data);
   throwIfAborted(opts.signal);
-  const source = await readSource(input, opts.path);
+  const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
   const limits = { ...resolved.limits, ...opts.limits };
   const executor: Executor = opts.pool === false ? (await import('./pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
@@ -93,14 +94,15 @@ export async function preflightWithPreviews(
   // (Copied into shared memory only when a worker will see them.)
   let sharedCopy: SharedArrayBuffer | undefined;
   const shared = () => (sharedCopy ??= toShared(source.bytes));
-  const docId = `${source.sha256}:${randomUUID()}`;
+  const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
   // A small file's structure is read here, at once: no waiting for a worker to start. The workers
   // its pages will need start meanwhile, and never more than it has pages.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
   if (inThread && opts.raster) executor.warm(Math.min(opts.maxRasterPages, estimatePageCount(source.bytes)));
-  const facts = inThread
-    ? await inspectHere(source.bytes)
+  // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
+  const { facts, sha256 } = inThread
+    ? { facts: await inspectHere(source.bytes), sha256: sha256Hex(source.bytes) }
     : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
 
   const raster = new Map<number, RasterFacts>();
@@ -154,7 +156,7 @@ export async function preflightWithPreviews(
   const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
   const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities);
   const report = buildReport({
-    file: { path: source.path, bytes: source.bytes.length, sha256: source.sha256 },
+    file: { path: source.path, bytes: source.bytes.length, sha256 },
     facts,
     target: resolved,
     findings,
@@ -201,15 +203,16 @@ async function inspectOrExplain(
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
   budget: TimeBudget,
-): Promise<DocumentFacts> {
+): Promise<InspectResult> {
   try {
     return await executor.inspect(shared, docId, signal, timeoutMs, budget);
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
-    return error.reason === 'timeout'
+    const facts = await (error.reason === 'timeout'
       ? structureFailed(bytes, 'timeout', `reading its structure ${error.message}`)
-      : structureFailed(bytes, 'too-complex', `reading its structure failed: ${error.message}`);
+      : structureFailed(bytes, 'too-complex', `reading its structure failed: ${error.message}`));
+    return { facts, sha256: sha256Hex(bytes) };
   }
 }
 

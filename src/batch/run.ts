@@ -14,7 +14,7 @@ import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
 import { renderHtml } from '../report/html.js';
 import { ReportSchema, type Report } from '../report/schema.js';
-import { readSource } from '../source/read.js';
+import { readSourceBytes, sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
@@ -31,7 +31,10 @@ export interface FolderOptions {
   out: string;
   /** Manifest file (CSV or JSON) mapping files to SKUs or products. */
   manifest?: string;
-  /** Files preflighted at once. Default: the pool's thread count. */
+  /**
+   * Files preflighted at once. Default: twice the pool's thread count, so that a worker always has
+   * a next page queued while this thread reads, checks and writes another file.
+   */
   concurrency?: number;
   /** Write each file's visual report next to its JSON. Default true. */
   html?: boolean;
@@ -70,7 +73,7 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const { out, registry, manifest } = await openBatch(options);
   const files = await findPdfs(dir, [out]);
   const pool = options.preflight?.pool;
-  const concurrency = Math.max(1, options.concurrency ?? (pool ? pool.threads : pool === false ? 1 : defaultPool().threads));
+  const concurrency = Math.max(1, options.concurrency ?? (pool === false ? 1 : 2 * (pool ? pool.threads : defaultPool().threads)));
   const results: BatchResult[] = [];
   const pending: string[] = [];
   let next = 0;
@@ -131,7 +134,7 @@ export async function judge(
   const target = registry.resolve(resolution.target);
   let source;
   try {
-    source = await readSource(file.path, file.rel);
+    source = await readSourceBytes(file.path, file.rel);
   } catch (error) {
     return writeError(out, base, target.sku, resolution.via, (error as Error).message);
   }
@@ -139,7 +142,9 @@ export async function judge(
   const digest = profileDigest(target, limits, options.preflight?.severities ?? {});
   const earlier = await readReport(join(out, paths.report));
   const wantHtml = options.html ?? true;
-  if (earlier && earlier.file.sha256 === source.sha256 && earlier.profileDigest === digest && earlier.tool.version === packageVersion()) {
+  // Hashed here only to compare with an earlier report; a new file is hashed in a pool worker.
+  const unchanged = earlier && earlier.profileDigest === digest && earlier.tool.version === packageVersion() && earlier.file.sha256 === sha256Hex(source.bytes);
+  if (earlier && unchanged) {
     return {
       ...base,
       sku: earlier.sku,
@@ -152,6 +157,8 @@ export async function judge(
   }
   try {
     const { report, previews } = await preflightWithPreviews(source.bytes, resolution.target, {
+      // Many files keep the workers busy: structure goes to them too, off this thread.
+      structureInThreadMaxBytes: 0,
       ...options.preflight,
       path: file.rel,
       signal: options.hardSignal,

@@ -18,7 +18,7 @@ are unchanged, so an interrupted run resumes where it stopped.
 Options:
   --out DIR           output folder (required)
   --manifest FILE     CSV or JSON manifest
-  --concurrency N     files at once (default: one per worker)
+  --concurrency N     files at once (default: two per worker)
   --workers N         worker threads (default: one per core)
   --timeout S         time limit per file structure and per page, in seconds (default 60)
   --profiles DIR      product profiles folder
@@ -113,7 +113,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     const summary = await preflightFolder(positionals[0]!, {
       out: values.out,
       manifest: values.manifest,
-      concurrency: concurrency ?? pool.threads,
+      ...(concurrency !== undefined ? { concurrency } : {}),
       html: !values['no-html'],
       preflight,
       signal: soft.signal,

@@ -1,6 +1,6 @@
 /** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
 import { z } from 'zod';
-import { DocumentFactsSchema } from '../pdf/facts.js';
+import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
@@ -58,7 +58,12 @@ export type InspectTask = z.infer<typeof InspectTaskSchema>;
 export type RenderTask = z.infer<typeof RenderTaskSchema>;
 export type Task = z.infer<typeof TaskSchema>;
 
-export const InspectResultSchema = DocumentFactsSchema;
+/** A file's structure facts, and the SHA-256 of its bytes (hashed in the worker, off the caller's thread). */
+export const InspectResultSchema = z.object({ facts: DocumentFactsSchema, sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+export interface InspectResult {
+  facts: DocumentFacts;
+  sha256: string;
+}
 export const RenderResultSchema = z.object({
   facts: RasterFactsSchema,
   preview: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes').nullable(),

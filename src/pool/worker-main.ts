@@ -8,10 +8,11 @@ import { parentPort } from 'node:worker_threads';
 import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
+import { sha256Hex } from '../source/read.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
-import { openWithPdfium, renderWithPdfium, resetPdfium, type PDFiumDocument } from '../raster/pdfium.js';
+import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
 import type { RasterFacts } from '../raster/facts.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
@@ -23,7 +24,7 @@ interface CachedDoc {
   bytes: Uint8Array;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFDocument>;
-  pdfium?: Promise<PDFiumDocument>;
+  pdfium?: Promise<PdfiumHandle>;
 }
 
 const cache = new Map<string, CachedDoc>();
@@ -42,7 +43,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
     cache.delete(oldId);
     old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
-    old.pdfium?.then((d) => d.destroy()).catch(() => undefined);
+    old.pdfium?.then((h) => isLive(h) && h.doc.destroy()).catch(() => undefined);
   }
   return entry;
 }
@@ -57,7 +58,7 @@ export default async function handle(message: unknown): Promise<unknown> {
 
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
-  return inspectPdf(doc.bytes);
+  return { facts: await inspectPdf(doc.bytes), sha256: sha256Hex(doc.bytes) };
 }
 
 async function render(task: RenderTask) {
@@ -124,8 +125,14 @@ async function render(task: RenderTask) {
  */
 async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<RawPixels | null> {
   try {
+    if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    return await renderWithPdfium(await doc.pdfium, page, maxPx);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx);
+    if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
+      doc.pdfium = undefined;
+      resetPdfium();
+    }
+    return pixels;
   } catch {
     doc.pdfium = undefined;
     resetPdfium();

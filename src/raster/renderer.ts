@@ -5,7 +5,8 @@
  * - `pdfium`: pages of vector art. PDFium (WebAssembly) paints paths 3–4× faster than pdf.js.
  * - `pdfjs`: everything else, and whatever PDFium fails on. pdf.js keeps the pages whose fonts are
  *   embedded, because its warnings about unreadable fonts are what `font-unusable` reports, and
- *   pages with large images, which PDFium decodes whole into a WebAssembly heap that never shrinks.
+ *   pages with large images or very many paths, which PDFium would hold in a WebAssembly heap
+ *   that the worker's heap cap does not bound.
  */
 import type { PageFacts } from '../pdf/facts.js';
 
@@ -13,10 +14,17 @@ export type Renderer = 'image' | 'pdfium' | 'pdfjs';
 
 /** Pages drawing an image with more pixels than this stay with pdf.js (4,000 × 4,000). */
 export const PDFIUM_MAX_IMAGE_PIXELS = 16_000_000;
+/**
+ * Pages with more painting operators than this stay with pdf.js, whose memory the worker's heap
+ * cap bounds (a page too heavy for it gets `pdf-too-complex`). PDFium keeps ~330 bytes per path
+ * in a WebAssembly heap outside that cap: a million paths is ~330 MB.
+ */
+export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
 
 /** The engine for a page that the image fast path does not take (or gives back). */
-export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images'>): 'pdfium' | 'pdfjs' {
+export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours'>): 'pdfium' | 'pdfjs' {
   if (page.fonts.some((f) => f.embedded)) return 'pdfjs';
   if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
+  if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';
   return 'pdfium';
 }

@@ -20,25 +20,29 @@ import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { preflight } from '../../../src/preflight.js';
 import { imagePlan } from '../../../src/raster/fast-path.js';
-import { PDFIUM_MAX_IMAGE_PIXELS, pageRenderer } from '../../../src/raster/renderer.js';
+import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, pageRenderer } from '../../../src/raster/renderer.js';
 import { sha256Hex } from '../../../src/source/read.js';
 
 const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'TrueType', embedded });
 const image = (widthPx: number, heightPx: number) => ({ widthPx, heightPx }) as never;
 
 describe('which engine draws a page', () => {
+  const paint = (count: number) => ({ use: 'fill', colourSpace: {}, count, via: [] }) as never;
   it.each([
-    ['vector art, no text', [], [], 'pdfium'],
-    ['text in a font that is not embedded (PDFium substitutes it, like every renderer)', [font(false)], [], 'pdfium'],
-    ['an embedded font (pdf.js warns when it cannot read it: font-unusable)', [font(true), font(false)], [], 'pdfjs'],
-    ['small images', [], [image(2000, 2000), image(100, 100)], 'pdfium'],
-    ['an image larger than PDFium is given', [], [image(4001, 4000)], 'pdfjs'],
-  ])('%s → %s', (_name, fonts, images, expected) => {
-    expect(pageRenderer({ fonts, images } as never)).toBe(expected);
+    ['vector art, no text', [], [], [paint(25_600)], 'pdfium'],
+    ['text in a font that is not embedded (PDFium substitutes it, like every renderer)', [font(false)], [], [], 'pdfium'],
+    ['an embedded font (pdf.js warns when it cannot read it: font-unusable)', [font(true), font(false)], [], [], 'pdfjs'],
+    ['small images', [], [image(2000, 2000), image(100, 100)], [], 'pdfium'],
+    ['an image larger than PDFium is given', [], [image(4001, 4000)], [], 'pdfjs'],
+    ['a million painting operators', [], [], [paint(600_000), paint(400_000)], 'pdfium'],
+    ['more than a million painting operators (kept under the worker heap cap)', [], [], [paint(600_000), paint(400_001)], 'pdfjs'],
+  ])('%s → %s', (_name, fonts, images, colours, expected) => {
+    expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
   });
 
-  it('keeps 4,000 × 4,000 px as the largest image PDFium decodes', () => {
+  it('keeps 4,000 × 4,000 px and a million painting operators as what PDFium is given at most', () => {
     expect(PDFIUM_MAX_IMAGE_PIXELS).toBe(4000 * 4000);
+    expect(PDFIUM_MAX_PAINT_OPERATORS).toBe(1_000_000);
   });
 });
 
