@@ -8,6 +8,8 @@ import type { DocumentFacts } from './pdf/facts.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
 import type { InspectResult } from './pool/tasks.js';
+import type { PDFDocument } from './pdf/pdf-lib.js';
+import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
@@ -101,8 +103,9 @@ export async function preflightWithPreviews(
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
   if (inThread && opts.raster) executor.warm(Math.min(opts.maxRasterPages, estimatePageCount(source.bytes)));
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
-  const { facts, sha256 } = inThread
-    ? { facts: await inspectHere(source.bytes), sha256: sha256Hex(source.bytes) }
+  const here = inThread ? await inspectHere(source.bytes) : null;
+  const { facts, sha256 } = here
+    ? { facts: here.facts, sha256: sha256Hex(source.bytes) }
     : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
 
   const raster = new Map<number, RasterFacts>();
@@ -116,6 +119,7 @@ export async function preflightWithPreviews(
     // At most one page per worker in flight for this file: pages are not all queued at once, so
     // another file's pages interleave with this one's, and finished pages' memory goes first.
     await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
+        const plan = imagePlan(page);
         try {
           const result = await executor.render(
             {
@@ -124,7 +128,9 @@ export async function preflightWithPreviews(
               page: page.index,
               maxPx: opts.previewSize,
               format: wantPreviews ? opts.previewFormat : null,
-              plan: imagePlan(page),
+              plan,
+              // Read here already: the worker draws the page without parsing the file.
+              ...(plan && here?.jpegOf ? { jpeg: here.jpegOf(plan.ref) ?? undefined } : {}),
               renderer: pageRenderer(page),
               maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
               maxPdfjsImagePixels: MAX_PDFJS_IMAGE_PIXELS,
@@ -169,13 +175,19 @@ export async function preflightWithPreviews(
   return { report, previews };
 }
 
-/** Structure facts read in this thread; an unexpected failure becomes a document problem. */
-async function inspectHere(bytes: Uint8Array): Promise<DocumentFacts> {
-  const { inspectPdf } = await import('./pdf/inspect.js');
+/**
+ * Structure facts read in this thread, and a way to the JPEG stream of an image-page plan; an
+ * unexpected failure becomes a document problem.
+ */
+async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
+  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
+  let doc: PDFDocument | undefined;
   try {
-    return await inspectPdf(bytes);
+    const facts = await inspectPdf(bytes, { onDocument: (d) => (doc = d) });
+    const parsed = doc;
+    return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
   } catch (error) {
-    return structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`);
+    return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
   }
 }
 

@@ -1,8 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { PreflightPool } from '../pool/pool.js';
-import { preflightWithPreviews } from '../preflight.js';
-import { renderHtml } from '../report/html.js';
-import { renderText } from '../report/text.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
 import { parseArgs } from 'node:util';
 import { numberFlag, usage, targetFrom, UsageError, type CliIO } from './args.js';
@@ -84,7 +80,15 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   }
   const workers = int('workers', 1, 256);
   const timeout = int('timeout', 1, 86_400);
+  // The pool first: a worker starts now and loads its modules while this thread loads the rest.
+  const { PreflightPool, defaultPool } = await import('../pool/pool.js');
   const pool = workers !== undefined || timeout !== undefined ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined }) : undefined;
+  if (!values['no-raster']) (pool ?? defaultPool()).warm(1);
+  const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
+    import('../preflight.js'),
+    import('../report/html.js'),
+    import('../report/text.js'),
+  ]);
   let result;
   try {
     result = await preflightWithPreviews(positionals[0]!, target, {

@@ -20,6 +20,8 @@ export interface InspectOptions {
   /** Most pages read. Default 100,000. */
   maxPages?: number;
   scan?: Partial<ScanLimits>;
+  /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
+  onDocument?: (doc: PDFDocument) => void;
 }
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
@@ -90,6 +92,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     return facts;
   }
   const context = doc.context;
+  options.onDocument?.(doc);
 
   let encryption: EncryptionInfo | undefined;
   const encryptDict = dictOf(resolve(context, context.trailerInfo.Encrypt));

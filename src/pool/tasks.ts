@@ -46,6 +46,11 @@ export const RenderTaskSchema = z.object({
   plan: ImagePlanSchema.nullable(),
   /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */
   renderer: z.enum(['pdfium', 'pdfjs']).optional(),
+  /**
+   * The plan's JPEG stream, when the caller has it at hand (it read the structure itself): the
+   * worker then draws the page without parsing the file.
+   */
+  jpeg: z.object({ data: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'), decodeInverted: z.boolean() }).optional(),
   /** Images with more pixels are never decoded (sharp's limitInputPixels). */
   maxInputPixels: z.number().int().positive(),
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */

@@ -1,16 +1,16 @@
 /**
  * What runs inside a pool worker: one handler for every task. The PDF's bytes arrive once as a
  * SharedArrayBuffer; each worker parses a document once (pdf-lib for structure and image streams,
- * pdf.js for rendering) and keeps it for the file's other pages.
+ * PDFium or pdf.js for rendering) and keeps it for the file's other pages. Each library is imported
+ * by the first task that needs it: a worker that only draws JPEG pages loads sharp and nothing else.
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { inspectPdf } from '../pdf/inspect.js';
+import type { PDFDocument } from '../pdf/pdf-lib.js';
 import { sha256Hex } from '../source/read.js';
-import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
+import type { JpegStream } from '../raster/image-stream.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
 import type { RasterFacts } from '../raster/facts.js';
@@ -58,6 +58,7 @@ export default async function handle(message: unknown): Promise<unknown> {
 
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
+  const { inspectPdf } = await import('../pdf/inspect.js');
   return { facts: await inspectPdf(doc.bytes), sha256: sha256Hex(doc.bytes) };
 }
 
@@ -68,7 +69,7 @@ async function render(task: RenderTask) {
   let method: RasterFacts['method'] = 'pdfjs';
   let warnings: string[] = [];
   if (task.plan) {
-    const jpeg = await imageStream(doc, task.plan.ref);
+    const jpeg = task.jpeg ?? (await imageStream(doc, task.plan.ref));
     if (jpeg) {
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels);
       if (pixels) method = 'image';
@@ -141,22 +142,17 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
 }
 
 /** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
-async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Uint8Array; decodeInverted: boolean } | null> {
+async function imageStream(doc: CachedDoc, refLabel: string): Promise<JpegStream | null> {
+  // pdf-lib is loaded only here and for structure: a worker drawing pages whose JPEG the caller
+  // sent along never loads it.
+  const [{ PDFDocument, ParseSpeeds }, { jpegStream }] = await Promise.all([import('../pdf/pdf-lib.js'), import('../raster/image-stream.js')]);
   doc.pdflib ??= PDFDocument.load(doc.bytes, {
     ignoreEncryption: true,
     updateMetadata: false,
     throwOnInvalidObject: false,
     parseSpeed: ParseSpeeds.Fastest,
   });
-  const pdf = await doc.pdflib;
-  if (pdf.context.trailerInfo.Encrypt) return null; // encrypted streams: pdf.js decrypts them
-  const [num, gen] = refLabel.split(' ').map(Number);
-  const stream = pdf.context.lookup(PDFRef.of(num!, gen!));
-  if (!(stream instanceof PDFRawStream)) return null;
-  const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
-  const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
-  const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
-  return { data: stream.contents, decodeInverted };
+  return jpegStream(await doc.pdflib, refLabel);
 }
 
 
