@@ -152,7 +152,10 @@ async function main() {
   }
   evaluateGoals();
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(OUT, 'RESULTS.md'), renderMarkdown());
+  // Keep the section bench/hostile.mjs writes (npm run bench:hostile).
+  const before = existsSync(join(here, 'RESULTS.md')) ? readFileSync(join(here, 'RESULTS.md'), 'utf8') : '';
+  const hostile = /<!-- hostile:start -->[\s\S]*?<!-- hostile:end -->\n?/.exec(before)?.[0];
+  writeFileSync(join(OUT, 'RESULTS.md'), hostile ? `${renderMarkdown().trimEnd()}\n\n${hostile}` : renderMarkdown());
   log(renderGoals());
 }
 

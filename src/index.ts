@@ -21,6 +21,7 @@ export { FindingSchema, type Finding } from './rules/finding.js';
 export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verdict } from './report/schema.js';
 export { buildReport, verdictOf } from './report/build.js';
 export { renderText } from './report/text.js';
+export { safeForTerminal } from './report/terminal.js';
 export { jsonSchemas } from './schemas.js';
 export { OrderServiceClient, ClientOptionsSchema, type ClientOptions, type DeprecationWarning } from './client/client.js';
 export {

@@ -3,6 +3,7 @@ import { LimitsOverrideSchema } from './profile/schema.js';
 import { ProfileRegistry } from './profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from './rules/codes.js';
 import { PreflightPool } from './pool/pool.js';
+import { MAX_RENDER_IMAGE_PIXELS } from './raster/budget.js';
 
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
 export const TargetSchema = z.union([
@@ -28,6 +29,13 @@ export const PreflightOptionsSchema = z
     previewFormat: z.enum(['png', 'webp']).default('webp'),
     /** Write each page's preview into this folder; the report names the files. */
     previewDir: z.string().min(1).nullable().default(null),
+    /**
+     * Memory budget of rendering one page: the pixels of the images it draws (soft masks and
+     * mask images included, at the size their data declares), which pdf.js decodes whole. A page
+     * over it is not rendered and gets pdf-too-complex. Pages drawn from one JPEG by the fast
+     * path do not count. Default 48,000,000 (≈ 550 MB of worker memory).
+     */
+    maxRenderImagePixels: z.number().int().min(1).default(MAX_RENDER_IMAGE_PIXELS),
     /** Most pages rasterised per file (the rest get structure checks only). */
     maxRasterPages: z.number().int().min(0).default(64),
     /**

@@ -13,6 +13,7 @@ import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
+import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { pageRenderer } from './raster/renderer.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
@@ -30,10 +31,6 @@ export interface Preview {
   heightPx: number;
 }
 
-/** Pages drawing a bigger image are not given to pdf.js, which would decode it whole. */
-const MAX_PDFJS_IMAGE_PIXELS = 15_000 * 15_000;
-/** sharp's shrink-on-load decodes a JPEG at 1/8 scale at best: this bounds its memory. */
-const MAX_FAST_PATH_INPUT_PIXELS = 1_000_000_000;
 
 /**
  * Preflights a print file against a product profile: reads the PDF's structure (pages, boxes,
@@ -119,7 +116,14 @@ export async function preflightWithPreviews(
     // At most one page per worker in flight for this file: pages are not all queued at once, so
     // another file's pages interleave with this one's, and finished pages' memory goes first.
     await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
+        // The memory budget is decided here, before any decoder runs: a page whose images would
+        // not fit is never handed to a worker.
         const plan = imagePlan(page);
+        const decodePixels = pageDecodePixels(page);
+        if (!plan && decodePixels > opts.maxRenderImagePixels) {
+          rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
+          return;
+        }
         try {
           const result = await executor.render(
             {
@@ -133,8 +137,8 @@ export async function preflightWithPreviews(
               ...(plan && here?.jpegOf ? { jpeg: here.jpegOf(plan.ref) ?? undefined } : {}),
               renderer: pageRenderer(page),
               maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
-              maxPdfjsImagePixels: MAX_PDFJS_IMAGE_PIXELS,
-              largestImagePixels: Math.max(0, ...page.images.map((i) => i.widthPx * i.heightPx)),
+              maxPdfjsImagePixels: opts.maxRenderImagePixels,
+              largestImagePixels: decodePixels,
             },
             opts.signal,
             opts.timeoutMs,
@@ -231,6 +235,11 @@ async function inspectOrExplain(
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
   const { pdfHeaderVersion } = await import('./pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
+}
+
+function overBudget(pixels: number, max: number): string {
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  return `draws images of ${fmt(pixels)} pixels in all (soft masks included, at the size their data declares); a renderer decodes them whole, and pages over ${fmt(max)} pixels are not rendered, to stay within the memory limit`;
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */

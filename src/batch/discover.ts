@@ -33,7 +33,7 @@ export async function findPdfs(dir: string, exclude: readonly string[] = []): Pr
       if (e.name.startsWith('.')) continue;
       const p = join(folder, e.name);
       if (e.isDirectory()) await walk(p);
-      else if (e.isFile() && e.name.toLowerCase().endsWith('.pdf') && !e.name.includes('.tmp-')) {
+      else if (e.isFile() && e.name.toLowerCase().endsWith('.pdf')) {
         out.push({ path: p, rel: relative(root, p).split(sep).join('/') });
       }
     }

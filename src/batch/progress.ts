@@ -1,4 +1,5 @@
 import type { BatchResult } from './summary.js';
+import { safeForTerminal } from '../report/terminal.js';
 
 /** Progress of a batch for a terminal (one redrawn line) or a log (one line per file). */
 export class ProgressView {
@@ -16,9 +17,11 @@ export class ProgressView {
     const rate = elapsed > 0 ? done / elapsed : 0;
     const eta = rate > 0 ? (total - done) / rate : 0;
     const codes = Object.keys(result.rules).join(', ');
-    const what = `${result.verdict.toUpperCase()} ${result.file}${result.reused ? ' (kept)' : ''}`;
+    // File names and reasons come from the folder and the files: no escape sequence reaches the terminal.
+    const what = `${result.verdict.toUpperCase()} ${safeForTerminal(result.file)}${result.reused ? ' (kept)' : ''}`;
     if (!this.tty) {
-      this.write(`[${done}/${total}] ${what}${result.sku ? ` (${result.sku})` : ''}${result.reason ? `: ${result.reason}` : codes ? `: ${codes}` : ''}\n`);
+      const reason = result.reason ? `: ${safeForTerminal(result.reason)}` : codes ? `: ${codes}` : '';
+      this.write(`[${done}/${total}] ${what}${result.sku ? ` (${safeForTerminal(result.sku)})` : ''}${reason}\n`);
       return;
     }
     const filled = total ? Math.round((done / total) * this.width) : this.width;

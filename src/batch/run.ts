@@ -3,7 +3,7 @@
  * atomically, and a summary and a browsable index written at the end. A rerun keeps the reports of
  * files whose bytes and rules are unchanged, so a run killed midway resumes where it stopped.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
@@ -19,6 +19,7 @@ import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
 import { renderIndexHtml, type BatchResult, type BatchSummary } from './summary.js';
+import { pushAll } from '../util/array.js';
 
 export interface BatchProgress {
   done: number;
@@ -81,7 +82,7 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const worker = async () => {
     while (next < files.length) {
       if (options.signal?.aborted) {
-        pending.push(...files.slice(next).map((f) => f.rel));
+        pushAll(pending, files.slice(next).map((f) => f.rel));
         next = files.length;
         return;
       }
@@ -98,15 +99,22 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, files.length)) }, worker));
   const summary = summarise(results, pending.sort(), options.signal?.aborted ?? false);
-  await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  await writeAtomic(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+  // A full disk must not lose the run: the summary is returned (and printed) even when it cannot be written.
+  try {
+    await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    await writeAtomic(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+  } catch (error) {
+    summary.summaryError = `the summary could not be written to ${out} (${describeWriteError(error)})`;
+  }
   return summary;
 }
 
 export function summarise(results: BatchResult[], pending: string[], interrupted: boolean): BatchSummary {
   const sorted = [...results].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const count = (v: BatchResult['verdict']) => sorted.filter((r) => r.verdict === v).length;
+  const unwritten = sorted.filter((r) => r.outputError).length;
   return {
+    ...(unwritten ? { unwritten } : {}),
     files: sorted.length + pending.length,
     pass: count('pass'),
     warn: count('warn'),
@@ -119,7 +127,26 @@ export function summarise(results: BatchResult[], pending: string[], interrupted
   };
 }
 
-/** Judges one file (or keeps its earlier report); never throws for a bad file. */
+/** How many times a file that changes while it is judged is judged again before giving up. */
+const MAX_JUDGEMENTS = 3;
+
+/** Size, mtime and content hash of a file: what must be the same before and after judging it. */
+async function fingerprint(path: string): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    const bytes = await readFile(path);
+    return `${info.size}:${info.mtimeMs}:${sha256Hex(bytes)}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Judges one file (or keeps its earlier report); never throws for a bad file, nor when its
+ * report cannot be written (the result says so in `outputError`). A file that changes while it
+ * is judged (size, mtime or content differ before and after) is judged again: the report always
+ * describes bytes that were on disk, whole, when judging ended.
+ */
 export async function judge(
   file: BatchFile,
   out: string,
@@ -127,6 +154,28 @@ export async function judge(
   registry: ProfileRegistry,
   options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal'>,
   paths = outputPaths(file.rel),
+): Promise<BatchResult | 'aborted'> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await fingerprint(file.path);
+    const result = await judgeOnce(file, out, manifest, registry, options, paths);
+    if (result === 'aborted') return result;
+    const after = await fingerprint(file.path);
+    if (before !== null && before === after) return result;
+    if (before === null || after === null) return result; // gone (or never there): judged as read
+    if (attempt >= MAX_JUDGEMENTS) {
+      const base = { file: file.rel, report: paths.report, html: null, reason: null, rules: {}, reused: false };
+      return writeError(out, base, result.sku, result.via, `the file changed while it was judged, ${MAX_JUDGEMENTS} times in a row: upload it once, completely, and it will be judged`);
+    }
+  }
+}
+
+async function judgeOnce(
+  file: BatchFile,
+  out: string,
+  manifest: Manifest,
+  registry: ProfileRegistry,
+  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal'>,
+  paths: { report: string; html: string },
 ): Promise<BatchResult | 'aborted'> {
   const base = { file: file.rel, report: paths.report, html: null, reason: null, rules: {}, reused: false };
   const resolution = resolveTarget(file.rel, manifest, registry);
@@ -155,8 +204,9 @@ export async function judge(
       reused: true,
     };
   }
+  let judged;
   try {
-    const { report, previews } = await preflightWithPreviews(source.bytes, resolution.target, {
+    judged = await preflightWithPreviews(source.bytes, resolution.target, {
       // Many files keep the workers busy: structure goes to them too, off this thread.
       structureInThreadMaxBytes: 0,
       ...options.preflight,
@@ -164,14 +214,27 @@ export async function judge(
       signal: options.hardSignal,
       keepPreviews: wantHtml,
     } as PreflightOptions);
-    // The visual report first, the JSON last: a JSON report on disk means the file is done.
-    if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(report, previews));
-    await writeAtomic(join(out, paths.report), `${JSON.stringify(report, null, 2)}\n`);
-    return { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
   } catch (error) {
     if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
     return writeError(out, base, target.sku, resolution.via, error instanceof Error ? error.message : String(error));
   }
+  const { report, previews } = judged;
+  const result: BatchResult = { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  try {
+    // The visual report first, the JSON last: a JSON report on disk means the file is done.
+    if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(report, previews));
+    await writeAtomic(join(out, paths.report), `${JSON.stringify(report, null, 2)}\n`);
+  } catch (error) {
+    // Judged, but not on disk (full disk…): the verdict stands in the summary, and says so.
+    return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
+  }
+  return result;
+}
+
+/** "ENOSPC: no space left on device" → a short reason for the summary. */
+export function describeWriteError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code === 'ENOSPC' ? 'ENOSPC: the disk is full' : e.code ? `${e.code}: ${e.message.split(',')[0]}` : String(e.message ?? error);
 }
 
 async function writeError(
@@ -182,7 +245,11 @@ async function writeError(
   reason: string,
 ): Promise<BatchResult> {
   const result: BatchResult = { ...base, sku, via, verdict: 'error', reason };
-  await writeAtomic(join(out, base.report), `${JSON.stringify({ file: base.file, verdict: 'error', reason }, null, 2)}\n`);
+  try {
+    await writeAtomic(join(out, base.report), `${JSON.stringify({ file: base.file, verdict: 'error', reason }, null, 2)}\n`);
+  } catch (error) {
+    return { ...result, outputError: `the error report could not be written (${describeWriteError(error)})` };
+  }
   return result;
 }
 

@@ -21,6 +21,8 @@ export const BatchResultSchema = z.object({
   rules: z.partialRecord(FindingCodeSchema, z.number().int()),
   /** True when the report of an earlier run was kept (same bytes, same rules). */
   reused: z.boolean(),
+  /** Why the file's report could not be written (a full disk…); the verdict above still holds. */
+  outputError: z.string().optional(),
 });
 export type BatchResult = z.infer<typeof BatchResultSchema>;
 
@@ -37,6 +39,10 @@ export const BatchSummarySchema = z.object({
   /** Files found but not judged because the run was stopped. */
   pending: z.array(z.string()),
   results: z.array(BatchResultSchema),
+  /** Files judged whose report could not be written (see each result's `outputError`). */
+  unwritten: z.number().int().optional(),
+  /** Why summary.json / index.html could not be written; the summary is still returned and printed. */
+  summaryError: z.string().optional(),
 });
 export type BatchSummary = z.infer<typeof BatchSummarySchema>;
 

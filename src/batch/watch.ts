@@ -1,15 +1,17 @@
 /**
  * The hot folder: new PDFs are picked up once complete (size and mtime unchanged for a while),
  * preflighted, and moved to `<out>/pass/`, `<out>/warn/` or `<out>/fail/` with their reports
- * beside them. Order of work for one file: judge into `<out>/.staging/`, move the reports into the
- * verdict folder, then move the PDF. A restart at any point finds the file either unjudged or with
- * a finished report to reuse: nothing is judged twice or lost.
+ * beside them. Order of work for one file: claim it (move it into `<out>/.incoming/`, so a new
+ * upload under the same name is a new file), judge it into `<out>/.staging/` (judged again if it
+ * changes meanwhile), move the reports into the verdict folder, then move the PDF — under a free
+ * name: a second upload named like an earlier one becomes `name~2.pdf`, never overwriting it. A
+ * restart at any point finds the file unjudged, claimed, or with a finished report to reuse.
  */
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { access, appendFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
-import { ReportSchema } from '../report/schema.js';
+import { ReportSchema, type Report } from '../report/schema.js';
 import { sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
 import { moveFile } from './atomic.js';
@@ -52,9 +54,9 @@ export async function watchFolder(dir: string, options: WatchOptions): Promise<H
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const handle = async (file: BatchFile) => {
+  const handle = async (file: BatchFile, claimed = false) => {
     try {
-      const result = await processFile(file, out, manifest, registry, options);
+      const result = await processFile(file, out, manifest, registry, options, claimed);
       if (result) options.onResult?.(result);
     } catch (error) {
       options.onError?.(file.rel, error);
@@ -91,6 +93,14 @@ export async function watchFolder(dir: string, options: WatchOptions): Promise<H
     }
   };
 
+  // Files claimed by a run that stopped before it moved them: ours already, judged first.
+  for (const file of await findPdfs(join(out, INCOMING))) {
+    busy.add(file.rel);
+    const job = handle(file, true);
+    inFlight.add(job);
+    void job.finally(() => inFlight.delete(job));
+  }
+
   const loop = async () => {
     try {
       await tick();
@@ -109,50 +119,95 @@ export async function watchFolder(dir: string, options: WatchOptions): Promise<H
   };
 }
 
+const INCOMING = '.incoming';
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `a/b.pdf` → `a/b~2.pdf` (n = 2…); n = 1 is the name itself. */
+export function numbered(rel: string, n: number): string {
+  if (n === 1) return rel;
+  const dot = rel.toLowerCase().endsWith('.pdf') ? rel.length - 4 : rel.length;
+  return `${rel.slice(0, dot)}~${n}${rel.slice(dot)}`;
+}
+
+/** The first name under `folder` whose PDF and reports are all free. */
+async function freeName(out: string, folder: string, rel: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const name = numbered(rel, n);
+    const taken = await Promise.all([name, `${name}.json`, `${name}.html`].map((p) => exists(join(out, folder, p))));
+    if (!taken.some(Boolean)) return name;
+  }
+}
+
 async function processFile(
   file: BatchFile,
   out: string,
   manifest: Manifest,
   registry: ProfileRegistry,
   options: WatchOptions,
+  claimedAlready: boolean,
 ): Promise<(BatchResult & { movedTo: string }) | null> {
+  // Claim the upload: from here on, a file uploaded under the same name is another file.
+  const claimed: BatchFile = { path: join(out, INCOMING, file.rel), rel: file.rel };
+  if (!claimedAlready) {
+    try {
+      await moveFile(file.path, claimed.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // moved away meanwhile
+      throw error;
+    }
+  }
   let bytes: Uint8Array;
   try {
-    bytes = new Uint8Array(await readFile(file.path));
+    bytes = new Uint8Array(await readFile(claimed.path));
   } catch {
-    return null; // moved away meanwhile
+    return null;
   }
   const sha = sha256Hex(bytes);
   const staging = { report: `.staging/${file.rel}.json`, html: `.staging/${file.rel}.html` };
   const wantHtml = options.html ?? true;
 
   // A finished report from before a restart: reuse it, do not judge again.
-  let result: BatchResult | null = await earlierResult(file, out, sha, manifest, registry, options);
-  if (!result) {
-    const judged = await judge(file, out, manifest, registry, options, staging);
+  const earlier = await earlierResult(file, out, sha, manifest, registry, options);
+  let result: BatchResult;
+  let name: string | null = earlier?.name ?? null;
+  if (earlier) result = earlier.result;
+  else {
+    const judged = await judge(claimed, out, manifest, registry, options, staging);
     if (judged === 'aborted') return null;
     result = judged;
   }
   const folder = FOLDER[result.verdict];
-  const dest = { pdf: `${folder}/${file.rel}`, report: `${folder}/${file.rel}.json`, html: `${folder}/${file.rel}.html` };
+  name ??= await freeName(out, folder, file.rel);
+  const dest = { pdf: `${folder}/${name}`, report: `${folder}/${name}.json`, html: `${folder}/${name}.html` };
   // Reports first (from staging, when they are there), then the PDF.
   for (const [from, to] of [
     [staging.report, dest.report],
     [staging.html, dest.html],
   ] as const) {
+    if (from === to) continue;
     try {
       await moveFile(join(out, from), join(out, to));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  await moveFile(file.path, join(out, dest.pdf));
-  const final = { ...result, report: dest.report, html: wantHtml && result.verdict !== 'error' ? dest.html : null, movedTo: dest.pdf };
+  await moveFile(claimed.path, join(out, dest.pdf));
+  const final = { ...result, report: dest.report, html: wantHtml && result.verdict !== 'error' && !result.outputError ? dest.html : null, movedTo: dest.pdf };
   await mkdir(out, { recursive: true });
   await appendFile(join(out, 'hotfolder.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...final })}\n`);
   return final;
 }
 
+/**
+ * A finished report of these very bytes from before a restart: in staging (judged, not moved), or
+ * in a verdict folder under a name whose PDF is not there yet (reports moved, PDF not).
+ */
 async function earlierResult(
   file: BatchFile,
   out: string,
@@ -160,33 +215,42 @@ async function earlierResult(
   manifest: Manifest,
   registry: ProfileRegistry,
   options: WatchOptions,
-): Promise<BatchResult | null> {
+): Promise<{ result: BatchResult; name: string | null } | null> {
   const resolution = resolveTarget(file.rel, manifest, registry);
   if ('error' in resolution) return null;
   const target = registry.resolve(resolution.target);
   const digest = profileDigest(target, { ...target.limits, ...options.preflight?.limits }, options.preflight?.severities ?? {});
-  for (const folder of ['.staging', 'pass', 'warn', 'fail']) {
-    const path = join(out, folder, `${file.rel}.json`);
-    let parsed;
+  const matches = async (path: string): Promise<Report | null> => {
     try {
-      parsed = ReportSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+      const parsed = ReportSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+      if (!parsed.success) return null;
+      const r = parsed.data;
+      return r.file.sha256 === sha && r.profileDigest === digest && r.tool.version === packageVersion() ? r : null;
     } catch {
-      continue;
+      return null;
     }
-    if (!parsed.success) continue;
-    const r = parsed.data;
-    if (r.file.sha256 !== sha || r.profileDigest !== digest || r.tool.version !== packageVersion()) continue;
-    return {
-      file: file.rel,
-      sku: r.sku,
-      via: resolution.via,
-      verdict: r.verdict,
-      report: `${folder}/${file.rel}.json`,
-      html: null,
-      reason: null,
-      rules: r.rules,
-      reused: true,
-    };
+  };
+  const result = (r: Report, report: string): BatchResult => ({
+    file: file.rel,
+    sku: r.sku,
+    via: resolution.via,
+    verdict: r.verdict,
+    report,
+    html: null,
+    reason: null,
+    rules: r.rules,
+    reused: true,
+  });
+  const staged = await matches(join(out, '.staging', `${file.rel}.json`));
+  if (staged) return { result: result(staged, `.staging/${file.rel}.json`), name: null };
+  for (const folder of ['pass', 'warn', 'fail']) {
+    for (let n = 1; ; n++) {
+      const name = numbered(file.rel, n);
+      if (!(await exists(join(out, folder, `${name}.json`)))) break;
+      if (await exists(join(out, folder, name))) continue;
+      const r = await matches(join(out, folder, `${name}.json`));
+      if (r) return { result: result(r, `${folder}/${name}.json`), name };
+    }
   }
   return null;
 }

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { assemble, type LayerInput } from '../convert/assemble.js';
 import { renderText } from '../report/text.js';
 import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js';
+import { safeForTerminal } from '../report/terminal.js';
 
 export const ASSEMBLE_HELP = `Usage: print-preflight assemble (--product ID --variant ID | --sku SKU) --out out.pdf <file per layer…>
        print-preflight assemble --sku T-SHIRT-M --out out.pdf --layer front=a.png --layer back=b.jpg …
@@ -76,7 +77,7 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
   await writeFile(values.out, result.bytes);
   if (values.json) io.stdout(`${JSON.stringify({ changes: result.changes, report: result.report }, null, 2)}\n`);
   else {
-    io.stdout(`Wrote ${values.out} (${(result.bytes.length / 1e6).toFixed(2)} MB).\n${result.changes.map((c) => `  ✓ ${c}`).join('\n')}\n\n`);
+    io.stdout(`Wrote ${values.out} (${(result.bytes.length / 1e6).toFixed(2)} MB).\n${result.changes.map((c) => `  ✓ ${safeForTerminal(c)}`).join('\n')}\n\n`);
     io.stdout(renderText(result.report, { colour: io.isTTY && !process.env.NO_COLOR }));
   }
   return result.report.verdict === 'fail' ? 1 : 0;

@@ -22,7 +22,9 @@ Options:
   --preview-format F  png or webp (default webp)
   --no-raster         structure only: no rendering, no blank-page or edge checks (fastest)
   --workers N         worker threads (default: one per core)
-  --timeout S         time limit per file structure and per page render, in seconds (default 60)
+  --timeout S         time limit per file structure and per page render, in seconds, from when a
+                      worker takes it (default 60)
+  --file-budget S     worker time the whole file may use, in seconds (default 300)
   --no-colour         plain text even on a terminal
 
 Exit status: 0 pass or warn, 1 fail, 2 misuse (unknown product, missing file, bad flag).`;
@@ -46,6 +48,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     'no-raster': { type: 'boolean' },
     workers: { type: 'string' },
     timeout: { type: 'string' },
+    'file-budget': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   } }));
   if (values.help) {
@@ -80,6 +83,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   }
   const workers = int('workers', 1, 256);
   const timeout = int('timeout', 1, 86_400);
+  const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
   // The pool first: a worker starts now and loads its modules while this thread loads the rest.
   const { PreflightPool, defaultPool } = await import('../pool/pool.js');
   const pool = workers !== undefined || timeout !== undefined ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined }) : undefined;
@@ -100,6 +104,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       ...(previewSize !== undefined ? { previewSize } : {}),
       ...(format !== undefined ? { previewFormat: format } : {}),
       ...(pool ? { pool } : {}),
+      ...(fileBudget !== undefined ? { fileBudgetMs: fileBudget * 1000 } : {}),
       keepPreviews: values.html !== undefined,
     } as Parameters<typeof preflightWithPreviews>[2]);
   } finally {

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { fix } from '../convert/fix.js';
 import { renderText } from '../report/text.js';
 import { numberFlag, targetFrom, usage, UsageError, type CliIO } from './args.js';
+import { safeForTerminal } from '../report/terminal.js';
 
 export const FIX_HELP = `Usage: print-preflight fix <in.pdf> (--product ID --variant ID | --sku SKU) --out out.pdf [options]
 
@@ -72,7 +73,7 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       ...(result.refused.length ? ['', 'Not fixed:', ...result.refused.map((r) => `  ✗ ${r.page ? `page ${r.page}: ` : ''}${r.reason} [${r.code}]`)] : []),
       '',
     ];
-    io.stdout(lines.join('\n'));
+    io.stdout(lines.map(safeForTerminal).join('\n'));
     if (result.after) io.stdout(renderText(result.after, { colour: io.isTTY && !process.env.NO_COLOR }));
   }
   return result.bytes && result.after && result.after.verdict !== 'fail' ? 0 : 1;

@@ -1,6 +1,7 @@
 import { PreflightError } from '../errors.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
+import { safeForTerminal } from '../report/terminal.js';
 
 const HELP = `Usage: print-preflight <command> [options]
 
@@ -55,7 +56,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!load) {
-    io.stderr(`print-preflight: unknown command "${command}". Commands: ${Object.keys(COMMANDS).join(', ')}.\n`);
+    io.stderr(`print-preflight: unknown command "${safeForTerminal(command)}". Commands: ${Object.keys(COMMANDS).join(', ')}.\n`);
     return 2;
   }
   try {
@@ -64,7 +65,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   } catch (error) {
     // Misuse (bad flags, unknown product, unreadable file, broken profiles): one line, exit 2.
     if (error instanceof UsageError || (error instanceof PreflightError && error.code !== 'ERR_WORKER_CRASHED' && error.code !== 'ERR_TIMEOUT')) {
-      io.stderr(`print-preflight ${command}: ${error.message}\n`);
+      io.stderr(`print-preflight ${command}: ${safeForTerminal(error.message)}\n`);
       return 2;
     }
     throw error;

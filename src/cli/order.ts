@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildOrderPayload, OrderPayloadError } from '../order/build.js';
 import { usage, UsageError, type CliIO } from './args.js';
+import { safeForTerminal } from '../report/terminal.js';
 
 export const ORDER_HELP = `Usage: print-preflight order <draft.json> [--out payload.json] [--strict] [--allow-host HOST] [--profiles DIR]
 
@@ -59,7 +60,7 @@ export async function orderCommand(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     if (error instanceof OrderPayloadError) {
       if (values.json) io.stdout(`${JSON.stringify({ issues: error.issues.map(({ path, message }) => ({ path, message })) }, null, 2)}\n`);
-      else io.stdout(`${error.message}\n`);
+      else io.stdout(`${safeForTerminal(error.message)}\n`);
       return 1;
     }
     throw error;

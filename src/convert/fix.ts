@@ -24,6 +24,7 @@ import { pageMatrix, type Fit } from './geometry.js';
 import { rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
 import { VectorColourRewriter } from './vector.js';
+import { pushAll } from '../util/array.js';
 
 export const FixOptionsSchema = z
   .object({
@@ -105,7 +106,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
     const step = planGeometry(reportPage.index, codes, reportPage.rotate, opts, refused);
     if (!step) continue;
     applyGeometry(page, reportPage.rotate + step.turn, step.resize ? { width: mmToPt(layer.pageWidthMm), height: mmToPt(layer.pageHeightMm) } : null, step.fit);
-    changes.push(...step.changes.map((action) => ({ ...action, page: reportPage.index })));
+    pushAll(changes, step.changes.map((action) => ({ ...action, page: reportPage.index })));
   }
 
   // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.

@@ -6,7 +6,7 @@
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
-import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, Matrix } from './facts.js';
+import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
 import { IDENTITY, isFiniteMatrix, multiply, unitSquareBox } from './matrix.js';
 import {
@@ -26,6 +26,7 @@ import {
   resolve,
   PDFRef,
 } from './objects.js';
+import { codedImageSize } from './image-header.js';
 import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams } from './streams.js';
 import { ppiOf } from './units.js';
 
@@ -36,9 +37,25 @@ export interface ScanLimits {
   maxStateDepth: number;
   /** Most operators interpreted per page, forms included. */
   maxOperators: number;
+  /**
+   * Most bytes decoded per page: all its content streams, Form XObjects and patterns together
+   * (a stream listed twice counts twice). A page over it is too complex and never rendered.
+   */
+  maxDecodedBytes: number;
+  /** Most image draws per page (inline images included). */
+  maxImageDraws: number;
 }
 
-export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxFormDepth: 32, maxStateDepth: 512, maxOperators: 20_000_000 };
+export const DEFAULT_SCAN_LIMITS: ScanLimits = {
+  maxFormDepth: 32,
+  maxStateDepth: 512,
+  maxOperators: 5_000_000,
+  maxDecodedBytes: 256 * 1024 * 1024,
+  maxImageDraws: 10_000,
+};
+
+/** Decodes one stream within `maxBytes` (throws StreamTooLargeError past it). */
+export type StreamReader = (stream: PDFRawStream, maxBytes?: number) => Uint8Array;
 
 export interface ScanResult {
   images: ImageFacts[];
@@ -81,11 +98,16 @@ export class ContentScanner {
   private operators = 0;
   private tooComplex = false;
   private readonly patternsSeen = new Set<PDFObject>();
+  /** Bytes decoded for this page so far, against limits.maxDecodedBytes. */
+  private decodedBytes = 0;
+  /** Forms and patterns decoded once per page, however often they are drawn. */
+  private readonly decoded = new Map<PDFObject, Uint8Array>();
+  private readonly imageInfo = new Map<PDFObject, ReturnType<ContentScanner['xobjectInfo']>>();
 
   constructor(
     private readonly context: PDFContext,
     private readonly colourSpaces: ColourSpaceResolver,
-    private readonly readStream: (stream: PDFRawStream) => Uint8Array,
+    private readonly readStream: StreamReader,
     private readonly userUnit: number,
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
   ) {}
@@ -96,7 +118,7 @@ export class ContentScanner {
     const parts: Uint8Array[] = [];
     for (const s of streams) {
       if (!s) continue;
-      const data = this.read(s, 'page content');
+      const data = this.read(s, 'page content', true);
       if (data) parts.push(data);
     }
     const bytes = joinContentStreams(parts);
@@ -116,15 +138,39 @@ export class ContentScanner {
     };
   }
 
-  private read(obj: PDFObject, what: string): Uint8Array | undefined {
+  /**
+   * Decodes a content stream, form or pattern within what is left of the page's budget. Page
+   * content is copied into one buffer, so each listing counts; a form drawn twice is decoded once.
+   */
+  private read(obj: PDFObject, what: string, copied = false): Uint8Array | undefined {
     if (!(obj instanceof PDFRawStream)) {
       this.notes.add(`${what} is not a stream`);
       return undefined;
     }
+    const max = this.limits.maxDecodedBytes;
+    const known = this.decoded.get(obj);
+    if (known && !copied) return known;
+    const left = max - this.decodedBytes;
+    const overBudget = () => {
+      this.tooComplex = true;
+      this.notes.add(`${what}: the page's content streams decode to more than ${formatBytes(max)} together (a decompression bomb?); the page is not rendered`);
+      return undefined;
+    };
+    if (known) {
+      if (known.length > left) return overBudget();
+      this.decodedBytes += known.length;
+      return known;
+    }
+    if (left <= 0) return overBudget();
     try {
-      return this.readStream(obj);
+      const data = this.readStream(obj, left);
+      if (data.length > left) return overBudget();
+      this.decodedBytes += data.length;
+      this.decoded.set(obj, data);
+      return data;
     } catch (error) {
       if (error instanceof StreamTooLargeError) {
+        if (left < max) return overBudget();
         this.tooComplex = true;
         this.notes.add(`${what}: ${error.message}`);
       } else if (error instanceof StreamDecodeError) this.notes.add(`${what} cannot be decoded: ${error.message}`);
@@ -235,7 +281,7 @@ export class ContentScanner {
       lexContent(
         bytes,
         onOperator,
-        (inline) => this.inlineImage(inline.dict, resources, gs, via),
+        (inline) => this.inlineImage(inline.dict, resources, gs, via, bytes.subarray(inline.dataStart, inline.dataEnd)),
         (dict) => this.inlineDataLength(dict, resources),
       );
     } catch (error) {
@@ -341,7 +387,7 @@ export class ContentScanner {
     }
     const subtype = getName(ctx, dict, 'Subtype');
     if (subtype === 'Image') {
-      this.addImage(dict, refLabel(ref), name, false, resources, gs, via);
+      this.addImage(dict, refLabel(ref), name, false, resources, gs, via, xobj);
       return;
     }
     if (subtype !== 'Form' || !xobj) return;
@@ -371,8 +417,15 @@ export class ContentScanner {
     resources: PDFDict | undefined,
     gs: GState,
     via: string[],
+    stream?: PDFObject,
+    inlineData?: Uint8Array,
   ) {
-    const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources) : this.xobjectInfo(dict as PDFDict, resources);
+    if (this.images.length >= this.limits.maxImageDraws) {
+      this.tooComplex = true;
+      this.notes.add(`the page draws images more than ${this.limits.maxImageDraws.toLocaleString('en-US')} times: inspection stopped, the page is not rendered`);
+      throw new LimitReached();
+    }
+    const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
     if (info.imageMask) this.record('stencil', gs.fill.family === 'Pattern' ? (gs.fill.base ?? gs.fill) : gs.fill, via);
     const [a, b, c, d] = gs.ctm;
     const placedWidthPt = Math.hypot(a, b) * this.userUnit;
@@ -393,7 +446,34 @@ export class ContentScanner {
     });
   }
 
-  private xobjectInfo(dict: PDFDict, resources: PDFDict | undefined) {
+  private cachedInfo(dict: PDFDict, resources: PDFDict | undefined, stream: PDFObject | undefined) {
+    let info = this.imageInfo.get(dict);
+    if (!info) {
+      info = this.xobjectInfo(dict, resources, stream);
+      this.imageInfo.set(dict, info);
+    }
+    return info;
+  }
+
+  /** An image's /SMask or /Mask stream: its declared and coded size (it is decoded like an image). */
+  private maskOf(dict: PDFDict): MaskFacts | null {
+    const ctx = this.context;
+    for (const kind of ['SMask', 'Mask'] as const) {
+      const raw = dict.get(PDFName.of(kind));
+      const mask = resolve(ctx, raw);
+      if (!(mask instanceof PDFRawStream)) continue; // a name (/None) or a colour-key array
+      return {
+        kind,
+        ref: refLabel(raw instanceof PDFRef ? raw : undefined),
+        widthPx: Math.max(0, Math.trunc(getNumber(ctx, mask.dict, 'Width') ?? 0)),
+        heightPx: Math.max(0, Math.trunc(getNumber(ctx, mask.dict, 'Height') ?? 0)),
+        coded: codedImageSize(mask.contents, filtersOf(ctx, mask.dict).map(fullFilterName)),
+      };
+    }
+    return null;
+  }
+
+  private xobjectInfo(dict: PDFDict, resources: PDFDict | undefined, stream: PDFObject | undefined) {
     const ctx = this.context;
     const imageMask = getBool(ctx, dict, 'ImageMask') === true;
     const filters = filtersOf(ctx, dict).map(fullFilterName);
@@ -414,10 +494,12 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
+      coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
+      mask: this.maskOf(dict),
     };
   }
 
-  private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined) {
+  private inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined, data?: Uint8Array) {
     const v = (long: string, short: string) => dict.get(long) ?? dict.get(short);
     const imageMask = v('ImageMask', 'IM') === true;
     const f = v('Filter', 'F');
@@ -435,6 +517,8 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: false,
+      coded: data ? codedImageSize(data, filters) : null,
+      mask: null,
     };
   }
 
@@ -452,12 +536,12 @@ export class ContentScanner {
     return unknownColourSpace('no /ColorSpace');
   }
 
-  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[]) {
+  private inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[], data: Uint8Array) {
     if (++this.operators > this.limits.maxOperators) {
       this.tooComplex = true;
       throw new LimitReached();
     }
-    this.addImage(dict, null, null, true, resources, gs, via);
+    this.addImage(dict, null, null, true, resources, gs, via, undefined, data);
   }
 
   /** Exact data length of an unfiltered inline image, so binary data containing "EI" is skipped. */
@@ -485,6 +569,10 @@ function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {
   if (!(m instanceof PDFArray) || m.size() !== 6) return undefined;
   const values = items(context, m).map(numberOf);
   return values.every((x) => x !== undefined) && isFiniteMatrix(values as number[]) ? (values as Matrix) : undefined;
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MiB` : `${n} bytes`;
 }
 
 function intOrNull(n: number | undefined): number | null {

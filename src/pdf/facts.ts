@@ -51,6 +51,25 @@ export type Rect = z.infer<typeof Rect>;
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
 export type Matrix = z.infer<typeof Matrix>;
 
+/** The pixel size an image's own data declares (JPEG SOF, JPEG 2000 header); decoders allocate for it. */
+export const CodedSizeSchema = z.object({
+  format: z.enum(['jpeg', 'jpx']),
+  widthPx: z.number().int().min(0),
+  heightPx: z.number().int().min(0),
+  components: z.number().int().min(0),
+  progressive: z.boolean(),
+});
+
+/** An image's soft mask (/SMask) or mask image (/Mask stream): decoded like an image when drawn. */
+export const MaskFactsSchema = z.object({
+  kind: z.enum(['SMask', 'Mask']),
+  ref: z.string().nullable(),
+  widthPx: z.number().int().min(0),
+  heightPx: z.number().int().min(0),
+  coded: CodedSizeSchema.nullable(),
+});
+export type MaskFacts = z.infer<typeof MaskFactsSchema>;
+
 export const ImageFactsSchema = z.object({
   /** "12 0 R" for an image XObject; "inline" for an inline image. */
   ref: z.string().nullable(),
@@ -67,6 +86,10 @@ export const ImageFactsSchema = z.object({
   colourSpace: ColourSpaceFactsSchema.nullable(),
   imageMask: z.boolean(),
   hasSMask: z.boolean(),
+  /** The size the image data itself declares, when it can be read without decoding (JPEG, JPEG 2000). */
+  coded: CodedSizeSchema.nullable().optional(),
+  /** Its soft mask or mask image, when it has one. */
+  mask: MaskFactsSchema.nullable().optional(),
   /** Image space → default user space of the page (before /Rotate and /UserUnit). */
   ctm: Matrix,
   /** Bounding box of the placed image in default user space. */

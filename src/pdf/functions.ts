@@ -7,6 +7,7 @@
 import { PDFArray, PDFRawStream, type PDFContext, type PDFObject } from './pdf-lib.js';
 import { dictOf, get, getNumber, items, numberOf, resolve } from './objects.js';
 import { decodeStream } from './streams.js';
+import { pushAll } from '../util/array.js';
 
 export type PdfFunction = (inputs: readonly number[]) => number[];
 
@@ -212,7 +213,7 @@ function runCalculator(proc: Proc, s: (number | boolean)[], counter: { steps: nu
       case 'pop': s.pop(); break;
       case 'dup': s.push(s[s.length - 1]!); break;
       case 'exch': { const b = s.pop()!; const a = s.pop()!; s.push(b, a); break; }
-      case 'copy': { const n = num(); s.push(...s.slice(s.length - n)); break; }
+      case 'copy': { const n = num(); pushAll(s, s.slice(s.length - n)); break; }
       case 'index': { const n = num(); s.push(s[s.length - 1 - n]!); break; }
       case 'roll': {
         const j = num();
@@ -220,7 +221,7 @@ function runCalculator(proc: Proc, s: (number | boolean)[], counter: { steps: nu
         if (n > 0) {
           const top = s.splice(s.length - n, n);
           const shift = ((j % n) + n) % n;
-          s.push(...top.slice(n - shift), ...top.slice(0, n - shift));
+          pushAll(pushAll(s, top.slice(n - shift)), top.slice(0, n - shift));
         }
         break;
       }

@@ -4,7 +4,7 @@
  */
 import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { ColourSpaceResolver } from './colour-space.js';
-import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
+import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits, type StreamReader } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
 import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
@@ -152,7 +152,7 @@ function inspectPage(
   node: PageNode,
   index: number,
   colourSpaces: ColourSpaceResolver,
-  readStream: (s: PDFRawStream) => Uint8Array,
+  readStream: StreamReader,
   scanLimits: ScanLimits,
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
   const notes: string[] = [];
@@ -206,11 +206,11 @@ function inspectPage(
   };
 }
 
-function streamReader(context: PDFContext, maxBytes: number, decrypt: StreamDecryptor | undefined) {
+function streamReader(context: PDFContext, maxBytes: number, decrypt: StreamDecryptor | undefined): StreamReader {
   const refs = decrypt ? reverseRefs(context) : undefined;
-  return (stream: PDFRawStream): Uint8Array => {
+  return (stream: PDFRawStream, limit = maxBytes): Uint8Array => {
     const ref = refs?.get(stream);
-    return decodeStream(context, stream, { maxBytes, decrypt, ref });
+    return decodeStream(context, stream, { maxBytes: Math.min(limit, maxBytes), decrypt, ref });
   };
 }
 

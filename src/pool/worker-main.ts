@@ -17,11 +17,25 @@ import type { RasterFacts } from '../raster/facts.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
+import sharp from 'sharp';
 import { TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 
 
+// libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
+sharp.cache(false);
+
+/**
+ * pdf.js keeps per-document native memory (font glyph paths and other common objects) that grows
+ * with every page rendered — about 5 MB per catalogue page — and only doc.cleanup() frees it.
+ * Cleaning every few pages keeps a worker's memory independent of the page count, at the cost of
+ * loading the document's fonts again now and then.
+ */
+const CLEANUP_EVERY_PAGES = 8;
+
 interface CachedDoc {
   bytes: Uint8Array;
+  /** Pages rendered by pdf.js since its last cleanup. */
+  renderedSinceCleanup: number;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFDocument>;
   pdfium?: Promise<PdfiumHandle>;
@@ -37,7 +51,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     cache.set(docId, entry);
     return entry;
   }
-  entry = { bytes: new Uint8Array(shared) };
+  entry = { bytes: new Uint8Array(shared), renderedSinceCleanup: 0 };
   cache.set(docId, entry);
   while (cache.size > CACHE_SIZE) {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
@@ -78,7 +92,7 @@ async function render(task: RenderTask) {
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
       throw new Error(
-        `the page draws an image of ${task.largestImagePixels.toLocaleString('en-US')} pixels; decoding it whole would exceed the memory limit`,
+        `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; decoding them whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`,
       );
     }
     if (task.renderer === 'pdfium') {
@@ -93,6 +107,10 @@ async function render(task: RenderTask) {
     });
     pixels = rendered.value;
     warnings = rendered.warnings;
+    if (++doc.renderedSinceCleanup >= CLEANUP_EVERY_PAGES) {
+      doc.renderedSinceCleanup = 0;
+      await (await doc.pdfjs)?.cleanup().catch(() => undefined);
+    }
   }
   const measured = analysePixels(pixels);
   const preview = task.format ? await encodePreview(pixels, task.format) : null;

@@ -30,7 +30,8 @@ export type RasterFacts = z.infer<typeof RasterFactsSchema>;
 /** A page that could not be rasterised, and why. */
 export const RasterFailureSchema = z.object({
   index: z.number().int().min(1),
-  reason: z.enum(['timeout', 'crashed', 'failed', 'aborted']),
+  /** over-budget: never handed to a renderer, because it would not fit in the memory budget. */
+  reason: z.enum(['timeout', 'crashed', 'failed', 'aborted', 'over-budget']),
   detail: z.string(),
 });
 export type RasterFailure = z.infer<typeof RasterFailureSchema>;

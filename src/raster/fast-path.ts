@@ -6,6 +6,8 @@
  */
 import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
+import { jpegSize } from '../pdf/image-header.js';
+import { fastPathFits } from './budget.js';
 import type { RawPixels } from './pixels.js';
 import { fitSize } from './render.js';
 
@@ -31,6 +33,9 @@ export function imagePlan(page: PageFacts): ImagePlan | null {
   if (image.inline || !image.ref || image.imageMask || image.hasSMask) return null;
   if (image.filters.length !== 1 || image.filters[0] !== 'DCTDecode') return null;
   if (!image.colourSpace || !FAST_FAMILIES.has(image.colourSpace.family)) return null;
+  // The JPEG must be what the PDF says it is, and decodable within the fast path's budget.
+  const coded = image.coded;
+  if (!coded || coded.widthPx !== image.widthPx || coded.heightPx !== image.heightPx || !fastPathFits(coded)) return null;
   const [a, b, c, d] = image.ctm;
   const axisAligned = (Math.abs(b) < 1e-6 && Math.abs(c) < 1e-6) || (Math.abs(a) < 1e-6 && Math.abs(d) < 1e-6);
   if (!axisAligned) return null;
@@ -101,8 +106,12 @@ export async function renderFromImage(
   const rh = Math.max(1, Math.round(Math.max(...ys) - top));
   if (rw * rh > 16 * width * height) return null; // drawn mostly off the page: let pdf.js clip it
 
+  // The worker checks the JPEG's own frame header again, before sharp sees a byte of it.
+  const header = jpegSize(jpeg);
+  if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
+  if (header.widthPx * header.heightPx > maxInputPixels) return null;
   const { default: sharp } = await import('sharp'); // loaded by the first page that needs it
-  const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels });
+  const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
   const meta = await input.metadata();
   const cmyk = meta.space === 'cmyk';
   // libvips already undoes Adobe's inverted CMYK; a PDF says the same with /Decode [1 0 …].

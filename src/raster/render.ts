@@ -17,14 +17,18 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
     const viewport = page.getViewport({ scale: Math.max(width / unit.width, height / unit.height) });
     const factory = doc.canvasFactory as CanvasFactoryLike;
     const entry = factory.create(width, height);
-    const { canvas, context } = entry;
-    // Stretch by the rounding remainder so the page fills every pixel (no unpainted last column).
-    const transform = [width / viewport.width, 0, 0, height / viewport.height, 0, 0];
-    await page.render({ canvasContext: context as never, canvas: canvas as never, viewport, transform, intent: 'print', background: 'white' })
-      .promise;
-    const image = context.getImageData(0, 0, width, height);
-    factory.destroy(entry);
-    return { data: image.data, width, height, channels: 4 };
+    try {
+      const { canvas, context } = entry;
+      // Stretch by the rounding remainder so the page fills every pixel (no unpainted last column).
+      const transform = [width / viewport.width, 0, 0, height / viewport.height, 0, 0];
+      await page.render({ canvasContext: context as never, canvas: canvas as never, viewport, transform, intent: 'print', background: 'white' })
+        .promise;
+      const image = context.getImageData(0, 0, width, height);
+      return { data: image.data, width, height, channels: 4 };
+    } finally {
+      // Frees the canvas's pixels now (a zero-size surface), not when the GC gets to it.
+      factory.destroy(entry);
+    }
   } finally {
     page.cleanup();
   }

@@ -1,5 +1,7 @@
 import { formatMm, formatNumber } from '../pdf/units.js';
 import type { Report } from './schema.js';
+import { minOf, pushAll } from '../util/array.js';
+import { safeForTerminal } from './terminal.js';
 
 export interface TextOptions {
   /** ANSI colours. Default false. */
@@ -17,7 +19,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
   const c = palette(options.colour ?? false);
   const lines: string[] = [];
   const verdictColour = report.verdict === 'pass' ? c.green : report.verdict === 'warn' ? c.yellow : c.red;
-  const name = report.file.path ?? '(bytes)';
+  const name = safeForTerminal(report.file.path ?? '(bytes)');
   lines.push(
     `${verdictColour(c.bold(` ${VERDICT_WORD[report.verdict]} `))} ${c.bold(name)} — ${report.product} ${report.variant} (${report.sku}, profile ${report.profileVersion})`,
   );
@@ -37,7 +39,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
         ? `, ${p.images.length} image${p.images.length === 1 ? '' : 's'}${minPpi(p.images)}`
         : ', no images';
       lines.push(
-        `  ${mark} Page ${p.index}${p.layer ? ` ${c.bold(p.layer)}` : ''}: ${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${imgs}`,
+        `  ${mark} Page ${p.index}${p.layer ? ` ${c.bold(safeForTerminal(p.layer))}` : ''}: ${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${imgs}`,
       );
     }
   }
@@ -46,7 +48,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     for (const f of report.findings) {
       const mark = f.severity === 'error' ? c.red(SEVERITY_MARK.error) : f.severity === 'warning' ? c.yellow(SEVERITY_MARK.warning) : c.dim(SEVERITY_MARK.info);
       lines.push(`  ${mark} ${c.dim(f.code)}`);
-      lines.push(...wrap(f.message, 96).map((l) => `    ${l}`));
+      pushAll(lines, wrap(safeForTerminal(f.message), 96).map((l) => `    ${l}`));
     }
   } else {
     lines.push('', `  ${c.green('✓')} No findings: the file meets every rule checked.`);
@@ -56,7 +58,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
 
 function minPpi(images: Report['pages'][number]['images']): string {
   const ppis = images.map((i) => i.ppi).filter((p): p is number => p !== null);
-  return ppis.length ? `, lowest ${formatNumber(Math.min(...ppis), 0)} ppi` : '';
+  return ppis.length ? `, lowest ${formatNumber(minOf(ppis), 0)} ppi` : '';
 }
 
 function wrap(text: string, width: number): string[] {

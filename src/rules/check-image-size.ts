@@ -1,4 +1,5 @@
 import type { ImageFacts } from '../pdf/facts.js';
+import { allocatedSize } from '../pdf/image-header.js';
 import { formatNumber, mmToPx, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
@@ -22,25 +23,56 @@ export function distinctImages(images: ImageFacts[]): ImageFacts[] {
   });
 }
 
-/** image-too-large: more than 15,000 px (the profile's maxImagePixels) on a side. */
+/**
+ * image-too-large: more than 15,000 px (the profile's maxImagePixels) on a side — the image as
+ * the PDF declares it, as its JPEG / JPEG 2000 data declares it, or its soft mask or mask image.
+ */
 export const checkImageSize: Check = (ctx) => {
   const max = ctx.limits.maxImagePixels;
+  const fmt = (n: number) => n.toLocaleString('en-US');
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     for (const image of distinctImages(page.images)) {
-      const longest = Math.max(image.widthPx, image.heightPx);
-      if (longest <= max) continue;
+      const size = allocatedSize(image);
+      const mask = image.mask ? allocatedSize(image.mask) : null;
+      const longest = Math.max(size.widthPx, size.heightPx);
+      const maskLongest = mask ? Math.max(mask.widthPx, mask.heightPx) : 0;
+      if (longest <= max && maskLongest <= max) continue;
       // What the service would produce at for this placement, capped at the limit.
       const targetW = Math.min(max, Math.ceil(mmToPx(ptToMm(image.placedWidthPt), ctx.limits.productionPpi)));
       const targetH = Math.min(max, Math.ceil(mmToPx(ptToMm(image.placedHeightPt), ctx.limits.productionPpi)));
+      const advice = `Downsample it to at most ${fmt(max)} px on its longest side; at its placed size, ${formatNumber(ctx.limits.productionPpi)} ppi needs ${fmt(targetW)} × ${fmt(targetH)} px.`;
+      let what: string;
+      let actual: string;
+      const c = image.coded;
+      const codedLarger = !!c && (c.widthPx > image.widthPx || c.heightPx > image.heightPx);
+      if (longest > max && !codedLarger) {
+        what = `${imageLabel(image)} is ${fmt(image.widthPx)} × ${fmt(image.heightPx)} px`;
+        actual = `${image.widthPx} × ${image.heightPx} px`;
+      } else if (longest > max && c) {
+        what = `${imageLabel(image)} is declared ${fmt(image.widthPx)} × ${fmt(image.heightPx)} px, but its ${c.format === 'jpeg' ? 'JPEG' : 'JPEG 2000'} data is ${fmt(c.widthPx)} × ${fmt(c.heightPx)} px (a reader decodes that)`;
+        actual = `${c.widthPx} × ${c.heightPx} px (${c.format} data)`;
+      } else {
+        const m = image.mask!;
+        what = `the ${m.kind === 'SMask' ? 'soft mask' : 'mask image'}${m.ref ? ` (${m.ref})` : ''} of ${imageLabel(image)} is ${fmt(mask!.widthPx)} × ${fmt(mask!.heightPx)} px (decoded like an image whenever it is drawn)`;
+        actual = `${mask!.widthPx} × ${mask!.heightPx} px (${m.kind})`;
+      }
       out.push({
         code: 'image-too-large',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${image.widthPx.toLocaleString('en-US')} × ${image.heightPx.toLocaleString('en-US')} px, over the service's limit of ${max.toLocaleString('en-US')} px per side: it may be resized or rejected. Downsample it to at most ${max.toLocaleString('en-US')} px on its longest side; at its placed size, ${formatNumber(ctx.limits.productionPpi)} ppi needs ${targetW.toLocaleString('en-US')} × ${targetH.toLocaleString('en-US')} px.`,
+        message: `${pageLabel(page, layer)}: ${what}, over the service's limit of ${fmt(max)} px per side: it may be resized or rejected. ${advice}`,
         expected: `≤ ${max} px per side`,
-        actual: `${image.widthPx} × ${image.heightPx} px`,
-        details: { widthPx: image.widthPx, heightPx: image.heightPx, maxPx: max, ref: image.ref, name: image.name, image: page.images.indexOf(image) + 1 },
+        actual,
+        details: {
+          widthPx: longest > max ? size.widthPx : mask!.widthPx,
+          heightPx: longest > max ? size.heightPx : mask!.heightPx,
+          maxPx: max,
+          ref: image.ref,
+          name: image.name,
+          image: page.images.indexOf(image) + 1,
+          ...(longest > max ? {} : { mask: image.mask!.kind }),
+        },
       });
     }
   }

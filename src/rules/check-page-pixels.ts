@@ -67,7 +67,7 @@ export const checkPageRender: Check = (ctx) =>
   (ctx.rasterFailures ?? []).map((f): Draft => {
     const layer = ctx.target.layers[f.index - 1] ?? null;
     const where = pageLabel(f.index, layer);
-    if (f.reason === 'crashed') {
+    if (f.reason === 'crashed' || f.reason === 'over-budget') {
       return {
         code: 'pdf-too-complex',
         page: f.index,

@@ -50,6 +50,12 @@ const V6_BLOCKED: [string, number, string][] = [
   ['ff00::', 8, 'multicast'],
   ['2001:db8::', 32, 'documentation'],
   ['64:ff9b:1::', 48, 'local-use NAT64'],
+  ['100::', 64, 'discard-only'],
+  ['2001:2::', 48, 'benchmarking'],
+  ['2001:10::', 28, 'ORCHID (not routable)'],
+  ['2001:20::', 28, 'ORCHIDv2 (not routable)'],
+  ['3fff::', 20, 'documentation'],
+  ['5f00::', 16, 'segment routing (SRv6)'],
 ];
 
 interface Blocked {
@@ -68,6 +74,31 @@ function match(addr: bigint, ranges: Blocked[], bits: number): string | null {
   return null;
 }
 
+function v4Text(n: bigint): string {
+  return [24n, 16n, 8n, 0n].map((s) => String((n >> s) & 255n)).join('.');
+}
+
+const MASK32 = 0xffffffffn;
+
+/**
+ * The IPv4 addresses an IPv6 address carries and is delivered to, when it is one of the forms
+ * that embed one: IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96), IPv4-translated
+ * (::ffff:0:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16), Teredo (2001::/32, server and
+ * client) and ISATAP interface identifiers (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d).
+ */
+export function embeddedIpv4(a: bigint): { form: string; ipv4: string[] } | null {
+  const top96 = a >> 32n;
+  const low = a & MASK32;
+  if (top96 === 0xffffn) return { form: 'IPv4-mapped', ipv4: [v4Text(low)] };
+  if (top96 === 0n && a > 1n) return { form: 'IPv4-compatible', ipv4: [v4Text(low)] };
+  if (top96 === 0xffff0000n) return { form: 'IPv4-translated', ipv4: [v4Text(low)] };
+  if (top96 === 0x64ff9b0000000000000000n) return { form: 'NAT64', ipv4: [v4Text(low)] };
+  if (a >> 112n === 0x2002n) return { form: '6to4', ipv4: [v4Text((a >> 80n) & MASK32)] };
+  if (a >> 96n === 0x20010000n) return { form: 'Teredo', ipv4: [v4Text((a >> 64n) & MASK32), v4Text(~low & MASK32)] };
+  if ((top96 & 0xfdffffffn) === 0x5efen) return { form: 'ISATAP', ipv4: [v4Text(low)] };
+  return null;
+}
+
 /** Why an address is refused, or null when it is a public address. */
 export function blockedReason(address: string): string | null {
   const family = isIP(address);
@@ -76,12 +107,17 @@ export function blockedReason(address: string): string | null {
   }
   if (family === 6) {
     const a = v6(address);
-    // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible addresses: judge the IPv4 inside.
-    if (a >> 32n === 0xffffn || (a >> 32n === 0n && a > 1n)) {
-      const inner = a & 0xffffffffn;
-      return blockedReason([24n, 16n, 8n, 0n].map((s) => String((inner >> s) & 255n)).join('.'));
+    const blocked = match(a, V6_RANGES, 128);
+    if (blocked) return blocked;
+    // Addresses that carry an IPv4 address are delivered to it: judge the IPv4 inside.
+    const embedded = embeddedIpv4(a);
+    if (embedded) {
+      for (const ipv4 of embedded.ipv4) {
+        const why = blockedReason(ipv4);
+        if (why) return embedded.form === 'IPv4-mapped' || embedded.form === 'IPv4-compatible' ? why : `${why} (${embedded.form} of ${ipv4})`;
+      }
     }
-    return match(a, V6_RANGES, 128);
+    return null;
   }
   return 'not an IP address';
 }

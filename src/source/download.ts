@@ -1,6 +1,6 @@
 /**
  * Downloads a source URL the way the order service will: no cookies, no credentials, http(s)
- * only, redirects followed up to a limit, the size cap enforced from Content-Length and while
+ * only, redirects followed up to a limit (a redirect's body is never read), the size cap enforced from Content-Length and while
  * streaming (never buffering more), connect and total timeouts, and every connection checked
  * against the SSRF guard on the address it resolved to.
  */
@@ -155,8 +155,12 @@ function request(u: URL, options: DownloadOptions, signal: AbortSignal, timedOut
         const status = res.statusCode ?? 0;
         const contentType = (res.headers['content-type'] ?? null) as string | null;
         if (status >= 300 && status < 400 && res.headers.location) {
+          // A redirect's own body is never read (a server could send one without end): the
+          // connection is closed as soon as the headers are in.
           result = { status, redirect: res.headers.location, contentType };
-          res.resume();
+          res.on('error', () => undefined);
+          res.destroy();
+          req.destroy();
           return;
         }
         if (status === 401 || status === 403) {

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 export interface SourceServer {
   base: string;
   hits: Map<string, number>;
+  /** Bytes the server wrote of /redirect-endless-body's body before the client hung up. */
+  redirectBodyBytes: { sent: number };
   close(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export async function startSourceServer(): Promise<SourceServer> {
   const bad = file('reportlab-tshirt-M-three-pages.pdf');
   const warn = file('qpdf-encrypted-owner-only-aes256.pdf'); // warn: owner password only
   const hits = new Map<string, number>();
+  const redirectBodyBytes = { sent: 0 };
   const pdf = (res: http.ServerResponse, body: Buffer) => {
     res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': body.length });
     res.end(body);
@@ -90,6 +93,21 @@ export async function startSourceServer(): Promise<SourceServer> {
         res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': 60_000_000 });
         res.write(good.subarray(0, 100));
         return; // never finishes: the client must stop at the header
+      case '/redirect-endless-body': {
+        // A redirect whose own body never ends: the client must follow it without reading the body.
+        res.writeHead(302, { Location: '/good.pdf', 'Content-Type': 'text/html' });
+        const chunk = Buffer.alloc(64 * 1024, 0x42);
+        let open = true;
+        res.on('close', () => (open = false));
+        redirectBodyBytes.sent = 0;
+        const pump = () => {
+          while (open) {
+            redirectBodyBytes.sent += chunk.length;
+            if (!res.write(chunk)) return res.once('drain', pump);
+          }
+        };
+        return pump();
+      }
       case '/streamed-huge': {
         res.writeHead(200, { 'Content-Type': 'application/pdf' }); // chunked, no length
         let sent = 0;
@@ -114,6 +132,7 @@ export async function startSourceServer(): Promise<SourceServer> {
   return {
     base: `http://127.0.0.1:${port}`,
     hits,
+    redirectBodyBytes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

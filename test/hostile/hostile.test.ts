@@ -22,6 +22,17 @@ interface HostileCase {
 }
 
 const PER_FILE_LIMIT_MS = 30_000;
+/** Cases whose pages would take gigabytes to decode: answered from structure, never rendered. */
+const OVER_BUDGET = [
+  'progressive-jpeg-31622px-4-pages',
+  'jpeg-header-larger-than-declared',
+  'jpx-claims-40000px',
+  'contents-256mib-listed-8-times',
+  'smask-34862x4332-on-2px-image-drawn-20-times',
+  'flate-image-14999px-8-pages',
+  'inline-image-claims-40000px',
+  'image-drawn-150000-times',
+];
 let cases: HostileCase[] = [];
 const pool = new PreflightPool({ maxThreads: 2, taskTimeoutMs: 20_000, maxWorkerMemoryMb: 1024 });
 beforeAll(async () => {
@@ -32,7 +43,7 @@ afterAll(() => pool.destroy());
 describe('hostile inputs, one by one', () => {
   it('has the cases the issue lists', () => {
     const names = cases.map((c) => c.name).join(' ');
-    for (const n of ['empty', 'random-bytes', 'png-renamed', 'truncated-', 'broken-xref', 'missing-xref', 'stream-length', 'page-tree-cycle', 'forms-draw-each-other', 'nested-forms-100', 'deflate-bomb', 'image-claims-100000px', 'pages-20000', 'nested-array-10000', 'javascript-and-launch', 'font-pdfjs-rejects']) {
+    for (const n of ['empty', 'random-bytes', 'png-renamed', 'truncated-', 'broken-xref', 'missing-xref', 'stream-length', 'page-tree-cycle', 'forms-draw-each-other', 'nested-forms-100', 'deflate-bomb', 'image-claims-100000px', 'pages-20000', 'nested-array-10000', 'javascript-and-launch', 'font-pdfjs-rejects', ...OVER_BUDGET, 'operators-6-million', 'names-with-terminal-escapes']) {
       expect(names).toContain(n);
     }
   });
@@ -46,6 +57,17 @@ describe('hostile inputs, one by one', () => {
       const codes = report.findings.map((f) => f.code);
       expect(c.expect.some((e) => codes.includes(e as never)), `${c.name} (${c.why}) must report one of ${c.expect.join(', ')}; got ${codes.join(', ')}`).toBe(true);
       expect(ms, `${c.name} took ${Math.round(ms)} ms`).toBeLessThan(PER_FILE_LIMIT_MS);
+    }
+  }, 300_000);
+
+  it('never renders a page over the memory budget, and says what was too big', async () => {
+    for (const name of OVER_BUDGET) {
+      const c = cases.find((x) => x.name === `${name}.pdf`)!;
+      const report = await preflight(c.bytes, { sku: 'TANKTOP-M' }, { pool, path: c.name });
+      expect(report.pages.length, name).toBeGreaterThan(0);
+      expect(report.pages.filter((p) => p.raster !== null).map((p) => p.index), `${name}: pages rendered`).toEqual([]);
+      const said = report.findings.filter((f) => f.code === 'pdf-too-complex' || f.code === 'image-too-large').map((f) => f.message).join(' ');
+      expect(said, name).toMatch(/pixels|px|MiB|times|operators/);
     }
   }, 300_000);
 

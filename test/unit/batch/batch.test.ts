@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isTemporaryName } from '../../../src/batch/atomic.js';
 import { readManifest, resolveTarget } from '../../../src/batch/discover.js';
 import { preflightFolder } from '../../../src/batch/run.js';
 import { BatchSummarySchema } from '../../../src/batch/summary.js';
@@ -174,7 +175,7 @@ describe('the batch command under kill -9 and SIGINT', () => {
     expect(stdout).toMatch(new RegExp(`12 files: 8 pass, 0 warn, 4 fail, 0 error \\(${before} kept from an earlier run\\)`));
     const all = readdirSync(join(out, 'reports'));
     expect(all.filter((f) => f.endsWith('.pdf.json'))).toHaveLength(12);
-    expect(all.filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(all.filter((f) => isTemporaryName(f))).toEqual([]);
     for (const f of all.filter((x) => x.endsWith('.json'))) ReportSchema.parse(JSON.parse(readFileSync(join(out, 'reports', f), 'utf8')));
   }, 120_000);
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,7 +67,8 @@ describe('hot folder', () => {
     const report = await preflight(join(dir, 'T-SHIRT-M__crash.pdf'), { sku: 'T-SHIRT-M' }, { pool, path: 'T-SHIRT-M__crash.pdf' });
     mkdirSync(join(out, '.staging'), { recursive: true });
     writeFileSync(join(out, '.staging/T-SHIRT-M__crash.pdf.json'), JSON.stringify(report));
-    writeFileSync(join(out, '.staging/T-SHIRT-M__crash.pdf.json.tmp-1-abcd'), '{"half": ');
+    const dead = spawnSync('true').pid; // the crashed run: a process that is gone
+    writeFileSync(join(out, `.staging/.print-preflight~${dead}-0123abcd~T-SHIRT-M__crash.pdf.json`), '{"half": ');
     const results: { reused: boolean; movedTo: string }[] = [];
     const hot = await watchFolder(dir, { out, intervalMs: 50, stableMs: 100, preflight: { pool }, onResult: (r) => results.push(r) });
     const until = Date.now() + 30_000;
@@ -75,5 +77,42 @@ describe('hot folder', () => {
     expect(results).toEqual([expect.objectContaining({ reused: true, movedTo: 'pass/T-SHIRT-M__crash.pdf' })]);
     expect(readdirSync(join(out, '.staging'))).toEqual([]);
     expect(existsSync(join(out, 'pass/T-SHIRT-M__crash.pdf.json'))).toBe(true);
+  }, 60_000);
+
+  it('never overwrites an earlier upload of the same name: both are kept, each with its report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-hot-'));
+    const out = join(dir, 'out');
+    const results: { movedTo: string; report: string }[] = [];
+    const hot = await watchFolder(dir, { out, intervalMs: 50, stableMs: 100, preflight: { pool }, html: false, onResult: (r) => results.push(r) });
+    // The same order uploaded twice, the second time with a trailing comment (other bytes, still a pass).
+    const second = Buffer.concat([good, Buffer.from('\n% uploaded again\n')]);
+    try {
+      writeFileSync(join(dir, 'T-SHIRT-M__order.pdf'), good);
+      const until = Date.now() + 30_000;
+      while (results.length < 1 && Date.now() < until) await sleep(50);
+      writeFileSync(join(dir, 'T-SHIRT-M__order.pdf'), second);
+      while (results.length < 2 && Date.now() < until) await sleep(50);
+    } finally {
+      await hot.close();
+    }
+    expect(results.map((r) => r.movedTo)).toEqual(['pass/T-SHIRT-M__order.pdf', 'pass/T-SHIRT-M__order~2.pdf']);
+    expect(sha(readFileSync(join(out, 'pass/T-SHIRT-M__order.pdf')))).toBe(sha(good));
+    expect(sha(readFileSync(join(out, 'pass/T-SHIRT-M__order~2.pdf')))).toBe(sha(second));
+    expect(ReportSchema.parse(JSON.parse(readFileSync(join(out, results[1]!.report), 'utf8'))).file.sha256).toBe(sha(second));
+    expect(ReportSchema.parse(JSON.parse(readFileSync(join(out, 'pass/T-SHIRT-M__order.pdf.json'), 'utf8'))).file.sha256).toBe(sha(good));
+  }, 60_000);
+
+  it('picks up a file it had claimed when a run stopped, before anything else', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-hot-'));
+    const out = join(dir, 'out');
+    mkdirSync(join(out, '.incoming'), { recursive: true });
+    writeFileSync(join(out, '.incoming', 'T-SHIRT-M__claimed.pdf'), good);
+    const results: { movedTo: string }[] = [];
+    const hot = await watchFolder(dir, { out, intervalMs: 50, stableMs: 100, preflight: { pool }, html: false, onResult: (r) => results.push(r) });
+    const until = Date.now() + 30_000;
+    while (results.length < 1 && Date.now() < until) await sleep(50);
+    await hot.close();
+    expect(results.map((r) => r.movedTo)).toEqual(['pass/T-SHIRT-M__claimed.pdf']);
+    expect(readdirSync(join(out, '.incoming'))).toEqual([]);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 /**
  * Images beyond the pixel cap are never decoded whole: a page drawing an image that claims
- * 100,000 × 100,000 px (its stream is a few bytes) is not handed to pdf.js, answers quickly, and
- * says why.
+ * 100,000 × 100,000 px (its stream is a few bytes) is not handed to a renderer, answers quickly,
+ * and says why (pdf-too-complex).
  */
 import { PDFDocument, PDFName, PDFRawStream, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
 import { deflateSync } from 'node:zlib';
@@ -27,8 +27,10 @@ describe('the pixel cap', () => {
     expect(performance.now() - started).toBeLessThan(20_000);
     const codes = report.findings.map((f) => f.code);
     expect(codes).toContain('image-too-large');
-    const refused = report.findings.filter((f) => f.code === 'page-render-failed');
-    expect(refused).toHaveLength(2);
-    expect(refused[0]!.message).toMatch(/10,000,000,000 pixels; decoding it whole would exceed the memory limit/);
+    // Decided before any worker runs: never rendered, a pdf-too-complex finding per page.
+    const refused = report.findings.filter((f) => f.code === 'pdf-too-complex');
+    expect(refused.map((f) => f.page)).toEqual([1, 2]);
+    expect(refused[0]!.message).toMatch(/draws images of 10,000,000,000 pixels in all.*not rendered, to stay within the memory limit/);
+    expect(report.pages.every((p) => p.raster === null)).toBe(true);
   });
 });

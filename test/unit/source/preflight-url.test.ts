@@ -52,6 +52,14 @@ describe('preflight of a source URL over the network', () => {
     expect(r.source!.finalUrl).toBe(`${server.base}/good.pdf`);
   });
 
+  it('follows a redirect without reading its body, even one that never ends', async () => {
+    const r = await check('/redirect-endless-body');
+    expect(r.verdict).toBe('pass');
+    expect(r.source!.redirects.map((x) => x.status)).toEqual([302]);
+    // What the server could push into the socket buffers before the client hung up, no more.
+    expect(server.redirectBodyBytes.sent).toBeLessThan(32 * 1024 * 1024);
+  });
+
   it('stops a redirect chain longer than the limit', async () => {
     const r = await preflightUrl(`${server.base}/redirect/4`, { sku: 'T-SHIRT-M' }, { network: { ...allow, maxRedirects: 2 }, raster: false });
     expect(r.findings.find((f) => f.code === 'source-unreachable')!.message).toMatch(/redirects more than 2 times/);
@@ -131,6 +139,22 @@ describe('address classification', () => {
     ['fd12:3456::1', 'unique local (private)'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:10.0.0.1', 'private'],
+    ['::127.0.0.1', 'loopback'],
+    ['::ffff:0:127.0.0.1', 'loopback (IPv4-translated of 127.0.0.1)'],
+    ['64:ff9b::10.0.0.1', 'private (NAT64 of 10.0.0.1)'],
+    ['64:ff9b::a9fe:a9fe', 'link-local (cloud metadata lives here) (NAT64 of 169.254.169.254)'],
+    ['64:ff9b:1::1', 'local-use NAT64'],
+    ['2002:7f00:1::1', 'loopback (6to4 of 127.0.0.1)'],
+    ['2002:c0a8:101:5::1', 'private (6to4 of 192.168.1.1)'],
+    // Teredo: server 65.54.227.120, client 127.0.0.1 stored inverted (0x80ff:fffe).
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'loopback (Teredo of 127.0.0.1)'],
+    ['2001:0:a00:1:8000:63bf:3fff:fdd2', 'private (Teredo of 10.0.0.1)'],
+    ['2a00:1450:4001::5efe:a00:1', 'private (ISATAP of 10.0.0.1)'],
+    ['100::1', 'discard-only'],
+    ['3fff::1', 'documentation'],
+    ['64:ff9b::808:808', null],
+    ['2002:808:808::1', null],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', null],
     ['8.8.8.8', null],
     ['172.32.0.1', null],
     ['2a00:1450:4001::200e', null],

@@ -1,0 +1,128 @@
+/**
+ * Hostile files under a stopwatch: each file of the hostile corpus (test/hostile/make-hostile.mjs)
+ * is checked by the CLI in a process of its own under GNU time (`check --json`, default options,
+ * 2 workers), and a batch of good files mixed with the heaviest hostile ones is run the same way.
+ * Records peak RSS, wall time, exit code and whether the report is schema-valid, checks them
+ * against the goals of issue 12, and writes the section between the `hostile` markers of
+ * bench/RESULTS.md (and bench/hostile-results.json).
+ *   npm run bench:hostile              every file
+ *   node bench/hostile.mjs --smoke     three small files, nothing written (a smoke run)
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { join } from 'node:path';
+import { hostileCorpus } from '../test/hostile/make-hostile.mjs';
+
+const here = new URL('.', import.meta.url).pathname;
+const root = join(here, '..');
+const smoke = process.argv.includes('--smoke');
+const WORKERS = 2;
+const RSS_GOAL_MB = 1536;
+const log = (s) => process.stderr.write(`${s}\n`);
+
+if (!existsSync('/usr/bin/time')) {
+  log('bench:hostile needs GNU time at /usr/bin/time (Debian: apt-get install time)');
+  process.exit(2);
+}
+const { ReportSchema } = await import(join(root, 'dist/src/report/schema.js'));
+const { BatchSummarySchema } = await import(join(root, 'dist/src/batch/summary.js'));
+
+/** Runs the CLI under /usr/bin/time -v: peak RSS (MB), wall time (s), exit code, stdout. */
+function timed(args) {
+  const r = spawnSync('/usr/bin/time', ['-v', process.execPath, join(root, 'bin/print-preflight.js'), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(r.stderr);
+  const seconds = wall ? Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]) : NaN;
+  const killed = /Command terminated by signal (\d+)/.exec(r.stderr);
+  return { rssMb: rss ? Number(rss[1]) / 1024 : NaN, seconds, code: killed ? `signal ${killed[1]}` : r.status, stdout: r.stdout };
+}
+
+const dir = join(here, 'inputs', 'hostile');
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+log('making the hostile corpus…');
+let cases = await hostileCorpus();
+if (smoke) cases = cases.filter((c) => ['empty.pdf', 'deflate-bomb.pdf', 'image-drawn-150000-times.pdf'].includes(c.name));
+
+const rows = [];
+for (const c of cases) {
+  const file = join(dir, c.name);
+  writeFileSync(file, c.bytes);
+  const r = timed(['check', file, '--sku', 'TANKTOP-M', '--json', '--workers', String(WORKERS)]);
+  let valid = false;
+  let codes = [];
+  try {
+    const report = ReportSchema.parse(JSON.parse(r.stdout));
+    valid = true;
+    codes = [...new Set(report.findings.map((f) => f.code))];
+  } catch {
+    // not a report: recorded as such
+  }
+  const expected = c.expect.some((e) => codes.includes(e));
+  const ok = valid && expected && (r.code === 0 || r.code === 1) && r.rssMb <= RSS_GOAL_MB;
+  rows.push({ name: c.name, bytes: c.bytes.length, why: c.why, rssMb: Math.round(r.rssMb), seconds: Math.round(r.seconds * 100) / 100, code: r.code, valid, expected, ok });
+  log(`${ok ? 'ok ' : 'NOT'} ${c.name}: ${Math.round(r.rssMb)} MB, ${r.seconds.toFixed(2)} s, exit ${r.code}${valid ? '' : ', no report'}${expected ? '' : `, expected one of ${c.expect.join('/')}`}`);
+}
+
+// A batch of good files mixed with the heaviest hostile ones: the good ones keep their verdicts.
+const batchDir = join(dir, 'batch');
+const good = ['reportlab-tshirt-M-exact.pdf', 'imagemagick-tanktop-rgb-jpeg.pdf', 'reportlab-tshirt-M-three-pages.pdf', 'img2pdf-tanktop-cmyk-jpeg.pdf'];
+const skuOf = (name) => (name.includes('tshirt') ? 'T-SHIRT-M' : 'TANKTOP-M');
+const alone = {};
+for (const g of good) {
+  const r = timed(['check', join(root, 'test/corpus/files', g), '--sku', skuOf(g), '--json', '--workers', String(WORKERS)]);
+  alone[g] = JSON.parse(r.stdout).verdict;
+}
+mkdirSync(batchDir, { recursive: true });
+const heaviest = [...rows].sort((a, b) => b.rssMb * b.seconds - a.rssMb * a.seconds).slice(0, smoke ? 1 : 6);
+for (const h of heaviest) copyFileSync(join(dir, h.name), join(batchDir, `TANKTOP-M__${h.name}`));
+for (let i = 0; i < (smoke ? 1 : 5); i++) for (const g of good) copyFileSync(join(root, 'test/corpus/files', g), join(batchDir, `${skuOf(g)}__${i}-${g}`));
+const batchOut = join(dir, 'batch-out');
+const b = timed(['batch', batchDir, '--out', batchOut, '--workers', String(WORKERS), '--no-html']);
+const summary = BatchSummarySchema.parse(JSON.parse(readFileSync(join(batchOut, 'summary.json'), 'utf8')));
+const changed = summary.results.filter((r) => {
+  const g = good.find((x) => r.file.endsWith(x));
+  return g && r.verdict !== alone[g];
+});
+const batch = {
+  files: summary.files,
+  hostile: heaviest.map((h) => h.name),
+  rssMb: Math.round(b.rssMb),
+  seconds: Math.round(b.seconds * 10) / 10,
+  code: b.code,
+  goodVerdictsChanged: changed.map((r) => r.file),
+};
+log(`batch of ${summary.files} files (${heaviest.length} hostile): ${batch.rssMb} MB, ${batch.seconds} s, exit ${b.code}; good files with another verdict than alone: ${changed.length}`);
+
+const allOk = rows.every((r) => r.ok) && changed.length === 0 && batch.rssMb <= RSS_GOAL_MB;
+if (smoke) {
+  log(`smoke run ${allOk ? 'passed' : 'FAILED'} (nothing written)`);
+  process.exit(allOk ? 0 : 1);
+}
+
+const md = [
+  '<!-- hostile:start -->',
+  '## Hostile files (issue 12)',
+  '',
+  `Each file checked alone: \`print-preflight check FILE --sku TANKTOP-M --json --workers ${WORKERS}\` in its own process under \`/usr/bin/time -v\`; default options. ${cpus()[0]?.model ?? '?'}, ${availableParallelism()} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Reproduce: \`npm run bench:hostile\`.`,
+  `Goal per file: a schema-valid report with the expected finding, exit 0 or 1, peak RSS ≤ ${RSS_GOAL_MB} MB, within its time budget.`,
+  '',
+  '| file | size | peak RSS | time | exit | report | expected finding | goal |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.name} | ${r.bytes.toLocaleString('en-US')} B | ${r.rssMb} MB | ${r.seconds} s | ${r.code} | ${r.valid ? 'valid' : 'none'} | ${r.expected ? 'yes' : 'no'} | ${r.ok ? 'met' : '**not met**'} |`),
+  '',
+  `Batch of ${batch.files} files (${good.length * 5} good, ${heaviest.length} of the heaviest hostile ones: ${batch.hostile.join(', ')}), \`batch --workers ${WORKERS} --no-html\`: peak RSS ${batch.rssMb} MB, ${batch.seconds} s, exit ${batch.code}; good files whose verdict differs from checking them alone: ${batch.goodVerdictsChanged.length ? batch.goodVerdictsChanged.join(', ') : 'none'}.`,
+  '<!-- hostile:end -->',
+  '',
+].join('\n');
+const resultsPath = join(here, 'RESULTS.md');
+const before = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# Benchmark results\n';
+const block = /<!-- hostile:start -->[\s\S]*?<!-- hostile:end -->\n?/;
+writeFileSync(resultsPath, block.test(before) ? before.replace(block, md) : `${before.trimEnd()}\n\n${md}`);
+writeFileSync(join(here, 'hostile-results.json'), `${JSON.stringify({ files: rows, batch }, null, 2)}\n`);
+log(`wrote bench/RESULTS.md (hostile section) and bench/hostile-results.json; goals ${allOk ? 'met' : 'NOT all met'}`);
+

@@ -1,0 +1,47 @@
+/**
+ * The memory budget of rendering one page, decided on the main thread before any decoder runs.
+ * pdf.js decodes every image it draws whole (about 11 bytes per pixel at its peak, measured:
+ * a 64-megapixel Flate image takes a worker from 270 MB to 1 GB), so a page is rendered only
+ * when the images it draws — soft masks and mask images included, each at the larger of its
+ * declared size and the size its JPEG / JPEG 2000 data gives — stay within a pixel budget.
+ * The sharp fast path decodes a sequential JPEG with shrink-on-load (1/8 scale), so it is
+ * bounded by `limitInputPixels`; a progressive JPEG keeps every DCT coefficient (2 bytes per
+ * pixel and component) whatever the output size, so it is held to a byte budget too.
+ */
+import type { ImageFacts, PageFacts } from '../pdf/facts.js';
+import { allocatedSize } from '../pdf/image-header.js';
+
+/** Default pixel budget of the images one page draws through pdf.js (≈ 550 MB of worker memory). */
+export const MAX_RENDER_IMAGE_PIXELS = 48_000_000;
+/** sharp's limitInputPixels on the fast path: shrink-on-load decodes a sequential JPEG at 1/8 scale. */
+export const MAX_FAST_PATH_INPUT_PIXELS = 1_000_000_000;
+/** Coefficient memory a progressive JPEG may take on the fast path (2 bytes per pixel and component). */
+export const MAX_PROGRESSIVE_COEFFICIENT_BYTES = 256 * 1024 * 1024;
+
+/** Pixels a renderer decodes for one image: itself and its mask, each at the size it allocates for. */
+export function imageDecodePixels(image: ImageFacts): number {
+  const own = allocatedSize(image);
+  const mask = image.mask ? allocatedSize(image.mask) : { widthPx: 0, heightPx: 0 };
+  return own.widthPx * own.heightPx + mask.widthPx * mask.heightPx;
+}
+
+/** Pixels pdf.js decodes to draw the page: each distinct image once (it keeps them until the page is done). */
+export function pageDecodePixels(page: PageFacts): number {
+  const seen = new Set<string>();
+  let total = 0;
+  for (const image of page.images) {
+    if (image.ref && !image.inline) {
+      if (seen.has(image.ref)) continue;
+      seen.add(image.ref);
+    }
+    total += imageDecodePixels(image);
+  }
+  return total;
+}
+
+/** Whether the fast path can decode this JPEG within its budgets. */
+export function fastPathFits(coded: { widthPx: number; heightPx: number; components: number; progressive: boolean }): boolean {
+  const pixels = coded.widthPx * coded.heightPx;
+  if (pixels > MAX_FAST_PATH_INPUT_PIXELS) return false;
+  return !coded.progressive || pixels * Math.max(1, coded.components) * 2 <= MAX_PROGRESSIVE_COEFFICIENT_BYTES;
+}
