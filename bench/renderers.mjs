@@ -72,12 +72,23 @@ async function references(file, index, width, height, tmp) {
   return refs;
 }
 
+/**
+ * Peak RSS of a process rendering the file with one renderer. Started through a small python:
+ * Linux folds the RSS a process had before exec() into its maxrss, so a child forked straight from
+ * this (large) process would report at least this process's size.
+ */
+const PEAK = `
+import json, resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(json.dumps({"maxRssKb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "ok": r.returncode == 0, "err": r.stderr[:200]}))
+`;
 function peak(kind, file) {
-  const out = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--one', kind, file], { encoding: 'utf8' });
+  const out = spawnSync('/usr/bin/python3', ['-c', PEAK, process.execPath, new URL(import.meta.url).pathname, '--one', kind, file], { encoding: 'utf8' });
   try {
-    return JSON.parse(out.stdout.trim().split('\n').pop());
+    const r = JSON.parse(out.stdout.trim().split('\n').pop());
+    return r.ok ? r : { maxRssKb: NaN, error: r.err };
   } catch {
-    return { ms: NaN, maxRssKb: NaN, error: (out.stderr || '').split('\n')[0] };
+    return { maxRssKb: NaN, error: (out.stderr || '').split('\n')[0] };
   }
 }
 
