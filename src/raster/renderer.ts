@@ -6,7 +6,8 @@
  * - `pdfjs`: everything else, and whatever PDFium fails on. pdf.js keeps the pages whose fonts are
  *   embedded, because its warnings about unreadable fonts are what `font-unusable` reports, and
  *   pages with large images or very many paths, which PDFium would hold in a WebAssembly heap
- *   that the worker's heap cap does not bound.
+ *   that the worker's heap cap does not bound, and pages with ICC-based images, which PDFium draws
+ *   slower. (One-JPEG pages, the usual ICC-based ones, go to the image fast path first.)
  */
 import type { PageFacts } from '../pdf/facts.js';
 
@@ -26,5 +27,8 @@ export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours
   if (page.fonts.some((f) => f.embedded)) return 'pdfjs';
   if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
   if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';
+  // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
+  // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s.
+  if (page.images.some((i) => i.colourSpace?.family === 'ICCBased')) return 'pdfjs';
   return 'pdfium';
 }

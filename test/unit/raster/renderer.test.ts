@@ -36,6 +36,8 @@ describe('which engine draws a page', () => {
     ['an image larger than PDFium is given', [], [image(4001, 4000)], [], 'pdfjs'],
     ['a million painting operators', [], [], [paint(600_000), paint(400_000)], 'pdfium'],
     ['more than a million painting operators (kept under the worker heap cap)', [], [], [paint(600_000), paint(400_001)], 'pdfjs'],
+    ['an ICC-based image (PDFium is slower there)', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'ICCBased' } }], [], 'pdfjs'],
+    ['a Lab image', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'Lab' } }], [], 'pdfium'],
   ])('%s → %s', (_name, fonts, images, colours, expected) => {
     expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
   });
