@@ -119,3 +119,25 @@ describe('the chosen engine agrees with MuPDF and poppler', () => {
     expect(photo.pages.map((p) => p.raster?.method)).toEqual(['image', 'image']);
   }, 60_000);
 });
+
+describe('a JPEG page drawn from the stream its caller hands over', () => {
+  it('needs no parse of the file in the worker (the bytes it gets here are not even a PDF)', async () => {
+    const file = 'test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf';
+    const bytes = new Uint8Array(readFileSync(file));
+    const page = (await inspectPdf(bytes)).pages[0]!;
+    const plan = imagePlan(page)!;
+    let jpeg: { data: Uint8Array; decodeInverted: boolean } | null = null;
+    const { jpegStream } = await import('../../../src/raster/image-stream.js');
+    const { PDFDocument } = await import('../../../src/pdf/pdf-lib.js');
+    jpeg = jpegStream(await PDFDocument.load(bytes, { updateMetadata: false }), plan.ref);
+    expect(jpeg).not.toBeNull();
+    const junk = new SharedArrayBuffer(64); // a worker that tried to parse this would find no PDF
+    const task = { docId: 'jpeg-handed-over', bytes: junk, page: 1, maxPx: 300, format: null, plan, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 };
+    const drawn = await localExecutor.render({ ...task, jpeg: jpeg! });
+    expect(drawn.facts.method).toBe('image');
+    expect(drawn.facts.inkCoverage).toBeGreaterThan(0.5);
+    // Without the stream the worker must parse the file — here it cannot, so the fast path is not taken.
+    const without = await localExecutor.render({ ...task, docId: 'jpeg-not-handed-over' }).catch((e: unknown) => e);
+    expect(without instanceof Error || (without as { facts: { method: string } }).facts.method !== 'image').toBe(true);
+  }, 60_000);
+});
