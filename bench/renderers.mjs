@@ -129,6 +129,7 @@ const md = `# pdf.js and PDFium, page by page
 
 Up to ${PAGES} pages per file at ${MAX_PX} px on the longest side, in one process (times include opening the file).
 Agreement: mean absolute difference per channel (0–255) / worst page's share of pixels off by more than 64, against \`mutool draw\` and \`pdftoppm\` at the same pixel size.
+\`pdftoppm -scale-to\` may round the short side one pixel differently (five-metre.pdf: 361 px for our 360); its image is then resized to ours, which on very fine patterns dominates that column.
 RSS: peak of a process that renders the file with that renderer alone. Reproduce: \`npm run build && node bench/renderers.mjs\`.
 
 ${rows.join('\n')}
