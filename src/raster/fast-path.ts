@@ -4,7 +4,7 @@
  * (libjpeg's shrink-on-load decodes at 1/2, 1/4 or 1/8 scale; CMYK goes to sRGB through lcms),
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
@@ -75,17 +75,20 @@ export function orientation(du: Vec, dv: Vec): { flip: boolean; angle: 0 | 90 | 
   throw new Error('the image is not drawn axis-aligned');
 }
 
-/**
- * Draws the page from its JPEG stream at `maxPx` on the longest side. Returns RGB pixels, or null
- * when the JPEG does not decode to what the PDF means (a /Decode array sharp cannot honour).
- */
-export async function renderFromImage(
-  jpeg: Uint8Array,
-  plan: ImagePlan,
-  maxPx: number,
-  decodeInverted: boolean,
-  maxInputPixels: number,
-): Promise<RawPixels | null> {
+/** Where the image lands on a page raster of `maxPx`: page size, placed box, flip and turn. */
+interface Placement {
+  width: number;
+  height: number;
+  left: number;
+  top: number;
+  rw: number;
+  rh: number;
+  flip: boolean;
+  angle: 0 | 90 | 180 | 270;
+}
+
+/** The placement, or null when the image is drawn mostly off the page (pdf.js clips it better). */
+export function placement(plan: ImagePlan, maxPx: number): Placement | null {
   const [bx0, by0, bx1, by1] = plan.checkedBox;
   const turned = plan.rotate === 90 || plan.rotate === 270;
   const wPt = turned ? by1 - by0 : bx1 - bx0;
@@ -101,12 +104,27 @@ export async function renderFromImage(
   const { flip, angle } = orientation(du, dv);
   const xs = [p00[0], pu[0], pv[0], pu[0] + dv[0]];
   const ys = [p00[1], pu[1], pv[1], pu[1] + dv[1]];
-  const left = Math.min(...xs);
-  const top = Math.min(...ys);
-  const rw = Math.max(1, Math.round(Math.max(...xs) - left));
-  const rh = Math.max(1, Math.round(Math.max(...ys) - top));
-  if (rw * rh > 16 * width * height) return null; // drawn mostly off the page: let pdf.js clip it
+  const left = Math.min(xs[0]!, xs[1]!, xs[2]!, xs[3]!);
+  const top = Math.min(ys[0]!, ys[1]!, ys[2]!, ys[3]!);
+  const rw = Math.max(1, Math.round(Math.max(xs[0]!, xs[1]!, xs[2]!, xs[3]!) - left));
+  const rh = Math.max(1, Math.round(Math.max(ys[0]!, ys[1]!, ys[2]!, ys[3]!) - top));
+  if (rw * rh > 16 * width * height) return null;
+  return { width, height, left, top, rw, rh, flip, angle };
+}
 
+/**
+ * Draws the page from its JPEG stream at `maxPx` on the longest side. Returns RGB pixels, or null
+ * when the JPEG does not decode to what the PDF means (a /Decode array sharp cannot honour).
+ */
+export async function renderFromImage(
+  jpeg: Uint8Array,
+  plan: ImagePlan,
+  maxPx: number,
+  decodeInverted: boolean,
+  maxInputPixels: number,
+): Promise<RawPixels | null> {
+  const at = placement(plan, maxPx);
+  if (!at) return null;
   // The worker checks the JPEG's own frame header again, before sharp sees a byte of it.
   const header = jpegSize(jpeg);
   if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
@@ -119,9 +137,15 @@ export async function renderFromImage(
   const adobe = cmyk && hasAdobeMarker(jpeg);
   if (cmyk && adobe !== decodeInverted) return null;
   if (!cmyk && decodeInverted) return null;
+  return place(input, at);
+}
+
+/** Turns, mirrors and scales the decoded image as the page draws it, onto a white page raster. */
+export async function place(input: Sharp, at: Placement): Promise<RawPixels> {
+  const { width, height, rw, rh } = at;
   let img = input;
-  if (flip) img = img.flip();
-  if (angle) img = img.rotate(angle);
+  if (at.flip) img = img.flip();
+  if (at.angle) img = img.rotate(at.angle);
   const placed = await img
     .resize(rw, rh, { fit: 'fill', kernel: 'lanczos3' })
     .toColourspace('srgb')
@@ -129,8 +153,8 @@ export async function renderFromImage(
     .raw()
     .toBuffer({ resolveWithObject: true });
   const channels = placed.info.channels;
-  const ox = Math.round(left);
-  const oy = Math.round(top);
+  const ox = Math.round(at.left);
+  const oy = Math.round(at.top);
   // The usual textile page: the image covers the page exactly, so its pixels are the page's.
   if (ox === 0 && oy === 0 && placed.info.width === width && placed.info.height === height && channels === 3) {
     return { data: new Uint8Array(placed.data.buffer, placed.data.byteOffset, placed.data.byteLength), width, height, channels: 3 };
