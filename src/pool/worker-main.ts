@@ -5,11 +5,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { renderFromImage } from '../raster/fast-path.js';
+import { renderFromFlate, type FlateParms } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
@@ -75,7 +76,13 @@ async function render(task: RenderTask) {
   let pixels: RawPixels | null = null;
   let method: 'pdfjs' | 'image' = 'pdfjs';
   let warnings: string[] = [];
-  if (task.plan) {
+  if (task.plan?.kind === 'flate') {
+    const flate = await imageStream(doc, task.plan.ref);
+    if (flate && !flate.hasDecode) {
+      pixels = await renderFromFlate(flate.data, flate.parms, task.plan, task.maxPx);
+      if (pixels) method = 'image';
+    }
+  } else if (task.plan) {
     const jpeg = await imageStream(doc, task.plan.ref);
     if (jpeg) {
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels);
@@ -125,8 +132,18 @@ async function render(task: RenderTask) {
   } as never);
 }
 
-/** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
-async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Uint8Array; decodeInverted: boolean } | null> {
+interface ImageStream {
+  /** The stream's raw (still encoded) bytes. */
+  data: Uint8Array;
+  hasDecode: boolean;
+  /** Its /Decode array inverts the first component ([1 0 …]). */
+  decodeInverted: boolean;
+  /** Its /DecodeParms (Flate row prediction). */
+  parms: FlateParms;
+}
+
+/** The raw bytes of an image XObject, with what its /Decode and /DecodeParms say. */
+async function imageStream(doc: CachedDoc, refLabel: string): Promise<ImageStream | null> {
   doc.pdflib ??= PDFDocument.load(doc.bytes, {
     ignoreEncryption: true,
     updateMetadata: false,
@@ -141,7 +158,13 @@ async function imageStream(doc: CachedDoc, refLabel: string): Promise<{ data: Ui
   const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
   const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
   const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
-  return { data: stream.contents, decodeInverted };
+  const parmsDict = resolve(pdf.context, stream.dict.get(N('DecodeParms')));
+  const parm = (key: string, fallback: number) => {
+    const v = parmsDict instanceof PDFDict ? numberOf(resolve(pdf.context, parmsDict.get(N(key)))) : undefined;
+    return v ?? fallback;
+  };
+  const parms = { predictor: parm('Predictor', 1), colors: parm('Colors', 1), bitsPerComponent: parm('BitsPerComponent', 8), columns: parm('Columns', 1) };
+  return { data: stream.contents, hasDecode: decode !== undefined, decodeInverted, parms };
 }
 
 

@@ -5,7 +5,7 @@
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
 import sharp, { type Sharp } from 'sharp';
-import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
+import type { ImageFacts, Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { fastPathFits } from './budget.js';
@@ -20,6 +20,10 @@ export interface ImagePlan {
   rotate: number;
   widthPx: number;
   heightPx: number;
+  /** jpeg (default): decoded by sharp with shrink-on-load; flate: inflated and reduced row by row. */
+  kind?: 'jpeg' | 'flate' | undefined;
+  /** flate: components per pixel (1 or 3). */
+  components?: number | undefined;
 }
 
 const FAST_FAMILIES = new Set(['DeviceRGB', 'DeviceGray', 'DeviceCMYK', 'ICCBased']);
@@ -37,6 +41,12 @@ export function imagePlan(page: PageFacts): ImagePlan | null {
   // The JPEG must be what the PDF says it is, and decodable within the fast path's budget.
   const coded = image.coded;
   if (!coded || coded.widthPx !== image.widthPx || coded.heightPx !== image.heightPx || !fastPathFits(coded)) return null;
+  return coveringPlan(page, image);
+}
+
+/** A plan to draw `image` alone as the page, when it covers the page drawn axis-aligned; otherwise null. */
+export function coveringPlan(page: PageFacts, image: ImageFacts): ImagePlan | null {
+  if (!image.ref) return null;
   const [a, b, c, d] = image.ctm;
   const axisAligned = (Math.abs(b) < 1e-6 && Math.abs(c) < 1e-6) || (Math.abs(a) < 1e-6 && Math.abs(d) < 1e-6);
   if (!axisAligned) return null;
