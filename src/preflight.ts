@@ -16,6 +16,7 @@ import type { ProfileRegistry } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { pageRenderer } from './raster/renderer.js';
+import { flatePlan } from './raster/flate-path.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -118,8 +119,9 @@ export async function preflightWithPreviews(
     await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
         // The memory budget is decided here, before any decoder runs: a page whose images would
         // not fit is never handed to a worker.
-        const plan = imagePlan(page);
         const decodePixels = pageDecodePixels(page);
+        // A page that is one Flate image too big for pdf.js is reduced row by row instead.
+        const plan = imagePlan(page) ?? (decodePixels > opts.maxRenderImagePixels ? flatePlan(page) : null);
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
@@ -134,7 +136,7 @@ export async function preflightWithPreviews(
               format: wantPreviews ? opts.previewFormat : null,
               plan,
               // Read here already: the worker draws the page without parsing the file.
-              ...(plan && here?.jpegOf ? { jpeg: here.jpegOf(plan.ref) ?? undefined } : {}),
+              ...(plan && plan.kind !== 'flate' && here?.jpegOf ? { jpeg: here.jpegOf(plan.ref) ?? undefined } : {}),
               renderer: pageRenderer(page),
               maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
               maxPdfjsImagePixels: opts.maxRenderImagePixels,

@@ -50,7 +50,7 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxFormDepth: 32,
   maxStateDepth: 512,
   maxOperators: 5_000_000,
-  maxDecodedBytes: 256 * 1024 * 1024,
+  maxDecodedBytes: 128 * 1024 * 1024,
   maxImageDraws: 10_000,
 };
 
@@ -172,7 +172,7 @@ export class ContentScanner {
       if (error instanceof StreamTooLargeError) {
         if (left < max) return overBudget();
         this.tooComplex = true;
-        this.notes.add(`${what}: ${error.message}`);
+        this.notes.add(`${what}: ${error.message} (a decompression bomb?); the page is not rendered`);
       } else if (error instanceof StreamDecodeError) this.notes.add(`${what} cannot be decoded: ${error.message}`);
       else throw error;
       return undefined;

@@ -31,6 +31,8 @@ export const ImagePlanSchema = z.object({
   rotate: z.number(),
   widthPx: z.number().int().positive(),
   heightPx: z.number().int().positive(),
+  kind: z.enum(['jpeg', 'flate']).optional(),
+  components: z.number().int().min(1).max(4).optional(),
 });
 
 export const RenderTaskSchema = z.object({

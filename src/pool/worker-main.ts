@@ -10,7 +10,8 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PDFDocument } from '../pdf/pdf-lib.js';
 import { sha256Hex } from '../source/read.js';
 import { renderFromImage } from '../raster/fast-path.js';
-import type { JpegStream } from '../raster/image-stream.js';
+import type { ImageStream } from '../raster/image-stream.js';
+import { renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
 import type { RasterFacts } from '../raster/facts.js';
@@ -82,7 +83,14 @@ async function render(task: RenderTask) {
   let pixels: RawPixels | null = null;
   let method: RasterFacts['method'] = 'pdfjs';
   let warnings: string[] = [];
-  if (task.plan) {
+  if (task.plan?.kind === 'flate') {
+    const flate = await imageStream(doc, task.plan.ref);
+    if (flate && !flate.hasDecode) {
+      pixels = await renderFromFlate(flate.data, flate.parms, task.plan, task.maxPx);
+      if (pixels) method = 'image';
+    }
+  } else if (task.plan) {
+    // The caller may have sent the JPEG along (it read the structure itself).
     const jpeg = task.jpeg ?? (await imageStream(doc, task.plan.ref));
     if (jpeg) {
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels);
@@ -159,18 +167,18 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
   }
 }
 
-/** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
-async function imageStream(doc: CachedDoc, refLabel: string): Promise<JpegStream | null> {
+/** The raw bytes of an image XObject, with what its /Decode and /DecodeParms say. */
+async function imageStream(doc: CachedDoc, refLabel: string): Promise<ImageStream | null> {
   // pdf-lib is loaded only here and for structure: a worker drawing pages whose JPEG the caller
   // sent along never loads it.
-  const [{ PDFDocument, ParseSpeeds }, { jpegStream }] = await Promise.all([import('../pdf/pdf-lib.js'), import('../raster/image-stream.js')]);
+  const [{ PDFDocument, ParseSpeeds }, { imageStreamOf }] = await Promise.all([import('../pdf/pdf-lib.js'), import('../raster/image-stream.js')]);
   doc.pdflib ??= PDFDocument.load(doc.bytes, {
     ignoreEncryption: true,
     updateMetadata: false,
     throwOnInvalidObject: false,
     parseSpeed: ParseSpeeds.Fastest,
   });
-  return jpegStream(await doc.pdflib, refLabel);
+  return imageStreamOf(await doc.pdflib, refLabel);
 }
 
 

@@ -4,7 +4,8 @@
  * (libjpeg's shrink-on-load decodes at 1/2, 1/4 or 1/8 scale; CMYK goes to sRGB through lcms),
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
-import type { Matrix, PageFacts, Rect } from '../pdf/facts.js';
+import type { Sharp } from 'sharp';
+import type { ImageFacts, Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { fastPathFits } from './budget.js';
@@ -19,6 +20,10 @@ export interface ImagePlan {
   rotate: number;
   widthPx: number;
   heightPx: number;
+  /** jpeg (default): decoded by sharp with shrink-on-load; flate: inflated and reduced row by row. */
+  kind?: 'jpeg' | 'flate' | undefined;
+  /** flate: components per pixel (1 or 3). */
+  components?: number | undefined;
 }
 
 const FAST_FAMILIES = new Set(['DeviceRGB', 'DeviceGray', 'DeviceCMYK', 'ICCBased']);
@@ -36,6 +41,12 @@ export function imagePlan(page: PageFacts): ImagePlan | null {
   // The JPEG must be what the PDF says it is, and decodable within the fast path's budget.
   const coded = image.coded;
   if (!coded || coded.widthPx !== image.widthPx || coded.heightPx !== image.heightPx || !fastPathFits(coded)) return null;
+  return coveringPlan(page, image);
+}
+
+/** A plan to draw `image` alone as the page, when it covers the page drawn axis-aligned; otherwise null. */
+export function coveringPlan(page: PageFacts, image: ImageFacts): ImagePlan | null {
+  if (!image.ref) return null;
   const [a, b, c, d] = image.ctm;
   const axisAligned = (Math.abs(b) < 1e-6 && Math.abs(c) < 1e-6) || (Math.abs(a) < 1e-6 && Math.abs(d) < 1e-6);
   if (!axisAligned) return null;
@@ -74,17 +85,20 @@ export function orientation(du: Vec, dv: Vec): { flip: boolean; angle: 0 | 90 | 
   throw new Error('the image is not drawn axis-aligned');
 }
 
-/**
- * Draws the page from its JPEG stream at `maxPx` on the longest side. Returns RGB pixels, or null
- * when the JPEG does not decode to what the PDF means (a /Decode array sharp cannot honour).
- */
-export async function renderFromImage(
-  jpeg: Uint8Array,
-  plan: ImagePlan,
-  maxPx: number,
-  decodeInverted: boolean,
-  maxInputPixels: number,
-): Promise<RawPixels | null> {
+/** Where the image lands on a page raster of `maxPx`: page size, placed box, flip and turn. */
+interface Placement {
+  width: number;
+  height: number;
+  left: number;
+  top: number;
+  rw: number;
+  rh: number;
+  flip: boolean;
+  angle: 0 | 90 | 180 | 270;
+}
+
+/** The placement, or null when the image is drawn mostly off the page (pdf.js clips it better). */
+export function placement(plan: ImagePlan, maxPx: number): Placement | null {
   const [bx0, by0, bx1, by1] = plan.checkedBox;
   const turned = plan.rotate === 90 || plan.rotate === 270;
   const wPt = turned ? by1 - by0 : bx1 - bx0;
@@ -100,12 +114,27 @@ export async function renderFromImage(
   const { flip, angle } = orientation(du, dv);
   const xs = [p00[0], pu[0], pv[0], pu[0] + dv[0]];
   const ys = [p00[1], pu[1], pv[1], pu[1] + dv[1]];
-  const left = Math.min(...xs);
-  const top = Math.min(...ys);
-  const rw = Math.max(1, Math.round(Math.max(...xs) - left));
-  const rh = Math.max(1, Math.round(Math.max(...ys) - top));
-  if (rw * rh > 16 * width * height) return null; // drawn mostly off the page: let pdf.js clip it
+  const left = Math.min(xs[0]!, xs[1]!, xs[2]!, xs[3]!);
+  const top = Math.min(ys[0]!, ys[1]!, ys[2]!, ys[3]!);
+  const rw = Math.max(1, Math.round(Math.max(xs[0]!, xs[1]!, xs[2]!, xs[3]!) - left));
+  const rh = Math.max(1, Math.round(Math.max(ys[0]!, ys[1]!, ys[2]!, ys[3]!) - top));
+  if (rw * rh > 16 * width * height) return null;
+  return { width, height, left, top, rw, rh, flip, angle };
+}
 
+/**
+ * Draws the page from its JPEG stream at `maxPx` on the longest side. Returns RGB pixels, or null
+ * when the JPEG does not decode to what the PDF means (a /Decode array sharp cannot honour).
+ */
+export async function renderFromImage(
+  jpeg: Uint8Array,
+  plan: ImagePlan,
+  maxPx: number,
+  decodeInverted: boolean,
+  maxInputPixels: number,
+): Promise<RawPixels | null> {
+  const at = placement(plan, maxPx);
+  if (!at) return null;
   // The worker checks the JPEG's own frame header again, before sharp sees a byte of it.
   const header = jpegSize(jpeg);
   if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
@@ -121,9 +150,15 @@ export async function renderFromImage(
   if (!cmyk && decodeInverted) return null;
   // CMYK stays CMYK through shrink-on-load, turning and resizing; lcms converts once, at the
   // page's final pixel size (about a tenth of the decoded pixels of a print-size photo).
-  let img = cmyk ? input.pipelineColourspace('cmyk') : input;
-  if (flip) img = img.flip();
-  if (angle) img = img.rotate(angle);
+  return place(cmyk ? input.pipelineColourspace('cmyk') : input, at);
+}
+
+/** Turns, mirrors and scales the decoded image as the page draws it, onto a white page raster. */
+export async function place(input: Sharp, at: Placement): Promise<RawPixels> {
+  const { width, height, rw, rh } = at;
+  let img = input;
+  if (at.flip) img = img.flip();
+  if (at.angle) img = img.rotate(at.angle);
   const placed = await img
     .resize(rw, rh, { fit: 'fill', kernel: 'lanczos3' })
     .toColourspace('srgb')
@@ -131,8 +166,8 @@ export async function renderFromImage(
     .raw()
     .toBuffer({ resolveWithObject: true });
   const channels = placed.info.channels;
-  const ox = Math.round(left);
-  const oy = Math.round(top);
+  const ox = Math.round(at.left);
+  const oy = Math.round(at.top);
   // The usual textile page: the image covers the page exactly, so its pixels are the page's.
   if (ox === 0 && oy === 0 && placed.info.width === width && placed.info.height === height && channels === 3) {
     return { data: new Uint8Array(placed.data.buffer, placed.data.byteOffset, placed.data.byteLength), width, height, channels: 3 };

@@ -1,15 +1,23 @@
-/** The raw JPEG stream of a page's one image, for the fast path (fast-path.ts). */
+/** The raw stream of a page's one image, for the fast paths (fast-path.ts, flate-path.ts). */
 import type { PDFDocument } from '../pdf/pdf-lib.js';
-import { N, PDFArray, PDFRawStream, PDFRef, items, numberOf, resolve } from '../pdf/objects.js';
+import { N, PDFArray, PDFDict, PDFRawStream, PDFRef, items, numberOf, resolve } from '../pdf/objects.js';
+import type { FlateParms } from './flate-path.js';
 
 export interface JpegStream {
+  /** The stream's raw (still encoded) bytes. */
   data: Uint8Array;
-  /** /Decode [1 0 …]: the samples are inverted (Adobe CMYK JPEGs say so). */
+  /** Its /Decode array inverts the first component ([1 0 …]; Adobe CMYK JPEGs say so). */
   decodeInverted: boolean;
 }
 
-/** The raw (still encoded) bytes of image XObject `refLabel` ("12 0 R"), or null when unusable. */
-export function jpegStream(pdf: PDFDocument, refLabel: string): JpegStream | null {
+export interface ImageStream extends JpegStream {
+  hasDecode: boolean;
+  /** Its /DecodeParms (Flate row prediction). */
+  parms: FlateParms;
+}
+
+/** The raw bytes of image XObject `refLabel` ("12 0 R"), with what its /Decode and /DecodeParms say; null when unusable. */
+export function imageStreamOf(pdf: PDFDocument, refLabel: string): ImageStream | null {
   if (pdf.context.trailerInfo.Encrypt) return null; // encrypted streams: pdf.js decrypts them
   const [num, gen] = refLabel.split(' ').map(Number);
   if (!Number.isInteger(num) || !Number.isInteger(gen)) return null;
@@ -18,5 +26,17 @@ export function jpegStream(pdf: PDFDocument, refLabel: string): JpegStream | nul
   const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
   const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
   const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
-  return { data: stream.contents, decodeInverted };
+  const parmsDict = resolve(pdf.context, stream.dict.get(N('DecodeParms')));
+  const parm = (key: string, fallback: number) => {
+    const v = parmsDict instanceof PDFDict ? numberOf(resolve(pdf.context, parmsDict.get(N(key)))) : undefined;
+    return v ?? fallback;
+  };
+  const parms = { predictor: parm('Predictor', 1), colors: parm('Colors', 1), bitsPerComponent: parm('BitsPerComponent', 8), columns: parm('Columns', 1) };
+  return { data: stream.contents, hasDecode: decode !== undefined, decodeInverted, parms };
+}
+
+/** What a JPEG plan needs of its stream (the caller may send it to the worker). */
+export function jpegStream(pdf: PDFDocument, refLabel: string): JpegStream | null {
+  const s = imageStreamOf(pdf, refLabel);
+  return s ? { data: s.data, decodeInverted: s.decodeInverted } : null;
 }

@@ -257,7 +257,23 @@ export async function hostileCorpus() {
     'a 2 × 2 px image whose soft mask is 34,862 × 4,332 px, drawn 20 times',
   );
   const flate14999 = stream('/Type /XObject /Subtype /Image /Width 14999 /Height 14999 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter /FlateDecode', deflateSync(Buffer.alloc(1 << 20)));
-  add('flate-image-14999px-8-pages.pdf', pagesDrawing(8, flate14999), ['pdf-too-complex'], 'a 14,999 × 14,999 px Flate image (under the size limit), drawn on 8 pages');
+  add(
+    'flate-image-14999px-8-pages.pdf',
+    pagesDrawing(8, flate14999),
+    ['page-count-mismatch'],
+    'a 14,999 × 14,999 px Flate image (under the size limit) on 8 pages: too big for pdf.js, reduced row by row instead',
+  );
+  add(
+    'flate-image-14999px-with-smask.pdf',
+    pagesDrawing(
+      1,
+      stream('/Type /XObject /Subtype /Image /Width 14999 /Height 14999 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter /FlateDecode /SMask 6 0 R', deflateSync(Buffer.alloc(1 << 16))),
+      'q 400 0 0 400 0 0 cm /Im Do Q',
+      [stream('/Type /XObject /Subtype /Image /Width 14999 /Height 14999 /BitsPerComponent 8 /ColorSpace /DeviceGray /Filter /FlateDecode', deflateSync(Buffer.alloc(1 << 16)))],
+    ),
+    ['pdf-too-complex'],
+    'a 14,999 × 14,999 px Flate image with a soft mask as large: over the render budget, never rendered',
+  );
   add(
     'inline-image-claims-40000px.pdf',
     onePage({ content: 'q 400 0 0 400 0 0 cm BI /W 40000 /H 40000 /CS /RGB /BPC 8 /F /Fl ID \x78\x9c\x03\x00\x00\x00\x00\x01 EI Q' }),
