@@ -7,7 +7,7 @@ import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Targe
 import type { DocumentFacts } from './pdf/facts.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
-import type { InspectResult } from './pool/tasks.js';
+import { IMAGE_PATH_DECLINED, type InspectResult } from './pool/tasks.js';
 import type { PDFDocument } from './pdf/pdf-lib.js';
 import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
@@ -96,10 +96,11 @@ export async function preflightWithPreviews(
   const shared = () => (sharedCopy ??= toShared(source.bytes));
   const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
-  // A small file's structure is read here, at once: no waiting for a worker to start. The workers
-  // its pages will need start meanwhile, and never more than it has pages.
+  // A small file's structure is read here, at once: no waiting for a worker to start.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
-  if (inThread && opts.raster) executor.warm(Math.min(opts.maxRasterPages, estimatePageCount(source.bytes)));
+  // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
+  // still run in parallel, and no worker has to start for them.
+  const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
   const here = inThread ? await inspectHere(source.bytes) : null;
   const { facts, sha256 } = here
@@ -111,6 +112,11 @@ export async function preflightWithPreviews(
   const previews = new Map<number, Preview>();
   const wantPreviews = keepPreviews || opts.previewDir !== null;
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
+  // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
+  if (canRender && here && executor instanceof PreflightPool) {
+    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !(here.jpegOf && imagePlan(p)));
+    if (needWorker.length) executor.warm(needWorker.length);
+  }
   if (canRender) {
     // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer.
     const pages = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex);
@@ -127,25 +133,35 @@ export async function preflightWithPreviews(
           return;
         }
         try {
-          const result = await executor.render(
-            {
-              docId,
-              bytes: shared(),
-              page: page.index,
-              maxPx: opts.previewSize,
-              format: wantPreviews ? opts.previewFormat : null,
-              plan,
-              // Read here already: the worker draws the page without parsing the file.
-              ...(plan && plan.kind !== 'flate' && here?.jpegOf ? { jpeg: here.jpegOf(plan.ref) ?? undefined } : {}),
-              renderer: pageRenderer(page),
-              maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
-              maxPdfjsImagePixels: opts.maxRenderImagePixels,
-              largestImagePixels: decodePixels,
-            },
-            opts.signal,
-            opts.timeoutMs,
-            budget,
-          );
+          const jpeg = plan && plan.kind !== 'flate' && here?.jpegOf ? here.jpegOf(plan.ref) : null;
+          const draw = (runner: Executor, imageOnly: boolean) =>
+            runner.render(
+              {
+                docId,
+                bytes: shared(),
+                page: page.index,
+                maxPx: opts.previewSize,
+                format: wantPreviews ? opts.previewFormat : null,
+                plan,
+                // Read here already: the page is drawn without parsing the file again.
+                ...(jpeg ? { jpeg } : {}),
+                ...(imageOnly ? { imageOnly } : {}),
+                renderer: pageRenderer(page),
+                maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
+                maxPdfjsImagePixels: opts.maxRenderImagePixels,
+                largestImagePixels: decodePixels,
+              },
+              opts.signal,
+              opts.timeoutMs,
+              budget,
+            );
+          const local = jpeg && here_ ? here_.localExecutor : null;
+          const result = local
+            ? await draw(local, true).catch((error: unknown) => {
+                if (error instanceof TaskFailure && error.message === IMAGE_PATH_DECLINED) return draw(executor, false);
+                throw error;
+              })
+            : await draw(executor, false);
           raster.set(page.index, result.facts);
           if (result.preview) {
             previews.set(page.index, {
@@ -195,21 +211,6 @@ async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; j
   } catch (error) {
     return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
   }
-}
-
-/**
- * About how many pages a file has, without parsing it: the number of page objects written in the
- * clear (pages inside compressed object streams are not seen: then 1).
- */
-export function estimatePageCount(bytes: Uint8Array): number {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let count = 0;
-  for (let at = buf.indexOf('/Page'); at >= 0; at = buf.indexOf('/Page', at + 5)) {
-    const next = buf[at + 5];
-    // "/Page" as a whole name: not "/Pages", "/PageLabels", "/PageMode"…
-    if (next === undefined || !/[A-Za-z0-9#_.-]/.test(String.fromCharCode(next))) count++;
-  }
-  return Math.max(1, count);
 }
 
 /** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */

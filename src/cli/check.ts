@@ -84,10 +84,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const workers = int('workers', 1, 256);
   const timeout = int('timeout', 1, 86_400);
   const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
-  // The pool first: a worker starts now and loads its modules while this thread loads the rest.
-  const { PreflightPool, defaultPool } = await import('../pool/pool.js');
+  const { PreflightPool } = await import('../pool/pool.js');
   const pool = workers !== undefined || timeout !== undefined ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined }) : undefined;
-  if (!values['no-raster']) (pool ?? defaultPool()).warm(1);
   const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
     import('../preflight.js'),
     import('../report/html.js'),

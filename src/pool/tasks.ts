@@ -22,6 +22,9 @@ export const InspectTaskSchema = z.object({
 });
 
 /** Starts a worker ahead of its first real task (its start-up overlaps the caller's work). */
+/** The message of an `imageOnly` task whose page the image path did not draw. */
+export const IMAGE_PATH_DECLINED = 'the image path did not draw this page';
+
 export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
 
 export const ImagePlanSchema = z.object({
@@ -53,6 +56,12 @@ export const RenderTaskSchema = z.object({
    * worker then draws the page without parsing the file.
    */
   jpeg: z.object({ data: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'), decodeInverted: z.boolean() }).optional(),
+  /**
+   * Draw the page from its image or not at all (the caller runs it in its own thread, where no
+   * time limit or heap cap guards a renderer): a page the image path gives back fails with
+   * {@link IMAGE_PATH_DECLINED} and goes to the pool.
+   */
+  imageOnly: z.boolean().optional(),
   /** Images with more pixels are never decoded (sharp's limitInputPixels). */
   maxInputPixels: z.number().int().positive(),
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */

@@ -19,7 +19,7 @@ import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
-import { TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
+import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 
 
 // libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
@@ -108,6 +108,7 @@ async function render(task: RenderTask) {
       if (pixels) method = 'pdfium';
     }
   }
+  if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
   if (!pixels) {
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);

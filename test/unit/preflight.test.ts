@@ -78,13 +78,4 @@ describe('structure read in the calling thread (small files) or in the pool', ()
       expect(a.pdf).toEqual(b.pdf);
     },
   );
-
-  it.each([
-    ['two page objects', '<< /Type /Pages /Count 2 >> << /Type /Page >> << /Type/Page/Parent 1 0 R >>', 2],
-    ['names that only start with /Page', '/PageLabels /PageMode /UseNone /Pages', 1],
-    ['none at all (pages in object streams)', '%PDF-1.7 junk', 1],
-  ])('estimates the page count: %s', async (_n, text, pages) => {
-    const { estimatePageCount } = await import('../../src/preflight.js');
-    expect(estimatePageCount(new TextEncoder().encode(text))).toBe(pages);
-  });
 });

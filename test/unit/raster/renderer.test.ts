@@ -141,3 +141,21 @@ describe('a JPEG page drawn from the stream its caller hands over', () => {
     expect(without instanceof Error || (without as { facts: { method: string } }).facts.method !== 'image').toBe(true);
   }, 60_000);
 });
+
+describe('JPEG pages of a small file are drawn in the calling thread', () => {
+  it('starts no worker for a file of JPEG pages, and one per page that needs a renderer otherwise', async () => {
+    const { PreflightPool } = await import('../../../src/pool/pool.js');
+    const pool = new PreflightPool({ maxThreads: 2 });
+    const workers = () => (pool as unknown as { piscina: { threads: unknown[] } }).piscina.threads.length;
+    try {
+      const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' }, { pool });
+      expect(photo.pages.map((p) => p.raster?.method)).toEqual(['image', 'image']);
+      expect(workers()).toBe(0);
+      const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' }, { pool });
+      expect(vector.pages.map((p) => p.raster?.method)).toEqual(['pdfium', 'pdfium']);
+      expect(workers()).toBeGreaterThan(0);
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+});
