@@ -2,16 +2,17 @@
  * Deterministic benchmark inputs in bench/inputs/ (git-ignored; regenerated when missing):
  * a ~50 MB PDF of photo-like JPEG pages up to 15,000 px; CMYK image pages; a 500-page vector
  * catalogue; a single 5-metre page; a folder of 200 typical order files (2–7 layer pages,
- * 1–10 MB each). PDFs are written by our own minimal writer (no PDF library), images by sharp.
+ * 1–10 MB each); a typical two-page duvet order file (~10 MB); an 8-page vector file for smoke
+ * runs. PDFs are written by our own minimal writer (no PDF library), images by sharp.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { stream, writePdf } from '../test/hostile/pdf-writer.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 export const INPUTS = join(here, 'inputs');
-const VERSION = '6';
+const VERSION = '7';
 const MM = 72 / 25.4;
 
 function prng(seed) {
@@ -103,46 +104,82 @@ const ORDER_PRODUCTS = [
   ['SWEATPANTS-M', [[350, 1080], [350, 1080], [350, 1080], [350, 1080]]],
 ];
 
-export async function generate({ log = console.log } = {}) {
-  const marker = join(INPUTS, `.version-${VERSION}`);
-  if (existsSync(marker)) return;
-  mkdirSync(join(INPUTS, 'folder-200'), { recursive: true });
-  const t0 = Date.now();
+/** Each input and how to make it; a missing one is made on the next run, alone. */
+const MAKERS = {
   // ~50 MB of photo pages, up to 15,000 px on a side.
-  const big = [];
-  const sizes = [
-    [15000, 7500, 1000, 500],
-    [8000, 8000, 600, 600],
-    [6500, 8000, 500, 640],
-    [5500, 7000, 400, 530],
-  ];
-  for (const [i, [w, h, wMm, hMm]] of sizes.entries()) big.push({ jpeg: await photo(w, h, 100 + i, { quality: 84 }), widthPx: w, heightPx: h, widthMm: wMm * 2.54, heightMm: hMm * 2.54 });
-  writeFileSync(join(INPUTS, 'photo-50mb.pdf'), imagePdf(big));
-  log(`photo-50mb.pdf ${(readFileSync(join(INPUTS, 'photo-50mb.pdf')).length / 1e6).toFixed(1)} MB`);
-  const cmyk = [];
-  for (let i = 0; i < 3; i++) cmyk.push({ jpeg: await photo(4000, 4000, 200 + i, { cmyk: true, quality: 80 }), widthPx: 4000, heightPx: 4000, widthMm: 1000, heightMm: 1000, cmyk: true });
-  writeFileSync(join(INPUTS, 'cmyk-pages.pdf'), imagePdf(cmyk));
-  writeFileSync(join(INPUTS, 'catalogue-500.pdf'), vectorPdf(500, 595, 842, 24));
+  'photo-50mb.pdf': async () => {
+    const big = [];
+    const sizes = [
+      [15000, 7500, 1000, 500],
+      [8000, 8000, 600, 600],
+      [6500, 8000, 500, 640],
+      [5500, 7000, 400, 530],
+    ];
+    for (const [i, [w, h, wMm, hMm]] of sizes.entries()) big.push({ jpeg: await photo(w, h, 100 + i, { quality: 84 }), widthPx: w, heightPx: h, widthMm: wMm * 2.54, heightMm: hMm * 2.54 });
+    return imagePdf(big);
+  },
+  'cmyk-pages.pdf': async () => {
+    const cmyk = [];
+    for (let i = 0; i < 3; i++) cmyk.push({ jpeg: await photo(4000, 4000, 200 + i, { cmyk: true, quality: 80 }), widthPx: 4000, heightPx: 4000, widthMm: 1000, heightMm: 1000, cmyk: true });
+    return imagePdf(cmyk);
+  },
+  'catalogue-500.pdf': async () => vectorPdf(500, 595, 842, 24),
   // 5 m × 1.5 m: 1417 × 425 pt at /UserUnit 10.
-  writeFileSync(join(INPUTS, 'five-metre.pdf'), vectorPdf(1, 1417.3, 425.2, 160, { userUnit: 10 }));
+  'five-metre.pdf': async () => vectorPdf(1, 1417.3, 425.2, 160, { userUnit: 10 }),
+  // The typical image-heavy order file: a 200 × 200 duvet cover, front and back, ~10 MB.
+  'duvet-typical.pdf': async () => {
+    const pages = [];
+    for (let i = 0; i < 2; i++) pages.push({ jpeg: await photo(4800, 4800, 400 + i, { quality: 88 }), widthPx: 4800, heightPx: 4800, widthMm: 2040, heightMm: 2040 });
+    return imagePdf(pages);
+  },
+  // A small vector file for smoke runs: 8 catalogue pages.
+  'catalogue-8.pdf': async () => vectorPdf(8, 595, 842, 24),
   // 200 order files from a pool of 24 photos (1–3 MP each), 2–7 pages, 1–10 MB.
-  const photos = [];
-  for (let i = 0; i < 24; i++) {
-    const w = 1500 + ((i * 373) % 1000);
-    const h = 1500 + ((i * 521) % 1100);
-    photos.push({ jpeg: await photo(w, h, 300 + i, { quality: 75 + (i % 12) }), w, h });
+  'folder-200': async () => {
+    const photos = [];
+    for (let i = 0; i < 24; i++) {
+      const w = 1500 + ((i * 373) % 1000);
+      const h = 1500 + ((i * 521) % 1100);
+      photos.push({ jpeg: await photo(w, h, 300 + i, { quality: 75 + (i % 12) }), w, h });
+    }
+    const r = prng(7);
+    const files = {};
+    for (let f = 0; f < 200; f++) {
+      const [sku, layers] = ORDER_PRODUCTS[f % ORDER_PRODUCTS.length];
+      const pages = layers.map(([wMm, hMm]) => {
+        const p = photos[Math.floor(r() * photos.length)];
+        return { jpeg: p.jpeg, widthPx: p.w, heightPx: p.h, widthMm: wMm, heightMm: hMm };
+      });
+      files[`${sku}__order-${String(f + 1).padStart(4, '0')}.pdf`] = imagePdf(pages);
+    }
+    return files;
+  },
+};
+export const INPUT_NAMES = Object.keys(MAKERS);
+
+/**
+ * Makes the inputs that are missing (all, or those named in `only`). A change to an input's
+ * definition bumps VERSION, which makes them all again.
+ */
+export async function generate({ log = console.log, only = INPUT_NAMES } = {}) {
+  const versionDir = join(INPUTS, `v${VERSION}`);
+  mkdirSync(versionDir, { recursive: true });
+  for (const name of only) {
+    const make = MAKERS[name];
+    if (!make) throw new Error(`unknown bench input ${name}; known: ${INPUT_NAMES.join(', ')}`);
+    const marker = join(versionDir, `.${name}.done`);
+    if (existsSync(marker)) continue;
+    const t0 = Date.now();
+    const made = await make();
+    if (made instanceof Uint8Array) {
+      writeFileSync(join(INPUTS, name), made);
+    } else {
+      mkdirSync(join(INPUTS, name), { recursive: true });
+      for (const [file, bytes] of Object.entries(made)) writeFileSync(join(INPUTS, name, file), bytes);
+    }
+    writeFileSync(marker, '');
+    log(`${name} made in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
-  const r = prng(7);
-  for (let f = 0; f < 200; f++) {
-    const [sku, layers] = ORDER_PRODUCTS[f % ORDER_PRODUCTS.length];
-    const pages = layers.map(([wMm, hMm]) => {
-      const p = photos[Math.floor(r() * photos.length)];
-      return { jpeg: p.jpeg, widthPx: p.w, heightPx: p.h, widthMm: wMm, heightMm: hMm };
-    });
-    writeFileSync(join(INPUTS, 'folder-200', `${sku}__order-${String(f + 1).padStart(4, '0')}.pdf`), imagePdf(pages));
-  }
-  writeFileSync(marker, new Date(0).toISOString());
-  log(`inputs generated in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await generate();
+if (import.meta.url === `file://${process.argv[1]}`) await generate({ only: process.argv.length > 2 ? process.argv.slice(2) : INPUT_NAMES });

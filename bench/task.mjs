@@ -1,6 +1,7 @@
 /**
  * One measured task, in its own process so that its peak RSS is its own: a warm-up run, then N
- * timed runs. Prints JSON { times: [ms…], maxRssKb }.
+ * timed runs. Prints JSON { times: [ms…], cpu: [ms…], maxRssKb } (CPU of the whole process, workers
+ * included).
  *   node bench/task.mjs <task> <file-or-dir> <runs> [workers]
  * Tasks: hash, structure, previews, full, mupdfjs, batch-structure, batch-full, leak.
  */
@@ -45,7 +46,7 @@ const jobs = {
   },
   'batch-full': async () => {
     const out = mkdtempSync(join(tmpdir(), 'ppb-'));
-    await preflightFolder(target, { out, html: false, concurrency: workers, preflight: { pool } });
+    await preflightFolder(target, { out, html: false, preflight: { pool } }); // default concurrency: 2 files per worker
     rmSync(out, { recursive: true, force: true });
   },
 };
@@ -75,12 +76,16 @@ if (task === 'leak') {
   if (!job) throw new Error(`unknown task ${task}`);
   await job(); // warm-up: JIT, workers started, profiles loaded
   const times = [];
+  const cpu = [];
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
+    const c = process.cpuUsage(); // the whole process: this thread and every pool worker
     await job();
     times.push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1000);
   }
-  console.log(JSON.stringify({ times, maxRssKb: process.resourceUsage().maxRSS }));
+  console.log(JSON.stringify({ times, cpu, maxRssKb: process.resourceUsage().maxRSS }));
 }
 await pool?.destroy();
 

@@ -5,21 +5,24 @@ import { performance } from 'node:perf_hooks';
 import { InvalidArgumentError, PreflightError } from './errors.js';
 import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
 import type { DocumentFacts } from './pdf/facts.js';
-import { pdfHeaderVersion } from './pdf/inspect.js';
 import { TimeBudget } from './pool/budget.js';
-import { localExecutor, type Executor } from './pool/local.js';
-import { defaultPool, TaskFailure } from './pool/pool.js';
+import type { Executor } from './pool/local.js';
+import { IMAGE_PATH_DECLINED, type InspectResult } from './pool/tasks.js';
+import type { PDFDocument } from './pdf/pdf-lib.js';
+import type { JpegStream } from './raster/image-stream.js';
+import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
+import { pageRenderer } from './raster/renderer.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
 import type { Report } from './report/schema.js';
 import { runChecks } from './rules/index.js';
-import { readSource } from './source/read.js';
+import { readSourceBytes, sha256Hex } from './source/read.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -80,24 +83,40 @@ export async function preflightWithPreviews(
   const registry: ProfileRegistry = await registryFrom(opts.profiles);
   const resolved = registry.resolve(t.data);
   throwIfAborted(opts.signal);
-  const source = await readSource(input, opts.path);
+  const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
   const limits = { ...resolved.limits, ...opts.limits };
-  const executor: Executor = opts.pool === false ? localExecutor : (opts.pool ?? defaultPool());
+  const executor: Executor = opts.pool === false ? (await import('./pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
 
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
   // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
   // evicted and destroyed by the worker's LRU instead of growing across repeats).
-  const shared = toShared(source.bytes);
-  const docId = `${source.sha256}:${randomUUID()}`;
+  // (Copied into shared memory only when a worker will see them.)
+  let sharedCopy: SharedArrayBuffer | undefined;
+  const shared = () => (sharedCopy ??= toShared(source.bytes));
+  const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
-  const facts = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs, budget);
+  // A small file's structure is read here, at once: no waiting for a worker to start.
+  const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
+  // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
+  // still run in parallel, and no worker has to start for them.
+  const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
+  // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
+  const here = inThread ? await inspectHere(source.bytes) : null;
+  const { facts, sha256 } = here
+    ? { facts: here.facts, sha256: sha256Hex(source.bytes) }
+    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
   const previews = new Map<number, Preview>();
   const wantPreviews = keepPreviews || opts.previewDir !== null;
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
+  // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
+  if (canRender && here && executor instanceof PreflightPool) {
+    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !(here.jpegOf && imagePlan(p)));
+    if (needWorker.length) executor.warm(needWorker.length);
+  }
   if (canRender) {
     // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer.
     const pages = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex);
@@ -107,29 +126,43 @@ export async function preflightWithPreviews(
         // The memory budget is decided here, before any decoder runs: a page whose images would
         // not fit is never handed to a worker. A page drawn from its one image (JPEG shrunk on load,
         // Flate streamed) needs no more than the preview's memory, whatever the image's size.
-        const plan = imagePlan(page) ?? flatePlan(page);
+        const jpegPlan = imagePlan(page);
+        const plan = jpegPlan ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
         }
         try {
-          const result = await executor.render(
-            {
-              docId,
-              bytes: shared,
-              page: page.index,
-              maxPx: opts.previewSize,
-              format: wantPreviews ? opts.previewFormat : null,
-              plan,
-              maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
-              maxPdfjsImagePixels: opts.maxRenderImagePixels,
-              largestImagePixels: decodePixels,
-            },
-            opts.signal,
-            opts.timeoutMs,
-            budget,
-          );
+          const jpeg = jpegPlan && here?.jpegOf ? here.jpegOf(jpegPlan.ref) : null;
+          const draw = (runner: Executor, imageOnly: boolean) =>
+            runner.render(
+              {
+                docId,
+                bytes: shared(),
+                page: page.index,
+                maxPx: opts.previewSize,
+                format: wantPreviews ? opts.previewFormat : null,
+                plan,
+                // Read here already: the page is drawn without parsing the file again.
+                ...(jpeg ? { jpeg } : {}),
+                ...(imageOnly ? { imageOnly } : {}),
+                renderer: pageRenderer(page),
+                maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
+                maxPdfjsImagePixels: opts.maxRenderImagePixels,
+                largestImagePixels: decodePixels,
+              },
+              opts.signal,
+              opts.timeoutMs,
+              budget,
+            );
+          const local = jpeg && here_ ? here_.localExecutor : null;
+          const result = local
+            ? await draw(local, true).catch((error: unknown) => {
+                if (error instanceof TaskFailure && error.message === IMAGE_PATH_DECLINED) return draw(executor, false);
+                throw error;
+              })
+            : await draw(executor, false);
           raster.set(page.index, result.facts);
           if (result.preview) {
             previews.set(page.index, {
@@ -159,7 +192,7 @@ export async function preflightWithPreviews(
   const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
   const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities);
   const report = buildReport({
-    file: { path: source.path, bytes: source.bytes.length, sha256: source.sha256 },
+    file: { path: source.path, bytes: source.bytes.length, sha256 },
     facts,
     target: resolved,
     findings,
@@ -172,6 +205,22 @@ export async function preflightWithPreviews(
   return { report, previews };
 }
 
+/**
+ * Structure facts read in this thread, and a way to the JPEG stream of an image-page plan; an
+ * unexpected failure becomes a document problem.
+ */
+async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
+  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
+  let doc: PDFDocument | undefined;
+  try {
+    const facts = await inspectPdf(bytes, { onDocument: (d) => (doc = d) });
+    const parsed = doc;
+    return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
+  } catch (error) {
+    return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
+  }
+}
+
 /** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */
 async function inspectOrExplain(
   executor: Executor,
@@ -181,27 +230,22 @@ async function inspectOrExplain(
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
   budget: TimeBudget,
-): Promise<DocumentFacts> {
+): Promise<InspectResult> {
   try {
     return await executor.inspect(shared, docId, signal, timeoutMs, budget);
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
-    return {
-      bytes: bytes.length,
-      pdfVersion: pdfHeaderVersion(bytes),
-      encryption: null,
-      activeContent: [],
-      problems: [
-        {
-          kind: error.reason === 'timeout' ? 'timeout' : 'too-complex',
-          detail: error.reason === 'timeout' ? `reading its structure ${error.message}` : `reading its structure failed: ${error.message}`,
-        },
-      ],
-      pageCount: null,
-      pages: [],
-    };
+    const facts = await (error.reason === 'timeout'
+      ? structureFailed(bytes, 'timeout', `reading its structure ${error.message}`)
+      : structureFailed(bytes, 'too-complex', `reading its structure failed: ${error.message}`));
+    return { facts, sha256: sha256Hex(bytes) };
   }
+}
+
+async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
+  const { pdfHeaderVersion } = await import('./pdf/inspect.js');
+  return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
 }
 
 function overBudget(pixels: number, max: number): string {

@@ -14,7 +14,7 @@ import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
 import { renderHtml } from '../report/html.js';
 import { ReportSchema, type Report } from '../report/schema.js';
-import { readSource, sha256Hex } from '../source/read.js';
+import { readSourceBytes, sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
@@ -32,7 +32,10 @@ export interface FolderOptions {
   out: string;
   /** Manifest file (CSV or JSON) mapping files to SKUs or products. */
   manifest?: string;
-  /** Files preflighted at once. Default: the pool's thread count. */
+  /**
+   * Files preflighted at once. Default: twice the pool's thread count, so that a worker always has
+   * a next page queued while this thread reads, checks and writes another file.
+   */
   concurrency?: number;
   /** Write each file's visual report next to its JSON. Default true. */
   html?: boolean;
@@ -71,7 +74,7 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const { out, registry, manifest } = await openBatch(options);
   const files = await findPdfs(dir, [out]);
   const pool = options.preflight?.pool;
-  const concurrency = Math.max(1, options.concurrency ?? (pool ? pool.threads : pool === false ? 1 : defaultPool().threads));
+  const concurrency = Math.max(1, options.concurrency ?? (pool === false ? 1 : 2 * (pool ? pool.threads : defaultPool().threads)));
   const results: BatchResult[] = [];
   const pending: string[] = [];
   let next = 0;
@@ -180,7 +183,7 @@ async function judgeOnce(
   const target = registry.resolve(resolution.target);
   let source;
   try {
-    source = await readSource(file.path, file.rel);
+    source = await readSourceBytes(file.path, file.rel);
   } catch (error) {
     return writeError(out, base, target.sku, resolution.via, (error as Error).message);
   }
@@ -188,7 +191,9 @@ async function judgeOnce(
   const digest = profileDigest(target, limits, options.preflight?.severities ?? {});
   const earlier = await readReport(join(out, paths.report));
   const wantHtml = options.html ?? true;
-  if (earlier && earlier.file.sha256 === source.sha256 && earlier.profileDigest === digest && earlier.tool.version === packageVersion()) {
+  // Hashed here only to compare with an earlier report; a new file is hashed in a pool worker.
+  const unchanged = earlier && earlier.profileDigest === digest && earlier.tool.version === packageVersion() && earlier.file.sha256 === sha256Hex(source.bytes);
+  if (earlier && unchanged) {
     return {
       ...base,
       sku: earlier.sku,
@@ -202,6 +207,8 @@ async function judgeOnce(
   let judged;
   try {
     judged = await preflightWithPreviews(source.bytes, resolution.target, {
+      // Many files keep the workers busy: structure goes to them too, off this thread.
+      structureInThreadMaxBytes: 0,
       ...options.preflight,
       path: file.rel,
       signal: options.hardSignal,

@@ -20,7 +20,7 @@ are unchanged, so an interrupted run resumes where it stopped.
 Options:
   --out DIR           output folder (required)
   --manifest FILE     CSV or JSON manifest
-  --concurrency N     files at once (default: one per worker)
+  --concurrency N     files at once (default: two per worker)
   --workers N         worker threads (default: one per core)
   --timeout S         time limit per file structure and per page, in seconds, from when a
                       worker takes it (default 60)
@@ -130,7 +130,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     const folder = {
       out: values.out,
       manifest: values.manifest,
-      concurrency: concurrency ?? pool.threads,
+      ...(concurrency !== undefined ? { concurrency } : {}),
       html: !values['no-html'],
       preflight,
       signal: soft.signal,

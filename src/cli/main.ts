@@ -1,19 +1,9 @@
 import { PreflightError } from '../errors.js';
-import { closeDefaultPool } from '../pool/pool.js';
 import { packageVersion } from '../util/package-root.js';
 import { UsageError, type CliIO } from './args.js';
 import { guardOutput } from './output.js';
 import { didYouMean } from './suggest.js';
-import { assembleCommand } from './assemble.js';
-import { batchCommand } from './batch.js';
-import { fixCommand } from './fix.js';
-import { checkCommand } from './check.js';
-import { orderCommand } from './order.js';
-import { profilesCommand } from './profiles.js';
-import { schemaCommand } from './schema.js';
 import { safeForTerminal } from '../report/terminal.js';
-import { serveCommand } from './serve.js';
-import { workerCommand } from './worker.js';
 
 const HELP = `Usage: print-preflight <command> [options]
 
@@ -42,17 +32,25 @@ Run \`print-preflight <command> --help\` for a command's options.
 Exit status: 0 pass or warn, 1 fail (with --fail-on warning: warn too), 2 misuse. Output piped into a
 reader that stops early (| head) ends quietly with the same status.`;
 
-const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
-  assemble: assembleCommand,
-  batch: batchCommand,
-  fix: fixCommand,
-  check: checkCommand,
-  order: orderCommand,
-  profiles: profilesCommand,
-  schema: schemaCommand,
-  serve: serveCommand,
-  worker: workerCommand,
+export type Command = (args: string[], io: CliIO) => Promise<number>;
+
+/**
+ * Each command's module is imported only when that command runs: `--help`, `profiles` and
+ * `schema` never pay for pdf.js, pdf-lib, sharp or the worker pool.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  assemble: async () => (await import('./assemble.js')).assembleCommand,
+  batch: async () => (await import('./batch.js')).batchCommand,
+  fix: async () => (await import('./fix.js')).fixCommand,
+  check: async () => (await import('./check.js')).checkCommand,
+  order: async () => (await import('./order.js')).orderCommand,
+  profiles: async () => (await import('./profiles.js')).profilesCommand,
+  schema: async () => (await import('./schema.js')).schemaCommand,
+  serve: async () => (await import('./serve.js')).serveCommand,
+  worker: async () => (await import('./worker.js')).workerCommand,
 };
+/** Commands that never start the worker pool: no need to load the pool module to stop it. */
+const POOL_FREE = new Set(['profiles', 'schema']);
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
@@ -65,13 +63,13 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     io.stdout(`${packageVersion()}\n`);
     return 0;
   }
-  const run = COMMANDS[command];
-  if (!run) {
-    io.stderr(`print-preflight: unknown command "${safeForTerminal(command)}"${didYouMean(command, Object.keys(COMMANDS))}. Commands: ${Object.keys(COMMANDS).join(', ')}.
-`);
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!load) {
+    io.stderr(`print-preflight: unknown command "${safeForTerminal(command)}"${didYouMean(command, Object.keys(COMMANDS))}. Commands: ${Object.keys(COMMANDS).join(', ')}.\n`);
     return 2;
   }
   try {
+    const run = await load();
     return await run(rest, io);
   } catch (error) {
     // Misuse (bad flags, unknown product, unreadable file, broken profiles): one line, exit 2.
@@ -81,7 +79,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     }
     throw error;
   } finally {
-    await closeDefaultPool();
+    if (!POOL_FREE.has(command)) await (await import('../pool/pool.js')).closeDefaultPool();
   }
 }
 
@@ -98,3 +96,4 @@ function defaultIO(): CliIO {
     ...(process.stderr.isTTY && process.stderr.columns ? { stderrColumns: process.stderr.columns } : {}),
   };
 }
+

@@ -10,7 +10,7 @@ import { formatBytes } from '../report/format.js';
 import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { PDFDocument, PDFName, PDFNumber, PDFRawStream, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFNumber, PDFRawStream, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib.js';
 import { z } from 'zod';
 import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';

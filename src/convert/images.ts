@@ -5,7 +5,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFDict, type PDFObject, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFDict, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import type { ColourSpaceFacts } from '../pdf/facts.js';
 import { parseFunction } from '../pdf/functions.js';

@@ -2,7 +2,7 @@
  * Applies a page fix with pdf-lib: the page's content is wrapped in `q <matrix> cm … Q`, its boxes
  * become the new size, /Rotate becomes 0. Resources are untouched, so nothing is re-encoded.
  */
-import { PDFArray, PDFName, PDFNumber, PDFRef, type PDFPage } from 'pdf-lib';
+import { PDFArray, PDFName, PDFNumber, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import type { Matrix } from '../pdf/facts.js';
 
 export function transformPage(page: PDFPage, matrix: Matrix, width: number, height: number, clip = true): void {

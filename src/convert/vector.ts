@@ -5,7 +5,7 @@
  * strings, inline images, unknown operators — is kept byte for byte. Two passes: collect every
  * colour, convert them all at once through lcms (the same engine as images), then rewrite.
  */
-import { PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from '../pdf/pdf-lib.js';
 
 import { isName, isNum, lexContent, type Operand } from '../pdf/lexer.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';

@@ -4,7 +4,7 @@
  * subset, run by a small stack machine with a step limit). Used to turn spot-colour tints into
  * their alternate colour space.
  */
-import { PDFArray, PDFRawStream, type PDFContext, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFRawStream, type PDFContext, type PDFObject } from './pdf-lib.js';
 import { dictOf, get, getNumber, items, numberOf, resolve } from './objects.js';
 import { decodeStream } from './streams.js';
 import { pushAll } from '../util/array.js';

@@ -2,13 +2,13 @@
  * Structural inspection of a whole PDF: pages, boxes, /Rotate, /UserUnit, images and colour use,
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
-import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { printableAppearances } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
 import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
-import { activeContent, maxNesting, streamLengthProblem, xrefProblem } from './integrity.js';
+import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
 import { OptionalContent } from './optional-content.js';
@@ -22,6 +22,8 @@ export interface InspectOptions {
   /** Most pages read. Default 100,000. */
   maxPages?: number;
   scan?: Partial<ScanLimits>;
+  /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
+  onDocument?: (doc: PDFDocument) => void;
 }
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
@@ -72,6 +74,11 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     parseBytes = withHeader(bytes);
   }
 
+  // Checked on the bytes first: pdf-lib's recursive parser would drop (or overflow on) the object.
+  if (nestedDeeperThan(bytes, MAX_OBJECT_NESTING)) {
+    problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
+    return facts;
+  }
   let doc: PDFDocument;
   try {
     doc = await withQuietConsole(() =>
@@ -93,6 +100,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     return facts;
   }
   const context = doc.context;
+  options.onDocument?.(doc);
 
   let encryption: EncryptionInfo | undefined;
   const encryptDict = dictOf(resolve(context, context.trailerInfo.Encrypt));

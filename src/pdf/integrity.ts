@@ -208,6 +208,60 @@ function lengthHolds(bytes: Uint8Array, num: number, gen: number, declared: numb
   return /^\s*endstream/.test(latin1(bytes, start + declared, 24));
 }
 
+/**
+ * True when the file's bytes nest arrays or dictionaries deeper than `stopAt`, read before any
+ * parser sees them. pdf-lib parses nesting by recursion: a deep enough file overflows the stack,
+ * and with tolerant parsing the object is silently dropped — how deep "deep enough" is depends on
+ * the thread's stack size. Strings, comments and stream data are skipped (stream data by its
+ * `endstream`), so binary content cannot count as brackets.
+ */
+export function nestedDeeperThan(bytes: Uint8Array, stopAt: number): boolean {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let depth = 0;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (c === 0x5b || (c === 0x3c && buf[i + 1] === 0x3c)) {
+      // [ or <<
+      if (++depth > stopAt) return true;
+      if (c === 0x3c) i++;
+    } else if (c === 0x5d || (c === 0x3e && buf[i + 1] === 0x3e)) {
+      // ] or >>
+      if (depth > 0) depth--;
+      if (c === 0x3e) i++;
+    } else if (c === 0x28) {
+      // (literal string): balanced parentheses, backslash escapes
+      let open = 1;
+      for (i++; i < buf.length && open > 0; i++) {
+        const s = buf[i]!;
+        if (s === 0x5c) i++;
+        else if (s === 0x28) open++;
+        else if (s === 0x29) open--;
+      }
+      i--;
+    } else if (c === 0x3c) {
+      // <hex string>
+      const end = buf.indexOf(0x3e, i + 1);
+      i = end < 0 ? buf.length : end;
+    } else if (c === 0x25) {
+      // % comment to the end of the line
+      while (i < buf.length && buf[i] !== 0x0a && buf[i] !== 0x0d) i++;
+    } else if (c === 0x73 && buf[i + 1] === 0x74 && buf.toString('latin1', i, i + 6) === 'stream' && !isRegular(buf[i - 1]) && !isRegular(buf[i + 6])) {
+      const end = buf.indexOf('endstream', i + 6, 'latin1');
+      if (end < 0) return false;
+      i = end + 8;
+      depth = 0; // a stream ends its object
+    } else if (c === 0x65 && buf.toString('latin1', i, i + 6) === 'endobj') {
+      depth = 0;
+      i += 5;
+    }
+  }
+  return false;
+}
+
+function isRegular(c: number | undefined): boolean {
+  return c !== undefined && !(c <= 0x20 || '()<>[]{}/%'.includes(String.fromCharCode(c)));
+}
+
 /** The deepest nesting of arrays and dictionaries in the file's objects (iterative: no recursion to overflow). */
 export function maxNesting(context: PDFContext, stopAt: number): number {
   let deepest = 0;

@@ -4,7 +4,7 @@
  * is known, this finds those streams in the raw bytes, decrypts them and parses their objects into
  * the context. Objects defined directly in the file keep precedence.
  */
-import { PDFObjectParser, PDFObjectStreamParser, PDFRawStream, type PDFContext, type PDFObject, type PDFRef } from 'pdf-lib';
+import { PDFObjectParser, PDFObjectStreamParser, PDFRawStream, type PDFContext, type PDFObject, type PDFRef } from './pdf-lib.js';
 import { N, nameOf, resolve } from './objects.js';
 import type { StreamDecryptor } from './streams.js';
 

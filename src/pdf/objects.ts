@@ -12,7 +12,7 @@ import {
   PDFString,
   type PDFContext,
   type PDFObject,
-} from 'pdf-lib';
+} from './pdf-lib.js';
 
 export { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream };
 export type { PDFContext, PDFObject };

@@ -4,7 +4,7 @@
  * needs an image's pixels.
  */
 import { inflateRawSync, inflateSync, constants as zlibConstants } from 'node:zlib';
-import { PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from 'pdf-lib';
+import { PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { get, items, nameOf, numberOf, dictOf, PDFArray } from './objects.js';
 
 export class StreamDecodeError extends Error {}

@@ -1,22 +1,21 @@
 /** Runs the worker's tasks in this thread: for `pool: false`, debugging and in-process benchmarks. */
 import { valueSymbol } from 'piscina';
-import type { DocumentFacts } from '../pdf/facts.js';
 import type { TimeBudget } from './budget.js';
 import { TaskFailure } from './pool.js';
-import { InspectResultSchema, RenderResultSchema, type RenderResult, type RenderTask } from './tasks.js';
+import { InspectResultSchema, RenderResultSchema, type InspectResult, type RenderResult, type RenderTask } from './tasks.js';
 import handle from './worker-main.js';
 
 export interface Executor {
   /** Tasks run at once (a file keeps at most this many in flight). */
   readonly threads: number;
-  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<DocumentFacts>;
+  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<InspectResult>;
   render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult>;
 }
 
 export const localExecutor: Executor = {
   threads: 1,
   async inspect(bytes, docId) {
-    return InspectResultSchema.parse(await run({ kind: 'inspect', docId, bytes })) as DocumentFacts;
+    return InspectResultSchema.parse(await run({ kind: 'inspect', docId, bytes })) as InspectResult;
   },
   async render(task) {
     const out = (await run({ kind: 'render', ...task })) as Record<PropertyKey, unknown>;

@@ -14,10 +14,9 @@ import { Piscina } from 'piscina';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
-import type { DocumentFacts } from '../pdf/facts.js';
 import { packageRoot } from '../util/package-root.js';
 import type { TimeBudget } from './budget.js';
-import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type RenderResult, type RenderTask } from './tasks.js';
+import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type RenderResult, type RenderTask } from './tasks.js';
 
 export const PoolOptionsSchema = z
   .object({
@@ -86,15 +85,15 @@ export class PreflightPool {
   }
 
   /**
-   * Structural facts of a whole file.
+   * Structural facts of a whole file, and the SHA-256 of its bytes.
    * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)
    * @param budget the file's time budget, shared by all its tasks
    */
-  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<DocumentFacts> {
+  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<InspectResult> {
     const result = await this.run({ kind: 'inspect', docId, bytes }, signal, timeoutMs, budget);
     const parsed = InspectResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned malformed facts: ${parsed.error.issues[0]?.message}`);
-    return parsed.data as DocumentFacts;
+    return parsed.data as InspectResult;
   }
 
   /** One page's raster facts and, when asked, its preview. */
@@ -142,6 +141,15 @@ export class PreflightPool {
       this.waiting.delete(taskId);
       stopBudget?.();
     }
+  }
+
+  /**
+   * Starts workers, up to `count` (and the pool's size), without waiting for them: a caller that
+   * knows work is coming lets their start-up overlap its own (reading a file's structure).
+   */
+  warm(count: number): void {
+    const missing = Math.min(count, this.options.maxThreads) - this.piscina.threads.length;
+    for (let i = 0; i < missing; i++) this.piscina.run({ kind: 'warm' }).catch(() => undefined);
   }
 
   /** Stops every worker. */

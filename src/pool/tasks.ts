@@ -1,6 +1,6 @@
 /** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
 import { z } from 'zod';
-import { DocumentFactsSchema } from '../pdf/facts.js';
+import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
@@ -20,6 +20,12 @@ export const InspectTaskSchema = z.object({
   docId: z.string().min(1),
   bytes: Shared,
 });
+
+/** Starts a worker ahead of its first real task (its start-up overlaps the caller's work). */
+/** The message of an `imageOnly` task whose page the image path did not draw. */
+export const IMAGE_PATH_DECLINED = 'the image path did not draw this page';
+
+export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
 
 export const ImagePlanSchema = z.object({
   ref: z.string(),
@@ -41,6 +47,19 @@ export const RenderTaskSchema = z.object({
   format: z.enum(['png', 'webp']).nullable(),
   /** Draw from the page's one image instead of pdf.js, when the structure allows. */
   plan: ImagePlanSchema.nullable(),
+  /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */
+  renderer: z.enum(['pdfium', 'pdfjs']).optional(),
+  /**
+   * The plan's JPEG stream, when the caller has it at hand (it read the structure itself): the
+   * worker then draws the page without parsing the file.
+   */
+  jpeg: z.object({ data: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'), decodeInverted: z.boolean(), interpolate: z.boolean().optional() }).optional(),
+  /**
+   * Draw the page from its image or not at all (the caller runs it in its own thread, where no
+   * time limit or heap cap guards a renderer): a page the image path gives back fails with
+   * {@link IMAGE_PATH_DECLINED} and goes to the pool.
+   */
+  imageOnly: z.boolean().optional(),
   /** Images with more pixels are never decoded (sharp's limitInputPixels). */
   maxInputPixels: z.number().int().positive(),
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */
@@ -48,12 +67,17 @@ export const RenderTaskSchema = z.object({
   largestImagePixels: z.number().int().min(0),
 });
 
-export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema]);
+export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema]);
 export type InspectTask = z.infer<typeof InspectTaskSchema>;
 export type RenderTask = z.infer<typeof RenderTaskSchema>;
 export type Task = z.infer<typeof TaskSchema>;
 
-export const InspectResultSchema = DocumentFactsSchema;
+/** A file's structure facts, and the SHA-256 of its bytes (hashed in the worker, off the caller's thread). */
+export const InspectResultSchema = z.object({ facts: DocumentFactsSchema, sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+export interface InspectResult {
+  facts: DocumentFacts;
+  sha256: string;
+}
 export const RenderResultSchema = z.object({
   facts: RasterFactsSchema,
   preview: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes').nullable(),

@@ -1,22 +1,25 @@
 /**
  * What runs inside a pool worker: one handler for every task. The PDF's bytes arrive once as a
  * SharedArrayBuffer; each worker parses a document once (pdf-lib for structure and image streams,
- * pdf.js for rendering) and keeps it for the file's other pages.
+ * PDFium or pdf.js for rendering) and keeps it for the file's other pages. Each library is imported
+ * by the first task that needs it: a worker that only draws JPEG pages loads sharp and nothing else.
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
 import { PDFBool, PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { inspectPdf } from '../pdf/inspect.js';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
+import { sha256Hex } from '../source/read.js';
 import { renderFromImage } from '../raster/fast-path.js';
 import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
+import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
+import type { RasterFacts } from '../raster/facts.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
-import { TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
+import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 
 
 // libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
@@ -36,6 +39,7 @@ interface CachedDoc {
   renderedSinceCleanup: number;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFDocument>;
+  pdfium?: Promise<PdfiumHandle>;
 }
 
 const cache = new Map<string, CachedDoc>();
@@ -54,12 +58,14 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
     cache.delete(oldId);
     old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
+    old.pdfium?.then((h) => isLive(h) && h.doc.destroy()).catch(() => undefined);
   }
   return entry;
 }
 
 export default async function handle(message: unknown): Promise<unknown> {
   const task = TaskSchema.parse(message);
+  if (task.kind === 'warm') return null;
   // Starts the task's clock in the pool (it is not charged for its time in the queue).
   if (task.taskId !== undefined) parentPort?.postMessage({ taskStarted: task.taskId });
   return task.kind === 'inspect' ? inspect(task) : render(task);
@@ -67,21 +73,23 @@ export default async function handle(message: unknown): Promise<unknown> {
 
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
-  return inspectPdf(doc.bytes);
+  const { inspectPdf } = await import('../pdf/inspect.js');
+  return { facts: await inspectPdf(doc.bytes), sha256: sha256Hex(doc.bytes) };
 }
 
 async function render(task: RenderTask) {
   const started = performance.now();
   const doc = cached(task.docId, task.bytes);
   let pixels: RawPixels | null = null;
-  let method: 'pdfjs' | 'image' = 'pdfjs';
+  let method: RasterFacts['method'] = 'pdfjs';
   let warnings: string[] = [];
   let notStreamed = '';
   if (task.plan) {
-    const found = await imageObject(doc, task.plan.ref);
-    if (found && isDct(found.pdf, found.stream)) {
-      const jpeg = imageStream(found.pdf, found.stream);
-      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate);
+    // The caller may have sent the JPEG along (it read the structure itself).
+    const found = task.jpeg ? null : await imageObject(doc, task.plan.ref);
+    if (task.jpeg || (found && isDct(found.pdf, found.stream))) {
+      const jpeg = task.jpeg ?? imageStream(found!.pdf, found!.stream);
+      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
     } else if (found) {
       const flate = readFlateImage(found.pdf.context, found.stream);
       try {
@@ -102,6 +110,13 @@ async function render(task: RenderTask) {
           : `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; ${budget}`,
       );
     }
+    if (task.renderer === 'pdfium') {
+      pixels = await drawWithPdfium(doc, task.page, task.maxPx);
+      if (pixels) method = 'pdfium';
+    }
+  }
+  if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
+  if (!pixels) {
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);
       return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
@@ -137,6 +152,27 @@ async function render(task: RenderTask) {
       return result;
     },
   } as never);
+}
+
+/**
+ * The page drawn by PDFium, or null when PDFium cannot open or draw it (pdf.js then tries). After
+ * a failure the worker drops its PDFium instance: a trap may have left its heap inconsistent.
+ */
+async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<RawPixels | null> {
+  try {
+    if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
+    doc.pdfium ??= openWithPdfium(doc.bytes);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx);
+    if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
+      doc.pdfium = undefined;
+      resetPdfium();
+    }
+    return pixels;
+  } catch {
+    doc.pdfium = undefined;
+    resetPdfium();
+    return null;
+  }
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */

@@ -16,8 +16,12 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   index: z.number().int().min(1),
   widthPx: z.number().int().positive(),
   heightPx: z.number().int().positive(),
-  /** pdfjs: the page was rendered; image: drawn from its one covering image (JPEG shrunk on load by sharp, or Flate streamed). */
-  method: z.enum(['pdfjs', 'image']),
+  /**
+   * The engine that drew the page: `image` (its one covering image: a JPEG decoded and scaled by
+   * sharp, or a Flate image streamed row by row), `pdfium` (PDFium in WebAssembly, for vector
+   * pages) or `pdfjs` (pdf.js). See raster/renderer.ts.
+   */
+  method: z.enum(['pdfjs', 'image', 'pdfium']),
   ms: z.number(),
   /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */
   warnings: z.array(z.string()),

@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import type { RawPixels } from './pixels.js';
 
 export type PreviewFormat = 'png' | 'webp';
@@ -8,6 +7,7 @@ export const PREVIEW_MIME: Record<PreviewFormat, string> = { png: 'image/png', w
 /** Encodes raw pixels as PNG or WebP (alpha dropped: pages are rendered on white). */
 export async function encodePreview(pixels: RawPixels, format: PreviewFormat): Promise<Uint8Array> {
   const { data, width, height, channels } = pixels;
+  const { default: sharp } = await import('sharp'); // a check without previews never loads it
   let img = sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: channels as 3 | 4 } });
   if (channels === 4) img = img.removeAlpha();
   // Previews are looked at, not archived: fast PNG settings (zlib level 2, no adaptive filtering).

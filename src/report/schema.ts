@@ -56,7 +56,8 @@ export const ReportPageSchema = z.object({
   /** What the page's raster showed; null when it was not rasterised (--no-raster) or could not be. */
   raster: z
     .object({
-      method: z.enum(['pdfjs', 'image']),
+      /** The renderer that drew the page: image (its one JPEG, through sharp), pdfium or pdfjs. */
+      method: z.enum(['pdfjs', 'image', 'pdfium']),
       widthPx: z.number().int(),
       heightPx: z.number().int(),
       inkCoverage: z.number(),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { InputUnreadableError, invalidArgument } from '../errors.js';
 
 export interface SourceBytes {
@@ -18,7 +18,16 @@ export function sha256Hex(bytes: Uint8Array): string {
  * is missing, a folder or unreadable; any content at all is accepted (judging it is the checks' job).
  */
 export async function readSource(input: string | Uint8Array, path: string | null = null): Promise<SourceBytes> {
-  if (input instanceof Uint8Array) return { bytes: input, path, sha256: sha256Hex(input) };
+  const source = await readSourceBytes(input, path);
+  return { ...source, sha256: sha256Hex(source.bytes) };
+}
+
+/**
+ * Like {@link readSource}, without hashing (the pool hashes in a worker). A file is read straight
+ * into shared memory, which the workers see without a copy.
+ */
+export async function readSourceBytes(input: string | Uint8Array, path: string | null = null): Promise<Omit<SourceBytes, 'sha256'>> {
+  if (input instanceof Uint8Array) return { bytes: input, path };
   if (typeof input !== 'string' || input.length === 0) throw invalidArgument('a file path or a Uint8Array', 'input', input);
   let info;
   try {
@@ -33,10 +42,26 @@ export async function readSource(input: string | Uint8Array, path: string | null
   if (!info.isFile()) throw new InputUnreadableError(`${input} is not a regular file`);
   let bytes: Uint8Array;
   try {
-    const buf = await readFile(input);
-    bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    bytes = await readIntoShared(input, info.size);
   } catch (cause) {
     throw new InputUnreadableError(`Cannot read ${input} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
   }
-  return { bytes, path: path ?? input, sha256: sha256Hex(bytes) };
+  return { bytes, path: path ?? input };
+}
+
+/** The file's bytes in a SharedArrayBuffer (as many as it has when read, up to `size`). */
+async function readIntoShared(file: string, size: number): Promise<Uint8Array> {
+  const handle = await open(file, 'r');
+  try {
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+      if (bytesRead === 0) break; // the file shrank since stat()
+      filled += bytesRead;
+    }
+    return filled === size ? bytes : bytes.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
 }

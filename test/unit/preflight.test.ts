@@ -64,3 +64,18 @@ describe('preflight() API', () => {
     expect((error as PreflightError).code).toBe('ERR_ABORTED');
   });
 });
+
+describe('structure read in the calling thread (small files) or in the pool', () => {
+  it.each(['reportlab-tshirt-M-exact.pdf', 'pikepdf-curtains-rotate90.pdf', 'qpdf-tshirt-M-object-streams.pdf', 'broken-truncated.pdf'])(
+    'gives the same report either way: %s',
+    async (name) => {
+      const file = `test/corpus/files/${name}`;
+      const sku = name.includes('curtains') ? 'CURTAINS-140X245' : 'T-SHIRT-M';
+      const a = await preflight(file, { sku });
+      const b = await preflight(file, { sku }, { structureInThreadMaxBytes: 0 });
+      expect(a.findings).toEqual(b.findings);
+      expect(a.pages).toEqual(b.pages);
+      expect(a.pdf).toEqual(b.pdf);
+    },
+  );
+});

@@ -1,0 +1,161 @@
+/**
+ * The renderer behind the one render task: which engine each page gets, that the report says so,
+ * and that the chosen engine's pixels agree with MuPDF (`mutool draw`) and poppler (`pdftoppm`)
+ * at the same pixel size.
+ *
+ * Stated tolerance (mean absolute difference per channel, 0–255, per page): ≤ 4 for RGB and gray
+ * pages (measured 0.0–3.1 with PDFium, the same range as pdf.js). CMYK and spot-colour vector
+ * pages: each engine converts CMYK to RGB its own way, without ICC, so ≤ 20 against mutool and
+ * ≤ 12 against pdftoppm (Ghostscript's CMYK page at 600 px: PDFium 17.8 / 10.6 — its rich black
+ * is poppler's 35,31,32 exactly, where mutool gives 0,0,0 — and pdf.js 19.6 / 13.1).
+ * bench/renderers.mjs measures the whole corpus.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { inspectPdf } from '../../../src/pdf/inspect.js';
+import { localExecutor } from '../../../src/pool/local.js';
+import { preflight } from '../../../src/preflight.js';
+import { imagePlan } from '../../../src/raster/fast-path.js';
+import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, pageRenderer } from '../../../src/raster/renderer.js';
+import { sha256Hex } from '../../../src/source/read.js';
+
+const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'TrueType', embedded });
+const image = (widthPx: number, heightPx: number) => ({ widthPx, heightPx }) as never;
+
+describe('which engine draws a page', () => {
+  const paint = (count: number) => ({ use: 'fill', colourSpace: {}, count, via: [] }) as never;
+  it.each([
+    ['vector art, no text', [], [], [paint(25_600)], 'pdfium'],
+    ['text in a font that is not embedded (PDFium substitutes it, like every renderer)', [font(false)], [], [], 'pdfium'],
+    ['an embedded font (pdf.js warns when it cannot read it: font-unusable)', [font(true), font(false)], [], [], 'pdfjs'],
+    ['small images', [], [image(2000, 2000), image(100, 100)], [], 'pdfium'],
+    ['an image larger than PDFium is given', [], [image(4001, 4000)], [], 'pdfjs'],
+    ['a million painting operators', [], [], [paint(600_000), paint(400_000)], 'pdfium'],
+    ['more than a million painting operators (kept under the worker heap cap)', [], [], [paint(600_000), paint(400_001)], 'pdfjs'],
+    ['an ICC-based image (PDFium is slower there)', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'ICCBased' } }], [], 'pdfjs'],
+    ['a Lab image', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'Lab' } }], [], 'pdfium'],
+  ])('%s → %s', (_name, fonts, images, colours, expected) => {
+    expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
+  });
+
+  it('keeps 4,000 × 4,000 px and a million painting operators as what PDFium is given at most', () => {
+    expect(PDFIUM_MAX_IMAGE_PIXELS).toBe(4000 * 4000);
+    expect(PDFIUM_MAX_PAINT_OPERATORS).toBe(1_000_000);
+  });
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'pp-renderer-'));
+
+async function reference(tool: 'mutool' | 'pdftoppm', file: string, page: number, width: number, height: number): Promise<Buffer> {
+  const out = join(dir, `${tool}-${page}-${Math.random().toString(36).slice(2)}`);
+  const run =
+    tool === 'mutool'
+      ? spawnSync('mutool', ['draw', '-q', '-w', String(width), '-h', String(height), '-o', `${out}.png`, file, String(page)])
+      : spawnSync('pdftoppm', ['-f', String(page), '-l', String(page), '-scale-to', String(Math.max(width, height)), '-png', '-singlefile', file, out]);
+  expect(run.status, `${tool} failed: ${run.stderr}`).toBe(0);
+  return sharp(readFileSync(`${out}.png`)).resize(width, height, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+}
+
+async function ours(file: string, page: number) {
+  const bytes = new Uint8Array(readFileSync(file));
+  const facts = await inspectPdf(bytes);
+  const p = facts.pages[page - 1]!;
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  const r = await localExecutor.render({
+    docId: `${sha256Hex(bytes)}:renderer-test`,
+    bytes: shared,
+    page,
+    maxPx: 600,
+    format: 'png',
+    plan: imagePlan(p),
+    renderer: pageRenderer(p),
+    maxInputPixels: 1e9,
+    maxPdfjsImagePixels: 225e6,
+    largestImagePixels: 0,
+  });
+  const raw = await sharp(r.preview!).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { method: r.facts.method, data: raw.data, width: raw.info.width, height: raw.info.height };
+}
+
+function meanDiff(a: Buffer, b: Buffer): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+}
+
+describe('the chosen engine agrees with MuPDF and poppler', () => {
+  it.each([
+    ['gs-duvet-exact.pdf', 'pdfium', 4],
+    ['cairo-curtains-within-tolerance.pdf', 'pdfium', 4],
+    ['pikepdf-curtains-rotate90.pdf', 'pdfium', 4],
+    ['pikepdf-duvet-userunit.pdf', 'pdfium', 4],
+    ['pikepdf-duvet-cropbox-trimbox.pdf', 'pdfium', 4],
+    ['img2pdf-tanktop-palette.pdf', 'pdfium', 4],
+    ['pikepdf-tanktop-lab.pdf', 'pdfium', 4],
+    ['reportlab-tshirt-M-unembedded-font.pdf', 'pdfium', 4],
+    ['gs-tanktop-cmyk-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
+    ['gs-tanktop-spot-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
+    ['imagemagick-tanktop-rgb-jpeg.pdf', 'image', 4],
+  ])('%s is drawn by %s within %j of mutool and pdftoppm', async (name, method, tolerance) => {
+    const file = join('test/corpus/files', name);
+    const mine = await ours(file, 1);
+    expect(mine.method).toBe(method);
+    for (const tool of ['mutool', 'pdftoppm'] as const) {
+      const ref = await reference(tool, file, 1, mine.width, mine.height);
+      const limit = typeof tolerance === 'number' ? tolerance : tolerance[tool];
+      expect(meanDiff(mine.data, ref), `${name} against ${tool}`).toBeLessThanOrEqual(limit);
+    }
+  }, 60_000);
+
+  it('records the engine of each page in the report', async () => {
+    const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' });
+    expect(vector.pages.map((p) => p.raster?.method)).toEqual(['pdfium', 'pdfium']);
+    const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' });
+    expect(photo.pages.map((p) => p.raster?.method)).toEqual(['image', 'image']);
+  }, 60_000);
+});
+
+describe('a JPEG page drawn from the stream its caller hands over', () => {
+  it('needs no parse of the file in the worker (the bytes it gets here are not even a PDF)', async () => {
+    const file = 'test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf';
+    const bytes = new Uint8Array(readFileSync(file));
+    const page = (await inspectPdf(bytes)).pages[0]!;
+    const plan = imagePlan(page)!;
+    let jpeg: { data: Uint8Array; decodeInverted: boolean } | null = null;
+    const { jpegStream } = await import('../../../src/raster/image-stream.js');
+    const { PDFDocument } = await import('../../../src/pdf/pdf-lib.js');
+    jpeg = jpegStream(await PDFDocument.load(bytes, { updateMetadata: false }), plan.ref);
+    expect(jpeg).not.toBeNull();
+    const junk = new SharedArrayBuffer(64); // a worker that tried to parse this would find no PDF
+    const task = { docId: 'jpeg-handed-over', bytes: junk, page: 1, maxPx: 300, format: null, plan, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 };
+    const drawn = await localExecutor.render({ ...task, jpeg: jpeg! });
+    expect(drawn.facts.method).toBe('image');
+    expect(drawn.facts.inkCoverage).toBeGreaterThan(0.5);
+    // Without the stream the worker must parse the file — here it cannot, so the fast path is not taken.
+    const without = await localExecutor.render({ ...task, docId: 'jpeg-not-handed-over' }).catch((e: unknown) => e);
+    expect(without instanceof Error || (without as { facts: { method: string } }).facts.method !== 'image').toBe(true);
+  }, 60_000);
+});
+
+describe('JPEG pages of a small file are drawn in the calling thread', () => {
+  it('starts no worker for a file of JPEG pages, and one per page that needs a renderer otherwise', async () => {
+    const { PreflightPool } = await import('../../../src/pool/pool.js');
+    const pool = new PreflightPool({ maxThreads: 2 });
+    const workers = () => (pool as unknown as { piscina: { threads: unknown[] } }).piscina.threads.length;
+    try {
+      const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' }, { pool });
+      expect(photo.pages.map((p) => p.raster?.method)).toEqual(['image', 'image']);
+      expect(workers()).toBe(0);
+      const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' }, { pool });
+      expect(vector.pages.map((p) => p.raster?.method)).toEqual(['pdfium', 'pdfium']);
+      expect(workers()).toBeGreaterThan(0);
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+});
