@@ -1,5 +1,5 @@
 import { safeForTerminal } from '../report/terminal.js';
-import { wrap } from '../report/text.js';
+import { wrap } from '../report/wrap.js';
 import type { CliIO } from './args.js';
 
 /**

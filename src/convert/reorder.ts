@@ -1,4 +1,4 @@
-import { PDFDocument, PDFName, ParseSpeeds } from 'pdf-lib';
+import { PDFDocument, PDFName, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { InvalidArgumentError } from '../errors.js';
 
 const INHERITABLE = ['MediaBox', 'CropBox', 'Resources', 'Rotate'] as const;

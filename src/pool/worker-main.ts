@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFBool, PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds } from 'pdf-lib';
+import { PDFBool, PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';

@@ -4,7 +4,7 @@
  * (libjpeg's shrink-on-load decodes at 1/2, 1/4 or 1/8 scale; CMYK goes to sRGB through lcms),
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import type { ImageFacts, Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
@@ -112,6 +112,8 @@ export async function renderFromImage(
   const header = jpegSize(jpeg);
   if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
   if (header.widthPx * header.heightPx > maxInputPixels) return null;
+  // sharp is loaded by the first page drawn this way: planning a page (or --no-raster) never loads it.
+  const { default: sharp } = await import('sharp');
   const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
   const meta = await input.metadata();
   const cmyk = meta.space === 'cmyk';

@@ -13,8 +13,7 @@
  * within the render budget, as before.
  */
 import { createInflate } from 'node:zlib';
-import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFObject } from 'pdf-lib';
-import sharp from 'sharp';
+import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFObject } from '../pdf/pdf-lib.js';
 import type { PageFacts } from '../pdf/facts.js';
 import { MAX_FAST_PATH_INPUT_PIXELS } from './budget.js';
 import { coveringImage, drawPlaced, placement, planFor, type ImagePlan } from './fast-path.js';
@@ -153,6 +152,7 @@ export async function renderFromFlate(image: FlateImage, plan: ImagePlan, maxPx:
   await inflateInto(image, (chunk) => rows.push(chunk), () => rows.done());
   if (rows.count < image.heightPx) throw new FlateFallback(`its data ends after ${rows.count} of ${image.heightPx} rows`);
   const reduced = reducer.finish(image.decodeInverted);
+  const { default: sharp } = await import('sharp');
   const input = sharp(reduced.data, { raw: { width: reduced.width, height: reduced.height, channels: image.components } });
   return drawPlaced(input, plan, at, image.interpolate);
 }

@@ -4,6 +4,9 @@ import type { Finding } from '../rules/finding.js';
 import { formatRanges } from '../util/ranges.js';
 import { formatBytes } from './format.js';
 import type { Report } from './schema.js';
+import { wrap } from './wrap.js';
+
+export { wrap } from './wrap.js';
 import { minOf, pushAll } from '../util/array.js';
 import { safeForTerminal } from './terminal.js';
 
@@ -122,34 +125,6 @@ export function groupFindings(findings: readonly Finding[]): Group[] {
 function lowestPpi(images: Report['pages'][number]['images']): string {
   const ppis = images.map((i) => i.printedPpi).filter((p): p is number => p !== null);
   return ppis.length ? `, lowest ${formatPpi(minOf(ppis))}` : '';
-}
-
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
-const visible = (s: string) => s.replace(ANSI, '').length;
-
-/** Word-wraps a line to `width` visible columns; continuation lines start with `indent`. */
-export function wrap(text: string, width: number, indent = ''): string[] {
-  const lead = /^\s*/.exec(text)![0];
-  // A number stays with its unit, and "2040 × 2040 mm" stays on one line.
-  const kept = text
-    .slice(lead.length)
-    .replace(/(\d) (?=(?:mm|ppi|px|%|kB|MB|GB|bytes)\b|%)/g, '$1\u00a0')
-    .replace(/(\d) × (?=\d)/g, '$1\u00a0×\u00a0');
-  const words = kept.split(/ +/);
-  const out: string[] = [];
-  let line = lead;
-  let bare = true;
-  for (const word of words) {
-    if (!bare && visible(line) + 1 + visible(word) > width) {
-      out.push(line);
-      line = indent + word;
-    } else line = bare ? line + word : `${line} ${word}`;
-    bare = false;
-  }
-  out.push(line);
-  // A single word longer than the line is cut rather than overflowing the terminal.
-  return out.map((l) => l.replace(/\u00a0/g, ' ')).map((l) => (visible(l) > width && !l.includes('\x1b[') ? `${l.slice(0, width - 1)}…` : l));
 }
 
 function palette(on: boolean) {

@@ -71,7 +71,7 @@ describe('structure read in the calling thread (small files) or in the pool', ()
     async (name) => {
       const file = `test/corpus/files/${name}`;
       const sku = name.includes('curtains') ? 'CURTAINS-140X245' : 'T-SHIRT-M';
-      const a = await preflight(file, { sku });
+      const a = await preflight(file, { sku }, { structureInThreadMaxBytes: 16 * 1024 * 1024 });
       const b = await preflight(file, { sku }, { structureInThreadMaxBytes: 0 });
       expect(a.findings).toEqual(b.findings);
       expect(a.pages).toEqual(b.pages);

@@ -142,16 +142,17 @@ describe('a JPEG page drawn from the stream its caller hands over', () => {
   }, 60_000);
 });
 
-describe('JPEG pages of a small file are drawn in the calling thread', () => {
+describe('JPEG pages of a small file are drawn in the calling thread (structureInThreadMaxBytes, as check sets it)', () => {
   it('starts no worker for a file of JPEG pages, and one per page that needs a renderer otherwise', async () => {
+    const inThread = { structureInThreadMaxBytes: 16 * 1024 * 1024 };
     const { PreflightPool } = await import('../../../src/pool/pool.js');
     const pool = new PreflightPool({ maxThreads: 2 });
     const workers = () => (pool as unknown as { piscina: { threads: unknown[] } }).piscina.threads.length;
     try {
-      const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' }, { pool });
+      const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' }, { pool, ...inThread });
       expect(photo.pages.map((p) => p.raster?.method)).toEqual(['image', 'image']);
       expect(workers()).toBe(0);
-      const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' }, { pool });
+      const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' }, { pool, ...inThread });
       expect(vector.pages.map((p) => p.raster?.method)).toEqual(['pdfium', 'pdfium']);
       expect(workers()).toBeGreaterThan(0);
     } finally {
