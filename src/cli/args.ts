@@ -3,22 +3,9 @@ import type { Target } from '../profile/registry.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
 import type { Verdict } from '../report/schema.js';
 import { didYouMean } from './suggest.js';
+import { UsageError } from './io.js';
 
-/** Misuse of the command line: exit status 2 with a one-line reason. */
-export class UsageError extends Error {}
-
-export interface CliIO {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  /** stdout is a terminal. */
-  isTTY: boolean;
-  /** stdout's width when it is a terminal (text is wrapped to it); undefined: no wrapping. */
-  columns?: number;
-  /** stderr is a terminal (progress bars). */
-  stderrIsTTY?: boolean;
-  /** stderr's width when it is a terminal. */
-  stderrColumns?: number;
-}
+export { UsageError, type CliIO } from './io.js';
 
 /** One option of a command: a string (optionally repeatable) or a boolean switch. */
 export interface FlagSpec {

@@ -1,6 +1,6 @@
 import { PreflightError } from '../errors.js';
 import { packageVersion } from '../util/package-root.js';
-import { UsageError, type CliIO } from './args.js';
+import { UsageError, type CliIO } from './io.js';
 import { guardOutput } from './output.js';
 import { didYouMean } from './suggest.js';
 import { safeForTerminal } from '../report/terminal.js';
