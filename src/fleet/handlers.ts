@@ -38,23 +38,26 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
     async run(raw, ctx) {
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;
+      let transient: Report | null = null;
       const record = await runCheckJob(job, {
         store,
         pool: ctx.pool,
         signal: ctx.signal,
         ...(options.profiles ? { profiles: options.profiles } : {}),
         ...(options.network ? { network: options.network } : {}),
+        // A download that may work later is not written as the answer: the job goes back to
+        // queued and BullMQ retries it with backoff (the last attempt's report is kept).
+        retryLater: (report) => {
+          if (ctx.lastAttempt || job.source.kind !== 'url' || !transientDownloadFailure(report)) return false;
+          transient = report;
+          return true;
+        },
       });
-      if (record.status === 'queued') throw new PreflightError('ERR_ABORTED', 'aborted: the worker is shutting down');
-      if (record.status === 'done' && !ctx.lastAttempt && job.source.kind === 'url') {
-        const report = await store.readReport(job.id);
-        if (report && transientDownloadFailure(report)) {
-          // Back to queued for the retry, so the API never shows this attempt as the answer.
-          await store.updateRecord(job.id, ({ finishedAt: _f, verdict: _v, startedAt: _s, ...r }) => ({ ...r, status: 'queued' }));
-          const finding = report.findings.find((f) => f.code === 'source-unreachable');
-          throw new TransientJobError(finding?.message ?? 'the download failed', 'source-unreachable');
-        }
+      if (transient) {
+        const finding = (transient as Report).findings.find((f) => f.code === 'source-unreachable');
+        throw new TransientJobError(finding?.message ?? 'the download failed', 'source-unreachable');
       }
+      if (record.status === 'queued') throw new PreflightError('ERR_ABORTED', 'aborted: the worker is shutting down');
       return record;
     },
     async finished(raw) {

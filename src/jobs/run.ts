@@ -27,6 +27,12 @@ export interface RunContext {
   network?: NetworkOptions;
   /** Aborting puts the job back to `queued` (shutdown): it is run again on the next start. */
   signal?: AbortSignal;
+  /**
+   * Asked with each finished report before it is written: true puts the job back to `queued`
+   * without writing it (a download that may work later — the fleet retries it with backoff), so
+   * the API never shows that attempt as the answer.
+   */
+  retryLater?: (report: Report) => boolean;
 }
 
 /**
@@ -55,6 +61,7 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
     return (await store.updateRecord(job.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message } }))) ?? running;
   }
   const { report, previews } = result;
+  if (ctx.retryLater?.(report)) return (await store.updateRecord(job.id, (r) => withoutRun({ ...r, status: 'queued' })))!;
   await store.writeResult(job.id, { report, html: renderHtml(report, previews), previews: job.options.previews ? previews : new Map() });
   const done = await store.updateRecord(job.id, (r) => ({ ...r, status: 'done', finishedAt: new Date().toISOString(), verdict: report.verdict }));
   // The report keeps the file's sha256; the bytes are not needed any more.
