@@ -13,7 +13,7 @@
  * the rendering itself.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, createConnection } from 'node:net';
@@ -56,8 +56,15 @@ async function inputFolder() {
   }
   const files = readdirSync(source).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
   const chosen = values.limit ? files.slice(0, Number(values.limit)) : files;
-  // Symlinks: the runs read the same bytes without copying a gigabyte.
-  for (const f of chosen) spawnSync('ln', ['-s', join(source, f), join(dir, f)]);
+  // Hard links (a copy across file systems): the runs read the same bytes without copying a
+  // gigabyte. Not symlinks: the batch walker does not follow links out of the folder it judges.
+  for (const f of chosen) {
+    try {
+      linkSync(join(source, f), join(dir, f));
+    } catch {
+      copyFileSync(join(source, f), join(dir, f));
+    }
+  }
   return { dir, label: `${chosen.length} files of ${source}` };
 }
 
