@@ -159,10 +159,11 @@ export function placement(plan: ImagePlan, maxPx: number): Placement | null {
   const { flip, angle } = orientation(du, dv);
   const xs = [p00[0], pu[0], pv[0], pu[0] + dv[0]];
   const ys = [p00[1], pu[1], pv[1], pu[1] + dv[1]];
-  const left = Math.min(...xs);
-  const top = Math.min(...ys);
-  const rw = Math.max(1, Math.round(Math.max(...xs) - left));
-  const rh = Math.max(1, Math.round(Math.max(...ys) - top));
+  // Four corners: no spread, so no array length to reason about.
+  const left = Math.min(xs[0]!, xs[1]!, xs[2]!, xs[3]!);
+  const top = Math.min(ys[0]!, ys[1]!, ys[2]!, ys[3]!);
+  const rw = Math.max(1, Math.round(Math.max(xs[0]!, xs[1]!, xs[2]!, xs[3]!) - left));
+  const rh = Math.max(1, Math.round(Math.max(ys[0]!, ys[1]!, ys[2]!, ys[3]!) - top));
   if (rw * rh > 16 * width * height) return null;
   return { width, height, flip, angle, left, top, rw, rh };
 }

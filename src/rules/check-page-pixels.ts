@@ -1,3 +1,4 @@
+import { maxOf } from '../util/array.js';
 import { formatNumber } from '../pdf/units.js';
 import { EDGES, type Edge } from '../raster/facts.js';
 import type { Check } from './context.js';
@@ -44,7 +45,7 @@ export const checkPageEdgeGap: Check = (ctx) => {
     if (gaps.length === 0) continue;
     const list = gaps.map((g) => `${EDGE_WORD[g.edge]} (${formatNumber(g.mm, 0)} mm)`);
     const sides = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
-    const widest = Math.max(...gaps.map((g) => g.mm));
+    const widest = maxOf(gaps.map((g) => g.mm));
     const beyond = widest > bleed;
     out.push({
       code: 'page-edge-gap',
