@@ -6,7 +6,7 @@
  */
 import type { PDFContext, PDFDict } from 'pdf-lib';
 import type { Matrix, Rect } from './facts.js';
-import { IDENTITY, apply, isFiniteMatrix } from './matrix.js';
+import { IDENTITY, isFiniteMatrix, transformedBox } from './matrix.js';
 import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, items, numberOf, rectOf } from './objects.js';
 import type { OptionalContent } from './optional-content.js';
 
@@ -75,10 +75,7 @@ export function appearancePlacement(context: PDFContext, form: PDFDict, rect: Re
   const m = get(context, form, 'Matrix');
   const values = m instanceof PDFArray && m.size() === 6 ? items(context, m).map(numberOf) : [];
   const matrix: Matrix = values.length === 6 && isFiniteMatrix(values as number[]) ? (values as Matrix) : IDENTITY;
-  const corners = [apply(matrix, bbox[0], bbox[1]), apply(matrix, bbox[2], bbox[1]), apply(matrix, bbox[0], bbox[3]), apply(matrix, bbox[2], bbox[3])];
-  const xs = corners.map((p) => p[0]);
-  const ys = corners.map((p) => p[1]);
-  const [x0, y0, x1, y1] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  const [x0, y0, x1, y1] = transformedBox(matrix, bbox);
   if (x1 - x0 <= 0 || y1 - y0 <= 0 || rect[2] - rect[0] <= 0 || rect[3] - rect[1] <= 0) return undefined;
   const sx = (rect[2] - rect[0]) / (x1 - x0);
   const sy = (rect[3] - rect[1]) / (y1 - y0);

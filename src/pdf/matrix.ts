@@ -18,12 +18,15 @@ export function apply(m: Matrix, x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 }
 
+/** Bounding box of the rectangle [x0, y0, x1, y1] transformed by m (its four corners). */
+export function transformedBox(m: Matrix, [x0, y0, x1, y1]: Rect): Rect {
+  const [a, b, c, d] = [apply(m, x0, y0), apply(m, x1, y0), apply(m, x0, y1), apply(m, x1, y1)];
+  return [Math.min(a[0], b[0], c[0], d[0]), Math.min(a[1], b[1], c[1], d[1]), Math.max(a[0], b[0], c[0], d[0]), Math.max(a[1], b[1], c[1], d[1])];
+}
+
 /** Bounding box of the unit square transformed by m. */
 export function unitSquareBox(m: Matrix): Rect {
-  const pts = [apply(m, 0, 0), apply(m, 1, 0), apply(m, 0, 1), apply(m, 1, 1)];
-  const xs = pts.map((p) => p[0]);
-  const ys = pts.map((p) => p[1]);
-  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  return transformedBox(m, [0, 0, 1, 1]);
 }
 
 export function isFiniteMatrix(m: readonly number[]): m is Matrix {

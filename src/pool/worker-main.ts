@@ -6,11 +6,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFBool, PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds } from '../pdf/pdf-lib.js';
+import { PDFDocument, PDFName, PDFRawStream, ParseSpeeds } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { N, resolve, items, PDFArray, numberOf } from '../pdf/objects.js';
+import { N, resolve, PDFArray } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';
 import { renderFromImage } from '../raster/fast-path.js';
+import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
 import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
@@ -88,7 +89,7 @@ async function render(task: RenderTask) {
     // The caller may have sent the JPEG along (it read the structure itself).
     const found = task.jpeg ? null : await imageObject(doc, task.plan.ref);
     if (task.jpeg || (found && isDct(found.pdf, found.stream))) {
-      const jpeg = task.jpeg ?? imageStream(found!.pdf, found!.stream);
+      const jpeg = task.jpeg ?? jpegStreamOf(found!.pdf, found!.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
     } else if (found) {
       const flate = readFlateImage(found.pdf.context, found.stream);
@@ -184,10 +185,8 @@ async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ pdf: PDF
     parseSpeed: ParseSpeeds.Fastest,
   });
   const pdf = await doc.pdflib;
-  if (pdf.context.trailerInfo.Encrypt) return null; // encrypted streams: pdf.js decrypts them
-  const [num, gen] = refLabel.split(' ').map(Number);
-  const stream = pdf.context.lookup(PDFRef.of(num!, gen!));
-  return stream instanceof PDFRawStream ? { pdf, stream } : null;
+  const stream = imageXObject(pdf, refLabel);
+  return stream ? { pdf, stream } : null;
 }
 
 function isDct(pdf: PDFDocument, stream: PDFRawStream): boolean {
@@ -196,11 +195,3 @@ function isDct(pdf: PDFDocument, stream: PDFRawStream): boolean {
   return name instanceof PDFName && name.asString() === '/DCTDecode';
 }
 
-/** The raw JPEG bytes of an image XObject, and whether its /Decode array inverts it. */
-function imageStream(pdf: PDFDocument, stream: PDFRawStream): { data: Uint8Array; decodeInverted: boolean; interpolate: boolean } {
-  const decode = resolve(pdf.context, stream.dict.get(N('Decode')));
-  const values = decode instanceof PDFArray ? items(pdf.context, decode).map(numberOf) : [];
-  const decodeInverted = values.length > 0 && values[0] === 1 && values[1] === 0;
-  const interpolate = resolve(pdf.context, stream.dict.get(N('Interpolate')));
-  return { data: stream.contents, decodeInverted, interpolate: interpolate instanceof PDFBool && interpolate.asBoolean() };
-}
