@@ -130,12 +130,15 @@ export function summarise(results: BatchResult[], pending: string[], interrupted
 /** How many times a file that changes while it is judged is judged again before giving up. */
 const MAX_JUDGEMENTS = 3;
 
-/** Size, mtime and content hash of a file: what must be the same before and after judging it. */
+/**
+ * What must be the same before and after judging a file: inode, size, mtime and ctime. A write
+ * always moves ctime (and no one can set it back, unlike mtime), a replacement by rename changes
+ * the inode, so no bytes need hashing on this thread: the worker hashes what it judged.
+ */
 async function fingerprint(path: string): Promise<string | null> {
   try {
-    const info = await stat(path);
-    const bytes = await readFile(path);
-    return `${info.size}:${info.mtimeMs}:${sha256Hex(bytes)}`;
+    const info = await stat(path, { bigint: true });
+    return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
   } catch {
     return null;
   }

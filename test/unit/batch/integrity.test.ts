@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,32 @@ describe('a file replaced while it is judged', () => {
     expect(summary.results).toEqual([expect.objectContaining({ file: 'T-SHIRT-M__order.pdf', verdict: 'fail' })]);
     const report = ReportSchema.parse(JSON.parse(readFileSync(join(dir, 'out', summary.results[0]!.report), 'utf8')));
     expect(report.file.sha256).toBe(sha(bad));
+  }, 60_000);
+});
+
+describe('a file overwritten in place, same length, its mtime set back', () => {
+  const path = { file: '' };
+  // One byte of the binary header comment differs: same size, same inode, the old mtime restored.
+  const changed = Buffer.from(good);
+  changed[10] = changed[10]! ^ 1;
+  const pool = new MeddlingPool(() => {
+    const before = statSync(path.file);
+    const fd = openSync(path.file, 'r+');
+    writeSync(fd, changed, 0, changed.length, 0);
+    closeSync(fd);
+    utimesSync(path.file, before.atime, before.mtime);
+  });
+  afterAll(() => pool.destroy());
+
+  it('is judged again (its ctime moved), and the report hashes the new bytes', async () => {
+    const dir = tmp();
+    path.file = join(dir, 'T-SHIRT-M__order.pdf');
+    writeFileSync(path.file, good);
+    utimesSync(path.file, 1_700_000_000, 1_700_000_000); // whole seconds: setting it back is exact
+    const summary = await preflightFolder(dir, { out: join(dir, 'out'), preflight: { pool, raster: false }, html: false });
+    expect(pool.inspections).toBe(2);
+    const report = ReportSchema.parse(JSON.parse(readFileSync(join(dir, 'out', summary.results[0]!.report), 'utf8')));
+    expect(report.file.sha256).toBe(sha(changed));
   }, 60_000);
 });
 
