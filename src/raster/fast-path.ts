@@ -122,7 +122,9 @@ export async function renderFromImage(
   const adobe = cmyk && hasAdobeMarker(jpeg);
   if (cmyk && adobe !== decodeInverted) return null;
   if (!cmyk && decodeInverted) return null;
-  return drawPlaced(input, plan, at, interpolate);
+  // A CMYK image is shrunk, turned and resized in CMYK; lcms converts it once, at the final size
+  // (converting the full-size decode first costs as much again as the decode).
+  return drawPlaced(cmyk ? input.pipelineColourspace('cmyk') : input, plan, at, interpolate);
 }
 
 /** Where the image lands on the displayed page raster, and how it is turned to get there. */
