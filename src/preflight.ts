@@ -23,6 +23,7 @@ import { buildReport, type PreviewRef } from './report/build.js';
 import type { Report } from './report/schema.js';
 import { runChecks } from './rules/index.js';
 import { readSourceBytes, sha256Hex } from './source/read.js';
+import { grouped } from './util/text.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -249,7 +250,7 @@ async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex
 }
 
 function overBudget(pixels: number, max: number): string {
-  const fmt = (n: number) => n.toLocaleString('en-US');
+  const fmt = grouped;
   return `draws images of ${fmt(pixels)} pixels in all (soft masks included, at the size their data declares); a renderer decodes them whole, and pages over ${fmt(max)} pixels are not rendered, to stay within the memory limit`;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FindingCodeSchema } from '../rules/codes.js';
+import { ordinal } from '../util/text.js';
 
 export const BatchVerdictSchema = z.enum(['pass', 'warn', 'fail', 'error']);
 export type BatchVerdict = z.infer<typeof BatchVerdictSchema>;
@@ -52,7 +53,7 @@ const ORDER: Record<BatchVerdict, number> = { error: 0, fail: 1, warn: 2, pass: 
 /** The browsable summary: every file with its verdict, failures first, linked to its visual report. */
 export function renderIndexHtml(summary: BatchSummary, title: string): string {
   const rows = [...summary.results]
-    .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || a.file.localeCompare(b.file))
+    .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || ordinal(a.file, b.file))
     .map((r) => {
       const codes = Object.entries(r.rules)
         .map(([c, n]) => `<code>${c}</code>${n! > 1 ? ` ×${n}` : ''}`)

@@ -6,6 +6,7 @@ import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, UsageError, type CliIO } f
 import { safeForTerminal } from '../report/terminal.js';
 import { print, say } from './output.js';
 import { parseFlags } from './args.js';
+import { ordinal } from '../util/text.js';
 
 export const BATCH_HELP = `Usage: print-preflight batch <dir> --out <dir> [--manifest FILE] [--concurrency N] [--watch]
 
@@ -152,7 +153,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         `${summary.reused ? ` (${summary.reused} kept from an earlier run)` : ''}${summary.interrupted ? `, ${summary.pending.length} not judged (interrupted)` : ''} → ${values.out}/index.html`,
     );
     const rank = { error: 0, fail: 1, warn: 2, pass: 3 } as const;
-    const failed = summary.results.filter((r) => fails(r.verdict, failOn)).sort((a, b) => rank[a.verdict] - rank[b.verdict] || a.file.localeCompare(b.file));
+    const failed = summary.results.filter((r) => fails(r.verdict, failOn)).sort((a, b) => rank[a.verdict] - rank[b.verdict] || ordinal(a.file, b.file));
     if (failed.length) {
       io.stdout(`${failOn === 'warning' ? 'Failed or warned' : 'Failed'} (${failed.length}):\n`);
       const shown = failed.slice(0, 50);

@@ -19,6 +19,7 @@ import { connectRedis, redactRedisUrl, resolveConnection, type FleetConnection, 
 import { JOB_CHECK, jobOptions, RetryPolicySchema, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { heartbeatKey, WorkerHeartbeatSchema, type WorkerHeartbeat } from './worker.js';
+import { ordinal } from '../util/text.js';
 
 export interface RedisQueueOptions {
   store: JobStore;
@@ -217,7 +218,7 @@ export class RedisQueue implements CheckQueue {
       const hb = text === null ? null : WorkerHeartbeatSchema.safeParse(safeJson(text));
       if (hb?.success) out.push(hb.data);
     }
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return out.sort((a, b) => ordinal(a.name, b.name));
   }
 
   /** Adds the fleet's gauges (failed jobs, live workers, per-worker jobs and busy time) to a registry. */

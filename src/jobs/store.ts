@@ -20,6 +20,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { Preview } from '../preflight.js';
 import type { Report } from '../report/schema.js';
 import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord } from './schema.js';
+import { ordinal } from '../util/text.js';
 
 /** Marks temporary files; {@link JobStore.open} removes the ones a killed process left. */
 export const TEMP_MARKER = '.tmp-';
@@ -180,7 +181,7 @@ export class JobStore {
       const r = await this.readRecord(id).catch(() => null);
       if (r && (r.status === 'queued' || r.status === 'running')) out.push(r);
     }
-    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return out.sort((a, b) => ordinal(a.createdAt, b.createdAt));
   }
 
   /**

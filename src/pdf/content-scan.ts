@@ -32,6 +32,7 @@ import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, join
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
 import { ppiOf } from './units.js';
+import { grouped } from '../util/text.js';
 
 export interface ScanLimits {
   /** Deepest Form XObject / pattern nesting followed. */
@@ -506,7 +507,7 @@ export class ContentScanner {
   ) {
     if (this.images.length >= this.limits.maxImageDraws) {
       this.tooComplex = true;
-      this.notes.add(`the page draws images more than ${this.limits.maxImageDraws.toLocaleString('en-US')} times: inspection stopped, the page is not rendered`);
+      this.notes.add(`the page draws images more than ${grouped(this.limits.maxImageDraws)} times: inspection stopped, the page is not rendered`);
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);

@@ -21,6 +21,7 @@ import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
 import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
+import { grouped } from '../util/text.js';
 
 
 // libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
@@ -104,11 +105,11 @@ async function render(task: RenderTask) {
   }
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
-      const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${task.maxPdfjsImagePixels.toLocaleString('en-US')} pixels`;
+      const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${grouped(task.maxPdfjsImagePixels)} pixels`;
       throw new Error(
         notStreamed
           ? `${IMAGE_UNREADABLE} (${notStreamed}), and ${budget}`
-          : `the page draws images of ${task.largestImagePixels.toLocaleString('en-US')} pixels in all; ${budget}`,
+          : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`,
       );
     }
     if (task.renderer === 'pdfium') {
@@ -129,8 +130,16 @@ async function render(task: RenderTask) {
       await (await doc.pdfjs)?.cleanup().catch(() => undefined);
     }
   }
-  const measured = analysePixels(pixels);
-  const preview = task.format ? await encodePreview(pixels, task.format) : null;
+  // The preview is encoded on libuv's threads while this thread measures the same pixels.
+  const encoding = task.format ? encodePreview(pixels, task.format) : null;
+  let measured: ReturnType<typeof analysePixels>;
+  try {
+    measured = analysePixels(pixels);
+  } catch (error) {
+    await encoding?.catch(() => undefined);
+    throw error;
+  }
+  const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
       index: task.page,

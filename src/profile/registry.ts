@@ -1,5 +1,6 @@
 import { ProfileError, UnknownTargetError, invalidArgument } from '../errors.js';
 import type { Layer, Limits, Profile, Variant } from './schema.js';
+import { ordinal } from '../util/text.js';
 
 /** What a file is checked against: a product and variant, or a SKU. */
 export type Target = { product: string; variant: string } | { sku: string };
@@ -85,7 +86,7 @@ export class ProfileRegistry {
 
   /** All profiles, sorted by id. */
   list(): Profile[] {
-    return [...this.byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+    return [...this.byId.values()].sort((a, b) => ordinal(a.id, b.id));
   }
 
   get(productId: string): Profile | undefined {

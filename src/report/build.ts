@@ -12,6 +12,7 @@ import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
+import { ordinal } from '../util/text.js';
 
 /** fail when any finding is an error, warn when any is a warning, else pass. */
 export function verdictOf(findings: readonly Finding[]): Verdict {
@@ -64,7 +65,7 @@ export function withFindings(report: Report, extra: readonly Finding[], source?:
     ...(source ? { source } : {}),
     verdict: verdictOf(findings),
     counts,
-    rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
+    rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => ordinal(a, b))),
     pdf,
     pages,
     findings,
@@ -100,7 +101,7 @@ export function buildReport({ file, facts, target, findings, limits, severities 
     },
     verdict: verdictOf(findings),
     counts,
-    rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => a.localeCompare(b))),
+    rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => ordinal(a, b))),
     pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null, activeContent: facts.activeContent },
     pages: facts.pages.map((p) => reportPage(p, target, limits, raster?.get(p.index), previews?.get(p.index))),
     findings,

@@ -10,6 +10,7 @@ import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
 import { formatBytes } from './format.js';
 import type { Report, ReportPage } from './schema.js';
+import { grouped } from '../util/text.js';
 
 export interface HtmlPreview {
   bytes: Uint8Array;
@@ -62,7 +63,7 @@ export function renderHtml(report: Report, previews: ReadonlyMap<number, HtmlPre
 <main>
 <section class="facts">
   <dl>
-    <div><dt>File</dt><dd>${formatBytes(report.file.bytes)} (${report.file.bytes.toLocaleString('en-US')} bytes)</dd></div>
+    <div><dt>File</dt><dd>${formatBytes(report.file.bytes)} (${grouped(report.file.bytes)} bytes)</dd></div>
     <div><dt>PDF</dt><dd>${report.pdf.version ? `version ${esc(report.pdf.version)}` : 'not a readable PDF'}${report.pdf.encrypted ? ', encrypted' : ''}</dd></div>
     <div><dt>Pages</dt><dd>${report.pdf.pageCount ?? '—'} (layers: ${report.pages.length ? '' : '—'}${esc(layerList(report))})</dd></div>
     <div><dt>Product</dt><dd>${esc(report.product)} ${esc(report.variant)}, profile ${esc(report.profileVersion)}, bleed ${formatNumber(report.limits.bleedMm)} mm, tolerance ±${formatNumber(report.limits.toleranceMm)} mm</dd></div>
@@ -161,7 +162,7 @@ function imageTable(page: ReportPage, report: Report): string {
       const bad = i.printedPpi !== null && i.printedPpi < report.limits.minPpiError;
       const big = Math.max(i.widthPx, i.heightPx) > report.limits.maxImagePixels;
       const rgb = /RGB/.test(i.colourSpace) && !/over Device(CMYK|Gray)|over ICCBased (CMYK|Gray)/.test(i.colourSpace);
-      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${i.widthPx.toLocaleString('en-US')} × ${i.heightPx.toLocaleString('en-US')}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}</td></tr>`;
+      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${grouped(i.widthPx)} × ${grouped(i.heightPx)}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}</td></tr>`;
     })
     .join('');
   return `<table class="images"><caption>${plural(page.images.length, 'image')}</caption><thead><tr><th>#</th><th>pixels</th><th title="effective resolution at the printed size; warning below ${formatNumber(report.limits.minPpi)}, error below ${formatNumber(report.limits.minPpiError)}">ppi printed</th><th>colour space</th><th>encoding</th></tr></thead><tbody>${rows}</tbody></table>`;

@@ -9,6 +9,7 @@ import { wrap } from './wrap.js';
 export { wrap } from './wrap.js';
 import { minOf, pushAll } from '../util/array.js';
 import { safeForTerminal } from './terminal.js';
+import { grouped } from '../util/text.js';
 
 export interface TextOptions {
   /** ANSI colours. Default false. */
@@ -49,7 +50,7 @@ export function renderText(report: Report, options: TextOptions = {}): string {
   const verdictColour = report.verdict === 'pass' ? c.green : report.verdict === 'warn' ? c.yellow : c.red;
   const name = safeForTerminal(report.file.path ?? '(bytes)');
   push(`${verdictColour(c.bold(` ${VERDICT_WORD[report.verdict]} `))} ${c.bold(name)} — ${report.product} ${report.variant} (${report.sku}, profile ${report.profileVersion})`, '       ');
-  const pages = report.pdf.pageCount === null ? 'pages unreadable' : `${report.pdf.pageCount.toLocaleString('en-US')} page${report.pdf.pageCount === 1 ? '' : 's'}`;
+  const pages = report.pdf.pageCount === null ? 'pages unreadable' : `${grouped(report.pdf.pageCount)} page${report.pdf.pageCount === 1 ? '' : 's'}`;
   push(
     `       ${formatBytes(report.file.bytes)}, ${pages}${report.pdf.version ? `, PDF ${report.pdf.version}` : ''} · ${c.red(`${report.counts.error} error${report.counts.error === 1 ? '' : 's'}`)}, ${c.yellow(`${report.counts.warning} warning${report.counts.warning === 1 ? '' : 's'}`)}, ${report.counts.info} info`,
     '       ',
@@ -73,12 +74,12 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     const shown = rows.length > maxPageLines ? rows.slice(0, maxPageLines - 1) : rows;
     for (const r of shown) {
       const mark = r.worst ? (r.worst === 'error' ? c.red('✖') : r.worst === 'warning' ? c.yellow('⚠') : c.dim('ℹ')) : c.green('✓');
-      const label = r.first === r.last ? `Page ${r.first}` : `Pages ${r.first.toLocaleString('en-US')}–${r.last.toLocaleString('en-US')}`;
+      const label = r.first === r.last ? `Page ${r.first}` : `Pages ${grouped(r.first)}–${grouped(r.last)}`;
       push(`  ${mark} ${label}${r.layer ? ` ${c.bold(safeForTerminal(r.layer))}` : ''}: ${r.body}`, '      ');
     }
     if (shown.length < rows.length) {
       const hidden = rows.slice(shown.length).reduce((n, r) => n + r.last - r.first + 1, 0);
-      push(`  … ${hidden.toLocaleString('en-US')} more page${hidden === 1 ? '' : 's'} (pages ${rows[shown.length]!.first.toLocaleString('en-US')}–${rows[rows.length - 1]!.last.toLocaleString('en-US')}; --json lists every page)`, '    ');
+      push(`  … ${grouped(hidden)} more page${hidden === 1 ? '' : 's'} (pages ${grouped(rows[shown.length]!.first)}–${grouped(rows[rows.length - 1]!.last)}; --json lists every page)`, '    ');
     }
   }
 
@@ -89,13 +90,13 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     for (const g of shown) {
       const f = g.finding;
       const mark = f.severity === 'error' ? c.red(SEVERITY_MARK.error) : f.severity === 'warning' ? c.yellow(SEVERITY_MARK.warning) : c.dim(SEVERITY_MARK.info);
-      lines.push(`  ${mark} ${c.dim(f.code)}${g.pages.length > 1 ? c.dim(` × ${g.pages.length.toLocaleString('en-US')}`) : ''}`);
+      lines.push(`  ${mark} ${c.dim(f.code)}${g.pages.length > 1 ? c.dim(` × ${grouped(g.pages.length)}`) : ''}`);
       const message = safeForTerminal(g.pages.length > 1 ? `Pages ${formatRanges(g.pages)}${g.rest.replace(/^ is /, ' are ')}` : f.message);
       push(`    ${message}`, '    ');
     }
     if (shown.length < groups.length) {
       const hidden = groups.slice(shown.length).reduce((n, g) => n + g.pages.length, 0);
-      push(`  … ${hidden.toLocaleString('en-US')} more finding${hidden === 1 ? '' : 's'} (--json or --html for all)`, '    ');
+      push(`  … ${grouped(hidden)} more finding${hidden === 1 ? '' : 's'} (--json or --html for all)`, '    ');
     }
   } else {
     lines.push('', `  ${c.green('✓')} No findings: the file meets every rule checked.`);

@@ -1,5 +1,6 @@
 import { formatBytes } from '../report/format.js';
 import type { Check } from './context.js';
+import { grouped } from '../util/text.js';
 
 const mb = formatBytes;
 
@@ -11,7 +12,7 @@ export const checkFileSize: Check = ({ facts, limits }) => {
       code: 'file-too-large',
       page: null,
       layer: null,
-      message: `The file is ${mb(facts.bytes)} (${facts.bytes.toLocaleString('en-US')} bytes), over the service's limit of ${mb(limits.maxFileBytes)}: it may be rejected or delay processing. Recompress its images (JPEG quality 85–90 at ${limits.productionPpi} ppi is plenty for textiles).`,
+      message: `The file is ${mb(facts.bytes)} (${grouped(facts.bytes)} bytes), over the service's limit of ${mb(limits.maxFileBytes)}: it may be rejected or delay processing. Recompress its images (JPEG quality 85–90 at ${limits.productionPpi} ppi is plenty for textiles).`,
       expected: `≤ ${limits.maxFileBytes} bytes`,
       actual: `${facts.bytes} bytes`,
       details: { bytes: facts.bytes, maxBytes: limits.maxFileBytes },

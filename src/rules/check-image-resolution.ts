@@ -4,6 +4,7 @@ import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
+import { grouped } from '../util/text.js';
 
 /**
  * A resolution as it is compared and printed: one decimal. Comparing the unrounded value and
@@ -12,7 +13,7 @@ import type { Draft } from './finding.js';
 export const ppiValue = (ppi: number): number => round(ppi, 1);
 /** "12.5 ppi", "300 ppi" — the one way a resolution is written. */
 export const formatPpi = (ppi: number): string => `${formatNumber(ppiValue(ppi), 1)} ppi`;
-const px = (n: number) => n.toLocaleString('en-US');
+const px = grouped;
 
 /**
  * image-low-resolution: an image below the profile's minimum effective resolution *at the size the

@@ -4,6 +4,7 @@ import { formatNumber, mmToPx, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
+import { grouped } from '../util/text.js';
 
 /** "image Im0 (12 0 R)", "an inline image", "image Fm1 › Im0 (12 0 R)" */
 export function imageLabel(image: ImageFacts): string {
@@ -29,7 +30,7 @@ export function distinctImages(images: ImageFacts[]): ImageFacts[] {
  */
 export const checkImageSize: Check = (ctx) => {
   const max = ctx.limits.maxImagePixels;
-  const fmt = (n: number) => n.toLocaleString('en-US');
+  const fmt = grouped;
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     for (const image of distinctImages(page.images)) {

@@ -1,4 +1,5 @@
 /** Page lists for people: "1–4, 7, 9–12", summarised when long. */
+import { grouped } from './text.js';
 
 /** Consecutive runs of sorted, distinct 1-based numbers: [[1, 4], [7, 7], [9, 12]]. */
 export function runsOf(numbers: Iterable<number>): [number, number][] {
@@ -18,10 +19,10 @@ export function runsOf(numbers: Iterable<number>): [number, number][] {
  */
 export function formatRanges(numbers: Iterable<number>, maxRuns = 8): string {
   const runs = runsOf(numbers);
-  const text = (r: [number, number]) => (r[0] === r[1] ? r[0].toLocaleString('en-US') : `${r[0].toLocaleString('en-US')}–${r[1].toLocaleString('en-US')}`);
+  const text = (r: [number, number]) => (r[0] === r[1] ? grouped(r[0]) : `${grouped(r[0])}–${grouped(r[1])}`);
   if (runs.length <= maxRuns) return runs.map(text).join(', ');
   const count = runs.reduce((n, r) => n + r[1] - r[0] + 1, 0);
-  return `${runs.slice(0, maxRuns).map(text).join(', ')}, … (${count.toLocaleString('en-US')} pages)`;
+  return `${runs.slice(0, maxRuns).map(text).join(', ')}, … (${grouped(count)} pages)`;
 }
 
 /** "page 3", "pages 1–4", "pages 1, 3" */

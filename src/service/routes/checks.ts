@@ -17,6 +17,7 @@ import { Problem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
 import { CheckFormSchema, CheckParamsSchema, CheckUrlBodySchema, PageParamsSchema, SubmitQuerySchema, targetOf } from '../schemas.js';
 import type { ServiceContext } from '../context.js';
+import { grouped } from '../../util/text.js';
 
 const PREVIEW_TYPES: Record<string, string> = { png: 'image/png', webp: 'image/webp' };
 
@@ -255,7 +256,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
 }
 
 function tooLarge(limit: number): Problem {
-  return new Problem(413, 'upload-too-large', `The file is over the upload limit of ${limit.toLocaleString('en')} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`, {
+  return new Problem(413, 'upload-too-large', `The file is over the upload limit of ${grouped(limit)} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`, {
     limitBytes: limit,
   });
 }

@@ -117,12 +117,15 @@ describe('time limits measure the task, not the queue', () => {
       const task = { maxPx: 600, format: null, plan: null, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 };
       const started = performance.now();
       const slow = pool.render({ ...task, docId: 'heavy', bytes: heavy, page: 1 });
-      // Queued behind the heavy page: under a clock started at submission it would time out.
-      const quick = pool.render({ ...task, docId: 'light', bytes: light, page: 1 }, undefined, 4_000);
+      // Queued behind the heavy page (~4 s here): under a clock started at submission it would
+      // time out. The limit leaves the heavy page a margin on a fast machine and the light page
+      // (~0.1 s) one on a slow one.
+      const limitMs = 2_500;
+      const quick = pool.render({ ...task, docId: 'light', bytes: light, page: 1 }, undefined, limitMs);
       const slowResult = await slow;
       const waited = performance.now() - started;
       const quickResult = await quick;
-      expect(waited, 'the heavy page must keep the only worker busy longer than the light page’s limit').toBeGreaterThan(4_000);
+      expect(waited, 'the heavy page must keep the only worker busy longer than the light page’s limit').toBeGreaterThan(limitMs);
       expect(slowResult.facts.index).toBe(1);
       expect(quickResult.facts.widthPx).toBeGreaterThan(0);
     } finally {
