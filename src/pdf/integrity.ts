@@ -2,7 +2,8 @@
  * File-level integrity facts that pdf-lib's tolerant parser hides: whether the cross-reference
  * data a strict reader follows is intact, and whether the file carries actions that run code.
  */
-import { PDFObjectParser, type PDFContext, type PDFObject } from 'pdf-lib';
+import type { PDFContext, PDFObject } from 'pdf-lib';
+import { PDFObjectParser } from './pdf-lib.js';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
 import { StreamDecodeError, decodeStream } from './streams.js';
 

@@ -1,5 +1,7 @@
 import type { RawPixels } from './pixels.js';
 
+let loadedSharp: typeof import('sharp').default | undefined;
+
 export type PreviewFormat = 'png' | 'webp';
 
 export const PREVIEW_MIME: Record<PreviewFormat, string> = { png: 'image/png', webp: 'image/webp' };
@@ -7,7 +9,9 @@ export const PREVIEW_MIME: Record<PreviewFormat, string> = { png: 'image/png', w
 /** Encodes raw pixels as PNG or WebP (alpha dropped: pages are rendered on white). */
 export async function encodePreview(pixels: RawPixels, format: PreviewFormat): Promise<Uint8Array> {
   const { data, width, height, channels } = pixels;
-  const { default: sharp } = await import('sharp'); // a check without previews never loads it
+  // A check without previews never loads sharp. Once loaded, the encoding starts before this
+  // function first returns, so it runs on libuv's threads while the caller goes on.
+  const sharp = loadedSharp ?? (loadedSharp = (await import('sharp')).default);
   let img = sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: channels as 3 | 4 } });
   if (channels === 4) img = img.removeAlpha();
   // Previews are looked at, not archived: fast PNG settings (zlib level 2, no adaptive filtering).

@@ -18,7 +18,7 @@ writeFileSync(
   `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const r = await next(specifier, context);
-  appendFileSync(process.env.PP_LOADED, r.url + '\\n');
+  appendFileSync(process.env.PP_LOADED, 'esm ' + r.url + '\\n');
   return r;
 }`,
 );
@@ -32,25 +32,23 @@ register(${JSON.stringify(pathToFileURL(hooks).href)});
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
   const out = load.apply(this, arguments);
-  try { appendFileSync(process.env.PP_LOADED, Module._resolveFilename(request, parent) + '\\n'); } catch {}
+  try { appendFileSync(process.env.PP_LOADED, 'cjs ' + Module._resolveFilename(request, parent) + '\\n'); } catch {}
   return out;
 };`,
 );
 
-function loadedBy(args: string[]): { status: number | null; packages: Set<string> } {
+function loadedBy(args: string[]): { status: number | null; packages: Set<string>; imported: Set<string> } {
   const log = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(log, '');
   const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, 'bin/print-preflight.js', ...args], {
     env: { ...process.env, PP_LOADED: log },
     encoding: 'utf8',
   });
-  const packages = new Set(
-    readFileSync(log, 'utf8')
-      .split('\n')
-      .map((line) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1])
-      .filter((p): p is string => !!p),
-  );
-  return { status: run.status, packages };
+  const lines = readFileSync(log, 'utf8').split('\n');
+  const packagesOf = (list: string[]) =>
+    new Set(list.map((line) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1]).filter((p): p is string => !!p));
+  // `imported`: packages reached by an ESM import (the other lines come from require()).
+  return { status: run.status, packages: packagesOf(lines), imported: packagesOf(lines.filter((l) => l.startsWith('esm '))) };
 }
 
 const HEAVY = ['pdfjs-dist', 'pdf-lib', 'sharp', '@hyzyla/pdfium', '@napi-rs/canvas'];
@@ -72,5 +70,13 @@ describe('CLI start-up loads only what a command needs', () => {
     expect(status).toBe(0);
     expect([...packages]).toContain('pdf-lib'); // the hook sees what is loaded: it can fail
     for (const p of ['pdfjs-dist', 'sharp', '@hyzyla/pdfium', '@napi-rs/canvas']) expect([...packages]).not.toContain(p);
+  });
+
+  it('loads pdf-lib with require(), never by an ESM import (which scans all its CommonJS re-exports)', () => {
+    const { status, packages, imported } = loadedBy(['check', '--no-raster', 'test/corpus/files/reportlab-tshirt-M-exact.pdf', '--sku', 'T-SHIRT-M']);
+    expect(status).toBe(0);
+    expect([...packages]).toContain('pdf-lib');
+    expect([...imported]).toContain('zod'); // the ESM side of the hook records: it can fail
+    expect([...imported], 'a value import from "pdf-lib": go through src/pdf/pdf-lib.ts').not.toContain('pdf-lib');
   });
 });
