@@ -8,7 +8,7 @@ import type { DocumentFacts } from './pdf/facts.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
 import { IMAGE_PATH_DECLINED, type InspectResult } from './pool/tasks.js';
-import type { PDFDocument } from './pdf/pdf-lib.js';
+import type { PDFContext } from './pdf/pdf-lib.js';
 import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
@@ -212,7 +212,7 @@ export async function preflightWithPreviews(
  */
 async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
   const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
-  let doc: PDFDocument | undefined;
+  let doc: PDFContext | undefined;
   try {
     const facts = await inspectPdf(bytes, { onDocument: (d) => (doc = d) });
     const parsed = doc;

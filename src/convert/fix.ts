@@ -6,7 +6,8 @@
  * recompress a file over the size cap. The output is checked again; the result lists every change
  * and every finding that remains.
  */
-import { PDFDocument, PDFName, PDFRawStream, PDFRef, ParseSpeeds, type PDFPage } from '../pdf/pdf-lib.js';
+import { PDFDocument, ParseSpeeds } from '../pdf/pdf-lib-document.js';
+import { PDFName, PDFRawStream, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';

@@ -1,4 +1,5 @@
-import { PDFDocument, PDFName, ParseSpeeds } from '../pdf/pdf-lib.js';
+import { PDFDocument, ParseSpeeds } from '../pdf/pdf-lib-document.js';
+import { PDFName } from '../pdf/pdf-lib.js';
 import { InvalidArgumentError } from '../errors.js';
 
 const INHERITABLE = ['MediaBox', 'CropBox', 'Resources', 'Rotate'] as const;

@@ -2,7 +2,7 @@
  * Structural inspection of a whole PDF: pages, boxes, /Rotate, /UserUnit, images and colour use,
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
-import { PDFDocument, ParseSpeeds, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
+import { parsePdf, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { printableAppearances } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
@@ -23,7 +23,7 @@ export interface InspectOptions {
   maxPages?: number;
   scan?: Partial<ScanLimits>;
   /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
-  onDocument?: (doc: PDFDocument) => void;
+  onDocument?: (context: PDFContext) => void;
 }
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
@@ -79,16 +79,9 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
     return facts;
   }
-  let doc: PDFDocument;
+  let context: PDFContext;
   try {
-    doc = await withQuietConsole(() =>
-      PDFDocument.load(parseBytes, {
-        ignoreEncryption: true,
-        updateMetadata: false,
-        throwOnInvalidObject: false,
-        parseSpeed: ParseSpeeds.Fastest,
-      }),
-    );
+    context = await withQuietConsole(() => parsePdf(parseBytes));
   } catch (error) {
     const detail = (error as Error).message.split('\n')[0]!.replace(/^Failed to parse PDF document \(([^)]*)\): /, '$1: ');
     problem(
@@ -99,8 +92,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     );
     return facts;
   }
-  const context = doc.context;
-  options.onDocument?.(doc);
+  options.onDocument?.(context);
 
   let encryption: EncryptionInfo | undefined;
   const encryptDict = dictOf(resolve(context, context.trailerInfo.Encrypt));

@@ -4,36 +4,53 @@
  * (~250 ms instead of ~125 ms on the benchmark machine) — paid by the CLI and by every pool worker.
  * Every value import of pdf-lib in src/ goes through this module; types may come from 'pdf-lib'.
  */
+/**
+ * pdf-lib, loaded with require(), and only the part that reads a file: its object model and
+ * parsers, by their own files. An ESM `import` of pdf-lib makes Node scan every re-exported file
+ * for named exports (cjs-module-lexer), which doubles its load time; and its document API (pages,
+ * forms, fonts, PNG and JPEG embedders) is half of what it loads. Structure reading, the pool's
+ * workers and the CLI's `check` load only this (~60 ms here instead of ~90); the document API is
+ * in pdf-lib-document.ts, for the commands that write PDFs. A class is the same object either way
+ * (one CommonJS module per file), so `instanceof` holds across both.
+ * Every value import of pdf-lib in src/ goes through these two modules; types may come from 'pdf-lib'.
+ */
 import { createRequire } from 'node:module';
+import type { PDFContext } from 'pdf-lib';
 
+const require = createRequire(import.meta.url);
+const core = <T>(file: string): T => (require(`pdf-lib/cjs/core/${file}`) as { default: T }).default;
 type PdfLib = typeof import('pdf-lib');
-const lib = createRequire(import.meta.url)('pdf-lib') as PdfLib;
 
-export const {
-  PDFArray,
-  PDFBool,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFObjectParser,
-  PDFObjectStreamParser,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  PDFString,
-  ParseSpeeds,
-  concatTransformationMatrix,
-  drawObject,
-  popGraphicsState,
-  pushGraphicsState,
-} = lib;
+export const PDFArray = core<PdfLib['PDFArray']>('objects/PDFArray');
+export const PDFBool = core<PdfLib['PDFBool']>('objects/PDFBool');
+export const PDFDict = core<PdfLib['PDFDict']>('objects/PDFDict');
+export const PDFHexString = core<PdfLib['PDFHexString']>('objects/PDFHexString');
+export const PDFName = core<PdfLib['PDFName']>('objects/PDFName');
+export const PDFNumber = core<PdfLib['PDFNumber']>('objects/PDFNumber');
+export const PDFRawStream = core<PdfLib['PDFRawStream']>('objects/PDFRawStream');
+export const PDFRef = core<PdfLib['PDFRef']>('objects/PDFRef');
+export const PDFStream = core<PdfLib['PDFStream']>('objects/PDFStream');
+export const PDFString = core<PdfLib['PDFString']>('objects/PDFString');
+export const PDFObjectParser = core<PdfLib['PDFObjectParser']>('parser/PDFObjectParser');
+export const PDFObjectStreamParser = core<PdfLib['PDFObjectStreamParser']>('parser/PDFObjectStreamParser');
+const PDFParser = core<PdfLib['PDFParser']>('parser/PDFParser');
+
+/**
+ * Parses a whole file into pdf-lib's object model, as `PDFDocument.load` does with
+ * `{ parseSpeed: Fastest, throwOnInvalidObject: false, capNumbers: false }` — without building a
+ * document (which reads nothing more: its constructor only looks up /Root and /Encrypt).
+ *
+ * @example
+ * const context = await parsePdf(bytes);
+ * const root = context.lookup(context.trailerInfo.Root);
+ */
+export function parsePdf(bytes: Uint8Array): Promise<PDFContext> {
+  return PDFParser.forBytesWithOptions(bytes, Number.POSITIVE_INFINITY, false, false).parseDocument();
+}
 
 export type PDFArray = import('pdf-lib').PDFArray;
 export type PDFBool = import('pdf-lib').PDFBool;
 export type PDFDict = import('pdf-lib').PDFDict;
-export type PDFDocument = import('pdf-lib').PDFDocument;
 export type PDFHexString = import('pdf-lib').PDFHexString;
 export type PDFName = import('pdf-lib').PDFName;
 export type PDFNumber = import('pdf-lib').PDFNumber;

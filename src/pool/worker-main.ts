@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFDocument, PDFName, PDFRawStream, ParseSpeeds } from '../pdf/pdf-lib.js';
+import { PDFName, PDFRawStream, parsePdf, type PDFContext } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { N, resolve, PDFArray } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';
@@ -40,7 +40,7 @@ interface CachedDoc {
   /** Pages rendered by pdf.js since its last cleanup. */
   renderedSinceCleanup: number;
   pdfjs?: Promise<PDFDocumentProxy>;
-  pdflib?: Promise<PDFDocument>;
+  pdflib?: Promise<PDFContext>;
   pdfium?: Promise<PdfiumHandle>;
 }
 
@@ -93,7 +93,7 @@ async function render(task: RenderTask) {
       const jpeg = task.jpeg ?? jpegStreamOf(found!.pdf, found!.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
     } else if (found) {
-      const flate = readFlateImage(found.pdf.context, found.stream);
+      const flate = readFlateImage(found.pdf, found.stream);
       try {
         pixels = flate && (await renderFromFlate(flate, task.plan, task.maxPx));
       } catch (error) {
@@ -186,21 +186,16 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ pdf: PDFDocument; stream: PDFRawStream } | null> {
-  doc.pdflib ??= PDFDocument.load(doc.bytes, {
-    ignoreEncryption: true,
-    updateMetadata: false,
-    throwOnInvalidObject: false,
-    parseSpeed: ParseSpeeds.Fastest,
-  });
+async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ pdf: PDFContext; stream: PDFRawStream } | null> {
+  doc.pdflib ??= parsePdf(doc.bytes);
   const pdf = await doc.pdflib;
   const stream = imageXObject(pdf, refLabel);
   return stream ? { pdf, stream } : null;
 }
 
-function isDct(pdf: PDFDocument, stream: PDFRawStream): boolean {
-  const filter = resolve(pdf.context, stream.dict.get(N('Filter')));
-  const name = filter instanceof PDFArray ? resolve(pdf.context, filter.get(0)) : filter;
+function isDct(pdf: PDFContext, stream: PDFRawStream): boolean {
+  const filter = resolve(pdf, stream.dict.get(N('Filter')));
+  const name = filter instanceof PDFArray ? resolve(pdf, filter.get(0)) : filter;
   return name instanceof PDFName && name.asString() === '/DCTDecode';
 }
 

@@ -128,8 +128,8 @@ describe('a JPEG page drawn from the stream its caller hands over', () => {
     const plan = imagePlan(page)!;
     let jpeg: { data: Uint8Array; decodeInverted: boolean } | null = null;
     const { jpegStream } = await import('../../../src/raster/image-stream.js');
-    const { PDFDocument } = await import('../../../src/pdf/pdf-lib.js');
-    jpeg = jpegStream(await PDFDocument.load(bytes, { updateMetadata: false }), plan.ref);
+    const { parsePdf } = await import('../../../src/pdf/pdf-lib.js');
+    jpeg = jpegStream(await parsePdf(bytes), plan.ref);
     expect(jpeg).not.toBeNull();
     const junk = new SharedArrayBuffer(64); // a worker that tried to parse this would find no PDF
     const task = { docId: 'jpeg-handed-over', bytes: junk, page: 1, maxPx: 300, format: null, plan, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 };
