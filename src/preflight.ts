@@ -212,10 +212,10 @@ export async function preflightWithPreviews(
  */
 async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
   const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
-  let doc: PDFContext | undefined;
+  let context: PDFContext | undefined;
   try {
-    const facts = await inspectPdf(bytes, { onDocument: (d) => (doc = d) });
-    const parsed = doc;
+    const facts = await inspectPdf(bytes, { onDocument: (c) => (context = c) });
+    const parsed = context;
     return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
   } catch (error) {
     return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
@@ -250,8 +250,7 @@ async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex
 }
 
 function overBudget(pixels: number, max: number): string {
-  const fmt = grouped;
-  return `draws images of ${fmt(pixels)} pixels in all (soft masks included, at the size their data declares); a renderer decodes them whole, and pages over ${fmt(max)} pixels are not rendered, to stay within the memory limit`;
+  return `draws images of ${grouped(pixels)} pixels in all (soft masks included, at the size their data declares); a renderer decodes them whole, and pages over ${grouped(max)} pixels are not rendered, to stay within the memory limit`;
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */

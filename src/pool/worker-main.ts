@@ -89,11 +89,11 @@ async function render(task: RenderTask) {
   if (task.plan) {
     // The caller may have sent the JPEG along (it read the structure itself).
     const found = task.jpeg ? null : await imageObject(doc, task.plan.ref);
-    if (task.jpeg || (found && isDct(found.pdf, found.stream))) {
-      const jpeg = task.jpeg ?? jpegStreamOf(found!.pdf, found!.stream);
+    if (task.jpeg || (found && isDct(found.context, found.stream))) {
+      const jpeg = task.jpeg ?? jpegStreamOf(found!.context, found!.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
     } else if (found) {
-      const flate = readFlateImage(found.pdf, found.stream);
+      const flate = readFlateImage(found.context, found.stream);
       try {
         pixels = flate && (await renderFromFlate(flate, task.plan, task.maxPx));
       } catch (error) {
@@ -132,13 +132,8 @@ async function render(task: RenderTask) {
   }
   // The preview is encoded on libuv's threads while this thread measures the same pixels.
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
-  let measured: ReturnType<typeof analysePixels>;
-  try {
-    measured = analysePixels(pixels);
-  } catch (error) {
-    await encoding?.catch(() => undefined);
-    throw error;
-  }
+  encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
+  const measured = analysePixels(pixels);
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
@@ -186,16 +181,16 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ pdf: PDFContext; stream: PDFRawStream } | null> {
+async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
   doc.pdflib ??= parsePdf(doc.bytes);
-  const pdf = await doc.pdflib;
-  const stream = imageXObject(pdf, refLabel);
-  return stream ? { pdf, stream } : null;
+  const context = await doc.pdflib;
+  const stream = imageXObject(context, refLabel);
+  return stream ? { context, stream } : null;
 }
 
-function isDct(pdf: PDFContext, stream: PDFRawStream): boolean {
-  const filter = resolve(pdf, stream.dict.get(N('Filter')));
-  const name = filter instanceof PDFArray ? resolve(pdf, filter.get(0)) : filter;
+function isDct(context: PDFContext, stream: PDFRawStream): boolean {
+  const filter = resolve(context, stream.dict.get(N('Filter')));
+  const name = filter instanceof PDFArray ? resolve(context, filter.get(0)) : filter;
   return name instanceof PDFName && name.asString() === '/DCTDecode';
 }
 

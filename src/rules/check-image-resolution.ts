@@ -13,7 +13,6 @@ import { grouped } from '../util/text.js';
 export const ppiValue = (ppi: number): number => round(ppi, 1);
 /** "12.5 ppi", "300 ppi" — the one way a resolution is written. */
 export const formatPpi = (ppi: number): string => `${formatNumber(ppiValue(ppi), 1)} ppi`;
-const px = grouped;
 
 /**
  * image-low-resolution: an image below the profile's minimum effective resolution *at the size the
@@ -59,7 +58,7 @@ export const checkImageResolution: Check = (ctx) => {
         page: page.index,
         layer: layer?.id ?? null,
         ...(isError ? { severity: 'error' as const } : {}),
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${px(image.widthPx)} × ${px(image.heightPx)} px ${where}: ${formatPpi(ppi)}; ${verdict}. Supply at least ${px(needW)} × ${px(needH)} px for that printed size (${px(goodW)} × ${px(goodH)} px for ${formatPpi(productionPpi)}).`,
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is ${grouped(image.widthPx)} × ${grouped(image.heightPx)} px ${where}: ${formatPpi(ppi)}; ${verdict}. Supply at least ${grouped(needW)} × ${grouped(needH)} px for that printed size (${grouped(goodW)} × ${grouped(goodH)} px for ${formatPpi(productionPpi)}).`,
         expected: `≥ ${formatPpi(minPpi)}`,
         actual: formatPpi(ppi),
         details: {

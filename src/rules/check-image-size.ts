@@ -30,7 +30,6 @@ export function distinctImages(images: ImageFacts[]): ImageFacts[] {
  */
 export const checkImageSize: Check = (ctx) => {
   const max = ctx.limits.maxImagePixels;
-  const fmt = grouped;
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     for (const image of distinctImages(page.images)) {
@@ -42,27 +41,27 @@ export const checkImageSize: Check = (ctx) => {
       // What the service would produce at for this placement, capped at the limit.
       const targetW = Math.min(max, Math.ceil(mmToPx(ptToMm(image.placedWidthPt), ctx.limits.productionPpi)));
       const targetH = Math.min(max, Math.ceil(mmToPx(ptToMm(image.placedHeightPt), ctx.limits.productionPpi)));
-      const advice = `Downsample it to at most ${fmt(max)} px on its longest side; at its placed size, ${formatNumber(ctx.limits.productionPpi)} ppi needs ${fmt(targetW)} × ${fmt(targetH)} px.`;
+      const advice = `Downsample it to at most ${grouped(max)} px on its longest side; at its placed size, ${formatNumber(ctx.limits.productionPpi)} ppi needs ${grouped(targetW)} × ${grouped(targetH)} px.`;
       let what: string;
       let actual: string;
       const c = image.coded;
       const codedLarger = !!c && (c.widthPx > image.widthPx || c.heightPx > image.heightPx);
       if (longest > max && !codedLarger) {
-        what = `${imageLabel(image)} is ${fmt(image.widthPx)} × ${fmt(image.heightPx)} px`;
+        what = `${imageLabel(image)} is ${grouped(image.widthPx)} × ${grouped(image.heightPx)} px`;
         actual = `${image.widthPx} × ${image.heightPx} px`;
       } else if (longest > max && c) {
-        what = `${imageLabel(image)} is declared ${fmt(image.widthPx)} × ${fmt(image.heightPx)} px, but its ${c.format === 'jpeg' ? 'JPEG' : 'JPEG 2000'} data is ${fmt(c.widthPx)} × ${fmt(c.heightPx)} px (a reader decodes that)`;
+        what = `${imageLabel(image)} is declared ${grouped(image.widthPx)} × ${grouped(image.heightPx)} px, but its ${c.format === 'jpeg' ? 'JPEG' : 'JPEG 2000'} data is ${grouped(c.widthPx)} × ${grouped(c.heightPx)} px (a reader decodes that)`;
         actual = `${c.widthPx} × ${c.heightPx} px (${c.format} data)`;
       } else {
         const m = image.mask!;
-        what = `the ${m.kind === 'SMask' ? 'soft mask' : 'mask image'}${m.ref ? ` (${m.ref})` : ''} of ${imageLabel(image)} is ${fmt(mask!.widthPx)} × ${fmt(mask!.heightPx)} px (decoded like an image whenever it is drawn)`;
+        what = `the ${m.kind === 'SMask' ? 'soft mask' : 'mask image'}${m.ref ? ` (${m.ref})` : ''} of ${imageLabel(image)} is ${grouped(mask!.widthPx)} × ${grouped(mask!.heightPx)} px (decoded like an image whenever it is drawn)`;
         actual = `${mask!.widthPx} × ${mask!.heightPx} px (${m.kind})`;
       }
       out.push({
         code: 'image-too-large',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)}: ${what}, over the service's limit of ${fmt(max)} px per side: it may be resized or rejected. ${advice}`,
+        message: `${pageLabel(page, layer)}: ${what}, over the service's limit of ${grouped(max)} px per side: it may be resized or rejected. ${advice}`,
         expected: `≤ ${max} px per side`,
         actual,
         details: {

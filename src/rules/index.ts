@@ -12,6 +12,7 @@ import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-
 import { checkPageSize } from './check-page-size.js';
 import type { Check, CheckContext } from './context.js';
 import type { Draft, Finding } from './finding.js';
+import { ordinal } from '../util/text.js';
 
 /** Every check, in the order their findings are produced (the report sorts them afterwards). */
 export const CHECKS: readonly Check[] = [
@@ -62,14 +63,6 @@ export function settle(
 
 export function compareFindings(a: Finding, b: Finding): number {
   return (a.page ?? 0) - (b.page ?? 0) || SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || ordinal(a.code, b.code) || ordinal(a.message, b.message);
-}
-
-/**
- * Code-unit order: the same on every machine (localeCompare follows the machine's locale) and
- * free, where the first localeCompare of a process loads ICU's collator (~20 ms).
- */
-function ordinal(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export type { Check, CheckContext };
