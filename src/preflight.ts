@@ -12,7 +12,7 @@ import type { PDFContext } from './pdf/pdf-lib.js';
 import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
-import type { ProfileRegistry } from './profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
@@ -82,7 +82,7 @@ export async function preflightWithPreviews(
     );
   }
   const registry: ProfileRegistry = await registryFrom(opts.profiles);
-  const resolved = registry.resolve(t.data);
+  const resolved = withSafeMargin(registry.resolve(t.data), opts.limits.safeMarginMm);
   throwIfAborted(opts.signal);
   const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
@@ -247,6 +247,11 @@ async function inspectOrExplain(
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
   const { pdfHeaderVersion } = await import('./pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
+}
+
+/** A per-call safe margin applies to every layer, over the layers' own. */
+function withSafeMargin(target: ResolvedTarget, safeMarginMm: number | undefined): ResolvedTarget {
+  return safeMarginMm === undefined ? target : { ...target, layers: target.layers.map((l) => ({ ...l, safeMarginMm })) };
 }
 
 function overBudget(pixels: number, max: number): string {

@@ -58,6 +58,8 @@ export const CodedSizeSchema = z.object({
   heightPx: z.number().int().min(0),
   components: z.number().int().min(0),
   progressive: z.boolean(),
+  /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
+  quality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
 });
 
 /** An image's soft mask (/SMask) or mask image (/Mask stream): decoded like an image when drawn. */

@@ -5,6 +5,7 @@
  * must be checked against them.
  */
 import { inflateSync, constants as zlibConstants } from 'node:zlib';
+import { jpegQuality, type JpegQuality } from './jpeg-quality.js';
 
 export interface CodedSize {
   format: 'jpeg' | 'jpx';
@@ -13,6 +14,8 @@ export interface CodedSize {
   components: number;
   /** Progressive (or hierarchical/lossless) JPEG: a decoder keeps every coefficient of the whole image. */
   progressive: boolean;
+  /** A JPEG's quality estimated from its quantisation tables (jpeg-quality.ts); absent for JPEG 2000. */
+  quality?: JpegQuality | null;
 }
 
 /** Markers SOF0–SOF15 except DHT (C4), JPG (C8) and DAC (CC). */
@@ -116,5 +119,7 @@ export function codedImageSize(raw: Uint8Array, filters: readonly string[]): Cod
       return null;
     }
   }
-  return last === 'DCTDecode' ? jpegSize(data) : jpxSize(data);
+  if (last !== 'DCTDecode') return jpxSize(data);
+  const size = jpegSize(data);
+  return size ? { ...size, quality: jpegQuality(data) } : null;
 }
