@@ -3,6 +3,7 @@
  * judge them on the main thread. They are zod schemas because they cross the worker boundary.
  */
 import { z } from 'zod';
+import { PageMarksSchema } from './marks.js';
 
 export const COLOUR_FAMILIES = [
   'DeviceGray',
@@ -153,6 +154,8 @@ export const PageFactsSchema = z.object({
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */
   tooComplex: z.boolean(),
+  /** Where text, stroked lines, shapes and images are painted (marks.ts): for the seam, line and text-size checks. */
+  marks: PageMarksSchema.optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

@@ -10,6 +10,7 @@ import { checkPageRotate } from './check-page-rotate.js';
 import { checkFontsEmbedded, checkFontsReadable } from './check-fonts.js';
 import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
+import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
 import type { Check, CheckContext } from './context.js';
 import type { Draft, Finding } from './finding.js';
 import { ordinal } from '../util/text.js';
@@ -30,6 +31,9 @@ export const CHECKS: readonly Check[] = [
   checkPageBlank,
   checkPageEdgeGap,
   checkPageRender,
+  checkSeamZone,
+  checkLineWidth,
+  checkTextSize,
 ];
 
 /**
