@@ -17,6 +17,7 @@ import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
 import { pageRenderer } from './raster/renderer.js';
+import { detailRequests } from './raster/image-detail.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -130,6 +131,7 @@ export async function preflightWithPreviews(
         const jpegPlan = imagePlan(page);
         const plan = jpegPlan ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
+        const detail = detailRequests(page.images);
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
@@ -152,6 +154,7 @@ export async function preflightWithPreviews(
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
+                ...(detail.length ? { detail } : {}),
               },
               opts.signal,
               opts.timeoutMs,

@@ -12,6 +12,7 @@ import { N, resolve, PDFArray } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';
 import { renderFromImage } from '../raster/fast-path.js';
 import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
+import { measureJpegDetail, type ImageDetail } from '../raster/image-detail.js';
 import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
@@ -134,6 +135,7 @@ async function render(task: RenderTask) {
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   const measured = analysePixels(pixels);
+  const imageDetail = task.detail?.length ? await measureDetail(doc, task) : undefined;
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
@@ -144,6 +146,7 @@ async function render(task: RenderTask) {
       ms: Math.round((performance.now() - started) * 10) / 10,
       warnings,
       ...measured,
+      ...(imageDetail ? { imageDetail } : {}),
     },
     preview,
   };
@@ -178,6 +181,22 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
     resetPdfium();
     return null;
   }
+}
+
+/** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
+async function measureDetail(doc: CachedDoc, task: RenderTask): Promise<ImageDetail[]> {
+  const out: ImageDetail[] = [];
+  for (const request of task.detail ?? []) {
+    let jpeg = task.jpeg && task.plan?.ref === request.ref ? task.jpeg.data : null;
+    if (!jpeg) {
+      const found = await imageObject(doc, request.ref).catch(() => null);
+      if (!found || !isDct(found.context, found.stream)) continue;
+      jpeg = jpegStreamOf(found.context, found.stream).data;
+    }
+    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels);
+    if (measured) out.push(measured);
+  }
+  return out;
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ImageDetailSchema } from './image-detail.js';
 
 export const EDGES = ['top', 'right', 'bottom', 'left'] as const;
 export type Edge = (typeof EDGES)[number];
@@ -25,6 +26,8 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   ms: z.number(),
   /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */
   warnings: z.array(z.string()),
+  /** The detail each measured JPEG image carries (image-upscaled). */
+  imageDetail: z.array(ImageDetailSchema).optional(),
 });
 export type RasterFacts = z.infer<typeof RasterFactsSchema>;
 

@@ -11,6 +11,7 @@ import { checkFontsEmbedded, checkFontsReadable } from './check-fonts.js';
 import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
 import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
+import { checkJpegQuality, checkUpscaled } from './check-image-quality.js';
 import type { Check, CheckContext } from './context.js';
 import type { Draft, Finding } from './finding.js';
 import { ordinal } from '../util/text.js';
@@ -34,6 +35,8 @@ export const CHECKS: readonly Check[] = [
   checkSeamZone,
   checkLineWidth,
   checkTextSize,
+  checkJpegQuality,
+  checkUpscaled,
 ];
 
 /**
