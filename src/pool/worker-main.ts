@@ -17,7 +17,7 @@ import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
 import type { RasterFacts } from '../raster/facts.js';
-import { analysePixels, type RawPixels } from '../raster/pixels.js';
+import { analysePixels, flattenOnWhite, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
@@ -122,7 +122,7 @@ async function render(task: RenderTask) {
   if (!pixels) {
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);
-      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
+      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, true);
     });
     pixels = rendered.value;
     warnings = rendered.warnings;
@@ -132,6 +132,8 @@ async function render(task: RenderTask) {
     }
   }
   // The preview is encoded on libuv's threads while this thread measures the same pixels.
+  // Renderers drew on a transparent background: what stays unpainted is measured, then put on white.
+  const unpainted = flattenOnWhite(pixels);
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   const measured = analysePixels(pixels);
@@ -146,6 +148,7 @@ async function render(task: RenderTask) {
       ms: Math.round((performance.now() - started) * 10) / 10,
       warnings,
       ...measured,
+      ...(unpainted ? { unpainted } : {}),
       ...(imageDetail ? { imageDetail } : {}),
     },
     preview,
@@ -170,7 +173,7 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, true);
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
       resetPdfium();

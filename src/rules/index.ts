@@ -12,6 +12,7 @@ import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-
 import { checkPageSize } from './check-page-size.js';
 import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
 import { checkJpegQuality, checkUpscaled } from './check-image-quality.js';
+import { checkUnpainted } from './check-unpainted.js';
 import type { Check, CheckContext } from './context.js';
 import type { Draft, Finding } from './finding.js';
 import { ordinal } from '../util/text.js';
@@ -37,6 +38,7 @@ export const CHECKS: readonly Check[] = [
   checkTextSize,
   checkJpegQuality,
   checkUpscaled,
+  checkUnpainted,
 ];
 
 /**
