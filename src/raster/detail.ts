@@ -13,7 +13,8 @@
  * (Cf. Gallagher 2005, Kirchner 2008, Suwendi & Allebach 2008 on resampling detection.)
  *
  * JPEG's 8 × 8 blocks are cyclostationary too, at α = m/8; those candidates need stronger
- * evidence. Enlargements below 1.45× are not looked for (α above 0.69, where JPEG's own 5/8–7/8
+ * evidence, no coherence of the same strength at the grid's other points (JPEG's traces come as a
+ * family), and 5/8 is never taken. Enlargements below 1.45× are not looked for (α above 0.69, where JPEG's own 5/8–7/8
  * traces are strongest), nor beyond 8.5×.
  *
  * Everything here is pure arithmetic on a bounded tile of luma (at most 512 × 512 pixels).
@@ -29,9 +30,11 @@ const J_MAX = Math.floor(P / 1.45);
 const KEEP = 64;
 
 /** Coherence an enlargement must show in both directions. */
-export const UPSCALE_EVIDENCE = 0.25;
+export const UPSCALE_EVIDENCE = 0.3;
 /** Coherence needed at a cycle frequency of JPEG's block grid (α = m/8). */
-export const UPSCALE_EVIDENCE_ON_JPEG_GRID = 0.36;
+export const UPSCALE_EVIDENCE_ON_JPEG_GRID = 0.4;
+/** Coherence needed beyond 5.3× (few frequency pairs there: a noisier measure). */
+export const UPSCALE_EVIDENCE_LARGE = 0.4;
 /** The largest tile analysed, per side. */
 export const DETAIL_TILE = 512;
 
@@ -41,7 +44,7 @@ export interface DetailEstimate {
   /** Factor seen along rows (x) and columns (y) at the best candidate, or null. */
   factorX: number | null;
   factorY: number | null;
-  /** The coherence behind the verdict (0–1; above 0.25 off the JPEG grid, 0.36 on it, means an enlargement). */
+  /** The coherence behind the verdict (0–1; above 0.3 off the JPEG grid and 0.4 on it or beyond 5.3×, an enlargement). */
   evidence: number;
 }
 
@@ -107,7 +110,7 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
     }
   }
   const evidence = score[best]!;
-  if (evidence < threshold(best) || jpegFamily(score, best)) return { ...none, evidence };
+  if (evidence < threshold(best) || jpegFamily(score, best) || nearFiveEighths(best)) return { ...none, evidence };
   const fx = P / best;
   const fy = P / partner[best]!;
   return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
@@ -148,7 +151,7 @@ function nearestPeak(score: Float64Array, at: number): number | null {
  * at least three quarters as coherent is the JPEG, not an enlargement.
  */
 function jpegFamily(score: Float64Array, j: number): boolean {
-  if (threshold(j) !== UPSCALE_EVIDENCE_ON_JPEG_GRID) return false;
+  if (!onGrid(j)) return false;
   const mine = Math.round((8 * j) / P);
   let other = 0;
   for (let m = 1; m < 8; m++) {
@@ -159,14 +162,30 @@ function jpegFamily(score: Float64Array, j: number): boolean {
   return other >= 0.75 * score[j]!;
 }
 
+/**
+ * α = 5/8 (an enlargement by 1.6): hard JPEG compression of a detailed picture leaves its
+ * strongest block trace there, alone, so no enlargement is reported at 1.6× (1.5× and 1.7× are).
+ */
+function nearFiveEighths(j: number): boolean {
+  return Math.abs(j - (5 * P) / 8) <= 1;
+}
+
+function onGrid(j: number): boolean {
+  for (let m = 1; m < 8; m++) if (Math.abs(j - (m * P) / 8) <= 1) return true;
+  return false;
+}
+
 function threshold(j: number): number {
-  for (let m = 1; m < 8; m++) if (Math.abs(j - (m * P) / 8) <= 1) return UPSCALE_EVIDENCE_ON_JPEG_GRID;
-  return UPSCALE_EVIDENCE;
+  if (j < P / 5.3) return UPSCALE_EVIDENCE_LARGE;
+  return onGrid(j) ? UPSCALE_EVIDENCE_ON_JPEG_GRID : UPSCALE_EVIDENCE;
 }
 
 /**
- * Cyclic coherence per candidate α along rows (or columns): |Σ Y(k) Y(α−k) e^{−2πiαx}| over
- * segments and pairs, over Σ √(Σ|Y(k)|² Σ|Y(α−k)|²). Every other row (column) is used.
+ * Cyclic coherence per candidate α along rows (or columns). Segments at the same position along
+ * the line share the interpolation grid's phase, so products Y(k) Y(α−k) are summed over lines
+ * (every other one) per segment position, and the magnitudes of those sums added up:
+ * Σ_g Σ_k |Σ_lines Y(k) Y(α−k)| over Σ_g Σ_k √(Σ|Y(k)|² Σ|Y(α−k)|²). No phase between segment
+ * positions is assumed, so any factor, not only those whose period divides the segment, shows.
  */
 function coherenceScan(tile: LumaTile, columns: boolean): Float64Array {
   const { data, width, height } = tile;
@@ -176,7 +195,7 @@ function coherenceScan(tile: LumaTile, columns: boolean): Float64Array {
   const count = Math.ceil(lines / 2) * segs;
   const re = new Float64Array(count * KEEP);
   const im = new Float64Array(count * KEEP);
-  const power = new Float64Array(KEEP);
+  const power = new Float64Array(segs * KEEP);
   const bufRe = new Float64Array(P);
   const bufIm = new Float64Array(P);
   let s = 0;
@@ -192,51 +211,46 @@ function coherenceScan(tile: LumaTile, columns: boolean): Float64Array {
       }
       fft(bufRe, bufIm);
       const o = s * KEEP;
+      const po = g * KEEP;
       for (let k = 0; k < KEEP; k++) {
         re[o + k] = bufRe[k]!;
         im[o + k] = bufIm[k]!;
-        power[k] = power[k]! + bufRe[k]! * bufRe[k]! + bufIm[k]! * bufIm[k]!;
+        power[po + k] = power[po + k]! + bufRe[k]! * bufRe[k]! + bufIm[k]! * bufIm[k]!;
       }
     }
   }
   const out = new Float64Array(J_MAX + 1);
-  const numRe = new Float64Array(KEEP);
-  const numIm = new Float64Array(KEEP);
-  const at = (j: number): number => {
+  const numRe = new Float64Array(segs * KEEP);
+  const numIm = new Float64Array(segs * KEEP);
+  for (let j = J_MIN; j <= J_MAX; j++) {
     const k0 = Math.ceil(0.36 * j);
     const k1 = Math.floor(j / 2);
-    if (k1 < k0) return 0;
-    numRe.fill(0, k0, k1 + 1);
-    numIm.fill(0, k0, k1 + 1);
+    if (k1 < k0) continue;
+    numRe.fill(0);
+    numIm.fill(0);
     for (let i = 0; i < count; i++) {
-      // Segment g starts at x = gN; e^{−2πi j g N / P} with N / P = 1/2 is ±1.
-      const flip = ((j * (i % segs)) & 1) === 1;
       const o = i * KEEP;
+      const no = (i % segs) * KEEP;
       for (let k = k0; k <= k1; k++) {
         const ar = re[o + k]!;
         const ai = im[o + k]!;
         const br = re[o + j - k]!;
         const bi = im[o + j - k]!;
-        const pr = ar * br - ai * bi;
-        const pi = ar * bi + ai * br;
-        if (flip) {
-          numRe[k] = numRe[k]! - pr;
-          numIm[k] = numIm[k]! - pi;
-        } else {
-          numRe[k] = numRe[k]! + pr;
-          numIm[k] = numIm[k]! + pi;
-        }
+        numRe[no + k] = numRe[no + k]! + ar * br - ai * bi;
+        numIm[no + k] = numIm[no + k]! + ar * bi + ai * br;
       }
     }
     let num = 0;
     let den = 0;
-    for (let k = k0; k <= k1; k++) {
-      num += Math.hypot(numRe[k]!, numIm[k]!);
-      den += Math.sqrt(power[k]! * power[j - k]!);
+    for (let g = 0; g < segs; g++) {
+      const no = g * KEEP;
+      for (let k = k0; k <= k1; k++) {
+        num += Math.hypot(numRe[no + k]!, numIm[no + k]!);
+        den += Math.sqrt(power[no + k]! * power[no + j - k]!);
+      }
     }
-    return den > 0 ? num / den : 0;
-  };
-  for (let j = J_MIN; j <= J_MAX; j++) out[j] = at(j);
+    out[j] = den > 0 ? num / den : 0;
+  }
   return out;
 }
 
