@@ -17,7 +17,8 @@ import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
 import { pageRenderer } from './raster/renderer.js';
-import { detailRequests } from './raster/image-detail.js';
+import { detailRequests, worthMeasuring } from './raster/image-detail.js';
+import { printScaleOf } from './rules/check-page-size.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -131,7 +132,8 @@ export async function preflightWithPreviews(
         const jpegPlan = imagePlan(page);
         const plan = jpegPlan ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
-        const detail = detailRequests(page.images);
+        const scale = printScaleOf(page, resolved.layers[page.index - 1] ?? null, limits);
+        const detail = detailRequests(page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)));
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
