@@ -30,7 +30,7 @@ import {
   resolve,
   PDFRef,
 } from './objects.js';
-import { codedImageSize } from './image-header.js';
+import { codedImageSize, codedJpegQuality } from './image-header.js';
 import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
@@ -819,6 +819,7 @@ export class ContentScanner {
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
       coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
       mask: this.maskOf(dict),
+      jpegQuality: stream instanceof PDFRawStream ? codedJpegQuality(stream.contents, filters) : null,
     };
   }
 
@@ -859,6 +860,7 @@ export class ContentScanner {
       hasSMask: false,
       coded: data ? codedImageSize(data, filters) : null,
       mask: null,
+      jpegQuality: data ? codedJpegQuality(data, filters) : null,
     };
   }
 

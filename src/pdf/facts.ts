@@ -59,8 +59,6 @@ export const CodedSizeSchema = z.object({
   heightPx: z.number().int().min(0),
   components: z.number().int().min(0),
   progressive: z.boolean(),
-  /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
-  quality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
 });
 
 /** An image's soft mask (/SMask) or mask image (/Mask stream): decoded like an image when drawn. */
@@ -93,6 +91,8 @@ export const ImageFactsSchema = z.object({
   coded: CodedSizeSchema.nullable().optional(),
   /** Its soft mask or mask image, when it has one. */
   mask: MaskFactsSchema.nullable().optional(),
+  /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
+  jpegQuality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
   /** Image space → default user space of the page (before /Rotate and /UserUnit). */
   ctm: Matrix,
   /** Bounding box of the placed image in default user space. */

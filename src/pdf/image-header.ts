@@ -14,8 +14,6 @@ export interface CodedSize {
   components: number;
   /** Progressive (or hierarchical/lossless) JPEG: a decoder keeps every coefficient of the whole image. */
   progressive: boolean;
-  /** A JPEG's quality estimated from its quantisation tables (jpeg-quality.ts); absent for JPEG 2000. */
-  quality?: JpegQuality | null;
 }
 
 /** Markers SOF0–SOF15 except DHT (C4), JPG (C8) and DAC (CC). */
@@ -106,6 +104,20 @@ const HEADER_PREFIX_BYTES = 1 << 20;
  * null when the data is not JPEG or JPEG 2000, or its header cannot be read cheaply.
  */
 export function codedImageSize(raw: Uint8Array, filters: readonly string[]): CodedSize | null {
+  const data = codedData(raw, filters);
+  if (!data) return null;
+  return filters[filters.length - 1] === 'DCTDecode' ? jpegSize(data) : jpxSize(data);
+}
+
+/** A JPEG image's quality from its quantisation tables (jpeg-quality.ts), or null. */
+export function codedJpegQuality(raw: Uint8Array, filters: readonly string[]): JpegQuality | null {
+  if (filters[filters.length - 1] !== 'DCTDecode') return null;
+  const data = codedData(raw, filters);
+  return data ? jpegQuality(data) : null;
+}
+
+/** The start of a JPEG or JPEG 2000 image's own data (inflated from a Flate wrapper), or null. */
+function codedData(raw: Uint8Array, filters: readonly string[]): Uint8Array | null {
   const last = filters[filters.length - 1];
   if (last !== 'DCTDecode' && last !== 'JPXDecode') return null;
   let data = raw;
@@ -119,7 +131,5 @@ export function codedImageSize(raw: Uint8Array, filters: readonly string[]): Cod
       return null;
     }
   }
-  if (last !== 'DCTDecode') return jpxSize(data);
-  const size = jpegSize(data);
-  return size ? { ...size, quality: jpegQuality(data) } : null;
+  return data;
 }

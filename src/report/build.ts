@@ -215,7 +215,7 @@ function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: 
     printedPpi: ppi === null ? null : ppiValue(ppi / scale),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
-    jpegQuality: image.coded?.quality?.quality ?? null,
+    jpegQuality: image.jpegQuality?.quality ?? null,
     ...(measured ? { upscaleFactor: measured.factor === null ? null : round(measured.factor, 2) } : {}),
   };
 }

@@ -29,7 +29,7 @@ export const checkJpegQuality: Check = (ctx) => {
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const scale = printScaleOf(page, layer, ctx.limits);
     for (const image of distinctImages(page.images)) {
-      const q = image.coded?.quality;
+      const q = image.jpegQuality;
       if (!q || (q.quality >= minJpegQuality && q.quality >= infoJpegQuality)) continue;
       const warn = q.quality < minJpegQuality;
       const p = printed(image, scale);

@@ -7,10 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { estimateJpegQuality, jpegQuality, jpegQuantTables, scaledTable } from '../../../src/pdf/jpeg-quality.js';
-import { codedImageSize } from '../../../src/pdf/image-header.js';
+import { codedImageSize, codedJpegQuality } from '../../../src/pdf/image-header.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jpeg-quality-'));
 
@@ -69,9 +70,12 @@ describe('jpeg quality from the DQT tables', () => {
     expect(jpegQuantTables(new Uint8Array([0xff, 0xd8, 0xff, 0xdb, 0, 67, 0, 1, 2]))).toBeNull();
   });
 
-  it('the PDF structure carries the estimate with the coded size', async () => {
+  it('is read from an image stream as the PDF stores it (a JPEG, or a JPEG wrapped in Flate)', async () => {
     const jpeg = await sharp(await picture()).jpeg({ quality: 42 }).toBuffer();
-    expect(codedImageSize(jpeg, ['DCTDecode'])).toMatchObject({ format: 'jpeg', widthPx: 96, heightPx: 64, quality: { quality: 42, exact: true } });
+    expect(codedJpegQuality(jpeg, ['DCTDecode'])).toEqual({ quality: 42, exact: true });
+    expect(codedJpegQuality(deflateSync(jpeg), ['FlateDecode', 'DCTDecode'])).toEqual({ quality: 42, exact: true });
+    expect(codedJpegQuality(jpeg, ['JPXDecode'])).toBeNull();
+    expect(codedImageSize(jpeg, ['DCTDecode'])).toMatchObject({ format: 'jpeg', widthPx: 96, heightPx: 64 });
   });
 });
 
