@@ -137,7 +137,7 @@ async function render(task: RenderTask) {
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   const measured = analysePixels(pixels);
-  const imageDetail = task.detail?.length ? await measureDetail(doc, task) : undefined;
+  const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
@@ -187,7 +187,10 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
 }
 
 /** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
-async function measureDetail(doc: CachedDoc, task: RenderTask): Promise<ImageDetail[]> {
+async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
+  // A page drawn upright from its one image shows that image: its preview says where the detail is.
+  const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
+  const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
   const out: ImageDetail[] = [];
   for (const request of task.detail ?? []) {
     let jpeg = task.jpeg && task.plan?.ref === request.ref ? task.jpeg.data : null;
@@ -196,7 +199,7 @@ async function measureDetail(doc: CachedDoc, task: RenderTask): Promise<ImageDet
       if (!found || !isDct(found.context, found.stream)) continue;
       jpeg = jpegStreamOf(found.context, found.stream).data;
     }
-    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels);
+    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
     if (measured) out.push(measured);
   }
   return out;

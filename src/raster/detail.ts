@@ -35,8 +35,8 @@ const LINE_STEP = 2;
 export const UPSCALE_EVIDENCE = 0.3;
 /** Coherence needed at a cycle frequency of JPEG's block grid (α = m/8). */
 export const UPSCALE_EVIDENCE_ON_JPEG_GRID = 0.4;
-/** Coherence needed beyond 5.3× (few frequency pairs there: a noisier measure). */
-export const UPSCALE_EVIDENCE_LARGE = 0.4;
+/** Coherence needed beyond 5.3×: few frequency pairs there, and smooth vector art reaches 0.65 (bench:quality); true enlargements of 6–8× show 0.95 and more. */
+export const UPSCALE_EVIDENCE_LARGE = 0.75;
 /** The largest tile analysed, per side. */
 export const DETAIL_TILE = 512;
 
@@ -46,7 +46,7 @@ export interface DetailEstimate {
   /** Factor seen along rows (x) and columns (y) at the best candidate, or null. */
   factorX: number | null;
   factorY: number | null;
-  /** The coherence behind the verdict (0–1; above 0.3 off the JPEG grid and 0.4 on it or beyond 5.3×, an enlargement). */
+  /** The coherence behind the verdict (0–1; above 0.3 off the JPEG grid, 0.4 on it, 0.75 beyond 5.3×: an enlargement). */
   evidence: number;
 }
 
@@ -116,7 +116,7 @@ function positions(length: number, window: number): number[] {
 export function estimateDetail(tile: LumaTile): DetailEstimate {
   const none = { factor: null, factorX: null, factorY: null };
   if (tile.width < N + 1 || tile.height < N + 1) return { ...none, evidence: 0 };
-  const { score, partner } = candidateScores(tile);
+  const { score, partner, signal } = candidateScores(tile);
   let best = J_MIN;
   for (let j = J_MIN; j <= J_MAX; j++) if (score[j]! > score[best]!) best = j;
   // The fundamental: an enlargement by 4 shows at α = 1/4 and at its harmonic 1/2; prefer the
@@ -129,16 +129,17 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
     }
   }
   const evidence = score[best]!;
-  if (evidence < threshold(best) || jpegFamily(score, best) || nearFiveEighths(best)) return { ...none, evidence };
+  if (!signal[best] || evidence < threshold(best) || jpegFamily(score, best) || nearFiveEighths(best)) return { ...none, evidence };
   const fx = P / best;
   const fy = P / partner[best]!;
   return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
 }
 
 /** Per candidate bin: the weaker of the row and column coherence (columns allowed ±1 bin). */
-export function candidateScores(tile: LumaTile): { score: Float64Array; partner: Int32Array } {
-  const rows = coherenceScan(tile, false);
-  const cols = coherenceScan(tile, true);
+export function candidateScores(tile: LumaTile): { score: Float64Array; partner: Int32Array; signal: Uint8Array } {
+  const { out: rows, signal: rowSignal } = coherenceScan(tile, false);
+  const { out: cols, signal: colSignal } = coherenceScan(tile, true);
+  const signal = new Uint8Array(J_MAX + 2);
   const score = new Float64Array(J_MAX + 2);
   const partner = new Int32Array(J_MAX + 2);
   for (let j = J_MIN; j <= J_MAX; j++) {
@@ -153,8 +154,9 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
     }
     score[j] = Math.min(rows[j]!, other);
     partner[j] = at;
+    signal[j] = rowSignal[j]! && colSignal[at]! ? 1 : 0;
   }
-  return { score, partner };
+  return { score, partner, signal };
 }
 
 function nearestPeak(score: Float64Array, at: number): number | null {
@@ -206,7 +208,7 @@ function threshold(j: number): number {
  * Σ_g Σ_k |Σ_lines Y(k) Y(α−k)| over Σ_g Σ_k √(Σ|Y(k)|² Σ|Y(α−k)|²). No phase between segment
  * positions is assumed, so any factor, not only those whose period divides the segment, shows.
  */
-function coherenceScan(tile: LumaTile, columns: boolean): Float64Array {
+function coherenceScan(tile: LumaTile, columns: boolean): { out: Float64Array; signal: Uint8Array } {
   const { data, width, height } = tile;
   const length = columns ? height : width;
   const lines = columns ? width : height;
@@ -239,6 +241,7 @@ function coherenceScan(tile: LumaTile, columns: boolean): Float64Array {
     }
   }
   const out = new Float64Array(J_MAX + 1);
+  const signal = new Uint8Array(J_MAX + 1);
   const numRe = new Float64Array(segs * KEEP);
   const numIm = new Float64Array(segs * KEEP);
   for (let j = J_MIN; j <= J_MAX; j++) {
@@ -261,17 +264,28 @@ function coherenceScan(tile: LumaTile, columns: boolean): Float64Array {
     }
     let num = 0;
     let den = 0;
+    let band = 0;
     for (let g = 0; g < segs; g++) {
       const no = g * KEEP;
       for (let k = k0; k <= k1; k++) {
         num += Math.hypot(numRe[no + k]!, numIm[no + k]!);
         den += Math.sqrt(power[no + k]! * power[no + j - k]!);
+        band += power[no + k]!;
       }
     }
     out[j] = den > 0 ? num / den : 0;
+    // Detail near the candidate's cut-off well above 8-bit rounding: a smooth gradient's
+    // quantisation staircase is periodic too, and must not pass for an enlargement.
+    const perBin = band / ((k1 - k0 + 1) * segs * Math.ceil(lines / LINE_STEP));
+    signal[j] = perBin >= MIN_SIGNAL * QUANTISATION_POWER ? 1 : 0;
   }
-  return out;
+  return { out, signal };
 }
+
+/** Power per FFT bin of the derivative of 8-bit rounding noise (variance 2/12) through the Hann window. */
+const QUANTISATION_POWER = (2 / 12) * ((3 * N) / 8);
+/** How far above it the detail near a candidate's cut-off must be. */
+const MIN_SIGNAL = 3;
 
 const HANN = Float64Array.from({ length: N }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / (N - 1)));
 const COS = Float64Array.from({ length: P / 2 }, (_, i) => Math.cos((-2 * Math.PI * i) / P));

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/preflight.js';
-import { measureJpegDetail, detailRequests } from '../../../src/raster/image-detail.js';
+import { bandTop, measureJpegDetail, detailRequests } from '../../../src/raster/image-detail.js';
 import { estimateDetail, lumaOf } from '../../../src/raster/detail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detail-'));
@@ -63,6 +63,15 @@ describe('enlargement from the pixels', () => {
     expect(estimateDetail(lumaOf(new Uint8Array(40 * 40 * 3), 40, 40, 3)).factor).toBeNull();
     const noise = Uint8Array.from({ length: 256 * 256 }, (_, i) => (i * 2654435761) >>> 24);
     expect(estimateDetail(lumaOf(noise, 256, 256, 1)).factor).toBeNull();
+  });
+
+  it('the band analysed is the first textured one from the top, judged on the preview', () => {
+    // A 100 × 400 overview of a 4,000-row image: flat sky above row 160 (1,600 in the image), texture below.
+    const overview = { data: Uint8Array.from({ length: 100 * 400 }, (_, i) => (Math.floor(i / 100) < 160 ? 200 : (i * 7919) % 251)), width: 100, height: 400, channels: 1 };
+    const top = bandTop(overview, 4000, 512);
+    expect(top).toBeGreaterThanOrEqual(1600 - 512);
+    expect(top).toBeLessThanOrEqual(1600);
+    expect(bandTop(null, 4000, 512)).toBe(0);
   });
 
   it('only JPEG XObjects large enough are measured, largest placed first, at most four', () => {
