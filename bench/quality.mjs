@@ -148,10 +148,17 @@ for (const item of items) {
   rows.push({ ...item, file: basename(item.file), detected: d?.factor ?? null, evidence: d?.evidence ?? null, jpeg: jpegQuality(bytes) });
 }
 
+const lines = [];
+/** Prints a line and keeps it for bench/RESULTS.md. */
+const say = (...parts) => {
+  const line = parts.join(' ');
+  lines.push(line);
+  console.log(line);
+};
 const MIN_FACTOR = 1.5; // the profiles' minUpscaleFactor: smaller estimates are not reported
 const flagged = (r) => r.detected !== null && r.detected >= MIN_FACTOR * 0.95;
-console.log(`image-upscaled on ${rows.length} images (${PHOTOS.length} photos, ${ART.length + 8} pieces of art); detector CPU ${(cpuMs / rows.length).toFixed(0)} ms per image (decode of the band included)\n`);
-console.log('positives (upscaled): recall and factor error');
+say(`image-upscaled on ${rows.length} images (${PHOTOS.length} photos, ${ART.length + 8} pieces of art); detector CPU ${(cpuMs / rows.length).toFixed(0)} ms per image (decode of the band included)\n`);
+say('positives (upscaled): recall and factor error');
 const summary = { recall: {}, negatives: {}, jpegQuality: {} };
 for (const f of FACTORS) {
   for (const filter of FILTERS) {
@@ -160,15 +167,15 @@ for (const f of FACTORS) {
     const within = hit.filter((r) => Math.abs(r.detected / f - 1) <= 0.25);
     const err = hit.map((r) => Math.abs(r.detected / f - 1)).sort((a, b) => a - b);
     summary.recall[`${f}x ${filter}`] = { n: set.length, detected: hit.length, factorWithin25: within.length, medianError: err[Math.floor(err.length / 2)] ?? null };
-    console.log(`  ${`${f}×`.padEnd(5)} ${filter.padEnd(15)} recall ${pct(hit.length, set.length).padStart(8)}  factor within ±25 %: ${pct(within.length, hit.length).padStart(8)}  median error ${err.length ? `${(100 * err[Math.floor(err.length / 2)]).toFixed(1)} %` : '—'}`);
+    say(`  ${`${f}×`.padEnd(5)} ${filter.padEnd(15)} recall ${pct(hit.length, set.length).padStart(8)}  factor within ±25 %: ${pct(within.length, hit.length).padStart(8)}  median error ${err.length ? `${(100 * err[Math.floor(err.length / 2)]).toFixed(1)} %` : '—'}`);
   }
 }
-console.log('\nnegatives: false positives');
+say('\nnegatives: false positives');
 for (const cls of [...new Set(rows.filter((r) => r.cls !== 'upscaled').map((r) => r.cls))]) {
   const set = rows.filter((r) => r.cls === cls);
   const fp = set.filter(flagged);
   summary.negatives[cls] = { n: set.length, falsePositives: fp.length, files: fp.map((r) => r.file) };
-  console.log(`  ${cls.padEnd(14)} ${fp.length} of ${set.length} flagged${fp.length ? ` (${fp.map((r) => `${r.file} ${r.detected.toFixed(2)}×`).join(', ')})` : ''}`);
+  say(`  ${cls.padEnd(14)} ${fp.length} of ${set.length} flagged${fp.length ? ` (${fp.map((r) => `${r.file} ${r.detected.toFixed(2)}×`).join(', ')})` : ''}`);
 }
 const goal = rows.filter((r) => r.cls === 'upscaled' && r.factor >= 2);
 const tp = goal.filter(flagged).length;
@@ -176,19 +183,32 @@ const negatives = rows.filter((r) => r.cls !== 'upscaled');
 const fp = negatives.filter(flagged).length;
 const allPositive = rows.filter((r) => r.cls === 'upscaled');
 const tpAll = allPositive.filter(flagged).length;
-console.log(`\nfactors ≥ 2× (bicubic and Lanczos, ImageMagick and sharp): recall ${pct(tp, goal.length)} (${tp}/${goal.length})`);
-console.log(`precision over every upscaled image against the ${negatives.length} negatives: ${pct(tpAll, tpAll + fp)} (${fp} false positives)`);
+say(`\nfactors ≥ 2× (bicubic and Lanczos, ImageMagick and sharp): recall ${pct(tp, goal.length)} (${tp}/${goal.length})`);
+say(`precision over every upscaled image against the ${negatives.length} negatives: ${pct(tpAll, tpAll + fp)} (${fp} false positives)`);
 summary.goal = { recall2x: tp / goal.length, precision: tpAll / (tpAll + fp), falsePositives: fp, negatives: negatives.length };
 
-console.log('\nimage-jpeg-quality (libjpeg family: ImageMagick and sharp encoders)');
+say('\nimage-jpeg-quality (libjpeg family: ImageMagick and sharp encoders)');
 for (const q of [...QUALITIES, 92]) {
   // Every image of the set was encoded at quality 92 except the qNN ones.
   const set = rows.filter((r) => (r.quality ?? 92) === q && r.jpeg);
   const errs = set.map((r) => Math.abs(r.jpeg.quality - q));
   const within5 = errs.filter((e) => e <= 5).length;
   summary.jpegQuality[q] = { n: set.length, within5, maxError: Math.max(0, ...errs) };
-  console.log(`  quality ${String(q).padStart(3)}: ${within5}/${set.length} within ±5, max error ${Math.max(0, ...errs)}`);
+  say(`  quality ${String(q).padStart(3)}: ${within5}/${set.length} within ±5, max error ${Math.max(0, ...errs)}`);
 }
 
 writeFileSync(join(here, 'quality-results.json'), `${JSON.stringify({ images: rows.length, summary, rows: rows.map((r) => ({ file: r.file, cls: r.cls, factor: r.factor, filter: r.filter ?? null, detected: r.detected, evidence: r.evidence && Math.round(r.evidence * 1000) / 1000, jpeg: r.jpeg })) }, null, 2)}\n`);
-console.log('\nwritten bench/quality-results.json');
+const section = `<!-- quality:start -->
+## Print quality (npm run bench:quality)
+
+Made ${new Date().toISOString().slice(0, 10)} on ${rows.length} images from the photographs of Debian's lomiri-wallpapers-16.04, lomiri-wallpapers-20.04 and mate-backgrounds (sources and SHA-256: bench/quality-sources.json; every image: bench/inputs/quality/manifest.json). A finding needs an estimate of at least 1.5× (minUpscaleFactor).
+
+\`\`\`
+${lines.join('\n').trim()}
+\`\`\`
+<!-- quality:end -->
+`;
+const resultsMd = join(here, 'RESULTS.md');
+const before = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '';
+writeFileSync(resultsMd, /<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/.test(before) ? before.replace(/<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/, section) : `${before.trimEnd()}\n\n${section}`);
+console.log('\nwritten bench/quality-results.json and the quality section of bench/RESULTS.md');
