@@ -77,25 +77,34 @@ export function busiestWindow(data: Uint8Array | Uint8ClampedArray, width: numbe
   const h = Math.min(size, height);
   const g = channels >= 3 ? 1 : 0;
   let best = { x: 0, y: 0, energy: -1 };
-  const xs = positions(width, w);
-  const ys = positions(height, h);
-  for (const y of ys) {
-    for (const x of xs) {
-      let e = 0;
-      for (let r = y; r < y + h; r += 16) {
-        const row = r * width;
-        for (let c = x + 1; c < x + w; c += 4) e += Math.min(64, Math.abs(data[(row + c) * channels + g]! - data[(row + c - 1) * channels + g]!));
-      }
+  for (const y of positions(height, h)) {
+    for (const x of positions(width, w)) {
+      const e = texture(data, width, channels, g, x, y, w, h);
       if (e > best.energy) best = { x, y, energy: e };
     }
   }
   const out = new Float32Array(w * h);
-  for (let r = 0; r < h; r++) {
-    for (let c = 0, p = ((best.y + r) * width + best.x) * channels; c < w; c++, p += channels) {
-      out[r * w + c] = channels >= 3 ? 0.299 * data[p]! + 0.587 * data[p + 1]! + 0.114 * data[p + 2]! : data[p]!;
-    }
-  }
+  for (let r = 0; r < h; r++) lumaRow(data, ((best.y + r) * width + best.x) * channels, channels, out, r * w, w);
   return { data: out, width: w, height: h };
+}
+
+/** Sparse texture of a window: capped steps of one channel, every 16th row, every 4th column. */
+function texture(data: Uint8Array | Uint8ClampedArray, width: number, channels: number, g: number, x: number, y: number, w: number, h: number): number {
+  let e = 0;
+  for (let r = y; r < y + h; r += 16) {
+    const row = r * width;
+    for (let c = x + 1; c < x + w; c += 4) e += Math.min(64, Math.abs(data[(row + c) * channels + g]! - data[(row + c - 1) * channels + g]!));
+  }
+  return e;
+}
+
+/** `w` pixels from `p` converted to luma into `out` at `o`. */
+function lumaRow(data: Uint8Array | Uint8ClampedArray, p: number, channels: number, out: Float32Array, o: number, w: number): void {
+  if (channels < 3) {
+    for (let c = 0; c < w; c++, p += channels) out[o + c] = data[p]!;
+    return;
+  }
+  for (let c = 0; c < w; c++, p += channels) out[o + c] = 0.299 * data[p]! + 0.587 * data[p + 1]! + 0.114 * data[p + 2]!;
 }
 
 /** Window offsets along a side: every 256 pixels, rounded to 16, the last one flush with the end. */
@@ -202,84 +211,149 @@ function threshold(j: number): number {
 }
 
 /**
+ * The frequency pairs of the scan, fixed for every tile: for candidate j, the pairs (k, j − k) with
+ * 0.36 j ≤ k ≤ j / 2, laid out one after another (PAIR_FIRST[j] … PAIR_FIRST[j + 1] − 1), so that
+ * one flat loop per segment accumulates them all.
+ */
+const PAIR_FIRST = new Int32Array(J_MAX + 2);
+const PAIR_K = (() => {
+  const ks: number[] = [];
+  for (let j = 0; j <= J_MAX; j++) {
+    PAIR_FIRST[j] = ks.length;
+    if (j < J_MIN) continue;
+    for (let k = Math.ceil(0.36 * j); k <= Math.floor(j / 2); k++) ks.push(k);
+  }
+  PAIR_FIRST[J_MAX + 1] = ks.length;
+  return Int32Array.from(ks);
+})();
+const PAIR_L = (() => {
+  const ls = new Int32Array(PAIR_K.length);
+  for (let j = J_MIN; j <= J_MAX; j++) for (let p = PAIR_FIRST[j]!; p < PAIR_FIRST[j + 1]!; p++) ls[p] = j - PAIR_K[p]!;
+  return ls;
+})();
+const PAIRS = PAIR_K.length;
+
+/**
  * Cyclic coherence per candidate α along rows (or columns). Segments at the same position along
  * the line share the interpolation grid's phase, so products Y(k) Y(α−k) are summed over lines
  * (every other one) per segment position, and the magnitudes of those sums added up:
  * Σ_g Σ_k |Σ_lines Y(k) Y(α−k)| over Σ_g Σ_k √(Σ|Y(k)|² Σ|Y(α−k)|²). No phase between segment
- * positions is assumed, so any factor, not only those whose period divides the segment, shows.
+ * positions is assumed, so any factor, not only those whose period does not divide the segment, shows.
+ *
+ * Cost: the work is split into small loops (one FFT per two lines, one flat pass over the pair
+ * table per segment) that V8 optimises once and early — a process measures one or two images, so
+ * the first run's cost is the cost.
  */
 function coherenceScan(tile: LumaTile, columns: boolean): { out: Float64Array; signal: Uint8Array } {
   const { data, width, height } = tile;
   const length = columns ? height : width;
   const lines = columns ? width : height;
   const segs = Math.floor((length - 1) / N);
-  const count = Math.ceil(lines / LINE_STEP) * segs;
-  const re = new Float64Array(count * KEEP);
-  const im = new Float64Array(count * KEEP);
+  const stride = columns ? width : 1;
+  const across = columns ? 1 : width;
   const power = new Float64Array(segs * KEEP);
-  const bufRe = new Float64Array(P);
-  const bufIm = new Float64Array(P);
-  let s = 0;
-  for (let line = 0; line < lines; line += LINE_STEP) {
-    for (let g = 0; g < segs; g++, s++) {
-      bufRe.fill(0);
-      bufIm.fill(0);
-      for (let n = 0; n < N; n++) {
-        const x = g * N + n;
-        const a = columns ? data[x * width + line]! : data[line * width + x]!;
-        const b = columns ? data[(x + 1) * width + line]! : data[line * width + x + 1]!;
-        bufRe[n] = (b - a) * HANN[n]!;
-      }
-      fft(bufRe, bufIm);
-      const o = s * KEEP;
-      const po = g * KEEP;
-      for (let k = 0; k < KEEP; k++) {
-        re[o + k] = bufRe[k]!;
-        im[o + k] = bufIm[k]!;
-        power[po + k] = power[po + k]! + bufRe[k]! * bufRe[k]! + bufIm[k]! * bufIm[k]!;
-      }
+  const numRe = new Float64Array(segs * PAIRS);
+  const numIm = new Float64Array(segs * PAIRS);
+  const re = new Float64Array(P);
+  const im = new Float64Array(P);
+  const aRe = new Float64Array(KEEP);
+  const aIm = new Float64Array(KEEP);
+  const bRe = new Float64Array(KEEP);
+  const bIm = new Float64Array(KEEP);
+  let analysed = 0;
+  for (let line = 0; line < lines; line += 2 * LINE_STEP) {
+    const second = line + LINE_STEP < lines;
+    analysed += second ? 2 : 1;
+    for (let g = 0; g < segs; g++) {
+      // Two real lines in one complex FFT: the first as the real part, the second as the imaginary.
+      const start = g * N * stride;
+      windowed(data, line * across + start, stride, re);
+      if (second) windowed(data, (line + LINE_STEP) * across + start, stride, im);
+      else im.fill(0, 0, N);
+      re.fill(0, N);
+      im.fill(0, N);
+      fft(re, im);
+      split(re, im, aRe, aIm, bRe, bIm);
+      accumulate(aRe, aIm, numRe, numIm, power, g);
+      if (second) accumulate(bRe, bIm, numRe, numIm, power, g);
     }
   }
   const out = new Float64Array(J_MAX + 1);
   const signal = new Uint8Array(J_MAX + 1);
-  const numRe = new Float64Array(segs * KEEP);
-  const numIm = new Float64Array(segs * KEEP);
   for (let j = J_MIN; j <= J_MAX; j++) {
-    const k0 = Math.ceil(0.36 * j);
-    const k1 = Math.floor(j / 2);
-    if (k1 < k0) continue;
-    numRe.fill(0);
-    numIm.fill(0);
-    for (let i = 0; i < count; i++) {
-      const o = i * KEEP;
-      const no = (i % segs) * KEEP;
-      for (let k = k0; k <= k1; k++) {
-        const ar = re[o + k]!;
-        const ai = im[o + k]!;
-        const br = re[o + j - k]!;
-        const bi = im[o + j - k]!;
-        numRe[no + k] = numRe[no + k]! + ar * br - ai * bi;
-        numIm[no + k] = numIm[no + k]! + ar * bi + ai * br;
-      }
-    }
+    const first = PAIR_FIRST[j]!;
+    const end = PAIR_FIRST[j + 1]!;
+    if (end === first) continue;
     let num = 0;
     let den = 0;
     let band = 0;
     for (let g = 0; g < segs; g++) {
-      const no = g * KEEP;
-      for (let k = k0; k <= k1; k++) {
-        num += Math.hypot(numRe[no + k]!, numIm[no + k]!);
-        den += Math.sqrt(power[no + k]! * power[no + j - k]!);
-        band += power[no + k]!;
-      }
+      num += magnitudes(numRe, numIm, g * PAIRS + first, g * PAIRS + end);
+      den += geometric(power, g * KEEP, first, end);
+      band += lower(power, g * KEEP, first, end);
     }
     out[j] = den > 0 ? num / den : 0;
     // Detail near the candidate's cut-off well above 8-bit rounding: a smooth gradient's
     // quantisation staircase is periodic too, and must not pass for an enlargement.
-    const perBin = band / ((k1 - k0 + 1) * segs * Math.ceil(lines / LINE_STEP));
+    const perBin = band / ((end - first) * segs * analysed);
     signal[j] = perBin >= MIN_SIGNAL * QUANTISATION_POWER ? 1 : 0;
   }
   return { out, signal };
+}
+
+/** N samples of the line's derivative from `at` (step `stride`), through the Hann window. */
+function windowed(data: Float32Array, at: number, stride: number, into: Float64Array): void {
+  for (let n = 0, x = at; n < N; n++, x += stride) into[n] = (data[x + stride]! - data[x]!) * HANN[n]!;
+}
+
+/** The spectra (bins below KEEP) of the two real lines packed into one complex FFT. */
+function split(re: Float64Array, im: Float64Array, aRe: Float64Array, aIm: Float64Array, bRe: Float64Array, bIm: Float64Array): void {
+  for (let k = 0; k < KEEP; k++) {
+    const m = (P - k) & (P - 1);
+    const xr = re[k]!;
+    const xi = im[k]!;
+    const yr = re[m]!;
+    const yi = im[m]!;
+    aRe[k] = 0.5 * (xr + yr);
+    aIm[k] = 0.5 * (xi - yi);
+    bRe[k] = 0.5 * (xi + yi);
+    bIm[k] = 0.5 * (yr - xr);
+  }
+}
+
+/** Adds one segment's products Y(k) Y(j − k) for every pair of the table, and its power per bin. */
+function accumulate(yRe: Float64Array, yIm: Float64Array, numRe: Float64Array, numIm: Float64Array, power: Float64Array, g: number): void {
+  const o = g * PAIRS;
+  for (let p = 0; p < PAIRS; p++) {
+    const k = PAIR_K[p]!;
+    const l = PAIR_L[p]!;
+    const ar = yRe[k]!;
+    const ai = yIm[k]!;
+    const br = yRe[l]!;
+    const bi = yIm[l]!;
+    numRe[o + p] = numRe[o + p]! + ar * br - ai * bi;
+    numIm[o + p] = numIm[o + p]! + ar * bi + ai * br;
+  }
+  const po = g * KEEP;
+  for (let k = 0; k < KEEP; k++) power[po + k] = power[po + k]! + yRe[k]! * yRe[k]! + yIm[k]! * yIm[k]!;
+}
+
+function magnitudes(re: Float64Array, im: Float64Array, from: number, to: number): number {
+  let s = 0;
+  for (let i = from; i < to; i++) s += Math.sqrt(re[i]! * re[i]! + im[i]! * im[i]!);
+  return s;
+}
+
+function geometric(power: Float64Array, o: number, from: number, to: number): number {
+  let s = 0;
+  for (let p = from; p < to; p++) s += Math.sqrt(power[o + PAIR_K[p]!]! * power[o + PAIR_L[p]!]!);
+  return s;
+}
+
+function lower(power: Float64Array, o: number, from: number, to: number): number {
+  let s = 0;
+  for (let p = from; p < to; p++) s += power[o + PAIR_K[p]!]!;
+  return s;
 }
 
 /** Power per FFT bin of the derivative of 8-bit rounding noise (variance 2/12) through the Hann window. */
