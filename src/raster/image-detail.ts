@@ -94,17 +94,25 @@ export function bandTop(overview: Overview | null, h: number, rows: number): num
   const { data, width, height, channels } = overview;
   const scale = height / h;
   const g = channels >= 3 ? 1 : 0;
+  // Texture per overview row once, summed up, so that each band's is a difference of two sums.
+  const upTo = new Float64Array(height + 1);
+  for (let y = 0; y < height; y++) upTo[y + 1] = upTo[y]! + rowTexture(data, y * width * channels + g, width, channels);
   const bands: { top: number; energy: number }[] = [];
   for (let top = 0; top + rows <= h; top += 64) {
     const y0 = Math.floor(top * scale);
     const y1 = Math.min(height, Math.ceil((top + rows) * scale));
-    let e = 0;
-    for (let y = y0; y < y1; y++) for (let x = 1; x < width; x++) e += Math.abs(data[(y * width + x) * channels + g]! - data[(y * width + x - 1) * channels + g]!);
-    bands.push({ top, energy: e / Math.max(1, y1 - y0) });
+    bands.push({ top, energy: (upTo[y1]! - upTo[y0]!) / Math.max(1, y1 - y0) });
   }
   let max = 0;
   for (const b of bands) if (b.energy > max) max = b.energy;
   return bands.find((b) => b.energy >= BAND_ENOUGH * max)?.top ?? 0;
+}
+
+/** Sum of the steps between neighbours along one row of one channel (from `p`). */
+function rowTexture(data: Uint8Array | Uint8ClampedArray, p: number, width: number, channels: number): number {
+  let e = 0;
+  for (let x = 1; x < width; x++, p += channels) e += Math.abs(data[p + channels]! - data[p]!);
+  return e;
 }
 
 /** Measures one JPEG; null when it cannot be decoded (the page's other findings say why). */
