@@ -31,6 +31,8 @@ const KEEP = 64;
 /** Every LINE_STEP-th row (column) is analysed (every fourth let JPEG noise through: measured on bench:quality). */
 const LINE_STEP = 2;
 
+/** Candidates whose row coherence is below this are not scanned along columns (every threshold and comparison lies above it). */
+const ROW_FLOOR = 0.2;
 /** Coherence an enlargement must show in both directions. */
 export const UPSCALE_EVIDENCE = 0.3;
 /** Coherence needed at a cycle frequency of JPEG's block grid (α = m/8). */
@@ -146,8 +148,12 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
 
 /** Per candidate bin: the weaker of the row and column coherence (columns allowed ±1 bin). */
 export function candidateScores(tile: LumaTile): { score: Float64Array; partner: Int32Array; signal: Uint8Array } {
-  const { out: rows, signal: rowSignal } = coherenceScan(tile, false);
-  const { out: cols, signal: colSignal } = coherenceScan(tile, true);
+  const { out: rows, signal: rowSignal } = coherenceScan(tile, false, null);
+  // Columns only where rows leave the candidate a chance: a score is the weaker of the two, and no
+  // decision looks at a score below ROW_FLOOR, so elsewhere the rows' value stands as its bound.
+  const wanted = new Uint8Array(J_MAX + 2);
+  for (let j = J_MIN; j <= J_MAX; j++) if (rows[j]! >= ROW_FLOOR) wanted[j - 1] = wanted[j] = wanted[j + 1] = 1;
+  const { out: cols, signal: colSignal } = coherenceScan(tile, true, wanted);
   const signal = new Uint8Array(J_MAX + 2);
   const score = new Float64Array(J_MAX + 2);
   const partner = new Int32Array(J_MAX + 2);
@@ -161,7 +167,7 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
         at = j + d;
       }
     }
-    score[j] = Math.min(rows[j]!, other);
+    score[j] = wanted[j] ? Math.min(rows[j]!, other) : rows[j]!;
     partner[j] = at;
     signal[j] = rowSignal[j]! && colSignal[at]! ? 1 : 0;
   }
@@ -244,8 +250,9 @@ const PAIRS = PAIR_K.length;
  * table per segment) that V8 optimises once and early — a process measures one or two images, so
  * the first run's cost is the cost.
  */
-function coherenceScan(tile: LumaTile, columns: boolean): { out: Float64Array; signal: Uint8Array } {
+function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | null): { out: Float64Array; signal: Uint8Array } {
   const { data, width, height } = tile;
+  const spans = pairSpans(wanted);
   const length = columns ? height : width;
   const lines = columns ? width : height;
   const segs = Math.floor((length - 1) / N);
@@ -274,8 +281,8 @@ function coherenceScan(tile: LumaTile, columns: boolean): { out: Float64Array; s
       im.fill(0, N);
       fft(re, im);
       split(re, im, aRe, aIm, bRe, bIm);
-      accumulate(aRe, aIm, numRe, numIm, power, g);
-      if (second) accumulate(bRe, bIm, numRe, numIm, power, g);
+      accumulate(aRe, aIm, numRe, numIm, power, g, spans);
+      if (second) accumulate(bRe, bIm, numRe, numIm, power, g, spans);
     }
   }
   const out = new Float64Array(J_MAX + 1);
@@ -283,7 +290,7 @@ function coherenceScan(tile: LumaTile, columns: boolean): { out: Float64Array; s
   for (let j = J_MIN; j <= J_MAX; j++) {
     const first = PAIR_FIRST[j]!;
     const end = PAIR_FIRST[j + 1]!;
-    if (end === first) continue;
+    if (end === first || (wanted && !wanted[j])) continue;
     let num = 0;
     let den = 0;
     let band = 0;
@@ -321,10 +328,29 @@ function split(re: Float64Array, im: Float64Array, aRe: Float64Array, aIm: Float
   }
 }
 
-/** Adds one segment's products Y(k) Y(j − k) for every pair of the table, and its power per bin. */
-function accumulate(yRe: Float64Array, yIm: Float64Array, numRe: Float64Array, numIm: Float64Array, power: Float64Array, g: number): void {
+/** The runs of the pair table that belong to the wanted candidates (all when null): [from, to, from, to, …]. */
+function pairSpans(wanted: Uint8Array | null): Int32Array {
+  const spans: number[] = [];
+  for (let j = J_MIN; j <= J_MAX; j++) {
+    if (wanted && !wanted[j]) continue;
+    const from = PAIR_FIRST[j]!;
+    const to = PAIR_FIRST[j + 1]!;
+    if (spans.length && spans[spans.length - 1] === from) spans[spans.length - 1] = to;
+    else spans.push(from, to);
+  }
+  return Int32Array.from(spans);
+}
+
+/** Adds one segment's products Y(k) Y(j − k) for the pairs in `spans`, and its power per bin. */
+function accumulate(yRe: Float64Array, yIm: Float64Array, numRe: Float64Array, numIm: Float64Array, power: Float64Array, g: number, spans: Int32Array): void {
   const o = g * PAIRS;
-  for (let p = 0; p < PAIRS; p++) {
+  for (let s = 0; s < spans.length; s += 2) products(yRe, yIm, numRe, numIm, o, spans[s]!, spans[s + 1]!);
+  const po = g * KEEP;
+  for (let k = 0; k < KEEP; k++) power[po + k] = power[po + k]! + yRe[k]! * yRe[k]! + yIm[k]! * yIm[k]!;
+}
+
+function products(yRe: Float64Array, yIm: Float64Array, numRe: Float64Array, numIm: Float64Array, o: number, from: number, to: number): void {
+  for (let p = from; p < to; p++) {
     const k = PAIR_K[p]!;
     const l = PAIR_L[p]!;
     const ar = yRe[k]!;
@@ -334,8 +360,6 @@ function accumulate(yRe: Float64Array, yIm: Float64Array, numRe: Float64Array, n
     numRe[o + p] = numRe[o + p]! + ar * br - ai * bi;
     numIm[o + p] = numIm[o + p]! + ar * bi + ai * br;
   }
-  const po = g * KEEP;
-  for (let k = 0; k < KEEP; k++) power[po + k] = power[po + k]! + yRe[k]! * yRe[k]! + yIm[k]! * yIm[k]!;
 }
 
 function magnitudes(re: Float64Array, im: Float64Array, from: number, to: number): number {
