@@ -48,7 +48,10 @@ export interface DetailEstimate {
   /** Factor seen along rows (x) and columns (y) at the best candidate, or null. */
   factorX: number | null;
   factorY: number | null;
-  /** The coherence behind the verdict (0–1; above 0.3 off the JPEG grid, 0.4 on it, 0.75 beyond 5.3×: an enlargement). */
+  /**
+   * The coherence behind the verdict (0–1; above 0.3 off the JPEG grid, 0.4 on it, 0.75 beyond 5.3×: an enlargement).
+   * When no candidate reaches its threshold along rows the columns are not scanned, and this is the rows' value (a bound).
+   */
   evidence: number;
 }
 
@@ -151,8 +154,17 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
   const { out: rows, signal: rowSignal } = coherenceScan(tile, false, null);
   // Columns only where rows leave the candidate a chance: a score is the weaker of the two, and no
   // decision looks at a score below ROW_FLOOR, so elsewhere the rows' value stands as its bound.
+  // When no candidate reaches its threshold along rows, none can reach it in both directions: the
+  // columns are not scanned, and each score is the rows' value (a bound, with no signal).
+  let possible = false;
+  for (let j = J_MIN; j <= J_MAX; j++) if (rows[j]! >= threshold(j) && rowSignal[j]) possible = true;
   const wanted = new Uint8Array(J_MAX + 2);
-  for (let j = J_MIN; j <= J_MAX; j++) if (rows[j]! >= ROW_FLOOR) wanted[j - 1] = wanted[j] = wanted[j + 1] = 1;
+  for (let j = J_MIN; j <= J_MAX; j++) if (possible && rows[j]! >= ROW_FLOOR) wanted[j - 1] = wanted[j] = wanted[j + 1] = 1;
+  if (!possible) {
+    const partner = new Int32Array(J_MAX + 2);
+    for (let j = J_MIN; j <= J_MAX; j++) partner[j] = j;
+    return { score: Float64Array.from({ length: J_MAX + 2 }, (_, j) => rows[j] ?? 0), partner, signal: new Uint8Array(J_MAX + 2) };
+  }
   const { out: cols, signal: colSignal } = coherenceScan(tile, true, wanted);
   const signal = new Uint8Array(J_MAX + 2);
   const score = new Float64Array(J_MAX + 2);
