@@ -36,7 +36,7 @@ const ROW_FLOOR = 0.2;
 /** Coherence an enlargement must show in both directions. */
 export const UPSCALE_EVIDENCE = 0.3;
 /** Coherence needed at a cycle frequency of JPEG's block grid (α = m/8). */
-export const UPSCALE_EVIDENCE_ON_JPEG_GRID = 0.4;
+export const UPSCALE_EVIDENCE_ON_JPEG_GRID = 0.3;
 /** Coherence needed beyond 5.3×: few frequency pairs there, and smooth vector art reaches 0.65 (bench:quality); true enlargements of 6–8× show 0.95 and more. */
 export const UPSCALE_EVIDENCE_LARGE = 0.75;
 /** The largest tile analysed, per side. */
@@ -49,7 +49,7 @@ export interface DetailEstimate {
   factorX: number | null;
   factorY: number | null;
   /**
-   * The coherence behind the verdict (0–1; above 0.3 off the JPEG grid, 0.4 on it, 0.75 beyond 5.3×: an enlargement).
+   * The coherence behind the verdict (0–1; above 0.3 off the JPEG grid, 0.3 on it too (with no JPEG family), 0.75 beyond 5.3×: an enlargement).
    * When no candidate reaches its threshold along rows the columns are not scanned, and this is the rows' value (a bound).
    */
   evidence: number;
@@ -196,7 +196,7 @@ function nearestPeak(score: Float64Array, at: number): number | null {
 /**
  * JPEG's blocks leave coherence at every multiple of 1/8 at once; an enlargement at α = m/8 only
  * at α and its multiples. A candidate on the grid whose other grid points (not its multiples) are
- * at least three quarters as coherent is the JPEG, not an enlargement.
+ * at least nine tenths as coherent is the JPEG, not an enlargement.
  */
 function jpegFamily(score: Float64Array, j: number): boolean {
   if (!onGrid(j)) return false;
@@ -207,7 +207,7 @@ function jpegFamily(score: Float64Array, j: number): boolean {
     if (g < J_MIN || g > J_MAX || m % mine === 0) continue;
     other = Math.max(other, score[nearestPeak(score, g)!]!);
   }
-  return other >= 0.75 * score[j]!;
+  return other >= 0.9 * score[j]!;
 }
 
 /**
@@ -315,7 +315,7 @@ function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | nu
     // Detail near the candidate's cut-off well above 8-bit rounding: a smooth gradient's
     // quantisation staircase is periodic too, and must not pass for an enlargement.
     const perBin = band / ((end - first) * segs * analysed);
-    signal[j] = perBin >= MIN_SIGNAL * QUANTISATION_POWER ? 1 : 0;
+    signal[j] = perBin >= MIN_SIGNAL * QUANTISATION_POWER[j]! ? 1 : 0;
   }
   return { out, signal };
 }
@@ -392,12 +392,28 @@ function lower(power: Float64Array, o: number, from: number, to: number): number
   return s;
 }
 
-/** Power per FFT bin of the derivative of 8-bit rounding noise (variance 2/12) through the Hann window. */
-const QUANTISATION_POWER = (2 / 12) * ((3 * N) / 8);
-/** How far above it the detail near a candidate's cut-off must be. */
+/** How far above 8-bit rounding noise the detail near a candidate's cut-off must be. */
 const MIN_SIGNAL = 3;
 
 const HANN = Float64Array.from({ length: N }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / (N - 1)));
+/**
+ * Per candidate: the power per FFT bin that 8-bit rounding noise (variance 1/12, white) leaves in
+ * the derivative through the Hann window, averaged over the candidate's lower bins k — the
+ * derivative's gain is 4 sin²(π f), so at a 4× enlargement's cut-off (f ≈ 0.1) rounding leaves a
+ * fifth of its average power, at 2× (f ≈ 0.2) two thirds.
+ */
+const QUANTISATION_POWER = (() => {
+  let windowPower = 0;
+  for (let n = 0; n < N; n++) windowPower += HANN[n]! * HANN[n]!;
+  const out = new Float64Array(J_MAX + 2);
+  for (let j = J_MIN; j <= J_MAX; j++) {
+    let sum = 0;
+    for (let p = PAIR_FIRST[j]!; p < PAIR_FIRST[j + 1]!; p++) sum += 4 * Math.sin((Math.PI * PAIR_K[p]!) / P) ** 2;
+    out[j] = (1 / 12) * windowPower * (sum / Math.max(1, PAIR_FIRST[j + 1]! - PAIR_FIRST[j]!));
+  }
+  return out;
+})();
+
 const COS = Float64Array.from({ length: P / 2 }, (_, i) => Math.cos((-2 * Math.PI * i) / P));
 const SIN = Float64Array.from({ length: P / 2 }, (_, i) => Math.sin((-2 * Math.PI * i) / P));
 const REV = (() => {
