@@ -8,7 +8,7 @@
  * of analysis).
  */
 import { z } from 'zod';
-import { busiestWindow, estimateDetail, DETAIL_TILE } from './detail.js';
+import { busiestWindow, estimateDetail, lumaOf, DETAIL_TILE } from './detail.js';
 
 /** An image the main thread asks the worker to measure. */
 export const DetailRequestSchema = z.object({ ref: z.string(), widthPx: z.number().int().positive(), heightPx: z.number().int().positive() });
@@ -108,6 +108,46 @@ export function bandTop(overview: Overview | null, h: number, rows: number): num
   return bands.find((b) => b.energy >= BAND_ENOUGH * max)?.top ?? 0;
 }
 
+/**
+ * Where the window of {@link DETAIL_TILE} columns starts within the band (a multiple of 16, so that
+ * a JPEG's block grid stays where it was): the most textured one on the overview, candidates every
+ * 256 columns and flush with the right edge, like raster/detail.ts's busiestWindow on the pixels.
+ */
+export function windowLeft(overview: Overview, w: number, h: number, top: number, rows: number): number {
+  const size = Math.min(w, DETAIL_TILE);
+  if (size >= w) return 0;
+  const { data, width, height, channels } = overview;
+  const sx = width / w;
+  const sy = height / h;
+  const y0 = Math.floor(top * sy);
+  const y1 = Math.max(y0 + 1, Math.min(height, Math.ceil((top + rows) * sy)));
+  // Texture per overview column over the band's rows, summed up.
+  const column = new Float64Array(width);
+  const g = channels >= 3 ? 1 : 0;
+  for (let y = y0; y < y1; y++) columnTexture(data, y * width * channels + g, width, channels, column);
+  const upTo = new Float64Array(width + 1);
+  for (let x = 0; x < width; x++) upTo[x + 1] = upTo[x]! + column[x]!;
+  const lefts: number[] = [];
+  for (let x = 0; x + size <= w; x += 256) lefts.push(x);
+  const last = Math.floor((w - size) / 16) * 16;
+  if (lefts[lefts.length - 1] !== last) lefts.push(last);
+  let best = 0;
+  let most = -1;
+  for (const x of lefts) {
+    const e = upTo[Math.min(width, Math.ceil((x + size) * sx))]! - upTo[Math.floor(x * sx)]!;
+    if (e > most) {
+      most = e;
+      best = x;
+    }
+  }
+  return best;
+}
+
+/** Adds each pixel's step from its left neighbour (one channel, from `p`) to `into`. */
+function columnTexture(data: Uint8Array | Uint8ClampedArray, p: number, width: number, channels: number, into: Float64Array): void {
+  for (let x = 1; x < width; x++, p += channels) into[x] = into[x]! + Math.abs(data[p + channels]! - data[p]!);
+}
+
 /** Sum of the steps between neighbours along one row of one channel (from `p`). */
 function rowTexture(data: Uint8Array | Uint8ClampedArray, p: number, width: number, channels: number): number {
   let e = 0;
@@ -123,12 +163,15 @@ export async function measureJpegDetail(jpeg: Uint8Array, request: DetailRequest
   const width = Math.min(w, Math.max(DETAIL_TILE, Math.floor(MAX_BAND_PIXELS / rows)));
   try {
     const top = Math.floor(bandTop(overview, h, rows) / 16) * 16;
+    // With an overview the window is chosen on it too, and only the window's columns are kept.
+    const left = overview ? windowLeft(overview, w, h, top, rows) : null;
     const { data, info } = await sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true })
-      .extract({ left: 0, top, width, height: rows })
+      .extract({ left: left ?? 0, top, width: left === null ? width : Math.min(w, DETAIL_TILE), height: rows })
       .toColourspace('srgb')
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const estimate = estimateDetail(busiestWindow(data, info.width, info.height, info.channels));
+    const tile = left === null ? busiestWindow(data, info.width, info.height, info.channels) : lumaOf(data, info.width, info.height, info.channels);
+    const estimate = estimateDetail(tile);
     return { ref: request.ref, ...estimate };
   } catch {
     return null;
