@@ -23,7 +23,7 @@ export const CheckViewSchema = z
       .nullable(),
     /** The report, exactly as `print-preflight check --json` prints it; null until done. */
     report: ReportSchema.nullable(),
-    links: z.object({
+    links: z.strictObject({
       self: z.string(),
       html: z.string().nullable(),
       previews: z.array(z.string()),

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { toJsonSchema } from '../util/json-schema.js';
 import { RequestInvalid } from './problem.js';
 
 export interface ResponseDoc {
@@ -45,7 +46,7 @@ const zodOf = new WeakMap<object, { schema: z.ZodType; part: string }>();
 
 /** JSON Schema (draft 2020-12, without `$schema`) of a zod schema, as requests see it. */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
-  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as Record<string, unknown>;
+  const { $schema: _s, ...rest } = toJsonSchema(schema, io);
   return rest;
 }
 
