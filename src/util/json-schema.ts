@@ -13,7 +13,7 @@ export type JsonSchema = Record<string, unknown>;
  * @example toJsonSchema(ReportSchema, 'output') // { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', … }
  */
 export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  return normalise(z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' })) as JsonSchema;
+  return normaliseJsonSchema(z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' })) as JsonSchema;
 }
 
 /**
@@ -22,11 +22,11 @@ export function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSch
  * items schema its members share instead of `false`, which OpenAPI linters and generators written
  * for OpenAPI 3.0 require (nothing can follow the prefix either way: `maxItems` forbids it).
  */
-function normalise(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(normalise);
+export function normaliseJsonSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(normaliseJsonSchema);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) out[k] = normalise(v);
+  for (const [k, v] of Object.entries(node)) out[k] = normaliseJsonSchema(v);
   const prefix = out.prefixItems;
   if (Array.isArray(prefix) && out.items === false && out.maxItems === prefix.length) {
     const first = JSON.stringify(prefix[0]);

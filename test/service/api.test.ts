@@ -15,10 +15,12 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { startSourceServer, type SourceServer } from '../helpers/source-server.js';
 import { CORPUS, cliReport, expectProblem, form, pollUntilFinished, tempDir, withoutTimings } from './harness.js';
+import { Traffic } from '../helpers/traffic.js';
 
 const SECRET = 'callback-secret-for-tests';
 let pool: PreflightPool;
 let service: ServiceHandle;
+const traffic = new Traffic();
 let dataDir: string;
 let sources: SourceServer;
 
@@ -36,6 +38,7 @@ beforeAll(async () => {
     allowHosts: ['127.0.0.1'],
     maxUploadBytes: 1_000_000,
   });
+  traffic.observe(service.app.server);
 });
 
 afterAll(async () => {
@@ -392,5 +395,11 @@ describe('/health when the data folder fails', () => {
       await s.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every status this file got from the server, each problem code, and the schema every JSON answer met', async () => {
+    await traffic.expectDocumented(service.url);
   });
 });
