@@ -46,7 +46,7 @@ export function publishedErrors(name: Published, bytes: string | Uint8Array): st
 }
 
 /** Asserts the bytes are valid against schemas/<name>.schema.json, and returns them parsed. */
-export function expectPublished<T = Record<string, unknown>>(name: Published, bytes: string | Uint8Array, what = name): T {
+export function expectPublished<T = Record<string, unknown>>(name: Published, bytes: string | Uint8Array, what: string = name): T {
   expect(publishedErrors(name, bytes), `${what} against schemas/${name}.schema.json`).toEqual([]);
   return JSON.parse(asText(bytes)) as T;
 }
