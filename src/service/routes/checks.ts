@@ -39,6 +39,17 @@ const CHECK_QUEUED_EXAMPLE = {
 export function checkRoutes(ctx: ServiceContext): void {
   const { app, routes, store } = ctx;
 
+  const submitResponses = {
+    200: { description: 'Finished within `wait`', schema: CheckViewSchema },
+    202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}' }, example: CHECK_QUEUED_EXAMPLE },
+    400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
+    413: { description: 'The upload is over the size limit (refused while it streams), or has too many parts', codes: ['upload-too-large', 'too-many-parts'] },
+    422: { description: 'Unknown SKU, product or variant; or a callbackUrl that cannot be used', codes: ['ERR_UNKNOWN_SKU', 'ERR_UNKNOWN_PRODUCT', 'ERR_UNKNOWN_VARIANT', 'callback-not-configured', 'callback-url-refused'] },
+    429: { description: 'This key has too many checks queued or running', codes: ['too-many-checks'], headers: { 'Retry-After': 'seconds to wait' } },
+  };
+  const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
+  const submitWhen = 'With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.';
+
   defineRoute(
     app,
     routes,
@@ -46,48 +57,41 @@ export function checkRoutes(ctx: ServiceContext): void {
       method: 'POST',
       url: '/v1/checks',
       operationId: 'submitCheck',
-      summary: 'Check a print file',
-      description:
-        'Send the PDF as multipart/form-data (a `file` part, and `sku` or `product` + `variant`), or JSON `{ "url": "https://…", "sku": "…" }` to have it downloaded the way the order service will. With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.',
+      summary: 'Check a print file: an upload or a URL',
+      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
       requestBodies: {
-        'multipart/form-data': { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } },
+        'multipart/form-data': upload,
         'application/json': { schema: CheckUrlBodySchema, example: { url: 'https://files.example.com/designs/duvet-200x200.pdf', sku: 'DUVET-COVER-200X200' } },
       },
-      responses: {
-        200: { description: 'Finished within `wait`', schema: CheckViewSchema },
-        202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}' }, example: CHECK_QUEUED_EXAMPLE },
-        400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
-        413: { description: 'The upload is over the size limit (refused while it streams), or has too many parts', codes: ['upload-too-large', 'too-many-parts'] },
-        415: { description: 'Neither multipart/form-data nor application/json' },
-        422: { description: 'Unknown SKU, product or variant; or a callbackUrl that cannot be used', codes: ['ERR_UNKNOWN_SKU', 'ERR_UNKNOWN_PRODUCT', 'ERR_UNKNOWN_VARIANT', 'callback-not-configured', 'callback-url-refused'] },
-        429: { description: 'This key has too many checks queued or running', codes: ['too-many-checks'], headers: { 'Retry-After': 'seconds to wait' } },
-      },
+      responses: { ...submitResponses, 415: { description: 'Neither multipart/form-data nor application/json' } },
+    },
+    async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? () => acceptUpload(ctx, request) : () => acceptUrl(ctx, request.body)),
+  );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'POST',
+      url: '/v1/checks/upload',
+      operationId: 'uploadCheck',
+      summary: 'Check an uploaded print file',
+      description: `The multipart upload of POST /v1/checks on its own: a \`file\` part with the PDF, and \`sku\` or \`product\` + \`variant\`. ${submitWhen}`,
+      tags: ['checks'],
+      auth: true,
+      query: SubmitQuerySchema,
+      requestBodies: { 'multipart/form-data': upload },
+      responses: { ...submitResponses, 415: { description: 'Not multipart/form-data' } },
     },
     async (request, reply) => {
-      const key = request.apiKey ?? 'anonymous';
-      const token = await ctx.limiter.reserve(key);
-      let job: CheckJob;
-      try {
-        job = request.isMultipart() ? await acceptUpload(ctx, request) : await acceptUrl(ctx, request.body);
-      } catch (error) {
-        ctx.limiter.release(key, token);
-        throw error;
+      if (!request.isMultipart()) {
+        ctx.metrics.rejectedSubmission('unsupported-media');
+        throw new Problem(415, 'unsupported-media-type', 'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).');
       }
-      ctx.limiter.bind(key, token, job.id);
-      ctx.processing(request);
-      await ctx.queue.enqueue(job);
-      ctx.metrics.acceptedSubmission(job.source.kind);
-      request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
-      const wait = request.query.wait;
-      const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
-      if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
-      return reply
-        .code(202)
-        .header('Location', `/v1/checks/${job.id}`)
-        .send(await viewOf(ctx, job.id));
+      return submit(ctx, request, reply, () => acceptUpload(ctx, request));
     },
   );
 
@@ -205,6 +209,31 @@ export function checkRoutes(ctx: ServiceContext): void {
     },
     async () => profileListing(ctx.registry),
   );
+}
+
+/** Accepts a submission within the key's limit, queues it, and answers with the check. */
+async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { wait: number } }, reply: FastifyReply, accept: () => Promise<CheckJob>): Promise<FastifyReply> {
+  const key = request.apiKey ?? 'anonymous';
+  const token = await ctx.limiter.reserve(key);
+  let job: CheckJob;
+  try {
+    job = await accept();
+  } catch (error) {
+    ctx.limiter.release(key, token);
+    throw error;
+  }
+  ctx.limiter.bind(key, token, job.id);
+  ctx.processing(request);
+  await ctx.queue.enqueue(job);
+  ctx.metrics.acceptedSubmission(job.source.kind);
+  request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
+  const wait = request.query.wait;
+  const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
+  if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
+  return reply
+    .code(202)
+    .header('Location', `/v1/checks/${job.id}`)
+    .send(await viewOf(ctx, job.id));
 }
 
 function notFound(id: string): Problem {
