@@ -65,7 +65,7 @@ export const ReportPageSchema = z.strictObject({
   notes: z.array(z.string()),
   /** What the page's raster showed; null when it was not rasterised (--no-raster) or could not be. */
   raster: z
-    .object({
+    .strictObject({
       /** The renderer that drew the page: image (its one JPEG, through sharp), pdfium or pdfjs. */
       method: z.enum(['pdfjs', 'image', 'pdfium']),
       widthPx: z.number().int(),
@@ -111,7 +111,7 @@ export const ReportSchema = z.strictObject({
   rules: z.partialRecord(FindingCodeSchema, z.number().int()),
   /** How the file was downloaded, for a report on a URL. */
   source: z
-    .object({
+    .strictObject({
       url: z.string(),
       finalUrl: z.string(),
       status: z.number().int().nullable(),
@@ -131,7 +131,7 @@ export const ReportSchema = z.strictObject({
   findings: z.array(FindingSchema),
   /** Milliseconds spent; the only part of a report that differs between two runs on the same input. */
   timings: z
-    .object({ totalMs: z.number(), pages: z.array(z.strictObject({ index: z.number().int(), rasterMs: z.number() })).optional() })
+    .strictObject({ totalMs: z.number(), pages: z.array(z.strictObject({ index: z.number().int(), rasterMs: z.number() })).optional() })
     .optional(),
 });
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { PreflightError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 
-export const ProblemFieldSchema = z.object({
+export const ProblemFieldSchema = z.strictObject({
   /** Where: a JSON path (`rows[0].sources[1].url`), a query parameter or a form field. */
   path: z.string(),
   message: z.string(),
