@@ -4,7 +4,7 @@
  * and without API keys; and the shapes generators depend on are there.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -101,6 +101,25 @@ describe.each(['with-keys', 'without-keys'])('the OpenAPI document (%s)', (name)
     expect(check.properties.report).toEqual({ anyOf: [{ $ref: '#/components/schemas/Report' }, { type: 'null' }] });
     // The report's own fields appear once: in the component.
     expect(text.split('"profileDigest":').length - 1).toBe(1);
+  });
+
+  it('says of reports and order bodies exactly what schemas/ publishes', () => {
+    const schemas = (docs[name]!.components as { schemas: Record<string, unknown> }).schemas;
+    const inline = (node: unknown): unknown =>
+      Array.isArray(node)
+        ? node.map(inline)
+        : node && typeof node === 'object'
+          ? '$ref' in node
+            ? inline(schemas[String((node as { $ref: string }).$ref).split('/').pop()!])
+            : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
+          : node;
+    for (const [component, file] of [
+      ['Report', 'report'],
+      ['OrderPayload', 'order'],
+    ]) {
+      const { $schema: _s, title: _t, ...published } = JSON.parse(readFileSync(join('schemas', `${file}.schema.json`), 'utf8')) as Record<string, unknown>;
+      expect(inline(schemas[component]), component).toEqual(published);
+    }
   });
 
   it('has components ajv compiles in strict mode, and examples that are valid against them', () => {
