@@ -116,7 +116,7 @@ describe.each(['with-keys', 'without-keys'])('the OpenAPI document (%s)', (name)
     for (const [component, file] of [
       ['Report', 'report'],
       ['OrderPayload', 'order'],
-    ]) {
+    ] as const) {
       const { $schema: _s, title: _t, ...published } = JSON.parse(readFileSync(join('schemas', `${file}.schema.json`), 'utf8')) as Record<string, unknown>;
       expect(inline(schemas[component]), component).toEqual(published);
     }
