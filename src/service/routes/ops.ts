@@ -80,7 +80,8 @@ export function opsRoutes(ctx: ServiceContext): void {
     },
     async (request) => {
       doc ??= openApiDocument(routes, { apiKeys: ctx.options.apiKeys.length > 0 });
-      return { ...doc, servers: [{ url: `${request.protocol}://${request.host}`, description: 'This server' }] };
+      // The address the client used (a request without a Host header keeps the document's default).
+      return request.host ? { ...doc, servers: [{ url: `${request.protocol}://${request.host}`, description: 'This server' }] } : doc;
     },
   );
 
