@@ -37,12 +37,13 @@ const INPUT_COMPONENTS: [string, z.ZodType][] = [
   ['OrderDraft', OrderSchema],
 ];
 
-const TAGS = [
-  { name: 'checks', description: 'Preflight a print file: submit it (upload or URL), poll, read the report, the visual report and page previews, delete.' },
-  { name: 'profiles', description: 'The products, variants and SKUs this server checks against.' },
-  { name: 'orders', description: 'Build order bodies from drafts (every source preflighted) and forward them to the order service.' },
-  { name: 'operations', description: 'Health, metrics and this document.' },
-];
+/** What each route family is for; a route with a tag not listed here still gets it declared. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  checks: 'Preflight a print file: submit it (upload or URL), poll, read the report, the visual report and page previews, delete.',
+  profiles: 'The products, variants and SKUs this server checks against.',
+  orders: 'Build order bodies from drafts (every source preflighted) and forward them to the order service.',
+  operations: 'Health, metrics and this document.',
+};
 
 function components(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -149,7 +150,7 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
       contact: { name: 'print-preflight' },
     },
     servers: [{ url: options.serverUrl ?? 'http://127.0.0.1:8080', description: options.serverUrl ? 'This server' : 'A local server' }],
-    tags: TAGS,
+    tags: [...new Set(routes.flatMap((r) => r.tags))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}.` })),
     paths,
     components: {
       schemas: components(),
