@@ -139,7 +139,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
       art: roundRect(page.boxes.art),
     },
     images: page.images.map((i) => reportImage(i, page, scale)),
-    fonts: page.fonts,
+    fonts: page.fonts.map((f) => ({ name: f.name, ref: f.ref ?? null, baseFont: f.baseFont, subtype: f.subtype, embedded: f.embedded })),
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
     notes: page.notes,
     raster: raster

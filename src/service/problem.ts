@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { PreflightError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 
-export const ProblemFieldSchema = z.object({
+export const ProblemFieldSchema = z.strictObject({
   /** Where: a JSON path (`rows[0].sources[1].url`), a query parameter or a form field. */
   path: z.string(),
   message: z.string(),
@@ -49,6 +49,11 @@ const TITLES: Record<number, string> = {
   503: 'Service unavailable',
 };
 
+/** The RFC 9110 reason phrase a problem's `title` gives for its status. */
+export function problemTitle(status: number): string {
+  return TITLES[status] ?? 'Error';
+}
+
 /** A problem to answer with. `code` is stable and becomes the `type` URI's last segment. */
 export class Problem extends Error {
   constructor(
@@ -78,7 +83,7 @@ export function problemBody(status: number, code: string, detail: string, reques
   const { headers: _h, ...rest } = extra;
   return {
     type: `urn:print-preflight:problem:${code}`,
-    title: TITLES[status] ?? 'Error',
+    title: problemTitle(status),
     status,
     detail,
     instance: request.url.split('?')[0],

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { CheckIdSchema, CheckOptionsSchema } from '../jobs/schema.js';
 import { OrderSchema } from '../order/schema.js';
+import { ReportSchema } from '../report/schema.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 
@@ -19,6 +20,11 @@ export const CheckFormSchema = z
     raster: z.enum(['true', 'false']).optional(),
   })
   .strict();
+
+/** A multipart submission as the OpenAPI document describes it: the fields and the `file` part. */
+export const CheckUploadSchema = CheckFormSchema.extend({
+  file: z.file().mime(['application/pdf']).describe('The PDF to check (at most the server\'s upload limit, 50 MB by default)'),
+});
 
 /** A JSON submission: a URL to download (with the SSRF-guarded fetcher) and what it is for. */
 export const CheckUrlBodySchema = z
@@ -54,22 +60,22 @@ export const OrderQuerySchema = z
 /** The order draft, as the integrator writes it (the service's field names). */
 export const OrderDraftSchema = OrderSchema;
 
-export const OrderPayloadAnswerSchema = z.object({
+export const OrderPayloadAnswerSchema = z.strictObject({
   /** The order creation body: valid by construction, every source passed. */
-  payload: z.unknown(),
-  /** Each source's preflight report. */
-  reports: z.array(z.unknown()),
+  payload: OrderSchema,
+  /** Each source's preflight report (one per distinct source). */
+  reports: z.array(ReportSchema),
 });
 
-export const OrderForwardAnswerSchema = z.object({
-  payload: z.unknown(),
-  /** What the order service answered. */
+export const OrderForwardAnswerSchema = z.strictObject({
+  payload: OrderSchema,
+  /** What the order service answered, as it answered it. */
   service: z.unknown(),
 });
 
-export const HealthSchema = z.object({
+export const HealthSchema = z.strictObject({
   status: z.enum(['ok', 'failing']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })),
+  checks: z.record(z.string(), z.strictObject({ ok: z.boolean(), detail: z.string().optional() })),
 });
 
 /** Which target fields were given, as a Target or a per-field problem list. */

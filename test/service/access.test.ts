@@ -12,11 +12,13 @@ import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { validDraft } from '../helpers/order.js';
 import { startSourceServer, type SourceServer } from '../helpers/source-server.js';
 import { CORPUS, expectProblem, form, pollUntilFinished, tempDir } from './harness.js';
+import { Traffic } from '../helpers/traffic.js';
 
 const KEY = 'key-for-tests-0001';
 const OTHER = 'key-for-tests-0002';
 let pool: PreflightPool;
 let service: ServiceHandle;
+const traffic = new Traffic();
 let orders: FakeOrderService;
 let sources: SourceServer;
 
@@ -35,6 +37,7 @@ beforeAll(async () => {
     allowHosts: ['127.0.0.1'],
     orderService: { baseUrl: orders.baseUrl, accessToken: 'test-token', applicationKey: 'test-app', backoffMs: 10 },
   });
+  traffic.observe(service.app.server);
 });
 
 afterAll(async () => {
@@ -158,5 +161,11 @@ describe('orders', () => {
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every status this file got from the server (with API keys), each problem code, and the schema every JSON answer met', async () => {
+    await traffic.expectDocumented(service.url);
   });
 });

@@ -15,14 +15,40 @@ import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
 import { Problem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { CheckFormSchema, CheckParamsSchema, CheckUrlBodySchema, PageParamsSchema, SubmitQuerySchema, targetOf } from '../schemas.js';
+import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, SubmitQuerySchema, targetOf } from '../schemas.js';
 import type { ServiceContext } from '../context.js';
 import { grouped } from '../../util/text.js';
 
 const PREVIEW_TYPES: Record<string, string> = { png: 'image/png', webp: 'image/webp' };
 
+/** A check just accepted, as the API shows it (the example of the document). */
+const CHECK_QUEUED_EXAMPLE = {
+  id: '3f2b8c1d9e4a4b7c8d6e5f4a3b2c1d0e',
+  status: 'queued',
+  createdAt: '2026-05-04T09:30:00.000Z',
+  startedAt: null,
+  finishedAt: null,
+  verdict: null,
+  error: null,
+  attempts: 0,
+  callback: null,
+  report: null,
+  links: { self: '/v1/checks/3f2b8c1d9e4a4b7c8d6e5f4a3b2c1d0e', html: null, previews: [] },
+};
+
 export function checkRoutes(ctx: ServiceContext): void {
   const { app, routes, store } = ctx;
+
+  const submitResponses = {
+    200: { description: 'Finished within `wait`', schema: CheckViewSchema },
+    202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}' }, example: CHECK_QUEUED_EXAMPLE },
+    400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
+    413: { description: 'The upload is over the size limit (refused while it streams), or has too many parts', codes: ['upload-too-large', 'too-many-parts'] },
+    422: { description: 'Unknown SKU, product or variant; or a callbackUrl that cannot be used', codes: ['ERR_UNKNOWN_SKU', 'ERR_UNKNOWN_PRODUCT', 'ERR_UNKNOWN_VARIANT', 'callback-not-configured', 'callback-url-refused'] },
+    429: { description: 'This key has too many checks queued or running', codes: ['too-many-checks'], headers: { 'Retry-After': 'seconds to wait' } },
+  };
+  const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
+  const submitWhen = 'With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.';
 
   defineRoute(
     app,
@@ -30,45 +56,42 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'POST',
       url: '/v1/checks',
-      summary: 'Check a print file',
-      description:
-        'Send the PDF as multipart/form-data (a `file` part, and `sku` or `product` + `variant`), or JSON `{ "url": "https://…", "sku": "…" }` to have it downloaded the way the order service will. With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.',
+      operationId: 'submitCheck',
+      summary: 'Check a print file: an upload or a URL',
+      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
-      requestBodies: { 'multipart/form-data': CheckFormSchema.extend({ file: z.string().describe('the PDF (binary)') }), 'application/json': CheckUrlBodySchema },
-      responses: {
-        200: { description: 'Finished within `wait`', schema: CheckViewSchema },
-        202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}' } },
-        400: { description: 'A field is missing or malformed (`errors` lists each)' },
-        413: { description: 'The upload is over the size limit (refused while it streams)' },
-        415: { description: 'Neither multipart/form-data nor application/json' },
-        422: { description: 'Unknown SKU, product or variant; or a callbackUrl that cannot be used' },
-        429: { description: 'This key has too many checks queued or running', headers: { 'Retry-After': 'seconds' } },
+      requestBodies: {
+        'multipart/form-data': upload,
+        'application/json': { schema: CheckUrlBodySchema, example: { url: 'https://files.example.com/designs/duvet-200x200.pdf', sku: 'DUVET-COVER-200X200' } },
       },
+      responses: { ...submitResponses, 415: { description: 'Neither multipart/form-data nor application/json' } },
+    },
+    async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? () => acceptUpload(ctx, request) : () => acceptUrl(ctx, request.body)),
+  );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'POST',
+      url: '/v1/checks/upload',
+      operationId: 'uploadCheck',
+      summary: 'Check an uploaded print file',
+      description: `The multipart upload of POST /v1/checks on its own: a \`file\` part with the PDF, and \`sku\` or \`product\` + \`variant\`. ${submitWhen}`,
+      tags: ['checks'],
+      auth: true,
+      query: SubmitQuerySchema,
+      requestBodies: { 'multipart/form-data': upload },
+      responses: { ...submitResponses, 415: { description: 'Not multipart/form-data' } },
     },
     async (request, reply) => {
-      const key = request.apiKey ?? 'anonymous';
-      const token = await ctx.limiter.reserve(key);
-      let job: CheckJob;
-      try {
-        job = request.isMultipart() ? await acceptUpload(ctx, request) : await acceptUrl(ctx, request.body);
-      } catch (error) {
-        ctx.limiter.release(key, token);
-        throw error;
+      if (!request.isMultipart()) {
+        ctx.metrics.rejectedSubmission('unsupported-media');
+        throw new Problem(415, 'unsupported-media-type', 'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).');
       }
-      ctx.limiter.bind(key, token, job.id);
-      ctx.processing(request);
-      await ctx.queue.enqueue(job);
-      ctx.metrics.acceptedSubmission(job.source.kind);
-      request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
-      const wait = request.query.wait;
-      const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
-      if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
-      return reply
-        .code(202)
-        .header('Location', `/v1/checks/${job.id}`)
-        .send(await viewOf(ctx, job.id));
+      return submit(ctx, request, reply, () => acceptUpload(ctx, request));
     },
   );
 
@@ -78,11 +101,13 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/checks/:id',
-      summary: 'A check: its status and, when done, the report exactly as `check --json` prints it',
+      operationId: 'getCheck',
+      summary: 'A check: its status and, when done, its report',
+      description: 'The check as it stands: `queued`, `running`, `done` (with the report exactly as `print-preflight check --json` prints it, and links to the HTML report and previews) or `error`. Poll it after a 202, or wait for the callback.',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
-      responses: { 200: { description: 'The check', schema: CheckViewSchema }, 404: { description: 'No such check (or retention removed it)' } },
+      responses: { 200: { description: 'The check', schema: CheckViewSchema, example: CHECK_QUEUED_EXAMPLE }, 404: { description: 'No such check (or retention removed it)', codes: ['check-not-found'] } },
     },
     async (request) => {
       const view = await viewOf(ctx, request.params.id);
@@ -97,11 +122,17 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/checks/:id/report.html',
-      summary: 'The visual report: every page as its layer, with the findings (previews inlined)',
+      operationId: 'getCheckReportHtml',
+      summary: 'The visual report of a finished check',
+      description: 'A self-contained HTML page: every page drawn on its layer with bleed, trim and safe area, and the findings beside it (previews inlined, no external resources).',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
-      responses: { 200: { description: 'HTML', type: 'text/html' }, 404: { description: 'No such check' }, 409: { description: 'The check has no report (yet)' } },
+      responses: {
+        200: { description: 'The HTML report', type: 'text/html' },
+        404: { description: 'No such check', codes: ['check-not-found'] },
+        409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
+      },
     },
     async (request, reply) => {
       await finishedOrThrow(ctx, request.params.id);
@@ -117,11 +148,17 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/checks/:id/pages/:n',
+      operationId: 'getCheckPagePreview',
       summary: 'The preview image of page n (1-based)',
+      description: 'The page as it will print, rendered when the check ran (WebP, or PNG when the server writes PNG previews). A check submitted with `raster=false` has none.',
       tags: ['checks'],
       auth: true,
       params: PageParamsSchema,
-      responses: { 200: { description: 'The image (webp or png)', type: 'image/webp' }, 404: { description: 'No such check or page preview' }, 409: { description: 'The check is not done' } },
+      responses: {
+        200: { description: 'The image', type: ['image/webp', 'image/png'] },
+        404: { description: 'No such check, or no preview of that page', codes: ['check-not-found', 'preview-not-found'] },
+        409: { description: 'The check has no previews: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
+      },
     },
     async (request, reply) => {
       await finishedOrThrow(ctx, request.params.id);
@@ -137,11 +174,13 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'DELETE',
       url: '/v1/checks/:id',
-      summary: 'Delete a finished check: its report, previews and upload',
+      operationId: 'deleteCheck',
+      summary: 'Delete a finished check',
+      description: 'Removes the check\'s report, previews and upload now, before retention would.',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
-      responses: { 204: { description: 'Deleted' }, 404: { description: 'No such check' }, 409: { description: 'The check is queued or running' } },
+      responses: { 204: { description: 'Deleted' }, 404: { description: 'No such check', codes: ['check-not-found'] }, 409: { description: 'The check is queued or running', codes: ['check-not-finished'] } },
     },
     async (request, reply) => {
       const record = await store.readRecord(request.params.id);
@@ -161,13 +200,40 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/profiles',
-      summary: 'Products, variants, SKUs, layers and page sizes (as `profiles --json`)',
+      operationId: 'listProfiles',
+      summary: 'Products, variants, SKUs, layers and page sizes',
+      description: 'What `print-preflight profiles --json` prints: every product this server checks against, its layers in page order, and each variant\'s SKUs and page sizes (trim + 2 × bleed).',
       tags: ['profiles'],
       auth: true,
       responses: { 200: { description: 'The profiles', schema: ProfileListingSchema } },
     },
     async () => profileListing(ctx.registry),
   );
+}
+
+/** Accepts a submission within the key's limit, queues it, and answers with the check. */
+async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { wait: number } }, reply: FastifyReply, accept: () => Promise<CheckJob>): Promise<FastifyReply> {
+  const key = request.apiKey ?? 'anonymous';
+  const token = await ctx.limiter.reserve(key);
+  let job: CheckJob;
+  try {
+    job = await accept();
+  } catch (error) {
+    ctx.limiter.release(key, token);
+    throw error;
+  }
+  ctx.limiter.bind(key, token, job.id);
+  ctx.processing(request);
+  await ctx.queue.enqueue(job);
+  ctx.metrics.acceptedSubmission(job.source.kind);
+  request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
+  const wait = request.query.wait;
+  const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
+  if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
+  return reply
+    .code(202)
+    .header('Location', `/v1/checks/${job.id}`)
+    .send(await viewOf(ctx, job.id));
 }
 
 function notFound(id: string): Problem {

@@ -26,10 +26,15 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/health',
-      summary: 'Whether the pool, the data folder and the queue work; 503 names what does not',
+      operationId: 'getHealth',
+      summary: 'Whether the pool, the data folder and the queue work',
+      description: 'Each dependency is checked (the worker pool inspects a one-page PDF at most every 10 s); a 503 names what does not work, in `detail` and in `checks`. For load balancers and orchestrators; needs no API key.',
       tags: ['operations'],
       auth: false,
-      responses: { 200: { description: 'All work', schema: HealthSchema }, 503: { description: 'Something does not work; `checks` says what' } },
+      responses: {
+        200: { description: 'All work', schema: HealthSchema, example: { status: 'ok', checks: { data: { ok: true }, queue: { ok: true }, pool: { ok: true } } } },
+        503: { description: 'Something does not work; `checks` says what', codes: ['unhealthy'], headers: { 'Retry-After': 'seconds to wait' } },
+      },
     },
     async (request, reply) => {
       ctx.processing(request);
@@ -49,7 +54,9 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/metrics',
-      summary: 'Prometheus metrics: checks by status and verdict, durations, queue depth, in-flight, rejected submissions',
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics',
+      description: 'Checks by status and verdict, durations, queue depth, in-flight checks and rejected submissions, in the Prometheus text format.',
       tags: ['operations'],
       auth: false,
       responses: { 200: { description: 'Prometheus text format', type: 'text/plain' } },
@@ -64,12 +71,18 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/openapi.json',
-      summary: 'This document (OpenAPI 3.1, generated from the schemas the routes validate with)',
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      description: 'OpenAPI 3.1, generated from the schemas the routes validate with; `servers` names the address it was fetched from.',
       tags: ['operations'],
       auth: false,
-      responses: { 200: { description: 'OpenAPI 3.1' } },
+      responses: { 200: { description: 'OpenAPI 3.1', type: 'application/json' } },
     },
-    async () => (doc ??= openApiDocument(routes, { apiKeys: ctx.options.apiKeys.length > 0 })),
+    async (request) => {
+      doc ??= openApiDocument(routes, { apiKeys: ctx.options.apiKeys.length > 0 });
+      // The address the client used (a request without a Host header keeps the document's default).
+      return request.host ? { ...doc, servers: [{ url: `${request.protocol}://${request.host}`, description: 'This server' }] } : doc;
+    },
   );
 
   defineRoute(
@@ -78,7 +91,9 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/docs',
+      operationId: 'getDocs',
       summary: 'A readable page of the OpenAPI document',
+      description: 'Every operation with its parameters, bodies and answers, read from /openapi.json (no external resources).',
       tags: ['operations'],
       auth: false,
       responses: { 200: { description: 'HTML', type: 'text/html' } },

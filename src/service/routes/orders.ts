@@ -36,7 +36,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     }
   };
 
-  const responses422 = { 422: { description: 'Every failing field and source, each source with its preflight report' } };
+  const responses422 = { 422: { description: 'Every failing field and source, each source with its preflight report', codes: ['order-invalid'] } };
 
   defineRoute(
     app,
@@ -44,11 +44,13 @@ export function orderRoutes(ctx: ServiceContext): void {
     {
       method: 'POST',
       url: '/v1/orders/payload',
-      summary: 'Build a validated order body from a draft: every field checked, every source downloaded and preflighted',
+      operationId: 'buildOrderPayload',
+      summary: 'Build a validated order body from a draft',
+      description: 'Every field of the draft is checked against the order service\'s rules, and every source is downloaded and preflighted for its SKU. The answer is the order creation body (only files that passed) and each source\'s report; with `strict=true`, warnings fail too.',
       tags: ['orders'],
       auth: true,
       query: OrderQuerySchema,
-      requestBodies: { 'application/json': OrderDraftSchema },
+      requestBodies: { 'application/json': { schema: OrderDraftSchema } },
       responses: { 200: { description: 'The payload and each source\'s report', schema: OrderPayloadAnswerSchema }, ...responses422 },
     },
     async (request) => {
@@ -64,18 +66,19 @@ export function orderRoutes(ctx: ServiceContext): void {
     {
       method: 'POST',
       url: '/v1/orders',
-      summary: 'Build the order body and create the order at the order service: only passing print files reach production',
-      description: 'Needs the server started with --order-service and its credentials. Answers with what the service answered.',
+      operationId: 'createOrder',
+      summary: 'Build the order body and create the order at the order service',
+      description: 'As POST /v1/orders/payload, then the payload is sent to the order service: only passing print files reach production. Needs the server started with --order-service and its credentials; answers with what the service answered.',
       tags: ['orders'],
       auth: true,
       query: OrderQuerySchema,
-      requestBodies: { 'application/json': OrderDraftSchema },
+      requestBodies: { 'application/json': { schema: OrderDraftSchema } },
       responses: {
         201: { description: 'Created at the order service', schema: OrderForwardAnswerSchema },
-        ...responses422,
-        429: { description: 'The order service is rate limiting', headers: { 'Retry-After': 'seconds' } },
-        501: { description: 'No order service configured' },
-        502: { description: 'The order service refused or failed' },
+        422: { description: 'Every failing field and source (each with its report), or what the order service refused', codes: ['order-invalid', 'ERR_SERVICE_VALIDATION'] },
+        429: { description: 'The order service is rate limiting', codes: ['ERR_SERVICE_RATE_LIMITED'], headers: { 'Retry-After': 'seconds to wait' } },
+        501: { description: 'No order service configured', codes: ['order-service-not-configured'] },
+        502: { description: 'The order service refused or failed', codes: ['ERR_SERVICE_AUTH', 'ERR_SERVICE_PERMISSION', 'ERR_SERVICE_NOT_FOUND', 'ERR_SERVICE_SERVER', 'ERR_SERVICE_UNREACHABLE', 'ERR_SERVICE_RESPONSE'] },
       },
     },
     async (request, reply) => {
