@@ -68,14 +68,33 @@ export function useZodValidation(app: FastifyInstance): void {
   });
 }
 
-/** Registers a route and records its description for the OpenAPI document. */
+/**
+ * Answers any route can give, whatever it does: the HTTP parser's refusals, a request too slow or
+ * too large, a failure, a server shutting down. All problem+json, with the same headers.
+ */
+export const COMMON_RESPONSES: Record<number, ResponseDoc> = {
+  400: { description: 'Not valid HTTP, or a field is missing or malformed (`errors` lists each)' },
+  408: { description: 'The request did not arrive whole in time' },
+  414: { description: 'The URL is longer than 8 KiB' },
+  431: { description: 'The headers are larger than 16 KiB' },
+  500: { description: 'The server failed; the request id (`x-request-id`) finds it in the logs' },
+  503: { description: 'The server is shutting down (or cannot take work now)', headers: { 'Retry-After': 'seconds' } },
+};
+
+/** Requests with a body: the JSON body limit. */
+const BODY_RESPONSES: Record<number, ResponseDoc> = {
+  413: { description: 'The body is over its limit (1 MiB of JSON; uploads: the upload limit)' },
+};
+
+/** Registers a route and records its description (its own answers, then the common ones) for the OpenAPI document. */
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
   app: FastifyInstance,
   table: RouteDoc[],
   doc: RouteDoc<P, Q, B>,
   handler: Handler<P, Q, B>,
 ): void {
-  table.push(doc as unknown as RouteDoc);
+  const responses = { ...COMMON_RESPONSES, ...(doc.method === 'POST' ? BODY_RESPONSES : {}), ...doc.responses };
+  table.push({ ...doc, responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))) } as unknown as RouteDoc);
   const schema: Record<string, object> = {};
   if (doc.params) schema.params = marker(doc.params, 'path');
   if (doc.query) schema.querystring = marker(doc.query, 'query');
