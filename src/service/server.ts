@@ -96,7 +96,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     // connection, so a request never races a server-side close.
     keepAliveTimeout: 65_000,
     // Ids are 32 characters: a longer path segment is a 400 of its schema, not fastify's 414.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     http: {
       maxHeaderSize: MAX_HEADER_BYTES,
       // How often Node looks for requests past the headers or request timeout (then answers 408).
@@ -162,7 +162,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.addHook('onRequest', async (request) => {
     if (shutdown.signal.aborted) throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
     if (request.url.length > MAX_URL_LENGTH) throw new Problem(414, 'uri-too-long', `The URL is ${request.url.length} characters long; this server reads at most ${MAX_URL_LENGTH}.`);
-    if (request.routeOptions.config?.auth === false) return;
+    // A path with no route is 404 (or 405) whoever asks: what exists is published at /openapi.json.
+    if (request.is404 || request.routeOptions.config?.auth === false) return;
     try {
       request.caller = callers.identify(request);
     } catch (error) {
@@ -186,7 +187,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     }
     const problem = toProblem(error);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ status: problem.status, code: problem.code }, 'request refused');
+    else request.log.info({ status: problem.status, code: problem.code, detail: problem.detail }, 'request refused');
     if (problem.status === 413) metrics.rejectedSubmission('too-large', request.caller?.tenant);
     if (problem.status === 415) metrics.rejectedSubmission('unsupported-media', request.caller?.tenant);
     // A refused upload may still be streaming in: do not read the rest, close after answering.

@@ -54,6 +54,13 @@ export function orderRoutes(ctx: ServiceContext): void {
     }
     const caller = request.caller!;
     const sources = draftSourceCount(order);
+    if (sources > caller.limits.maxQueued) {
+      ctx.metrics.rejectedSubmission('too-large', caller.tenant);
+      throw new Problem(413, 'order-too-many-sources', `The draft needs ${sources} preflights; this tenant may have at most ${caller.limits.maxQueued} checks waiting. Split the order.`, {
+        errors: [{ path: 'rows', message: `${sources} sources to check, at most ${caller.limits.maxQueued} for this tenant` }],
+        limit: caller.limits.maxQueued,
+      });
+    }
     const reservation = sources ? await ctx.admission.admit(caller, sources, 'd') : null;
     ctx.metrics.acceptedDraftSources(caller.tenant, sources);
     const places = [...(reservation?.members ?? [])];
