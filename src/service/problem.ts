@@ -132,6 +132,8 @@ export function toProblem(error: unknown): Problem {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new Problem(400, 'url-invalid', e.message);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new Problem(414, 'uri-too-long', 'A segment of the URL is longer than this server reads (8 KiB).');
   }
   if ((error as { name?: string }).name === 'QueueUnavailableError' || e.code === 'queue-unavailable') {
     return new Problem(503, 'queue-unavailable', `${e.message}`, { headers: { 'Retry-After': '5' } });
@@ -167,9 +169,11 @@ export function clientErrorProblem(error: NodeJS.ErrnoException & { rawPacket?: 
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new Problem(408, 'request-timeout', 'The request did not arrive whole in time (headers, or the whole request); send it again, faster.');
     case 'HPE_HEADER_OVERFLOW': {
-      // Still on the request line when the limit was hit: the URL is what is too long.
+      // The request line alone over the limit: the URL is what is too long.
       const head = error.rawPacket ? error.rawPacket.subarray(0, 64 * 1024).toString('latin1') : '';
-      if (head && !head.includes('\n')) return new Problem(414, 'uri-too-long', 'The request line is longer than this server reads; shorten the URL.');
+      const nl = head.indexOf('\n');
+      const requestLine = nl < 0 ? /^[A-Z]+ \S/.test(head) : /^[A-Z]+ \S+ HTTP\/1\.\d\r?$/.test(head.slice(0, nl)) && nl > 8 * 1024;
+      if (requestLine) return new Problem(414, 'uri-too-long', 'The request line is longer than this server reads; shorten the URL.');
       return new Problem(431, 'headers-too-large', 'The request headers are larger than this server reads (16 KiB in all); send fewer or shorter headers.');
     }
     case 'HPE_INVALID_METHOD':

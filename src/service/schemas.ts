@@ -14,6 +14,8 @@ const optionalText = z.string().trim().min(1).max(200).optional();
  * is, so the number schema refuses it.
  */
 const decimal = (v: unknown) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,15})(\.[0-9]{1,6})?$/.test(v) ? Number(v) : v);
+/** A whole number written in plain decimal (`12`; not `1.0`, `01` or `+1`). */
+const decimalInteger = (v: unknown) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(v) ? Number(v) : v);
 
 /** Fields of a multipart submission (besides the `file` part). */
 export const CheckFormSchema = z
@@ -50,7 +52,7 @@ export const SubmitQuerySchema = z
 
 export const CheckParamsSchema = z.object({ id: CheckIdSchema }).strict();
 /** `n`: a page number, a decimal integer from 1 (a page beyond the file's is a 404). */
-export const PageParamsSchema = z.object({ id: CheckIdSchema, n: z.preprocess(decimal, z.number().int().min(1).max(100_000)) }).strict();
+export const PageParamsSchema = z.object({ id: CheckIdSchema, n: z.preprocess(decimalInteger, z.number().int().min(1).max(100_000)) }).strict();
 
 export const OrderQuerySchema = z
   .object({

@@ -95,8 +95,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     // Longer than clients keep idle sockets (undici 4 s, proxies 60 s): the client, not the server, closes an idle
     // connection, so a request never races a server-side close.
     keepAliveTimeout: 65_000,
-    // Ids are 32 characters: a longer path segment is a 400 of its schema, not fastify's 414.
-    routerOptions: { maxParamLength: 512 },
+    // A path segment may be as long as a URL: a long id is a 400 of its schema, a long URL a 414.
+    routerOptions: { maxParamLength: MAX_URL_LENGTH },
     http: {
       maxHeaderSize: MAX_HEADER_BYTES,
       // How often Node looks for requests past the headers or request timeout (then answers 408).
@@ -106,7 +106,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Errors before routing (a malformed URL, an unreadable content type) are problems too.
+    // They are answered outside the hooks, so they get the answer headers here.
     frameworkErrors: (error, request, reply) => {
+      reply.headers({ ...baseHeaders, 'x-request-id': request.id });
       sendProblem(reply, request, toProblem(error));
     },
     // What the HTTP parser refuses (malformed, headers too large, too slow) never reaches a route.
