@@ -153,7 +153,7 @@ describe('limits have an owner: a call may only tighten them', () => {
       else expect(res.status).toBe(202);
       return;
     }
-    const looser = direction === 'lower' ? value * 2 + 1 : direction === 'higher' ? value / 2 : value + 1;
+    const looser = direction === 'lower' ? value * 2 : direction === 'higher' ? value / 2 : value + 1;
     const body = await expectProblem(await submit({ limits: { [field]: looser } }), 422, 'limits-not-allowed');
     expect(body.errors).toEqual([{ path: `limits.${field}`, message: expect.stringMatching(direction === 'fixed' ? /set by the product profile only/ : direction === 'lower' ? /may only be lowered/ : /may only be raised/) }]);
     expect((await submit({ limits: { [field]: value } })).status).toBe(202);
