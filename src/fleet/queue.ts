@@ -28,7 +28,7 @@ import { ordinal } from '../util/text.js';
 const FAIL_FAST_MS = 1_000;
 /** The longest /metrics waits for Redis before it answers with what it has. */
 const METRICS_WAIT_MS = 400;
-/** A view of Redis older than this is not shown as current: its gauges are left out. */
+/** A view of Redis older than this is not shown as current: its gauges are left out (default of `metricsStaleMs`). */
 const VIEW_STALE_MS = 60_000;
 /** Queued members that are not checks (a submission being read, an order draft's source) are dropped after this long. */
 const TOKEN_STALE_MS = 30 * 60_000;
@@ -49,6 +49,8 @@ export interface RedisQueueOptions {
   onFinished?: (record: CheckRecord) => void;
   /** Longest wait for Redis when a check is submitted, in ms; past it the submission fails (503). Default 5,000. */
   enqueueTimeoutMs?: number;
+  /** While Redis does not answer, /metrics shows the fleet's last view this long (marked by its age), then leaves those gauges out. Default 60,000 ms. */
+  metricsStaleMs?: number;
   log?: Logger;
 }
 
@@ -275,7 +277,7 @@ export class RedisQueue implements CheckQueue {
   /** A view shown as current: null when there is none or it is older than a minute. */
   private async current(): Promise<FleetView | null> {
     const view = await this.latest();
-    return view && Date.now() - view.at <= VIEW_STALE_MS ? view : null;
+    return view && Date.now() - view.at <= (this.options.metricsStaleMs ?? VIEW_STALE_MS) ? view : null;
   }
 
   /** Queue counts for /metrics: at most a second old, answered within 0.4 s; null while Redis does not answer. */
