@@ -106,7 +106,7 @@ describe('tenants on a fleet', () => {
     expect(view.attempts).toBe(1);
     expect(await redis.command('ZCARD', `print-preflight:${queue}:tenant:acme:q`)).toBe(':0\r\n');
     expect(await redis.command('ZCARD', `print-preflight:${queue}:tenant:acme:r`)).toBe(':0\r\n');
-    expect([a, b].flatMap((w) => w.lines).filter((l) => l.event === 'job-start' && ids.includes(l.jobId ?? ''))).toHaveLength(3);
+    expect([a!, b!].flatMap((w) => w.lines).filter((l) => l.event === 'job-start' && ids.includes(l.jobId ?? ''))).toHaveLength(3);
   });
 
   it('Redis stopped mid-run: /metrics within a second, Redis marked down and its gauges stale then absent; 503 for submissions, reads go on; all finish after', { timeout: 150_000 }, async () => {
