@@ -160,5 +160,18 @@ describe('tenants on a fleet', () => {
     expect(await eventually(() => statusOf(service, OTHER, id), (s) => s === 'done', 90_000)).toBe('done');
     const afterId = ((await after.json()) as { id: string }).id;
     expect(await eventually(() => statusOf(service, OTHER, afterId), (s) => s === 'done', 90_000)).toBe('done');
+
+    // A Redis that is full (maxmemory, noeviction) cannot take more: 503, and nothing is kept.
+    const kept = (await service.store.ids()).length;
+    await redis.command('CONFIG', 'SET', 'maxmemory', '1');
+    try {
+      const full = await submit(service, OTHER, gate.url(`${queue}-full`));
+      expect(full.status).toBe(503);
+      expect(full.headers.get('retry-after')).toBe('5');
+      expect((await service.store.ids()).length).toBe(kept);
+    } finally {
+      await redis.command('CONFIG', 'SET', 'maxmemory', '0');
+    }
+    expect((await submit(service, OTHER, gate.url(`${queue}-room`))).status).toBe(202);
   });
 });

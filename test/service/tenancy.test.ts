@@ -285,7 +285,7 @@ describe('backpressure per tenant', () => {
   });
 
   it('uploads per minute: past the allowance 429 too-many-submissions, with the seconds until the next', async () => {
-    const service = await serve({ tenants: [{ name: 'acme', keys: [ACME_1], uploadsPerMinute: 3 }] });
+    const service = await serve({ tenants: [{ name: 'acme', keys: [ACME_1], uploadsPerMinute: 3 }], tenantMetrics: true });
     gate.open();
     const post = () => fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: gate.url('rate'), sku: 'T-SHIRT-M', raster: false }), headers: json(ACME_1) });
     for (let i = 0; i < 3; i++) expect((await post()).status).toBe(202);
@@ -296,6 +296,16 @@ describe('backpressure per tenant', () => {
     expect(retry).toBeLessThanOrEqual(20);
     // Other tenants have their own allowance.
     expect((await fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: gate.url('rate'), sku: 'T-SHIRT-M', raster: false }), headers: json(B) })).status).toBe(202);
+    // --tenant-metrics: one series per tenant.
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toContain('print_preflight_tenant_submissions_total{tenant="acme"} 3');
+    expect(metrics).toMatch(/^print_preflight_tenant_submissions_total\{tenant="key-[0-9a-f]{12}"\} 1$/m);
+    expect(metrics).toContain('print_preflight_tenant_rejected_submissions_total{tenant="acme",reason="too-fast"} 1');
+    expect(metrics).toContain('print_preflight_rejected_submissions_total{reason="too-fast"} 1');
+    expect(metrics).toMatch(/^# TYPE print_preflight_tenant_checks_queued gauge$/m);
+    // Without the flag, no tenant appears in /metrics.
+    const plain = await serve();
+    expect(await (await fetch(`${plain.url}/metrics`)).text()).not.toContain('tenant');
   });
 
   it('503 storage-full (with Retry-After) when the data folder has less room than the operator keeps free; nothing is written', async () => {
