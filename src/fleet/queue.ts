@@ -8,6 +8,7 @@
  * every record still queued or running whose job Redis does not hold (a Redis that lost its data)
  * is put back on the queue; a job BullMQ gave up on becomes an `error` record.
  */
+import { once } from 'node:events';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
@@ -142,6 +143,8 @@ export class RedisQueue implements CheckQueue {
       this.lastError = null;
       void this.recover();
     });
+    // The fail-fast connection refuses commands until it is connected: give it the time a submission would.
+    if (this.fast.status !== 'ready') await this.withTimeout(once(this.fast, 'ready'), 'connect').catch(() => undefined);
     await this.recover();
     this.reconciler = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
     this.reconciler.unref();
@@ -180,7 +183,7 @@ export class RedisQueue implements CheckQueue {
         requeued++;
       } else if (state === 'failed') await this.failed(record.id, (await queue.getJob(record.id))?.failedReason ?? 'the job failed');
       // A Redis that lost its data lost the tenants' ledger too: a waiting check counts again.
-      if (record.owner && record.status === 'queued' && state !== 'failed') await this.tenants.requeue(record.owner, record.id);
+      if (record.owner && record.status === 'queued' && state !== 'failed') await this.tenants.requeue(record.owner, record.id).catch(() => undefined);
     }
     if (requeued) this.log('info', 'checks-requeued', { count: requeued });
     await this.reconcile();

@@ -117,7 +117,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
       const problem = clientErrorProblem(e);
       if (problem && socket.writable && !socket.destroyed) {
         app.log.info({ status: problem.status, code: problem.code, parser: e.code }, 'request refused by the HTTP parser');
-        socket.end(rawProblem(problem.status, problem.code, problem.detail, { ...baseHeaders, 'x-request-id': randomUUID() }));
+        return answerAndClose(socket, rawProblem(problem.status, problem.code, problem.detail, { ...baseHeaders, 'x-request-id': randomUUID() }));
       }
       socket.destroy();
     },
@@ -125,8 +125,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.server.headersTimeout = options.headersTimeoutMs;
   // CONNECT is not a request for a resource: Node hands it over as a tunnel; refuse it like any unknown method.
   app.server.on('connect', (_req, socket: Socket) => {
-    socket.end(rawProblem(405, 'method-not-allowed', 'CONNECT is not served here.', { ...baseHeaders, 'x-request-id': randomUUID() }));
-    socket.destroy();
+    answerAndClose(socket, rawProblem(405, 'method-not-allowed', 'CONNECT is not served here.', { ...baseHeaders, 'x-request-id': randomUUID() }));
   });
   const metrics = new ServiceMetrics({
     counts: () => (queue.recentCounts ? queue.recentCounts() : queue.counts()),
@@ -249,6 +248,14 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
         if (ownPool) await pool?.destroy();
       })()),
   };
+}
+
+/** Writes a whole answer and closes: the answer is flushed first, and a client that keeps the connection open is cut off after a second. */
+function answerAndClose(socket: Socket, answer: string): void {
+  socket.end(answer);
+  const timer = setTimeout(() => socket.destroy(), 1_000);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 /** Whether an error means the client is gone (closed mid-request), not that the server failed. */
