@@ -3,6 +3,7 @@
  * 422 naming every failing field and source with its report. With an order service configured,
  * POST /v1/orders forwards the payload with the existing client: only passing files reach it.
  */
+import { randomUUID } from 'node:crypto';
 import { OrderServiceClient } from '../../client/client.js';
 import { OrderServiceError, ServiceRateLimitError, ServiceValidationError } from '../../client/errors.js';
 import type { FastifyRequest } from 'fastify';
@@ -65,7 +66,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     ctx.metrics.acceptedDraftSources(caller.tenant, sources);
     const places = [...(reservation?.members ?? [])];
     const gone = new AbortController();
-    // A client that hangs up stops its draft: no preflight goes on for nobody.
+    // A client that hangs up stops its draft: its preflights stop too.
     const onClose = () => gone.abort(new Error('the client went away'));
     request.raw.socket?.once('close', onClose);
     try {
@@ -73,7 +74,7 @@ export function orderRoutes(ctx: ServiceContext): void {
         strict,
         network: { allowHosts: options.allowHosts },
         preflight: { profiles: ctx.registry, ...(ctx.pool ? { pool: ctx.pool } : {}), signal: gone.signal },
-        schedule: (run) => withRunningPlace(ctx.tenants, { tenant: caller.tenant, member: places.shift() ?? `d:extra`, maxRunning: caller.limits.maxRunning }, run, { signal: gone.signal }),
+        schedule: (run) => withRunningPlace(ctx.tenants, { tenant: caller.tenant, member: places.shift() ?? `d:${randomUUID()}`, maxRunning: caller.limits.maxRunning }, run, { signal: gone.signal }),
       });
     } catch (error) {
       if (error instanceof OrderPayloadError) throw orderProblem(error);
