@@ -86,7 +86,8 @@ export function orderRoutes(ctx: ServiceContext): void {
   };
 
   const bounded = {
-    413: { description: 'The draft names more sources than this server checks per draft (`order-too-many-sources`)' },
+    413: { description: 'The draft names more sources than this server checks per draft (`order-too-many-sources`), or the body is over 1 MiB' },
+    415: { description: 'The body is not application/json' },
     422: { description: 'Every failing field and source, each source with its preflight report' },
     429: { description: 'This tenant has as many checks queued as it may, or has used its submissions per minute; each source counts as a check', headers: { 'Retry-After': 'seconds' } },
     503: { description: 'The data folder or the queue cannot take more, or the server is shutting down', headers: { 'Retry-After': 'seconds' } },
