@@ -43,10 +43,11 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
       if (!job.owner || !ctx.tenants) return 0;
       const { tenant, maxRunning } = job.owner;
       if (await ctx.tenants.startRun(tenant, job.id, maxRunning, RUN_LEASE_MS)) return 0;
-      // About when one of its places frees: more of its checks waiting, longer (1–30 s, with jitter).
-      const waiting = (await ctx.tenants.load(tenant).catch(() => null))?.queued ?? 1;
-      const base = Math.min(30_000, 1_000 * Math.max(1, waiting / Math.max(1, maxRunning)));
-      return Math.round(base * (0.75 + Math.random() * 0.5));
+      // Its turn comes after the checks queued before it: the further back, the later it looks
+      // again (1 s for the next in line, at most 30 s; with jitter so the fleet does not ask at once).
+      const ahead = await ctx.tenants.ahead(tenant, job.id).catch(() => 0);
+      const base = Math.min(30_000, 1_000 * (1 + Math.floor(ahead / Math.max(1, maxRunning))));
+      return Math.round(base * (0.9 + Math.random() * 0.2));
     },
     async run(raw, ctx) {
       const job = CheckJobSchema.parse(raw);

@@ -25,7 +25,8 @@ for i = 3, #ARGV do
 end
 local max = tonumber(ARGV[2])
 if max > 0 and count + #fresh > max then return {0, count} end
-for _, m in ipairs(fresh) do redis.call('ZADD', KEYS[1], now, m) end
+-- In the order given, also within one millisecond (scores 1/1000 ms apart).
+for i, m in ipairs(fresh) do redis.call('ZADD', KEYS[1], now + (i - 1) / 1000, m) end
 redis.call('SADD', KEYS[2], ARGV[1])
 return {1, count + #fresh}`,
   },
@@ -45,15 +46,37 @@ redis.call('ZADD', KEYS[1], now, ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[1])
 return freed`,
   },
-  // KEYS: q, r, tenants. ARGV: tenant, member, maxRunning, leaseMs.
+  // KEYS: q, r, tenants. ARGV: tenant, member, maxRunning, leaseMs. First come, first run: with a
+  // bound, a waiting member starts only when it is among the oldest waiting (submissions still being
+  // read, `r:…`, do not wait for a place and are skipped).
   ppStart: {
     numberOfKeys: 3,
     lua: `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local member = ARGV[2]
 local max = tonumber(ARGV[3])
-if not redis.call('ZSCORE', KEYS[2], ARGV[2]) and max > 0 and redis.call('ZCARD', KEYS[2]) >= max then return 0 end
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[2])
-redis.call('ZREM', KEYS[1], ARGV[2])
+if max > 0 and not redis.call('ZSCORE', KEYS[2], member) then
+  local free = max - redis.call('ZCARD', KEYS[2])
+  if free <= 0 then return 0 end
+  if redis.call('ZSCORE', KEYS[1], member) then
+    local ahead, offset, found = 0, 0, false
+    repeat
+      local batch = redis.call('ZRANGE', KEYS[1], offset, offset + 99)
+      for _, m in ipairs(batch) do
+        if m == member then
+          found = true
+          break
+        end
+        if string.sub(m, 1, 2) ~= 'r:' then ahead = ahead + 1 end
+        if ahead >= free then break end
+      end
+      offset = offset + 100
+    until found or ahead >= free or #batch < 100
+    if not found then return 0 end
+  end
+end
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), member)
+redis.call('ZREM', KEYS[1], member)
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1`,
   },
@@ -149,6 +172,10 @@ export class RedisLedger implements TenantLedger {
 
   async startRun(tenant: string, member: string, maxRunning: number, leaseMs: number): Promise<boolean> {
     return (await this.redis.ppStart(this.key(tenant, 'q'), this.key(tenant, 'r'), this.tenantsKey, tenant, member, maxRunning, Math.ceil(leaseMs))) === 1;
+  }
+
+  async ahead(tenant: string, member: string): Promise<number> {
+    return (await this.redis.zrank(this.key(tenant, 'q'), member)) ?? 0;
   }
 
   async renew(tenant: string, member: string, leaseMs: number): Promise<void> {

@@ -31,10 +31,13 @@ export interface TenantLedger {
   requeue(tenant: string, member: string): Promise<void>;
   /**
    * Moves a member from queued to running when the tenant runs fewer than `maxRunning` (0: no
-   * bound). The place lasts `leaseMs` unless renewed, so a process that dies does not keep it.
-   * Resolves true when the member runs (also when it already did).
+   * bound) and, first come first run, no older member of the tenant waits for the free places
+   * (submissions still being read do not count). The place lasts `leaseMs` unless renewed, so a
+   * process that dies does not keep it. Resolves true when the member runs (also when it already did).
    */
   startRun(tenant: string, member: string, maxRunning: number, leaseMs: number): Promise<boolean>;
+  /** How many of the tenant's queued members are older than `member` (0 when it is not queued). */
+  ahead(tenant: string, member: string): Promise<number>;
   renew(tenant: string, member: string, leaseMs: number): Promise<void>;
   /** Removes members wherever they are (finished, refused, deleted). */
   remove(tenant: string, members: readonly string[]): Promise<void>;
@@ -96,7 +99,10 @@ export class MemoryLedger implements TenantLedger {
     const book = this.book(tenant);
     const now = this.now();
     for (const [m, until] of book.running) if (until <= now) book.running.delete(m);
-    if (!book.running.has(member) && maxRunning > 0 && book.running.size >= maxRunning) return false;
+    if (maxRunning > 0 && !book.running.has(member)) {
+      const free = maxRunning - book.running.size;
+      if (free <= 0 || !this.amongOldest(book, member, free)) return false;
+    }
     book.running.set(member, now + leaseMs);
     book.queued.delete(member);
     return true;
@@ -104,6 +110,27 @@ export class MemoryLedger implements TenantLedger {
 
   async startRun(tenant: string, member: string, maxRunning: number, leaseMs: number): Promise<boolean> {
     return this.startRunNow(tenant, member, maxRunning, leaseMs);
+  }
+
+  async ahead(tenant: string, member: string): Promise<number> {
+    let n = 0;
+    for (const m of this.books.get(tenant)?.queued.keys() ?? []) {
+      if (m === member) return n;
+      n++;
+    }
+    return 0;
+  }
+
+  /** Whether `member` is among the `free` oldest queued members that wait for a place (or not queued at all). */
+  private amongOldest(book: Book, member: string, free: number): boolean {
+    if (!book.queued.has(member)) return true;
+    let ahead = 0;
+    // Map order is the order members were queued in.
+    for (const m of book.queued.keys()) {
+      if (m === member) return true;
+      if (!m.startsWith('r:') && ++ahead >= free) return false;
+    }
+    return true;
   }
 
   async renew(tenant: string, member: string, leaseMs: number): Promise<void> {

@@ -67,6 +67,27 @@ describe.each(kinds)('%s ledger', (_kind, make) => {
     expect(await ledger.startRun('other', 'z', 0, 60_000)).toBe(true);
   });
 
+  it('first come, first run: a place goes to the oldest waiting member; a submission still being read does not wait for one', async () => {
+    const ledger = make();
+    await ledger.admit('acme', ['r:upload', 'a', 'b', 'c'], 10);
+    expect(await ledger.ahead('acme', 'a')).toBe(1);
+    expect(await ledger.ahead('acme', 'c')).toBe(3);
+    expect(await ledger.startRun('acme', 'c', 1, 60_000)).toBe(false);
+    expect(await ledger.startRun('acme', 'a', 1, 60_000)).toBe(true);
+    await ledger.remove('acme', ['a']);
+    expect(await ledger.startRun('acme', 'c', 1, 60_000)).toBe(false);
+    expect(await ledger.startRun('acme', 'b', 1, 60_000)).toBe(true);
+    await ledger.remove('acme', ['b']);
+    expect(await ledger.startRun('acme', 'c', 1, 60_000)).toBe(true);
+    // With two places free, the two oldest may start in either order.
+    await ledger.admit('acme', ['d', 'e', 'f'], 10);
+    await ledger.remove('acme', ['c']);
+    expect(await ledger.startRun('acme', 'f', 2, 60_000)).toBe(false);
+    expect(await ledger.startRun('acme', 'e', 2, 60_000)).toBe(true);
+    expect(await ledger.startRun('acme', 'd', 2, 60_000)).toBe(true);
+    expect(await ledger.load('acme')).toEqual({ queued: 2, running: 2 });
+  });
+
   it('a per-minute allowance refilled continuously: past it, the wait until the next', async () => {
     const ledger = make();
     for (let i = 0; i < 3; i++) expect(await ledger.take('acme', 3, 1)).toBe(0);

@@ -101,6 +101,8 @@ describe('tenants on a fleet', () => {
     await step(gate.waitFor(`${queue}-acme3`, 60_000));
     gate.release(`${queue}-acme3`);
     for (const id of ids) expect(await eventually(() => statusOf(service, ACME, id), (s) => s === 'done', 60_000)).toBe('done');
+    // First come, first run within the tenant, across workers.
+    expect(gate.arrived.filter((n) => n.startsWith(`${queue}-acme`))).toEqual([`${queue}-acme1`, `${queue}-acme2`, `${queue}-acme3`]);
     // Deferred checks were not attempts, and nothing is left in the tenant's ledger.
     const view = (await (await fetch(`${service.url}/v1/checks/${ids[2]}`, { headers: json(ACME) })).json()) as { attempts: number };
     expect(view.attempts).toBe(1);
