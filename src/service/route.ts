@@ -63,9 +63,14 @@ export function commonResponses(doc: RouteDoc, server: { apiKeys: boolean }): Re
   const validated = Boolean(doc.params || doc.query || doc.body || doc.requestBodies);
   const out: Record<number, ResponseDoc> = {
     400: {
-      description: validated ? 'The request cannot be read, or a parameter or field fails its schema (`errors` lists each)' : 'The request cannot be read (a malformed URL)',
-      codes: ['url-invalid', ...(validated ? ['request-invalid'] : []), ...(takesBody ? ['body-invalid'] : [])],
+      description: validated
+        ? 'Not valid HTTP, or the request cannot be read, or a parameter or field fails its schema (`errors` lists each)'
+        : 'Not valid HTTP, or the request cannot be read (a malformed URL)',
+      codes: ['request-malformed', 'url-invalid', 'client-closed-request', ...(validated ? ['request-invalid'] : []), ...(takesBody ? ['body-invalid'] : [])],
     },
+    408: { description: 'The request did not arrive whole in time', codes: ['request-timeout'] },
+    414: { description: 'The URL is longer than 8 KiB', codes: ['uri-too-long'] },
+    431: { description: 'The headers are larger than 16 KiB', codes: ['headers-too-large'] },
     500: { description: 'The server failed while answering; the request id (`x-request-id`) finds it in the logs' },
     503: { description: 'The server is shutting down: retry (another instance, or this one after its restart)', codes: ['shutting-down'], headers: { 'Retry-After': 'seconds to wait' } },
   };
@@ -132,7 +137,7 @@ export function useZodValidation(app: FastifyInstance): void {
   });
 }
 
-/** Registers a route and records its description for the OpenAPI document. */
+/** Registers a route and records its description for the OpenAPI document (common answers are added there: {@link allResponses}). */
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
   app: FastifyInstance,
   table: RouteDoc[],

@@ -9,6 +9,15 @@ import { ReportSchema } from '../report/schema.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 
+/**
+ * A number written in plain decimal (`12`, `2.5`): path and query parameters arrive as text, and
+ * `1e0`, `0x1`, ` 1` or an empty string are not numbers a client meant. Other text is left as it
+ * is, so the number schema refuses it.
+ */
+const decimal = (v: unknown) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,15})(\.[0-9]{1,6})?$/.test(v) ? Number(v) : v);
+/** A whole number written in plain decimal (`12`; not `1.0`, `01` or `+1`). */
+const decimalInteger = (v: unknown) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(v) ? Number(v) : v);
+
 /** Fields of a multipart submission (besides the `file` part). */
 export const CheckFormSchema = z
   .object({
@@ -43,12 +52,13 @@ export const CheckUrlBodySchema = z
 export const SubmitQuerySchema = z
   .object({
     /** Seconds to wait for the result (0–60). Finished within it: 200 with the check; else 202. */
-    wait: z.coerce.number().min(0).max(60).default(0),
+    wait: z.preprocess(decimal, z.number().min(0).max(60)).optional(),
   })
   .strict();
 
 export const CheckParamsSchema = z.object({ id: CheckIdSchema }).strict();
-export const PageParamsSchema = z.object({ id: CheckIdSchema, n: z.coerce.number().int().min(1).max(100_000) }).strict();
+/** `n`: a page number, a decimal integer from 1 (a page beyond the file's is a 404). */
+export const PageParamsSchema = z.object({ id: CheckIdSchema, n: z.preprocess(decimalInteger, z.number().int().min(1).max(100_000)) }).strict();
 
 export const OrderQuerySchema = z
   .object({

@@ -14,7 +14,7 @@ spec = importlib.util.spec_from_file_location("service_client", os.path.join(os.
 sc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sc)
 
-base, key, pdf, url, sku = sys.argv[1:6]
+base, key, pdf, url, sku, held = sys.argv[1:7]
 slept = []
 client = sc.Client(base, key, sleep=lambda s: (slept.append(s), time.sleep(s)))
 out = {}
@@ -22,8 +22,10 @@ out = {}
 # A name that must be quoted: double quotes, a semicolon, a percent sign and non-ASCII letters
 # (the server keeps the last path segment, so a backslash is tested in quoted() alone).
 name = 'Größe "XL"; 50% cotton.pdf'
+# The tenant may run one check and have one waiting (the server under test): a check of a URL the
+# test holds runs, the upload waits, and the URL after them is refused until the queue moves.
+client.check_url(held, sku, wait=0)
 first = client.check_file(pdf, sku, name=name, wait=0)
-# The key may have one check at a time (the server under test): this one waits for Retry-After.
 second = client.check_url(url, sku, wait=0)
 out["retriedAfter"] = slept[:]
 first = client.wait(first, every=0.2)

@@ -16,6 +16,8 @@ export interface Answer {
   body: Buffer;
   /** Whole: not cut at the recording cap. */
   complete: boolean;
+  /** The Retry-After header sent, if any. */
+  retryAfter: string | null;
 }
 
 /** JSON bodies are kept up to this size (reports with many pages are a few MB at most). */
@@ -32,14 +34,22 @@ export class Traffic {
       let complete = true;
       // fastify hands its headers to writeHead, not setHeader: take the content type from either.
       let contentType: string | null = null;
+      let retryAfter: string | null = null;
       const typeNow = () => contentType ?? ((res.getHeader('content-type') as string | undefined) ?? null);
       const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
       res.writeHead = ((...a: unknown[]) => {
         const headers = a.find((x, i) => i > 0 && x && typeof x === 'object') as Record<string, unknown> | unknown[] | undefined;
         if (Array.isArray(headers)) {
-          for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'content-type') contentType = String(headers[i + 1]);
+          for (let i = 0; i + 1 < headers.length; i += 2) {
+            const name = String(headers[i]).toLowerCase();
+            if (name === 'content-type') contentType = String(headers[i + 1]);
+            if (name === 'retry-after') retryAfter = String(headers[i + 1]);
+          }
         } else if (headers) {
-          for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === 'content-type') contentType = String(v);
+          for (const [k, v] of Object.entries(headers)) {
+            if (k.toLowerCase() === 'content-type') contentType = String(v);
+            if (k.toLowerCase() === 'retry-after') retryAfter = String(v);
+          }
         }
         return writeHead(...a);
       }) as typeof res.writeHead;
@@ -69,6 +79,7 @@ export class Traffic {
           contentType: typeNow(),
           body: Buffer.concat(chunks),
           complete,
+          retryAfter: retryAfter ?? ((res.getHeader('retry-after') as string | undefined) ?? null),
         });
       });
     });

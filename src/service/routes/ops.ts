@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PreflightPool } from '../../pool/pool.js';
 import type { ServiceContext } from '../context.js';
+import { inlineScripts, pagePolicy } from '../headers.js';
 import { openApiDocument, DOCS_HTML } from '../openapi.js';
 import { Problem } from '../problem.js';
 import { defineRoute } from '../route.js';
@@ -19,6 +20,8 @@ const POOL_PROBE_TTL_MS = 10_000;
 export function opsRoutes(ctx: ServiceContext): void {
   const { app, routes } = ctx;
   const poolProbe = cachedPoolProbe(ctx.pool);
+  // The docs page is static: its own scripts, and no other, may run.
+  const docsPolicy = pagePolicy(ctx.options.frameAncestors, { scripts: inlineScripts(DOCS_HTML), connect: true });
 
   defineRoute(
     app,
@@ -56,7 +59,7 @@ export function opsRoutes(ctx: ServiceContext): void {
       url: '/metrics',
       operationId: 'getMetrics',
       summary: 'Prometheus metrics',
-      description: 'Checks by status and verdict, durations, queue depth, in-flight checks and rejected submissions, in the Prometheus text format.',
+      description: 'Checks by status and verdict, durations, queue depth, in-flight checks and rejected submissions, in the Prometheus text format; in fleet mode Redis and the workers too (answered within a second whatever Redis does: `print_preflight_redis_up` says whether Redis answered).',
       tags: ['operations'],
       auth: false,
       responses: { 200: { description: 'Prometheus text format', type: 'text/plain' } },
@@ -96,13 +99,9 @@ export function opsRoutes(ctx: ServiceContext): void {
       description: 'Every operation with its parameters, bodies and answers, read from /openapi.json (no external resources).',
       tags: ['operations'],
       auth: false,
-      responses: { 200: { description: 'HTML', type: 'text/html' } },
+      responses: { 200: { description: 'HTML, under a Content-Security-Policy that runs only its own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy' } } },
     },
-    async (_request, reply) =>
-      reply
-        .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
-        .send(DOCS_HTML),
+    async (_request, reply) => reply.type('text/html; charset=utf-8').header('Content-Security-Policy', docsPolicy).send(DOCS_HTML),
   );
 }
 
