@@ -10,14 +10,14 @@ import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
 import { formatBytes } from './format.js';
 import type { Report, ReportPage } from './schema.js';
-import { grouped } from '../util/text.js';
+import { escapeHtml, grouped } from '../util/text.js';
 
 export interface HtmlPreview {
   bytes: Uint8Array;
   format: PreviewFormat;
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 const VERDICT_TEXT = { pass: 'Pass', warn: 'Pass with warnings', fail: 'Fail' } as const;
 const VERDICT_LINE = {
   pass: 'The file meets every rule checked: it can be ordered.',
@@ -26,6 +26,21 @@ const VERDICT_LINE = {
 } as const;
 const SEVERITY_LABEL = { error: 'Error', warning: 'Warning', info: 'Info' } as const;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The report page's only script (marks previews that did not decode). It never depends on the
+ * report, so a server can allow exactly it by its hash (`Content-Security-Policy: script-src
+ * 'sha256-…'`) and no other inline script.
+ */
+export const REPORT_SCRIPT = `
+for (const img of document.querySelectorAll('img.preview')) {
+  const mark = () => {
+    img.dataset.naturalWidth = String(img.naturalWidth);
+    if (!img.naturalWidth) img.closest('figure').classList.add('broken');
+  };
+  if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
+}
+`;
 
 /**
  * Renders a report as a self-contained HTML page.
@@ -75,15 +90,7 @@ ${report.pages.map((p) => pageSection(report, p, previews.get(p.index))).join('\
 ${legend(report)}
 </main>
 <footer>print-preflight ${esc(report.tool.version)} · same input, same report · codes are stable and documented</footer>
-<script>
-for (const img of document.querySelectorAll('img.preview')) {
-  const mark = () => {
-    img.dataset.naturalWidth = String(img.naturalWidth);
-    if (!img.naturalWidth) img.closest('figure').classList.add('broken');
-  };
-  if (img.complete) mark(); else { img.addEventListener('load', mark); img.addEventListener('error', mark); }
-}
-</script>
+<script>${REPORT_SCRIPT}</script>
 </body>
 </html>
 `;
