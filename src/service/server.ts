@@ -159,6 +159,15 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
 
   useZodValidation(app);
   app.removeContentTypeParser('text/plain');
+  // Only POST routes take a body. A client that labels every request JSON sends DELETE with
+  // `Content-Type: application/json` and nothing after it (openapi-generator's Python client does):
+  // that is no body, not a malformed one.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && request.method !== 'POST') done(null, undefined);
+    else json(request, body as string, done);
+  });
   await app.register(multipart, { limits: { fileSize: options.maxUploadBytes, files: 1, fields: 8, parts: 10 } });
   app.addHook('onRequest', async (request) => {
     if (shutdown.signal.aborted) throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });

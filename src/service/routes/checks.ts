@@ -78,9 +78,11 @@ export function checkRoutes(ctx: ServiceContext): void {
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
+      // JSON first: generators that take one body per operation (openapi-generator) take the first
+      // one listed, and uploads have their own operation (uploadCheck).
       requestBodies: {
-        'multipart/form-data': upload,
         'application/json': { schema: CheckUrlBodySchema, example: { url: 'https://files.example.com/designs/duvet-200x200.pdf', sku: 'DUVET-COVER-200X200' } },
+        'multipart/form-data': upload,
       },
       responses: { ...submitResponses, 415: { description: 'Neither multipart/form-data nor application/json' } },
     },
