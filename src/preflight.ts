@@ -24,6 +24,8 @@ import type { Report } from './report/schema.js';
 import { runChecks } from './rules/index.js';
 import { readSourceBytes, sha256Hex } from './source/read.js';
 import { grouped } from './util/text.js';
+import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from './pdf/decode-budget.js';
+import type { InspectTaskOptions } from './pool/tasks.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -97,16 +99,19 @@ export async function preflightWithPreviews(
   const shared = () => (sharedCopy ??= toShared(source.bytes));
   const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
+  // The operator's decode budget (the pool's), lowered where this call asks.
+  const decodeLimits = tightenLimits(executor instanceof PreflightPool ? executor.decodeLimits : DEFAULT_DECODE_LIMITS, opts.decodeLimits);
+  const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
   // A small file's structure is read here, at once: no waiting for a worker to start.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
   // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
   // still run in parallel, and no worker has to start for them.
   const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
-  const here = inThread ? await inspectHere(source.bytes) : null;
+  const here = inThread ? await inspectHere(source.bytes, decodeLimits, opts.maxRenderImagePixels) : null;
   const { facts, sha256 } = here
     ? { facts: here.facts, sha256: sha256Hex(source.bytes) }
-    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
+    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -152,6 +157,7 @@ export async function preflightWithPreviews(
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
+                limits: decodeLimits,
               },
               opts.signal,
               opts.timeoutMs,
@@ -207,14 +213,31 @@ export async function preflightWithPreviews(
 }
 
 /**
+ * Memory the structure read may add to this thread's heap before it stops (pdf-too-complex). No
+ * heap cap guards the calling thread as `resourceLimits` guards a worker: this, with the decode
+ * budget that bounds every allocation a file's bytes decide, keeps a hostile file from taking the
+ * process down.
+ */
+const IN_THREAD_HEAP_MB = 768;
+
+/**
  * Structure facts read in this thread, and a way to the JPEG stream of an image-page plan; an
  * unexpected failure becomes a document problem.
  */
-async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
-  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
+async function inspectHere(
+  bytes: Uint8Array,
+  limits: DecodeLimits,
+  maxHiddenImagePixels: number,
+): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
+  const [{ inspectPdf }, { jpegStream }, { getHeapStatistics }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js'), import('node:v8')]);
   let context: PDFContext | undefined;
   try {
-    const facts = await inspectPdf(bytes, { onDocument: (c) => (context = c) });
+    const facts = await inspectPdf(bytes, {
+      onDocument: (c) => (context = c),
+      limits,
+      scan: { maxHiddenImagePixels },
+      heapCeilingBytes: getHeapStatistics().used_heap_size + IN_THREAD_HEAP_MB * 1024 * 1024,
+    });
     const parsed = context;
     return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
   } catch (error) {
@@ -231,9 +254,10 @@ async function inspectOrExplain(
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
   budget: TimeBudget,
+  options: InspectTaskOptions,
 ): Promise<InspectResult> {
   try {
-    return await executor.inspect(shared, docId, signal, timeoutMs, budget);
+    return await executor.inspect(shared, docId, signal, timeoutMs, budget, options);
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });

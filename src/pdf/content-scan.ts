@@ -27,8 +27,10 @@ import {
   resolve,
   PDFRef,
 } from './objects.js';
-import { codedImageSize } from './image-header.js';
-import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
+import { allocatedSize, codedImageSize } from './image-header.js';
+import { BudgetExceededError, DecodeBudget, formatBytes } from './decode-budget.js';
+import { RendererScreen } from './screen.js';
+import { StreamDecodeError, StreamTooLargeError, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
 import { ppiOf } from './units.js';
@@ -48,6 +50,13 @@ export interface ScanLimits {
   maxDecodedBytes: number;
   /** Most image draws per page (inline images included). */
   maxImageDraws: number;
+  /**
+   * Pixels of the images a renderer decodes that the page's image list does not show: images
+   * drawn by Type 3 glyphs and in soft-mask groups (the listed ones are budgeted by the caller).
+   */
+  maxHiddenImagePixels: number;
+  /** Mesh-shading elements a renderer works through for the page (vertices; a patch counts 64). */
+  maxMeshElements: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -56,6 +65,8 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxOperators: 5_000_000,
   maxDecodedBytes: 128 * 1024 * 1024,
   maxImageDraws: 10_000,
+  maxHiddenImagePixels: 48_000_000,
+  maxMeshElements: 500_000,
 };
 
 
@@ -111,6 +122,16 @@ export class ContentScanner {
   private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
   /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
   private readonly streamOf = new Map<PDFDict, PDFRawStream>();
+  /** Above zero while Type 3 glyphs or soft-mask groups run: only what a renderer would decode counts, nothing is recorded. */
+  private screening = 0;
+  /** Images drawn by glyphs and soft-mask groups, each once, and their pixels together. */
+  private readonly hiddenImages = new Set<PDFObject | Map<string, Operand>>();
+  private hiddenPixels = 0;
+  private meshElements = 0;
+  /** Glyph procedures and soft-mask groups already screened on this page. */
+  private readonly screened = new Set<PDFObject>();
+  private readonly budget: DecodeBudget;
+  private readonly screen: RendererScreen;
 
   constructor(
     private readonly context: PDFContext,
@@ -120,7 +141,12 @@ export class ContentScanner {
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
     /** Hidden optional content is skipped: it prints nothing. Without it, all content counts. */
     private readonly optionalContent?: OptionalContent,
-  ) {}
+    /** The file's decode budget and renderer screen (shared by its pages); fresh ones when absent. */
+    shared: { budget?: DecodeBudget | undefined; screen?: RendererScreen | undefined } = {},
+  ) {
+    this.budget = shared.budget ?? new DecodeBudget();
+    this.screen = shared.screen ?? new RendererScreen(context, readStream);
+  }
 
   /**
    * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
@@ -132,18 +158,22 @@ export class ContentScanner {
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
     const parts: Uint8Array[] = [];
-    for (const s of streams) {
-      if (!s) continue;
-      const data = this.read(s, 'page content', true);
-      if (data) parts.push(data);
-    }
     try {
+      for (const s of streams) {
+        if (!s) continue;
+        const data = this.read(s, 'page content', true);
+        if (data) parts.push(data);
+      }
       this.run(joinContentStreams(parts), resources, initialState(IDENTITY), [], new Set());
       for (const a of appearances) {
         this.runForm(a.stream, a.label, resources, initialState(a.placement), [], new Set(), false);
       }
     } catch (error) {
-      if (!(error instanceof LimitReached)) throw error;
+      if (error instanceof BudgetExceededError) {
+        // The file's budget is spent: the page is not inspected further, nor rendered.
+        this.tooComplex = true;
+        this.notes.add(`not inspected to the end: the file ${error.message}`);
+      } else if (!(error instanceof LimitReached)) throw error;
     }
     return this.result();
   }
@@ -197,7 +227,7 @@ export class ContentScanner {
     }
     if (left <= 0) return overBudget();
     try {
-      const data = this.readStream(obj, { maxBytes: left });
+      const data = this.readStream(obj, { maxBytes: left, what });
       if (data.length > left) return overBudget();
       this.decodedBytes += data.length;
       this.decoded.set(obj, data);
@@ -214,6 +244,7 @@ export class ContentScanner {
   }
 
   private run(bytes: Uint8Array, resources: PDFDict | undefined, start: GState, via: string[], active: Set<PDFObject>): void {
+    this.budget.chargeInterpreted(bytes.length, via.length ? via.join(' › ') : 'page content');
     const stack: GState[] = [];
     let gs = { ...start };
     const ctx = this.context;
@@ -226,6 +257,7 @@ export class ContentScanner {
         this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
         throw new LimitReached();
       }
+      this.budget.chargeOperator();
       switch (op) {
         case 'BMC':
         case 'BDC': {
@@ -276,6 +308,7 @@ export class ContentScanner {
         case 'cs':
         case 'CS': {
           const n = args[args.length - 1];
+          if (isName(n)) this.screenColourSpace(n.name, resources);
           const cs = isName(n) ? this.colourSpaces.describe(n.name, resources) : unknownColourSpace('no name given');
           if (op === 'cs') {
             gs.fill = cs;
@@ -301,6 +334,11 @@ export class ContentScanner {
           if (isName(n)) gs.font = { name: n.name, resources };
           return;
         }
+        case 'gs': {
+          const n = args[0];
+          if (isName(n)) this.extGState(n.name, resources, gs, via, active);
+          return;
+        }
         case 'Tr': {
           const mode = args[0];
           if (isNum(mode)) gs.textRender = mode;
@@ -309,8 +347,8 @@ export class ContentScanner {
         case 'sh': {
           const n = args[0];
           if (!isName(n)) return;
-          const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
-          if (shading) this.useShading(shading, resources, via);
+          const shading = resolve(ctx, this.resource(resources, 'Shading', n.name));
+          if (dictOf(shading)) this.useShading(shading!, resources, via);
           return;
         }
         case 'Do': {
@@ -338,12 +376,18 @@ export class ContentScanner {
           if (hiddenDepth === 0) this.inlineImage(inline.dict, resources, gs, via, active, bytes.subarray(inline.dataStart, inline.dataEnd));
         },
         (dict) => this.inlineDataLength(dict, resources),
+        {
+          maxNesting: 256,
+          maxOperands: 4096,
+          maxTokenBytes: this.budget.limits.maxTokenBytes,
+          maxContainerItems: this.budget.limits.maxContainerItems,
+        },
       );
     } catch (error) {
       if (!(error instanceof ContentSyntaxError)) throw error;
       this.notes.add(`content stream is malformed: ${error.message}`);
-      // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
-      if (/nesting|operands/.test(error.message)) this.tooComplex = true;
+      // Nesting, operand counts or token lengths beyond the limits are an attack on parsers, not a typo.
+      if (/nesting|operands|longer than|items/.test(error.message)) this.tooComplex = true;
     }
   }
 
@@ -373,8 +417,12 @@ export class ContentScanner {
       this.notes.add(`font /${name} is missing from the resources`);
       return;
     }
-    if (this.fonts.has(font)) return;
+    if (this.fonts.has(font) || this.screened.has(font)) return;
+    if (this.screening) this.screened.add(font);
     const subtype = getName(ctx, dict, 'Subtype') ?? null;
+    const reason = this.screen.font(dict, `/${name}`);
+    if (reason) this.refuse(reason);
+    if (subtype === 'Type3') this.type3Glyphs(font, dict, name, resources);
     let descriptorOwner = dict;
     if (subtype === 'Type0') {
       const descendants = get(ctx, dict, 'DescendantFonts');
@@ -383,19 +431,95 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
+    if (this.screening) return;
     this.fonts.set(font, { name, ref: refLabel(entry instanceof PDFRef ? entry : undefined), baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
   }
 
+  /**
+   * A Type 3 font's glyph procedures, which a renderer runs when it loads the font: each is
+   * screened once per page (what they draw is not recorded: glyphs are text, not artwork).
+   */
+  private type3Glyphs(font: PDFObject, dict: PDFDict, name: string, resources: PDFDict | undefined) {
+    const ctx = this.context;
+    const procs = getDict(ctx, dict, 'CharProcs');
+    if (!procs) return;
+    const inner = getDict(ctx, dict, 'Resources') ?? resources;
+    const matrix = matrixOf(ctx, dict, 'FontMatrix') ?? [0.001, 0, 0, 0.001, 0, 0];
+    const active = new Set<PDFObject>([font]);
+    this.screenRun(() => {
+      for (const [key, value] of procs.entries()) {
+        const proc = resolve(ctx, value);
+        if (!(proc instanceof PDFRawStream) || this.screened.has(proc)) continue;
+        this.screened.add(proc);
+        const data = this.read(proc, `glyph /${key.decodeText()} of Type 3 font /${name}`);
+        if (data) this.run(data, inner, initialState(matrix), [`font /${name}`], active);
+      }
+    });
+  }
+
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
+    if (this.screening) return;
     const key = `${use}\u0000${colourSpace.label}`;
     const hit = this.colours.get(key);
     if (hit) hit.count++;
     else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
   }
 
-  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
-    const cs = this.colourSpaces.describe(get(this.context, shading, 'ColorSpace'), resources);
+  private useShading(shading: PDFObject, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
+    const cost = this.screen.shading(shading, (cs) => this.colourSpaces.describe(cs, resources).components);
+    if (cost.reason) this.refuse(cost.reason);
+    this.meshElements += cost.meshElements;
+    if (cost.meshElements && this.meshElements > this.limits.maxMeshElements) {
+      this.refuse(`its mesh shadings hold about ${grouped(this.meshElements)} vertices (a patch counts 64; more than ${grouped(this.limits.maxMeshElements)})`);
+    }
+    const cs = this.colourSpaces.describe(get(this.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);
+  }
+
+  /** Something a renderer would be given is over its budget: the page is kept from the renderer. */
+  private refuse(reason: string): void {
+    this.tooComplex = true;
+    this.notes.add(`${reason}; the page is not rendered`);
+  }
+
+  /** A named colour space the renderer will build (tint transforms, ICC profile, lookup table). */
+  private screenColourSpace(name: string, resources: PDFDict | undefined) {
+    const obj = this.resource(resources, 'ColorSpace', name);
+    const reason = obj ? this.screen.colourSpace(obj) : null;
+    if (reason) this.refuse(reason);
+  }
+
+  /**
+   * An ExtGState a renderer applies: its transfer functions, and its soft mask — a group the
+   * renderer draws in full, so what it draws is screened like page content (nothing recorded).
+   */
+  private extGState(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
+    const ctx = this.context;
+    const dict = dictOf(resolve(ctx, this.resource(resources, 'ExtGState', name)));
+    if (!dict) return;
+    for (const key of ['TR', 'TR2']) {
+      const reason = this.screen.func(get(ctx, dict, key), `the transfer function of graphics state /${name}`);
+      if (reason) this.refuse(reason);
+    }
+    const smask = dictOf(get(ctx, dict, 'SMask'));
+    if (!smask) return;
+    const reason = this.screen.func(get(ctx, smask, 'TR'), `the soft mask transfer function of graphics state /${name}`);
+    if (reason) this.refuse(reason);
+    const group = resolve(ctx, smask.get(PDFName.of('G')));
+    if (group instanceof PDFRawStream && !this.screened.has(group)) {
+      this.screened.add(group);
+      this.screenRun(() => this.runForm(group, `the soft mask of graphics state /${name}`, resources, gs, via, active, false));
+    }
+  }
+
+  /** Runs content a renderer draws but the page's facts do not list (glyph procedures, soft-mask groups). */
+  private screenRun(fn: () => void) {
+    this.screening++;
+    try {
+      fn();
+    } finally {
+      this.screening--;
+    }
   }
 
   private usePattern(
@@ -411,8 +535,8 @@ export class ContentScanner {
     if (!pattern) return;
     const type = getNumber(ctx, pattern, 'PatternType');
     if (type === 2) {
-      const shading = getDict(ctx, pattern, 'Shading');
-      if (shading) this.useShading(shading, resources, via, use === 'stencil' ? 'stencil' : 'shading');
+      const shading = get(ctx, pattern, 'Shading');
+      if (dictOf(shading)) this.useShading(shading!, resources, via, use === 'stencil' ? 'stencil' : 'shading');
       return;
     }
     const paintType = getNumber(ctx, pattern, 'PaintType');
@@ -423,9 +547,14 @@ export class ContentScanner {
     }
     // Coloured tiling pattern: scan its content once per page. Its matrix maps to the page's
     // default space, not to the current CTM.
+    if (active.has(patternObj)) {
+      // A renderer draws a cell of it with itself, and so on: it never finishes.
+      this.refuse('a tiling pattern paints with itself, directly or through other patterns or forms');
+      return;
+    }
     if (this.patternsSeen.has(patternObj) || !(patternObj instanceof PDFRawStream)) return;
     this.patternsSeen.add(patternObj);
-    if (active.has(patternObj) || via.length >= this.limits.maxFormDepth) {
+    if (via.length >= this.limits.maxFormDepth) {
       this.notes.add(`pattern nesting deeper than ${this.limits.maxFormDepth} or cyclic: not followed`);
       return;
     }
@@ -505,6 +634,10 @@ export class ContentScanner {
     stream?: PDFObject,
     inlineData?: Uint8Array,
   ) {
+    if (this.screening) {
+      this.hiddenImage(dict, resources, stream, inlineData);
+      return;
+    }
     if (this.images.length >= this.limits.maxImageDraws) {
       this.tooComplex = true;
       this.notes.add(`the page draws images more than ${grouped(this.limits.maxImageDraws)} times: inspection stopped, the page is not rendered`);
@@ -536,6 +669,21 @@ export class ContentScanner {
     });
   }
 
+  /** An image drawn by a glyph or in a soft-mask group: its pixels count against the page's render budget. */
+  private hiddenImage(dict: PDFDict | Map<string, Operand>, resources: PDFDict | undefined, stream?: PDFObject, inlineData?: Uint8Array) {
+    const key = stream ?? dict;
+    if (this.hiddenImages.has(key)) return;
+    this.hiddenImages.add(key);
+    const info = dict instanceof Map ? this.inlineInfo(dict, resources, inlineData) : this.cachedInfo(dict, resources, stream);
+    const own = allocatedSize(info);
+    const mask = info.mask ? allocatedSize(info.mask) : { widthPx: 0, heightPx: 0 };
+    this.hiddenPixels += own.widthPx * own.heightPx + mask.widthPx * mask.heightPx;
+    if (this.hiddenPixels > this.limits.maxHiddenImagePixels) {
+      this.refuse(`Type 3 glyphs or soft-mask groups draw images of ${grouped(this.hiddenPixels)} pixels (a renderer decodes them whole; more than ${grouped(this.limits.maxHiddenImagePixels)})`);
+      throw new LimitReached();
+    }
+  }
+
   private cachedInfo(dict: PDFDict, resources: PDFDict | undefined, stream: PDFObject | undefined) {
     let info = this.imageInfo.get(dict);
     if (!info) {
@@ -557,7 +705,7 @@ export class ContentScanner {
         ref: refLabel(raw instanceof PDFRef ? raw : undefined),
         widthPx: Math.max(0, Math.trunc(getNumber(ctx, mask.dict, 'Width') ?? 0)),
         heightPx: Math.max(0, Math.trunc(getNumber(ctx, mask.dict, 'Height') ?? 0)),
-        coded: codedImageSize(mask.contents, filtersOf(ctx, mask.dict).map(fullFilterName)),
+        coded: this.codedSize(mask),
       };
     }
     return null;
@@ -569,6 +717,12 @@ export class ContentScanner {
     const filters = filtersOf(ctx, dict).map(fullFilterName);
     const csObj = get(ctx, dict, 'ColorSpace');
     let colourSpace: ColourSpaceFacts | null = null;
+    if (!imageMask && csObj) {
+      const reason = this.screen.colourSpace(csObj);
+      if (reason) this.refuse(reason);
+    }
+    const globals = filters.includes('JBIG2Decode') ? this.jbig2Globals(dict) : null;
+    if (globals) this.refuse(globals);
     if (!imageMask) {
       colourSpace = csObj
         ? this.colourSpaces.describe(csObj, resources)
@@ -584,9 +738,30 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
-      coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
+      coded: stream instanceof PDFRawStream ? this.codedSize(stream) : null,
       mask: this.maskOf(dict),
     };
+  }
+
+  /**
+   * The size an image's data declares (JPEG, JPEG 2000, JBIG2 headers; CCITT /Columns), its
+   * header read through any wrapping filters under the file's budget.
+   */
+  private codedSize(stream: PDFRawStream) {
+    const ctx = this.context;
+    const filters = filtersOf(ctx, stream.dict).map(fullFilterName);
+    const params = filterParamsOf(ctx, stream.dict, filters.length).at(-1);
+    const height = getNumber(ctx, stream.dict, 'Height');
+    return codedImageSize(stream.contents, filters, this.budget, { columns: params?.columns, rows: params?.rows, height });
+  }
+
+  /** A JBIG2 image's /JBIG2Globals stream, which a renderer decodes whole. */
+  private jbig2Globals(dict: PDFDict): string | null {
+    const ctx = this.context;
+    const filters = filtersOf(ctx, dict).map(fullFilterName);
+    const parms = get(ctx, dict, 'DecodeParms') ?? get(ctx, dict, 'DP');
+    const own = parms instanceof PDFArray ? dictOf(items(ctx, parms)[filters.indexOf('JBIG2Decode')]) : dictOf(parms);
+    return this.screen.stream(own?.get(PDFName.of('JBIG2Globals')), 'a JBIG2 image’s /JBIG2Globals');
   }
 
   /** A JPEG 2000 image without /ColorSpace carries its space in its own header (colr box or SIZ). */
@@ -624,9 +799,20 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: false,
-      coded: data ? codedImageSize(data, filters) : null,
+      coded: data ? this.inlineCoded(data, filters, dict) : null,
       mask: null,
     };
+  }
+
+  private inlineCoded(data: Uint8Array, filters: string[], dict: Map<string, Operand>) {
+    const parms = dict.get('DecodeParms') ?? dict.get('DP');
+    const own = Array.isArray(parms) ? parms[parms.length - 1] : parms;
+    const num = (key: string) => {
+      const v = own && typeof own === 'object' && 'dict' in own ? own.dict.get(key) : undefined;
+      return isNum(v) ? v : undefined;
+    };
+    const height = dict.get('Height') ?? dict.get('H');
+    return codedImageSize(data, filters, this.budget, { columns: num('Columns'), rows: num('Rows'), height: isNum(height) ? height : undefined });
   }
 
   private inlineColourSpace(cs: Operand | undefined, resources: PDFDict | undefined): ColourSpaceFacts {
@@ -671,15 +857,11 @@ function initialState(ctm: Matrix): GState {
   return { ctm, fill: GRAY, stroke: GRAY, fillPattern: undefined, strokePattern: undefined, textRender: 0, font: undefined };
 }
 
-function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {
-  const m = get(context, dict, 'Matrix');
+function matrixOf(context: PDFContext, dict: PDFDict, key = 'Matrix'): Matrix | undefined {
+  const m = get(context, dict, key);
   if (!(m instanceof PDFArray) || m.size() !== 6) return undefined;
   const values = items(context, m).map(numberOf);
   return values.every((x) => x !== undefined) && isFiniteMatrix(values as number[]) ? (values as Matrix) : undefined;
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MiB` : `${n} bytes`;
 }
 
 function intOrNull(n: number | undefined): number | null {

@@ -51,9 +51,9 @@ export type Rect = z.infer<typeof Rect>;
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
 export type Matrix = z.infer<typeof Matrix>;
 
-/** The pixel size an image's own data declares (JPEG SOF, JPEG 2000 header); decoders allocate for it. */
+/** The pixel size an image's own data declares (JPEG SOF, JPEG 2000 header, JBIG2 page, CCITT /Columns); decoders allocate for it. */
 export const CodedSizeSchema = z.object({
-  format: z.enum(['jpeg', 'jpx']),
+  format: z.enum(['jpeg', 'jpx', 'jbig2', 'ccitt']),
   widthPx: z.number().int().min(0),
   heightPx: z.number().int().min(0),
   components: z.number().int().min(0),
