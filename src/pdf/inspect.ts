@@ -34,6 +34,8 @@ export interface InspectOptions {
    * a thread no heap cap guards. A pool worker has its own cap (`resourceLimits`).
    */
   heapCeilingBytes?: number;
+  /** The budget to charge (instead of a new one from `limits`): to read what a file spent. */
+  budget?: DecodeBudget;
   /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
   onDocument?: (context: PDFContext) => void;
 }
@@ -69,7 +71,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const scanLimits = { ...DEFAULT_SCAN_LIMITS, ...options.scan };
   const facts: DocumentFacts = { bytes: bytes.length, pdfVersion: null, encryption: null, problems: [], activeContent: [], pageCount: null, pages: [] };
   const problem = (kind: DocumentProblem['kind'], detail: string) => facts.problems.push({ kind, detail });
-  const budget = new DecodeBudget(options.limits, options.heapCeilingBytes !== undefined ? { heapCeilingBytes: options.heapCeilingBytes } : {});
+  const budget = options.budget ?? new DecodeBudget(options.limits, options.heapCeilingBytes !== undefined ? { heapCeilingBytes: options.heapCeilingBytes } : {});
   try {
     await inspectWithin(bytes, options, budget, facts, problem, maxDecoded, maxPages, scanLimits);
   } catch (error) {
