@@ -13,7 +13,7 @@ import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
-import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
+import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
 import { pageRenderer } from './raster/renderer.js';
@@ -117,7 +117,8 @@ export async function preflightWithPreviews(
   const rasterFailures: RasterFailure[] = [];
   const previews = new Map<number, Preview>();
   const wantPreviews = keepPreviews || opts.previewDir !== null;
-  const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
+  // A file over a bound as a whole (not one page) is never given to a renderer: it would read the same bytes.
+  const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword && !facts.unrenderable;
   // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
   if (canRender && here && executor instanceof PreflightPool) {
     const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !(here.jpegOf && imagePlan(p)));
@@ -135,6 +136,11 @@ export async function preflightWithPreviews(
         const jpegPlan = imagePlan(page);
         const plan = jpegPlan ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
+        const cellPx = tilingCellPx(page, opts.previewSize);
+        if (cellPx !== null && cellPx < MIN_TILING_CELL_PX) {
+          rasterFailures.push({ index: page.index, reason: 'over-budget', detail: tinyTiles(cellPx, page.tiling!.cells) });
+          return;
+        }
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
@@ -271,6 +277,11 @@ async function inspectOrExplain(
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
   const { pdfHeaderVersion } = await import('./pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
+}
+
+function tinyTiles(cellPx: number, cells: number): string {
+  const count = cells >= 1e15 ? 'more than 10^15' : grouped(Math.round(cells));
+  return `paints a tiling pattern whose cells are ${cellPx < 0.0001 ? cellPx.toExponential(1) : cellPx.toFixed(4)} px at the preview size (${count} cells over the page); a renderer would work on it for minutes, so it is not rendered`;
 }
 
 function overBudget(pixels: number, max: number): string {

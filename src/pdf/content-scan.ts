@@ -57,6 +57,11 @@ export interface ScanLimits {
   maxHiddenImagePixels: number;
   /** Mesh-shading elements a renderer works through for the page (vertices; a patch counts 64). */
   maxMeshElements: number;
+  /**
+   * Steps a renderer takes deciding what optional content is visible on the page: every marked
+   * sequence and XObject with /OC costs the groups it lists or its expression expanded.
+   */
+  maxOptionalContentSteps: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -67,6 +72,7 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxImageDraws: 10_000,
   maxHiddenImagePixels: 48_000_000,
   maxMeshElements: 500_000,
+  maxOptionalContentSteps: 5_000_000,
 };
 
 
@@ -79,6 +85,8 @@ export interface ScanResult {
   damage: string[];
   /** True when a limit stopped the scan (the page is too complex to inspect fully). */
   tooComplex: boolean;
+  /** Tiling patterns painted: their cells over the page, and the smallest cell step on the page (pt). */
+  tiling: { cells: number; smallestStepPt: number } | null;
 }
 
 interface GState {
@@ -128,10 +136,17 @@ export class ContentScanner {
   private readonly hiddenImages = new Set<PDFObject | Map<string, Operand>>();
   private hiddenPixels = 0;
   private meshElements = 0;
+  private ocSteps = 0;
+  private ocRefused = false;
   /** Glyph procedures and soft-mask groups already screened on this page. */
   private readonly screened = new Set<PDFObject>();
   private readonly budget: DecodeBudget;
   private readonly screen: RendererScreen;
+  /** Where a pattern's matrix maps to: the page's default space, or the pattern's it is painted in. */
+  private patternBase: Matrix = IDENTITY;
+  /** The page's area in default user space (pt²), for tiling cell counts. */
+  private pageArea = 612 * 792;
+  private readonly tiling = { cells: 0, smallestStepPt: Number.POSITIVE_INFINITY };
 
   constructor(
     private readonly context: PDFContext,
@@ -152,8 +167,9 @@ export class ContentScanner {
    * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
    * annotations, which print on top of the page.
    */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = []): ScanResult {
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], pageArea?: number): ScanResult {
     this.pageResources = resources;
+    if (pageArea !== undefined && pageArea > 0) this.pageArea = pageArea;
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -172,7 +188,7 @@ export class ContentScanner {
       if (error instanceof BudgetExceededError) {
         // The file's budget is spent: the page is not inspected further, nor rendered.
         this.tooComplex = true;
-        this.notes.add(`not inspected to the end: the file ${error.message}`);
+        this.notes.add(`not inspected to the end: ${error.message}`);
       } else if (!(error instanceof LimitReached)) throw error;
     }
     return this.result();
@@ -188,7 +204,13 @@ export class ContentScanner {
   }
 
   private hidden(oc: PDFObject | undefined): boolean {
-    return oc !== undefined && this.optionalContent !== undefined && this.optionalContent.isHidden(oc);
+    if (oc === undefined || this.optionalContent === undefined) return false;
+    this.ocSteps += this.optionalContent.rendererCost(oc);
+    if (this.ocSteps > this.limits.maxOptionalContentSteps && !this.ocRefused) {
+      this.ocRefused = true;
+      this.refuse(`deciding which optional content is visible takes a renderer more than ${grouped(this.limits.maxOptionalContentSteps)} steps (membership expressions or group lists, evaluated at every use)`);
+    }
+    return this.optionalContent.isHidden(oc);
   }
 
   private result(): ScanResult {
@@ -199,6 +221,7 @@ export class ContentScanner {
       notes: [...this.notes].sort(),
       damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
+      tiling: this.tiling.cells > 0 ? { cells: Math.min(this.tiling.cells, Number.MAX_VALUE), smallestStepPt: this.tiling.smallestStepPt } : null,
     };
   }
 
@@ -540,18 +563,18 @@ export class ContentScanner {
       return;
     }
     const paintType = getNumber(ctx, pattern, 'PaintType');
-    if (paintType === 2) {
-      // Uncoloured tiling pattern: painted in the underlying space of [/Pattern base].
-      if (cs.base) this.record(use, cs.base, via);
-      return;
-    }
-    // Coloured tiling pattern: scan its content once per page. Its matrix maps to the page's
-    // default space, not to the current CTM.
+    const matrix = multiply(matrixOf(ctx, pattern) ?? IDENTITY, this.patternBase);
+    this.tilingUse(pattern, matrix);
+    // Uncoloured tiling pattern: painted in the underlying space of [/Pattern base]; its cell is
+    // still drawn by a renderer, so what it draws is screened (not recorded).
+    if (paintType === 2 && cs.base) this.record(use, cs.base, via);
     if (active.has(patternObj)) {
       // A renderer draws a cell of it with itself, and so on: it never finishes.
       this.refuse('a tiling pattern paints with itself, directly or through other patterns or forms');
       return;
     }
+    // Scanned once per page. Its matrix maps to the page's default space (or the pattern's it is
+    // used in), not to the current CTM.
     if (this.patternsSeen.has(patternObj) || !(patternObj instanceof PDFRawStream)) return;
     this.patternsSeen.add(patternObj);
     if (via.length >= this.limits.maxFormDepth) {
@@ -560,11 +583,36 @@ export class ContentScanner {
     }
     const data = this.read(patternObj, 'pattern');
     if (!data) return;
-    const matrix = matrixOf(ctx, pattern) ?? IDENTITY;
     const inner = getDict(ctx, pattern, 'Resources') ?? resources;
+    const outerBase = this.patternBase;
     active.add(patternObj);
-    this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
-    active.delete(patternObj);
+    this.patternBase = matrix;
+    try {
+      const run = () => this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+      if (paintType === 2) this.screenRun(run);
+      else run();
+    } finally {
+      this.patternBase = outerBase;
+      active.delete(patternObj);
+    }
+  }
+
+  /**
+   * A tiling pattern painted once more: how many of its cells would cover the page (a renderer
+   * such as PDFium draws each), and how small a cell is on the page (one far below a pixel makes
+   * pdf.js work for ever). Steps of 0 are the cell's box, as renderers take them.
+   */
+  private tilingUse(pattern: PDFDict, matrix: Matrix) {
+    const ctx = this.context;
+    const bbox = get(ctx, pattern, 'BBox');
+    const box = bbox instanceof PDFArray ? items(ctx, bbox).map((v) => numberOf(v) ?? 0) : [];
+    const step = (key: string, i: number) => Math.abs(getNumber(ctx, pattern, key) ?? 0) || Math.abs((box[i + 2] ?? 0) - (box[i] ?? 0));
+    const scale = Math.sqrt(Math.abs(matrix[0] * matrix[3] - matrix[1] * matrix[2]));
+    const x = step('XStep', 0) * scale;
+    const y = step('YStep', 1) * scale;
+    const cells = x > 0 && y > 0 ? this.pageArea / (x * y) : Number.POSITIVE_INFINITY;
+    this.tiling.cells += cells;
+    this.tiling.smallestStepPt = Math.min(this.tiling.smallestStepPt, Math.min(x, y));
   }
 
   private doXObject(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {

@@ -29,7 +29,7 @@ export const DecodeLimitsSchema = z
     maxObjects: z.number().int().min(1),
     /** Distinct names (/Type, /F1…) new to the process that one file may create. */
     maxNames: z.number().int().min(1),
-    /** Values (numbers, names, strings, arrays, dictionaries…) pdf-lib may parse for one file. */
+    /** Values (numbers, names, strings, arrays, dictionaries…) pdf-lib may parse for one file; a string counts one per 32 bytes. */
     maxParsedValues: z.number().int().min(1),
     /** Longest name, number or keyword token, in bytes. */
     maxTokenBytes: z.number().int().min(16),
@@ -51,7 +51,7 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxFilters: 8,
   maxObjects: 2_000_000,
   maxNames: 500_000,
-  maxParsedValues: 12_000_000,
+  maxParsedValues: 6_000_000,
   maxTokenBytes: 64 * 1024,
   maxStringBytes: 32 * MiB,
   maxContainerItems: 1_000_000,
@@ -164,7 +164,7 @@ export class DecodeBudget {
     this.check();
     this.decoded += bytes;
     if (this.decoded > this.limits.maxFileDecodedBytes) {
-      this.fail('maxFileDecodedBytes', `its streams decode to more than ${formatBytes(this.limits.maxFileDecodedBytes)} together (the last one: ${what}); a decompression bomb?`);
+      this.fail('maxFileDecodedBytes', `the file's streams decode to more than ${formatBytes(this.limits.maxFileDecodedBytes)} together (the last one: ${what}); a decompression bomb?`);
     }
     this.memory(bytes);
     this.work(bytes >>> 6);
@@ -172,7 +172,7 @@ export class DecodeBudget {
 
   /** The budget ran out inside a decoder (it stopped at {@link decodedLeft}). */
   decodedOverflow(what: string): never {
-    this.fail('maxFileDecodedBytes', `its streams decode to more than ${formatBytes(this.limits.maxFileDecodedBytes)} together (the last one: ${what}); a decompression bomb?`);
+    this.fail('maxFileDecodedBytes', `the file's streams decode to more than ${formatBytes(this.limits.maxFileDecodedBytes)} together (the last one: ${what}); a decompression bomb?`);
   }
 
   /** A content stream, form, pattern or glyph procedure interpreted once more. */
@@ -180,7 +180,7 @@ export class DecodeBudget {
     this.check();
     this.interpreted += bytes;
     if (this.interpreted > this.limits.maxFileInterpretedBytes) {
-      this.fail('maxFileInterpretedBytes', `its pages interpret more than ${formatBytes(this.limits.maxFileInterpretedBytes)} of content together (the last: ${what}); a form shared by very many pages?`);
+      this.fail('maxFileInterpretedBytes', `the file's pages interpret more than ${formatBytes(this.limits.maxFileInterpretedBytes)} of content together (the last: ${what}); a form shared by very many pages?`);
     }
     this.work(bytes >>> 6);
   }
@@ -188,7 +188,7 @@ export class DecodeBudget {
   /** One content-stream operator. */
   chargeOperator(): void {
     if (++this.operators > this.limits.maxFileOperators) {
-      this.fail('maxFileOperators', `its pages hold more than ${grouped(this.limits.maxFileOperators)} content operators together`);
+      this.fail('maxFileOperators', `the file's pages hold more than ${grouped(this.limits.maxFileOperators)} content operators together`);
     }
     if (++this.sinceClockCheck >= CLOCK_CHECK_EVERY) this.clock();
   }
@@ -196,23 +196,24 @@ export class DecodeBudget {
   /** A new indirect object number (pdf-lib's reference pool grows by one). */
   chargeObject(): void {
     if (++this.objects > this.limits.maxObjects) {
-      this.fail('maxObjects', `it names more than ${grouped(this.limits.maxObjects)} distinct objects`);
+      this.fail('maxObjects', `the file names more than ${grouped(this.limits.maxObjects)} distinct objects`);
     }
   }
 
   /** A name the process has not seen (pdf-lib's name pool grows by one). */
   chargeName(): void {
     if (++this.names > this.limits.maxNames) {
-      this.fail('maxNames', `it uses more than ${grouped(this.limits.maxNames)} distinct names`);
+      this.fail('maxNames', `the file uses more than ${grouped(this.limits.maxNames)} distinct names`);
     }
   }
 
-  /** One parsed value (number, name, string, array, dictionary…). */
-  chargeValue(): void {
-    if (++this.values > this.limits.maxParsedValues) {
-      this.fail('maxParsedValues', `it holds more than ${grouped(this.limits.maxParsedValues)} values (numbers, names, arrays…)`);
+  /** One parsed value (number, name, string, array, dictionary…); a long string or name weighs more (one per 32 bytes). */
+  chargeValue(weight = 1): void {
+    this.values += weight;
+    if (this.values > this.limits.maxParsedValues) {
+      this.fail('maxParsedValues', `the file holds more than ${grouped(this.limits.maxParsedValues)} values (numbers, names, arrays…; a string counts one per 32 bytes)`);
     }
-    if (++this.sinceClockCheck >= CLOCK_CHECK_EVERY) this.clock();
+    if ((this.sinceClockCheck += weight) >= CLOCK_CHECK_EVERY) this.clock();
   }
 
   /** Work with no bytes produced (a parser scanning, an expression evaluated): for the deadline. */
@@ -230,7 +231,7 @@ export class DecodeBudget {
     this.sinceClockCheck = 0;
     this.check();
     if (this.now() > this.deadline) {
-      this.fail('maxStructureMs', `reading its structure took more than ${this.limits.maxStructureMs / 1000} s`);
+      this.fail('maxStructureMs', `reading the file's structure took more than ${this.limits.maxStructureMs / 1000} s`);
     }
   }
 
@@ -240,7 +241,7 @@ export class DecodeBudget {
     if (this.sinceHeapCheck < HEAP_CHECK_EVERY) return;
     this.sinceHeapCheck = 0;
     if (getHeapStatistics().used_heap_size > this.heapCeiling) {
-      this.fail('heap', `reading its structure needed more than ${formatBytes(this.heapCeiling)} of memory`);
+      this.fail('heap', `reading the file's structure needed more than ${formatBytes(this.heapCeiling)} of memory`);
     }
   }
 

@@ -151,6 +151,12 @@ export const PageFactsSchema = z.object({
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */
   tooComplex: z.boolean(),
+  /**
+   * Tiling patterns the page paints: how many cells they take to cover the page (each drawn by
+   * some renderers), and the smallest cell step on the page in points (far below a pixel, others
+   * never finish). Absent when it paints none.
+   */
+  tiling: z.object({ cells: z.number().min(0), smallestStepPt: z.number().min(0) }).optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 
@@ -182,5 +188,11 @@ export const DocumentFactsSchema = z.object({
   /** Page count as found in the page tree (null when the tree cannot be read). */
   pageCount: z.number().int().min(0).nullable(),
   pages: z.array(PageFactsSchema),
+  /**
+   * The file itself, not one page, went past a bound (its decode budget, an object or
+   * cross-reference stream, a parser limit): a renderer would read the same bytes, so no page is
+   * handed to one.
+   */
+  unrenderable: z.boolean().optional(),
 });
 export type DocumentFacts = z.infer<typeof DocumentFactsSchema>;

@@ -71,15 +71,17 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const scanLimits = { ...DEFAULT_SCAN_LIMITS, ...options.scan };
   const facts: DocumentFacts = { bytes: bytes.length, pdfVersion: null, encryption: null, problems: [], activeContent: [], pageCount: null, pages: [] };
   const problem = (kind: DocumentProblem['kind'], detail: string) => facts.problems.push({ kind, detail });
+  let fileTooComplex = false;
   const budget = options.budget ?? new DecodeBudget(options.limits, options.heapCeilingBytes !== undefined ? { heapCeilingBytes: options.heapCeilingBytes } : {});
   try {
-    await inspectWithin(bytes, options, budget, facts, problem, maxDecoded, maxPages, scanLimits);
+    fileTooComplex = await inspectWithin(bytes, options, budget, facts, problem, maxDecoded, maxPages, scanLimits);
   } catch (error) {
     if (!(error instanceof BudgetExceededError)) throw error;
   }
   // A spent budget stops the read wherever it was; what was read stands, and the file gets its finding.
-  if (budget.exceeded) problem(budget.exceeded.isTime ? 'timeout' : 'too-complex', `the file ${budget.exceeded.message}`);
-  for (const bound of budget.bounded) problem('too-complex', `the file has ${bound}; the object holding it was not read (a parser attack?)`);
+  if (budget.exceeded) problem(budget.exceeded.isTime ? 'timeout' : 'too-complex', budget.exceeded.message);
+  for (const bound of budget.bounded) problem('too-complex', `the file has ${bound}`);
+  if (budget.exceeded || budget.bounded.size || fileTooComplex) facts.unrenderable = true;
   return facts;
 }
 
@@ -92,18 +94,18 @@ async function inspectWithin(
   maxDecoded: number,
   maxPages: number,
   scanLimits: ScanLimits,
-): Promise<void> {
+): Promise<boolean> {
 
   if (bytes.length === 0) {
     problem('not-pdf', 'the file is empty (0 bytes)');
-    return;
+    return false;
   }
   facts.pdfVersion = pdfHeaderVersion(bytes);
   let parseBytes = bytes;
   if (facts.pdfVersion === null) {
     if (!looksLikePdfObjects(bytes)) {
       problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
-      return;
+      return false;
     }
     // PDF objects without the header: readers (qpdf, poppler, pdf.js) read it and so do we.
     problem('repaired', 'the file has no %PDF- header, though it holds PDF objects');
@@ -113,7 +115,7 @@ async function inspectWithin(
   // Checked on the bytes first: pdf-lib's recursive parser would drop (or overflow on) the object.
   if (nestedDeeperThan(bytes, MAX_OBJECT_NESTING)) {
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
-    return;
+    return false;
   }
   let context: PDFContext;
   try {
@@ -127,7 +129,7 @@ async function inspectWithin(
         ? `the file ends before its end-of-file marker (%%EOF): it was cut short, probably during upload or download, and its objects cannot be read (${detail})`
         : `the file cannot be parsed (${detail})`,
     );
-    return;
+    return false;
   }
   options.onDocument?.(context);
 
@@ -136,7 +138,7 @@ async function inspectWithin(
   if (encryptDict) {
     encryption = analyseEncryption(context, encryptDict, firstFileId(context, resolve(context, context.trailerInfo.ID)));
     facts.encryption = encryption.facts;
-    if (encryption.facts.needsPassword) return;
+    if (encryption.facts.needsPassword) return false;
     if (encryption.decryptor) await recoverObjectStreams(bytes, context, encryption.decryptor, budget);
   }
 
@@ -148,26 +150,28 @@ async function inspectWithin(
     if (!catalog) {
       // It starts like a PDF: a damaged one, not some other kind of file.
       problem('damaged', 'the file has no usable document catalog (/Root), so no page tree can be found');
-      return;
+      return false;
     }
     if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
   }
   const nesting = maxNesting(context, MAX_OBJECT_NESTING);
   if (nesting > MAX_OBJECT_NESTING) {
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
-    return;
+    return false;
   }
+  let tooComplex = false;
   if (!truncated) {
     const xref = safely(() => xrefProblem(bytes, context, budget), { kind: 'repaired' as const, detail: 'the cross-reference data cannot be read' });
     const length = xref ? null : safely(() => streamLengthProblem(context, bytes), null);
-    if (xref?.kind === 'damaged') problem('damaged', xref.detail);
+    tooComplex = xref?.kind === 'too-complex';
+    if (xref?.kind === 'damaged' || xref?.kind === 'too-complex') problem(xref.kind, xref.detail);
     else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
   }
   facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
     problem('damaged', 'the document catalog has no page tree (/Pages)');
-    return;
+    return false;
   }
   const tree = walkPageTree(context, pagesEntry, maxPages);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
@@ -192,7 +196,7 @@ async function inspectWithin(
     }
     for (const d of page.damage) problem('damaged', `page ${i + 1}: ${d}`);
   });
-  return;
+  return tooComplex;
 }
 
 function inspectPage(
@@ -244,7 +248,7 @@ function inspectPage(
   } catch (error) {
     if (!(error instanceof BudgetExceededError)) throw error;
   }
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, area(media));
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -262,6 +266,7 @@ function inspectPage(
       fonts: scan.fonts,
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
+      ...(scan.tiling ? { tiling: scan.tiling } : {}),
     },
   };
 }

@@ -6,11 +6,11 @@ import type { PDFContext, PDFObject } from 'pdf-lib';
 import { PDFObjectParser, withParseBudget } from './pdf-lib.js';
 import { BudgetExceededError, type DecodeBudget } from './decode-budget.js';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
-import { StreamDecodeError, decodeStream } from './streams.js';
+import { StreamDecodeError, StreamTooLargeError, decodeStream } from './streams.js';
 
 /** What is wrong with the cross-reference data: readers rebuild it ("repaired") or cannot ("damaged"). */
 export interface XrefProblem {
-  kind: 'repaired' | 'damaged';
+  kind: 'repaired' | 'damaged' | 'too-complex';
   detail: string;
 }
 
@@ -130,6 +130,7 @@ function xrefStream(
     data = decodeStream(context, stream, { maxBytes: 64 * 1024 * 1024, budget: decodeBudget, what: 'the cross-reference stream' });
   } catch (error) {
     if (error instanceof BudgetExceededError) throw error;
+    if (error instanceof StreamTooLargeError) return { problem: { kind: 'too-complex', detail: `the cross-reference stream ${error.message.replace(/^stream /, '')} (a decompression bomb?)` }, prev: undefined };
     const why = error instanceof StreamDecodeError ? error.message : String(error);
     return { problem: { kind: 'damaged', detail: `the cross-reference stream cannot be decoded (${why})` }, prev: undefined };
   }

@@ -19,16 +19,18 @@ export async function recoverObjectStreams(bytes: Uint8Array, context: PDFContex
   const existing: [PDFRef, PDFObject][] = context.enumerateIndirectObjects();
   const header = /(\d+)\s+(\d+)\s+obj\b/g;
   let recovered = 0;
+  // One parser over the whole file: its searches (for `endstream`…) are shared by every candidate.
+  const parser = PDFObjectParser.forBytes(bytes, context) as unknown as { parseObject(): PDFObject; bytes: { offset(): number; moveTo(at: number): void } };
   try {
     for (let m = header.exec(text); m; m = header.exec(text)) {
       const start = m.index + m[0].length;
       budget.work(m[0].length);
       if (!text.slice(start, start + 1024).includes('/ObjStm')) continue;
-      const parser = PDFObjectParser.forBytes(bytes.subarray(start), context) as unknown as { parseObject(): PDFObject; bytes: { offset(): number } };
       try {
+        parser.bytes.moveTo(start);
         const obj = withParseBudget(budget, () => parser.parseObject());
         // Whatever this object spans is read: a header inside it is its data, not another object.
-        header.lastIndex = Math.max(header.lastIndex, start + parser.bytes.offset());
+        header.lastIndex = Math.max(header.lastIndex, parser.bytes.offset());
         if (!(obj instanceof PDFRawStream) || nameOf(resolve(context, obj.dict.get(N('Type')))) !== 'ObjStm') continue;
         const ref = { objectNumber: Number(m[1]), generationNumber: Number(m[2]) };
         budget.chargeDecoded(obj.contents.length, `object stream ${ref.objectNumber} ${ref.generationNumber} R (decryption)`);

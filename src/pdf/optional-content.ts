@@ -23,6 +23,7 @@ export class OptionalContent {
   private readonly hiddenGroups = new Set<PDFObject>();
   private readonly verdicts = new Map<PDFObject, boolean>();
   private readonly expressions = new Map<PDFObject, boolean | undefined>();
+  private readonly costs = new Map<PDFObject, number>();
 
   private constructor(
     private readonly context: PDFContext,
@@ -88,6 +89,37 @@ export class OptionalContent {
     const hidden = type === 'OCG' ? this.hiddenGroups.has(obj) : type === 'OCMD' ? !this.membershipVisible(dict) : false;
     this.verdicts.set(obj, hidden);
     return hidden;
+  }
+
+  /**
+   * What deciding visibility of this OCG or OCMD costs a renderer that does not remember: the
+   * groups it lists, or its visibility expression expanded (a part named twice counts twice —
+   * pdf.js evaluates it so, once for every marked-content sequence that names it).
+   */
+  rendererCost(value: PDFObject | undefined): number {
+    const ctx = this.context;
+    const obj = resolve(ctx, value);
+    const dict = dictOf(obj);
+    if (!obj || !dict || getName(ctx, dict, 'Type') !== 'OCMD') return 1;
+    const known = this.costs.get(obj);
+    if (known !== undefined) return known;
+    const expression = get(ctx, dict, 'VE');
+    const groups = get(ctx, dict, 'OCGs');
+    const cost = 1 + (expression instanceof PDFArray ? this.expressionCost(expression, 0) : groups instanceof PDFArray ? groups.size() : 1);
+    this.costs.set(obj, cost);
+    return cost;
+  }
+
+  private expressionCost(expression: PDFObject | undefined, depth: number): number {
+    const obj = resolve(this.context, expression);
+    if (!(obj instanceof PDFArray) || depth > MAX_EXPRESSION_DEPTH * 4) return 1;
+    const known = this.costs.get(obj);
+    if (known !== undefined) return known;
+    this.budget.work(obj.size());
+    let cost = 1;
+    for (let i = 1; i < obj.size() && cost < Number.MAX_SAFE_INTEGER; i++) cost += this.expressionCost(obj.get(i), depth + 1);
+    this.costs.set(obj, cost);
+    return cost;
   }
 
   private membershipVisible(ocmd: PDFDict): boolean {

@@ -40,7 +40,7 @@ import {
   type PDFObject,
 } from './pdf-lib.js';
 import { DEFAULT_DECODE_LIMITS, DecodeBudget, BudgetExceededError, formatBytes } from './decode-budget.js';
-import { decodeStream } from './streams.js';
+import { StreamTooLargeError, decodeStream } from './streams.js';
 
 /** pdf-lib's byte stream, as its parsers use it. */
 interface Bytes {
@@ -82,13 +82,13 @@ const DELIMITER = new Uint8Array(256);
 for (const c of '()<>[]{}/%') DELIMITER[c.charCodeAt(0)] = 1;
 const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
 /** Most bytes one object stream may decode to. */
-const MAX_OBJECT_STREAM_BYTES = 256 * 1024 * 1024;
+const MAX_OBJECT_STREAM_BYTES = 64 * 1024 * 1024;
 
 const limits = () => parseBudget()?.limits ?? DEFAULT_DECODE_LIMITS;
 
 /** A bound that stops this token (the object it is in is not read; the read goes on). */
 function tokenBound(parser: Parser, what: string): never {
-  parseBudget()?.note(what);
+  parseBudget()?.note(`${what}; the object holding it was not read`);
   throw new E.PDFParsingError!(parser.bytes.position(), what);
 }
 
@@ -185,7 +185,14 @@ export function parseObjectStream(
   budget: DecodeBudget,
 ): void {
   const what = `object stream ${ref.objectNumber} ${ref.generationNumber} R`;
-  const data = decodeStream(context, stream, { maxBytes: MAX_OBJECT_STREAM_BYTES, budget, what });
+  let data: Uint8Array;
+  try {
+    data = decodeStream(context, stream, { maxBytes: MAX_OBJECT_STREAM_BYTES, budget, what });
+  } catch (error) {
+    // Its objects are lost as pdf-lib would lose them, and the report says why.
+    if (error instanceof StreamTooLargeError) budget.note(`an object stream (${what.slice(14)}) that ${error.message.replace(/^stream /, '')}; its objects were not read`);
+    throw error;
+  }
   const first = (stream.dict.lookup(PDFName.of('First')) as unknown as { asNumber(): number }).asNumber();
   const count = (stream.dict.lookup(PDFName.of('N')) as unknown as { asNumber(): number }).asNumber();
   const parser = PDFObjectParser.forBytes(data, context) as unknown as Parser;
@@ -440,6 +447,7 @@ function installParserBounds(): void {
       i++;
     }
     bytes.moveTo(i);
+    if (i - start >= 32) parseBudget()?.chargeValue((i - start) >>> 5);
     return PDFName.of(latin1(b, start, i));
   };
 
@@ -459,6 +467,7 @@ function installParserBounds(): void {
       escaped = c === 0x5c ? !escaped : false;
       if (depth === 0) {
         bytes.moveTo(i + 1);
+        if (i - start >= 32) parseBudget()?.chargeValue((i - start) >>> 5);
         return PDFString.of(latin1(b, start + 1, i));
       }
       if (i - start > max) tokenBound(this, `a string longer than ${formatBytes(max)}`);
@@ -480,6 +489,7 @@ function installParserBounds(): void {
     }
     bytes.moveTo(i);
     bytes.assertNext(0x3e);
+    if (i - start >= 64) parseBudget()?.chargeValue((i - start) >>> 6);
     return PDFHexString.of(latin1(b, start, i));
   };
 
