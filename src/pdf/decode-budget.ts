@@ -47,7 +47,7 @@ export type DecodeLimits = z.infer<typeof DecodeLimitsSchema>;
 export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxFileDecodedBytes: 1024 * MiB,
   maxFileInterpretedBytes: 512 * MiB,
-  maxFileOperators: 25_000_000,
+  maxFileOperators: 10_000_000,
   maxFilters: 8,
   maxObjects: 2_000_000,
   maxNames: 500_000,
