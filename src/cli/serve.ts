@@ -30,9 +30,12 @@ Options:
   --redis URL             fleet mode: put checks on a queue in Redis for
                           "print-preflight worker" processes (same --data
                           folder, shared) instead of running them here        PRINT_PREFLIGHT_REDIS
+  --grace S               seconds running checks get to finish on SIGTERM
+                          (default 30)                                        PRINT_PREFLIGHT_GRACE
 
-SIGTERM or SIGINT: stop accepting, let running checks finish (30 s), put the rest back in the
-queue, exit 0. Checks accepted with 202 are finished after a restart.`;
+SIGTERM or SIGINT: stop accepting, let running checks finish (--grace), put the rest back in the
+queue, exit 0 — within --grace even when Redis cannot be reached. Checks accepted with 202 are
+finished after a restart.`;
 
 const ENV: Record<string, string> = {
   port: 'PORT',
@@ -51,6 +54,7 @@ const ENV: Record<string, string> = {
   'order-app-key': 'ORDER_APP_KEY',
   'log-level': 'LOG_LEVEL',
   redis: 'REDIS',
+  grace: 'GRACE',
 };
 
 /** Flags first, then PRINT_PREFLIGHT_* variables; lists in variables are comma-separated. */
@@ -78,6 +82,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const retentionDays = numberFlag(one('retention-days'), 'retention-days', { min: 0.001, integer: false });
   const uploadMb = numberFlag(one('max-upload-mb'), 'max-upload-mb', { min: 0.001, max: 10_000, integer: false });
   const maxConcurrent = numberFlag(one('max-concurrent'), 'max-concurrent', { min: 1, max: 10_000 });
+  const grace = numberFlag(one('grace'), 'grace', { min: 0, max: 86_400, integer: false });
   const logLevel = one('log-level');
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
   if (logLevel !== undefined && !levels.includes(logLevel as (typeof levels)[number])) throw new UsageError(`--log-level must be one of ${levels.join(', ')}, got "${logLevel}"`);
@@ -105,6 +110,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     maxConcurrentPerKey: maxConcurrent,
     orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
     logLevel: logLevel as ServeOptions['logLevel'],
+    shutdownGraceMs: grace !== undefined ? Math.round(grace * 1000) : undefined,
     queue: redis ? fleetQueue(redis, callbackSecret, allowHosts) : undefined,
   });
 }
@@ -157,5 +163,6 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  if (options.queue) (await import('./output.js')).exitAfterShutdown(0);
   return 0;
 }

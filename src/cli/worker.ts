@@ -10,7 +10,9 @@ that reaches Redis and mounts the shared folders at the same paths: the service'
 
 Logs one JSON object per line on stderr (job ids, outcomes, Redis outages).
 SIGTERM or Ctrl-C: stop taking jobs, let the jobs in flight finish within --grace seconds, put the
-rest back on the queue, exit; a second signal stops at once.
+rest back on the queue, exit; a second signal stops at once. With Redis unreachable it exits as soon
+as no job runs (at most --grace): jobs it could not hand back go to another worker when their lock
+expires, and a result already written is found in the data folder.
 
 Options:
   --redis URL              redis://[user:password@]host[:port][/db], or rediss:// (required)
@@ -103,5 +105,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   log('info', 'signal', { signal });
   const { graceful } = await worker.close(grace * 1000);
   await pool.destroy();
-  return graceful ? 0 : 1;
+  const code = graceful ? 0 : 1;
+  (await import('./output.js')).exitAfterShutdown(code);
+  return code;
 }
