@@ -184,38 +184,34 @@ function fit(data: Uint8Array, limit: OutputLimit): Uint8Array {
   return limit.over();
 }
 
-/** zlib ratio ceiling (1032:1): how much output a deflate input can give at most. */
-const DEFLATE_MAX_RATIO = 1032;
-
 /**
  * zlib inflate with a hard output cap (zlib stops producing at it); truncated or slightly damaged
- * data gives what it can. A prefix is read from growing prefixes of the input, so a bomb never
- * inflates more than about twice the prefix.
+ * data gives what it can. zlib gives no partial output past a cap, so a prefix is the output of
+ * the longest input prefix that stays within it (found by halving: each try stops at the cap).
  */
 function inflateLimited(data: Uint8Array, limit: OutputLimit): Uint8Array {
   if (data.length === 0) return data;
   if (limit.truncate) {
-    for (let take = Math.min(data.length, 1024); ; take = Math.min(data.length, take * 2)) {
-      const bound = Math.min(limit.cap, take * DEFLATE_MAX_RATIO + 1024);
-      const out = inflateCapped(data.subarray(0, take), bound + 1);
-      if (out === 'too-large' || out.length >= limit.cap) return out === 'too-large' ? inflateFirst(data.subarray(0, take), limit.cap) : out.subarray(0, limit.cap);
-      if (take === data.length) return out;
+    const all = inflateCapped(data, limit.cap + 1);
+    if (all !== 'too-large') return all.subarray(0, limit.cap);
+    let lo = 0;
+    let hi = data.length;
+    let best: Uint8Array = new Uint8Array();
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      const out = inflateCapped(data.subarray(0, mid), limit.cap + 1);
+      if (out === 'too-large') hi = mid;
+      else {
+        lo = mid;
+        best = out;
+      }
     }
+    return best.subarray(0, limit.cap);
   }
   if (limit.cap <= 0) return limit.over();
   const out = inflateCapped(data, limit.cap + 1);
   if (out === 'too-large' || out.length > limit.cap) return limit.over();
   return out;
-}
-
-/** The first `cap` bytes a short input inflates to (it inflates to more than that). */
-function inflateFirst(data: Uint8Array, cap: number): Uint8Array {
-  // Halve the input until its output fits; each try is bounded by the ratio ceiling.
-  for (let take = data.length >> 1; take > 0; take >>= 1) {
-    const out = inflateCapped(data.subarray(0, take), cap + 1);
-    if (out !== 'too-large') return out.subarray(0, cap);
-  }
-  return new Uint8Array();
 }
 
 function inflateCapped(data: Uint8Array, maxOutputLength: number): Uint8Array | 'too-large' {

@@ -499,7 +499,7 @@ export async function budgetCases(bomb) {
  * clear code starts the next. Extra clear codes make each table a whole number of bytes, so the
  * data repeats byte for byte and Flate shrinks it to almost nothing.
  */
-function lzwRunOfSpaces(cycles) {
+export function lzwRunOfSpaces(cycles) {
   const bits = new BitWriter();
   const cycleBits = 9 + 9 + lzwTableBits();
   const extraClears = (8 - (cycleBits % 8)) % 8; // each clear code is 9 bits: ≡ 1 (mod 8)
