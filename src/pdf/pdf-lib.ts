@@ -112,6 +112,11 @@ function installObjectPools(): void {
 /** The reference pool of the file parsed last (object numbers of generation 0 apart: the usual case). */
 const refs = { first: new Map<number, unknown>(), other: new Map<string, unknown>() };
 
+/** How many references the pool holds now (they are the last file's: for tests and diagnostics). */
+export function referencePoolSize(): number {
+  return refs.first.size + refs.other.size;
+}
+
 /** A new reference pool for the file about to be parsed; the last file's goes with its document. */
 export function newReferencePool(): void {
   refs.first = new Map();
