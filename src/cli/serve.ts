@@ -1,5 +1,5 @@
 import type { ServeOptions } from '../service/options.js';
-import { numberFlag, parseFlags, UsageError, type CliIO, type FlagSpec } from './args.js';
+import { numberFlag, parseFlags, poolLimitsFrom, UsageError, type CliIO, type FlagSpec } from './args.js';
 
 export const SERVE_HELP = `Usage: print-preflight serve [options]
 
@@ -32,6 +32,11 @@ Options:
                           folder, shared) instead of running them here        PRINT_PREFLIGHT_REDIS
   --grace S               seconds running checks get to finish on SIGTERM
                           (default 30)                                        PRINT_PREFLIGHT_GRACE
+  --decode-budget-mb N    bytes all decoders may produce for one file, in MiB
+                          (default 1024; requests cannot raise it)            PRINT_PREFLIGHT_DECODE_BUDGET_MB
+  --max-rss-mb N          memory watchdog: past N MB the task most likely to
+                          blame is stopped, its file gets a finding
+                          (default 85 % of memory; 0 off)                     PRINT_PREFLIGHT_MAX_RSS_MB
 
 SIGTERM or SIGINT: stop accepting, let running checks finish (--grace), put the rest back in the
 queue, exit 0 — within --grace even when Redis cannot be reached. Checks accepted with 202 are
@@ -55,6 +60,8 @@ const ENV: Record<string, string> = {
   'log-level': 'LOG_LEVEL',
   redis: 'REDIS',
   grace: 'GRACE',
+  'decode-budget-mb': 'DECODE_BUDGET_MB',
+  'max-rss-mb': 'MAX_RSS_MB',
 };
 
 /** Flags first, then PRINT_PREFLIGHT_* variables; lists in variables are comma-separated. */
@@ -83,6 +90,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const uploadMb = numberFlag(one('max-upload-mb'), 'max-upload-mb', { min: 0.001, max: 10_000, integer: false });
   const maxConcurrent = numberFlag(one('max-concurrent'), 'max-concurrent', { min: 1, max: 10_000 });
   const grace = numberFlag(one('grace'), 'grace', { min: 0, max: 86_400, integer: false });
+  const poolLimits = poolLimitsFrom({ 'decode-budget-mb': one('decode-budget-mb'), 'max-rss-mb': one('max-rss-mb') });
   const logLevel = one('log-level');
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
   if (logLevel !== undefined && !levels.includes(logLevel as (typeof levels)[number])) throw new UsageError(`--log-level must be one of ${levels.join(', ')}, got "${logLevel}"`);
@@ -111,6 +119,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
     logLevel: logLevel as ServeOptions['logLevel'],
     shutdownGraceMs: grace !== undefined ? Math.round(grace * 1000) : undefined,
+    poolLimits: Object.keys(poolLimits).length ? poolLimits : undefined,
     queue: redis ? fleetQueue(redis, callbackSecret, allowHosts) : undefined,
   });
 }

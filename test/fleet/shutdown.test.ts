@@ -4,7 +4,7 @@
  * worker could not hand back is taken over by another worker once Redis is back (stalled-job
  * recovery) and finished once.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { BIN, createUploadJob, doneCounts, startWorker, stopWorker, writeHeavyPd
 
 let redis: RedisServer;
 const workers: WorkerProcess[] = [];
+const servers: ChildProcess[] = [];
 let queueNumber = 0;
 
 beforeAll(async () => {
@@ -23,6 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const s of servers) if (s.exitCode === null && s.signalCode === null) s.kill('SIGKILL');
   await Promise.all(workers.map((w) => stopWorker(w, 'SIGKILL')));
   await redis?.stop();
 });
@@ -85,6 +87,7 @@ describe('SIGTERM with Redis unreachable', () => {
   it('serve --redis stops within its grace', async () => {
     const data = mkdtempSync(join(tmpdir(), 'pp-shutdown-serve-'));
     const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--redis', redis.url, '--grace', '3', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    servers.push(proc);
     const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
     let err = '';
     await new Promise<void>((resolve, reject) => {

@@ -300,7 +300,7 @@ export async function hostileCorpus() {
  */
 export async function budgetCases(bomb) {
   const cases = [];
-  const add = (name, bytes, expect, why) => cases.push({ name, bytes, expect, why });
+  const add = (name, bytes, expect, why) => cases.push({ name, bytes, expect, why, issue: 28 });
   const doubleFlate = '/Filter [/FlateDecode /FlateDecode]';
   const content = (text) => stream('/Filter /FlateDecode', deflateSync(Buffer.from(text, 'latin1')));
 

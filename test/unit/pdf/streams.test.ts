@@ -17,6 +17,7 @@ import { BudgetExceededError, DecodeBudget } from '../../../src/pdf/decode-budge
 import { PDFRawStream } from '../../../src/pdf/objects.js';
 import { parsePdf } from '../../../src/pdf/parse.js';
 import { StreamTooLargeError, decodeFilters, decodeStream } from '../../../src/pdf/streams.js';
+import { lzwEncode } from '../../helpers/filters.js';
 // @ts-expect-error plain ESM helper without types
 import { stream, writePdf } from '../../hostile/pdf-writer.mjs';
 // @ts-expect-error plain ESM helper without types
@@ -24,53 +25,6 @@ import { lzwRunOfSpaces } from '../../hostile/make-hostile.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'pp-streams-'));
 const MiB = 1024 * 1024;
-
-/**
- * A plain LZW encoder (EarlyChange 1), as a producer writes it: a clear code first and whenever the
- * table is about to fill. The decoder defines each entry one code later than the encoder, and
- * widens its codes one entry early: the encoder widens when its own next entry reaches 2^width.
- */
-function lzwEncode(data: Uint8Array): Buffer {
-  const out: number[] = [];
-  let acc = 0;
-  let n = 0;
-  const put = (code: number, width: number) => {
-    acc = (acc << width) | code;
-    n += width;
-    while (n >= 8) {
-      out.push((acc >>> (n - 8)) & 0xff);
-      n -= 8;
-    }
-    acc &= (1 << n) - 1;
-  };
-  let table = new Map<string, number>();
-  let next = 258;
-  let width = 9;
-  put(256, width);
-  const code = (w: string) => (w.length === 1 ? w.charCodeAt(0) : table.get(w)!);
-  let w = '';
-  for (const byte of data) {
-    const c = String.fromCharCode(byte);
-    if (w === '' || table.has(w + c)) {
-      w += c;
-      continue;
-    }
-    put(code(w), width);
-    table.set(w + c, next++);
-    if (next >= 1 << width && width < 12) width++;
-    if (next >= 4094) {
-      put(256, width);
-      table = new Map();
-      next = 258;
-      width = 9;
-    }
-    w = c;
-  }
-  if (w) put(code(w), width);
-  put(257, width);
-  if (n > 0) out.push((acc << (8 - n)) & 0xff);
-  return Buffer.from(out);
-}
 
 /** The stream objects of a file, decoded by qpdf. */
 function qpdfDecoded(file: string, objects: number[]): Map<number, Buffer> {
