@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 import { packageRoot } from '../util/package-root.js';
+import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
 import { DEFAULT_DECODE_LIMITS, DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-budget.js';
 import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask } from './tasks.js';
@@ -113,6 +114,8 @@ export class PreflightPool {
     }
     this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
     this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
+    // Before any worker loads the canvas library (its workers inherit the process's environment).
+    commitNativeMemoryOnDemand();
     this.piscina = new Piscina({
       filename: join(packageRoot(), 'dist', 'workers', 'preflight-worker.js'),
       maxThreads: this.options.maxThreads,
