@@ -100,7 +100,7 @@ export async function preflightWithPreviews(
   const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
   // The operator's decode budget (the pool's), lowered where this call asks.
-  const decodeLimits = tightenLimits(executor instanceof PreflightPool ? executor.decodeLimits : DEFAULT_DECODE_LIMITS, opts.decodeLimits);
+  const decodeLimits = decodeLimitsOf(executor, opts.decodeLimits);
   const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
   // A small file's structure is read here, at once: no waiting for a worker to start.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
@@ -216,6 +216,16 @@ export async function preflightWithPreviews(
     totalMs: performance.now() - started,
   });
   return { report, previews };
+}
+
+/**
+ * The decode limits a call works under: the operator's (its pool's; the safe defaults without one),
+ * lowered where the call asks. The commands that write PDFs (fix, assemble) parse under the same.
+ * @example
+ * decodeLimitsOf(undefined, { maxFileDecodedBytes: 1 << 20 }).maxFileDecodedBytes; // 1048576
+ */
+export function decodeLimitsOf(pool: unknown, override: PreflightOptions['decodeLimits']): DecodeLimits {
+  return tightenLimits(pool instanceof PreflightPool ? pool.decodeLimits : DEFAULT_DECODE_LIMITS, override);
 }
 
 /**

@@ -3,7 +3,7 @@
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
 import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
-import { parsePdf } from './parse.js';
+import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
 import { printableAppearances } from './annotations.js';
@@ -119,7 +119,7 @@ async function inspectWithin(
   }
   let context: PDFContext;
   try {
-    context = await withQuietConsole(() => parsePdf(parseBytes, budget));
+    context = await quietly(() => parsePdf(parseBytes, budget));
   } catch (error) {
     if (error instanceof BudgetExceededError) throw error;
     const detail = (error as Error).message.split('\n')[0]!.replace(/^Failed to parse PDF document \(([^)]*)\): /, '$1: ');
@@ -348,17 +348,6 @@ function describeStart(bytes: Uint8Array): string {
   for (const [label, sig] of sigs) if (sig.every((b, i) => bytes[i] === b)) return label;
   const text = Buffer.from(bytes.subarray(0, 16)).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
   return `"${text}"`;
-}
-
-/** pdf-lib reports recoverable parse problems on console.warn/log; keep library output clean. */
-async function withQuietConsole<T>(fn: () => Promise<T>): Promise<T> {
-  const { warn, log, error } = console;
-  console.warn = console.log = console.error = () => undefined;
-  try {
-    return await fn();
-  } finally {
-    Object.assign(console, { warn, log, error });
-  }
 }
 
 export type { PDFRef };

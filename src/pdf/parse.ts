@@ -97,6 +97,22 @@ function latin1(bytes: Uint8Array, start: number, end: number): string {
 }
 
 /**
+ * Runs `fn` with the console silent: pdf-lib reports recoverable parse problems on console.warn and
+ * console.log, and a library's output stays clean.
+ * @example
+ * const context = await quietly(() => parsePdf(bytes));
+ */
+export async function quietly<T>(fn: () => Promise<T>): Promise<T> {
+  const { warn, log, error } = console;
+  console.warn = console.log = console.error = () => undefined;
+  try {
+    return await fn();
+  } finally {
+    Object.assign(console, { warn, log, error });
+  }
+}
+
+/**
  * Parses a whole file into pdf-lib's object model, as `PDFDocument.load` does with
  * `{ parseSpeed: Fastest, throwOnInvalidObject: false, capNumbers: false }` — without building a
  * document (which reads nothing more: its constructor only looks up /Root and /Encrypt) — and
