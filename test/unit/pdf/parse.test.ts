@@ -3,12 +3,17 @@
  * object that holds them and say so; names, values and objects are counted for the file; object
  * and cross-reference streams decode under the budget; stream ends are found by pdf-lib's own rule
  * (a `stream` keyword in the data opens a level); and the budget's clock and heap ceiling stop a
- * read that the byte budgets did not.
+ * read that the byte budgets did not. The commands that write PDFs (fix, reorder, assemble) load
+ * their documents through the same parser and budget.
  */
+import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
+import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { DecodeBudget } from '../../../src/pdf/decode-budget.js';
+import { reorderPages } from '../../../src/convert/reorder.js';
+import { BudgetExceededError, DEFAULT_DECODE_LIMITS, DecodeBudget } from '../../../src/pdf/decode-budget.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
+import { loadDocument } from '../../../src/pdf/pdf-lib-document.js';
 import { PDFInvalidObject, PDFRawStream, PDFRef } from '../../../src/pdf/pdf-lib.js';
 import { parsePdf } from '../../../src/pdf/parse.js';
 import { decodeFilters } from '../../../src/pdf/streams.js';
@@ -106,5 +111,24 @@ describe('the clock and the heap', () => {
     expect(() => decodeFilters(deflateSync(Buffer.alloc(16 * 1024 * 1024)), ['FlateDecode'], [], { maxBytes: 64 * 1024 * 1024, budget })).toThrow(
       /needed more than 1 bytes of memory/,
     );
+  });
+});
+
+describe('documents for the commands that write PDFs (loadDocument)', () => {
+  it('gives the document PDFDocument.load gives, and its parse draws on the budget', async () => {
+    const bytes = new Uint8Array(readFileSync('test/corpus/files/qpdf-tshirt-M-object-streams.pdf'));
+    const { doc, budget } = await loadDocument(bytes, DEFAULT_DECODE_LIMITS);
+    const theirs = await PDFDocument.load(bytes, { updateMetadata: false });
+    expect(doc.getPageCount()).toBe(theirs.getPageCount());
+    expect(doc.getPages().map((p) => p.getSize())).toEqual(theirs.getPages().map((p) => p.getSize()));
+    expect(budget.spent.values).toBeGreaterThan(0);
+    expect(budget.spent.decoded).toBeGreaterThan(0); // its object streams, through our filters
+  });
+
+  it('a file over a limit stops with BudgetExceededError, for fix and reorder as for the checks', async () => {
+    const bytes = onePage({ catalogExtra: `/Junk [${Array.from({ length: 300 }, (_, i) => `[${i}]`).join(' ')}]` });
+    await expect(loadDocument(bytes, { ...DEFAULT_DECODE_LIMITS, maxParsedValues: 200 })).rejects.toBeInstanceOf(BudgetExceededError);
+    await expect(reorderPages(bytes, [1], { ...DEFAULT_DECODE_LIMITS, maxParsedValues: 200 })).rejects.toBeInstanceOf(BudgetExceededError);
+    expect((await loadDocument(bytes, DEFAULT_DECODE_LIMITS)).doc.getPageCount()).toBe(1);
   });
 });
