@@ -12,11 +12,13 @@ import type { PDFContext } from './pdf/pdf-lib.js';
 import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
-import type { ProfileRegistry } from './profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
 import { pageRenderer } from './raster/renderer.js';
+import { detailRequests, worthMeasuring } from './raster/image-detail.js';
+import { printScaleOf } from './rules/check-page-size.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -84,7 +86,7 @@ export async function preflightWithPreviews(
     );
   }
   const registry: ProfileRegistry = await registryFrom(opts.profiles);
-  const resolved = registry.resolve(t.data);
+  const resolved = withSafeMargin(registry.resolve(t.data), opts.limits.safeMarginMm);
   throwIfAborted(opts.signal);
   const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
@@ -141,6 +143,8 @@ export async function preflightWithPreviews(
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: tinyTiles(cellPx, page.tiling!.cells) });
           return;
         }
+        const scale = printScaleOf(page, resolved.layers[page.index - 1] ?? null, limits);
+        const detail = detailRequests(page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)));
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
@@ -164,6 +168,7 @@ export async function preflightWithPreviews(
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
                 limits: decodeLimits,
+                ...(detail.length ? { detail } : {}),
               },
               opts.signal,
               opts.timeoutMs,
@@ -292,6 +297,11 @@ async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex
 function tinyTiles(cellPx: number, cells: number): string {
   const count = cells >= 1e15 ? 'more than 10^15' : grouped(Math.round(cells));
   return `paints a tiling pattern whose cells are ${cellPx < 0.0001 ? cellPx.toExponential(1) : cellPx.toFixed(4)} px at the preview size (${count} cells over the page); a renderer would work on it for minutes, so it is not rendered`;
+}
+
+/** A per-call safe margin applies to every layer, over the layers' own. */
+function withSafeMargin(target: ResolvedTarget, safeMarginMm: number | undefined): ResolvedTarget {
+  return safeMarginMm === undefined ? target : { ...target, layers: target.layers.map((l) => ({ ...l, safeMarginMm })) };
 }
 
 function overBudget(pixels: number, max: number): string {

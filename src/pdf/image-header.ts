@@ -6,6 +6,7 @@
  */
 import type { DecodeBudget } from './decode-budget.js';
 import { StreamDecodeError, decodeFilters } from './streams.js';
+import { jpegQuality, type JpegQuality } from './jpeg-quality.js';
 
 export interface CodedSize {
   format: 'jpeg' | 'jpx' | 'jbig2' | 'ccitt';
@@ -166,9 +167,22 @@ export function codedImageSize(
     return columns && rows ? { format: 'ccitt', widthPx: columns, heightPx: rows, components: 1, progressive: false } : null;
   }
   const header = last === 'DCTDecode' ? jpegSize : last === 'JPXDecode' ? jpxSize : last === 'JBIG2Decode' ? jbig2Size : null;
-  if (!header) return null;
+  return header ? fromPrefix(raw, filters, budget, header) : null;
+}
+
+/** A JPEG image's quality from its quantisation tables (jpeg-quality.ts), or null; wrapped data is decoded as {@link codedImageSize} decodes it. */
+export function codedJpegQuality(raw: Uint8Array, filters: readonly string[], budget?: DecodeBudget): JpegQuality | null {
+  if (filters[filters.length - 1] !== 'DCTDecode') return null;
+  return fromPrefix(raw, filters, budget, jpegQuality);
+}
+
+/**
+ * `read` applied to the start of an image's own data: the raw bytes, or the data under its other
+ * filters decoded only as far as a prefix (a short one, then a longer one), under the budget.
+ */
+function fromPrefix<T>(raw: Uint8Array, filters: readonly string[], budget: DecodeBudget | undefined, read: (data: Uint8Array) => T | null): T | null {
   const before = filters.slice(0, -1);
-  if (before.length === 0) return header(raw);
+  if (before.length === 0) return read(raw);
   for (const prefix of HEADER_PREFIXES) {
     let data: Uint8Array;
     try {
@@ -177,8 +191,8 @@ export function codedImageSize(
       if (error instanceof StreamDecodeError) return null;
       throw error;
     }
-    const size = header(data);
-    if (size || data.length < prefix) return size;
+    const found = read(data);
+    if (found || data.length < prefix) return found;
   }
   return null;
 }

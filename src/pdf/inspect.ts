@@ -248,7 +248,7 @@ function inspectPage(
   } catch (error) {
     if (!(error instanceof BudgetExceededError)) throw error;
   }
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, area(media));
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -267,6 +267,7 @@ function inspectPage(
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
       ...(scan.tiling ? { tiling: scan.tiling } : {}),
+      marks: scan.marks,
     },
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 import { DecodeLimitsSchema } from '../pdf/decode-budget.js';
+import { DetailRequestSchema } from '../raster/image-detail.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
@@ -80,6 +81,8 @@ export const RenderTaskSchema = z.object({
   largestImagePixels: z.number().int().min(0),
   /** The decode budget of parsing the file again for its image streams (as its structure was read). */
   limits: DecodeLimitsSchema.optional(),
+  /** JPEG images whose detail to measure (image-upscaled): raster/image-detail.ts. */
+  detail: z.array(DetailRequestSchema).optional(),
 });
 
 export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema]);
