@@ -7,6 +7,7 @@
  */
 export { preflight, preflightWithPreviews, type Preview } from './preflight.js';
 export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
+export { DEFAULT_DECODE_LIMITS, DecodeLimitsSchema, tightenLimits, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
 export { renderHtml, type HtmlPreview } from './report/html.js';
 export { RasterFactsSchema, type RasterFacts } from './raster/facts.js';
 export { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';

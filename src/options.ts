@@ -4,6 +4,7 @@ import { ProfileRegistry } from './profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from './rules/codes.js';
 import { PreflightPool } from './pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from './raster/budget.js';
+import { DecodeLimitsOverrideSchema } from './pdf/decode-budget.js';
 
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
 export const TargetSchema = z.union([
@@ -36,6 +37,12 @@ export const PreflightOptionsSchema = z
      * path do not count. Default 48,000,000 (≈ 550 MB of worker memory).
      */
     maxRenderImagePixels: z.number().int().min(1).default(MAX_RENDER_IMAGE_PIXELS),
+    /**
+     * The file's decode budget for this call (bytes decoded and interpreted, objects, names,
+     * values, token and container sizes, structure time; see SECURITY.md). Each may only lower the
+     * operator's — the pool's `decodeLimits` — never raise it. Over budget is `pdf-too-complex`.
+     */
+    decodeLimits: DecodeLimitsOverrideSchema.default({}),
     /** Most pages rasterised per file (the rest get structure checks only). */
     maxRasterPages: z.number().int().min(0).default(64),
     /**

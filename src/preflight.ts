@@ -13,7 +13,7 @@ import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry, ResolvedTarget } from './profile/registry.js';
-import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
+import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
 import { pageRenderer } from './raster/renderer.js';
@@ -26,6 +26,8 @@ import type { Report } from './report/schema.js';
 import { runChecks } from './rules/index.js';
 import { readSourceBytes, sha256Hex } from './source/read.js';
 import { grouped } from './util/text.js';
+import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from './pdf/decode-budget.js';
+import type { InspectTaskOptions } from './pool/tasks.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -99,22 +101,26 @@ export async function preflightWithPreviews(
   const shared = () => (sharedCopy ??= toShared(source.bytes));
   const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
+  // The operator's decode budget (the pool's), lowered where this call asks.
+  const decodeLimits = decodeLimitsOf(executor, opts.decodeLimits);
+  const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
   // A small file's structure is read here, at once: no waiting for a worker to start.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
   // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
   // still run in parallel, and no worker has to start for them.
   const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
-  const here = inThread ? await inspectHere(source.bytes) : null;
+  const here = inThread ? await inspectHere(source.bytes, decodeLimits, opts.maxRenderImagePixels) : null;
   const { facts, sha256 } = here
     ? { facts: here.facts, sha256: sha256Hex(source.bytes) }
-    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
+    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
   const previews = new Map<number, Preview>();
   const wantPreviews = keepPreviews || opts.previewDir !== null;
-  const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
+  // A file over a bound as a whole (not one page) is never given to a renderer: it would read the same bytes.
+  const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword && !facts.unrenderable;
   // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
   if (canRender && here && executor instanceof PreflightPool) {
     const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !(here.jpegOf && imagePlan(p)));
@@ -132,6 +138,11 @@ export async function preflightWithPreviews(
         const jpegPlan = imagePlan(page);
         const plan = jpegPlan ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
+        const cellPx = tilingCellPx(page, opts.previewSize);
+        if (cellPx !== null && cellPx < MIN_TILING_CELL_PX) {
+          rasterFailures.push({ index: page.index, reason: 'over-budget', detail: tinyTiles(cellPx, page.tiling!.cells) });
+          return;
+        }
         const scale = printScaleOf(page, resolved.layers[page.index - 1] ?? null, limits);
         const detail = detailRequests(page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)));
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
@@ -156,6 +167,7 @@ export async function preflightWithPreviews(
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
+                limits: decodeLimits,
                 ...(detail.length ? { detail } : {}),
               },
               opts.signal,
@@ -212,14 +224,41 @@ export async function preflightWithPreviews(
 }
 
 /**
+ * The decode limits a call works under: the operator's (its pool's; the safe defaults without one),
+ * lowered where the call asks. The commands that write PDFs (fix, assemble) parse under the same.
+ * @example
+ * decodeLimitsOf(undefined, { maxFileDecodedBytes: 1 << 20 }).maxFileDecodedBytes; // 1048576
+ */
+export function decodeLimitsOf(pool: unknown, override: PreflightOptions['decodeLimits']): DecodeLimits {
+  return tightenLimits(pool instanceof PreflightPool ? pool.decodeLimits : DEFAULT_DECODE_LIMITS, override);
+}
+
+/**
+ * Memory the structure read may add to this thread's heap before it stops (pdf-too-complex). No
+ * heap cap guards the calling thread as `resourceLimits` guards a worker: this, with the decode
+ * budget that bounds every allocation a file's bytes decide, keeps a hostile file from taking the
+ * process down.
+ */
+const IN_THREAD_HEAP_MB = 768;
+
+/**
  * Structure facts read in this thread, and a way to the JPEG stream of an image-page plan; an
  * unexpected failure becomes a document problem.
  */
-async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
-  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
+async function inspectHere(
+  bytes: Uint8Array,
+  limits: DecodeLimits,
+  maxHiddenImagePixels: number,
+): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
+  const [{ inspectPdf }, { jpegStream }, { getHeapStatistics }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js'), import('node:v8')]);
   let context: PDFContext | undefined;
   try {
-    const facts = await inspectPdf(bytes, { onDocument: (c) => (context = c) });
+    const facts = await inspectPdf(bytes, {
+      onDocument: (c) => (context = c),
+      limits,
+      scan: { maxHiddenImagePixels },
+      heapCeilingBytes: getHeapStatistics().used_heap_size + IN_THREAD_HEAP_MB * 1024 * 1024,
+    });
     const parsed = context;
     return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
   } catch (error) {
@@ -236,9 +275,10 @@ async function inspectOrExplain(
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
   budget: TimeBudget,
+  options: InspectTaskOptions,
 ): Promise<InspectResult> {
   try {
-    return await executor.inspect(shared, docId, signal, timeoutMs, budget);
+    return await executor.inspect(shared, docId, signal, timeoutMs, budget, options);
   } catch (error) {
     if (!(error instanceof TaskFailure)) throw error;
     if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
@@ -252,6 +292,11 @@ async function inspectOrExplain(
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
   const { pdfHeaderVersion } = await import('./pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
+}
+
+function tinyTiles(cellPx: number, cells: number): string {
+  const count = cells >= 1e15 ? 'more than 10^15' : grouped(Math.round(cells));
+  return `paints a tiling pattern whose cells are ${cellPx < 0.0001 ? cellPx.toExponential(1) : cellPx.toFixed(4)} px at the preview size (${count} cells over the page); a renderer would work on it for minutes, so it is not rendered`;
 }
 
 /** A per-call safe margin applies to every layer, over the layers' own. */

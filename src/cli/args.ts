@@ -129,6 +129,26 @@ export function numberFlag(raw: string | undefined, flag: string, { min, max, in
   throw new UsageError(`--${flag} needs a ${kind} ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}, got "${raw}"`);
 }
 
+/** The operator's memory bounds of a pool: its files' decode budget and the process's memory watchdog. */
+export const POOL_LIMITS_HELP = `  --decode-budget-mb N  bytes all decoders may produce for one file, in MiB (default 1024): a file
+                      over it is pdf-too-complex (the other decode limits: SECURITY.md)
+  --max-rss-mb N      memory watchdog: past N MB of resident memory the task most likely to blame
+                      is stopped and its file gets a finding (default 85 % of the machine's or
+                      container's memory; 0 turns it off)`;
+
+/** The pool options `--decode-budget-mb` and `--max-rss-mb` ask for (nothing when neither is given). */
+export function poolLimitsFrom(values: { 'decode-budget-mb'?: string | undefined; 'max-rss-mb'?: string | undefined }): {
+  decodeLimits?: { maxFileDecodedBytes: number };
+  maxRssMb?: number;
+} {
+  const budget = numberFlag(values['decode-budget-mb'], 'decode-budget-mb', { min: 1, max: 1024 * 1024 });
+  const rss = numberFlag(values['max-rss-mb'], 'max-rss-mb', { min: 0, max: 1024 * 1024 * 16 });
+  return {
+    ...(budget !== undefined ? { decodeLimits: { maxFileDecodedBytes: budget * 1024 * 1024 } } : {}),
+    ...(rss !== undefined ? { maxRssMb: rss } : {}),
+  };
+}
+
 /** What makes a run fail: `error` (default) or `warning` (warnings fail too, like ESLint's --max-warnings 0). */
 export type FailOn = 'error' | 'warning';
 

@@ -2,7 +2,7 @@ import { ProgressView } from '../batch/progress.js';
 import { preflightFolder, type BatchProgress } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
 import { PreflightPool } from '../pool/pool.js';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, UsageError, type CliIO, POOL_LIMITS_HELP, poolLimitsFrom } from './args.js';
 import { safeForTerminal } from '../report/terminal.js';
 import { print, say } from './output.js';
 import { parseFlags } from './args.js';
@@ -27,6 +27,7 @@ Options:
                       worker takes it (default 60)
   --file-budget S     worker time one file may use in all, in seconds (default 300): a heavy
                       file stops there (pdf-timeout) instead of holding the pool
+${POOL_LIMITS_HELP}
   --profiles DIR      product profiles folder
   --no-html           no visual report per file
   --no-raster         structure checks only
@@ -56,6 +57,8 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         workers: { type: 'string' },
         timeout: { type: 'string' },
         'file-budget': { type: 'string' },
+        'decode-budget-mb': { type: 'string' },
+        'max-rss-mb': { type: 'string' },
         profiles: { type: 'string' },
         'no-html': { type: 'boolean' },
         'no-raster': { type: 'boolean' },
@@ -92,7 +95,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   if (values.redis && values.watch) throw new UsageError('--watch runs on this machine; leave out --redis');
   if (values.queue && !values.redis) throw new UsageError('--queue needs --redis');
   if (values.redis) (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
-  const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}) });
+  const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}), ...poolLimitsFrom(values) });
   const preflight = { profiles: values.profiles, raster: !values['no-raster'], pool, ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}) };
   const soft = new AbortController();
   const hard = new AbortController();

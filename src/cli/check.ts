@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
@@ -27,6 +27,7 @@ ${FAIL_ON_HELP}
   --timeout S         time limit per file structure and per page render, in seconds, from when a
                       worker takes it (default 60)
   --file-budget S     worker time the whole file may use, in seconds (default 300)
+${POOL_LIMITS_HELP}
   --no-colour         plain text even on a terminal
 
 Written files (--html, --previews) are named on stderr. Text is wrapped to a terminal's width; piped,
@@ -56,6 +57,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     workers: { type: 'string' },
     timeout: { type: 'string' },
     'file-budget': { type: 'string' },
+    'decode-budget-mb': { type: 'string' },
+    'max-rss-mb': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -87,7 +90,11 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const timeout = int('timeout', 1, 86_400);
   const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
   const { PreflightPool } = await import('../pool/pool.js');
-  const pool = workers !== undefined || timeout !== undefined ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined }) : undefined;
+  const poolLimits = poolLimitsFrom(values);
+  const pool =
+    workers !== undefined || timeout !== undefined || Object.keys(poolLimits).length
+      ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined, ...poolLimits })
+      : undefined;
   const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
     import('../preflight.js'),
     import('../report/html.js'),

@@ -55,3 +55,13 @@ export function print(io: CliIO, line: string, indent = '  '): void {
   const text = safeForTerminal(line);
   io.stdout(`${io.columns ? wrap(text, io.columns, indent).join('\n') : text}\n`);
 }
+
+/**
+ * Ends the process `afterMs` after a long-running command (worker, serve) has shut down, if
+ * something still keeps it alive: with Redis gone, BullMQ's objects retry their connections for
+ * ever and cannot finish closing. A process that drains on its own exits first (the timer does not
+ * hold it).
+ */
+export function exitAfterShutdown(code: number, afterMs = 1_000): void {
+  setTimeout(() => process.exit(code), afterMs).unref();
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ServeOptions } from '../service/options.js';
-import { numberFlag, parseFlags, UsageError, type CliIO, type FlagSpec } from './args.js';
+import { numberFlag, parseFlags, poolLimitsFrom, UsageError, type CliIO, type FlagSpec } from './args.js';
 
 export const SERVE_HELP = `Usage: print-preflight serve [options]
 
@@ -52,9 +52,17 @@ Tenants (each key sees only the checks it submitted; past a bound: 429 + Retry-A
   --redis URL             fleet mode: put checks on a queue in Redis for
                           "print-preflight worker" processes (same --data
                           folder, shared) instead of running them here        PRINT_PREFLIGHT_REDIS
+  --grace S               seconds running checks get to finish on SIGTERM
+                          (default 30)                                        PRINT_PREFLIGHT_GRACE
+  --decode-budget-mb N    bytes all decoders may produce for one file, in MiB
+                          (default 1024; requests cannot raise it)            PRINT_PREFLIGHT_DECODE_BUDGET_MB
+  --max-rss-mb N          memory watchdog: past N MB the task most likely to
+                          blame is stopped, its file gets a finding
+                          (default 85 % of memory; 0 off)                     PRINT_PREFLIGHT_MAX_RSS_MB
 
-SIGTERM or SIGINT: stop accepting, let running checks finish (30 s), put the rest back in the
-queue, exit 0. Checks accepted with 202 are finished after a restart.`;
+SIGTERM or SIGINT: stop accepting, let running checks finish (--grace), put the rest back in the
+queue, exit 0 — within --grace even when Redis cannot be reached. Checks accepted with 202 are
+finished after a restart.`;
 
 const ENV: Record<string, string> = {
   port: 'PORT',
@@ -81,6 +89,9 @@ const ENV: Record<string, string> = {
   'order-app-key': 'ORDER_APP_KEY',
   'log-level': 'LOG_LEVEL',
   redis: 'REDIS',
+  grace: 'GRACE',
+  'decode-budget-mb': 'DECODE_BUDGET_MB',
+  'max-rss-mb': 'MAX_RSS_MB',
 };
 
 const MULTIPLE = new Set(['api-key', 'allow-host', 'admin-key', 'frame-ancestors']);
@@ -120,6 +131,8 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const fromFile = tenantsFile ? readTenantsFile(tenantsFile) : { tenants: undefined, adminKeys: [] as string[] };
   const adminKeys = [...fromFile.adminKeys, ...many('admin-key')];
   for (const k of adminKeys) if (k.length < 8) throw new UsageError('--admin-key: a key needs at least 8 characters');
+  const grace = numberFlag(one('grace'), 'grace', { min: 0, max: 86_400, integer: false });
+  const poolLimits = poolLimitsFrom({ 'decode-budget-mb': one('decode-budget-mb'), 'max-rss-mb': one('max-rss-mb') });
   const logLevel = one('log-level');
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
   if (logLevel !== undefined && !levels.includes(logLevel as (typeof levels)[number])) throw new UsageError(`--log-level must be one of ${levels.join(', ')}, got "${logLevel}"`);
@@ -160,6 +173,8 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     frameAncestors: frameAncestors.length ? frameAncestors : undefined,
     orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
     logLevel: logLevel as ServeOptions['logLevel'],
+    shutdownGraceMs: grace !== undefined ? Math.round(grace * 1000) : undefined,
+    poolLimits: Object.keys(poolLimits).length ? poolLimits : undefined,
     queue: redis ? fleetQueue(redis, callbackSecret, allowHosts) : undefined,
   });
 }
@@ -228,5 +243,6 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  if (options.queue) (await import('./output.js')).exitAfterShutdown(0);
   return 0;
 }

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { numberFlag, parseFlags, UsageError, type CliIO } from './args.js';
+import { numberFlag, parseFlags, poolLimitsFrom, UsageError, type CliIO } from './args.js';
 
 export const WORKER_HELP = `Usage: print-preflight worker --redis URL --data DIR [--workers N] [--concurrency N]
 
@@ -12,7 +12,9 @@ Logs one JSON object per line on stderr (job ids, outcomes, Redis outages).
 A check carries its owner: past its tenant's --max-running (set on the server), fleet-wide, it goes
 back on the queue for a few seconds, without counting an attempt, and other tenants' checks run.
 SIGTERM or Ctrl-C: stop taking jobs, let the jobs in flight finish within --grace seconds, put the
-rest back on the queue, exit; a second signal stops at once.
+rest back on the queue, exit; a second signal stops at once. With Redis unreachable it exits as soon
+as no job runs (at most --grace): jobs it could not hand back go to another worker when their lock
+expires, and a result already written is found in the data folder.
 
 Options:
   --redis URL              redis://[user:password@]host[:port][/db], or rediss:// (required)
@@ -24,6 +26,9 @@ Options:
   --allow-host HOST        a private/loopback host source URLs may reach (repeatable;
                            give the server's --allow-host list)
   --timeout S              time limit per file structure and per page, in seconds (default 60)
+  --decode-budget-mb N     bytes all decoders may produce for one file, in MiB (default 1024)
+  --max-rss-mb N           memory watchdog: past N MB of resident memory the task most likely to
+                           blame is stopped and its file gets a finding (default 85 % of memory)
   --grace S                seconds in-flight jobs get to finish on SIGTERM (default 60)
   --crash-limit N          workers a file may take down before it ends as a poison file (default 2)
   --lock-duration S        a job's lock, renewed at half of it (default 30); a dead worker's
@@ -46,6 +51,8 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
         'crash-limit': { type: 'string' },
         'lock-duration': { type: 'string' },
         'stalled-interval': { type: 'string' },
+        'decode-budget-mb': { type: 'string' },
+        'max-rss-mb': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -75,7 +82,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const { parseRedisUrl } = await import('../fleet/connection.js');
   parseRedisUrl(values.redis);
 
-  const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}) });
+  const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}), ...poolLimitsFrom(values) });
   const name = `${(await import('node:os')).hostname()}:${process.pid}`;
   const log = jsonLogger(name, io.stderr);
   const worker = new FleetWorker(
@@ -105,5 +112,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   log('info', 'signal', { signal });
   const { graceful } = await worker.close(grace * 1000);
   await pool.destroy();
-  return graceful ? 0 : 1;
+  const code = graceful ? 0 : 1;
+  (await import('./output.js')).exitAfterShutdown(code);
+  return code;
 }

@@ -10,13 +10,15 @@ import { formatBytes } from '../report/format.js';
 import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { PDFDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
-import { PDFName, PDFNumber, PDFRawStream } from '../pdf/pdf-lib.js';
+import { PDFDocument, loadDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
+import { PDFArray, PDFName, PDFNumber, PDFRawStream } from '../pdf/pdf-lib.js';
 import { z } from 'zod';
 import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
 import { mmToPt, mmToPx } from '../pdf/units.js';
-import { preflight } from '../preflight.js';
+import { decodeLimitsOf, preflight } from '../preflight.js';
+import { BudgetExceededError, type DecodeLimits } from '../pdf/decode-budget.js';
+import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/streams.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { fitInto } from './geometry.js';
@@ -83,11 +85,12 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
     encoded.set(layer.id, await prepare(input, layer.pageWidthMm, layer.pageHeightMm, limits.productionPpi, limits.maxImagePixels, opts));
     changes.push(`${layer.id}: ${encoded.get(layer.id)!.note}`);
   }
-  let bytes = await build(resolved.layers, encoded, opts);
+  const decodeLimits = decodeLimitsOf(preflightOptions.pool, preflightOptions.decodeLimits);
+  let bytes = await build(resolved.layers, encoded, opts, decodeLimits);
   // Keep the file under the cap: lower the JPEG quality step by step.
   for (let quality = Math.min(opts.jpegQuality, 85) - 5; bytes.length > limits.maxFileBytes && quality >= 50; quality -= 10) {
     for (const [id, e] of encoded) if (e.kind === 'image' && e.raw) encoded.set(id, { ...e, ...(await encodeRaster(e.raw, e.widthPx, e.heightPx, { ...opts, lossless: false, jpegQuality: quality })) });
-    bytes = await build(resolved.layers, encoded, opts);
+    bytes = await build(resolved.layers, encoded, opts, decodeLimits);
     changes.push(`recompressed at JPEG quality ${quality} to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
   }
   // Still too big: fewer pixels (the resolution drops, and the check will say so).
@@ -99,7 +102,7 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
       const raw = new Uint8Array(await sharp(e.raw, { raw: { width: e.widthPx, height: e.heightPx, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer());
       encoded.set(id, { ...e, raw, widthPx: w, heightPx: h, ...(await encodeRaster(raw, w, h, { lossless: false, jpegQuality: 50 })) });
     }
-    bytes = await build(resolved.layers, encoded, opts);
+    bytes = await build(resolved.layers, encoded, opts, decodeLimits);
     changes.push(`downsampled the images to ${Math.round(0.8 ** step * 100)} % to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
   }
   if (bytes.length > limits.maxFileBytes) changes.push(`could not get under ${size(limits.maxFileBytes)}: ${size(bytes.length)} (the check reports file-too-large)`);
@@ -171,7 +174,35 @@ async function encodeRaster(raw: Uint8Array, w: number, h: number, opts: { lossl
   return { data: new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength), filter: 'DCTDecode' as const };
 }
 
-async function build(layers: readonly { id: string; pageWidthMm: number; pageHeightMm: number }[], encoded: Map<string, Encoded>, opts: z.output<typeof AssembleOptionsSchema>): Promise<Uint8Array> {
+/**
+ * A layer's one-page PDF, ready to embed: parsed under the decode budget, and its page content
+ * decoded under it once — pdf-lib's embedder decodes the content again with its own filters, which
+ * have no limit, so a bomb behind LZW or RunLength must stop here first. A layer over the budget,
+ * or whose content cannot be decoded, is refused (InvalidArgumentError), never a crash or a hang.
+ */
+async function layerPdf(bytes: Uint8Array, id: string, limits: DecodeLimits): Promise<PDFDocument> {
+  try {
+    const { doc, budget } = await loadDocument(bytes, limits, { ignoreEncryption: true });
+    if (doc.getPageCount() !== 1) throw new InvalidArgumentError(`the PDF for layer ${id} has ${doc.getPageCount()} pages; give one page per layer`);
+    const contents = doc.getPage(0).node.Contents();
+    const streams = contents instanceof PDFArray ? contents.asArray().map((c) => doc.context.lookup(c)) : [contents];
+    for (const stream of streams) {
+      if (stream instanceof PDFRawStream) decodeStream(doc.context, stream, { maxBytes: limits.maxFileDecodedBytes, budget, what: `the page content of layer ${id}` });
+    }
+    return doc;
+  } catch (error) {
+    if (error instanceof BudgetExceededError || error instanceof StreamTooLargeError) throw new InvalidArgumentError(`the PDF for layer ${id} is too complex to place: ${error.message}`);
+    if (error instanceof StreamDecodeError) throw new InvalidArgumentError(`the PDF for layer ${id} cannot be placed: its page content cannot be decoded (${error.message})`);
+    throw error;
+  }
+}
+
+async function build(
+  layers: readonly { id: string; pageWidthMm: number; pageHeightMm: number }[],
+  encoded: Map<string, Encoded>,
+  opts: z.output<typeof AssembleOptionsSchema>,
+  decodeLimits: DecodeLimits,
+): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setProducer('print-preflight');
   for (const layer of layers) {
@@ -180,8 +211,7 @@ async function build(layers: readonly { id: string; pageWidthMm: number; pageHei
     const page = doc.addPage([W, H]);
     const e = encoded.get(layer.id)!;
     if (e.kind === 'pdf') {
-      const source = await PDFDocument.load(e.bytes, { updateMetadata: false, ignoreEncryption: true });
-      if (source.getPageCount() !== 1) throw new InvalidArgumentError(`the PDF for layer ${layer.id} has ${source.getPageCount()} pages; give one page per layer`);
+      const source = await layerPdf(e.bytes, layer.id, decodeLimits);
       const [embedded] = await doc.embedPdf(source, [0]);
       const m = fitInto(embedded!.width, embedded!.height, W, H, opts.fit);
       if (opts.fit !== 'cover') page.drawRectangle({ x: 0, y: 0, width: W, height: H, color: hexColour(opts.background) });

@@ -6,7 +6,7 @@
  * recompress a file over the size cap. The output is checked again; the result lists every change
  * and every finding that remains.
  */
-import { PDFDocument, ParseSpeeds } from '../pdf/pdf-lib-document.js';
+import { loadDocument, type PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFName, PDFRawStream, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
@@ -16,7 +16,8 @@ import { multiply } from '../pdf/matrix.js';
 import { N, dictOf, getDict, getName, items, PDFArray, rectOf, resolve } from '../pdf/objects.js';
 import { decodeStream, joinContentStreams } from '../pdf/streams.js';
 import { mmToPt } from '../pdf/units.js';
-import { preflight } from '../preflight.js';
+import { decodeLimitsOf, preflight } from '../preflight.js';
+import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import { formatBytes } from '../report/format.js';
 import type { Report } from '../report/schema.js';
@@ -99,6 +100,14 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
     return { bytes: null, changes, refused, before, after: null };
   }
   const original = before;
+  // Parsed (reordered too) and decoded under the same decode budget as the checks: a file that holds the calling
+  // thread (quadratic searches, bombs behind other filters) is refused, not worked on for minutes.
+  const decodeLimits = decodeLimitsOf(preflightOptions.pool, preflightOptions.decodeLimits);
+  const tooComplex = (error: unknown): FixResult => {
+    if (!(error instanceof BudgetExceededError)) throw error;
+    refused.push({ code: 'pdf-too-complex', page: null, reason: `the file cannot be fixed: ${error.message}` });
+    return { bytes: null, changes, refused, before: original, after: null };
+  };
   // 0. Page order, first: every other fix is judged against the page's layer.
   let inputBytes = source.bytes;
   const orderFinding = before.findings.find((f) => f.code === 'page-order-mismatch');
@@ -106,7 +115,11 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   if (order) {
     assertPermutation(order, before.pdf.pageCount ?? 0);
     if (order.some((n, i) => n !== i + 1)) {
-      inputBytes = await reorderPages(inputBytes, order);
+      try {
+        inputBytes = await reorderPages(inputBytes, order, decodeLimits);
+      } catch (error) {
+        return tooComplex(error);
+      }
       const ambiguous = orderFinding?.details?.ambiguous === true && !opts.pages;
       changes.push({
         code: 'page-order-mismatch',
@@ -121,7 +134,13 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
   const limits = { ...resolved.limits, ...preflightOptions.limits };
-  const doc = await PDFDocument.load(inputBytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, throwOnInvalidObject: false });
+  let loaded: Awaited<ReturnType<typeof loadDocument>>;
+  try {
+    loaded = await loadDocument(inputBytes, decodeLimits);
+  } catch (error) {
+    return tooComplex(error);
+  }
+  const { doc, budget } = loaded;
   const pages = doc.getPages();
   const codesOn = (page: number) => new Set(before.findings.filter((f) => f.page === page).map((f) => f.code));
 
@@ -141,8 +160,12 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.
   const wantColour = before.findings.some((f) => f.code === 'colour-space-not-rgb');
   const wantSmaller = before.findings.some((f) => f.code === 'image-too-large');
-  if (wantColour || wantSmaller) await fixImages(doc, wantColour, wantSmaller ? limits.maxImagePixels : null, opts.jpegQuality, changes, refused);
-  if (wantColour) await fixVectorColour(doc, pages, changes, refused);
+  try {
+    if (wantColour || wantSmaller) await fixImages(doc, budget, wantColour, wantSmaller ? limits.maxImagePixels : null, opts.jpegQuality, changes, refused);
+    if (wantColour) await fixVectorColour(doc, budget, pages, changes, refused);
+  } catch (error) {
+    return tooComplex(error);
+  }
 
   // 4. Size: recompress JPEG images until the file is under the cap.
   let bytes = await doc.save({ useObjectStreams: true });
@@ -220,9 +243,9 @@ function applyGeometry(page: PDFPage, turn: number, target: { width: number; hei
   transformPage(page, m, w, h);
 }
 
-async function fixImages(doc: PDFDocument, toSrgb: boolean, maxPx: number | null, jpegQuality: number, changes: Change[], refused: Refusal[]) {
+async function fixImages(doc: PDFDocument, budget: DecodeBudget, toSrgb: boolean, maxPx: number | null, jpegQuality: number, changes: Change[], refused: Refusal[]) {
   const context = doc.context;
-  const colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024 }));
+  const colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024, budget }));
   const done = new Set<string>();
   const pages = doc.getPages();
   for (const [index, page] of pages.entries()) {
@@ -230,7 +253,7 @@ async function fixImages(doc: PDFDocument, toSrgb: boolean, maxPx: number | null
       const key = ref.toString();
       if (done.has(key)) continue;
       done.add(key);
-      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb, maxPx, jpegQuality });
+      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb, maxPx, jpegQuality, budget });
       const code: FindingCode = toSrgb ? 'colour-space-not-rgb' : 'image-too-large';
       if (r.changed) changes.push({ code, page: index + 1, action: `image ${key}: ${r.what}` });
       else if (r.why) refused.push({ code, page: index + 1, reason: `image ${key} left as it is: ${r.why}` });
@@ -259,9 +282,9 @@ function imageRefs(doc: PDFDocument, page: PDFPage): PDFRef[] {
   return out;
 }
 
-async function fixVectorColour(doc: PDFDocument, pages: PDFPage[], changes: Change[], refused: Refusal[]) {
+async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], changes: Change[], refused: Refusal[]) {
   const context = doc.context;
-  const rewriter = new VectorColourRewriter(context);
+  const rewriter = new VectorColourRewriter(context, budget);
   // Every content stream: pages (joined), and the Form XObjects they use.
   const jobs: { page: number; bytes: Uint8Array; resources: ReturnType<typeof dictOf>; write: (b: Uint8Array) => void }[] = [];
   const formsSeen = new Set<string>();
@@ -269,7 +292,7 @@ async function fixVectorColour(doc: PDFDocument, pages: PDFPage[], changes: Chan
     const resources = dictOf(resolve(context, page.node.Resources()));
     const contents = resolve(context, page.node.get(N('Contents')));
     const streams = contents instanceof PDFArray ? items(context, contents) : [contents];
-    const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStream(context, s, { maxBytes: 256 * 1024 * 1024 }));
+    const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStream(context, s, { maxBytes: 256 * 1024 * 1024, budget, what: 'page content' }));
     const joined = joinContentStreams(parts);
     jobs.push({ page: index + 1, bytes: joined, resources, write: (b) => page.node.set(PDFName.of('Contents'), context.register(context.flateStream(b))) });
     const visitForms = (res: ReturnType<typeof dictOf>, depth: number) => {
@@ -283,7 +306,7 @@ async function fixVectorColour(doc: PDFDocument, pages: PDFPage[], changes: Chan
         const formResources = getDict(context, form.dict, 'Resources') ?? res;
         jobs.push({
           page: index + 1,
-          bytes: decodeStream(context, form, { maxBytes: 256 * 1024 * 1024 }),
+          bytes: decodeStream(context, form, { maxBytes: 256 * 1024 * 1024, budget, what: 'a form' }),
           resources: formResources,
           write: (b) => {
             const dict = form.dict.clone(context);

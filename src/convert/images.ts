@@ -10,6 +10,7 @@ import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import type { ColourSpaceFacts } from '../pdf/facts.js';
 import { parseFunction } from '../pdf/functions.js';
 import { bytesOf, get, getBool, getNumber, items, numberOf, resolve } from '../pdf/objects.js';
+import type { DecodeBudget } from '../pdf/decode-budget.js';
 import { decodeStream, filtersOf, fullFilterName } from '../pdf/streams.js';
 import { hasAdobeMarker } from '../raster/fast-path.js';
 import { samplesToSrgb } from './colour.js';
@@ -20,6 +21,8 @@ export interface ImageRewrite {
   /** Longest side allowed, or null. */
   maxPx: number | null;
   jpegQuality: number;
+  /** The file's decode budget: every stream decoded draws on it. */
+  budget?: DecodeBudget | undefined;
 }
 
 export type ImageResult = { changed: true; what: string } | { changed: false; why: string | null };
@@ -45,7 +48,7 @@ export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpace
 
   let rgb: Uint8Array;
   try {
-    const pixels = await decodeToRgb(context, stream, dict, cs, csObj, width, height, filters);
+    const pixels = await decodeToRgb(context, stream, dict, cs, csObj, width, height, filters, job.budget);
     if (typeof pixels === 'string') return { changed: false, why: pixels };
     rgb = pixels;
   } catch (error) {
@@ -84,6 +87,7 @@ async function decodeToRgb(
   width: number,
   height: number,
   filters: string[],
+  budget: DecodeBudget | undefined,
 ): Promise<Uint8Array | string> {
   const bpc = Math.trunc(getNumber(context, dict, 'BitsPerComponent') ?? 8);
   const decode = resolve(context, dict.get(PDFName.of('Decode')));
@@ -95,7 +99,7 @@ async function decodeToRgb(
     const parts = items(context, arr);
     if (parts[0]?.toString() !== '/ICCBased' || !(parts[1] instanceof PDFRawStream)) return undefined;
     try {
-      return decodeStream(context, parts[1], { maxBytes: 16 * 1024 * 1024 });
+      return decodeStream(context, parts[1], { maxBytes: 16 * 1024 * 1024, budget });
     } catch {
       return undefined;
     }
@@ -117,14 +121,14 @@ async function decodeToRgb(
     return model === 'rgb' ? samples : samplesToSrgb(samples, width, height, model, iccOf(csObj));
   }
   if (filters.some((f) => ['JPXDecode', 'JBIG2Decode', 'CCITTFaxDecode', 'DCTDecode'].includes(f))) return `${filters.join(' + ')} images are not converted`;
-  const samples = decodeStream(context, stream, { maxBytes: DECODE_LIMIT });
+  const samples = decodeStream(context, stream, { maxBytes: DECODE_LIMIT, budget, what: 'an image' });
   if (cs.family === 'Indexed') {
     const arr = items(context, resolve(context, csObj) as PDFArray);
     const base = cs.base!;
     const baseModel = modelOf(base);
     if (!baseModel) return `Indexed over ${base.label} is not converted`;
     const lookupObj = arr[3];
-    const lookup = bytesOf(lookupObj) ?? (lookupObj instanceof PDFRawStream ? decodeStream(context, lookupObj, { maxBytes: 4096 * 4 }) : undefined);
+    const lookup = bytesOf(lookupObj) ?? (lookupObj instanceof PDFRawStream ? decodeStream(context, lookupObj, { maxBytes: 4096 * 4, budget }) : undefined);
     if (!lookup) return 'its palette cannot be read';
     if (decodeValues.length) return 'it has a /Decode array';
     const n = base.components;

@@ -1,4 +1,5 @@
-import { PDFDocument, ParseSpeeds } from '../pdf/pdf-lib-document.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.js';
+import { loadDocument } from '../pdf/pdf-lib-document.js';
 import { PDFName } from '../pdf/pdf-lib.js';
 import { InvalidArgumentError } from '../errors.js';
 
@@ -16,10 +17,11 @@ export function assertPermutation(order: readonly number[], pageCount: number): 
  * Puts a document's pages in another order: `order[i]` is the page (1-based) that becomes page
  * i + 1. Attributes a page inherits from its page tree (MediaBox, CropBox, Resources, Rotate) are
  * copied onto the page first, so no page changes size or content by moving.
+ * Parsed under the decode budget of `limits` (BudgetExceededError past it).
  * @example const bytes = await reorderPages(input, [3, 4, 1, 2]);
  */
-export async function reorderPages(bytes: Uint8Array, order: readonly number[]): Promise<Uint8Array> {
-  const doc = await PDFDocument.load(bytes, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest, throwOnInvalidObject: false });
+export async function reorderPages(bytes: Uint8Array, order: readonly number[], limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Promise<Uint8Array> {
+  const { doc } = await loadDocument(bytes, limits);
   const pages = doc.getPages();
   assertPermutation(order, pages.length);
   for (const page of pages) {

@@ -11,6 +11,7 @@ import { isName, isNum, lexContent, type Operand } from '../pdf/lexer.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import { parseFunction } from '../pdf/functions.js';
 import { getDict, items, resolve } from '../pdf/objects.js';
+import type { DecodeBudget } from '../pdf/decode-budget.js';
 import { decodeStream } from '../pdf/streams.js';
 import { cmykColoursToRgb } from './colour.js';
 
@@ -31,8 +32,12 @@ export class VectorColourRewriter {
   private readonly colourSpaces: ColourSpaceResolver;
   readonly left = new Set<string>();
 
-  constructor(private readonly context: PDFContext) {
-    this.colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024 }));
+  /** @param budget the file's decode budget: every stream decoded draws on it */
+  constructor(
+    private readonly context: PDFContext,
+    private readonly budget?: DecodeBudget,
+  ) {
+    this.colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024, budget }));
   }
 
   private converterFor(name: string, resources: PDFDict | undefined): Converter | null | 'keep' {
@@ -49,7 +54,7 @@ export class VectorColourRewriter {
     if (cs.family === 'DeviceCMYK') return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
     if (cs.family === 'ICCBased' && cs.model === 'cmyk') {
       const arr = items(this.context, obj as PDFArray);
-      const icc = arr[1] instanceof PDFRawStream ? safeDecode(this.context, arr[1]) : undefined;
+      const icc = arr[1] instanceof PDFRawStream ? safeDecode(this.context, arr[1], this.budget) : undefined;
       return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1], icc };
     }
     if (cs.family === 'Separation' || cs.family === 'DeviceN') {
@@ -206,9 +211,9 @@ export class VectorColourRewriter {
   }
 }
 
-function safeDecode(context: PDFContext, s: PDFRawStream): Uint8Array | undefined {
+function safeDecode(context: PDFContext, s: PDFRawStream, budget: DecodeBudget | undefined): Uint8Array | undefined {
   try {
-    return decodeStream(context, s, { maxBytes: 16 * 1024 * 1024 });
+    return decodeStream(context, s, { maxBytes: 16 * 1024 * 1024, budget });
   } catch {
     return undefined;
   }

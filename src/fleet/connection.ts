@@ -105,3 +105,21 @@ export function resolveConnection(connection: FleetConnection): ResolvedFleetCon
   parseRedisUrl(parsed.data.url);
   return parsed.data;
 }
+
+/**
+ * Waits for `promise` at most `ms`: true when it settled in time. A command to a Redis that has
+ * gone away never settles (commands wait for a reconnection), so nothing that must end — a
+ * shutdown — may await one without this.
+ */
+export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** True when the connection can run commands now (not connecting, reconnecting or closed). */
+export const reachable = (redis: Redis | null | undefined): boolean => redis?.status === 'ready';

@@ -17,7 +17,7 @@ import { deliverCallback, type CallbackOptions } from '../jobs/callback.js';
 import type { CheckQueue, QueueCounts } from '../jobs/queue.js';
 import type { CheckJob, CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
-import { connectRedis, redactRedisUrl, resolveConnection, type FleetConnection, type ResolvedFleetConnection } from './connection.js';
+import { connectRedis, reachable, redactRedisUrl, resolveConnection, settledWithin, type FleetConnection, type ResolvedFleetConnection } from './connection.js';
 import { JOB_CHECK, jobOptions, RetryPolicySchema, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { heartbeatKey, WorkerHeartbeatSchema, type WorkerHeartbeat } from './worker.js';
@@ -60,6 +60,9 @@ export class QueueUnavailableError extends Error {
   readonly statusCode = 503;
   readonly code = 'queue-unavailable';
 }
+
+/** How long a close waits for a reachable Redis to close each BullMQ object. */
+const CLOSE_MS = 5_000;
 
 /**
  * A {@link CheckQueue} on Redis (BullMQ).
@@ -231,17 +234,24 @@ export class RedisQueue implements CheckQueue {
     this.deliveries.add(delivery);
   }
 
-  /** Stops listening; running checks belong to the workers and go on there. */
-  async close(_graceMs?: number): Promise<void> {
+  /**
+   * Stops listening; running checks belong to the workers and go on there. Waits at most `graceMs`
+   * for callbacks in flight, and for Redis only while it answers: an unreachable Redis never does.
+   */
+  async close(graceMs = 30_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.stop.abort();
     if (this.reconciler) clearInterval(this.reconciler);
-    await Promise.allSettled([...this.deliveries]);
-    await this.events?.close().catch(() => undefined);
-    await this.queue?.close().catch(() => undefined);
-    await this.statsQueue?.close().catch(() => undefined);
+    await settledWithin(Promise.allSettled([...this.deliveries]), graceMs);
+    if (reachable(this.redis)) {
+      await settledWithin(this.events?.close() ?? Promise.resolve(), CLOSE_MS);
+      await settledWithin(this.queue?.close() ?? Promise.resolve(), CLOSE_MS);
+      await settledWithin(this.statsQueue?.close() ?? Promise.resolve(), CLOSE_MS);
+    } else this.log('warn', 'queue-closed-without-redis', { detail: 'Redis cannot be reached: stopped without waiting for it; queued checks stay in Redis and the data folder' });
     for (const c of this.connections) c.disconnect();
+    // BullMQ's own copies of the connections (QueueEvents blocks on one) stop reconnecting too.
+    await settledWithin(Promise.allSettled([this.events?.disconnect(), this.queue?.disconnect(), this.statsQueue?.disconnect()]), CLOSE_MS);
   }
 
   async counts(): Promise<QueueCounts> {

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import { PreflightError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
-import { connectRedis, resolveConnection, type FleetConnection } from './connection.js';
+import { connectRedis, reachable, resolveConnection, settledWithin, type FleetConnection } from './connection.js';
 import { RetryPolicySchema, TransientJobError, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { RedisLedger } from './tenants.js';
@@ -267,23 +267,48 @@ export class FleetWorker {
   /**
    * Stops taking jobs and lets the jobs in flight finish. Jobs still running after `graceMs` are
    * aborted and put back on the queue. Resolves to `{ graceful: false }` when some were.
+   *
+   * Never waits longer than `graceMs` (and a moment to hand jobs back) for Redis: when it cannot be
+   * reached, the worker stops as soon as no job runs (or the grace is over) without waiting for it.
+   * Jobs it could not hand back are not lost: their lock expires and BullMQ's stalled-job check
+   * gives them to another worker, which finds any result already written in the data folder.
    */
   close(graceMs = 60_000): Promise<{ graceful: boolean }> {
     this.closing ??= (async () => {
       this.log('info', 'worker-closing', { active: this.stats.active, graceMs });
       let graceful = true;
-      const timer = setTimeout(() => {
+      const closed = this.worker.close();
+      closed.catch(() => undefined);
+      // Jobs in flight finish within the grace; with Redis away there is nothing else to wait for.
+      const idle = this.idleWhileRedisAway();
+      const done = await settledWithin(Promise.race([closed, idle.promise]), graceMs);
+      idle.stop();
+      if (!done) {
         graceful = false;
         this.log('warn', 'worker-grace-over', { active: this.stats.active });
-        this.hard.abort();
-      }, graceMs);
-      try {
-        await this.worker.close();
-      } finally {
-        clearTimeout(timer);
-        clearInterval(this.heartbeat);
       }
-      await this.redis.del(this.heartbeatKey).catch(() => undefined);
+      if (this.stats.active > 0 || !done) this.hard.abort();
+      // A reachable Redis takes the aborted jobs back at once.
+      const handedBack = reachable(this.workerRedis) && (await settledWithin(closed, HAND_BACK_MS));
+      clearInterval(this.heartbeat);
+      if (!handedBack) {
+        const left = this.stats.active;
+        this.log('warn', 'worker-closed-without-redis', {
+          active: left,
+          detail:
+            left > 0
+              ? `Redis cannot be reached: ${left} job(s) in flight were not handed back; when their lock expires, the stalled-job check gives them to another worker, which finds any result already written in the data folder`
+              : 'Redis cannot be reached: stopped without waiting for it',
+        });
+        // Pending commands fail at once, and BullMQ's own connections (its blocking one is a copy
+        // of ours) are told to stop. BullMQ's close may still wait for a Redis that never answers
+        // (its loops retry for ever): this close does not; a process that must end exits.
+        this.workerRedis.disconnect();
+        this.redis.disconnect();
+        await settledWithin(this.worker.disconnect(), 1_000);
+      } else if (reachable(this.redis)) {
+        await settledWithin(this.redis.del(this.heartbeatKey), HAND_BACK_MS);
+      }
       this.redis.disconnect();
       this.workerRedis.disconnect();
       this.log('info', 'worker-closed', { graceful, ...this.stats });
@@ -291,4 +316,22 @@ export class FleetWorker {
     })();
     return this.closing;
   }
+
+  /** Resolves once no job runs while Redis cannot be reached (then a graceful close cannot finish). */
+  private idleWhileRedisAway(): { promise: Promise<void>; stop: () => void } {
+    let poll: NodeJS.Timeout | undefined;
+    const promise = new Promise<void>((resolve) => {
+      poll = setInterval(() => {
+        if (this.stats.active === 0 && !reachable(this.workerRedis)) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 100);
+      poll.unref();
+    });
+    return { promise, stop: () => clearInterval(poll) };
+  }
 }
+
+/** How long a close waits for a reachable Redis to take aborted jobs back. */
+const HAND_BACK_MS = 5_000;

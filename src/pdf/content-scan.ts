@@ -30,8 +30,10 @@ import {
   resolve,
   PDFRef,
 } from './objects.js';
-import { codedImageSize, codedJpegQuality } from './image-header.js';
-import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
+import { allocatedSize, codedImageSize, codedJpegQuality } from './image-header.js';
+import { BudgetExceededError, DecodeBudget, formatBytes } from './decode-budget.js';
+import { RendererScreen } from './screen.js';
+import { StreamDecodeError, StreamTooLargeError, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
 import { ppiOf } from './units.js';
@@ -51,6 +53,18 @@ export interface ScanLimits {
   maxDecodedBytes: number;
   /** Most image draws per page (inline images included). */
   maxImageDraws: number;
+  /**
+   * Pixels of the images a renderer decodes that the page's image list does not show: images
+   * drawn by Type 3 glyphs and in soft-mask groups (the listed ones are budgeted by the caller).
+   */
+  maxHiddenImagePixels: number;
+  /** Mesh-shading elements a renderer works through for the page (vertices; a patch counts 64). */
+  maxMeshElements: number;
+  /**
+   * Steps a renderer takes deciding what optional content is visible on the page: every marked
+   * sequence and XObject with /OC costs the groups it lists or its expression expanded.
+   */
+  maxOptionalContentSteps: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -59,6 +73,9 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxOperators: 5_000_000,
   maxDecodedBytes: 128 * 1024 * 1024,
   maxImageDraws: 10_000,
+  maxHiddenImagePixels: 48_000_000,
+  maxMeshElements: 500_000,
+  maxOptionalContentSteps: 5_000_000,
 };
 
 
@@ -71,6 +88,8 @@ export interface ScanResult {
   damage: string[];
   /** True when a limit stopped the scan (the page is too complex to inspect fully). */
   tooComplex: boolean;
+  /** Tiling patterns painted: their cells over the page, and the smallest cell step on the page (pt). */
+  tiling: { cells: number; smallestStepPt: number } | null;
   /** Where text, lines, shapes and images are painted (bounded; marks.ts). */
   marks: PageMarks;
 }
@@ -129,6 +148,23 @@ export class ContentScanner {
   private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
   /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
   private readonly streamOf = new Map<PDFDict, PDFRawStream>();
+  /** Above zero while Type 3 glyphs or soft-mask groups run: only what a renderer would decode counts, nothing is recorded. */
+  private screening = 0;
+  /** Images drawn by glyphs and soft-mask groups, each once, and their pixels together. */
+  private readonly hiddenImages = new Set<PDFObject | Map<string, Operand>>();
+  private hiddenPixels = 0;
+  private meshElements = 0;
+  private ocSteps = 0;
+  private ocRefused = false;
+  /** Glyph procedures and soft-mask groups already screened on this page. */
+  private readonly screened = new Set<PDFObject>();
+  private readonly budget: DecodeBudget;
+  private readonly screen: RendererScreen;
+  /** Where a pattern's matrix maps to: the page's default space, or the pattern's it is painted in. */
+  private patternBase: Matrix = IDENTITY;
+  /** The page's area in default user space (pt²), for tiling cell counts. */
+  private pageArea = 612 * 792;
+  private readonly tiling = { cells: 0, smallestStepPt: Number.POSITIVE_INFINITY };
   private marks = new MarkCollector(null);
   /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks. */
   private inPattern = 0;
@@ -142,31 +178,41 @@ export class ContentScanner {
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
     /** Hidden optional content is skipped: it prints nothing. Without it, all content counts. */
     private readonly optionalContent?: OptionalContent,
-  ) {}
+    /** The file's decode budget and renderer screen (shared by its pages); fresh ones when absent. */
+    shared: { budget?: DecodeBudget | undefined; screen?: RendererScreen | undefined } = {},
+  ) {
+    this.budget = shared.budget ?? new DecodeBudget();
+    this.screen = shared.screen ?? new RendererScreen(context, readStream);
+  }
 
   /**
    * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
    * annotations, which print on top of the page.
    */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], pageBox: Rect | null = null): ScanResult {
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], pageBox: Rect | null = null, pageArea?: number): ScanResult {
     this.pageResources = resources;
     this.marks = new MarkCollector(pageBox);
+    if (pageArea !== undefined && pageArea > 0) this.pageArea = pageArea;
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
     const parts: Uint8Array[] = [];
-    for (const s of streams) {
-      if (!s) continue;
-      const data = this.read(s, 'page content', true);
-      if (data) parts.push(data);
-    }
     try {
+      for (const s of streams) {
+        if (!s) continue;
+        const data = this.read(s, 'page content', true);
+        if (data) parts.push(data);
+      }
       this.run(joinContentStreams(parts), resources, initialState(IDENTITY), [], new Set());
       for (const a of appearances) {
         this.runForm(a.stream, a.label, resources, initialState(a.placement), [], new Set(), false);
       }
     } catch (error) {
-      if (!(error instanceof LimitReached)) throw error;
+      if (error instanceof BudgetExceededError) {
+        // The file's budget is spent: the page is not inspected further, nor rendered.
+        this.tooComplex = true;
+        this.notes.add(`not inspected to the end: ${error.message}`);
+      } else if (!(error instanceof LimitReached)) throw error;
     }
     return this.result();
   }
@@ -181,7 +227,13 @@ export class ContentScanner {
   }
 
   private hidden(oc: PDFObject | undefined): boolean {
-    return oc !== undefined && this.optionalContent !== undefined && this.optionalContent.isHidden(oc);
+    if (oc === undefined || this.optionalContent === undefined) return false;
+    this.ocSteps += this.optionalContent.rendererCost(oc);
+    if (this.ocSteps > this.limits.maxOptionalContentSteps && !this.ocRefused) {
+      this.ocRefused = true;
+      this.refuse(`deciding which optional content is visible takes a renderer more than ${grouped(this.limits.maxOptionalContentSteps)} steps (membership expressions or group lists, evaluated at every use)`);
+    }
+    return this.optionalContent.isHidden(oc);
   }
 
   private result(): ScanResult {
@@ -192,6 +244,7 @@ export class ContentScanner {
       notes: [...this.notes].sort(),
       damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
+      tiling: this.tiling.cells > 0 ? { cells: Math.min(this.tiling.cells, Number.MAX_VALUE), smallestStepPt: this.tiling.smallestStepPt } : null,
       marks: this.marks.result(),
     };
   }
@@ -221,7 +274,7 @@ export class ContentScanner {
     }
     if (left <= 0) return overBudget();
     try {
-      const data = this.readStream(obj, { maxBytes: left });
+      const data = this.readStream(obj, { maxBytes: left, what });
       if (data.length > left) return overBudget();
       this.decodedBytes += data.length;
       this.decoded.set(obj, data);
@@ -238,6 +291,7 @@ export class ContentScanner {
   }
 
   private run(bytes: Uint8Array, resources: PDFDict | undefined, start: GState, via: string[], active: Set<PDFObject>): void {
+    this.budget.chargeInterpreted(bytes.length, via.length ? via.join(' › ') : 'page content');
     const stack: GState[] = [];
     let gs = { ...start };
     const ctx = this.context;
@@ -272,6 +326,7 @@ export class ContentScanner {
         this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
         throw new LimitReached();
       }
+      this.budget.chargeOperator();
       switch (op) {
         case 'BMC':
         case 'BDC': {
@@ -322,6 +377,7 @@ export class ContentScanner {
         case 'cs':
         case 'CS': {
           const n = args[args.length - 1];
+          if (isName(n)) this.screenColourSpace(n.name, resources);
           const cs = isName(n) ? this.colourSpaces.describe(n.name, resources) : unknownColourSpace('no name given');
           if (op === 'cs') {
             gs.fill = cs;
@@ -353,8 +409,10 @@ export class ContentScanner {
           return;
         case 'gs': {
           const n = args[0];
-          const lw = isName(n) ? getNumber(ctx, dictOf(resolve(ctx, this.resource(resources, 'ExtGState', n.name))), 'LW') : undefined;
+          if (!isName(n)) return;
+          const lw = getNumber(ctx, dictOf(resolve(ctx, this.resource(resources, 'ExtGState', n.name))), 'LW');
           if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+          this.extGState(n.name, resources, gs, via, active);
           return;
         }
         case 'BT':
@@ -431,8 +489,8 @@ export class ContentScanner {
           const n = args[0];
           if (!isName(n)) return;
           if (gs.clip && !this.inPattern) this.marks.shape({ box: [...gs.clip], kind: 'shading' });
-          const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
-          if (shading) this.useShading(shading, resources, via);
+          const shading = resolve(ctx, this.resource(resources, 'Shading', n.name));
+          if (dictOf(shading)) this.useShading(shading!, resources, via);
           return;
         }
         case 'Do': {
@@ -478,12 +536,18 @@ export class ContentScanner {
           if (hiddenDepth === 0) this.inlineImage(inline.dict, resources, gs, via, active, bytes.subarray(inline.dataStart, inline.dataEnd));
         },
         (dict) => this.inlineDataLength(dict, resources),
+        {
+          maxNesting: 256,
+          maxOperands: 4096,
+          maxTokenBytes: this.budget.limits.maxTokenBytes,
+          maxContainerItems: this.budget.limits.maxContainerItems,
+        },
       );
     } catch (error) {
       if (!(error instanceof ContentSyntaxError)) throw error;
       this.notes.add(`content stream is malformed: ${error.message}`);
-      // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
-      if (/nesting|operands/.test(error.message)) this.tooComplex = true;
+      // Nesting, operand counts or token lengths beyond the limits are an attack on parsers, not a typo.
+      if (/nesting|operands|longer than|items/.test(error.message)) this.tooComplex = true;
     }
   }
 
@@ -593,8 +657,12 @@ export class ContentScanner {
       this.notes.add(`font /${name} is missing from the resources`);
       return;
     }
-    if (this.fonts.has(font)) return;
+    if (this.fonts.has(font) || this.screened.has(font)) return;
+    if (this.screening) this.screened.add(font);
     const subtype = getName(ctx, dict, 'Subtype') ?? null;
+    const reason = this.screen.font(dict, `/${name}`);
+    if (reason) this.refuse(reason);
+    if (subtype === 'Type3') this.type3Glyphs(font, dict, name, resources);
     let descriptorOwner = dict;
     if (subtype === 'Type0') {
       const descendants = get(ctx, dict, 'DescendantFonts');
@@ -603,19 +671,95 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
+    if (this.screening) return;
     this.fonts.set(font, { name, ref: refLabel(entry instanceof PDFRef ? entry : undefined), baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
   }
 
+  /**
+   * A Type 3 font's glyph procedures, which a renderer runs when it loads the font: each is
+   * screened once per page (what they draw is not recorded: glyphs are text, not artwork).
+   */
+  private type3Glyphs(font: PDFObject, dict: PDFDict, name: string, resources: PDFDict | undefined) {
+    const ctx = this.context;
+    const procs = getDict(ctx, dict, 'CharProcs');
+    if (!procs) return;
+    const inner = getDict(ctx, dict, 'Resources') ?? resources;
+    const matrix = matrixOf(ctx, dict, 'FontMatrix') ?? [0.001, 0, 0, 0.001, 0, 0];
+    const active = new Set<PDFObject>([font]);
+    this.screenRun(() => {
+      for (const [key, value] of procs.entries()) {
+        const proc = resolve(ctx, value);
+        if (!(proc instanceof PDFRawStream) || this.screened.has(proc)) continue;
+        this.screened.add(proc);
+        const data = this.read(proc, `glyph /${key.decodeText()} of Type 3 font /${name}`);
+        if (data) this.run(data, inner, initialState(matrix), [`font /${name}`], active);
+      }
+    });
+  }
+
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
+    if (this.screening) return;
     const key = `${use}\u0000${colourSpace.label}`;
     const hit = this.colours.get(key);
     if (hit) hit.count++;
     else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
   }
 
-  private useShading(shading: PDFDict, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
-    const cs = this.colourSpaces.describe(get(this.context, shading, 'ColorSpace'), resources);
+  private useShading(shading: PDFObject, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
+    const cost = this.screen.shading(shading, (cs) => this.colourSpaces.describe(cs, resources).components);
+    if (cost.reason) this.refuse(cost.reason);
+    this.meshElements += cost.meshElements;
+    if (cost.meshElements && this.meshElements > this.limits.maxMeshElements) {
+      this.refuse(`its mesh shadings hold about ${grouped(this.meshElements)} vertices (a patch counts 64; more than ${grouped(this.limits.maxMeshElements)})`);
+    }
+    const cs = this.colourSpaces.describe(get(this.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);
+  }
+
+  /** Something a renderer would be given is over its budget: the page is kept from the renderer. */
+  private refuse(reason: string): void {
+    this.tooComplex = true;
+    this.notes.add(`${reason}; the page is not rendered`);
+  }
+
+  /** A named colour space the renderer will build (tint transforms, ICC profile, lookup table). */
+  private screenColourSpace(name: string, resources: PDFDict | undefined) {
+    const obj = this.resource(resources, 'ColorSpace', name);
+    const reason = obj ? this.screen.colourSpace(obj) : null;
+    if (reason) this.refuse(reason);
+  }
+
+  /**
+   * An ExtGState a renderer applies: its transfer functions, and its soft mask — a group the
+   * renderer draws in full, so what it draws is screened like page content (nothing recorded).
+   */
+  private extGState(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
+    const ctx = this.context;
+    const dict = dictOf(resolve(ctx, this.resource(resources, 'ExtGState', name)));
+    if (!dict) return;
+    for (const key of ['TR', 'TR2']) {
+      const reason = this.screen.func(get(ctx, dict, key), `the transfer function of graphics state /${name}`);
+      if (reason) this.refuse(reason);
+    }
+    const smask = dictOf(get(ctx, dict, 'SMask'));
+    if (!smask) return;
+    const reason = this.screen.func(get(ctx, smask, 'TR'), `the soft mask transfer function of graphics state /${name}`);
+    if (reason) this.refuse(reason);
+    const group = resolve(ctx, smask.get(PDFName.of('G')));
+    if (group instanceof PDFRawStream && !this.screened.has(group)) {
+      this.screened.add(group);
+      this.screenRun(() => this.runForm(group, `the soft mask of graphics state /${name}`, resources, gs, via, active, false));
+    }
+  }
+
+  /** Runs content a renderer draws but the page's facts do not list (glyph procedures, soft-mask groups). */
+  private screenRun(fn: () => void) {
+    this.screening++;
+    try {
+      fn();
+    } finally {
+      this.screening--;
+    }
   }
 
   private usePattern(
@@ -631,36 +775,63 @@ export class ContentScanner {
     if (!pattern) return;
     const type = getNumber(ctx, pattern, 'PatternType');
     if (type === 2) {
-      const shading = getDict(ctx, pattern, 'Shading');
-      if (shading) this.useShading(shading, resources, via, use === 'stencil' ? 'stencil' : 'shading');
+      const shading = get(ctx, pattern, 'Shading');
+      if (dictOf(shading)) this.useShading(shading!, resources, via, use === 'stencil' ? 'stencil' : 'shading');
       return;
     }
     const paintType = getNumber(ctx, pattern, 'PaintType');
-    if (paintType === 2) {
-      // Uncoloured tiling pattern: painted in the underlying space of [/Pattern base].
-      if (cs.base) this.record(use, cs.base, via);
+    const matrix = multiply(matrixOf(ctx, pattern) ?? IDENTITY, this.patternBase);
+    this.tilingUse(pattern, matrix);
+    // Uncoloured tiling pattern: painted in the underlying space of [/Pattern base]; its cell is
+    // still drawn by a renderer, so what it draws is screened (not recorded).
+    if (paintType === 2 && cs.base) this.record(use, cs.base, via);
+    if (active.has(patternObj)) {
+      // A renderer draws a cell of it with itself, and so on: it never finishes.
+      this.refuse('a tiling pattern paints with itself, directly or through other patterns or forms');
       return;
     }
-    // Coloured tiling pattern: scan its content once per page. Its matrix maps to the page's
-    // default space, not to the current CTM.
+    // Scanned once per page. Its matrix maps to the page's default space (or the pattern's it is
+    // used in), not to the current CTM.
     if (this.patternsSeen.has(patternObj) || !(patternObj instanceof PDFRawStream)) return;
     this.patternsSeen.add(patternObj);
-    if (active.has(patternObj) || via.length >= this.limits.maxFormDepth) {
+    if (via.length >= this.limits.maxFormDepth) {
       this.notes.add(`pattern nesting deeper than ${this.limits.maxFormDepth} or cyclic: not followed`);
       return;
     }
     const data = this.read(patternObj, 'pattern');
     if (!data) return;
-    const matrix = matrixOf(ctx, pattern) ?? IDENTITY;
     const inner = getDict(ctx, pattern, 'Resources') ?? resources;
+    const outerBase = this.patternBase;
     active.add(patternObj);
+    this.patternBase = matrix;
     this.inPattern++;
     try {
-      this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+      const run = () => this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+      if (paintType === 2) this.screenRun(run);
+      else run();
     } finally {
       this.inPattern--;
+      this.patternBase = outerBase;
+      active.delete(patternObj);
     }
-    active.delete(patternObj);
+  }
+
+  /**
+   * A tiling pattern painted once more: how many of its cells would cover the page (a renderer
+   * such as PDFium draws each), and how small a cell is on the page (one far below a pixel makes
+   * pdf.js work for ever). Steps of 0 are the cell's box, as renderers take them.
+   */
+  private tilingUse(pattern: PDFDict, matrix: Matrix) {
+    const ctx = this.context;
+    const bbox = get(ctx, pattern, 'BBox');
+    const box = bbox instanceof PDFArray ? items(ctx, bbox).map((v) => numberOf(v) ?? 0) : [];
+    const step = (key: string, i: number) => Math.abs(getNumber(ctx, pattern, key) ?? 0) || Math.abs((box[i + 2] ?? 0) - (box[i] ?? 0));
+    const scale = Math.sqrt(Math.abs(matrix[0] * matrix[3] - matrix[1] * matrix[2]));
+    const x = step('XStep', 0) * scale;
+    const y = step('YStep', 1) * scale;
+    const cells = x > 0 && y > 0 ? this.pageArea / (x * y) : Number.POSITIVE_INFINITY;
+    this.tiling.cells += cells;
+    this.tiling.smallestStepPt = Math.min(this.tiling.smallestStepPt, Math.min(x, y));
   }
 
   private doXObject(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
@@ -734,6 +905,10 @@ export class ContentScanner {
     stream?: PDFObject,
     inlineData?: Uint8Array,
   ) {
+    if (this.screening) {
+      this.hiddenImage(dict, resources, stream, inlineData);
+      return;
+    }
     if (this.images.length >= this.limits.maxImageDraws) {
       this.tooComplex = true;
       this.notes.add(`the page draws images more than ${grouped(this.limits.maxImageDraws)} times: inspection stopped, the page is not rendered`);
@@ -769,6 +944,21 @@ export class ContentScanner {
     });
   }
 
+  /** An image drawn by a glyph or in a soft-mask group: its pixels count against the page's render budget. */
+  private hiddenImage(dict: PDFDict | Map<string, Operand>, resources: PDFDict | undefined, stream?: PDFObject, inlineData?: Uint8Array) {
+    const key = stream ?? dict;
+    if (this.hiddenImages.has(key)) return;
+    this.hiddenImages.add(key);
+    const info = dict instanceof Map ? this.inlineInfo(dict, resources, inlineData) : this.cachedInfo(dict, resources, stream);
+    const own = allocatedSize(info);
+    const mask = info.mask ? allocatedSize(info.mask) : { widthPx: 0, heightPx: 0 };
+    this.hiddenPixels += own.widthPx * own.heightPx + mask.widthPx * mask.heightPx;
+    if (this.hiddenPixels > this.limits.maxHiddenImagePixels) {
+      this.refuse(`Type 3 glyphs or soft-mask groups draw images of ${grouped(this.hiddenPixels)} pixels (a renderer decodes them whole; more than ${grouped(this.limits.maxHiddenImagePixels)})`);
+      throw new LimitReached();
+    }
+  }
+
   private cachedInfo(dict: PDFDict, resources: PDFDict | undefined, stream: PDFObject | undefined) {
     let info = this.imageInfo.get(dict);
     if (!info) {
@@ -790,7 +980,7 @@ export class ContentScanner {
         ref: refLabel(raw instanceof PDFRef ? raw : undefined),
         widthPx: Math.max(0, Math.trunc(getNumber(ctx, mask.dict, 'Width') ?? 0)),
         heightPx: Math.max(0, Math.trunc(getNumber(ctx, mask.dict, 'Height') ?? 0)),
-        coded: codedImageSize(mask.contents, filtersOf(ctx, mask.dict).map(fullFilterName)),
+        coded: this.codedSize(mask),
       };
     }
     return null;
@@ -802,6 +992,12 @@ export class ContentScanner {
     const filters = filtersOf(ctx, dict).map(fullFilterName);
     const csObj = get(ctx, dict, 'ColorSpace');
     let colourSpace: ColourSpaceFacts | null = null;
+    if (!imageMask && csObj) {
+      const reason = this.screen.colourSpace(csObj);
+      if (reason) this.refuse(reason);
+    }
+    const globals = filters.includes('JBIG2Decode') ? this.jbig2Globals(dict) : null;
+    if (globals) this.refuse(globals);
     if (!imageMask) {
       colourSpace = csObj
         ? this.colourSpaces.describe(csObj, resources)
@@ -817,10 +1013,31 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
-      coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
+      coded: stream instanceof PDFRawStream ? this.codedSize(stream) : null,
       mask: this.maskOf(dict),
-      jpegQuality: stream instanceof PDFRawStream ? codedJpegQuality(stream.contents, filters) : null,
+      jpegQuality: stream instanceof PDFRawStream ? codedJpegQuality(stream.contents, filters, this.budget) : null,
     };
+  }
+
+  /**
+   * The size an image's data declares (JPEG, JPEG 2000, JBIG2 headers; CCITT /Columns), its
+   * header read through any wrapping filters under the file's budget.
+   */
+  private codedSize(stream: PDFRawStream) {
+    const ctx = this.context;
+    const filters = filtersOf(ctx, stream.dict).map(fullFilterName);
+    const params = filterParamsOf(ctx, stream.dict, filters.length).at(-1);
+    const height = getNumber(ctx, stream.dict, 'Height');
+    return codedImageSize(stream.contents, filters, this.budget, { columns: params?.columns, rows: params?.rows, height });
+  }
+
+  /** A JBIG2 image's /JBIG2Globals stream, which a renderer decodes whole. */
+  private jbig2Globals(dict: PDFDict): string | null {
+    const ctx = this.context;
+    const filters = filtersOf(ctx, dict).map(fullFilterName);
+    const parms = get(ctx, dict, 'DecodeParms') ?? get(ctx, dict, 'DP');
+    const own = parms instanceof PDFArray ? dictOf(items(ctx, parms)[filters.indexOf('JBIG2Decode')]) : dictOf(parms);
+    return this.screen.stream(own?.get(PDFName.of('JBIG2Globals')), 'a JBIG2 image’s /JBIG2Globals');
   }
 
   /** A JPEG 2000 image without /ColorSpace carries its space in its own header (colr box or SIZ). */
@@ -858,10 +1075,21 @@ export class ContentScanner {
       colourSpace,
       imageMask,
       hasSMask: false,
-      coded: data ? codedImageSize(data, filters) : null,
+      coded: data ? this.inlineCoded(data, filters, dict) : null,
       mask: null,
-      jpegQuality: data ? codedJpegQuality(data, filters) : null,
+      jpegQuality: data ? codedJpegQuality(data, filters, this.budget) : null,
     };
+  }
+
+  private inlineCoded(data: Uint8Array, filters: string[], dict: Map<string, Operand>) {
+    const parms = dict.get('DecodeParms') ?? dict.get('DP');
+    const own = Array.isArray(parms) ? parms[parms.length - 1] : parms;
+    const num = (key: string) => {
+      const v = own && typeof own === 'object' && 'dict' in own ? own.dict.get(key) : undefined;
+      return isNum(v) ? v : undefined;
+    };
+    const height = dict.get('Height') ?? dict.get('H');
+    return codedImageSize(data, filters, this.budget, { columns: num('Columns'), rows: num('Rows'), height: isNum(height) ? height : undefined });
   }
 
   private inlineColourSpace(cs: Operand | undefined, resources: PDFDict | undefined): ColourSpaceFacts {
@@ -930,15 +1158,11 @@ export function singularValues(a: number, b: number, c: number, d: number): { mi
   return { min: Math.sqrt(Math.max(0, (s - root) / 2)), max: Math.sqrt((s + root) / 2) };
 }
 
-function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {
-  const m = get(context, dict, 'Matrix');
+function matrixOf(context: PDFContext, dict: PDFDict, key = 'Matrix'): Matrix | undefined {
+  const m = get(context, dict, key);
   if (!(m instanceof PDFArray) || m.size() !== 6) return undefined;
   const values = items(context, m).map(numberOf);
   return values.every((x) => x !== undefined) && isFiniteMatrix(values as number[]) ? (values as Matrix) : undefined;
-}
-
-function formatBytes(n: number): string {
-  return n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MiB` : `${n} bytes`;
 }
 
 function intOrNull(n: number | undefined): number | null {

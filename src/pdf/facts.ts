@@ -52,9 +52,9 @@ export type Rect = z.infer<typeof Rect>;
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
 export type Matrix = z.infer<typeof Matrix>;
 
-/** The pixel size an image's own data declares (JPEG SOF, JPEG 2000 header); decoders allocate for it. */
+/** The pixel size an image's own data declares (JPEG SOF, JPEG 2000 header, JBIG2 page, CCITT /Columns); decoders allocate for it. */
 export const CodedSizeSchema = z.object({
-  format: z.enum(['jpeg', 'jpx']),
+  format: z.enum(['jpeg', 'jpx', 'jbig2', 'ccitt']),
   widthPx: z.number().int().min(0),
   heightPx: z.number().int().min(0),
   components: z.number().int().min(0),
@@ -154,6 +154,12 @@ export const PageFactsSchema = z.object({
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */
   tooComplex: z.boolean(),
+  /**
+   * Tiling patterns the page paints: how many cells they take to cover the page (each drawn by
+   * some renderers), and the smallest cell step on the page in points (far below a pixel, others
+   * never finish). Absent when it paints none.
+   */
+  tiling: z.object({ cells: z.number().min(0), smallestStepPt: z.number().min(0) }).optional(),
   /** Where text, stroked lines, shapes and images are painted (marks.ts): for the seam, line and text-size checks. */
   marks: PageMarksSchema.optional(),
 });
@@ -187,5 +193,11 @@ export const DocumentFactsSchema = z.object({
   /** Page count as found in the page tree (null when the tree cannot be read). */
   pageCount: z.number().int().min(0).nullable(),
   pages: z.array(PageFactsSchema),
+  /**
+   * The file itself, not one page, went past a bound (its decode budget, an object or
+   * cross-reference stream, a parser limit): a renderer would read the same bytes, so no page is
+   * handed to one.
+   */
+  unrenderable: z.boolean().optional(),
 });
 export type DocumentFacts = z.infer<typeof DocumentFactsSchema>;

@@ -4,11 +4,12 @@
  * allocates for these dimensions, whatever the PDF's /Width and /Height say, so memory budgets
  * must be checked against them.
  */
-import { inflateSync, constants as zlibConstants } from 'node:zlib';
+import type { DecodeBudget } from './decode-budget.js';
+import { StreamDecodeError, decodeFilters } from './streams.js';
 import { jpegQuality, type JpegQuality } from './jpeg-quality.js';
 
 export interface CodedSize {
-  format: 'jpeg' | 'jpx';
+  format: 'jpeg' | 'jpx' | 'jbig2' | 'ccitt';
   widthPx: number;
   heightPx: number;
   components: number;
@@ -90,46 +91,108 @@ function sizMarker(data: Uint8Array, i: number): CodedSize | null {
   return { format: 'jpx', widthPx: Math.max(0, x - x0), heightPx: Math.max(0, y - y0), components: u16(data, i + 38), progressive: false };
 }
 
+/** JBIG2 segment types whose data starts with a region segment information field (width, height, x, y). */
+const JBIG2_REGIONS = new Set([4, 6, 7, 20, 22, 23, 36, 38, 39, 40, 42, 43]);
+/** Most segment headers read (a decoder reads them all; real pages have a handful). */
+const MAX_JBIG2_SEGMENTS = 10_000;
+
+/**
+ * The largest bitmap a JBIG2 decoder allocates for this embedded stream (ISO 32000-2 §7.4.7: the
+ * segments without a file header): its page information segment's size, or the largest region
+ * segment when the page is striped (height 0xffffffff). Null when no size can be read.
+ */
+export function jbig2Size(data: Uint8Array): CodedSize | null {
+  let width = 0;
+  let height = 0;
+  let i = 0;
+  for (let k = 0; k < MAX_JBIG2_SEGMENTS && i + 11 <= data.length; k++) {
+    const number = u32(data, i);
+    const flags = data[i + 4]!;
+    const type = flags & 0x3f;
+    let p = i + 5;
+    // Referred-to segments: a count in the top 3 bits, or a long form.
+    let referred = data[p]! >> 5;
+    if (referred === 7) {
+      if (p + 4 > data.length) break;
+      referred = u32(data, p) & 0x1fffffff;
+      p += 4 + Math.ceil((referred + 1) / 8);
+    } else p += 1;
+    const refSize = number <= 256 ? 1 : number <= 65536 ? 2 : 4;
+    p += referred * refSize;
+    p += flags & 0x40 ? 4 : 1; // page association
+    if (p + 4 > data.length) break;
+    const length = u32(data, p);
+    p += 4;
+    if (type === 48 && p + 8 <= data.length) {
+      const w = u32(data, p);
+      const h = u32(data, p + 4);
+      width = Math.max(width, w);
+      if (h !== 0xffffffff) height = Math.max(height, h);
+    } else if (JBIG2_REGIONS.has(type) && p + 8 <= data.length) {
+      width = Math.max(width, u32(data, p));
+      height = Math.max(height, u32(data, p + 4));
+    }
+    if (type === 50 || type === 51 || length === 0xffffffff) break; // end of page / file, or a length only the data knows
+    i = p + length;
+  }
+  return width && height ? { format: 'jbig2', widthPx: width, heightPx: height, components: 1, progressive: false } : null;
+}
+
 /** What a decoder allocates for: the larger of the declared size and the size the data itself gives. */
 export function allocatedSize(declared: { widthPx: number; heightPx: number; coded?: { widthPx: number; heightPx: number } | null | undefined }) {
   const c = declared.coded;
   return c ? { widthPx: Math.max(declared.widthPx, c.widthPx), heightPx: Math.max(declared.heightPx, c.heightPx) } : declared;
 }
 
-/** At most this much of a Flate-wrapped image is inflated to find its header. */
-const HEADER_PREFIX_BYTES = 1 << 20;
+/** Prefixes of a filter-wrapped image decoded to find its header: a short one, then (ICC profiles come first) a longer one. */
+const HEADER_PREFIXES = [64 * 1024, 1 << 20];
 
 /**
- * The coded size of an image XObject's data, given its raw stream bytes and full filter names;
- * null when the data is not JPEG or JPEG 2000, or its header cannot be read cheaply.
+ * The coded size of an image XObject's data, given its raw stream bytes, full filter names and
+ * the image filter's parameters; null when the data is not JPEG, JPEG 2000, JBIG2 or CCITT, or its
+ * header cannot be read. Data wrapped in other filters (Flate, LZW, RunLength, ASCII85, ASCIIHex)
+ * is decoded only as far as its header, under the file's budget: a bomb is never decoded whole.
+ * A CCITT image is as wide as its /Columns say (1728 when absent), whatever its /Width.
  */
-export function codedImageSize(raw: Uint8Array, filters: readonly string[]): CodedSize | null {
-  const data = codedData(raw, filters);
-  if (!data) return null;
-  return filters[filters.length - 1] === 'DCTDecode' ? jpegSize(data) : jpxSize(data);
-}
-
-/** A JPEG image's quality from its quantisation tables (jpeg-quality.ts), or null. */
-export function codedJpegQuality(raw: Uint8Array, filters: readonly string[]): JpegQuality | null {
-  if (filters[filters.length - 1] !== 'DCTDecode') return null;
-  const data = codedData(raw, filters);
-  return data ? jpegQuality(data) : null;
-}
-
-/** The start of a JPEG or JPEG 2000 image's own data (inflated from a Flate wrapper), or null. */
-function codedData(raw: Uint8Array, filters: readonly string[]): Uint8Array | null {
+export function codedImageSize(
+  raw: Uint8Array,
+  filters: readonly string[],
+  budget?: DecodeBudget,
+  params?: { columns?: number | undefined; rows?: number | undefined; height?: number | undefined },
+): CodedSize | null {
   const last = filters[filters.length - 1];
-  if (last !== 'DCTDecode' && last !== 'JPXDecode') return null;
-  let data = raw;
-  const before = filters.slice(0, -1);
-  if (before.length > 1 || (before.length === 1 && before[0] !== 'FlateDecode')) return null;
-  if (before.length === 1) {
-    // Only a prefix: the header is at the start, and a bomb must not be inflated whole.
-    try {
-      data = inflateSync(raw.subarray(0, 64 * 1024), { maxOutputLength: HEADER_PREFIX_BYTES, finishFlush: zlibConstants.Z_SYNC_FLUSH });
-    } catch {
-      return null;
-    }
+  if (last === 'CCITTFaxDecode') {
+    const columns = Math.max(0, Math.trunc(params?.columns ?? 1728));
+    const rows = Math.max(0, Math.trunc(params?.rows || params?.height || 0));
+    return columns && rows ? { format: 'ccitt', widthPx: columns, heightPx: rows, components: 1, progressive: false } : null;
   }
-  return data;
+  const header = last === 'DCTDecode' ? jpegSize : last === 'JPXDecode' ? jpxSize : last === 'JBIG2Decode' ? jbig2Size : null;
+  return header ? fromPrefix(raw, filters, budget, header) : null;
+}
+
+/** A JPEG image's quality from its quantisation tables (jpeg-quality.ts), or null; wrapped data is decoded as {@link codedImageSize} decodes it. */
+export function codedJpegQuality(raw: Uint8Array, filters: readonly string[], budget?: DecodeBudget): JpegQuality | null {
+  if (filters[filters.length - 1] !== 'DCTDecode') return null;
+  return fromPrefix(raw, filters, budget, jpegQuality);
+}
+
+/**
+ * `read` applied to the start of an image's own data: the raw bytes, or the data under its other
+ * filters decoded only as far as a prefix (a short one, then a longer one), under the budget.
+ */
+function fromPrefix<T>(raw: Uint8Array, filters: readonly string[], budget: DecodeBudget | undefined, read: (data: Uint8Array) => T | null): T | null {
+  const before = filters.slice(0, -1);
+  if (before.length === 0) return read(raw);
+  for (const prefix of HEADER_PREFIXES) {
+    let data: Uint8Array;
+    try {
+      data = decodeFilters(raw, before, [], { maxBytes: prefix, prefix, budget, what: 'an image header' });
+    } catch (error) {
+      if (error instanceof StreamDecodeError) return null;
+      throw error;
+    }
+    const found = read(data);
+    if (found || data.length < prefix) return found;
+  }
+  return null;
 }

@@ -2,7 +2,10 @@
  * Structural inspection of a whole PDF: pages, boxes, /Rotate, /UserUnit, images and colour use,
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
-import { parsePdf, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
+import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
+import { parsePdf, quietly } from './parse.js';
+import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
+import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
 import { printableAppearances } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
@@ -22,6 +25,17 @@ export interface InspectOptions {
   /** Most pages read. Default 100,000. */
   maxPages?: number;
   scan?: Partial<ScanLimits>;
+  /** The file's decode budget (decode-budget.ts): bytes decoded and interpreted, objects, tokens, time. */
+  limits?: Partial<DecodeLimits>;
+  /** What a renderer may be given (screen.ts). */
+  screen?: Partial<ScreenLimits>;
+  /**
+   * Where this thread's V8 heap may grow to before the read stops (pdf-too-complex): for a read in
+   * a thread no heap cap guards. A pool worker has its own cap (`resourceLimits`).
+   */
+  heapCeilingBytes?: number;
+  /** The budget to charge (instead of a new one from `limits`): to read what a file spent. */
+  budget?: DecodeBudget;
   /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
   onDocument?: (context: PDFContext) => void;
 }
@@ -57,17 +71,41 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const scanLimits = { ...DEFAULT_SCAN_LIMITS, ...options.scan };
   const facts: DocumentFacts = { bytes: bytes.length, pdfVersion: null, encryption: null, problems: [], activeContent: [], pageCount: null, pages: [] };
   const problem = (kind: DocumentProblem['kind'], detail: string) => facts.problems.push({ kind, detail });
+  let fileTooComplex = false;
+  const budget = options.budget ?? new DecodeBudget(options.limits, options.heapCeilingBytes !== undefined ? { heapCeilingBytes: options.heapCeilingBytes } : {});
+  try {
+    fileTooComplex = await inspectWithin(bytes, options, budget, facts, problem, maxDecoded, maxPages, scanLimits);
+  } catch (error) {
+    if (!(error instanceof BudgetExceededError)) throw error;
+  }
+  // A spent budget stops the read wherever it was; what was read stands, and the file gets its finding.
+  if (budget.exceeded) problem(budget.exceeded.isTime ? 'timeout' : 'too-complex', budget.exceeded.message);
+  for (const bound of budget.bounded) problem('too-complex', `the file has ${bound}`);
+  if (budget.exceeded || budget.bounded.size || fileTooComplex) facts.unrenderable = true;
+  return facts;
+}
+
+async function inspectWithin(
+  bytes: Uint8Array,
+  options: InspectOptions,
+  budget: DecodeBudget,
+  facts: DocumentFacts,
+  problem: (kind: DocumentProblem['kind'], detail: string) => void,
+  maxDecoded: number,
+  maxPages: number,
+  scanLimits: ScanLimits,
+): Promise<boolean> {
 
   if (bytes.length === 0) {
     problem('not-pdf', 'the file is empty (0 bytes)');
-    return facts;
+    return false;
   }
   facts.pdfVersion = pdfHeaderVersion(bytes);
   let parseBytes = bytes;
   if (facts.pdfVersion === null) {
     if (!looksLikePdfObjects(bytes)) {
       problem('not-pdf', `there is no %PDF- header in the first 1024 bytes (the file starts with ${describeStart(bytes)})`);
-      return facts;
+      return false;
     }
     // PDF objects without the header: readers (qpdf, poppler, pdf.js) read it and so do we.
     problem('repaired', 'the file has no %PDF- header, though it holds PDF objects');
@@ -77,12 +115,13 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   // Checked on the bytes first: pdf-lib's recursive parser would drop (or overflow on) the object.
   if (nestedDeeperThan(bytes, MAX_OBJECT_NESTING)) {
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
-    return facts;
+    return false;
   }
   let context: PDFContext;
   try {
-    context = await withQuietConsole(() => parsePdf(parseBytes));
+    context = await quietly(() => parsePdf(parseBytes, budget));
   } catch (error) {
+    if (error instanceof BudgetExceededError) throw error;
     const detail = (error as Error).message.split('\n')[0]!.replace(/^Failed to parse PDF document \(([^)]*)\): /, '$1: ');
     problem(
       'damaged',
@@ -90,7 +129,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
         ? `the file ends before its end-of-file marker (%%EOF): it was cut short, probably during upload or download, and its objects cannot be read (${detail})`
         : `the file cannot be parsed (${detail})`,
     );
-    return facts;
+    return false;
   }
   options.onDocument?.(context);
 
@@ -99,8 +138,8 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   if (encryptDict) {
     encryption = analyseEncryption(context, encryptDict, firstFileId(context, resolve(context, context.trailerInfo.ID)));
     facts.encryption = encryption.facts;
-    if (encryption.facts.needsPassword) return facts;
-    if (encryption.decryptor) await recoverObjectStreams(bytes, context, encryption.decryptor);
+    if (encryption.facts.needsPassword) return false;
+    if (encryption.decryptor) await recoverObjectStreams(bytes, context, encryption.decryptor, budget);
   }
 
   const truncated = looksTruncated(bytes);
@@ -111,26 +150,28 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     if (!catalog) {
       // It starts like a PDF: a damaged one, not some other kind of file.
       problem('damaged', 'the file has no usable document catalog (/Root), so no page tree can be found');
-      return facts;
+      return false;
     }
     if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
   }
   const nesting = maxNesting(context, MAX_OBJECT_NESTING);
   if (nesting > MAX_OBJECT_NESTING) {
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
-    return facts;
+    return false;
   }
+  let tooComplex = false;
   if (!truncated) {
-    const xref = safely(() => xrefProblem(bytes, context), { kind: 'repaired' as const, detail: 'the cross-reference data cannot be read' });
+    const xref = safely(() => xrefProblem(bytes, context, budget), { kind: 'repaired' as const, detail: 'the cross-reference data cannot be read' });
     const length = xref ? null : safely(() => streamLengthProblem(context, bytes), null);
-    if (xref?.kind === 'damaged') problem('damaged', xref.detail);
+    tooComplex = xref?.kind === 'too-complex';
+    if (xref?.kind === 'damaged' || xref?.kind === 'too-complex') problem(xref.kind, xref.detail);
     else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
   }
   facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
     problem('damaged', 'the document catalog has no page tree (/Pages)');
-    return facts;
+    return false;
   }
   const tree = walkPageTree(context, pagesEntry, maxPages);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
@@ -142,25 +183,36 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   facts.pageCount = tree.pages.length;
   if (truncated) problem('damaged', 'the file has no %%EOF marker at its end: it was cut short (an incomplete upload or download?)');
 
-  const readStream = streamReader(context, maxDecoded, encryption?.decryptor);
+  const readStream = streamReader(context, maxDecoded, encryption?.decryptor, budget);
   const colourSpaces = new ColourSpaceResolver(context, readStream);
-  const optionalContent = OptionalContent.fromCatalog(context, catalog);
+  const screen = new RendererScreen(context, readStream, { ...DEFAULT_SCREEN_LIMITS, ...options.screen });
+  const optionalContent = OptionalContent.fromCatalog(context, catalog, budget);
   tree.pages.forEach((node, i) => {
-    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent });
+    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen });
     facts.pages.push(page.facts);
-    if (page.tooComplex) problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
+    // Once the file's budget is spent, its finding says so once, not once per page.
+    if (page.tooComplex && !(budget.exceeded && page.facts.notes.every((n) => n.startsWith('not inspected')))) {
+      problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
+    }
     for (const d of page.damage) problem('damaged', `page ${i + 1}: ${d}`);
   });
-  return facts;
+  return tooComplex;
 }
 
 function inspectPage(
   context: PDFContext,
   node: PageNode,
   index: number,
-  shared: { colourSpaces: ColourSpaceResolver; readStream: StreamReader; scanLimits: ScanLimits; optionalContent: OptionalContent },
+  shared: {
+    colourSpaces: ColourSpaceResolver;
+    readStream: StreamReader;
+    scanLimits: ScanLimits;
+    optionalContent: OptionalContent;
+    budget: DecodeBudget;
+    screen: RendererScreen;
+  },
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
-  const { colourSpaces, readStream, scanLimits, optionalContent } = shared;
+  const { colourSpaces, readStream, scanLimits, optionalContent, budget, screen } = shared;
   const notes: string[] = [];
   const { dict, inherited } = node;
   let media = rectOf(context, inherited.MediaBox);
@@ -188,10 +240,15 @@ function inspectPage(
   const h = ptToMm((checkedBox[3] - checkedBox[1]) * userUnit);
   const turned = rotate === 90 || rotate === 270;
 
-  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent);
+  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen });
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
-  const appearances = printableAppearances(context, dict, optionalContent);
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox);
+  let appearances: ReturnType<typeof printableAppearances> = [];
+  try {
+    appearances = printableAppearances(context, dict, optionalContent);
+  } catch (error) {
+    if (!(error instanceof BudgetExceededError)) throw error;
+  }
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -209,17 +266,26 @@ function inspectPage(
       fonts: scan.fonts,
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
+      ...(scan.tiling ? { tiling: scan.tiling } : {}),
       marks: scan.marks,
     },
   };
 }
 
-function streamReader(context: PDFContext, maxBytes: number, decrypt: StreamDecryptor | undefined): StreamReader {
+function streamReader(context: PDFContext, maxBytes: number, decrypt: StreamDecryptor | undefined, budget: DecodeBudget): StreamReader {
   const refs = decrypt ? reverseRefs(context) : undefined;
   const reader: StreamReader = (stream, options) => {
     const ref = refs?.get(stream);
     const limit = Math.min(options?.maxBytes ?? maxBytes, maxBytes);
-    return decodeStream(context, stream, { maxBytes: limit, decrypt, ref, untilImageFilter: options?.untilImageFilter });
+    return decodeStream(context, stream, {
+      maxBytes: limit,
+      decrypt,
+      ref,
+      budget,
+      untilImageFilter: options?.untilImageFilter,
+      prefix: options?.prefix,
+      what: options?.what,
+    });
   };
   return reader;
 }
@@ -230,11 +296,12 @@ function reverseRefs(context: PDFContext): Map<PDFObject, PDFRef> {
   return map;
 }
 
-/** The integrity checks read raw bytes of a hostile file: a slip there is a finding, never a crash. */
+/** The integrity checks read raw bytes of a hostile file: a slip there is a finding, never a crash (a spent budget goes on up). */
 function safely<T>(check: () => T, fallback: T): T {
   try {
     return check();
-  } catch {
+  } catch (error) {
+    if (error instanceof BudgetExceededError) throw error;
     return fallback;
   }
 }
@@ -282,17 +349,6 @@ function describeStart(bytes: Uint8Array): string {
   for (const [label, sig] of sigs) if (sig.every((b, i) => bytes[i] === b)) return label;
   const text = Buffer.from(bytes.subarray(0, 16)).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
   return `"${text}"`;
-}
-
-/** pdf-lib reports recoverable parse problems on console.warn/log; keep library output clean. */
-async function withQuietConsole<T>(fn: () => Promise<T>): Promise<T> {
-  const { warn, log, error } = console;
-  console.warn = console.log = console.error = () => undefined;
-  try {
-    return await fn();
-  } finally {
-    Object.assign(console, { warn, log, error });
-  }
 }
 
 export type { PDFRef };

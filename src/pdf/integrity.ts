@@ -3,13 +3,14 @@
  * data a strict reader follows is intact, and whether the file carries actions that run code.
  */
 import type { PDFContext, PDFObject } from 'pdf-lib';
-import { PDFObjectParser } from './pdf-lib.js';
+import { PDFObjectParser, withParseBudget } from './pdf-lib.js';
+import { BudgetExceededError, type DecodeBudget } from './decode-budget.js';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
-import { StreamDecodeError, decodeStream } from './streams.js';
+import { StreamDecodeError, StreamTooLargeError, decodeStream } from './streams.js';
 
 /** What is wrong with the cross-reference data: readers rebuild it ("repaired") or cannot ("damaged"). */
 export interface XrefProblem {
-  kind: 'repaired' | 'damaged';
+  kind: 'repaired' | 'damaged' | 'too-complex';
   detail: string;
 }
 
@@ -22,7 +23,7 @@ const MAX_ENTRIES_CHECKED = 500_000;
  * section of the /Prev chain must be an `xref` table (all its subsections) or a cross-reference
  * stream, and every in-use entry must point at the object it names. Returns what is wrong, or null.
  */
-export function xrefProblem(bytes: Uint8Array, context: PDFContext): XrefProblem | null {
+export function xrefProblem(bytes: Uint8Array, context: PDFContext, budget?: DecodeBudget): XrefProblem | null {
   const tailStart = Math.max(0, bytes.length - 4096);
   const tail = latin1(bytes, tailStart, bytes.length - tailStart);
   const at = tail.lastIndexOf('startxref');
@@ -31,7 +32,8 @@ export function xrefProblem(bytes: Uint8Array, context: PDFContext): XrefProblem
   const m = /^startxref\s+(\d+)/.exec(tail.slice(at));
   if (!m) return repaired('the startxref entry has no offset');
   let offset = Number(m[1]);
-  const budget = { entries: MAX_ENTRIES_CHECKED };
+  const decodeBudget = budget;
+  const entriesLeft = { entries: MAX_ENTRIES_CHECKED };
   const visited = new Set<number>();
   for (let section = 0; section < MAX_SECTIONS && offset !== undefined; section++) {
     if (visited.has(offset)) return repaired(`the cross-reference sections loop back to byte ${offset}`);
@@ -39,8 +41,8 @@ export function xrefProblem(bytes: Uint8Array, context: PDFContext): XrefProblem
     if (offset >= bytes.length) return repaired(`a cross-reference offset points past the end of the file (${offset})`);
     const head = latin1(bytes, offset, 64);
     let next: { problem: XrefProblem | null; prev: number | undefined };
-    if (/^\s*xref\b/.test(head)) next = xrefTable(bytes, offset, budget);
-    else if (/^\s*\d+\s+\d+\s+obj\b/.test(head)) next = xrefStream(bytes, offset, context, budget);
+    if (/^\s*xref\b/.test(head)) next = xrefTable(bytes, offset, entriesLeft);
+    else if (/^\s*\d+\s+\d+\s+obj\b/.test(head)) next = xrefStream(bytes, offset, context, entriesLeft, decodeBudget);
     else return repaired(`${section === 0 ? 'startxref' : '/Prev'} points at byte ${offset}, where there is no cross-reference table`);
     if (next.problem) return next.problem;
     offset = next.prev as number;
@@ -108,14 +110,16 @@ function xrefStream(
   offset: number,
   context: PDFContext,
   budget: { entries: number },
+  decodeBudget: DecodeBudget | undefined,
 ): { problem: XrefProblem | null; prev: number | undefined } {
   const none = { problem: null, prev: undefined };
   const head = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(latin1(bytes, offset, 64))!;
   // pdf-lib reads cross-reference streams but does not keep them: parse this one where it is.
   let stream: PDFObject | undefined;
   try {
-    stream = PDFObjectParser.forBytes(bytes.subarray(offset + head[0].length), context).parseObject();
-  } catch {
+    stream = withParseBudget(decodeBudget, () => PDFObjectParser.forBytes(bytes.subarray(offset + head[0].length), context).parseObject());
+  } catch (error) {
+    if (error instanceof BudgetExceededError) throw error;
     stream = undefined;
   }
   if (!(stream instanceof PDFRawStream) || nameOf(stream.dict.get(PDFName.of('Type'))) !== 'XRef') {
@@ -123,8 +127,10 @@ function xrefStream(
   }
   let data: Uint8Array;
   try {
-    data = decodeStream(context, stream, { maxBytes: 64 * 1024 * 1024 });
+    data = decodeStream(context, stream, { maxBytes: 64 * 1024 * 1024, budget: decodeBudget, what: 'the cross-reference stream' });
   } catch (error) {
+    if (error instanceof BudgetExceededError) throw error;
+    if (error instanceof StreamTooLargeError) return { problem: { kind: 'too-complex', detail: `the cross-reference stream ${error.message.replace(/^stream /, '')} (a decompression bomb?)` }, prev: undefined };
     const why = error instanceof StreamDecodeError ? error.message : String(error);
     return { problem: { kind: 'damaged', detail: `the cross-reference stream cannot be decoded (${why})` }, prev: undefined };
   }
@@ -133,7 +139,8 @@ function xrefStream(
   const index = numbers(context, stream.dict.get(PDFName.of('Index')));
   const ranges = index.length >= 2 ? index : [0, size];
   const prev = numberOf(resolve(context, stream.dict.get(PDFName.of('Prev'))));
-  if (widths.length !== 3 || widths.some((w) => w < 0 || w > 8)) {
+  // All widths 0 would make every row empty: a loop over /Size rows that reads nothing.
+  if (widths.length !== 3 || widths.some((w) => w < 0 || w > 8) || widths.every((w) => w === 0)) {
     return { problem: { kind: 'repaired', detail: 'the cross-reference stream has no valid /W' }, prev: undefined };
   }
   const [w0, w1, w2] = widths as [number, number, number];
@@ -153,6 +160,7 @@ function xrefStream(
       }
       const type = w0 === 0 ? 1 : field(at, w0);
       if (type !== 1) continue;
+      if (budget.entries <= 0) return { ...none, prev };
       const problem = checkEntry(bytes, first + i, field(at + w0 + w1, w2), field(at + w0, w1), budget);
       if (problem) return { problem, prev: undefined };
     }

@@ -41,9 +41,13 @@ export interface LexerLimits {
   maxNesting: number;
   /** Most operands kept before an operator (more are a malformed stream). */
   maxOperands: number;
+  /** Longest name or operator, in bytes. */
+  maxTokenBytes?: number;
+  /** Most items in the arrays and dictionaries open before an operator, together. */
+  maxContainerItems?: number;
 }
 
-const DEFAULT_LIMITS: LexerLimits = { maxNesting: 256, maxOperands: 4096 };
+const DEFAULT_LIMITS: LexerLimits = { maxNesting: 256, maxOperands: 4096, maxTokenBytes: 64 * 1024, maxContainerItems: 1_000_000 };
 
 /**
  * Calls `onOperator(op, operands)` for each operator of `bytes`. For `BI … ID … EI` it calls
@@ -59,6 +63,10 @@ export function lexContent(
   limits: LexerLimits = DEFAULT_LIMITS,
 ): boolean {
   const n = bytes.length;
+  const maxToken = limits.maxTokenBytes ?? DEFAULT_LIMITS.maxTokenBytes!;
+  const maxItems = limits.maxContainerItems ?? DEFAULT_LIMITS.maxContainerItems!;
+  /** Items in the containers open now: an unclosed `[` must not grow without end. */
+  let containerItems = 0;
   let pos = 0;
   let operands: Operand[] = [];
   /** Where the current operator's first operand began (its byte range is start..end of the operator). */
@@ -68,8 +76,10 @@ export function lexContent(
 
   const push = (value: Operand) => {
     const top = stack[stack.length - 1];
-    if (top) top.items.push(value);
-    else if (operands.length < limits.maxOperands) operands.push(value);
+    if (top) {
+      if (++containerItems > maxItems) throw new ContentSyntaxError(`more than ${maxItems} items in arrays or dictionaries before an operator`);
+      top.items.push(value);
+    } else if (operands.length < limits.maxOperands) operands.push(value);
     else throw new ContentSyntaxError(`more than ${limits.maxOperands} operands before an operator`);
   };
 
@@ -92,6 +102,7 @@ export function lexContent(
       pos++;
       const start = pos;
       while (pos < n && isRegular(bytes[pos]!)) pos++;
+      if (pos - start > maxToken) throw new ContentSyntaxError(`a name longer than ${maxToken} bytes`);
       push({ name: decodeName(bytes, start, pos) });
     } else if (c === 0x28 /* ( */) {
       pos = skipLiteralString(bytes, pos);
@@ -109,6 +120,7 @@ export function lexContent(
     } else if (c === 0x3e /* > */) {
       pos += bytes[pos + 1] === 0x3e ? 2 : 1;
       const top = stack.pop();
+      if (top) containerItems -= top.items.length;
       if (top?.kind === 'dict') push({ dict: pairs(top.items) });
     } else if (c === 0x5b /* [ */) {
       pos++;
@@ -117,6 +129,7 @@ export function lexContent(
     } else if (c === 0x5d /* ] */) {
       pos++;
       const top = stack.pop();
+      if (top) containerItems -= top.items.length;
       if (top?.kind === 'array') push(top.items);
     } else if (c === 0x7b || c === 0x7d || c === 0x29) {
       pos++; // braces (PostScript functions) and stray ')' carry nothing we need
@@ -133,18 +146,20 @@ export function lexContent(
         if (operands.length === 0 && stack.length === 0) opStart = -1;
         continue;
       }
+      if (pos - start > maxToken) throw new ContentSyntaxError(`an operator longer than ${maxToken} bytes`);
       const word = ascii(bytes, start, pos);
       if (word === 'true' || word === 'false') push(word === 'true');
       else if (word === 'null') push(null);
       else if (stack.length > 0) {
         // An operator inside an unclosed array or dict: the container was never closed. Drop it.
         stack.length = 0;
+        containerItems = 0;
         operands = [];
         opStart = -1;
       } else if (word === 'BI') {
         operands = [];
         opStart = -1;
-        pos = readInlineImage(bytes, pos, onInlineImage, inlineDataLength);
+        pos = readInlineImage(bytes, pos, onInlineImage, inlineDataLength, maxItems);
       } else {
         const keepGoing = onOperator(word, operands, opStart, pos);
         operands = [];
@@ -229,6 +244,7 @@ function readInlineImage(
   pos: number,
   onInlineImage: (image: InlineImage) => void,
   inlineDataLength: (dict: Map<string, Operand>) => number | null,
+  maxItems: number,
 ): number {
   const items: Operand[] = [];
   let found = false;
@@ -251,6 +267,7 @@ function readInlineImage(
     }
     const value = firstOperand(bytes.subarray(start, end));
     if (value !== undefined) items.push(value);
+    if (items.length > maxItems) throw new ContentSyntaxError(`an inline image dictionary of more than ${maxItems} items`);
     p = end;
   }
   if (!found) return n;

@@ -1,11 +1,18 @@
 /**
- * Decoding stream data with explicit limits. Only the filters that content streams, Form XObjects
- * and ICC profiles use are decoded; image filters (DCT, JPX, JBIG2, CCITT) never are: no check
- * needs an image's pixels.
+ * Decoding stream data under the file's {@link DecodeBudget}. Only the filters that content
+ * streams, forms, object streams, ICC profiles, functions, fonts and the like use are decoded; image
+ * filters (DCT, JPX, JBIG2, CCITT) never are: no check needs an image's pixels.
+ *
+ * Every filter is bounded while it decodes, not after: it is given the most it may produce (what is
+ * left of the stream's limit and of the file's budget) and stops there — zlib through its output
+ * cap, LZW and RunLength by growing their output buffer only up to it. Each stage of a chain and
+ * each decryption is charged to the file's budget, so a bomb spread over many streams, or over many
+ * filters of one stream, stops at the budget too.
  */
 import { inflateRawSync, inflateSync, constants as zlibConstants } from 'node:zlib';
 import { PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { get, items, nameOf, numberOf, dictOf, PDFArray } from './objects.js';
+import { formatBytes, type DecodeBudget } from './decode-budget.js';
 
 export class StreamDecodeError extends Error {}
 /** The decoded data would exceed the limit: a decompression bomb, or simply too big to inspect. */
@@ -16,20 +23,44 @@ export type StreamDecryptor = (data: Uint8Array, ref: { objectNumber: number; ge
 
 /**
  * Reads a stream's data within the inspection limits: `maxBytes` lowers the limit (what is left of a
- * page's budget; throws StreamTooLargeError past it); `untilImageFilter` stops before DCT/JPX/JBIG2/CCITT.
+ * page's budget; throws StreamTooLargeError past it); `untilImageFilter` stops before DCT/JPX/JBIG2/CCITT;
+ * `prefix` asks for the first bytes only (a header); `what` names the stream in messages.
  */
-export type StreamReader = (stream: PDFRawStream, options?: { maxBytes?: number; untilImageFilter?: boolean }) => Uint8Array;
+export type StreamReader = (
+  stream: PDFRawStream,
+  options?: { maxBytes?: number; untilImageFilter?: boolean; prefix?: number; what?: string },
+) => Uint8Array;
 
 /** Filters that produce image samples; no check decodes them. */
 export const IMAGE_FILTERS = new Set(['DCTDecode', 'JPXDecode', 'JBIG2Decode', 'CCITTFaxDecode']);
 
+/** Most filters of one chain when no budget says otherwise. */
+const DEFAULT_MAX_FILTERS = 8;
+
 export interface DecodeOptions {
   /** Stop before the first image filter and return the data it would decode (a JPEG 2000 file…). */
   untilImageFilter?: boolean | undefined;
-  /** Maximum decoded size in bytes. */
+  /** Maximum decoded size in bytes (StreamTooLargeError past it). */
   maxBytes: number;
   decrypt?: StreamDecryptor | undefined;
   ref?: { objectNumber: number; generationNumber: number } | undefined;
+  /** The file's budget: every stage is charged, and a stage never produces more than it has left. */
+  budget?: DecodeBudget | undefined;
+  /** Only the first `prefix` bytes are wanted (a header): decoding stops there, without an error. */
+  prefix?: number | undefined;
+  /** Names the stream in messages ("page content", "font /F1"…). */
+  what?: string | undefined;
+}
+
+/** The decode parameters a filter reads (§7.4, Tables 8 and 10), as plain numbers. */
+export interface FilterParams {
+  predictor?: number | undefined;
+  colors?: number | undefined;
+  bitsPerComponent?: number | undefined;
+  columns?: number | undefined;
+  /** CCITT: rows of the image (0: unknown). */
+  rows?: number | undefined;
+  earlyChange?: number | undefined;
 }
 
 /** The filter names of a stream dictionary, in order ("FlateDecode", "DCTDecode", …). */
@@ -51,36 +82,94 @@ const ABBREVIATIONS: Record<string, string> = {
 };
 export const fullFilterName = (name: string): string => ABBREVIATIONS[name] ?? name;
 
-/** Decodes a stream object's data through its filters, within `options.maxBytes`. */
+/** A stream's /DecodeParms (or /DP) for each of its filters, as plain numbers. */
+export function filterParamsOf(context: PDFContext, dict: PDFDict, count: number): (FilterParams | undefined)[] {
+  const parmsObj = get(context, dict, 'DecodeParms') ?? get(context, dict, 'DP');
+  const list = parmsObj instanceof PDFArray ? items(context, parmsObj).slice(0, count) : [];
+  return Array.from({ length: count }, (_, i) => {
+    const d = parmsObj instanceof PDFArray ? dictOf(list[i]) : dictOf(parmsObj);
+    if (!d) return undefined;
+    const n = (key: string) => numberOf(get(context, d, key));
+    return { predictor: n('Predictor'), colors: n('Colors'), bitsPerComponent: n('BitsPerComponent'), columns: n('Columns'), rows: n('Rows'), earlyChange: n('EarlyChange') };
+  });
+}
+
+/** Decodes a stream object's data through its filters, within `options.maxBytes` and the budget. */
 export function decodeStream(context: PDFContext, stream: PDFObject | undefined, options: DecodeOptions): Uint8Array {
   if (!(stream instanceof PDFRawStream)) throw new StreamDecodeError('not a stream');
   let data: Uint8Array = stream.contents;
-  if (options.decrypt) data = options.decrypt(data, options.ref);
-  const filters = filtersOf(context, stream.dict);
-  const parmsObj = get(context, stream.dict, 'DecodeParms') ?? get(context, stream.dict, 'DP');
-  const parms = filters.map((_, i) => (parmsObj instanceof PDFArray ? dictOf(items(context, parmsObj)[i]) : dictOf(parmsObj)));
-  for (let i = 0; i < filters.length; i++) {
-    const name = fullFilterName(filters[i]!);
-    if (options.untilImageFilter && IMAGE_FILTERS.has(name)) break;
-    data = applyFilter(context, name, data, parms[i], options.maxBytes);
+  const what = options.what ?? 'a stream';
+  if (options.decrypt) {
+    options.budget?.chargeDecoded(data.length, `${what} (decryption)`);
+    data = options.decrypt(data, options.ref);
   }
-  return data;
+  const filters = filtersOf(context, stream.dict).map(fullFilterName);
+  return decodeFilters(data, filters, filterParamsOf(context, stream.dict, filters.length), options);
 }
 
-function applyFilter(context: PDFContext, name: string, data: Uint8Array, parms: PDFDict | undefined, maxBytes: number): Uint8Array {
+/**
+ * Runs `data` through `filters` (full names) with their parameters, each stage bounded. The
+ * context-free core of {@link decodeStream}, for inline images and image headers.
+ */
+export function decodeFilters(data: Uint8Array, filters: readonly string[], params: readonly (FilterParams | undefined)[], options: DecodeOptions): Uint8Array {
+  const maxFilters = options.budget?.limits.maxFilters ?? DEFAULT_MAX_FILTERS;
+  const what = options.what ?? 'a stream';
+  const decoding = options.untilImageFilter ? filters.slice(0, Math.max(0, filters.findIndex((f) => IMAGE_FILTERS.has(f)))) : filters;
+  const chain = options.untilImageFilter && !filters.some((f) => IMAGE_FILTERS.has(f)) ? filters : decoding;
+  if (chain.length > maxFilters) {
+    throw new StreamTooLargeError(`${what} has ${chain.length} filters in a chain (more than ${maxFilters}: a decompression bomb?)`);
+  }
+  let out = data;
+  for (let i = 0; i < chain.length; i++) {
+    const name = chain[i]!;
+    if (IMAGE_FILTERS.has(name)) throw new StreamDecodeError(`${name} data is image data`);
+    const limit = new OutputLimit(options, what);
+    out = applyFilter(name, out, params[i], limit);
+    options.budget?.chargeDecoded(out.length, what);
+  }
+  return out;
+}
+
+/**
+ * The most one filter stage may produce: the stream's limit, the file budget's rest, or a prefix.
+ * `over()` says which was reached.
+ */
+class OutputLimit {
+  readonly cap: number;
+  /** A prefix is wanted: output beyond the cap is cut off, not an error. */
+  readonly truncate: boolean;
+  private readonly byBudget: boolean;
+
+  constructor(
+    private readonly options: DecodeOptions,
+    private readonly what: string,
+  ) {
+    const budgetLeft = options.budget ? options.budget.decodedLeft : Number.POSITIVE_INFINITY;
+    const streamCap = options.prefix !== undefined ? Math.min(options.prefix, options.maxBytes) : options.maxBytes;
+    this.cap = Math.max(0, Math.min(streamCap, budgetLeft));
+    this.byBudget = budgetLeft < streamCap;
+    this.truncate = options.prefix !== undefined && !this.byBudget;
+  }
+
+  /** Output would pass the cap. */
+  over(): never {
+    if (this.byBudget) this.options.budget!.decodedOverflow(this.what);
+    throw new StreamTooLargeError(`stream decodes to more than ${formatBytes(this.options.maxBytes)}`);
+  }
+}
+
+function applyFilter(name: string, data: Uint8Array, params: FilterParams | undefined, limit: OutputLimit): Uint8Array {
   switch (name) {
     case 'FlateDecode':
-      return predict(context, inflate(data, maxBytes), parms, maxBytes);
-    case 'LZWDecode': {
-      const early = numberOf(get(context, parms, 'EarlyChange'));
-      return predict(context, lzwDecode(data, early === 0 ? 0 : 1, maxBytes), parms, maxBytes);
-    }
+      return predict(inflateLimited(data, limit), params, limit);
+    case 'LZWDecode':
+      return predict(lzwDecode(data, params?.earlyChange === 0 ? 0 : 1, limit), params, limit);
     case 'ASCIIHexDecode':
-      return asciiHexDecode(data);
+      return fit(asciiHexDecode(data), limit);
     case 'ASCII85Decode':
-      return ascii85Decode(data);
+      return fit(ascii85Decode(data, limit.cap), limit);
     case 'RunLengthDecode':
-      return runLengthDecode(data, maxBytes);
+      return runLengthDecode(data, limit);
     case 'Crypt':
       return data; // Identity crypt filter; named crypt filters are handled by the decryptor
     default:
@@ -88,42 +177,86 @@ function applyFilter(context: PDFContext, name: string, data: Uint8Array, parms:
   }
 }
 
-/** zlib inflate with a hard output cap; truncated or slightly damaged data gives what it can. */
-export function inflate(data: Uint8Array, maxBytes: number): Uint8Array {
-  try {
-    return inflateSync(data, { maxOutputLength: maxBytes + 1, finishFlush: zlibConstants.Z_SYNC_FLUSH });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || (error as RangeError).name === 'RangeError') {
-      throw new StreamTooLargeError(`stream inflates to more than ${maxBytes} bytes`);
+/** Output of a filter that never grows its input (ASCII filters, predictors): cut or refused at the cap. */
+function fit(data: Uint8Array, limit: OutputLimit): Uint8Array {
+  if (data.length <= limit.cap) return data;
+  if (limit.truncate) return data.subarray(0, limit.cap);
+  return limit.over();
+}
+
+/**
+ * zlib inflate with a hard output cap (zlib stops producing at it); truncated or slightly damaged
+ * data gives what it can. zlib gives no partial output past a cap, so a prefix is the output of
+ * the longest input prefix that stays within it (found by halving: each try stops at the cap).
+ */
+function inflateLimited(data: Uint8Array, limit: OutputLimit): Uint8Array {
+  if (data.length === 0) return data;
+  if (limit.truncate) {
+    const all = inflateCapped(data, limit.cap + 1);
+    if (all !== 'too-large') return all.subarray(0, limit.cap);
+    let lo = 0;
+    let hi = data.length;
+    let best: Uint8Array = new Uint8Array();
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      const out = inflateCapped(data.subarray(0, mid), limit.cap + 1);
+      if (out === 'too-large') hi = mid;
+      else {
+        lo = mid;
+        best = out;
+      }
     }
+    return best.subarray(0, limit.cap);
+  }
+  if (limit.cap <= 0) return limit.over();
+  const out = inflateCapped(data, limit.cap + 1);
+  if (out === 'too-large' || out.length > limit.cap) return limit.over();
+  return out;
+}
+
+function inflateCapped(data: Uint8Array, maxOutputLength: number): Uint8Array | 'too-large' {
+  const opts = { maxOutputLength: Math.max(1, maxOutputLength), finishFlush: zlibConstants.Z_SYNC_FLUSH };
+  try {
+    return inflateSync(data, opts);
+  } catch (error) {
+    if (tooLarge(error)) return 'too-large';
     // Raw deflate without a zlib header, as some producers write.
     try {
-      return inflateRawSync(data, { maxOutputLength: maxBytes + 1, finishFlush: zlibConstants.Z_SYNC_FLUSH });
-    } catch {
+      return inflateRawSync(data, opts);
+    } catch (raw) {
+      if (tooLarge(raw)) return 'too-large';
       throw new StreamDecodeError(`corrupt Flate data (${(error as Error).message})`);
     }
   }
 }
 
-function predict(context: PDFContext, data: Uint8Array, parms: PDFDict | undefined, maxBytes: number): Uint8Array {
-  const predictor = numberOf(get(context, parms, 'Predictor')) ?? 1;
-  if (predictor <= 1) return capped(data, maxBytes);
-  const colors = numberOf(get(context, parms, 'Colors')) ?? 1;
-  const bpc = numberOf(get(context, parms, 'BitsPerComponent')) ?? 8;
-  const columns = numberOf(get(context, parms, 'Columns')) ?? 1;
+const tooLarge = (error: unknown) => (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || (error as RangeError).name === 'RangeError';
+
+/** Undoes a TIFF (2) or PNG (10–15) predictor. The output is never longer than the input. */
+function predict(data: Uint8Array, params: FilterParams | undefined, limit: OutputLimit): Uint8Array {
+  const predictor = params?.predictor ?? 1;
+  if (predictor <= 1) return fit(data, limit);
+  const colors = clampInt(params?.colors ?? 1, 1, 64);
+  const bpc = [1, 2, 4, 8, 16].includes(params?.bitsPerComponent ?? 8) ? (params?.bitsPerComponent ?? 8) : 8;
+  const columns = clampInt(params?.columns ?? 1, 1, 2 ** 31);
   const bpp = Math.max(1, Math.ceil((colors * bpc) / 8));
   const rowLength = Math.ceil((colors * bpc * columns) / 8);
+  // A row longer than the data holds no complete row: nothing to undo (and nothing to allocate).
+  if (rowLength >= data.length) return predictor === 2 ? fit(data, limit) : new Uint8Array();
   if (predictor === 2) {
-    if (bpc !== 8) return data;
-    const out = Uint8Array.from(data);
+    if (bpc !== 8) return fit(data, limit);
+    const out = Uint8Array.from(fit(data, limit));
     for (let r = 0; r < out.length; r += rowLength) {
       for (let i = bpp; i < rowLength && r + i < out.length; i++) out[r + i] = (out[r + i]! + out[r + i - bpp]!) & 0xff;
     }
     return out;
   }
   // PNG predictors: each row starts with a filter-type byte.
-  const rows = Math.floor(data.length / (rowLength + 1));
+  let rows = Math.floor(data.length / (rowLength + 1));
+  if (rows * rowLength > limit.cap) {
+    if (!limit.truncate) return limit.over();
+    rows = Math.floor(limit.cap / rowLength);
+  }
   const out = new Uint8Array(rows * rowLength);
   const prev = new Uint8Array(rowLength);
   for (let r = 0; r < rows; r++) {
@@ -155,9 +288,8 @@ function predict(context: PDFContext, data: Uint8Array, parms: PDFDict | undefin
   return out;
 }
 
-function capped(data: Uint8Array, maxBytes: number): Uint8Array {
-  if (data.length > maxBytes) throw new StreamTooLargeError(`stream decodes to more than ${maxBytes} bytes`);
-  return data;
+function clampInt(n: number, min: number, max: number): number {
+  return Number.isFinite(n) ? Math.min(max, Math.max(min, Math.trunc(n))) : min;
 }
 
 function asciiHexDecode(data: Uint8Array): Uint8Array {
@@ -178,33 +310,35 @@ function asciiHexDecode(data: Uint8Array): Uint8Array {
   return out.subarray(0, o);
 }
 
-function ascii85Decode(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(Math.ceil((data.length * 4) / 5) + 4);
+/** ASCII85; stops a little past `cap` (a 'z' gives 4 bytes from 1), so the caller sees it was over. */
+function ascii85Decode(data: Uint8Array, cap: number): Uint8Array {
+  const out = new Uint8Array(Math.min(data.length * 4 + 4, cap + 8));
   let o = 0;
-  const group: number[] = [];
+  const group = new Uint8Array(5);
+  let n = 0;
   for (let i = 0; i < data.length; i++) {
     const c = data[i]!;
-    if (c === 0x7e) break; // ~>
-    if (c === 0x7a && group.length === 0) {
+    if (c === 0x7e || o > cap) break; // ~>, or past the cap
+    if (c === 0x7a && n === 0) {
       out.fill(0, o, o + 4);
       o += 4;
       continue;
     }
     if (c < 0x21 || c > 0x75) continue;
-    group.push(c - 33);
-    if (group.length === 5) {
+    group[n++] = c - 33;
+    if (n === 5) {
       let v = 0;
       for (const g of group) v = v * 85 + g;
       out[o++] = (v >>> 24) & 0xff;
       out[o++] = (v >>> 16) & 0xff;
       out[o++] = (v >>> 8) & 0xff;
       out[o++] = v & 0xff;
-      group.length = 0;
+      n = 0;
     }
   }
-  if (group.length > 1) {
-    const k = group.length - 1;
-    while (group.length < 5) group.push(84);
+  if (n > 1) {
+    const k = n - 1;
+    while (n < 5) group[n++] = 84;
     let v = 0;
     for (const g of group) v = v * 85 + g;
     for (let j = 0; j < k; j++) out[o++] = (v >>> (24 - 8 * j)) & 0xff;
@@ -212,63 +346,143 @@ function ascii85Decode(data: Uint8Array): Uint8Array {
   return out.subarray(0, o);
 }
 
-function runLengthDecode(data: Uint8Array, maxBytes: number): Uint8Array {
-  const chunks: number[] = [];
+/**
+ * A byte buffer that grows by doubling, never past the limit: a filter that would write more stops
+ * (a prefix was wanted) or fails at once, before it allocates.
+ */
+class Output {
+  buf: Uint8Array;
+  length = 0;
+
+  constructor(
+    private readonly limit: OutputLimit,
+    expected: number,
+  ) {
+    this.buf = new Uint8Array(Math.max(0, Math.min(limit.cap, Math.max(4096, expected))));
+  }
+
+  /**
+   * Room for `n` more bytes. False when a wanted prefix ends within them: the buffer then has
+   * {@link room} bytes left for their start, and decoding stops.
+   */
+  reserve(n: number): boolean {
+    const need = this.length + n;
+    if (need <= this.buf.length) return true;
+    const cap = this.limit.cap;
+    if (need > cap) {
+      if (!this.limit.truncate) this.limit.over();
+      this.grow(cap);
+      return false;
+    }
+    this.grow(Math.min(cap, Math.max(need, this.buf.length * 2)));
+    return true;
+  }
+
+  room(): number {
+    return this.buf.length - this.length;
+  }
+
+  private grow(size: number): void {
+    if (size <= this.buf.length) return;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+
+  done(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+function runLengthDecode(data: Uint8Array, limit: OutputLimit): Uint8Array {
+  const out = new Output(limit, data.length * 2);
   for (let i = 0; i < data.length; ) {
     const len = data[i++]!;
     if (len === 128) break;
+    const n = len < 128 ? Math.min(len + 1, data.length - i) : 257 - len;
+    const fits = out.reserve(n);
+    const k = fits ? n : out.room();
     if (len < 128) {
-      for (let j = 0; j <= len && i < data.length; j++) chunks.push(data[i++]!);
+      out.buf.set(data.subarray(i, i + k), out.length);
+      i += n;
     } else {
-      const b = data[i++] ?? 0;
-      for (let j = 0; j < 257 - len; j++) chunks.push(b);
+      out.buf.fill(data[i++] ?? 0, out.length, out.length + k);
     }
-    if (chunks.length > maxBytes) throw new StreamTooLargeError(`stream decodes to more than ${maxBytes} bytes`);
+    out.length += k;
+    if (!fits) break;
   }
-  return Uint8Array.from(chunks);
+  return out.done();
 }
 
-function lzwDecode(data: Uint8Array, earlyChange: number, maxBytes: number): Uint8Array {
-  const out: number[] = [];
-  let dict: number[][] = [];
-  const reset = () => {
-    dict = [];
-    for (let i = 0; i < 256; i++) dict.push([i]);
-    dict.push([], []); // 256 clear, 257 EOD
-  };
-  reset();
+/**
+ * LZW (§7.4.4) with the table as prefix codes, last bytes and lengths (4,096 entries at most), so
+ * an entry costs three numbers, not a copy of its string.
+ */
+function lzwDecode(data: Uint8Array, earlyChange: number, limit: OutputLimit): Uint8Array {
+  const prefix = new Int16Array(4096);
+  const last = new Uint8Array(4096);
+  const first = new Uint8Array(4096);
+  const length = new Uint16Array(4096);
+  for (let i = 0; i < 256; i++) {
+    prefix[i] = -1;
+    last[i] = i;
+    first[i] = i;
+    length[i] = 1;
+  }
+  const out = new Output(limit, data.length * 3);
+  let next = 258;
   let codeLength = 9;
   let bitBuf = 0;
   let bitCount = 0;
-  let prev: number[] | null = null;
+  let prev = -1;
+  /** Writes the string of entry `code`; false when a wanted prefix ended inside it. */
+  const write = (code: number): boolean => {
+    const n = length[code]!;
+    const fits = out.reserve(n);
+    const k = fits ? n : out.room();
+    let at = n - 1;
+    for (let c = code; c >= 0 && at >= 0; c = prefix[c]!, at--) if (at < k) out.buf[out.length + at] = last[c]!;
+    out.length += k;
+    return fits;
+  };
   for (let i = 0; i < data.length; i++) {
-    bitBuf = (bitBuf << 8) | data[i]!;
+    bitBuf = ((bitBuf << 8) | data[i]!) & 0xffffff;
     bitCount += 8;
     while (bitCount >= codeLength) {
       const code = (bitBuf >>> (bitCount - codeLength)) & ((1 << codeLength) - 1);
       bitCount -= codeLength;
-      bitBuf &= (1 << bitCount) - 1;
       if (code === 256) {
-        reset();
+        next = 258;
         codeLength = 9;
-        prev = null;
+        prev = -1;
         continue;
       }
-      if (code === 257) return Uint8Array.from(out);
-      let entry: number[];
-      if (code < dict.length) entry = dict[code]!;
-      else if (prev) entry = [...prev, prev[0]!];
-      else return Uint8Array.from(out);
-      for (const b of entry) out.push(b);
-      if (out.length > maxBytes) throw new StreamTooLargeError(`stream decodes to more than ${maxBytes} bytes`);
-      if (prev) dict.push([...prev, entry[0]!]);
-      prev = entry;
-      if (dict.length + earlyChange >= 1 << codeLength && codeLength < 12) codeLength++;
+      if (code === 257) return out.done();
+      let ok: boolean;
+      if (code < next && code !== 256 && code !== 257) {
+        ok = write(code);
+        if (prev >= 0 && next < 4096) define(next++, prev, first[code]!);
+      } else if (code === next && prev >= 0 && next < 4096) {
+        // The string being defined: the previous one and its own first byte.
+        define(next, prev, first[prev]!);
+        ok = write(next++);
+      } else {
+        return out.done(); // a code that cannot occur: corrupt data, keep what was decoded
+      }
+      if (!ok) return out.done();
+      prev = code;
+      if (next + earlyChange >= 1 << codeLength && codeLength < 12) codeLength++;
     }
   }
-  return Uint8Array.from(out);
-}
+  return out.done();
 
+  function define(code: number, pre: number, byte: number) {
+    prefix[code] = pre;
+    last[code] = byte;
+    first[code] = first[pre]!;
+    length[code] = Math.min(4096, length[pre]! + 1);
+  }
+}
 
 /** Content streams of one page joined as PDF reads them: tokens never run across the seams. */
 export function joinContentStreams(parts: readonly Uint8Array[]): Uint8Array {

@@ -2,20 +2,27 @@
 import { valueSymbol } from 'piscina';
 import type { TimeBudget } from './budget.js';
 import { TaskFailure } from './pool.js';
-import { InspectResultSchema, RenderResultSchema, type InspectResult, type RenderResult, type RenderTask } from './tasks.js';
+import { InspectResultSchema, RenderResultSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask } from './tasks.js';
 import handle from './worker-main.js';
 
 export interface Executor {
   /** Tasks run at once (a file keeps at most this many in flight). */
   readonly threads: number;
-  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<InspectResult>;
+  inspect(
+    bytes: SharedArrayBuffer,
+    docId: string,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+    budget?: TimeBudget,
+    options?: InspectTaskOptions,
+  ): Promise<InspectResult>;
   render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult>;
 }
 
 export const localExecutor: Executor = {
   threads: 1,
-  async inspect(bytes, docId) {
-    return InspectResultSchema.parse(await run({ kind: 'inspect', docId, bytes })) as InspectResult;
+  async inspect(bytes, docId, _signal, _timeoutMs, _budget, options) {
+    return InspectResultSchema.parse(await run({ kind: 'inspect', docId, bytes, ...(options ? { options } : {}) })) as InspectResult;
   },
   async render(task) {
     const out = (await run({ kind: 'render', ...task })) as Record<PropertyKey, unknown>;

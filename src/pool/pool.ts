@@ -8,15 +8,18 @@
  * queued: a page that waits behind others is never charged for the wait. A file's tasks may also
  * share a {@link TimeBudget}, which caps the worker time the whole file uses.
  */
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 import { packageRoot } from '../util/package-root.js';
+import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
-import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type RenderResult, type RenderTask } from './tasks.js';
+import { DEFAULT_DECODE_LIMITS, DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-budget.js';
+import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask } from './tasks.js';
 
 export const PoolOptionsSchema = z
   .object({
@@ -28,9 +31,48 @@ export const PoolOptionsSchema = z
     maxWorkerMemoryMb: z.number().int().min(64).default(1024),
     /** Idle workers exit after this many ms. Default 5,000. */
     idleTimeoutMs: z.number().int().min(0).default(5_000),
+    /**
+     * The decode budget of every file read in this pool (decode-budget.ts): the operator's limits.
+     * A call may lower them (`decodeLimits` of preflight), never raise them. Default: the safe defaults.
+     */
+    decodeLimits: DecodeLimitsOverrideSchema.optional(),
+    /**
+     * Memory watchdog: when the process's resident memory passes this many MB, the running task
+     * most likely to blame (the page whose images take most memory, else the newest task) is
+     * stopped and its file gets a finding; the other tasks go on. A worker's heap cap does not see
+     * native memory (images, canvases, WebAssembly), this does. 0 turns it off. Default: 85 % of
+     * the machine's memory, or of the container's (cgroup) limit when it has one.
+     */
+    maxRssMb: z.number().int().min(0).optional(),
   })
   .strict();
 export type PoolOptions = z.input<typeof PoolOptionsSchema>;
+
+/** 85 % of the memory this process may use: its cgroup's limit when it has one, else the machine's. */
+export function defaultMaxRssMb(): number {
+  let limit = totalmem();
+  for (const file of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
+    try {
+      const n = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isFinite(n) && n > 0 && n < limit) limit = n;
+    } catch {
+      // no such cgroup file
+    }
+  }
+  return Math.floor((limit * 0.85) / (1024 * 1024));
+}
+
+/** How often the memory watchdog looks, and how long it waits after stopping a task for its memory to go. */
+const WATCHDOG_MS = 200;
+const WATCHDOG_SETTLE_MS = 1_000;
+
+/** A task running on a worker, as the memory watchdog sees it. */
+interface Running {
+  /** Memory it may take, estimated from the file's structure (bytes). */
+  estimate: number;
+  startedAt: number;
+  stop: AbortController;
+}
 
 /** Why a task did not produce a result. */
 export class TaskFailure extends Error {
@@ -50,8 +92,15 @@ export class TaskFailure extends Error {
  * await pool.destroy();
  */
 export class PreflightPool {
-  readonly options: z.output<typeof PoolOptionsSchema> & { maxThreads: number };
+  readonly options: z.output<typeof PoolOptionsSchema> & { maxThreads: number; maxRssMb: number };
+  /** The decode budget of files read in this pool (the operator's limits). */
+  readonly decodeLimits: DecodeLimits;
   private readonly piscina: Piscina;
+  private readonly running = new Map<number, Running>();
+  private watchdog: NodeJS.Timeout | undefined;
+  private settleUntil = 0;
+  /** The resident memory (MB) when the watchdog last stopped a task, for its message. */
+  private stoppedAtMb = 0;
   /** Tasks submitted and not yet taken by a worker: their id → what to do when one takes them. */
   private readonly waiting = new Map<number, () => void>();
   private nextTaskId = 1;
@@ -63,7 +112,10 @@ export class PreflightPool {
         `Invalid pool options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`,
       );
     }
-    this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism() };
+    this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
+    this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
+    // Before any worker loads the canvas library (its workers inherit the process's environment).
+    commitNativeMemoryOnDemand();
     this.piscina = new Piscina({
       filename: join(packageRoot(), 'dist', 'workers', 'preflight-worker.js'),
       maxThreads: this.options.maxThreads,
@@ -89,8 +141,16 @@ export class PreflightPool {
    * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)
    * @param budget the file's time budget, shared by all its tasks
    */
-  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<InspectResult> {
-    const result = await this.run({ kind: 'inspect', docId, bytes }, signal, timeoutMs, budget);
+  async inspect(
+    bytes: SharedArrayBuffer,
+    docId: string,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+    budget?: TimeBudget,
+    options?: InspectTaskOptions,
+  ): Promise<InspectResult> {
+    // Parsing takes some multiple of the file's size; the watchdog's estimate.
+    const result = await this.run({ kind: 'inspect', docId, bytes, ...(options ? { options } : {}) }, signal, timeoutMs, budget, bytes.byteLength * 8);
     const parsed = InspectResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned malformed facts: ${parsed.error.issues[0]?.message}`);
     return parsed.data as InspectResult;
@@ -98,17 +158,20 @@ export class PreflightPool {
 
   /** One page's raster facts and, when asked, its preview. */
   async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult> {
-    const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs, budget);
+    // pdf.js holds about 11 bytes per decoded image pixel at its peak, and the page's canvas.
+    const estimate = task.largestImagePixels * 11 + task.maxPx * task.maxPx * 8;
+    const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs, budget, estimate);
     const parsed = RenderResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed raster: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 
-  private async run(task: object, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs, budget?: TimeBudget): Promise<unknown> {
+  private async run(task: object, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs, budget?: TimeBudget, estimate = 0): Promise<unknown> {
     if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
     if (budget?.spent) throw budgetSpent(budget);
     const taskId = this.nextTaskId++;
     const timeout = new AbortController();
+    const memory = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let stopBudget: (() => void) | undefined;
     let limitedByBudget = false;
@@ -125,11 +188,17 @@ export class PreflightPool {
         }
       }
       timer = setTimeout(() => timeout.abort(), limit);
+      this.running.set(taskId, { estimate, startedAt: performance.now(), stop: memory });
+      this.watch();
     });
-    const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    const signals = [timeout.signal, memory.signal, ...(signal ? [signal] : [])];
+    const combined = AbortSignal.any(signals);
     try {
       return await this.piscina.run({ ...task, taskId }, { signal: combined });
     } catch (error) {
+      if (memory.signal.aborted) {
+        throw new TaskFailure('crashed', `was stopped by the memory watchdog: the process used ${this.stoppedAtMb} MB, more than its ${this.options.maxRssMb} MB (maxRssMb)`);
+      }
       if (timeout.signal.aborted) throw limitedByBudget && budget ? budgetSpent(budget) : new TaskFailure('timeout', `took longer than ${timeoutMs / 1000} s`);
       if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
       const e = error as NodeJS.ErrnoException;
@@ -139,8 +208,41 @@ export class PreflightPool {
     } finally {
       clearTimeout(timer);
       this.waiting.delete(taskId);
+      this.running.delete(taskId);
       stopBudget?.();
     }
+  }
+
+  /**
+   * The memory watchdog: while tasks run, the process's resident memory is sampled; past
+   * `maxRssMb`, the task with the largest estimate (the newest among equals) is stopped — piscina
+   * ends its worker, which frees what the worker held — and the watchdog waits a moment for the
+   * memory to go before it judges again.
+   */
+  private watch(): void {
+    if (this.watchdog || !this.options.maxRssMb) return;
+    this.watchdog = setInterval(() => {
+      if (this.running.size === 0) {
+        clearInterval(this.watchdog);
+        this.watchdog = undefined;
+        return;
+      }
+      const now = performance.now();
+      if (now < this.settleUntil) return;
+      const rssMb = Math.round(process.memoryUsage.rss() / (1024 * 1024));
+      if (rssMb <= this.options.maxRssMb) return;
+      let victim: [number, Running] | undefined;
+      for (const entry of this.running) {
+        const [, r] = entry;
+        if (!victim || r.estimate > victim[1].estimate || (r.estimate === victim[1].estimate && r.startedAt > victim[1].startedAt)) victim = entry;
+      }
+      if (!victim) return;
+      this.running.delete(victim[0]);
+      this.stoppedAtMb = rssMb;
+      this.settleUntil = now + WATCHDOG_SETTLE_MS;
+      victim[1].stop.abort();
+    }, WATCHDOG_MS);
+    this.watchdog.unref();
   }
 
   /**
@@ -154,6 +256,8 @@ export class PreflightPool {
 
   /** Stops every worker. */
   async destroy(): Promise<void> {
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
     await this.piscina.destroy();
   }
 }

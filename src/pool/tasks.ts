@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
+import { DecodeLimitsSchema } from '../pdf/decode-budget.js';
 import { DetailRequestSchema } from '../raster/image-detail.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
@@ -14,12 +15,24 @@ const TaskId = z.number().int().positive().optional();
 /** What a worker posts (on its parent port) the moment it takes a task. */
 export const TaskStartedSchema = z.object({ taskStarted: z.number().int().positive() }).strict();
 
+/** How a file's structure is read: the decode budget in force, and what the renderer may be given. */
+export const InspectOptionsSchema = z
+  .object({
+    /** The file's decode budget (the operator's limits, tightened by the call). Default: decode-budget.ts's defaults. */
+    limits: DecodeLimitsSchema.optional(),
+    /** Pixels of images a renderer decodes that glyphs and soft-mask groups draw (the call's render budget). */
+    maxHiddenImagePixels: z.number().int().min(1).optional(),
+  })
+  .strict();
+export type InspectTaskOptions = z.infer<typeof InspectOptionsSchema>;
+
 export const InspectTaskSchema = z.object({
   kind: z.literal('inspect'),
   taskId: TaskId,
   /** Identifies the document in the worker's cache (its sha256). */
   docId: z.string().min(1),
   bytes: Shared,
+  options: InspectOptionsSchema.optional(),
 });
 
 /** Starts a worker ahead of its first real task (its start-up overlaps the caller's work). */
@@ -66,6 +79,8 @@ export const RenderTaskSchema = z.object({
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */
   maxPdfjsImagePixels: z.number().int().positive(),
   largestImagePixels: z.number().int().min(0),
+  /** The decode budget of parsing the file again for its image streams (as its structure was read). */
+  limits: DecodeLimitsSchema.optional(),
   /** JPEG images whose detail to measure (image-upscaled): raster/image-detail.ts. */
   detail: z.array(DetailRequestSchema).optional(),
 });

@@ -6,7 +6,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFName, PDFRawStream, parsePdf, type PDFContext } from '../pdf/pdf-lib.js';
+import { PDFName, PDFRawStream, type PDFContext } from '../pdf/pdf-lib.js';
+import { parsePdf } from '../pdf/parse.js';
+import { DecodeBudget } from '../pdf/decode-budget.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { N, resolve, PDFArray } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';
@@ -77,7 +79,12 @@ export default async function handle(message: unknown): Promise<unknown> {
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
   const { inspectPdf } = await import('../pdf/inspect.js');
-  return { facts: await inspectPdf(doc.bytes), sha256: sha256Hex(doc.bytes) };
+  const options = task.options ?? {};
+  const facts = await inspectPdf(doc.bytes, {
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.maxHiddenImagePixels ? { scan: { maxHiddenImagePixels: options.maxHiddenImagePixels } } : {}),
+  });
+  return { facts, sha256: sha256Hex(doc.bytes) };
 }
 
 async function render(task: RenderTask) {
@@ -89,7 +96,7 @@ async function render(task: RenderTask) {
   let notStreamed = '';
   if (task.plan) {
     // The caller may have sent the JPEG along (it read the structure itself).
-    const found = task.jpeg ? null : await imageObject(doc, task.plan.ref);
+    const found = task.jpeg ? null : await imageObject(doc, task.plan.ref, task.limits);
     if (task.jpeg || (found && isDct(found.context, found.stream))) {
       const jpeg = task.jpeg ?? jpegStreamOf(found!.context, found!.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
@@ -195,7 +202,7 @@ async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels |
   for (const request of task.detail ?? []) {
     let jpeg = task.jpeg && task.plan?.ref === request.ref ? task.jpeg.data : null;
     if (!jpeg) {
-      const found = await imageObject(doc, request.ref).catch(() => null);
+      const found = await imageObject(doc, request.ref, task.limits).catch(() => null);
       if (!found || !isDct(found.context, found.stream)) continue;
       jpeg = jpegStreamOf(found.context, found.stream).data;
     }
@@ -206,8 +213,8 @@ async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels |
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
-  doc.pdflib ??= parsePdf(doc.bytes);
+async function imageObject(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
+  doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(limits));
   const context = await doc.pdflib;
   const stream = imageXObject(context, refLabel);
   return stream ? { context, stream } : null;

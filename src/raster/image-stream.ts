@@ -1,6 +1,6 @@
 /** The raw stream of a page's one image, for the fast paths (fast-path.ts, flate-path.ts). */
-import { N, PDFArray, PDFRawStream, PDFRef, items, numberOf, resolve } from '../pdf/objects.js';
-import { PDFBool, type PDFContext } from '../pdf/pdf-lib.js';
+import { N, PDFArray, PDFRawStream, items, numberOf, resolve } from '../pdf/objects.js';
+import { PDFBool, refIn, type PDFContext } from '../pdf/pdf-lib.js';
 
 export interface JpegStream {
   /** The stream's raw (still encoded) bytes. */
@@ -16,7 +16,9 @@ export function imageXObject(context: PDFContext, refLabel: string): PDFRawStrea
   if (context.trailerInfo.Encrypt) return null;
   const [num, gen] = refLabel.split(' ').map(Number);
   if (!Number.isInteger(num) || !Number.isInteger(gen)) return null;
-  const stream = context.lookup(PDFRef.of(num!, gen!));
+  // By number, through the document's own references: another file may have been parsed since.
+  const ref = refIn(context, num!, gen!);
+  const stream = ref ? context.lookup(ref) : undefined;
   return stream instanceof PDFRawStream ? stream : null;
 }
 

@@ -6,11 +6,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api.js';
 import { SoftMaskFilterFactory, withSoftMasks } from './soft-mask.js';
+import { commitNativeMemoryOnDemand } from './native-memory.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 let loaded: Promise<PdfJs> | undefined;
 
 export function pdfjs(): Promise<PdfJs> {
+  // In the calling thread (`pool: false`), before pdf.js loads the canvas library.
+  commitNativeMemoryOnDemand();
   loaded ??= import('pdfjs-dist/legacy/build/pdf.mjs');
   return loaded;
 }

@@ -21,9 +21,16 @@ export const PDFIUM_MAX_IMAGE_PIXELS = 16_000_000;
  * in a WebAssembly heap outside that cap: a million paths is ~330 MB.
  */
 export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
+/**
+ * Pages whose tiling patterns take more cells than this to cover them stay with pdf.js: PDFium
+ * draws every cell (16 million cells of 0.1 pt took 6.5 s of CPU on a loaded 2-core machine), pdf.js
+ * draws one and repeats it.
+ */
+export const PDFIUM_MAX_TILING_CELLS = 1_000_000;
 
 /** The engine for a page that the image fast path does not take (or gives back). */
-export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours'>): 'pdfium' | 'pdfjs' {
+export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours' | 'tiling'>): 'pdfium' | 'pdfjs' {
+  if ((page.tiling?.cells ?? 0) > PDFIUM_MAX_TILING_CELLS) return 'pdfjs';
   if (page.fonts.some((f) => f.embedded)) return 'pdfjs';
   if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
   if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';

@@ -6,6 +6,8 @@ import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
 import { grouped } from '../util/text.js';
 
+const CODED_FORMAT = { jpeg: 'JPEG', jpx: 'JPEG 2000', jbig2: 'JBIG2', ccitt: 'CCITT fax' } as const;
+
 /** "image Im0 (12 0 R)", "an inline image", "image Fm1 › Im0 (12 0 R)" */
 export function imageLabel(image: ImageFacts): string {
   if (image.inline) return `an inline image${image.via.length ? ` in ${image.via.join(' › ')}` : ''}`;
@@ -50,7 +52,7 @@ export const checkImageSize: Check = (ctx) => {
         what = `${imageLabel(image)} is ${grouped(image.widthPx)} × ${grouped(image.heightPx)} px`;
         actual = `${image.widthPx} × ${image.heightPx} px`;
       } else if (longest > max && c) {
-        what = `${imageLabel(image)} is declared ${grouped(image.widthPx)} × ${grouped(image.heightPx)} px, but its ${c.format === 'jpeg' ? 'JPEG' : 'JPEG 2000'} data is ${grouped(c.widthPx)} × ${grouped(c.heightPx)} px (a reader decodes that)`;
+        what = `${imageLabel(image)} is declared ${grouped(image.widthPx)} × ${grouped(image.heightPx)} px, but its ${CODED_FORMAT[c.format]} data is ${grouped(c.widthPx)} × ${grouped(c.heightPx)} px (a reader decodes that)`;
         actual = `${c.widthPx} × ${c.heightPx} px (${c.format} data)`;
       } else {
         const m = image.mask!;

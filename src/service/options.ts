@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CheckQueue } from '../jobs/queue.js';
 import type { CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
-import type { PreflightPool } from '../pool/pool.js';
+import { PoolOptionsSchema, type PreflightPool } from '../pool/pool.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { ApiKeySchema, TenantConfigSchema } from './tenants.js';
 
@@ -80,6 +80,11 @@ export const ServeOptionsSchema = z
     shutdownGraceMs: z.number().int().min(0).default(30_000),
     /** Per-task time limit of the pool, in ms. */
     taskTimeoutMs: z.number().int().min(1).optional(),
+    /**
+     * The pool's operator limits: the decode budget of every file (requests cannot raise it) and
+     * the memory watchdog (PreflightPool's `decodeLimits` and `maxRssMb`).
+     */
+    poolLimits: PoolOptionsSchema.pick({ decodeLimits: true, maxRssMb: true }).optional(),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Builds the queue (default: the embedded queue on a local pool). */
     queue: z.custom<(ctx: QueueContext) => CheckQueue | Promise<CheckQueue>>((v) => typeof v === 'function').optional(),

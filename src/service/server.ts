@@ -64,7 +64,10 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   const store = await JobStore.open(options.dataDir);
   const registry = await loadProfiles(options.profiles);
   const ownPool = !options.queue && !options.pool;
-  const pool = options.queue ? options.pool : (options.pool ?? new PreflightPool({ ...(options.workers ? { maxThreads: options.workers } : {}), ...(options.taskTimeoutMs ? { taskTimeoutMs: options.taskTimeoutMs } : {}) }));
+  const pool = options.queue
+    ? options.pool
+    : (options.pool ??
+      new PreflightPool({ ...(options.workers ? { maxThreads: options.workers } : {}), ...(options.taskTimeoutMs ? { taskTimeoutMs: options.taskTimeoutMs } : {}), ...options.poolLimits }));
   let onFinished: (record: CheckRecord) => void = () => undefined;
   const queue: CheckQueue = options.queue
     ? await options.queue({ store, registry, profilesDir: options.profiles, onFinished: (r) => onFinished(r) })

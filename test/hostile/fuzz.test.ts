@@ -1,8 +1,10 @@
 /**
- * Fuzzing (fast-check): valid corpus files mutated and truncated. The property: preflight()
- * resolves to a valid report, or rejects with one of our typed errors, within the time limit —
- * never a crash, a hang or an untyped exception. Bounded runs in CI; `npm run fuzz` runs longer
- * (FUZZ_RUNS=1000).
+ * Fuzzing (fast-check): valid corpus files mutated and truncated, and page content behind generated
+ * filter chains (Flate, LZW, RunLength, ASCII85, ASCIIHex; chains longer than allowed, bombs,
+ * damaged data, absurd predictor parameters). The properties: preflight() resolves to a valid
+ * report, or rejects with one of our typed errors, within the time limit — never a crash, a hang or
+ * an untyped exception; and any chain our encoders write decodes back to its bytes. Bounded runs
+ * in CI; `npm run fuzz` runs longer (FUZZ_RUNS=1000).
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
@@ -11,6 +13,11 @@ import { PreflightError } from '../../src/errors.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { preflight } from '../../src/preflight.js';
 import { ReportSchema } from '../../src/report/schema.js';
+import { DecodeBudget } from '../../src/pdf/decode-budget.js';
+import { decodeFilters } from '../../src/pdf/streams.js';
+import { FILTERS, encodeChain, type FilterName } from '../helpers/filters.js';
+// @ts-expect-error plain ESM helper without types
+import { onePage, stream } from './pdf-writer.mjs';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 const LIMIT_MS = 30_000;
@@ -79,6 +86,71 @@ describe('fuzzing preflight() with mutated corpus files', () => {
         }
         expect(performance.now() - started).toBeLessThan(LIMIT_MS);
       }),
+      { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+    );
+  }, Math.max(120_000, RUNS * LIMIT_MS));
+});
+
+const filter = fc.constantFrom(...FILTERS);
+/** Content that paints (so a page is judged on what it draws), of a generated length and texture. */
+const content = fc
+  .tuple(fc.integer({ min: 0, max: 4000 }), fc.constantFrom('0.1 0.2 0.8 rg 0 0 400 400 re f\n', 'q 1 0 0 1 5 5 cm 0 0 m 10 10 l S Q\n', '% comment\n'), fc.uint8Array({ maxLength: 64 }))
+  .map(([n, unit, noise]) => Buffer.concat([Buffer.from(unit.repeat(n)), Buffer.from(noise)]));
+const params = fc.option(
+  fc.record({
+    predictor: fc.constantFrom(1, 2, 10, 12, 15, 99, -1),
+    columns: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.constant(2 ** 31), fc.constant(0)),
+    colors: fc.integer({ min: 0, max: 80 }),
+    bitsPerComponent: fc.constantFrom(1, 2, 4, 8, 16, 3),
+  }),
+  { nil: undefined },
+);
+
+/** How much a chain's encoders can grow data (ASCIIHex doubles it): generated cases past a few MB are skipped. */
+const GROWTH: Record<FilterName, number> = { FlateDecode: 1.01, LZWDecode: 1.5, RunLengthDecode: 1.01, ASCII85Decode: 1.25, ASCIIHexDecode: 2 };
+const encodedSize = (chain: readonly FilterName[], bytes: number) => chain.reduce((n, f) => n * GROWTH[f], bytes);
+
+describe('filter chains', () => {
+  it(`any chain our encoders write decodes back to its bytes (${RUNS * 2} runs)`, () => {
+    fc.assert(
+      fc.property(fc.array(filter, { minLength: 1, maxLength: 8 }), content, (chain, data) => {
+        fc.pre(encodedSize(chain, data.length) < 4 * 1024 * 1024);
+        const decoded = decodeFilters(encodeChain(chain, data), chain, [], { maxBytes: 64 * 1024 * 1024, budget: new DecodeBudget() });
+        expect(Buffer.from(decoded).equals(data)).toBe(true);
+      }),
+      { numRuns: RUNS * 2, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+    );
+  });
+
+  it(`page content behind generated, damaged and hostile chains: a report or a typed error, in time (${RUNS} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(filter, { minLength: 1, maxLength: 12 }),
+        content,
+        fc.array(fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), value: fc.integer({ min: 0, max: 255 }) }), { maxLength: 4 }),
+        params,
+        fc.boolean(),
+        async (generated, data, flips, parms, bomb) => {
+          // A bomb: 48 MiB of spaces under the chain, behind a Flate filter applied first.
+          const chain = bomb ? [...generated, 'FlateDecode' as const] : generated;
+          fc.pre(encodedSize(chain, bomb ? 64 * 1024 : data.length) < 4 * 1024 * 1024);
+          const body = bomb ? Buffer.alloc(48 * 1024 * 1024, 0x20) : data;
+          const encoded = Uint8Array.from(encodeChain(chain, body));
+          for (const f of flips) if (encoded.length) encoded[Math.min(encoded.length - 1, Math.floor(f.at * encoded.length))] = f.value;
+          const decodeParms = parms
+            ? ` /DecodeParms [${chain.map((_, i) => (i === chain.length - 1 ? `<< /Predictor ${parms.predictor} /Columns ${parms.columns} /Colors ${parms.colors} /BitsPerComponent ${parms.bitsPerComponent} >>` : 'null')).join(' ')}]`
+            : '';
+          const bytes = onePage({ content: stream(`/Filter [${chain.map((f) => `/${f}`).join(' ')}]${decodeParms}`, encoded) });
+          const started = performance.now();
+          try {
+            const report = await preflight(bytes, { sku: 'T-SHIRT-M' }, { pool, previewSize: 200 });
+            expect(ReportSchema.safeParse(report).success).toBe(true);
+          } catch (error) {
+            expect(error).toBeInstanceOf(PreflightError);
+          }
+          expect(performance.now() - started).toBeLessThan(LIMIT_MS);
+        },
+      ),
       { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
     );
   }, Math.max(120_000, RUNS * LIMIT_MS));

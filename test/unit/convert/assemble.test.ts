@@ -1,7 +1,8 @@
 /**
  * assemble(): one input per layer — 16-bit PNG with alpha, CMYK JPEG, CMYK TIFF, WebP, a one-page
  * PDF — into pages of the layer's exact size, sRGB, at the production resolution capped at the
- * pixel limit, under the size cap; the output passes the checks that the inputs could decide.
+ * pixel limit, under the size cap; the output passes the checks that the inputs could decide. A
+ * layer PDF is parsed and its content decoded under the decode budget before it is placed.
  */
 import { readFileSync } from 'node:fs';
 import { PDFDocument } from 'pdf-lib';
@@ -11,6 +12,9 @@ import { assemble } from '../../../src/convert/assemble.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { sha256Hex } from '../../../src/source/read.js';
+import { runLengthEncode } from '../../helpers/filters.js';
+// @ts-expect-error plain ESM helper without types
+import { onePage, stream } from '../../hostile/pdf-writer.mjs';
 
 const picture = (w: number, h: number) =>
   sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" fill="#3a7bd5"/><circle cx="${w / 2}" cy="${h / 3}" r="${w / 4}" fill="#f5c542"/><rect y="${h * 0.8}" width="${w}" height="${h * 0.2}" fill="#c0392b"/></svg>`));
@@ -93,5 +97,16 @@ describe('assemble', () => {
     await expect(assemble({ sku: 'TANKTOP-M' }, [i.webp, i.webp, i.webp], {}, { pool: false })).rejects.toThrow(InvalidArgumentError);
     await expect(assemble({ sku: 'TANKTOP-M' }, [{ layer: 'sleeve', input: i.webp }, i.webp], {}, { pool: false })).rejects.toThrow(/no layer "sleeve"/);
     await expect(assemble({ sku: 'TANKTOP-M' }, [new Uint8Array([1, 2, 3]), i.webp], {}, { pool: false })).rejects.toThrow(/PNG, JPEG, TIFF, WebP or PDF/);
+  });
+
+  it('refuses a layer PDF over the decode budget before pdf-lib decodes it without limit', async () => {
+    const i = await inputs();
+    // 32 MiB of content behind RunLengthDecode (512 KiB of file): pdf-lib's embedder would inflate it whole.
+    const bomb = onePage({ content: stream('/Filter /RunLengthDecode', runLengthEncode(Buffer.alloc(32 * 1024 * 1024, 0x20))) });
+    const tight = { pool: false as const, raster: false, decodeLimits: { maxFileDecodedBytes: 4 * 1024 * 1024 } };
+    await expect(assemble({ sku: 'TANKTOP-M' }, [bomb, i.webp], {}, tight)).rejects.toThrow(/layer front is too complex to place: .*more than 4 MiB/);
+    // Within the budget it is placed as before.
+    const { report } = await assemble({ sku: 'TANKTOP-M' }, [bomb, i.webp], {}, { ...tight, decodeLimits: { maxFileDecodedBytes: 256 * 1024 * 1024 } });
+    expect(report.pages).toHaveLength(2);
   });
 });

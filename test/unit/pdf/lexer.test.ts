@@ -57,3 +57,26 @@ describe('content stream lexer', () => {
     expect(inline[0]!.dict.get('CS')).toEqual([{ name: 'I' }, { name: 'RGB' }, 1, { string: true }]);
   });
 });
+
+describe('lexer bounds (issue 28)', () => {
+  const limits = { maxNesting: 8, maxOperands: 16, maxTokenBytes: 64, maxContainerItems: 100 };
+  const lexWith = (src: string) => lexContent(new TextEncoder().encode(src), () => undefined, () => undefined, () => null, limits);
+
+  it.each([
+    [`/${'N'.repeat(65)} Do`, /a name longer than 64 bytes/],
+    [`${'x'.repeat(65)}`, /an operator longer than 64 bytes/],
+    [`[${'1 '.repeat(101)}`, /more than 100 items in arrays or dictionaries/],
+    [`<< ${'/K 1 '.repeat(51)}`, /more than 100 items/],
+    [`[ ${'1 '.repeat(60)} [ ${'2 '.repeat(45)}`, /more than 100 items/],
+    [`${'1 '.repeat(17)}m`, /more than 16 operands/],
+    [`BI ${'/W 1 '.repeat(60)}`, /an inline image dictionary of more than 100 items/],
+  ])('refuses %#', (src, error) => {
+    expect(() => lexWith(src)).toThrow(error);
+  });
+
+  it('counts only the items of containers still open: closed ones give their count back', () => {
+    // Nine closed arrays of 10 items (and again, twice over) are nine operands, not 270 items.
+    expect(lexWith(`${'[1 2 3 4 5 6 7 8 9 10] '.repeat(9)}TJ ${'[1 2 3 4 5 6 7 8 9 10] '.repeat(9)}TJ ${'[1 2 3 4 5 6 7 8 9 10] '.repeat(9)}TJ`)).toBe(true);
+    expect(lexWith(`[${'1 '.repeat(99)}] TJ [${'1 '.repeat(99)}] TJ`)).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, PreflightError } from '../../../src/errors.js';
 import { TimeBudget } from '../../../src/pool/budget.js';
@@ -150,3 +150,32 @@ function toShared(bytes: Uint8Array): SharedArrayBuffer {
   new Uint8Array(shared).set(bytes);
   return shared;
 }
+
+describe('the memory watchdog (issue 28)', () => {
+  it('stops the task it blames when the process passes its limit: the file gets a finding, the pool goes on', async () => {
+    // A limit every process is past: the first look stops whatever runs longer than a moment.
+    const pool = new PreflightPool({ maxThreads: 1, maxRssMb: 1 });
+    try {
+      const heavy = heavyPdf(60_000);
+      const first = await preflight(heavy, { sku: 'T-SHIRT-M' }, { pool, path: 'heavy.pdf' });
+      const said = first.findings.filter((f) => f.code === 'pdf-too-complex').map((f) => f.message).join(' ');
+      expect(said).toMatch(/stopped by the memory watchdog: the process used \d+ MB, more than its 1 MB \(maxRssMb\)/);
+      // The worker it ended was replaced: the next file gets its report too.
+      const second = await preflight(heavy, { sku: 'T-SHIRT-M' }, { pool, path: 'heavy-2.pdf' });
+      expect(second.findings.some((f) => f.code === 'pdf-too-complex')).toBe(true);
+    } finally {
+      await pool.destroy();
+    }
+  }, 120_000);
+
+  it('is off with 0, and defaults to 85 % of the memory the process may use', async () => {
+    const off = new PreflightPool({ maxThreads: 1, maxRssMb: 0 });
+    const report = await preflight(good, { sku: 'T-SHIRT-M' }, { pool: off });
+    expect(report.verdict).toBe('pass');
+    await off.destroy();
+    const byDefault = new PreflightPool();
+    expect(byDefault.options.maxRssMb).toBeGreaterThan(0);
+    expect(byDefault.options.maxRssMb).toBeLessThanOrEqual(Math.floor((totalmem() * 0.85) / 1048576));
+    await byDefault.destroy();
+  });
+});

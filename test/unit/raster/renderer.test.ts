@@ -128,7 +128,7 @@ describe('a JPEG page drawn from the stream its caller hands over', () => {
     const plan = imagePlan(page)!;
     let jpeg: { data: Uint8Array; decodeInverted: boolean } | null = null;
     const { jpegStream } = await import('../../../src/raster/image-stream.js');
-    const { parsePdf } = await import('../../../src/pdf/pdf-lib.js');
+    const { parsePdf } = await import('../../../src/pdf/parse.js');
     jpeg = jpegStream(await parsePdf(bytes), plan.ref);
     expect(jpeg).not.toBeNull();
     const junk = new SharedArrayBuffer(64); // a worker that tried to parse this would find no PDF

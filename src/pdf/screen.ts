@@ -1,0 +1,215 @@
+/**
+ * What a renderer (pdf.js, PDFium) will be given, sized from the file's structure before it sees
+ * it. A renderer decodes font programs, ICC profiles, function and shading streams and JBIG2
+ * globals whole, allocates a sampled function's table and a CCITT decoder's rows from what their
+ * dictionaries declare, and works through every vertex of a mesh shading — with no budget of ours
+ * in force. Each such input is measured here once per file, under the file's decode budget: what
+ * would not fit is a reason to keep the page from the renderer (a `pdf-too-complex` finding in
+ * seconds, instead of a worker busy for a minute or out of memory).
+ */
+import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
+import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, items, nameOf, numberOf, resolve } from './objects.js';
+import { StreamDecodeError, StreamTooLargeError, type StreamReader } from './streams.js';
+import { formatBytes } from './decode-budget.js';
+import { grouped } from '../util/text.js';
+
+export interface ScreenLimits {
+  /** Largest decoded size of a stream a renderer decodes whole: a font program, ICC profile, shading's data, JBIG2 globals. */
+  maxRendererStreamBytes: number;
+  /** Largest PostScript calculator (Type 4) function program, decoded. */
+  maxCalculatorBytes: number;
+  /** Most samples of a sampled (Type 0) function: its /Size entries multiplied, times its outputs. */
+  maxFunctionSamples: number;
+  /** Most colorants of one DeviceN colour space (PDF's own limit is 32). */
+  maxColorants: number;
+}
+
+export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
+  maxRendererStreamBytes: 64 * 1024 * 1024,
+  maxCalculatorBytes: 1024 * 1024,
+  maxFunctionSamples: 4_000_000,
+  maxColorants: 256,
+};
+
+/** A shading's cost for a renderer: mesh elements (vertices; patches count 64 each, as a renderer subdivides them). */
+export interface ShadingCost {
+  reason: string | null;
+  meshElements: number;
+}
+
+/** Deepest nesting of functions (stitching functions of stitching functions…) followed. */
+const MAX_FUNCTION_DEPTH = 8;
+
+export class RendererScreen {
+  private readonly streams = new Map<PDFObject, string | null>();
+  private readonly functions = new Map<PDFObject, string | null>();
+  private readonly shadings = new Map<PDFObject, ShadingCost>();
+  private readonly spaces = new Map<PDFObject, string | null>();
+
+  constructor(
+    private readonly context: PDFContext,
+    /** The file's stream reader (decrypting, charging the file's budget). */
+    private readonly readStream: StreamReader,
+    readonly limits: ScreenLimits = DEFAULT_SCREEN_LIMITS,
+  ) {}
+
+  /** A stream a renderer decodes whole: null when its decoded size is within `max`, else why not. */
+  stream(obj: PDFObject | undefined, what: string, max = this.limits.maxRendererStreamBytes): string | null {
+    const stream = resolve(this.context, obj);
+    if (!(stream instanceof PDFRawStream)) return null;
+    const known = this.streams.get(stream);
+    if (known !== undefined) return known;
+    let reason: string | null = null;
+    try {
+      this.readStream(stream, { maxBytes: max, untilImageFilter: true, what });
+    } catch (error) {
+      if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(max)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
+      else if (!(error instanceof StreamDecodeError)) throw error;
+      // Undecodable data: the renderer fails on it by itself, quickly; not this screen's concern.
+    }
+    this.streams.set(stream, reason);
+    return reason;
+  }
+
+  /** A font's program (FontFile, FontFile2, FontFile3; a Type0 font's descendant's). */
+  font(font: PDFDict, label: string): string | null {
+    const ctx = this.context;
+    let owner = font;
+    if (getName(ctx, font, 'Subtype') === 'Type0') {
+      const descendants = get(ctx, font, 'DescendantFonts');
+      owner = (descendants instanceof PDFArray ? dictOf(items(ctx, descendants)[0]) : undefined) ?? font;
+    }
+    const descriptor = getDict(ctx, owner, 'FontDescriptor');
+    for (const key of ['FontFile', 'FontFile2', 'FontFile3']) {
+      const reason = this.stream(descriptor?.get(N(key)), `the program of font ${label}`);
+      if (reason) return reason;
+    }
+    return null;
+  }
+
+  /**
+   * A function (or array of functions) a renderer evaluates: a sampled one's table is allocated
+   * from /Size, a calculator's program is parsed whole, a stitching one's parts are functions too.
+   */
+  func(obj: PDFObject | undefined, what: string, depth = 0): string | null {
+    const ctx = this.context;
+    const fn = resolve(ctx, obj);
+    if (!fn) return null;
+    if (depth > MAX_FUNCTION_DEPTH) return `${what} nests functions more than ${MAX_FUNCTION_DEPTH} deep`;
+    const known = this.functions.get(fn);
+    if (known !== undefined) return known;
+    let reason: string | null = null;
+    if (fn instanceof PDFArray) {
+      for (const part of items(ctx, fn).slice(0, 64)) if ((reason = this.func(part, what, depth + 1))) break;
+      if (!reason && fn.size() > 64) reason = `${what} is an array of ${fn.size()} functions`;
+    } else {
+      const dict = dictOf(fn);
+      switch (getNumber(ctx, dict, 'FunctionType')) {
+        case 0: {
+          const size = get(ctx, dict, 'Size');
+          const range = get(ctx, dict, 'Range');
+          const outputs = range instanceof PDFArray ? Math.max(1, Math.floor(range.size() / 2)) : 1;
+          let samples = outputs;
+          for (const n of size instanceof PDFArray ? items(ctx, size) : []) samples *= Math.max(1, Math.trunc(numberOf(n) ?? 1));
+          if (!(samples <= this.limits.maxFunctionSamples)) {
+            reason = `${what} is a sampled function of ${grouped(samples)} samples (more than ${grouped(this.limits.maxFunctionSamples)})`;
+          } else reason = this.stream(fn, `the samples of ${what}`);
+          break;
+        }
+        case 4:
+          reason = this.stream(fn, `the calculator program of ${what}`, this.limits.maxCalculatorBytes);
+          break;
+        case 3: {
+          const parts = get(ctx, dict, 'Functions');
+          reason = this.func(parts, what, depth + 1);
+          break;
+        }
+        default:
+          reason = null;
+      }
+    }
+    this.functions.set(fn, reason);
+    return reason;
+  }
+
+  /**
+   * A colour space a renderer builds: its tint transform (Separation, DeviceN), ICC profile,
+   * Indexed lookup table and base spaces; DeviceN with more colorants than a renderer should take.
+   */
+  colourSpace(obj: PDFObject | undefined, depth = 0): string | null {
+    const ctx = this.context;
+    const cs = resolve(ctx, obj);
+    if (!(cs instanceof PDFArray) || depth > 8) return null;
+    const known = this.spaces.get(cs);
+    if (known !== undefined) return known;
+    const parts = items(ctx, cs);
+    let reason: string | null = null;
+    switch (nameOf(parts[0])) {
+      case 'ICCBased':
+        reason = this.stream(parts[1], 'an ICC profile');
+        if (!reason) reason = this.colourSpace(dictOf(parts[1])?.get(N('Alternate')), depth + 1);
+        break;
+      case 'Indexed':
+      case 'I':
+        reason = this.colourSpace(parts[1], depth + 1) ?? this.stream(parts[3], 'an Indexed colour table', 1024 * 1024);
+        break;
+      case 'Separation':
+        reason = this.colourSpace(parts[2], depth + 1) ?? this.func(parts[3], 'a Separation colour’s tint transform');
+        break;
+      case 'DeviceN': {
+        const names = parts[1];
+        const n = names instanceof PDFArray ? names.size() : 0;
+        if (n > this.limits.maxColorants) reason = `a DeviceN colour space has ${grouped(n)} colorants (more than ${this.limits.maxColorants})`;
+        else reason = this.colourSpace(parts[2], depth + 1) ?? this.func(parts[3], 'a DeviceN colour’s tint transform');
+        break;
+      }
+      case 'Pattern':
+        reason = this.colourSpace(parts[1], depth + 1);
+        break;
+    }
+    this.spaces.set(cs, reason);
+    return reason;
+  }
+
+  /**
+   * A shading: its functions and colour space, and for mesh shadings (types 4–7) how many
+   * vertices or patches its data holds — read from the decoded data's length, without parsing it.
+   */
+  shading(obj: PDFObject | undefined, componentsOf: (cs: PDFObject | undefined) => number): ShadingCost {
+    const ctx = this.context;
+    const shading = resolve(ctx, obj);
+    const dict = dictOf(shading);
+    if (!shading || !dict) return { reason: null, meshElements: 0 };
+    const known = this.shadings.get(shading);
+    if (known) return known;
+    const type = getNumber(ctx, dict, 'ShadingType') ?? 0;
+    const fn = get(ctx, dict, 'Function');
+    let reason = this.func(fn, 'a shading’s function') ?? this.colourSpace(get(ctx, dict, 'ColorSpace'));
+    let meshElements = 0;
+    if (!reason && type >= 4 && type <= 7 && shading instanceof PDFRawStream) {
+      let data: Uint8Array | undefined;
+      const max = this.limits.maxRendererStreamBytes;
+      try {
+        data = this.readStream(shading, { maxBytes: max, what: 'a mesh shading' });
+      } catch (error) {
+        if (error instanceof StreamTooLargeError) reason = `a mesh shading’s data decodes to more than ${formatBytes(max)}`;
+        else if (!(error instanceof StreamDecodeError)) throw error;
+      }
+      if (data) {
+        const bits = (key: string) => Math.max(0, Math.trunc(getNumber(ctx, dict, key) ?? 0));
+        const colours = fn ? 1 : Math.max(1, componentsOf(get(ctx, dict, 'ColorSpace')));
+        const point = 2 * bits('BitsPerCoordinate');
+        const colour = colours * bits('BitsPerComponent');
+        const flag = type === 5 ? 0 : bits('BitsPerFlag');
+        // Types 4 and 5: one vertex per (byte-aligned) record. Types 6 and 7: a patch of 12 or 16
+        // points and 4 colours, which a renderer cuts into up to 20 × 20 pieces.
+        const record = type <= 5 ? flag + point + colour : flag + (type === 6 ? 12 : 16) * point + 4 * colour;
+        const count = record > 0 ? Math.floor((data.length * 8) / Math.max(8, Math.ceil(record / 8) * 8)) : 0;
+        meshElements = type <= 5 ? count : count * 64;
+      }
+    }
+    const cost = { reason, meshElements };
+    this.shadings.set(shading, cost);
+    return cost;
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * Issue 28's hostile classes on every way in: the CLI (`check --json`, the structure of a small
+ * file read in its own thread), a batch of good files with every hostile file mixed in under a
+ * 2 GiB memory limit (prlimit: the process's private writable memory), `serve`, and `serve --redis`
+ * with a fleet worker. Each file gets a schema-valid report with its expected finding, exit 0 or 1
+ * and at most 1 GiB of peak RSS; every good file keeps the verdict it gets alone. (Time is the
+ * benchmark's to measure — `npm run bench:hostile` — not a loaded test machine's.)
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchSummarySchema } from '../../src/batch/summary.js';
+import { ReportSchema, type Report } from '../../src/report/schema.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { BIN, startWorker, stopWorker, type WorkerProcess } from '../fleet/fleet-harness.js';
+// @ts-expect-error plain ESM helper without types
+import { hostileCorpus } from './make-hostile.mjs';
+
+interface HostileCase {
+  name: string;
+  bytes: Uint8Array;
+  expect: string[];
+  why: string;
+  issue?: number;
+}
+
+const GIB = 1024 * 1024 * 1024;
+const dir = mkdtempSync(join(tmpdir(), 'pp-boundaries-'));
+let all: HostileCase[] = [];
+let classes: HostileCase[] = [];
+
+beforeAll(async () => {
+  all = await hostileCorpus();
+  classes = all.filter((c) => c.issue === 28);
+  mkdirSync(join(dir, 'files'));
+  for (const c of all) writeFileSync(join(dir, 'files', c.name), c.bytes);
+}, 120_000);
+
+/** Runs the CLI under GNU time: exit code, stdout, peak RSS in bytes. */
+function cli(args: string[], wrap: string[] = []): Promise<{ code: number | null; out: string; rss: number; err: string }> {
+  return new Promise((resolve) => {
+    const timeFile = join(dir, `time-${Math.random().toString(36).slice(2)}`);
+    const command = [...wrap, '/usr/bin/time', '-f', '%M', '-o', timeFile, process.execPath, BIN, ...args];
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      let rss = Number.NaN;
+      try {
+        rss = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) * 1024;
+      } catch {
+        // no figure: the assertion below says so
+      }
+      resolve({ code, out, rss, err });
+    });
+  });
+}
+
+const codesOf = (r: Report) => r.findings.map((f) => f.code as string);
+
+/** Runs `fn` over `items` two at a time. */
+async function twoAtATime<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all([0, 1].map(async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+describe('every class, in the CLI', () => {
+  it('a report with the expected finding, exit 0 or 1, at most 1 GiB of memory', async () => {
+    expect(classes.length).toBeGreaterThanOrEqual(35);
+    const failures: string[] = [];
+    await twoAtATime(classes, async (c) => {
+      const r = await cli(['check', join(dir, 'files', c.name), '--sku', 'TANKTOP-M', '--json', '--workers', '1']);
+      const parsed = ReportSchema.safeParse(JSON.parse(r.out || 'null'));
+      const codes = parsed.success ? codesOf(parsed.data) : [];
+      if (!parsed.success) failures.push(`${c.name}: no report (exit ${r.code}) ${r.err.slice(0, 300)}`);
+      else if (!c.expect.some((e) => codes.includes(e))) failures.push(`${c.name}: expected ${c.expect.join('/')}, got ${codes.join(', ')}`);
+      if (r.code !== 0 && r.code !== 1) failures.push(`${c.name}: exit ${r.code}`);
+      if (!(r.rss <= GIB)) failures.push(`${c.name}: peak RSS ${Math.round(r.rss / 1048576)} MB`);
+    });
+    expect(failures).toEqual([]);
+  }, 900_000);
+});
+
+describe('in a batch of good files, under a 2 GiB memory limit', () => {
+  const GOOD: Array<[string, string, string]> = [
+    ['reportlab-tshirt-M-exact.pdf', 'T-SHIRT-M', 'pass'],
+    ['pikepdf-tanktop-icc-rgb.pdf', 'TANKTOP-M', 'pass'],
+    ['qpdf-tshirt-M-object-streams.pdf', 'T-SHIRT-M', 'pass'],
+    ['gs-tanktop-cmyk-vector.pdf', 'TANKTOP-M', 'warn'],
+    ['pikepdf-tanktop-separation.pdf', 'TANKTOP-M', 'warn'],
+    ['pikepdf-tanktop-devicen.pdf', 'TANKTOP-M', 'warn'],
+    ['reportlab-tshirt-M-unembedded-font.pdf', 'T-SHIRT-M', 'warn'],
+    ['qpdf-encrypted-owner-only-aes256.pdf', 'T-SHIRT-M', 'warn'],
+    ['img2pdf-tanktop-cmyk-jpeg.pdf', 'TANKTOP-M', 'fail'],
+    ['imagemagick-tanktop-rgb-jpeg.pdf', 'TANKTOP-M', 'fail'],
+  ];
+
+  it('completes; every hostile file has its finding and every good file keeps its verdict', async () => {
+    const folder = join(dir, 'batch');
+    mkdirSync(folder);
+    for (const c of all) copyFileSync(join(dir, 'files', c.name), join(folder, `TANKTOP-M__${c.name}`));
+    for (const [file, sku] of GOOD) copyFileSync(`test/corpus/files/${file}`, join(folder, `${sku}__good-${file}`));
+    const out = join(dir, 'batch-out');
+    const r = await cli(['batch', folder, '--out', out, '--workers', '2', '--no-html'], ['prlimit', `--data=${2 * GIB}`]);
+    expect([0, 1], r.err.slice(-2000)).toContain(r.code);
+    const summary = BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    expect(summary.files).toBe(all.length + GOOD.length);
+    expect(summary.error).toBe(0);
+    const verdicts = Object.fromEntries(summary.results.map((x) => [x.file.split('/').pop()!, x.verdict]));
+    for (const [file, sku, verdict] of GOOD) expect(verdicts[`${sku}__good-${file}`], file).toBe(verdict);
+    for (const c of all) {
+      const report = ReportSchema.parse(JSON.parse(readFileSync(join(out, 'reports', `TANKTOP-M__${c.name}.json`), 'utf8')));
+      expect(c.expect.some((e) => codesOf(report).includes(e)), `${c.name}: ${codesOf(report).join(', ')}`).toBe(true);
+    }
+  }, 1_200_000);
+});
+
+/** A representative of each kind: filters, parser streams, tokens, renderer inputs, costs that grow. */
+const THROUGH_SERVICES = [
+  'content-lzw-bomb.pdf',
+  'object-stream-bomb.pdf',
+  'xref-stream-size-3e14.pdf',
+  'name-10mb-in-content.pdf',
+  'operands-20-million-in-open-array.pdf',
+  'jbig2-globals-bomb.pdf',
+  'fontfile3-bomb.pdf',
+  'type3-glyph-draws-14000px-image.pdf',
+  'tiling-pattern-step-1e-6.pdf',
+  'optional-content-expression-2-to-the-40.pdf',
+];
+
+describe('through serve and through a fleet worker', () => {
+  let redis: RedisServer;
+  const stops: Array<() => Promise<unknown>> = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const stop of stops) await stop();
+    await redis?.stop();
+  });
+
+  /** Starts `serve` (with extra flags) on a data folder and resolves to its URL. */
+  async function serve(data: string, extra: string[] = []): Promise<string> {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--workers', '2', '--log-level', 'warn', '--max-concurrent', '100', ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    stops.push(async () => {
+      proc.kill('SIGTERM');
+      await exited;
+    });
+    return new Promise((resolve, reject) => {
+      let err = '';
+      proc.stderr!.on('data', (d) => {
+        err += d;
+        const m = /listening on (http:\/\/\S+)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      void exited.then(() => reject(new Error(`serve exited: ${err}`)));
+    });
+  }
+
+  async function checkAll(url: string): Promise<string[]> {
+    const failures: string[] = [];
+    const ids = new Map<string, string>();
+    for (const name of THROUGH_SERVICES) {
+      const form = new FormData();
+      form.set('file', new Blob([readFileSync(join(dir, 'files', name))], { type: 'application/pdf' }), name);
+      form.set('sku', 'TANKTOP-M');
+      const res = await fetch(`${url}/v1/checks`, { method: 'POST', body: form });
+      expect(res.status, name).toBe(202);
+      ids.set(name, ((await res.json()) as { id: string }).id);
+    }
+    for (const [name, id] of ids) {
+      let view: { status: string; report?: unknown } = { status: 'queued' };
+      for (let i = 0; i < 600 && view.status !== 'done' && view.status !== 'error'; i++) {
+        if (i) await new Promise((r) => setTimeout(r, 500));
+        view = (await (await fetch(`${url}/v1/checks/${id}`)).json()) as typeof view;
+      }
+      const parsed = ReportSchema.safeParse(view.report);
+      const c = classes.find((x) => x.name === name)!;
+      if (view.status !== 'done' || !parsed.success) failures.push(`${name}: ${view.status}, ${parsed.success ? 'report' : 'no valid report'}`);
+      else if (!c.expect.some((e) => codesOf(parsed.data).includes(e))) failures.push(`${name}: expected ${c.expect.join('/')}, got ${codesOf(parsed.data).join(', ')}`);
+    }
+    return failures;
+  }
+
+  it('serve: each gets its report with the expected finding', async () => {
+    expect(await checkAll(await serve(mkdtempSync(join(tmpdir(), 'pp-boundaries-serve-'))))).toEqual([]);
+  }, 600_000);
+
+  it('serve --redis and a worker: each gets its report with the expected finding', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'pp-boundaries-fleet-'));
+    const url = await serve(data, ['--redis', redis.url]);
+    const worker: WorkerProcess = startWorker(redis.url, data);
+    stops.unshift(() => stopWorker(worker));
+    expect(await checkAll(url)).toEqual([]);
+  }, 600_000);
+});
