@@ -25,6 +25,11 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   ms: z.number(),
   /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */
   warnings: z.array(z.string()),
+  /**
+   * Why the preview may differ from print (a feature the renderer draws approximately, an image it
+   * could not decode…); absent or null when it is drawn as it prints.
+   */
+  approximate: z.string().nullable().optional(),
 });
 export type RasterFacts = z.infer<typeof RasterFactsSchema>;
 

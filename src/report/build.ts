@@ -155,6 +155,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
             left: round(raster.edgeGapPx.left * mmX, 1),
           },
           warnings: raster.warnings,
+          approximate: raster.approximate ?? null,
         }
       : null,
     preview: preview ?? null,

@@ -154,17 +154,21 @@ function qpdfCheck(path: string): 'clean' | 'reconstructs' | 'errors' {
   return r.status === 0 ? 'clean' : 'errors';
 }
 
-/** Appends an incremental update to reportlab's file: a new /Info object and an xref with two subsections. */
-function withUpdate(offsetShift: number): Uint8Array {
+/**
+ * Appends an incremental update to reportlab's file: a new /Info object and an xref with two
+ * subsections. `before` goes in front of the object (white space, a comment line), and the entry
+ * points at its start when `atBefore`; `xrefLead` goes in front of `xref`, where startxref points.
+ */
+function withUpdate(offsetShift: number, { before = '', atBefore = false, xrefLead = '' } = {}): Uint8Array {
   const base = Buffer.from(read('reportlab-plain.pdf'));
   const text = base.toString('latin1');
   const root = /\/Root (\d+ \d+ R)/.exec(text)![1];
   const size = Number(/\/Size (\d+)/.exec(text)![1]);
   const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
   const num = size; // a new object: the subsection "N 1" starts past the first one
-  const objAt = base.length + 1;
-  const obj = `\n${num} 0 obj\n<< /Producer (incremental update) >>\nendobj\n`;
-  const xrefAt = base.length + obj.length;
+  const objAt = base.length + 1 + (atBefore ? 0 : before.length);
+  const obj = `\n${before}${num} 0 obj\n<< /Producer (incremental update) >>\nendobj\n${xrefLead}`;
+  const xrefAt = base.length + obj.length - xrefLead.length;
   const pad = (n: number) => String(n).padStart(10, '0');
   const xref =
     `xref\n0 1\n0000000000 65535 f \n${num} 1\n${pad(objAt + offsetShift)} 00000 n \n` +
@@ -182,6 +186,50 @@ describe('cross-reference damage, with qpdf --check as the oracle', () => {
     writeFileSync(path, bytes);
     expect(qpdfCheck(path)).toBe(oracle);
     expect(kinds(await inspectPdf(bytes))).toEqual(expected);
+  });
+
+  it.each([
+    ['an entry pointing at a comment line before its object', { before: '% made by hand\n', atBefore: true }, 'clean', []],
+    ['an entry pointing at white space before its object', { before: '\n\n  ', atBefore: true }, 'clean', []],
+    ['startxref pointing at white space before `xref`', { xrefLead: '\n\n   ' }, 'reconstructs', ['repaired']],
+  ] as const)('%s: as qpdf --check says', async (name, layout, oracle, expected) => {
+    const bytes = withUpdate(0, layout);
+    const path = join(dir, `update-${name.length}.pdf`);
+    writeFileSync(path, bytes);
+    expect(qpdfCheck(path)).toBe(oracle);
+    expect(kinds(await inspectPdf(bytes))).toEqual(expected);
+  });
+
+  it('reads a trailer only to its own end: a section followed at once by the next one is no loop', async () => {
+    // As Acrobat's PDFBOX-4531 file: an update whose xref follows the first trailer directly.
+    const base = Buffer.from(read('reportlab-plain.pdf'));
+    const text = base.toString('latin1');
+    const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+    const size = Number(/\/Size (\d+)/.exec(text)![1]);
+    const root = /\/Root (\d+ \d+ R)/.exec(text)![1];
+    const cut = text.lastIndexOf('startxref');
+    const update = `xref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size ${size} /Root ${root} /Prev ${prev} >>\nstartxref\n${cut}\n%%EOF\n`;
+    const bytes = new Uint8Array(Buffer.concat([base.subarray(0, cut), Buffer.from(update, 'latin1')]));
+    const path = join(dir, 'trailer-then-xref.pdf');
+    writeFileSync(path, bytes);
+    expect(qpdfCheck(path)).toBe('clean');
+    expect(kinds(await inspectPdf(bytes))).toEqual([]);
+  });
+
+  it('reads an xref stream after a comment, and does not check the stream’s own entry (qpdf never follows it)', async () => {
+    const path = join(dir, 'xref-stream-comment.pdf');
+    execFileSync('qpdf', ['--object-streams=generate', join(dir, 'reportlab-plain.pdf'), path]);
+    const bytes = Buffer.from(readFileSync(path));
+    const text = bytes.toString('latin1');
+    const xrefAt = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+    // A comment line in front of the xref stream; startxref and the stream's own entry still point
+    // at the comment (pdf-lib's with_comments.pdf has exactly this shape).
+    const commented = Buffer.concat([bytes.subarray(0, xrefAt), Buffer.from('% a comment before the xref stream\n', 'latin1'), bytes.subarray(xrefAt)]);
+    const tail = commented.toString('latin1');
+    const fixed = Buffer.from(tail.slice(0, tail.lastIndexOf('startxref')) + `startxref\n${xrefAt}\n%%EOF\n`, 'latin1');
+    writeFileSync(path, fixed);
+    expect(qpdfCheck(path)).toBe('clean');
+    expect(kinds(await inspectPdf(new Uint8Array(fixed)))).toEqual([]);
   });
 
   it('calls an xref stream with an unknown filter damage', async () => {
