@@ -7,9 +7,10 @@
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
-import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix } from './facts.js';
+import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect, Transparency } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
-import { IDENTITY, isFiniteMatrix, multiply, unitSquareBox } from './matrix.js';
+import { IDENTITY, apply, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
+import { MarkTally, colourInks, extend, intersect, type PageMarks } from './marks.js';
 import {
   PDFArray,
   PDFName,
@@ -23,6 +24,7 @@ import {
   items,
   nameOf,
   numberOf,
+  rectOf,
   refLabel,
   resolve,
   PDFRef,
@@ -68,6 +70,10 @@ export interface ScanResult {
   damage: string[];
   /** True when a limit stopped the scan (the page is too complex to inspect fully). */
   tooComplex: boolean;
+  /** What the content should leave on the visible page (marks.ts). */
+  marks: PageMarks;
+  /** Blend modes and knockout groups the page uses: renderers differ in how they draw them. */
+  transparency: Transparency;
 }
 
 interface GState {
@@ -79,6 +85,14 @@ interface GState {
   textRender: number;
   /** The font selected by Tf and the resources it was looked up in. */
   font: { name: string; resources: PDFDict | undefined } | undefined;
+  /** Whether the current fill and stroke colours print (not paper white, not fully transparent). */
+  fillInk: boolean;
+  strokeInk: boolean;
+  fillAlpha: number;
+  strokeAlpha: number;
+  lineWidth: number;
+  /** Bounding box of the clip in force, in default user space; null: unclipped. */
+  clip: Rect | null;
 }
 
 const GRAY: ColourSpaceFacts = { family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' };
@@ -89,7 +103,11 @@ const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
 const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
 /** Operators that change the graphics or text state; the rest paint or draw. */
-const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs']);
+const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs', 'w']);
+/** Path construction: operand pairs that are points (re: x y w h). */
+const PATH_OPS = new Set(['m', 'l', 'c', 'v', 'y', 're']);
+/** Blend modes that are plain painting (ISO 32000-2 §11.3.5). */
+const NORMAL_BLEND = new Set(['Normal', 'Compatible']);
 
 class LimitReached extends Error {}
 
@@ -111,6 +129,9 @@ export class ContentScanner {
   private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
   /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
   private readonly streamOf = new Map<PDFDict, PDFRawStream>();
+  private marks = new MarkTally(undefined);
+  private readonly blendModes = new Set<string>();
+  private knockoutGroups = 0;
 
   constructor(
     private readonly context: PDFContext,
@@ -126,8 +147,9 @@ export class ContentScanner {
    * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
    * annotations, which print on top of the page.
    */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = []): ScanResult {
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], visible?: Rect): ScanResult {
     this.pageResources = resources;
+    this.marks = new MarkTally(visible);
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -169,6 +191,8 @@ export class ContentScanner {
       notes: [...this.notes].sort(),
       damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
+      marks: this.marks.result(),
+      transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
     };
   }
 
@@ -220,6 +244,16 @@ export class ContentScanner {
     // Marked-content sequences open here; `hiddenDepth` counts those in hidden optional content.
     const marked: boolean[] = [];
     let hiddenDepth = 0;
+    // The current path's bounding box (default user space), and a clip waiting for it (W, W*).
+    let path: Rect | null = null;
+    let clipPending = false;
+    // Marks drawn inside a tiling pattern's cell are counted by the fill that uses the pattern.
+    const tally = !via.includes('pattern');
+    const endPath = () => {
+      if (clipPending && path) gs.clip = gs.clip ? (intersect(gs.clip, path) ?? [0, 0, 0, 0]) : path;
+      clipPending = false;
+      path = null;
+    };
     const onOperator = (op: string, args: Operand[]) => {
       if (++this.operators > this.limits.maxOperators) {
         this.tooComplex = true;
@@ -242,7 +276,23 @@ export class ContentScanner {
       }
       // Hidden optional content changes the graphics state but paints nothing.
       if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
+      if (PATH_OPS.has(op)) {
+        path = this.extendPath(path, op, args, gs.ctm);
+        return;
+      }
       switch (op) {
+        case 'W':
+        case 'W*':
+          clipPending = true;
+          return;
+        case 'n':
+          endPath();
+          return;
+        case 'w': {
+          const width = args[0];
+          if (isNum(width) && width >= 0) gs.lineWidth = width;
+          return;
+        }
         case 'q':
           if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
           else this.notes.add(`graphics state nested deeper than ${this.limits.maxStateDepth}`);
@@ -257,22 +307,38 @@ export class ContentScanner {
         }
         case 'g':
           gs.fill = GRAY;
+          gs.fillInk = colourInks(GRAY, numbers(args));
           return;
         case 'G':
           gs.stroke = GRAY;
+          gs.strokeInk = colourInks(GRAY, numbers(args));
           return;
         case 'rg':
           gs.fill = RGB;
+          gs.fillInk = colourInks(RGB, numbers(args));
           return;
         case 'RG':
           gs.stroke = RGB;
+          gs.strokeInk = colourInks(RGB, numbers(args));
           return;
         case 'k':
           gs.fill = CMYK;
+          gs.fillInk = colourInks(CMYK, numbers(args));
           return;
         case 'K':
           gs.stroke = CMYK;
+          gs.strokeInk = colourInks(CMYK, numbers(args));
           return;
+        case 'sc':
+        case 'SC':
+          if (op === 'sc') gs.fillInk = colourInks(gs.fill, numbers(args));
+          else gs.strokeInk = colourInks(gs.stroke, numbers(args));
+          return;
+        case 'gs': {
+          const n = args[0];
+          if (isName(n)) this.extGState(dictOf(resolve(ctx, this.resource(resources, 'ExtGState', n.name))), gs);
+          return;
+        }
         case 'cs':
         case 'CS': {
           const n = args[args.length - 1];
@@ -280,9 +346,11 @@ export class ContentScanner {
           if (op === 'cs') {
             gs.fill = cs;
             gs.fillPattern = undefined;
+            gs.fillInk = colourInks(cs, undefined);
           } else {
             gs.stroke = cs;
             gs.strokePattern = undefined;
+            gs.strokeInk = colourInks(cs, undefined);
           }
           return;
         }
@@ -294,6 +362,9 @@ export class ContentScanner {
             if (op === 'scn') gs.fillPattern = pattern;
             else gs.strokePattern = pattern;
           }
+          const ink = isName(n) || colourInks(op === 'scn' ? gs.fill : gs.stroke, numbers(args));
+          if (op === 'scn') gs.fillInk = ink;
+          else gs.strokeInk = ink;
           return;
         }
         case 'Tf': {
@@ -311,6 +382,7 @@ export class ContentScanner {
           if (!isName(n)) return;
           const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
           if (shading) this.useShading(shading, resources, via);
+          if (shading && tally && gs.fillAlpha > 0) this.marks.shade(gs.clip);
           return;
         }
         case 'Do': {
@@ -319,8 +391,15 @@ export class ContentScanner {
           return;
         }
         default:
-          if (FILL_OPS.has(op)) this.paint('fill', gs, resources, via, active);
-          if (STROKE_OPS.has(op)) this.paint('stroke', gs, resources, via, active);
+          if (FILL_OPS.has(op)) {
+            this.paint('fill', gs, resources, via, active);
+            if (tally && gs.fillInk && gs.fillAlpha > 0) this.marks.fill(path, gs.clip);
+          }
+          if (STROKE_OPS.has(op)) {
+            this.paint('stroke', gs, resources, via, active);
+            if (tally && gs.strokeInk && gs.strokeAlpha > 0) this.marks.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
+          }
+          if (FILL_OPS.has(op) || STROKE_OPS.has(op)) endPath();
           if (TEXT_SHOW_OPS.has(op)) {
             const mode = gs.textRender;
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
@@ -345,6 +424,42 @@ export class ContentScanner {
       // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
       if (/nesting|operands/.test(error.message)) this.tooComplex = true;
     }
+  }
+
+  /** The path's box grown by the points of one construction operator, in default user space. */
+  private extendPath(path: Rect | null, op: string, args: Operand[], ctm: Matrix): Rect | null {
+    const n = numbers(args);
+    let box = path;
+    if (op === 're') {
+      if (n.length < 4) return box;
+      const [x, y, w, h] = n.slice(-4) as [number, number, number, number];
+      for (const [px, py] of [
+        [x, y],
+        [x + w, y],
+        [x, y + h],
+        [x + w, y + h],
+      ] as const)
+        box = extend(box, ...apply(ctm, px, py));
+      return box;
+    }
+    for (let i = 0; i + 1 < n.length; i += 2) box = extend(box, ...apply(ctm, n[i]!, n[i + 1]!));
+    return box;
+  }
+
+  /** The parts of an ExtGState that decide what prints: alpha, line width, blend mode. */
+  private extGState(dict: PDFDict | undefined, gs: GState) {
+    if (!dict) return;
+    const ctx = this.context;
+    const ca = getNumber(ctx, dict, 'ca');
+    const CA = getNumber(ctx, dict, 'CA');
+    const lw = getNumber(ctx, dict, 'LW');
+    if (ca !== undefined) gs.fillAlpha = ca;
+    if (CA !== undefined) gs.strokeAlpha = CA;
+    if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+    const bm = resolve(ctx, dict.get(PDFName.of('BM')));
+    // An array names modes in order of preference; readers use the first they know.
+    const mode = bm instanceof PDFArray ? nameOf(resolve(ctx, bm.get(0))) : nameOf(bm);
+    if (mode && !NORMAL_BLEND.has(mode)) this.blendModes.add(mode);
   }
 
   /** BDC /OC /name: the named OCG or OCMD in the resources' /Properties. */
@@ -488,8 +603,14 @@ export class ContentScanner {
     if (!data) return;
     const matrix = matrixOf(ctx, dict) ?? IDENTITY;
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
+    const ctm = multiply(matrix, gs.ctm);
+    // The form is clipped to its /BBox.
+    const bbox = rectOf(ctx, dict.get(PDFName.of('BBox')));
+    const box = bbox ? transformedBox(ctm, bbox) : null;
+    const clip = box ? (gs.clip ? (intersect(gs.clip, box) ?? [0, 0, 0, 0]) : box) : gs.clip;
+    if (getBool(ctx, getDict(ctx, dict, 'Group'), 'K') === true) this.knockoutGroups++;
     active.add(xobj);
-    this.run(data, inner, { ...gs, ctm: multiply(matrix, gs.ctm) }, [...via, name], active);
+    this.run(data, inner, { ...gs, ctm, clip }, [...via, name], active);
     active.delete(xobj);
   }
 
@@ -511,6 +632,10 @@ export class ContentScanner {
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
+    if (!via.includes('pattern')) {
+      if (!info.imageMask) this.marks.image(unitSquareBox(gs.ctm), gs.clip);
+      else if (gs.fillInk && gs.fillAlpha > 0) this.marks.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
+    }
     if (info.imageMask) {
       // A stencil mask paints the fill colour; a pattern fill paints the pattern's colours.
       if (gs.fill.family !== 'Pattern') this.record('stencil', gs.fill, via);
@@ -668,7 +793,25 @@ export class ContentScanner {
 }
 
 function initialState(ctm: Matrix): GState {
-  return { ctm, fill: GRAY, stroke: GRAY, fillPattern: undefined, strokePattern: undefined, textRender: 0, font: undefined };
+  return {
+    ctm,
+    fill: GRAY,
+    stroke: GRAY,
+    fillPattern: undefined,
+    strokePattern: undefined,
+    textRender: 0,
+    font: undefined,
+    fillInk: true,
+    strokeInk: true,
+    fillAlpha: 1,
+    strokeAlpha: 1,
+    lineWidth: 1,
+    clip: null,
+  };
+}
+
+function numbers(args: Operand[]): number[] {
+  return args.filter(isNum);
 }
 
 function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {

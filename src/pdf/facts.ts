@@ -124,6 +124,27 @@ export const FontUseSchema = z.object({
 });
 export type FontUse = z.infer<typeof FontUseSchema>;
 
+/**
+ * What the page's content should leave on paper, as shares (0–1) of the visible page, estimated
+ * from its painting operators (pdf/marks.ts): the blank-page check weighs the raster against it.
+ */
+export const PageMarksSchema = z.object({
+  /** Covered by vector painting in a colour that prints: fills, strokes, shadings, stencil masks (text not counted). */
+  ink: z.number().min(0).max(1),
+  /** Covered by images (which may themselves be white). */
+  images: z.number().min(0).max(1),
+});
+export type PageMarks = z.infer<typeof PageMarksSchema>;
+
+/** Transparency features renderers draw differently (raster/renderer.ts decides by them). */
+export const TransparencySchema = z.object({
+  /** Blend modes other than Normal/Compatible set by the ExtGStates the content uses. */
+  blendModes: z.array(z.string()),
+  /** Transparency groups drawn with /K true (knockout). */
+  knockoutGroups: z.number().int().min(0),
+});
+export type Transparency = z.infer<typeof TransparencySchema>;
+
 export const PageFactsSchema = z.object({
   /** 1-based page number. */
   index: z.number().int().min(1),
@@ -151,6 +172,15 @@ export const PageFactsSchema = z.object({
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */
   tooComplex: z.boolean(),
+  /**
+   * Why the page's object cannot be read (it is missing, or broken beyond reading). The page keeps
+   * its place in the page order, so later pages keep their numbers, but it has no content.
+   */
+  unreadable: z.string().nullable().optional(),
+  marks: PageMarksSchema.optional(),
+  transparency: TransparencySchema.optional(),
+  /** Form fields (widget annotations) that print: the Print flag, not hidden. */
+  printableWidgets: z.number().int().min(0).optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

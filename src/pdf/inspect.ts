@@ -3,7 +3,7 @@
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
 import { parsePdf, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
-import { printableAppearances } from './annotations.js';
+import { printableAppearances, printableWidgetCount } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -13,6 +13,7 @@ import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, re
 import { recoverObjectStreams } from './object-streams.js';
 import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
+import { recoverDictionary } from './recover.js';
 import { decodeStream, type StreamDecryptor, type StreamReader } from './streams.js';
 import { ptToMm, round } from './units.js';
 
@@ -132,7 +133,7 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     problem('damaged', 'the document catalog has no page tree (/Pages)');
     return facts;
   }
-  const tree = walkPageTree(context, pagesEntry, maxPages);
+  const tree = walkPageTree(context, pagesEntry, maxPages, (ref) => safely(() => recoverDictionary(parseBytes, context, ref), undefined));
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
   const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
   const cutShort = tree.problems.some((p) => p.startsWith('more than'));
@@ -146,6 +147,15 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const colourSpaces = new ColourSpaceResolver(context, readStream);
   const optionalContent = OptionalContent.fromCatalog(context, catalog);
   tree.pages.forEach((node, i) => {
+    const label = refLabel(node.ref) ?? 'a direct object';
+    if (node.recovered !== undefined) {
+      problem(
+        'repaired',
+        node.recovered
+          ? `page ${i + 1}: its page object (${label}) has syntax errors; it was read leniently (${node.recovered} unreadable token${node.recovered === 1 ? '' : 's'} skipped), as qpdf and PDFium read it`
+          : `page ${i + 1}: its page object (${label}) was lost to the object before it, which has no endobj; it was read again from the file`,
+      );
+    }
     const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent });
     facts.pages.push(page.facts);
     if (page.tooComplex) problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
@@ -190,8 +200,10 @@ function inspectPage(
 
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent);
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
-  const appearances = printableAppearances(context, dict, optionalContent);
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
+  const appearances = node.unreadable === undefined ? printableAppearances(context, dict, optionalContent) : [];
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox);
+  const widgets = node.unreadable === undefined ? printableWidgetCount(context, dict, optionalContent) : 0;
+  if (node.unreadable !== undefined) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -209,6 +221,10 @@ function inspectPage(
       fonts: scan.fonts,
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
+      marks: scan.marks,
+      transparency: scan.transparency,
+      printableWidgets: widgets,
+      ...(node.unreadable !== undefined ? { unreadable: node.unreadable } : {}),
     },
   };
 }

@@ -34,6 +34,8 @@ export const PDFString = core<PdfLib['PDFString']>('objects/PDFString');
 export const PDFObjectParser = core<PdfLib['PDFObjectParser']>('parser/PDFObjectParser');
 export const PDFObjectStreamParser = core<PdfLib['PDFObjectStreamParser']>('parser/PDFObjectStreamParser');
 const PDFParser = core<PdfLib['PDFParser']>('parser/PDFParser');
+/** pdf-lib's byte cursor, for a parser that must know where it stopped (pdf/recover.ts). */
+export const ByteStream = core<typeof import('pdf-lib/cjs/core/parser/ByteStream.js').default>('parser/ByteStream');
 
 /**
  * Parses a whole file into pdf-lib's object model, as `PDFDocument.load` does with

@@ -8,7 +8,7 @@ import { checkPageBoxes } from './check-page-boxes.js';
 import { checkPageCount } from './check-page-count.js';
 import { checkPageRotate } from './check-page-rotate.js';
 import { checkFontsEmbedded, checkFontsReadable } from './check-fonts.js';
-import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
+import { checkPageBlank, checkPageDamaged, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
 import type { Check, CheckContext } from './context.js';
 import type { Draft, Finding } from './finding.js';
@@ -27,6 +27,7 @@ export const CHECKS: readonly Check[] = [
   checkColourSpace,
   checkFontsEmbedded,
   checkFontsReadable,
+  checkPageDamaged,
   checkPageBlank,
   checkPageEdgeGap,
   checkPageRender,

@@ -60,7 +60,7 @@ export async function comparePreviews(path: string, bytes: Uint8Array, pool: Pre
       page: page.index,
       method: page.raster.method,
       ...agreement,
-      blankOurs: page.raster.inkCoverage <= blankLimit && !page.raster.approximate,
+      blankOurs: page.raster.inkCoverage <= blankLimit && !out.failed.some((f) => f.page === page.index),
       blankOracle: agreement.inkOracle <= blankLimit,
       approximate: !!page.raster.approximate,
     });
