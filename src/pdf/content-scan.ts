@@ -9,8 +9,8 @@ import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
 import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect, Transparency } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
-import { IDENTITY, apply, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
-import { MarkTally, colourInks, extend, intersect, type PageMarks } from './marks.js';
+import { IDENTITY, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
+import { MarkTally, PathBox, colourInks, intersect, type PageMarks } from './marks.js';
 import {
   PDFArray,
   PDFName,
@@ -245,14 +245,15 @@ export class ContentScanner {
     const marked: boolean[] = [];
     let hiddenDepth = 0;
     // The current path's bounding box (default user space), and a clip waiting for it (W, W*).
-    let path: Rect | null = null;
+    const path = new PathBox();
     let clipPending = false;
     // Marks drawn inside a tiling pattern's cell are counted by the fill that uses the pattern.
     const tally = !via.includes('pattern');
     const endPath = () => {
-      if (clipPending && path) gs.clip = gs.clip ? (intersect(gs.clip, path) ?? [0, 0, 0, 0]) : path;
+      const box = clipPending ? path.rect() : null;
+      if (box) gs.clip = gs.clip ? (intersect(gs.clip, box) ?? [0, 0, 0, 0]) : box;
       clipPending = false;
-      path = null;
+      path.reset();
     };
     const onOperator = (op: string, args: Operand[]) => {
       if (++this.operators > this.limits.maxOperators) {
@@ -277,7 +278,7 @@ export class ContentScanner {
       // Hidden optional content changes the graphics state but paints nothing.
       if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
       if (PATH_OPS.has(op)) {
-        path = this.extendPath(path, op, args, gs.ctm);
+        extendPath(path, op, args, gs.ctm);
         return;
       }
       switch (op) {
@@ -424,26 +425,6 @@ export class ContentScanner {
       // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
       if (/nesting|operands/.test(error.message)) this.tooComplex = true;
     }
-  }
-
-  /** The path's box grown by the points of one construction operator, in default user space. */
-  private extendPath(path: Rect | null, op: string, args: Operand[], ctm: Matrix): Rect | null {
-    const n = numbers(args);
-    let box = path;
-    if (op === 're') {
-      if (n.length < 4) return box;
-      const [x, y, w, h] = n.slice(-4) as [number, number, number, number];
-      for (const [px, py] of [
-        [x, y],
-        [x + w, y],
-        [x, y + h],
-        [x + w, y + h],
-      ] as const)
-        box = extend(box, ...apply(ctm, px, py));
-      return box;
-    }
-    for (let i = 0; i + 1 < n.length; i += 2) box = extend(box, ...apply(ctm, n[i]!, n[i + 1]!));
-    return box;
   }
 
   /** The parts of an ExtGState that decide what prints: alpha, line width, blend mode. */
@@ -812,6 +793,25 @@ function initialState(ctm: Matrix): GState {
 
 function numbers(args: Operand[]): number[] {
   return args.filter(isNum);
+}
+
+/** Grows the path's box by the points of one construction operator (re: x y w h). */
+function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): void {
+  const n = args.length;
+  if (op === 're') {
+    const [x, y, w, h] = [args[n - 4], args[n - 3], args[n - 2], args[n - 1]];
+    if (!isNum(x) || !isNum(y) || !isNum(w) || !isNum(h)) return;
+    path.add(ctm, x, y);
+    path.add(ctm, x + w, y);
+    path.add(ctm, x, y + h);
+    path.add(ctm, x + w, y + h);
+    return;
+  }
+  for (let i = 0; i + 1 < n; i += 2) {
+    const x = args[i];
+    const y = args[i + 1];
+    if (isNum(x) && isNum(y)) path.add(ctm, x, y);
+  }
 }
 
 function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {

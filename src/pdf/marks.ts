@@ -10,7 +10,7 @@
  * string of spaces paints nothing, and the lexer does not read strings); images are counted apart,
  * because an image may be all white.
  */
-import type { ColourSpaceFacts, PageMarks, Rect } from './facts.js';
+import type { ColourSpaceFacts, Matrix, PageMarks, Rect } from './facts.js';
 
 /** A colour value this close to paper (1 in gray/RGB, 0 in CMYK and tints) prints nothing. */
 const PAPER_TOLERANCE = 0.02;
@@ -51,10 +51,39 @@ export function areaOf(r: Rect | null): number {
   return r ? (r[2] - r[0]) * (r[3] - r[1]) : 0;
 }
 
-/** Grows the box of a point set. */
-export function extend(box: Rect | null, x: number, y: number): Rect {
-  if (!Number.isFinite(x) || !Number.isFinite(y)) return box ?? [0, 0, 0, 0];
-  return box ? [Math.min(box[0], x), Math.min(box[1], y), Math.max(box[2], x), Math.max(box[3], y)] : [x, y, x, y];
+/**
+ * The bounding box of the path being built, in default user space: kept in four numbers, because
+ * a page may build millions of paths.
+ */
+export class PathBox {
+  x0 = Infinity;
+  y0 = Infinity;
+  x1 = -Infinity;
+  y1 = -Infinity;
+
+  get empty(): boolean {
+    return this.x0 > this.x1;
+  }
+
+  reset(): void {
+    this.x0 = this.y0 = Infinity;
+    this.x1 = this.y1 = -Infinity;
+  }
+
+  /** Adds the point (x, y) of user space, mapped by `ctm`. */
+  add(ctm: Matrix, x: number, y: number): void {
+    const px = ctm[0] * x + ctm[2] * y + ctm[4];
+    const py = ctm[1] * x + ctm[3] * y + ctm[5];
+    if (!Number.isFinite(px) || !Number.isFinite(py)) return;
+    if (px < this.x0) this.x0 = px;
+    if (px > this.x1) this.x1 = px;
+    if (py < this.y0) this.y0 = py;
+    if (py > this.y1) this.y1 = py;
+  }
+
+  rect(): Rect | null {
+    return this.empty ? null : [this.x0, this.y0, this.x1, this.y1];
+  }
 }
 
 /** The sums behind a page's {@link PageMarks}. */
@@ -64,37 +93,44 @@ export class MarkTally {
 
   constructor(private readonly visible: Rect | undefined) {}
 
-  /** Where marks can be seen: the visible page, within the clip in force. */
-  private seen(box: Rect, clip: Rect | null): Rect | null {
-    const inClip = clip ? intersect(box, clip) : box;
-    if (!inClip) return null;
-    return this.visible ? intersect(inClip, this.visible) : inClip;
+  /** Area of the box [x0, y0, x1, y1] that can be seen: on the visible page, within the clip in force. */
+  private seenArea(x0: number, y0: number, x1: number, y1: number, clip: Rect | null, perimeterWidth?: number): number {
+    for (const r of [clip, this.visible]) {
+      if (!r) continue;
+      if (r[0] > x0) x0 = r[0];
+      if (r[1] > y0) y0 = r[1];
+      if (r[2] < x1) x1 = r[2];
+      if (r[3] < y1) y1 = r[3];
+    }
+    if (!(x1 > x0 && y1 > y0)) return 0;
+    const area = (x1 - x0) * (y1 - y0);
+    // A stroke inks its path's outline, not the box it encloses.
+    return perimeterWidth === undefined ? area : Math.min(area, 2 * (x1 - x0 + (y1 - y0)) * perimeterWidth);
   }
 
-  /** A fill of the path whose box is `box`; `coverage` < 1 for shapes known to fill part of it (stencil masks). */
-  fill(box: Rect | null, clip: Rect | null, coverage = 1): void {
-    if (box) this.ink += coverage * areaOf(this.seen(box, clip));
-  }
-
-  /** A stroke of `width` (default user space units) along a path whose box is `box`. */
-  stroke(box: Rect | null, width: number, clip: Rect | null): void {
+  /** A fill of the path `box`; `coverage` < 1 for shapes known to fill part of their box (stencil masks). */
+  fill(box: PathBox | Rect | null, clip: Rect | null, coverage = 1): void {
     if (!box) return;
-    const half = Math.max(width, 0.5) / 2;
-    const grown: Rect = [box[0] - half, box[1] - half, box[2] + half, box[3] + half];
-    const seen = this.seen(grown, clip);
-    if (!seen) return;
-    const perimeter = 2 * (seen[2] - seen[0] + (seen[3] - seen[1]));
-    this.ink += Math.min(areaOf(seen), perimeter * Math.max(width, 0.5));
+    if (box instanceof PathBox) {
+      if (!box.empty) this.ink += coverage * this.seenArea(box.x0, box.y0, box.x1, box.y1, clip);
+    } else this.ink += coverage * this.seenArea(box[0], box[1], box[2], box[3], clip);
+  }
+
+  /** A stroke of `width` (default user space units) along the path `box`. */
+  stroke(box: PathBox, width: number, clip: Rect | null): void {
+    if (box.empty) return;
+    const w = Math.max(width, 0.5);
+    this.ink += this.seenArea(box.x0 - w / 2, box.y0 - w / 2, box.x1 + w / 2, box.y1 + w / 2, clip, w);
   }
 
   /** A shading painted over the clip (or the whole page). */
   shade(clip: Rect | null): void {
     const region = clip ?? this.visible;
-    if (region) this.ink += areaOf(this.seen(region, clip));
+    if (region) this.ink += this.seenArea(region[0], region[1], region[2], region[3], clip);
   }
 
   image(box: Rect, clip: Rect | null): void {
-    this.images += areaOf(this.seen(box, clip));
+    this.images += this.seenArea(box[0], box[1], box[2], box[3], clip);
   }
 
   result(): PageMarks {

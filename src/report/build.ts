@@ -155,7 +155,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
             left: round(raster.edgeGapPx.left * mmX, 1),
           },
           warnings: raster.warnings,
-          approximate: raster.approximate ?? null,
+          ...(raster.approximate ? { approximate: raster.approximate } : {}),
         }
       : null,
     preview: preview ?? null,

@@ -64,8 +64,8 @@ export const ReportPageSchema = z.object({
       edgeGapMm: z.object({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
       /** What the renderer warned about on this page. */
       warnings: z.array(z.string()),
-      /** Why the preview may differ from the printed page; null when it shows the page as it prints. */
-      approximate: z.string().nullable(),
+      /** Why the preview may differ from the printed page; absent when it shows the page as it prints. */
+      approximate: z.string().optional(),
     })
     .nullable(),
   /** The preview written for this page (--previews), by file name. */

@@ -2,7 +2,9 @@
  * Ghostscript as the pixel oracle of the real-world comparison: a page drawn as it prints
  * (`-dPrinted`: annotations with the Print flag, optional content's print state; Ghostscript's
  * colour management through its default ICC profiles) at the pixel size of our preview, and
- * measures of how far our preview is from it.
+ * measures of how far our preview is from it. Where Ghostscript and we differ, poppler
+ * (`pdftoppm`) and MuPDF (`mutool draw`) are asked too: Ghostscript has its own misreadings
+ * (an LZW image read as another, JBIG2 refinement regions left out).
  *
  * The measures, over the page's pixels (RGB, 0–255):
  * - `mean`: mean absolute difference per channel;
@@ -61,6 +63,44 @@ export async function ghostscriptPage(path: string, page: number, width: number,
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Page `page` drawn by poppler (`pdftoppm`) at `width` × `height` pixels; null when it cannot. */
+export async function popplerPage(path: string, page: number, width: number, height: number): Promise<RawPixels | null> {
+  return toolPage('pdftoppm', (out) => ['-f', String(page), '-l', String(page), '-scale-to-x', String(width), '-scale-to-y', String(height), '-png', '-singlefile', path, out.replace(/\.png$/, '')], width, height);
+}
+
+/** Page `page` drawn by MuPDF (`mutool draw`) at `width` × `height` pixels; null when it cannot. */
+export async function mupdfPage(path: string, page: number, width: number, height: number): Promise<RawPixels | null> {
+  return toolPage('mutool', (out) => ['draw', '-q', '-w', String(width), '-h', String(height), '-F', 'png', '-o', out, path, String(page)], width, height);
+}
+
+async function toolPage(cmd: string, args: (out: string) => string[], width: number, height: number): Promise<RawPixels | null> {
+  const dir = await mkdtemp(join(tmpdir(), 'pp-oracle-'));
+  try {
+    const out = join(dir, 'page.png');
+    await run(cmd, args(out), { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }).catch(() => undefined);
+    const png = await readFile(out).catch(() => null);
+    if (!png) return null;
+    const { data, info } = await sharp(png).resize(width, height, { fit: 'fill' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height, channels: 3 };
+  } catch {
+    return null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Close enough to count as the same page: mean difference at most 8 of 255 per channel (pdf.js's
+ * uncalibrated CMYK stays within it on most pages, a misplaced or missing object does not), and
+ * no more than 0.2 % of the page inked by the oracle and left blank by us (a word or two of body
+ * text on a letter page).
+ */
+export const CLOSE = { mean: 8, missing: 0.002 };
+
+export function isClose(a: PixelAgreement): boolean {
+  return a.mean <= CLOSE.mean && a.missing <= CLOSE.missing;
 }
 
 /** Our preview (PNG or WebP bytes) as RGB pixels. */
