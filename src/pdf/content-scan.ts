@@ -91,6 +91,8 @@ interface GState {
   fillAlpha: number;
   strokeAlpha: number;
   lineWidth: number;
+  /** A soft mask is in force: what shows through it cannot be told without drawing, so it counts as no ink. */
+  masked: boolean;
   /** Bounding box of the clip in force, in default user space; null: unclipped. */
   clip: Rect | null;
 }
@@ -383,7 +385,7 @@ export class ContentScanner {
           if (!isName(n)) return;
           const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
           if (shading) this.useShading(shading, resources, via);
-          if (shading && tally && gs.fillAlpha > 0) this.marks.shade(gs.clip);
+          if (shading && tally && gs.fillAlpha > 0 && !gs.masked) this.marks.shade(gs.clip);
           return;
         }
         case 'Do': {
@@ -394,11 +396,11 @@ export class ContentScanner {
         default:
           if (FILL_OPS.has(op)) {
             this.paint('fill', gs, resources, via, active);
-            if (tally && gs.fillInk && gs.fillAlpha > 0) this.marks.fill(path, gs.clip);
+            if (tally && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.marks.fill(path, gs.clip);
           }
           if (STROKE_OPS.has(op)) {
             this.paint('stroke', gs, resources, via, active);
-            if (tally && gs.strokeInk && gs.strokeAlpha > 0) this.marks.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
+            if (tally && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.marks.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
           }
           if (FILL_OPS.has(op) || STROKE_OPS.has(op)) endPath();
           if (TEXT_SHOW_OPS.has(op)) {
@@ -437,6 +439,8 @@ export class ContentScanner {
     if (ca !== undefined) gs.fillAlpha = ca;
     if (CA !== undefined) gs.strokeAlpha = CA;
     if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+    const smask = resolve(ctx, dict.get(PDFName.of('SMask')));
+    if (smask !== undefined) gs.masked = nameOf(smask) !== 'None';
     const bm = resolve(ctx, dict.get(PDFName.of('BM')));
     // An array names modes in order of preference; readers use the first they know.
     const mode = bm instanceof PDFArray ? nameOf(resolve(ctx, bm.get(0))) : nameOf(bm);
@@ -615,7 +619,7 @@ export class ContentScanner {
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
     if (!via.includes('pattern')) {
       if (!info.imageMask) this.marks.image(unitSquareBox(gs.ctm), gs.clip);
-      else if (gs.fillInk && gs.fillAlpha > 0) this.marks.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
+      else if (gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.marks.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
     }
     if (info.imageMask) {
       // A stencil mask paints the fill colour; a pattern fill paints the pattern's colours.
@@ -787,6 +791,7 @@ function initialState(ctm: Matrix): GState {
     fillAlpha: 1,
     strokeAlpha: 1,
     lineWidth: 1,
+    masked: false,
     clip: null,
   };
 }

@@ -183,13 +183,23 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
       failures.push(`${engine === 'pdfium' ? 'PDFium' : 'pdf.js'}: ${((error as Error).message ?? String(error)).split('\n')[0]}`);
     }
   }
-  const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b) > rank(a) ? b : a), undefined);
+  const blankInk = task.expect?.blankInk ?? 0;
+  const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b, blankInk) > rank(a, blankInk) ? b : a), undefined);
   if (!best) throw new Error(failures.join('; '));
   const missing = best.degraded?.kind === 'image' ? best.degraded.warning : null;
   return { ...best, approximate: missing ? `an image could not be decoded and is missing from the preview (${missing})` : null };
 }
 
-const rank = (d: Drawn) => (d.degraded?.kind === 'image' ? 0 : d.degraded ? 2 : 4) + d.measured.inkCoverage;
+/**
+ * A drawing with ink beats an empty one; among those with ink, one without an image missing or a
+ * font substituted beats one with; among empty ones, one whose engine said what it could not draw
+ * beats one that says nothing (the emptiness then has a reason: page-render-failed, not blank).
+ */
+function rank(d: Drawn, blankInk: number): number {
+  const ink = d.measured.inkCoverage;
+  if (ink <= blankInk) return d.degraded?.kind === 'image' ? 1 : 0;
+  return 10 + (d.degraded?.kind === 'image' ? 0 : d.degraded ? 2 : 4) + ink;
+}
 
 function wantsSecondLook(drawn: Drawn, task: RenderTask): boolean {
   if (drawn.degraded) return true;
