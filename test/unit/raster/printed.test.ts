@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../../src/pool/pool.js';
 import { preflightWithPreviews } from '../../../src/preflight.js';
+import { renderHtml } from '../../../src/report/html.js';
 import type { Report } from '../../../src/report/schema.js';
+import { renderText } from '../../../src/report/text.js';
 import { comparePixels, ghostscriptPage, isClose, previewPixels } from '../../realworld/pixels.js';
 
 let dir: string;
@@ -91,6 +93,8 @@ describe('transparency', () => {
   it('says on the page that a knockout group is drawn approximately (no engine we have implements knockout)', async () => {
     const { report, previews } = await check('knockout.pdf');
     expect(report.pages[0]!.raster?.approximate).toMatch(/knockout/);
+    expect(renderText(report)).toContain('preview approximate: a knockout transparency group');
+    expect(renderHtml(report, previews)).toContain('approximate: a knockout transparency group');
     // And the difference is real: Ghostscript knocks the overlap out.
     expect((await againstGhostscript('knockout.pdf', report, previews)).mean).toBeGreaterThan(1);
   }, 120_000);
