@@ -171,7 +171,9 @@ interface Drawn {
  * why it may differ from print.
  */
 async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<Drawn, 'degraded'> & { approximate: string | null }> {
-  const engines = [task.renderer ?? 'pdfjs', ...(task.fallback ? [task.fallback] : [])].filter((e, i, all) => all.indexOf(e) === i);
+  // A task without a plan for the fallback (an older caller) keeps the old rule: pdf.js after PDFium.
+  const fallback = task.fallback !== undefined ? task.fallback : task.renderer === 'pdfium' ? 'pdfjs' : null;
+  const engines = [task.renderer ?? 'pdfjs', ...(fallback ? [fallback] : [])].filter((e, i, all) => all.indexOf(e) === i);
   const drawings: Drawn[] = [];
   const failures: string[] = [];
   for (const engine of engines) {
@@ -187,7 +189,10 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
   const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b, blankInk) > rank(a, blankInk) ? b : a), undefined);
   if (!best) throw new Error(failures.join('; '));
   const missing = best.degraded?.kind === 'image' ? best.degraded.warning : null;
-  return { ...best, approximate: missing ? `an image could not be decoded and is missing from the preview (${missing})` : null };
+  // What every engine tried said stays in the facts (font-unusable reads pdf.js's font warnings,
+  // whichever drawing is kept).
+  const warnings = [...new Set(drawings.flatMap((d) => d.warnings))];
+  return { ...best, warnings, approximate: missing ? `an image could not be decoded and is missing from the preview (${missing})` : null };
 }
 
 /**
