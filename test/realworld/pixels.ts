@@ -8,6 +8,10 @@
  *
  * The measures, over the page's pixels (RGB, 0–255):
  * - `mean`: mean absolute difference per channel;
+ * - `coarse`: the same over 4 × 4 px cells (each cell's average colour), so that text drawn a pixel
+ *   aside or in a substitute font's shapes (readers substitute fonts a file does not embed each in
+ *   their own way) does not count as a different page, while a missing, misplaced or miscoloured
+ *   object still does;
  * - `off`: share of pixels with a channel more than 64 apart;
  * - `missing`: share of the page where Ghostscript puts clear ink (a channel below 160) and our
  *   preview has none within one pixel — text or artwork our preview leaves out;
@@ -27,6 +31,7 @@ const run = promisify(execFile);
 
 export interface PixelAgreement {
   mean: number;
+  coarse: number;
   off: number;
   missing: number;
   extra: number;
@@ -92,15 +97,15 @@ async function toolPage(cmd: string, args: (out: string) => string[], width: num
 }
 
 /**
- * Close enough to count as the same page: mean difference at most 8 of 255 per channel (pdf.js's
- * uncalibrated CMYK stays within it on most pages, a misplaced or missing object does not), and
- * no more than 0.2 % of the page inked by the oracle and left blank by us (a word or two of body
- * text on a letter page).
+ * Close enough to count as the same page: a mean difference over 4 × 4 px cells of at most 8 of
+ * 255 per channel (pdf.js's uncalibrated CMYK stays within it on most pages, a misplaced or
+ * missing object does not), and no more than 0.2 % of the page inked by the oracle and left blank
+ * by us (a word or two of body text on a letter page).
  */
-export const CLOSE = { mean: 8, missing: 0.002 };
+export const CLOSE = { coarse: 8, missing: 0.002 };
 
 export function isClose(a: PixelAgreement): boolean {
-  return a.mean <= CLOSE.mean && a.missing <= CLOSE.missing;
+  return a.coarse <= CLOSE.coarse && a.missing <= CLOSE.missing;
 }
 
 /** Our preview (PNG or WebP bytes) as RGB pixels. */
@@ -152,11 +157,35 @@ export function comparePixels(ours: RawPixels, oracle: RawPixels): PixelAgreemen
   }
   return {
     mean: n ? sum / (n * 3) : 0,
+    coarse: coarseDifference(ours, oracle, 4),
     off: n ? off / n : 0,
     missing: onlyOneSide(inkB, paperA, width, height),
     extra: onlyOneSide(inkA, paperB, width, height),
     inkOracle: analysePixels(oracle).inkCoverage,
   };
+}
+
+/** Mean absolute difference per channel between the two images' `cell` × `cell` px averages. */
+function coarseDifference(a: RawPixels, b: RawPixels, cell: number): number {
+  const cols = Math.ceil(a.width / cell);
+  const rows = Math.ceil(a.height / cell);
+  const sumA = new Float64Array(cols * rows * 3);
+  const sumB = new Float64Array(cols * rows * 3);
+  const count = new Uint32Array(cols * rows);
+  for (let y = 0; y < a.height; y++) {
+    for (let x = 0; x < a.width; x++) {
+      const c = Math.floor(y / cell) * cols + Math.floor(x / cell);
+      const i = y * a.width + x;
+      count[c]!++;
+      for (let k = 0; k < 3; k++) {
+        sumA[c * 3 + k]! += a.data[i * a.channels + k]!;
+        sumB[c * 3 + k]! += b.data[i * b.channels + k]!;
+      }
+    }
+  }
+  let total = 0;
+  for (let c = 0; c < cols * rows; c++) for (let k = 0; k < 3; k++) total += Math.abs(sumA[c * 3 + k]! - sumB[c * 3 + k]!) / count[c]!;
+  return cols * rows ? total / (cols * rows * 3) : 0;
 }
 
 /** Share of pixels inked on one side where the other side is paper in the whole 3 × 3 neighbourhood. */
