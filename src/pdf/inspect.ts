@@ -28,6 +28,8 @@ export interface InspectOptions {
 }
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
+/** Page objects read again from the bytes at most (pdf/recover.ts); later broken entries are unreadable pages. */
+const MAX_RECOVERED_PAGES = 64;
 /** Deeper nesting of arrays/dictionaries is refused (real files stay far below; PDF's own limit advice is 28). */
 const MAX_OBJECT_NESTING = 256;
 
@@ -133,7 +135,10 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
     problem('damaged', 'the document catalog has no page tree (/Pages)');
     return facts;
   }
-  const tree = walkPageTree(context, pagesEntry, maxPages, (ref) => safely(() => recoverDictionary(parseBytes, context, ref), undefined));
+  // Each attempt searches the file: a bounded number, so a tree of broken entries cannot make it quadratic.
+  let recoveries = 0;
+  const recover = (ref: PDFRef) => (recoveries++ < MAX_RECOVERED_PAGES ? safely(() => recoverDictionary(parseBytes, context, ref), undefined) : undefined);
+  const tree = walkPageTree(context, pagesEntry, maxPages, recover);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
   const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
   const cutShort = tree.problems.some((p) => p.startsWith('more than'));
