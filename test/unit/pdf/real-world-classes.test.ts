@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DocumentFacts } from '../../../src/pdf/facts.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { jpxColourSpace } from '../../../src/pdf/jpx.js';
@@ -17,6 +17,19 @@ import { checkDocument, mergeProblems } from '../../../src/rules/check-document.
 import { checkFontsEmbedded, checkFontsReadable } from '../../../src/rules/check-fonts.js';
 import { checkImageResolution } from '../../../src/rules/check-image-resolution.js';
 import { context, doc, image, page } from '../../helpers/facts.js';
+
+// The lenient reader is the real one, only counted: each call searches the whole file.
+const recoverCalls = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../../src/pdf/recover.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/pdf/recover.js')>();
+  return {
+    ...real,
+    recoverDictionary: (...args: Parameters<typeof real.recoverDictionary>) => {
+      recoverCalls.count++;
+      return real.recoverDictionary(...args);
+    },
+  };
+});
 
 let dir: string;
 const read = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
@@ -138,6 +151,27 @@ describe('page tree', () => {
     expect(facts.pageCount).toBe(Number(qpdf.trim()));
     expect(facts.problems).toEqual([]);
   });
+
+  it('keeps 20,000 entries that point at missing objects in place, searching the file for at most 64 of them', async () => {
+    const kids = Array.from({ length: 20_000 }, (_, i) => `${100_000 + i} 0 R`).join(' ');
+    let out = '%PDF-1.7\n';
+    const offsets: number[] = [];
+    const obj = (text: string) => {
+      offsets.push(out.length);
+      out += text;
+    };
+    obj('1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n');
+    obj(`2 0 obj << /Type /Pages /Kids [${kids}] /Count 20000 /MediaBox [0 0 100 100] >> endobj\n`);
+    const xref = out.length;
+    out += `xref\n0 3\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    out += `trailer << /Size 3 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+    recoverCalls.count = 0;
+    const facts = await inspectPdf(new TextEncoder().encode(out));
+    expect(facts.pageCount).toBe(20_000);
+    expect(facts.pages[0]!.unreadable).toBe('its object (100000 0 R) does not exist');
+    expect(facts.pages[19_999]!.unreadable).toBe('its object (119999 0 R) does not exist');
+    expect(recoverCalls.count).toBe(64);
+  }, 60_000);
 
   it('still calls a node that is its own ancestor a cycle', async () => {
     const facts = await inspect('page-tree-cycle.pdf');
