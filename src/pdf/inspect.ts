@@ -140,18 +140,31 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const recover = (ref: PDFRef) => (recoveries++ < MAX_RECOVERED_PAGES ? safely(() => recoverDictionary(parseBytes, context, ref), undefined) : undefined);
   const tree = walkPageTree(context, pagesEntry, maxPages, recover);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
-  const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
+  const rootNode = dictOf(resolve(context, pagesEntry));
+  const declared = numberOf(resolve(context, rootNode?.get(N('Count'))));
   const cutShort = tree.problems.some((p) => p.startsWith('more than'));
   if (declared !== undefined && declared !== tree.pages.length && !cutShort) {
     problem('damaged', `the page tree declares ${declared} pages but ${tree.pages.length} can be read`);
   }
-  facts.pageCount = tree.pages.length;
+  // qpdf, MuPDF, poppler and Ghostscript take the number of pages from the root's /Count: without
+  // one they read no pages, whatever its /Kids hold. Such a file is damaged, and has no pages here either.
+  const noCount = rootNode !== undefined && declared === undefined;
+  if (noCount) {
+    problem(
+      'damaged',
+      nameOf(resolve(context, rootNode.get(N('Type')))) === 'Page'
+        ? "the catalog's /Pages is a page, not a page tree: qpdf and MuPDF read no pages in the file"
+        : 'the page tree has no /Count (or not a number): qpdf, MuPDF, poppler and Ghostscript read no pages in the file',
+    );
+  }
+  const pages = noCount ? [] : tree.pages;
+  facts.pageCount = pages.length;
   if (truncated) problem('damaged', 'the file has no %%EOF marker at its end: it was cut short (an incomplete upload or download?)');
 
   const readStream = streamReader(context, maxDecoded, encryption?.decryptor);
   const colourSpaces = new ColourSpaceResolver(context, readStream);
   const optionalContent = OptionalContent.fromCatalog(context, catalog);
-  tree.pages.forEach((node, i) => {
+  pages.forEach((node, i) => {
     const label = refLabel(node.ref) ?? 'a direct object';
     if (node.recovered !== undefined) {
       problem(

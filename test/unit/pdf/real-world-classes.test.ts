@@ -37,6 +37,20 @@ const inspect = (name: string) => inspectPdf(read(name));
 const widths = (facts: DocumentFacts, p = 0) => facts.pages[p]!.images.map((i) => i.widthPx).sort((a, b) => a - b);
 const kinds = (facts: DocumentFacts) => facts.problems.map((p) => p.kind);
 
+/** A PDF written by hand: objects 1… in order, a classic xref table and a trailer with /Root 1 0 R. */
+function handMade(objects: readonly string[]): Uint8Array {
+  let out = '%PDF-1.7\n';
+  const offsets = objects.map((o, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj ${o} endobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer << /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(out);
+}
+
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pp-realworld-'));
   execFileSync('/usr/bin/python3', [join(import.meta.dirname, 'producers', 'realworld_cases.py'), dir], { stdio: 'pipe' });
@@ -154,24 +168,28 @@ describe('page tree', () => {
 
   it('keeps 20,000 entries that point at missing objects in place, searching the file for at most 64 of them', async () => {
     const kids = Array.from({ length: 20_000 }, (_, i) => `${100_000 + i} 0 R`).join(' ');
-    let out = '%PDF-1.7\n';
-    const offsets: number[] = [];
-    const obj = (text: string) => {
-      offsets.push(out.length);
-      out += text;
-    };
-    obj('1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n');
-    obj(`2 0 obj << /Type /Pages /Kids [${kids}] /Count 20000 /MediaBox [0 0 100 100] >> endobj\n`);
-    const xref = out.length;
-    out += `xref\n0 3\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-    out += `trailer << /Size 3 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
     recoverCalls.count = 0;
-    const facts = await inspectPdf(new TextEncoder().encode(out));
+    const facts = await inspectPdf(handMade(['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${kids}] /Count 20000 /MediaBox [0 0 100 100] >>`]));
     expect(facts.pageCount).toBe(20_000);
     expect(facts.pages[0]!.unreadable).toBe('its object (100000 0 R) does not exist');
     expect(facts.pages[19_999]!.unreadable).toBe('its object (119999 0 R) does not exist');
     expect(recoverCalls.count).toBe(64);
   }, 60_000);
+
+  it.each([
+    ['a root without /Count', ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], 'the page tree has no /Count'],
+    ['a root /Count that is not a number', ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count (1) >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], 'the page tree has no /Count'],
+    ['a /Pages that is a page', ['<< /Type /Catalog /Pages 3 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], "the catalog's /Pages is a page"],
+  ])('counts no pages in %s, as qpdf and MuPDF do, and calls the file damaged', async (_name, objects, detail) => {
+    const bytes = handMade(objects);
+    const file = join(dir, `no-count-${objects.length}-${detail.length}-${objects[1]!.length}.pdf`);
+    writeFileSync(file, bytes);
+    const facts = await inspectPdf(bytes);
+    expect(facts.pageCount).toBe(0);
+    expect(facts.problems.find((p) => p.kind === 'damaged')?.detail).toContain(detail);
+    expect(spawnSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).stdout.trim()).toBe('0');
+    expect(/^Pages:\s+(\d+)/m.exec(spawnSync('mutool', ['info', file], { encoding: 'utf8' }).stdout)?.[1] ?? '0').toBe('0');
+  });
 
   it('still calls a node that is its own ancestor a cycle', async () => {
     const facts = await inspect('page-tree-cycle.pdf');
