@@ -10,7 +10,8 @@ import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
 import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect, Transparency } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
 import { IDENTITY, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
-import { MarkTally, PathBox, colourInks, intersect, type PageMarks } from './marks.js';
+import { MarkCollector, MarkTally, PathBox, clipBox, colourInks, type PageMarks, type TextMark } from './marks.js';
+import { fontMetrics, showOperands, type FontMetrics } from './text-metrics.js';
 import {
   PDFArray,
   PDFName,
@@ -22,14 +23,14 @@ import {
   getName,
   getNumber,
   items,
+  rectOf,
   nameOf,
   numberOf,
-  rectOf,
   refLabel,
   resolve,
   PDFRef,
 } from './objects.js';
-import { codedImageSize } from './image-header.js';
+import { codedImageSize, codedJpegQuality } from './image-header.js';
 import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
@@ -70,7 +71,10 @@ export interface ScanResult {
   damage: string[];
   /** True when a limit stopped the scan (the page is too complex to inspect fully). */
   tooComplex: boolean;
-  /** What the content should leave on the visible page (marks.ts). */
+  /**
+   * Where text, lines, shapes and images are painted (bounded), and how much of the visible page
+   * the content inks (marks.ts).
+   */
   marks: PageMarks;
   /** Blend modes and knockout groups the page uses: renderers differ in how they draw them. */
   transparency: Transparency;
@@ -90,11 +94,19 @@ interface GState {
   strokeInk: boolean;
   fillAlpha: number;
   strokeAlpha: number;
-  lineWidth: number;
   /** A soft mask is in force: what shows through it cannot be told without drawing, so it counts as no ink. */
   masked: boolean;
-  /** Bounding box of the clip in force, in default user space; null: unclipped. */
+  /** Line width (w, or /LW of an ExtGState), in user space units. */
+  lineWidth: number;
+  /** Bounding box of the clipping path in default user space; null: not clipped. */
   clip: Rect | null;
+  /** Text state: Tf size, Tc, Tw, Tz (as a factor), TL, Ts. */
+  fontSize: number;
+  charSpacing: number;
+  wordSpacing: number;
+  hScale: number;
+  leading: number;
+  rise: number;
 }
 
 const GRAY: ColourSpaceFacts = { family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' };
@@ -105,7 +117,9 @@ const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
 const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
 /** Operators that change the graphics or text state; the rest paint or draw. */
-const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs', 'w']);
+const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs', 'w', 'BT', 'ET', 'Td', 'TD', 'Tm', 'T*', 'Tc', 'Tw', 'Tz', 'TL', 'Ts']);
+/** Operators that end a path: they paint it (or not, `n`) and apply a pending clip. */
+const PATH_END_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'S', 's', 'n']);
 /** Path construction: operand pairs that are points (re: x y w h). */
 const PATH_OPS = new Set(['m', 'l', 'c', 'v', 'y', 're']);
 /** Blend modes that are plain painting (ISO 32000-2 §11.3.5). */
@@ -131,9 +145,14 @@ export class ContentScanner {
   private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
   /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
   private readonly streamOf = new Map<PDFDict, PDFRawStream>();
-  private marks = new MarkTally(undefined);
+  /** Where the page paints, mark by mark (bounded), and the area it inks. */
+  private marks = new MarkCollector(null);
+  private ink = new MarkTally(undefined);
   private readonly blendModes = new Set<string>();
   private knockoutGroups = 0;
+  /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks (and no ink of its own). */
+  private inPattern = 0;
+  private readonly metrics = new Map<PDFObject, FontMetrics>();
 
   constructor(
     private readonly context: PDFContext,
@@ -149,9 +168,10 @@ export class ContentScanner {
    * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
    * annotations, which print on top of the page.
    */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], visible?: Rect): ScanResult {
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], pageBox: Rect | null = null): ScanResult {
     this.pageResources = resources;
-    this.marks = new MarkTally(visible);
+    this.marks = new MarkCollector(pageBox);
+    this.ink = new MarkTally(pageBox ?? undefined);
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -193,7 +213,7 @@ export class ContentScanner {
       notes: [...this.notes].sort(),
       damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
-      marks: this.marks.result(),
+      marks: { ...this.marks.result(), ...this.ink.result() },
       transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
     };
   }
@@ -246,18 +266,25 @@ export class ContentScanner {
     // Marked-content sequences open here; `hiddenDepth` counts those in hidden optional content.
     const marked: boolean[] = [];
     let hiddenDepth = 0;
-    // The current path's bounding box (default user space), and a clip waiting for it (W, W*).
+    // Text object (BT … ET): the text matrix and the start of its line; the last run, to merge with.
+    let tm: Matrix = IDENTITY;
+    let tlm: Matrix = IDENTITY;
+    let lastText: TextMark | null = null;
+    // The path being built, as a box in default user space (four numbers: a page may build
+    // millions of paths), and whether it becomes a clip (W, W*).
     const path = new PathBox();
-    let clipPending = false;
-    // Marks drawn inside a tiling pattern's cell are counted by the fill that uses the pattern.
-    const tally = !via.includes('pattern');
+    let pendingClip = false;
     const endPath = () => {
-      const box = clipPending ? path.rect() : null;
-      if (box) gs.clip = gs.clip ? (intersect(gs.clip, box) ?? [0, 0, 0, 0]) : box;
-      clipPending = false;
+      const box = pendingClip ? path.rect() : null;
+      if (box) gs.clip = clipBox(box, gs.clip) ?? [box[0], box[1], box[0], box[1]];
+      pendingClip = false;
       path.reset();
     };
-    const onOperator = (op: string, args: Operand[]) => {
+    const moveText = (tx: number, ty: number) => {
+      tlm = multiply([1, 0, 0, 1, tx, ty], tlm);
+      tm = tlm;
+    };
+    const onOperator = (op: string, args: Operand[], opStart: number, opEnd: number) => {
       if (++this.operators > this.limits.maxOperators) {
         this.tooComplex = true;
         this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
@@ -286,10 +313,7 @@ export class ContentScanner {
       switch (op) {
         case 'W':
         case 'W*':
-          clipPending = true;
-          return;
-        case 'n':
-          endPath();
+          pendingClip = true;
           return;
         case 'w': {
           const width = args[0];
@@ -373,8 +397,52 @@ export class ContentScanner {
         case 'Tf': {
           const n = args[0];
           if (isName(n)) gs.font = { name: n.name, resources };
+          if (isNum(args[1])) gs.fontSize = args[1];
           return;
         }
+        case 'BT':
+          tm = IDENTITY;
+          tlm = IDENTITY;
+          lastText = null;
+          return;
+        case 'ET':
+          lastText = null;
+          return;
+        case 'Tc':
+          if (isNum(args[0])) gs.charSpacing = args[0];
+          return;
+        case 'Tw':
+          if (isNum(args[0])) gs.wordSpacing = args[0];
+          return;
+        case 'Tz':
+          if (isNum(args[0])) gs.hScale = args[0] / 100;
+          return;
+        case 'TL':
+          if (isNum(args[0])) gs.leading = args[0];
+          return;
+        case 'Ts':
+          if (isNum(args[0])) gs.rise = args[0];
+          return;
+        case 'Td':
+        case 'TD':
+          if (isNum(args[0]) && isNum(args[1])) {
+            if (op === 'TD') gs.leading = -args[1];
+            moveText(args[0], args[1]);
+          }
+          return;
+        case 'T*':
+          moveText(0, -gs.leading);
+          return;
+        case 'Tm': {
+          const m = args.slice(-6);
+          if (m.length === 6 && m.every(isNum) && isFiniteMatrix(m as number[])) {
+            tm = m as Matrix;
+            tlm = tm;
+          }
+          return;
+        }
+        case 'h':
+          return;
         case 'Tr': {
           const mode = args[0];
           if (isNum(mode)) gs.textRender = mode;
@@ -383,9 +451,10 @@ export class ContentScanner {
         case 'sh': {
           const n = args[0];
           if (!isName(n)) return;
+          if (gs.clip && !this.inPattern) this.marks.shape({ box: [...gs.clip], kind: 'shading' });
           const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
           if (shading) this.useShading(shading, resources, via);
-          if (shading && tally && gs.fillAlpha > 0 && !gs.masked) this.marks.shade(gs.clip);
+          if (shading && !this.inPattern && gs.fillAlpha > 0 && !gs.masked) this.ink.shade(gs.clip);
           return;
         }
         case 'Do': {
@@ -396,14 +465,30 @@ export class ContentScanner {
         default:
           if (FILL_OPS.has(op)) {
             this.paint('fill', gs, resources, via, active);
-            if (tally && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.marks.fill(path, gs.clip);
+            if (!this.inPattern && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(path, gs.clip);
           }
           if (STROKE_OPS.has(op)) {
             this.paint('stroke', gs, resources, via, active);
-            if (tally && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.marks.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
+            if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
           }
-          if (FILL_OPS.has(op) || STROKE_OPS.has(op)) endPath();
+          if (PATH_END_OPS.has(op)) {
+            const box = path.rect();
+            if (box && !this.inPattern) this.pathMarks(op, box, gs);
+            endPath();
+          }
           if (TEXT_SHOW_OPS.has(op)) {
+            if (op === "'" || op === '"') {
+              if (op === '"' && isNum(args[0]) && isNum(args[1])) {
+                gs.wordSpacing = args[0];
+                gs.charSpacing = args[1];
+              }
+              moveText(0, -gs.leading);
+            }
+            const run = this.showText(bytes, opStart, opEnd, gs, tm);
+            if (run) {
+              tm = multiply([1, 0, 0, 1, run.advance, 0], tm);
+              if (run.mark && !this.inPattern) lastText = this.addText(run.mark, lastText);
+            }
             const mode = gs.textRender;
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
             if (gs.font && mode !== 3 && mode !== 7) this.useFont(gs.font.name, gs.font.resources);
@@ -445,6 +530,86 @@ export class ContentScanner {
     // An array names modes in order of preference; readers use the first they know.
     const mode = bm instanceof PDFArray ? nameOf(resolve(ctx, bm.get(0))) : nameOf(bm);
     if (mode && !NORMAL_BLEND.has(mode)) this.blendModes.add(mode);
+  }
+
+  /** A painted path's marks: a stroke with its width after the CTM, a fill as a shape. */
+  private pathMarks(op: string, path: Rect, gs: GState) {
+    if (op === 'n') return;
+    const [a, b, c, d] = gs.ctm;
+    const u = this.userUnit;
+    if (STROKE_OPS.has(op)) {
+      const { min, max } = singularValues(a, b, c, d);
+      const half = (gs.lineWidth * max) / 2;
+      const box = clipBox([path[0] - half, path[1] - half, path[2] + half, path[3] + half], gs.clip);
+      if (box) this.marks.stroke({ box, widthPt: gs.lineWidth * min * u });
+    }
+    if (FILL_OPS.has(op)) {
+      const box = clipBox([...path], gs.clip);
+      if (box) this.marks.shape({ box, kind: 'path' });
+    }
+  }
+
+  /**
+   * A text-showing operator's run: its advance in text space (to move the text matrix) and its
+   * mark — the glyph boxes through the text matrix and CTM, the em height, ASCII text when the
+   * font's codes are ASCII. Invisible text (Tr 3 and 7) advances without a mark.
+   */
+  private showText(bytes: Uint8Array, start: number, end: number, gs: GState, tm: Matrix): { advance: number; mark: TextMark | null } | null {
+    if (!gs.font) return null;
+    const metrics = this.fontMetricsOf(gs.font.name, gs.font.resources);
+    const size = gs.fontSize;
+    const th = gs.hScale;
+    let x = 0;
+    let minX = 0;
+    let maxX = 0;
+    let text = '';
+    for (const item of showOperands(bytes, start, end)) {
+      if (typeof item === 'number') {
+        x -= (item / 1000) * size * th;
+      } else {
+        const n = metrics.codeBytes;
+        for (let i = 0; i + n - 1 < item.length; i += n) {
+          const code = n === 2 ? (item[i]! << 8) | item[i + 1]! : item[i]!;
+          x += (metrics.advance(code) * size + gs.charSpacing + (n === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
+          if (metrics.ascii && text.length < 60) text += code >= 32 && code < 127 ? String.fromCharCode(code) : '';
+        }
+      }
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+    }
+    if (gs.textRender === 3 || gs.textRender === 7 || maxX - minX <= 0 || size === 0) return { advance: x, mark: null };
+    const m = multiply(tm, gs.ctm);
+    const y0 = gs.rise + metrics.descent * size;
+    const y1 = gs.rise + metrics.ascent * size;
+    const box = clipBox(transformedBox(m, [minX, Math.min(y0, y1), maxX, Math.max(y0, y1)]), gs.clip);
+    const sizePt = Math.abs(size) * metrics.em * Math.hypot(m[2], m[3]) * this.userUnit;
+    return { advance: x, mark: box && Number.isFinite(sizePt) ? { box, sizePt, text: text.trim() } : null };
+  }
+
+  /** Adds a text run, or extends the previous run of the same line and size. */
+  private addText(mark: TextMark, last: TextMark | null): TextMark {
+    if (last && Math.abs(last.sizePt - mark.sizePt) <= 0.01 * mark.sizePt) {
+      const em = (mark.sizePt / this.userUnit) * 1.2;
+      const sameLine = Math.abs(last.box[1] - mark.box[1]) < 0.2 * em && Math.abs(last.box[3] - mark.box[3]) < 0.2 * em;
+      if (sameLine && mark.box[0] <= last.box[2] + em && mark.box[2] >= last.box[0] - em) {
+        last.box = [Math.min(last.box[0], mark.box[0]), Math.min(last.box[1], mark.box[1]), Math.max(last.box[2], mark.box[2]), Math.max(last.box[3], mark.box[3])];
+        if (last.text.length < 60 && mark.text) last.text = `${last.text}${last.text ? ' ' : ''}${mark.text}`.slice(0, 60);
+        return last;
+      }
+    }
+    this.marks.text(mark);
+    return mark;
+  }
+
+  private fontMetricsOf(name: string, resources: PDFDict | undefined): FontMetrics {
+    const font = resolve(this.context, this.resource(resources, 'Font', name));
+    const key = font ?? PDFName.of(`missing ${name}`);
+    let m = this.metrics.get(key);
+    if (!m) {
+      m = fontMetrics(this.context, dictOf(font));
+      this.metrics.set(key, m);
+    }
+    return m;
   }
 
   /** BDC /OC /name: the named OCG or OCMD in the resources' /Properties. */
@@ -534,7 +699,12 @@ export class ContentScanner {
     const matrix = matrixOf(ctx, pattern) ?? IDENTITY;
     const inner = getDict(ctx, pattern, 'Resources') ?? resources;
     active.add(patternObj);
-    this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+    this.inPattern++;
+    try {
+      this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+    } finally {
+      this.inPattern--;
+    }
     active.delete(patternObj);
   }
 
@@ -589,13 +759,12 @@ export class ContentScanner {
     const matrix = matrixOf(ctx, dict) ?? IDENTITY;
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
     const ctm = multiply(matrix, gs.ctm);
-    // The form is clipped to its /BBox.
-    const bbox = rectOf(ctx, dict.get(PDFName.of('BBox')));
-    const box = bbox ? transformedBox(ctm, bbox) : null;
-    const clip = box ? (gs.clip ? (intersect(gs.clip, box) ?? [0, 0, 0, 0]) : box) : gs.clip;
+    // A form is clipped to its /BBox.
+    const bbox = rectOf(ctx, get(ctx, dict, 'BBox'));
+    const clip = bbox ? (clipBox(transformedBox(ctm, bbox), gs.clip) ?? [0, 0, 0, 0]) : gs.clip;
     if (getBool(ctx, getDict(ctx, dict, 'Group'), 'K') === true) this.knockoutGroups++;
     active.add(xobj);
-    this.run(data, inner, { ...gs, ctm, clip }, [...via, name], active);
+    this.run(data, inner, { ...gs, ctm, clip: clip as Rect | null }, [...via, name], active);
     active.delete(xobj);
   }
 
@@ -617,15 +786,19 @@ export class ContentScanner {
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
-    if (!via.includes('pattern')) {
-      if (!info.imageMask) this.marks.image(unitSquareBox(gs.ctm), gs.clip);
-      else if (gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.marks.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
+    if (!this.inPattern) {
+      if (!info.imageMask) this.ink.image(unitSquareBox(gs.ctm), gs.clip);
+      else if (gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
     }
     if (info.imageMask) {
       // A stencil mask paints the fill colour; a pattern fill paints the pattern's colours.
       if (gs.fill.family !== 'Pattern') this.record('stencil', gs.fill, via);
       else if (gs.fillPattern) this.usePattern(gs.fillPattern, gs.fill, 'stencil', resources, via, active);
       else this.record('stencil', gs.fill.base ?? gs.fill, via);
+    }
+    if (!this.inPattern) {
+      const shown = clipBox(unitSquareBox(gs.ctm), gs.clip);
+      if (shown) this.marks.shape({ box: shown, kind: 'image' });
     }
     const [a, b, c, d] = gs.ctm;
     const placedWidthPt = Math.hypot(a, b) * this.userUnit;
@@ -696,6 +869,7 @@ export class ContentScanner {
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
       coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
       mask: this.maskOf(dict),
+      jpegQuality: stream instanceof PDFRawStream ? codedJpegQuality(stream.contents, filters) : null,
     };
   }
 
@@ -736,6 +910,7 @@ export class ContentScanner {
       hasSMask: false,
       coded: data ? codedImageSize(data, filters) : null,
       mask: null,
+      jpegQuality: data ? codedJpegQuality(data, filters) : null,
     };
   }
 
@@ -790,9 +965,15 @@ function initialState(ctm: Matrix): GState {
     strokeInk: true,
     fillAlpha: 1,
     strokeAlpha: 1,
-    lineWidth: 1,
     masked: false,
+    lineWidth: 1,
     clip: null,
+    fontSize: 0,
+    charSpacing: 0,
+    wordSpacing: 0,
+    hScale: 1,
+    leading: 0,
+    rise: 0,
   };
 }
 
@@ -817,6 +998,14 @@ function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): vo
     const y = args[i + 1];
     if (isNum(x) && isNum(y)) path.add(ctm, x, y);
   }
+}
+
+/** The smallest and largest scale a 2 × 2 matrix applies to any direction. */
+export function singularValues(a: number, b: number, c: number, d: number): { min: number; max: number } {
+  const s = a * a + b * b + c * c + d * d;
+  const det = a * d - b * c;
+  const root = Math.sqrt(Math.max(0, s * s - 4 * det * det));
+  return { min: Math.sqrt(Math.max(0, (s - root) / 2)), max: Math.sqrt((s + root) / 2) };
 }
 
 function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {

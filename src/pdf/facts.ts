@@ -3,6 +3,7 @@
  * judge them on the main thread. They are zod schemas because they cross the worker boundary.
  */
 import { z } from 'zod';
+import { PageMarksSchema } from './marks.js';
 
 export const COLOUR_FAMILIES = [
   'DeviceGray',
@@ -90,6 +91,8 @@ export const ImageFactsSchema = z.object({
   coded: CodedSizeSchema.nullable().optional(),
   /** Its soft mask or mask image, when it has one. */
   mask: MaskFactsSchema.nullable().optional(),
+  /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
+  jpegQuality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
   /** Image space → default user space of the page (before /Rotate and /UserUnit). */
   ctm: Matrix,
   /** Bounding box of the placed image in default user space. */
@@ -123,18 +126,6 @@ export const FontUseSchema = z.object({
   embedded: z.boolean(),
 });
 export type FontUse = z.infer<typeof FontUseSchema>;
-
-/**
- * What the page's content should leave on paper, as shares (0–1) of the visible page, estimated
- * from its painting operators (pdf/marks.ts): the blank-page check weighs the raster against it.
- */
-export const PageMarksSchema = z.object({
-  /** Covered by vector painting in a colour that prints: fills, strokes, shadings, stencil masks (text not counted). */
-  ink: z.number().min(0).max(1),
-  /** Covered by images (which may themselves be white). */
-  images: z.number().min(0).max(1),
-});
-export type PageMarks = z.infer<typeof PageMarksSchema>;
 
 /** Transparency features renderers draw differently (raster/renderer.ts decides by them). */
 export const TransparencySchema = z.object({
@@ -177,6 +168,10 @@ export const PageFactsSchema = z.object({
    * its place in the page order, so later pages keep their numbers, but it has no content.
    */
   unreadable: z.string().nullable().optional(),
+  /**
+   * Where text, stroked lines, shapes and images are painted, and how much of the visible page the
+   * content inks (marks.ts): for the seam, line and text-size checks and the blank-page check.
+   */
   marks: PageMarksSchema.optional(),
   transparency: TransparencySchema.optional(),
   /** Form fields (widget annotations) that print: the Print flag, not hidden. */

@@ -12,11 +12,12 @@ import { N, resolve, PDFArray } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';
 import { renderFromImage } from '../raster/fast-path.js';
 import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
+import { measureJpegDetail, type ImageDetail } from '../raster/image-detail.js';
 import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, classifyWarning, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
 import type { PixelFacts, RasterFacts } from '../raster/facts.js';
-import { analysePixels, type RawPixels } from '../raster/pixels.js';
+import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
@@ -116,15 +117,20 @@ async function render(task: RenderTask) {
   if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
   let measured: PixelFacts | undefined;
   let approximate: string | null = null;
+  let unpainted: UnpaintedGrid | null = null;
   if (!pixels) {
     const drawn = await drawWithEngines(doc, task);
-    ({ pixels, method, warnings, measured } = drawn);
+    ({ pixels, method, warnings, measured, unpainted } = drawn);
     approximate = drawn.approximate;
   }
   // The preview is encoded on libuv's threads while this thread measures the same pixels.
+  // The engines drew on a transparent background, measured what stayed unpainted and put the
+  // drawing on white (drawWithEngines); the image paths' pixels are measured here the same way.
+  if (method === 'image') unpainted = flattenOnWhite(pixels);
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   measured ??= analysePixels(pixels);
+  const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
@@ -136,6 +142,8 @@ async function render(task: RenderTask) {
       warnings,
       ...measured,
       ...(approximate ? { approximate } : {}),
+      ...(unpainted ? { unpainted } : {}),
+      ...(imageDetail ? { imageDetail } : {}),
     },
     preview,
   };
@@ -156,6 +164,8 @@ interface Drawn {
   method: 'pdfium' | 'pdfjs';
   warnings: string[];
   measured: PixelFacts;
+  /** What the page left unpainted (drawn on a transparent background, then put on white). */
+  unpainted: UnpaintedGrid | null;
   /**
    * What pdf.js said it could not draw: an image it could not decode (left out), or a font it
    * could not use (text drawn in a substitute, or not at all).
@@ -216,7 +226,7 @@ function wantsSecondLook(drawn: Drawn, task: RenderTask): boolean {
 async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
   const rendered = await captureWarnings(async () => {
     doc.pdfjs ??= openWithPdfjs(doc.bytes);
-    return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, task.pageRef);
+    return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, task.pageRef, true);
   });
   if (++doc.renderedSinceCleanup >= CLEANUP_EVERY_PAGES) {
     doc.renderedSinceCleanup = 0;
@@ -225,7 +235,8 @@ async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
   const image = rendered.warnings.find((w) => classifyWarning(w) === 'image' && /unable to decode|error|unsupported/i.test(w));
   const font = rendered.warnings.find((w) => classifyWarning(w) === 'font');
   const degraded = image ? { kind: 'image' as const, warning: image } : font ? { kind: 'font' as const, warning: font } : null;
-  return { pixels: rendered.value, method: 'pdfjs', warnings: rendered.warnings, measured: analysePixels(rendered.value), degraded };
+  const unpainted = flattenOnWhite(rendered.value);
+  return { pixels: rendered.value, method: 'pdfjs', warnings: rendered.warnings, measured: analysePixels(rendered.value), unpainted, degraded };
 }
 
 /**
@@ -236,17 +247,37 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, true);
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
       resetPdfium();
     }
-    return { pixels, method: 'pdfium', warnings: [], measured: analysePixels(pixels), degraded: null };
+    const unpainted = flattenOnWhite(pixels);
+    return { pixels, method: 'pdfium', warnings: [], measured: analysePixels(pixels), unpainted, degraded: null };
   } catch (error) {
     doc.pdfium = undefined;
     resetPdfium();
     throw error;
   }
+}
+
+/** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
+async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
+  // A page drawn upright from its one image shows that image: its preview says where the detail is.
+  const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
+  const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
+  const out: ImageDetail[] = [];
+  for (const request of task.detail ?? []) {
+    let jpeg = task.jpeg && task.plan?.ref === request.ref ? task.jpeg.data : null;
+    if (!jpeg) {
+      const found = await imageObject(doc, request.ref).catch(() => null);
+      if (!found || !isDct(found.context, found.stream)) continue;
+      jpeg = jpegStreamOf(found.context, found.stream).data;
+    }
+    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
+    if (measured) out.push(measured);
+  }
+  return out;
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */

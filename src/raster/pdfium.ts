@@ -79,14 +79,14 @@ interface PdfiumModule {
 }
 
 /**
- * Renders one page at `maxPx` on its longest side, on white, as it prints: FPDF_PRINTING makes
+ * Renders one page at `maxPx` on its longest side, on white (or transparent), as it prints: FPDF_PRINTING makes
  * PDFium draw the annotations that have the Print flag (and only those) and read optional
  * content by its print state. Form fields (widgets) are not drawn by PDFium's page renderer, so
  * pages with printable widgets go to pdf.js (renderer.ts). PDFium applies /Rotate and shows the
  * CropBox (clipped to the MediaBox); it ignores /UserUnit, which only scales a page and so does
  * not change a render fitted to a pixel size. Text is smoothed in gray, not for LCD stripes.
  */
-export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number): Promise<RawPixels> {
+export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number, transparent = false): Promise<RawPixels> {
   if (!isLive(handle)) throw new Error('the PDFium instance that opened this document was dropped');
   // The wrapper keeps its Emscripten module and the page handle in fields it does not declare.
   const page = handle.doc.getPage(pageNumber - 1) as unknown as { module: PdfiumModule; pageIdx: number };
@@ -102,7 +102,9 @@ export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number,
     buffer = module.wasmExports.malloc(width * height * 4);
     if (!buffer) throw new Error(`PDFium cannot allocate a ${width} × ${height} px bitmap`);
     bitmap = module._FPDFBitmap_CreateEx(width, height, FPDF_BITMAP_BGRA, buffer, width * 4);
-    module._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
+    // `transparent`: what the page leaves unpainted stays transparent (pixels.ts's flattenOnWhite
+    // measures it, then puts it on paper); else the page is drawn on white.
+    module._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, transparent ? 0x00000000 : 0xffffffff);
     module._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_ANNOT | FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER);
     const data = module.HEAPU8.slice(buffer, buffer + width * height * 4);
     return { data, width, height, channels: 4 };

@@ -17,9 +17,11 @@ export function fitSize(widthPt: number, heightPt: number, maxPx: number): { wid
  * streams onto the page, as printers draw them (pdf.js's default keeps form fields for an HTML
  * layer and leaves them off the canvas). `expectRef` ("12 0 R") is the page object our page tree
  * walk found at that place: pdf.js stops counting pages at an unreadable page object, so after
- * one its page N may be another page; then this throws {@link PageMismatchError}.
+ * one its page N may be another page; then this throws {@link PageMismatchError}. `transparent`:
+ * draw on a transparent background instead of white, so that what the page leaves unpainted can be
+ * measured (pixels.ts's flattenOnWhite then puts it on paper).
  */
-export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number, maxPx: number, expectRef?: string | null): Promise<RawPixels> {
+export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number, maxPx: number, expectRef?: string | null, transparent = false): Promise<RawPixels> {
   if (pageNumber > doc.numPages) throw new PageMismatchError(`pdf.js reads ${doc.numPages} pages: it cannot reach page ${pageNumber}`);
   const page = await doc.getPage(pageNumber);
   try {
@@ -43,7 +45,7 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
         transform,
         intent: 'print',
         annotationMode: AnnotationMode.ENABLE,
-        background: 'white',
+        background: transparent ? 'rgba(0,0,0,0)' : 'white',
       }).promise;
       const image = context.getImageData(0, 0, width, height);
       return { data: image.data, width, height, channels: 4 };

@@ -17,12 +17,12 @@ const EXPECTED_INK_FACTOR = 4;
  * the page's content paints ink in the visible area (both renderers were asked and drew nothing),
  * or an image could not be decoded.
  * @example
- * emptyButPaints({ inkCoverage: 0, warnings: [] }, { marks: { ink: 0.2, images: 0 } }, 0.0001);
+ * emptyButPaints({ inkCoverage: 0 }, { marks: { ink: 0.2 } }, 0.0001);
  * // "rendering drew nothing, but its content paints about 20 % of the page …"
  */
 export function emptyButPaints(
   raster: Pick<RasterFacts, 'inkCoverage' | 'approximate'>,
-  page: Pick<PageFacts, 'marks'>,
+  page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink'> },
   blankInkCoverage: number,
 ): string | null {
   if (raster.inkCoverage > blankInkCoverage) return null;

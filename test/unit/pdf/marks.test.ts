@@ -1,7 +1,7 @@
 /**
- * What a page's content should leave on paper (pdf/marks.ts), estimated by the content scan, and
- * the rule built on it: an empty raster of a page whose content paints is a rendering failure,
- * never a blank page.
+ * How much of the page its content inks (`ink` and `images` of pdf/marks.ts), estimated by the
+ * content scan, and the rule built on it: an empty raster of a page whose content paints is a
+ * rendering failure, never a blank page.
  */
 import { describe, expect, it } from 'vitest';
 import type { ColourSpaceFacts } from '../../../src/pdf/facts.js';
@@ -53,7 +53,7 @@ describe('the ink a page should leave', () => {
 
   it('counts images apart (an image may be white)', async () => {
     const m = await marks('q 100 0 0 100 0 0 cm BI /W 1 /H 1 /CS /G /BPC 8 ID \xff EI Q');
-    expect(m).toEqual({ ink: 0, images: 0.5 });
+    expect(m).toMatchObject({ ink: 0, images: 0.5 });
   });
 
   it('knows which colour values print', () => {
@@ -68,9 +68,11 @@ describe('the ink a page should leave', () => {
 });
 
 describe('an empty raster of a page whose content paints is not a blank page', () => {
+  /** Marks of a page that inks `ink` of its area with vector painting (no marks listed). */
+  const inks = (ink: number) => ({ texts: [], strokes: [], shapes: [], dropped: 0, ink, images: 0 });
   const raster = (inkCoverage: number, approximate?: string) =>
     new Map([[1, { index: 1, widthPx: 10, heightPx: 10, method: 'pdfium' as const, ms: 1, warnings: [], inkCoverage, edgeGapPx: { top: 0, right: 0, bottom: 0, left: 0 }, ...(approximate ? { approximate } : {}) }]]);
-  const facts = (ink: number) => doc([page(1, 2040, 2040, { marks: { ink, images: 0 } })]);
+  const facts = (ink: number) => doc([page(1, 2040, 2040, { marks: inks(ink) })]);
 
   it.each([
     ['nothing painted, nothing drawn', 0, 0, undefined, 'page-blank'],
@@ -85,6 +87,6 @@ describe('an empty raster of a page whose content paints is not a blank page', (
   });
 
   it('says what the content paints', () => {
-    expect(emptyButPaints({ inkCoverage: 0 }, { marks: { ink: 0.2, images: 0 } }, 0.0001)).toBe('rendering drew nothing, but its content paints about 20 % of the page in colours that print');
+    expect(emptyButPaints({ inkCoverage: 0 }, { marks: inks(0.2) }, 0.0001)).toBe('rendering drew nothing, but its content paints about 20 % of the page in colours that print');
   });
 });
