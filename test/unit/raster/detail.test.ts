@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/preflight.js';
-import { bandTop, measureJpegDetail, detailRequests } from '../../../src/raster/image-detail.js';
+import { bandTop, measureJpegDetail, detailRequests, windowLeft } from '../../../src/raster/image-detail.js';
 import { estimateDetail, lumaOf } from '../../../src/raster/detail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detail-'));
@@ -72,6 +72,16 @@ describe('enlargement from the pixels', () => {
     expect(top).toBeGreaterThanOrEqual(1600 - 512);
     expect(top).toBeLessThanOrEqual(1600);
     expect(bandTop(null, 4000, 512)).toBe(0);
+  });
+
+  it('the window is the most textured one of the band on the preview, on the JPEG block grid', () => {
+    // A 400 × 100 overview of a 4,000 × 1,000 image: flat left of column 250 (2,500 in the image), texture right of it.
+    const overview = { data: Uint8Array.from({ length: 400 * 100 }, (_, i) => (i % 400 < 250 ? 90 : (i * 7919) % 251)), width: 400, height: 100, channels: 1 };
+    const left = windowLeft(overview, 4000, 1000, 0, 512);
+    expect(left % 16).toBe(0);
+    expect(left).toBeGreaterThanOrEqual(2500);
+    expect(left + 512).toBeLessThanOrEqual(4000);
+    expect(windowLeft(overview, 400, 1000, 0, 512)).toBe(0);
   });
 
   it('only JPEG XObjects large enough are measured, largest placed first, at most four', () => {
