@@ -134,5 +134,9 @@ RSS: peak of a process that renders the file with that renderer alone. Reproduce
 
 ${rows.join('\n')}
 `;
-writeFileSync(join(here, 'RENDERERS.md'), md);
+// The real-world section (written from `npm run realworld` runs) is kept as it is.
+const KEEP = '\n## Previews against Ghostscript on the real-world corpus';
+const before = existsSync(join(here, 'RENDERERS.md')) ? readFileSync(join(here, 'RENDERERS.md'), 'utf8') : '';
+const kept = before.includes(KEEP) ? before.slice(before.indexOf(KEEP)) : '';
+writeFileSync(join(here, 'RENDERERS.md'), md + kept);
 console.log(md);

@@ -16,7 +16,7 @@ import type { ProfileRegistry, ResolvedTarget } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
-import { pageRenderer } from './raster/renderer.js';
+import { fallbackRenderer, knownApproximation, pageRenderer } from './raster/renderer.js';
 import { detailRequests, worthMeasuring } from './raster/image-detail.js';
 import { printScaleOf } from './rules/check-page-size.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
@@ -123,12 +123,13 @@ export async function preflightWithPreviews(
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword && !facts.unrenderable;
   // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
   if (canRender && here && executor instanceof PreflightPool) {
-    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !(here.jpegOf && imagePlan(p)));
+    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable && !(here.jpegOf && imagePlan(p)));
     if (needWorker.length) executor.warm(needWorker.length);
   }
   if (canRender) {
-    // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer.
-    const pages = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex);
+    // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer,
+    // nor one whose object cannot be read (page-damaged says so).
+    const pages = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable);
     // At most one page per worker in flight for this file: pages are not all queued at once, so
     // another file's pages interleave with this one's, and finished pages' memory goes first.
     await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
@@ -163,7 +164,7 @@ export async function preflightWithPreviews(
                 // Read here already: the page is drawn without parsing the file again.
                 ...(jpeg ? { jpeg } : {}),
                 ...(imageOnly ? { imageOnly } : {}),
-                renderer: pageRenderer(page),
+                ...renderPlan(page, limits.blankInkCoverage),
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
@@ -181,7 +182,7 @@ export async function preflightWithPreviews(
                 throw error;
               })
             : await draw(executor, false);
-          raster.set(page.index, result.facts);
+          raster.set(page.index, withKnownApproximation(result.facts, page));
           if (result.preview) {
             previews.set(page.index, {
               bytes: result.preview,
@@ -297,6 +298,24 @@ async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex
 function tinyTiles(cellPx: number, cells: number): string {
   const count = cells >= 1e15 ? 'more than 10^15' : grouped(Math.round(cells));
   return `paints a tiling pattern whose cells are ${cellPx < 0.0001 ? cellPx.toExponential(1) : cellPx.toFixed(4)} px at the preview size (${count} cells over the page); a renderer would work on it for minutes, so it is not rendered`;
+}
+
+/** The engines for a page (raster/renderer.ts) and what its content should leave on paper. */
+function renderPlan(page: DocumentFacts['pages'][number], blankInk: number) {
+  const renderer = pageRenderer(page);
+  return {
+    renderer,
+    fallback: fallbackRenderer(page, renderer),
+    pageRef: page.ref,
+    expect: { ink: page.marks?.ink ?? 0, images: page.marks?.images ?? 0, blankInk },
+  };
+}
+
+/** The raster facts, saying also what the engine that drew the page is known to draw otherwise. */
+function withKnownApproximation(facts: RasterFacts, page: DocumentFacts['pages'][number]): RasterFacts {
+  const known = knownApproximation(page, facts.method);
+  if (!known) return facts;
+  return { ...facts, approximate: facts.approximate ? `${facts.approximate}; ${known}` : known };
 }
 
 /** A per-call safe margin applies to every layer, over the layers' own. */

@@ -53,6 +53,24 @@ export function printableAppearances(context: PDFContext, page: PDFDict, oc: Opt
   return out;
 }
 
+/**
+ * Form fields that print: widget annotations with the Print flag, not hidden, not in hidden
+ * optional content — with or without an appearance stream (a reader builds one for a field that
+ * has none when the form asks it to, /NeedAppearances).
+ */
+export function printableWidgetCount(context: PDFContext, page: PDFDict, oc: OptionalContent): number {
+  const annots = get(context, page, 'Annots');
+  if (!(annots instanceof PDFArray)) return 0;
+  let n = 0;
+  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
+    const dict = dictOf(annot);
+    if (!dict || getName(context, dict, 'Subtype') !== 'Widget') continue;
+    const flags = getNumber(context, dict, 'F') ?? 0;
+    if (flags & PRINT && !(flags & HIDDEN) && !oc.isHidden(dict.get(N('OC')))) n++;
+  }
+  return n;
+}
+
 /** /AP /N: a stream, or a dictionary of states of which /AS names the one shown. */
 function normalAppearance(context: PDFContext, annot: PDFDict): PDFRawStream | undefined {
   const n = get(context, getDict(context, annot, 'AP'), 'N');

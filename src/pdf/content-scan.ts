@@ -7,10 +7,10 @@
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
-import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect } from './facts.js';
+import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect, Transparency } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
-import { IDENTITY, apply, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
-import { MarkCollector, clipBox, type PageMarks, type TextMark } from './marks.js';
+import { IDENTITY, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
+import { MarkCollector, MarkTally, PathBox, clipBox, colourInks, type PageMarks, type TextMark } from './marks.js';
 import { fontMetrics, showOperands, type FontMetrics } from './text-metrics.js';
 import {
   PDFArray,
@@ -90,8 +90,13 @@ export interface ScanResult {
   tooComplex: boolean;
   /** Tiling patterns painted: their cells over the page, and the smallest cell step on the page (pt). */
   tiling: { cells: number; smallestStepPt: number } | null;
-  /** Where text, lines, shapes and images are painted (bounded; marks.ts). */
+  /**
+   * Where text, lines, shapes and images are painted (bounded), and how much of the visible page
+   * the content inks (marks.ts).
+   */
   marks: PageMarks;
+  /** Blend modes and knockout groups the page uses: renderers differ in how they draw them. */
+  transparency: Transparency;
 }
 
 interface GState {
@@ -103,6 +108,13 @@ interface GState {
   textRender: number;
   /** The font selected by Tf and the resources it was looked up in. */
   font: { name: string; resources: PDFDict | undefined } | undefined;
+  /** Whether the current fill and stroke colours print (not paper white, not fully transparent). */
+  fillInk: boolean;
+  strokeInk: boolean;
+  fillAlpha: number;
+  strokeAlpha: number;
+  /** A soft mask is in force: what shows through it cannot be told without drawing, so it counts as no ink. */
+  masked: boolean;
   /** Line width (w, or /LW of an ExtGState), in user space units. */
   lineWidth: number;
   /** Bounding box of the clipping path in default user space; null: not clipped. */
@@ -127,6 +139,10 @@ const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
 const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs', 'w', 'BT', 'ET', 'Td', 'TD', 'Tm', 'T*', 'Tc', 'Tw', 'Tz', 'TL', 'Ts']);
 /** Operators that end a path: they paint it (or not, `n`) and apply a pending clip. */
 const PATH_END_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'S', 's', 'n']);
+/** Path construction: operand pairs that are points (re: x y w h). */
+const PATH_OPS = new Set(['m', 'l', 'c', 'v', 'y', 're']);
+/** Blend modes that are plain painting (ISO 32000-2 §11.3.5). */
+const NORMAL_BLEND = new Set(['Normal', 'Compatible']);
 
 class LimitReached extends Error {}
 
@@ -165,8 +181,12 @@ export class ContentScanner {
   /** The page's area in default user space (pt²), for tiling cell counts. */
   private pageArea = 612 * 792;
   private readonly tiling = { cells: 0, smallestStepPt: Number.POSITIVE_INFINITY };
+  /** Where the page paints, mark by mark (bounded), and the area it inks. */
   private marks = new MarkCollector(null);
-  /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks. */
+  private ink = new MarkTally(undefined);
+  private readonly blendModes = new Set<string>();
+  private knockoutGroups = 0;
+  /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks (and no ink of its own). */
   private inPattern = 0;
   private readonly metrics = new Map<PDFObject, FontMetrics>();
 
@@ -193,6 +213,7 @@ export class ContentScanner {
     this.pageResources = resources;
     this.marks = new MarkCollector(pageBox);
     if (pageArea !== undefined && pageArea > 0) this.pageArea = pageArea;
+    this.ink = new MarkTally(pageBox ?? undefined);
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -245,7 +266,8 @@ export class ContentScanner {
       damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
       tiling: this.tiling.cells > 0 ? { cells: Math.min(this.tiling.cells, Number.MAX_VALUE), smallestStepPt: this.tiling.smallestStepPt } : null,
-      marks: this.marks.result(),
+      marks: { ...this.marks.result(), ...this.ink.result() },
+      transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
     };
   }
 
@@ -302,19 +324,15 @@ export class ContentScanner {
     let tm: Matrix = IDENTITY;
     let tlm: Matrix = IDENTITY;
     let lastText: TextMark | null = null;
-    // The path being built, as a box in default user space, and whether it becomes a clip.
-    let path: Rect | null = null;
+    // The path being built, as a box in default user space (four numbers: a page may build
+    // millions of paths), and whether it becomes a clip (W, W*).
+    const path = new PathBox();
     let pendingClip = false;
-    const extend = (x: number, y: number) => {
-      const [px, py] = apply(gs.ctm, x, y);
-      if (!Number.isFinite(px) || !Number.isFinite(py)) return;
-      if (!path) path = [px, py, px, py];
-      else {
-        if (px < path[0]) path[0] = px;
-        if (py < path[1]) path[1] = py;
-        if (px > path[2]) path[2] = px;
-        if (py > path[3]) path[3] = py;
-      }
+    const endPath = () => {
+      const box = pendingClip ? path.rect() : null;
+      if (box) gs.clip = clipBox(box, gs.clip) ?? [box[0], box[1], box[0], box[1]];
+      pendingClip = false;
+      path.reset();
     };
     const moveText = (tx: number, ty: number) => {
       tlm = multiply([1, 0, 0, 1, tx, ty], tlm);
@@ -343,7 +361,20 @@ export class ContentScanner {
       }
       // Hidden optional content changes the graphics state but paints nothing.
       if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
+      if (PATH_OPS.has(op)) {
+        extendPath(path, op, args, gs.ctm);
+        return;
+      }
       switch (op) {
+        case 'W':
+        case 'W*':
+          pendingClip = true;
+          return;
+        case 'w': {
+          const width = args[0];
+          if (isNum(width) && width >= 0) gs.lineWidth = width;
+          return;
+        }
         case 'q':
           if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
           else this.notes.add(`graphics state nested deeper than ${this.limits.maxStateDepth}`);
@@ -358,22 +389,40 @@ export class ContentScanner {
         }
         case 'g':
           gs.fill = GRAY;
+          gs.fillInk = colourInks(GRAY, numbers(args));
           return;
         case 'G':
           gs.stroke = GRAY;
+          gs.strokeInk = colourInks(GRAY, numbers(args));
           return;
         case 'rg':
           gs.fill = RGB;
+          gs.fillInk = colourInks(RGB, numbers(args));
           return;
         case 'RG':
           gs.stroke = RGB;
+          gs.strokeInk = colourInks(RGB, numbers(args));
           return;
         case 'k':
           gs.fill = CMYK;
+          gs.fillInk = colourInks(CMYK, numbers(args));
           return;
         case 'K':
           gs.stroke = CMYK;
+          gs.strokeInk = colourInks(CMYK, numbers(args));
           return;
+        case 'sc':
+        case 'SC':
+          if (op === 'sc') gs.fillInk = colourInks(gs.fill, numbers(args));
+          else gs.strokeInk = colourInks(gs.stroke, numbers(args));
+          return;
+        case 'gs': {
+          const n = args[0];
+          if (!isName(n)) return;
+          this.extGState(dictOf(resolve(ctx, this.resource(resources, 'ExtGState', n.name))), gs);
+          this.screenExtGState(n.name, resources, gs, via, active);
+          return;
+        }
         case 'cs':
         case 'CS': {
           const n = args[args.length - 1];
@@ -382,9 +431,11 @@ export class ContentScanner {
           if (op === 'cs') {
             gs.fill = cs;
             gs.fillPattern = undefined;
+            gs.fillInk = colourInks(cs, undefined);
           } else {
             gs.stroke = cs;
             gs.strokePattern = undefined;
+            gs.strokeInk = colourInks(cs, undefined);
           }
           return;
         }
@@ -396,23 +447,15 @@ export class ContentScanner {
             if (op === 'scn') gs.fillPattern = pattern;
             else gs.strokePattern = pattern;
           }
+          const ink = isName(n) || colourInks(op === 'scn' ? gs.fill : gs.stroke, numbers(args));
+          if (op === 'scn') gs.fillInk = ink;
+          else gs.strokeInk = ink;
           return;
         }
         case 'Tf': {
           const n = args[0];
           if (isName(n)) gs.font = { name: n.name, resources };
           if (isNum(args[1])) gs.fontSize = args[1];
-          return;
-        }
-        case 'w':
-          if (isNum(args[0]) && args[0] >= 0) gs.lineWidth = args[0];
-          return;
-        case 'gs': {
-          const n = args[0];
-          if (!isName(n)) return;
-          const lw = getNumber(ctx, dictOf(resolve(ctx, this.resource(resources, 'ExtGState', n.name))), 'LW');
-          if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
-          this.extGState(n.name, resources, gs, via, active);
           return;
         }
         case 'BT':
@@ -456,29 +499,7 @@ export class ContentScanner {
           }
           return;
         }
-        case 'm':
-        case 'l':
-          if (isNum(args[0]) && isNum(args[1])) extend(args[0], args[1]);
-          return;
-        case 'c':
-        case 'v':
-        case 'y':
-          for (let i = 0; i + 1 < args.length; i += 2) if (isNum(args[i]) && isNum(args[i + 1])) extend(args[i] as number, args[i + 1] as number);
-          return;
-        case 're':
-          if (args.length >= 4 && args.slice(0, 4).every(isNum)) {
-            const [x, y, w, h] = args as number[];
-            extend(x!, y!);
-            extend(x! + w!, y! + h!);
-            extend(x!, y! + h!);
-            extend(x! + w!, y!);
-          }
-          return;
         case 'h':
-          return;
-        case 'W':
-        case 'W*':
-          pendingClip = true;
           return;
         case 'Tr': {
           const mode = args[0];
@@ -489,8 +510,11 @@ export class ContentScanner {
           const n = args[0];
           if (!isName(n)) return;
           if (gs.clip && !this.inPattern) this.marks.shape({ box: [...gs.clip], kind: 'shading' });
+          // The shading as found (a mesh shading is a stream: its data is screened too).
           const shading = resolve(ctx, this.resource(resources, 'Shading', n.name));
-          if (dictOf(shading)) this.useShading(shading!, resources, via);
+          if (!dictOf(shading)) return;
+          this.useShading(shading!, resources, via);
+          if (!this.inPattern && gs.fillAlpha > 0 && !gs.masked) this.ink.shade(gs.clip);
           return;
         }
         case 'Do': {
@@ -499,13 +523,18 @@ export class ContentScanner {
           return;
         }
         default:
-          if (FILL_OPS.has(op)) this.paint('fill', gs, resources, via, active);
-          if (STROKE_OPS.has(op)) this.paint('stroke', gs, resources, via, active);
+          if (FILL_OPS.has(op)) {
+            this.paint('fill', gs, resources, via, active);
+            if (!this.inPattern && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(path, gs.clip);
+          }
+          if (STROKE_OPS.has(op)) {
+            this.paint('stroke', gs, resources, via, active);
+            if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
+          }
           if (PATH_END_OPS.has(op)) {
-            if (path && !this.inPattern) this.pathMarks(op, path, gs);
-            if (pendingClip && path) gs.clip = clipBox(path, gs.clip) ?? [path[0], path[1], path[0], path[1]];
-            path = null;
-            pendingClip = false;
+            const box = path.rect();
+            if (box && !this.inPattern) this.pathMarks(op, box, gs);
+            endPath();
           }
           if (TEXT_SHOW_OPS.has(op)) {
             if (op === "'" || op === '"') {
@@ -549,6 +578,24 @@ export class ContentScanner {
       // Nesting, operand counts or token lengths beyond the limits are an attack on parsers, not a typo.
       if (/nesting|operands|longer than|items/.test(error.message)) this.tooComplex = true;
     }
+  }
+
+  /** The parts of an ExtGState that decide what prints: alpha, line width, blend mode. */
+  private extGState(dict: PDFDict | undefined, gs: GState) {
+    if (!dict) return;
+    const ctx = this.context;
+    const ca = getNumber(ctx, dict, 'ca');
+    const CA = getNumber(ctx, dict, 'CA');
+    const lw = getNumber(ctx, dict, 'LW');
+    if (ca !== undefined) gs.fillAlpha = ca;
+    if (CA !== undefined) gs.strokeAlpha = CA;
+    if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+    const smask = resolve(ctx, dict.get(PDFName.of('SMask')));
+    if (smask !== undefined) gs.masked = nameOf(smask) !== 'None';
+    const bm = resolve(ctx, dict.get(PDFName.of('BM')));
+    // An array names modes in order of preference; readers use the first they know.
+    const mode = bm instanceof PDFArray ? nameOf(resolve(ctx, bm.get(0))) : nameOf(bm);
+    if (mode && !NORMAL_BLEND.has(mode)) this.blendModes.add(mode);
   }
 
   /** A painted path's marks: a stroke with its width after the CTM, a fill as a shape. */
@@ -733,7 +780,7 @@ export class ContentScanner {
    * An ExtGState a renderer applies: its transfer functions, and its soft mask — a group the
    * renderer draws in full, so what it draws is screened like page content (nothing recorded).
    */
-  private extGState(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
+  private screenExtGState(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
     const ctx = this.context;
     const dict = dictOf(resolve(ctx, this.resource(resources, 'ExtGState', name)));
     if (!dict) return;
@@ -888,6 +935,7 @@ export class ContentScanner {
     // A form is clipped to its /BBox.
     const bbox = rectOf(ctx, get(ctx, dict, 'BBox'));
     const clip = bbox ? (clipBox(transformedBox(ctm, bbox), gs.clip) ?? [0, 0, 0, 0]) : gs.clip;
+    if (getBool(ctx, getDict(ctx, dict, 'Group'), 'K') === true) this.knockoutGroups++;
     active.add(xobj);
     this.run(data, inner, { ...gs, ctm, clip: clip as Rect | null }, [...via, name], active);
     active.delete(xobj);
@@ -915,6 +963,10 @@ export class ContentScanner {
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
+    if (!this.inPattern) {
+      if (!info.imageMask) this.ink.image(unitSquareBox(gs.ctm), gs.clip);
+      else if (gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
+    }
     if (info.imageMask) {
       // A stencil mask paints the fill colour; a pattern fill paints the pattern's colours.
       if (gs.fill.family !== 'Pattern') this.record('stencil', gs.fill, via);
@@ -1139,6 +1191,11 @@ function initialState(ctm: Matrix): GState {
     strokePattern: undefined,
     textRender: 0,
     font: undefined,
+    fillInk: true,
+    strokeInk: true,
+    fillAlpha: 1,
+    strokeAlpha: 1,
+    masked: false,
     lineWidth: 1,
     clip: null,
     fontSize: 0,
@@ -1148,6 +1205,29 @@ function initialState(ctm: Matrix): GState {
     leading: 0,
     rise: 0,
   };
+}
+
+function numbers(args: Operand[]): number[] {
+  return args.filter(isNum);
+}
+
+/** Grows the path's box by the points of one construction operator (re: x y w h). */
+function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): void {
+  const n = args.length;
+  if (op === 're') {
+    const [x, y, w, h] = [args[n - 4], args[n - 3], args[n - 2], args[n - 1]];
+    if (!isNum(x) || !isNum(y) || !isNum(w) || !isNum(h)) return;
+    path.add(ctm, x, y);
+    path.add(ctm, x + w, y);
+    path.add(ctm, x, y + h);
+    path.add(ctm, x + w, y + h);
+    return;
+  }
+  for (let i = 0; i + 1 < n; i += 2) {
+    const x = args[i];
+    const y = args[i + 1];
+    if (isNum(x) && isNum(y)) path.add(ctm, x, y);
+  }
 }
 
 /** The smallest and largest scale a 2 × 2 matrix applies to any direction. */

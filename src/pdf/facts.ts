@@ -127,6 +127,15 @@ export const FontUseSchema = z.object({
 });
 export type FontUse = z.infer<typeof FontUseSchema>;
 
+/** Transparency features renderers draw differently (raster/renderer.ts decides by them). */
+export const TransparencySchema = z.object({
+  /** Blend modes other than Normal/Compatible set by the ExtGStates the content uses. */
+  blendModes: z.array(z.string()),
+  /** Transparency groups drawn with /K true (knockout). */
+  knockoutGroups: z.number().int().min(0),
+});
+export type Transparency = z.infer<typeof TransparencySchema>;
+
 export const PageFactsSchema = z.object({
   /** 1-based page number. */
   index: z.number().int().min(1),
@@ -160,8 +169,19 @@ export const PageFactsSchema = z.object({
    * never finish). Absent when it paints none.
    */
   tiling: z.object({ cells: z.number().min(0), smallestStepPt: z.number().min(0) }).optional(),
-  /** Where text, stroked lines, shapes and images are painted (marks.ts): for the seam, line and text-size checks. */
+  /**
+   * Why the page's object cannot be read (it is missing, or broken beyond reading). The page keeps
+   * its place in the page order, so later pages keep their numbers, but it has no content.
+   */
+  unreadable: z.string().nullable().optional(),
+  /**
+   * Where text, stroked lines, shapes and images are painted, and how much of the visible page the
+   * content inks (marks.ts): for the seam, line and text-size checks and the blank-page check.
+   */
   marks: PageMarksSchema.optional(),
+  transparency: TransparencySchema.optional(),
+  /** Form fields (widget annotations) that print: the Print flag, not hidden. */
+  printableWidgets: z.number().int().min(0).optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

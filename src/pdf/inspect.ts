@@ -6,7 +6,7 @@ import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
-import { printableAppearances } from './annotations.js';
+import { printableAppearances, printableWidgetCount } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -16,6 +16,7 @@ import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, re
 import { recoverObjectStreams } from './object-streams.js';
 import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
+import { recoverDictionary } from './recover.js';
 import { decodeStream, type StreamDecryptor, type StreamReader } from './streams.js';
 import { ptToMm, round } from './units.js';
 
@@ -41,6 +42,8 @@ export interface InspectOptions {
 }
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
+/** Page objects read again from the bytes at most (pdf/recover.ts); later broken entries are unreadable pages. */
+const MAX_RECOVERED_PAGES = 64;
 /** Deeper nesting of arrays/dictionaries is refused (real files stay far below; PDF's own limit advice is 28). */
 const MAX_OBJECT_NESTING = 256;
 
@@ -173,21 +176,46 @@ async function inspectWithin(
     problem('damaged', 'the document catalog has no page tree (/Pages)');
     return false;
   }
-  const tree = walkPageTree(context, pagesEntry, maxPages);
+  // Each attempt searches the file: a bounded number, so a tree of broken entries cannot make it quadratic.
+  let recoveries = 0;
+  const recover = (ref: PDFRef) => (recoveries++ < MAX_RECOVERED_PAGES ? safely(() => recoverDictionary(parseBytes, context, ref), undefined) : undefined);
+  const tree = walkPageTree(context, pagesEntry, maxPages, recover);
   for (const p of tree.problems) problem(p.startsWith('more than') ? 'too-complex' : 'damaged', p);
-  const declared = numberOf(resolve(context, dictOf(resolve(context, pagesEntry))?.get(N('Count'))));
+  const rootNode = dictOf(resolve(context, pagesEntry));
+  const declared = numberOf(resolve(context, rootNode?.get(N('Count'))));
   const cutShort = tree.problems.some((p) => p.startsWith('more than'));
   if (declared !== undefined && declared !== tree.pages.length && !cutShort) {
     problem('damaged', `the page tree declares ${declared} pages but ${tree.pages.length} can be read`);
   }
-  facts.pageCount = tree.pages.length;
+  // qpdf, MuPDF, poppler and Ghostscript take the number of pages from the root's /Count: without
+  // one they read no pages, whatever its /Kids hold. Such a file is damaged, and has no pages here either.
+  const noCount = rootNode !== undefined && declared === undefined;
+  if (noCount) {
+    problem(
+      'damaged',
+      nameOf(resolve(context, rootNode.get(N('Type')))) === 'Page'
+        ? "the catalog's /Pages is a page, not a page tree: qpdf and MuPDF read no pages in the file"
+        : 'the page tree has no /Count (or not a number): qpdf, MuPDF, poppler and Ghostscript read no pages in the file',
+    );
+  }
+  const pages = noCount ? [] : tree.pages;
+  facts.pageCount = pages.length;
   if (truncated) problem('damaged', 'the file has no %%EOF marker at its end: it was cut short (an incomplete upload or download?)');
 
   const readStream = streamReader(context, maxDecoded, encryption?.decryptor, budget);
   const colourSpaces = new ColourSpaceResolver(context, readStream);
   const screen = new RendererScreen(context, readStream, { ...DEFAULT_SCREEN_LIMITS, ...options.screen });
   const optionalContent = OptionalContent.fromCatalog(context, catalog, budget);
-  tree.pages.forEach((node, i) => {
+  pages.forEach((node, i) => {
+    const label = refLabel(node.ref) ?? 'a direct object';
+    if (node.recovered !== undefined) {
+      problem(
+        'repaired',
+        node.recovered
+          ? `page ${i + 1}: its page object (${label}) has syntax errors; it was read leniently (${node.recovered} unreadable token${node.recovered === 1 ? '' : 's'} skipped), as qpdf and PDFium read it`
+          : `page ${i + 1}: its page object (${label}) was lost to the object before it, which has no endobj; it was read again from the file`,
+      );
+    }
     const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen });
     facts.pages.push(page.facts);
     // Once the file's budget is spent, its finding says so once, not once per page.
@@ -242,13 +270,20 @@ function inspectPage(
 
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen });
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
-  let appearances: ReturnType<typeof printableAppearances> = [];
-  try {
-    appearances = printableAppearances(context, dict, optionalContent);
-  } catch (error) {
-    if (!(error instanceof BudgetExceededError)) throw error;
-  }
+  const readable = node.unreadable === undefined;
+  // Annotations are read under the file's budget too: once it is spent, the page has none to add.
+  const withinBudget = <T>(fn: () => T, none: T): T => {
+    try {
+      return fn();
+    } catch (error) {
+      if (!(error instanceof BudgetExceededError)) throw error;
+      return none;
+    }
+  };
+  const appearances = readable ? withinBudget(() => printableAppearances(context, dict, optionalContent), []) : [];
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
+  const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
+  if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -268,6 +303,9 @@ function inspectPage(
       tooComplex: scan.tooComplex,
       ...(scan.tiling ? { tiling: scan.tiling } : {}),
       marks: scan.marks,
+      transparency: scan.transparency,
+      printableWidgets: widgets,
+      ...(node.unreadable !== undefined ? { unreadable: node.unreadable } : {}),
     },
   };
 }

@@ -39,11 +39,18 @@ export function xrefProblem(bytes: Uint8Array, context: PDFContext, budget?: Dec
     if (visited.has(offset)) return repaired(`the cross-reference sections loop back to byte ${offset}`);
     visited.add(offset);
     if (offset >= bytes.length) return repaired(`a cross-reference offset points past the end of the file (${offset})`);
+    const pointer = section === 0 ? 'startxref' : '/Prev';
     const head = latin1(bytes, offset, 64);
     let next: { problem: XrefProblem | null; prev: number | undefined };
-    if (/^\s*xref\b/.test(head)) next = xrefTable(bytes, offset, entriesLeft);
-    else if (/^\s*\d+\s+\d+\s+obj\b/.test(head)) next = xrefStream(bytes, offset, context, entriesLeft, decodeBudget);
-    else return repaired(`${section === 0 ? 'startxref' : '/Prev'} points at byte ${offset}, where there is no cross-reference table`);
+    // qpdf reads `xref` exactly at the offset: white space before it is damage there (it warns
+    // and rebuilds), while an xref stream is read like any object, after white space and comments.
+    const table = /^[\0\t\n\f\r ]*xref(?=[\0\t\n\f\r ])/.exec(head);
+    if (table && table[0].length > 4) {
+      return repaired(`${pointer} points at byte ${offset}, ${table[0].length - 4} bytes before its cross-reference table (white space in between)`);
+    }
+    if (table) next = xrefTable(bytes, offset, entriesLeft, context, decodeBudget);
+    else if (objectHeaderAt(bytes, offset)) next = xrefStream(bytes, offset, context, entriesLeft, decodeBudget);
+    else return repaired(`${pointer} points at byte ${offset}, where there is no cross-reference table`);
     if (next.problem) return next.problem;
     offset = next.prev as number;
   }
@@ -56,10 +63,50 @@ function latin1(bytes: Uint8Array, from: number, n: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + from, Math.max(0, Math.min(n, bytes.length - from))).toString('latin1');
 }
 
-/** True when `num gen obj` starts at `offset` (after white space). */
+/** PDF white space (ISO 32000-2 §7.2.3): NUL, HT, LF, FF, CR, SP. */
+const WHITE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+const DELIMITERS = new Set([...'()<>[]{}/%'].map((c) => c.charCodeAt(0)));
+/** Most bytes of white space and comments skipped before an object's header. */
+const MAX_SKIP = 4096;
+
+/**
+ * The `num gen obj` header at `offset`, read as a strict reader's tokenizer does (qpdf's
+ * readObjectAtOffset): white space and comments before and between its three tokens are skipped;
+ * anything else there is not a header. Null when there is none.
+ */
+export function objectHeaderAt(bytes: Uint8Array, offset: number): { num: number; gen: number; end: number } | null {
+  let at = offset;
+  const limit = Math.min(bytes.length, offset + MAX_SKIP);
+  const skip = () => {
+    while (at < limit) {
+      const c = bytes[at]!;
+      if (WHITE.has(c)) at++;
+      else if (c === 0x25 /* % */) {
+        while (at < limit && bytes[at] !== 0x0a && bytes[at] !== 0x0d) at++;
+      } else break;
+    }
+  };
+  const integer = (): number | null => {
+    skip();
+    const start = at;
+    while (at < limit && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) at++;
+    if (at === start || at - start > 10 || !ends(at)) return null;
+    return Number(latin1(bytes, start, at - start));
+  };
+  const ends = (i: number) => i >= bytes.length || WHITE.has(bytes[i]!) || DELIMITERS.has(bytes[i]!);
+  const num = integer();
+  if (num === null) return null;
+  const gen = integer();
+  if (gen === null) return null;
+  skip();
+  if (latin1(bytes, at, 3) !== 'obj' || !ends(at + 3)) return null;
+  return { num, gen, end: at + 3 };
+}
+
+/** True when `num gen obj` starts at `offset` (after white space and comments). */
 function objectAt(bytes: Uint8Array, offset: number, num: number, gen: number): boolean {
-  const m = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(latin1(bytes, offset, 48));
-  return !!m && Number(m[1]) === num && Number(m[2]) === gen;
+  const header = objectHeaderAt(bytes, offset);
+  return !!header && header.num === num && header.gen === gen;
 }
 
 function checkEntry(bytes: Uint8Array, num: number, gen: number, offset: number, budget: { entries: number }): XrefProblem | null {
@@ -69,7 +116,13 @@ function checkEntry(bytes: Uint8Array, num: number, gen: number, offset: number,
 }
 
 /** A classic `xref` table: subsections `first count` with 20-byte entries, then `trailer << … >>`. */
-function xrefTable(bytes: Uint8Array, offset: number, budget: { entries: number }): { problem: XrefProblem | null; prev: number | undefined } {
+function xrefTable(
+  bytes: Uint8Array,
+  offset: number,
+  budget: { entries: number },
+  context: PDFContext,
+  decodeBudget: DecodeBudget | undefined,
+): { problem: XrefProblem | null; prev: number | undefined } {
   const malformed = { problem: { kind: 'repaired' as const, detail: 'the cross-reference table is malformed' }, prev: undefined };
   let at = offset + latin1(bytes, offset, 64).indexOf('xref') + 4;
   for (let sub = 0; sub < 100_000; sub++) {
@@ -90,18 +143,25 @@ function xrefTable(bytes: Uint8Array, offset: number, budget: { entries: number 
     }
     at += entry.lastIndex;
   }
-  const trailer = latin1(bytes, at, 4096);
-  if (!/^\s*trailer\b/.test(trailer)) return malformed;
-  const dict = trailer.slice(0, trailerEnd(trailer));
-  if (!/\/Size\b/.test(dict)) return { problem: { kind: 'repaired', detail: 'the trailer has no /Size' }, prev: undefined };
-  const prev = /\/Prev\s+(\d+)/.exec(dict);
-  return { problem: null, prev: prev ? Number(prev[1]) : undefined };
-}
-
-/** Where the trailer dictionary ends (its `startxref`, or the whole text). */
-function trailerEnd(trailer: string): number {
-  const end = trailer.indexOf('startxref');
-  return end < 0 ? trailer.length : end;
+  const keyword = /^\s*trailer\b/.exec(latin1(bytes, at, 64));
+  if (!keyword) return malformed;
+  // The trailer dictionary itself, parsed: its end is its own `>>`, not the next section's text.
+  let trailer: PDFObject | undefined;
+  try {
+    trailer = PDFObjectParser.forBytes(bytes.subarray(at + keyword[0].length), context).parseObject();
+  } catch {
+    trailer = undefined;
+  }
+  if (!(trailer instanceof PDFDict)) return malformed;
+  if (trailer.get(PDFName.of('Size')) === undefined) return { problem: { kind: 'repaired', detail: 'the trailer has no /Size' }, prev: undefined };
+  // A hybrid file's trailer names a cross-reference stream that readers of PDF 1.5 follow too.
+  const stm = numberOf(trailer.get(PDFName.of('XRefStm')));
+  if (stm !== undefined) {
+    if (!objectHeaderAt(bytes, stm)) return { problem: { kind: 'repaired', detail: `the trailer's /XRefStm points at byte ${stm}, where there is no cross-reference stream` }, prev: undefined };
+    const hybrid = xrefStream(bytes, stm, context, budget, decodeBudget);
+    if (hybrid.problem) return { problem: hybrid.problem, prev: undefined };
+  }
+  return { problem: null, prev: numberOf(trailer.get(PDFName.of('Prev'))) };
 }
 
 /** A cross-reference stream (§7.5.8): decodable, and its type-1 entries point at their objects. */
@@ -113,17 +173,17 @@ function xrefStream(
   decodeBudget: DecodeBudget | undefined,
 ): { problem: XrefProblem | null; prev: number | undefined } {
   const none = { problem: null, prev: undefined };
-  const head = /^\s*(\d+)\s+(\d+)\s+obj\b/.exec(latin1(bytes, offset, 64))!;
+  const head = objectHeaderAt(bytes, offset)!;
   // pdf-lib reads cross-reference streams but does not keep them: parse this one where it is.
   let stream: PDFObject | undefined;
   try {
-    stream = withParseBudget(decodeBudget, () => PDFObjectParser.forBytes(bytes.subarray(offset + head[0].length), context).parseObject());
+    stream = withParseBudget(decodeBudget, () => PDFObjectParser.forBytes(bytes.subarray(head.end), context).parseObject());
   } catch (error) {
     if (error instanceof BudgetExceededError) throw error;
     stream = undefined;
   }
   if (!(stream instanceof PDFRawStream) || nameOf(stream.dict.get(PDFName.of('Type'))) !== 'XRef') {
-    return { problem: { kind: 'repaired', detail: `startxref points at object ${head[1]}, which is not a cross-reference stream` }, prev: undefined };
+    return { problem: { kind: 'repaired', detail: `a cross-reference offset points at object ${head.num}, which is not a cross-reference stream` }, prev: undefined };
   }
   let data: Uint8Array;
   try {
@@ -159,7 +219,8 @@ function xrefStream(
         return { problem: { kind: 'repaired', detail: 'the cross-reference stream is shorter than its /Index says' }, prev: undefined };
       }
       const type = w0 === 0 ? 1 : field(at, w0);
-      if (type !== 1) continue;
+      // The stream's own entry is never followed (it has been read already): qpdf does not check it.
+      if (type !== 1 || first + i === head.num) continue;
       if (budget.entries <= 0) return { ...none, prev };
       const problem = checkEntry(bytes, first + i, field(at + w0 + w1, w2), field(at + w0, w1), budget);
       if (problem) return { problem, prev: undefined };

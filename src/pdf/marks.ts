@@ -1,15 +1,24 @@
 /**
- * Where a page paints, object by object: text runs (glyph boxes from the text matrix, font size
- * and the font's widths), stroked lines (their width after the CTM), filled shapes, images and
- * shadings — each with its box in default user space, clipped by the clipping path in force. The
- * content scanner records them; content-in-seam-zone, line-too-thin and text-too-small judge them.
+ * Where a page paints, object by object, and how much of it inks — both read from the content's
+ * painting operators without drawing anything (the content scanner records them):
  *
- * A page can paint millions of objects: the lists are bounded. Past the cap, the marks kept are
- * those the checks need first — the smallest text, the thinnest lines, and the objects nearest
- * the page's edges — and `dropped` says how many were left out.
+ * - marks: text runs (glyph boxes from the text matrix, font size and the font's widths), stroked
+ *   lines (their width after the CTM), filled shapes, images and shadings — each with its box in
+ *   default user space, clipped by the clipping path in force. content-in-seam-zone,
+ *   line-too-thin and text-too-small judge them. A page can paint millions of objects: the lists
+ *   are bounded. Past the cap, the marks kept are those the checks need first — the smallest text,
+ *   the thinnest lines, and the objects nearest the page's edges — and `dropped` says how many
+ *   were left out.
+ * - ink: the share of the visible page that fills, strokes, shadings and stencil masks cover in a
+ *   colour that is not paper white (and not fully transparent), and the share covered by images.
+ *   The blank-page check weighs the rendered pixels against it: a page the renderer left empty
+ *   while its content paints ink is a rendering failure, not a blank page. Estimates are bounding
+ *   boxes, clipped to the visible page and to the clip paths in force: a fill counts its path's
+ *   box, a stroke its box's perimeter times the line width. Text is not counted (a string of
+ *   spaces paints nothing); images are counted apart, because an image may be all white.
  */
 import { z } from 'zod';
-import type { Rect } from './facts.js';
+import type { ColourSpaceFacts, Matrix, Rect } from './facts.js';
 
 const RectSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
@@ -43,6 +52,10 @@ export const PageMarksSchema = z.object({
   shapes: z.array(ShapeMarkSchema),
   /** Marks left out because the page painted more than the lists keep. */
   dropped: z.number().int().min(0),
+  /** Share (0–1) of the visible page covered by vector painting in a colour that prints: fills, strokes, shadings, stencil masks (text not counted). */
+  ink: z.number().min(0).max(1),
+  /** Share (0–1) of the visible page covered by images (which may themselves be white). */
+  images: z.number().min(0).max(1),
 });
 export type PageMarks = z.infer<typeof PageMarksSchema>;
 
@@ -77,7 +90,7 @@ export class MarkCollector {
     this.add(this.shapes, mark, null);
   }
 
-  result(): PageMarks {
+  result(): Omit<PageMarks, keyof PageInk> {
     return { texts: this.texts, strokes: this.strokes, shapes: this.shapes, dropped: this.dropped };
   }
 
@@ -111,3 +124,130 @@ export function clipBox(box: Rect, clip: Rect | null): Rect | null {
   const r: Rect = [Math.max(box[0], clip[0]), Math.max(box[1], clip[1]), Math.min(box[2], clip[2]), Math.min(box[3], clip[3])];
   return r[0] <= r[2] && r[1] <= r[3] ? r : null;
 }
+
+/** A colour value this close to paper (1 in gray/RGB, 0 in CMYK and tints) prints nothing. */
+const PAPER_TOLERANCE = 0.02;
+
+/**
+ * Whether painting in `space` with `values` leaves ink. Values absent: the colour space's initial
+ * colour (black, or a full tint for Separation and DeviceN), which does.
+ * @example
+ * colourInks({ family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' }, [1]); // false
+ */
+export function colourInks(space: ColourSpaceFacts, values: readonly number[] | undefined): boolean {
+  if (space.family === 'Pattern' || space.family === 'Indexed' || space.family === 'Unknown') return true;
+  if (space.colorants && space.colorants.length && space.colorants.every((c) => c === 'None')) return false;
+  if (!values || values.length === 0) return true;
+  if (space.family === 'Separation' || space.family === 'DeviceN') return values.some((v) => v > PAPER_TOLERANCE);
+  switch (space.model) {
+    case 'gray':
+      return values[0]! < 1 - PAPER_TOLERANCE;
+    case 'rgb':
+      return values.slice(0, 3).some((v) => v < 1 - PAPER_TOLERANCE);
+    case 'cmyk':
+      return values.slice(0, 4).some((v) => v > PAPER_TOLERANCE);
+    case 'lab': {
+      const [l = 0, a = 0, b = 0] = values;
+      return l < 100 * (1 - PAPER_TOLERANCE) || Math.abs(a) > 2 || Math.abs(b) > 2;
+    }
+    default:
+      return true;
+  }
+}
+
+export function areaOf(r: Rect | null): number {
+  return r ? (r[2] - r[0]) * (r[3] - r[1]) : 0;
+}
+
+/**
+ * The bounding box of the path being built, in default user space: kept in four numbers, because
+ * a page may build millions of paths.
+ */
+export class PathBox {
+  x0 = Infinity;
+  y0 = Infinity;
+  x1 = -Infinity;
+  y1 = -Infinity;
+
+  get empty(): boolean {
+    return this.x0 > this.x1;
+  }
+
+  reset(): void {
+    this.x0 = this.y0 = Infinity;
+    this.x1 = this.y1 = -Infinity;
+  }
+
+  /** Adds the point (x, y) of user space, mapped by `ctm`. */
+  add(ctm: Matrix, x: number, y: number): void {
+    const px = ctm[0] * x + ctm[2] * y + ctm[4];
+    const py = ctm[1] * x + ctm[3] * y + ctm[5];
+    if (!Number.isFinite(px) || !Number.isFinite(py)) return;
+    if (px < this.x0) this.x0 = px;
+    if (px > this.x1) this.x1 = px;
+    if (py < this.y0) this.y0 = py;
+    if (py > this.y1) this.y1 = py;
+  }
+
+  rect(): Rect | null {
+    return this.empty ? null : [this.x0, this.y0, this.x1, this.y1];
+  }
+}
+
+/** How much of the visible page a page's content inks: the `ink` and `images` of {@link PageMarks}. */
+export type PageInk = Pick<PageMarks, 'ink' | 'images'>;
+
+/** The sums behind a page's {@link PageInk}. */
+export class MarkTally {
+  private ink = 0;
+  private images = 0;
+
+  constructor(private readonly visible: Rect | undefined) {}
+
+  /** Area of the box [x0, y0, x1, y1] that can be seen: on the visible page, within the clip in force. */
+  private seenArea(x0: number, y0: number, x1: number, y1: number, clip: Rect | null, perimeterWidth?: number): number {
+    for (const r of [clip, this.visible]) {
+      if (!r) continue;
+      if (r[0] > x0) x0 = r[0];
+      if (r[1] > y0) y0 = r[1];
+      if (r[2] < x1) x1 = r[2];
+      if (r[3] < y1) y1 = r[3];
+    }
+    if (!(x1 > x0 && y1 > y0)) return 0;
+    const area = (x1 - x0) * (y1 - y0);
+    // A stroke inks its path's outline, not the box it encloses.
+    return perimeterWidth === undefined ? area : Math.min(area, 2 * (x1 - x0 + (y1 - y0)) * perimeterWidth);
+  }
+
+  /** A fill of the path `box`; `coverage` < 1 for shapes known to fill part of their box (stencil masks). */
+  fill(box: PathBox | Rect | null, clip: Rect | null, coverage = 1): void {
+    if (!box) return;
+    if (box instanceof PathBox) {
+      if (!box.empty) this.ink += coverage * this.seenArea(box.x0, box.y0, box.x1, box.y1, clip);
+    } else this.ink += coverage * this.seenArea(box[0], box[1], box[2], box[3], clip);
+  }
+
+  /** A stroke of `width` (default user space units) along the path `box`. */
+  stroke(box: PathBox, width: number, clip: Rect | null): void {
+    if (box.empty) return;
+    const w = Math.max(width, 0.5);
+    this.ink += this.seenArea(box.x0 - w / 2, box.y0 - w / 2, box.x1 + w / 2, box.y1 + w / 2, clip, w);
+  }
+
+  /** A shading painted over the clip (or the whole page). */
+  shade(clip: Rect | null): void {
+    const region = clip ?? this.visible;
+    if (region) this.ink += this.seenArea(region[0], region[1], region[2], region[3], clip);
+  }
+
+  image(box: Rect, clip: Rect | null): void {
+    this.images += this.seenArea(box[0], box[1], box[2], box[3], clip);
+  }
+
+  result(): PageInk {
+    const page = this.visible ? areaOf(this.visible) : 0;
+    const share = (a: number) => (page > 0 ? Math.min(1, Math.round((a / page) * 1e6) / 1e6) : 0);
+    return { ink: share(this.ink), images: share(this.images) };
+  }
+}
+

@@ -7,12 +7,21 @@
  * only a node that is its own ancestor is a cycle.
  */
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
-import { N, PDFArray, PDFRef, dictOf, getName, resolve } from './objects.js';
+import { N, PDFArray, PDFDict as Dict, PDFRef, dictOf, getName, numberOf, resolve } from './objects.js';
+import type { RecoveredObject } from './recover.js';
 
 export interface PageNode {
   dict: PDFDict;
   ref: PDFRef | undefined;
   inherited: { MediaBox?: PDFObject; CropBox?: PDFObject; Rotate?: PDFObject; Resources?: PDFObject };
+  /**
+   * Why the page's object cannot be read, for an entry of /Kids that is not a dictionary (missing,
+   * or broken beyond reading). The page keeps its place, as in poppler, MuPDF, qpdf's page count
+   * and PDFium, so that every later page keeps its number; its `dict` is empty.
+   */
+  unreadable?: string;
+  /** The page object was read again from the file's bytes (see recover.ts): tokens skipped. */
+  recovered?: number;
 }
 
 export interface PageTree {
@@ -24,7 +33,16 @@ export interface PageTree {
 const MAX_DEPTH = 1024;
 const INHERITABLE = ['MediaBox', 'CropBox', 'Rotate', 'Resources'] as const;
 
-export function walkPageTree(context: PDFContext, root: PDFObject | undefined, maxPages: number): PageTree {
+/**
+ * The pages in order. `recover` reads an object again from the file when pdf-lib could not parse
+ * it (or lost it to a neighbour without `endobj`); without it, such entries are unreadable pages.
+ */
+export function walkPageTree(
+  context: PDFContext,
+  root: PDFObject | undefined,
+  maxPages: number,
+  recover?: (ref: PDFRef) => RecoveredObject | undefined,
+): PageTree {
   const pages: PageNode[] = [];
   const problems: string[] = [];
   // Repeated subtrees can multiply the walk; nodes visited are capped, not just pages.
@@ -34,14 +52,22 @@ export function walkPageTree(context: PDFContext, root: PDFObject | undefined, m
   const rootObj = resolve(context, root);
   if (!dictOf(rootObj)) return { pages, problems: ['the catalog has no /Pages tree'] };
   // Depth-first, kids in order: a stack of [node, ref, inherited] with kids pushed in reverse.
-  const stack: { obj: PDFObject; ref: PDFRef | undefined; inherited: PageNode['inherited']; parent: Ancestor | undefined }[] = [
+  const stack: { obj: PDFObject; ref: PDFRef | undefined; inherited: PageNode['inherited']; parent: Ancestor | undefined; unreadable?: string; recovered?: number }[] = [
     { obj: rootObj!, ref: rootRef, inherited: {}, parent: undefined },
   ];
   while (stack.length > 0) {
-    const { obj, ref, inherited, parent } = stack.pop()!;
+    const { obj, ref, inherited, parent, unreadable, recovered } = stack.pop()!;
     if (++visits > maxVisits) {
       problems.push(`more than ${maxVisits} page tree nodes: the rest were not read`);
       break;
+    }
+    if (unreadable !== undefined) {
+      if (pages.length >= maxPages) {
+        problems.push(`more than ${maxPages} pages: the rest were not read`);
+        break;
+      }
+      pages.push({ dict: Dict.withContext(context), ref, inherited, unreadable });
+      continue;
     }
     const dict = dictOf(obj);
     if (!dict) {
@@ -69,7 +95,7 @@ export function walkPageTree(context: PDFContext, root: PDFObject | undefined, m
         problems.push(`more than ${maxPages} pages: the rest were not read`);
         break;
       }
-      pages.push({ dict, ref, inherited: here });
+      pages.push({ dict, ref, inherited: here, ...(recovered !== undefined ? { recovered } : {}) });
       continue;
     }
     if (!(kidsObj instanceof PDFArray)) {
@@ -80,17 +106,37 @@ export function walkPageTree(context: PDFContext, root: PDFObject | undefined, m
     for (let i = kids.length - 1; i >= 0; i--) {
       const kid = kids[i];
       const kidRef = kid instanceof PDFRef ? kid : undefined;
-      const kidObj = resolve(context, kid);
-      if (kidObj === undefined) {
-        problems.push(
-          `page tree entry ${kidRef ? `${kidRef.objectNumber} ${kidRef.generationNumber} R ` : ''}points to an object that does not exist`,
-        );
+      let kidObj = resolve(context, kid);
+      let skipped: number | undefined;
+      if (!dictOf(kidObj) && kidRef && recover) {
+        const again = recover(kidRef);
+        if (again) {
+          context.assign(kidRef, again.dict);
+          kidObj = again.dict;
+          skipped = again.skipped;
+        }
+      }
+      if (!dictOf(kidObj)) {
+        const label = kidRef ? `${kidRef.objectNumber} ${kidRef.generationNumber} R` : 'a direct entry';
+        const why = kidObj === undefined ? `its object (${label}) does not exist` : `its object (${label}) is not a dictionary and cannot be read as one`;
+        stack.push({ obj: self.obj, ref: kidRef, inherited: here, parent: self, unreadable: why });
         continue;
       }
-      stack.push({ obj: kidObj, ref: kidRef, inherited: here, parent: self });
+      stack.push({ obj: kidObj!, ref: kidRef, inherited: here, parent: self, ...(skipped !== undefined ? { recovered: skipped } : {}) });
     }
   }
+  dropSurplusPlaceholders(context, rootObj, pages);
   return { pages, problems };
+}
+
+/**
+ * An unreadable entry keeps its place because readers number pages by the tree's /Count. When
+ * /Count shows that an entry was never a page (a stray null in /Kids), it is dropped again.
+ */
+function dropSurplusPlaceholders(context: PDFContext, root: PDFObject | undefined, pages: PageNode[]): void {
+  const declared = numberOf(resolve(context, dictOf(root)?.get(N('Count'))));
+  if (declared === undefined) return;
+  for (let i = pages.length - 1; i >= 0 && pages.length > declared; i--) if (pages[i]!.unreadable !== undefined) pages.splice(i, 1);
 }
 
 

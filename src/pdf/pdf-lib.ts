@@ -33,7 +33,8 @@ export const PDFInvalidObject = core<PdfLib['PDFInvalidObject']>('objects/PDFInv
 export const PDFObjectParser = core<PdfLib['PDFObjectParser']>('parser/PDFObjectParser');
 export const PDFObjectStreamParser = core<PdfLib['PDFObjectStreamParser']>('parser/PDFObjectStreamParser');
 export const PDFParser = core<PdfLib['PDFParser']>('parser/PDFParser');
-export const ByteStream = core<{ of(bytes: Uint8Array): unknown; fromPDFRawStream(stream: unknown): unknown }>('parser/ByteStream');
+/** pdf-lib's byte cursor, for a parser that must know where it stopped (pdf/recover.ts). */
+export const ByteStream = core<typeof import('pdf-lib/cjs/core/parser/ByteStream.js').default>('parser/ByteStream');
 export const PDFCatalog = core<{ fromMapWithContext(map: Map<unknown, unknown>, context: PDFContext): PDFDict }>('structures/PDFCatalog');
 export const PDFPageTree = core<{ fromMapWithContext(map: Map<unknown, unknown>, context: PDFContext): PDFDict }>('structures/PDFPageTree');
 export const PDFPageLeaf = core<{ fromMapWithContext(map: Map<unknown, unknown>, context: PDFContext): PDFDict }>('structures/PDFPageLeaf');

@@ -64,6 +64,18 @@ export const RenderTaskSchema = z.object({
   /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */
   renderer: z.enum(['pdfium', 'pdfjs']).optional(),
   /**
+   * The engine that gets a second look when the first fails, cannot reach the page, draws it
+   * empty although `expect` says its content paints, or (pdf.js) cannot decode one of its images.
+   */
+  fallback: z.enum(['pdfium', 'pdfjs']).nullable().optional(),
+  /** The page object the page tree walk found at `page` ("12 0 R"): pdf.js must draw that one. */
+  pageRef: z.string().nullable().optional(),
+  /**
+   * What the page's content should leave on paper (pdf/marks.ts), and the blank-page threshold in
+   * force: a raster at or below `blankInk` while `ink` or `images` is above it asks for a second look.
+   */
+  expect: z.object({ ink: z.number().min(0).max(1), images: z.number().min(0).max(1), blankInk: z.number().min(0).max(1) }).optional(),
+  /**
    * The plan's JPEG stream, when the caller has it at hand (it read the structure itself): the
    * worker then draws the page without parsing the file.
    */

@@ -16,10 +16,10 @@ import { renderFromImage } from '../raster/fast-path.js';
 import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
 import { measureJpegDetail, type ImageDetail } from '../raster/image-detail.js';
 import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
-import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
+import { captureWarnings, classifyWarning, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
-import type { RasterFacts } from '../raster/facts.js';
-import { analysePixels, flattenOnWhite, type RawPixels } from '../raster/pixels.js';
+import type { PixelFacts, RasterFacts } from '../raster/facts.js';
+import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
@@ -120,30 +120,23 @@ async function render(task: RenderTask) {
           : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`,
       );
     }
-    if (task.renderer === 'pdfium') {
-      pixels = await drawWithPdfium(doc, task.page, task.maxPx);
-      if (pixels) method = 'pdfium';
-    }
   }
   if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
+  let measured: PixelFacts | undefined;
+  let approximate: string | null = null;
+  let unpainted: UnpaintedGrid | null = null;
   if (!pixels) {
-    const rendered = await captureWarnings(async () => {
-      doc.pdfjs ??= openWithPdfjs(doc.bytes);
-      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, true);
-    });
-    pixels = rendered.value;
-    warnings = rendered.warnings;
-    if (++doc.renderedSinceCleanup >= CLEANUP_EVERY_PAGES) {
-      doc.renderedSinceCleanup = 0;
-      await (await doc.pdfjs)?.cleanup().catch(() => undefined);
-    }
+    const drawn = await drawWithEngines(doc, task);
+    ({ pixels, method, warnings, measured, unpainted } = drawn);
+    approximate = drawn.approximate;
   }
   // The preview is encoded on libuv's threads while this thread measures the same pixels.
-  // Renderers drew on a transparent background: what stays unpainted is measured, then put on white.
-  const unpainted = flattenOnWhite(pixels);
+  // The engines drew on a transparent background, measured what stayed unpainted and put the
+  // drawing on white (drawWithEngines); the image paths' pixels are measured here the same way.
+  if (method === 'image') unpainted = flattenOnWhite(pixels);
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
-  const measured = analysePixels(pixels);
+  measured ??= analysePixels(pixels);
   const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
@@ -155,6 +148,7 @@ async function render(task: RenderTask) {
       ms: Math.round((performance.now() - started) * 10) / 10,
       warnings,
       ...measured,
+      ...(approximate ? { approximate } : {}),
       ...(unpainted ? { unpainted } : {}),
       ...(imageDetail ? { imageDetail } : {}),
     },
@@ -172,11 +166,91 @@ async function render(task: RenderTask) {
   } as never);
 }
 
+interface Drawn {
+  pixels: RawPixels;
+  method: 'pdfium' | 'pdfjs';
+  warnings: string[];
+  measured: PixelFacts;
+  /** What the page left unpainted (drawn on a transparent background, then put on white). */
+  unpainted: UnpaintedGrid | null;
+  /**
+   * What pdf.js said it could not draw: an image it could not decode (left out), or a font it
+   * could not use (text drawn in a substitute, or not at all).
+   */
+  degraded: { kind: 'image' | 'font'; warning: string } | null;
+}
+
 /**
- * The page drawn by PDFium, or null when PDFium cannot open or draw it (pdf.js then tries). After
- * a failure the worker drops its PDFium instance: a trap may have left its heap inconsistent.
+ * The page drawn by the plan's engines (raster/renderer.ts): the first, and the fallback when the
+ * first fails, cannot reach the page, draws it empty although its content paints (`task.expect`),
+ * or cannot decode one of its images or use one of its fonts. Of the drawings made, one with an
+ * image missing counts last, then one with a font substituted, then the one with more ink; it says
+ * why it may differ from print.
  */
-async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<RawPixels | null> {
+async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<Drawn, 'degraded'> & { approximate: string | null }> {
+  // A task without a plan for the fallback (an older caller) keeps the old rule: pdf.js after PDFium.
+  const fallback = task.fallback !== undefined ? task.fallback : task.renderer === 'pdfium' ? 'pdfjs' : null;
+  const engines = [task.renderer ?? 'pdfjs', ...(fallback ? [fallback] : [])].filter((e, i, all) => all.indexOf(e) === i);
+  const drawings: Drawn[] = [];
+  const failures: string[] = [];
+  for (const engine of engines) {
+    try {
+      const drawn = engine === 'pdfium' ? await drawWithPdfium(doc, task.page, task.maxPx) : await drawWithPdfjs(doc, task);
+      drawings.push(drawn);
+      if (!wantsSecondLook(drawn, task)) break;
+    } catch (error) {
+      failures.push(`${engine === 'pdfium' ? 'PDFium' : 'pdf.js'}: ${((error as Error).message ?? String(error)).split('\n')[0]}`);
+    }
+  }
+  const blankInk = task.expect?.blankInk ?? 0;
+  const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b, blankInk) > rank(a, blankInk) ? b : a), undefined);
+  if (!best) throw new Error(failures.join('; '));
+  const missing = best.degraded?.kind === 'image' ? best.degraded.warning : null;
+  // What every engine tried said stays in the facts (font-unusable reads pdf.js's font warnings,
+  // whichever drawing is kept).
+  const warnings = [...new Set(drawings.flatMap((d) => d.warnings))];
+  return { ...best, warnings, approximate: missing ? `an image could not be decoded and is missing from the preview (${missing})` : null };
+}
+
+/**
+ * A drawing with ink beats an empty one; among those with ink, one without an image missing or a
+ * font substituted beats one with; among empty ones, one whose engine said what it could not draw
+ * beats one that says nothing (the emptiness then has a reason: page-render-failed, not blank).
+ */
+function rank(d: Drawn, blankInk: number): number {
+  const ink = d.measured.inkCoverage;
+  if (ink <= blankInk) return d.degraded?.kind === 'image' ? 1 : 0;
+  return 10 + (d.degraded?.kind === 'image' ? 0 : d.degraded ? 2 : 4) + ink;
+}
+
+function wantsSecondLook(drawn: Drawn, task: RenderTask): boolean {
+  if (drawn.degraded) return true;
+  const expect = task.expect;
+  if (!expect || drawn.measured.inkCoverage > expect.blankInk) return false;
+  return expect.ink > expect.blankInk || expect.images > expect.blankInk;
+}
+
+async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
+  const rendered = await captureWarnings(async () => {
+    doc.pdfjs ??= openWithPdfjs(doc.bytes);
+    return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, task.pageRef, true);
+  });
+  if (++doc.renderedSinceCleanup >= CLEANUP_EVERY_PAGES) {
+    doc.renderedSinceCleanup = 0;
+    await (await doc.pdfjs)?.cleanup().catch(() => undefined);
+  }
+  const image = rendered.warnings.find((w) => classifyWarning(w) === 'image' && /unable to decode|error|unsupported/i.test(w));
+  const font = rendered.warnings.find((w) => classifyWarning(w) === 'font');
+  const degraded = image ? { kind: 'image' as const, warning: image } : font ? { kind: 'font' as const, warning: font } : null;
+  const unpainted = flattenOnWhite(rendered.value);
+  return { pixels: rendered.value, method: 'pdfjs', warnings: rendered.warnings, measured: analysePixels(rendered.value), unpainted, degraded };
+}
+
+/**
+ * The page drawn by PDFium. After a failure the worker drops its PDFium instance: a trap may have
+ * left its heap inconsistent.
+ */
+async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<Drawn> {
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
@@ -185,11 +259,12 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
       doc.pdfium = undefined;
       resetPdfium();
     }
-    return pixels;
-  } catch {
+    const unpainted = flattenOnWhite(pixels);
+    return { pixels, method: 'pdfium', warnings: [], measured: analysePixels(pixels), unpainted, degraded: null };
+  } catch (error) {
     doc.pdfium = undefined;
     resetPdfium();
-    return null;
+    throw error;
   }
 }
 

@@ -27,6 +27,11 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */
   warnings: z.array(z.string()),
   /**
+   * Why the preview may differ from print (a feature the renderer draws approximately, an image it
+   * could not decode…); absent or null when it is drawn as it prints.
+   */
+  approximate: z.string().nullable().optional(),
+  /**
    * What the page leaves unpainted (rendered on a transparent background): the share of the page,
    * and a grid of cells with each one's unpainted share (0–255, base64, row by row). Absent for
    * pages drawn from their one covering image, which paints everything.

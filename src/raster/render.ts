@@ -1,6 +1,9 @@
 /** Renders one page with pdf.js onto a canvas of an exact pixel size, white background. */
-import type { PDFDocumentProxy } from './pdfjs.js';
+import { pdfjs, type PDFDocumentProxy } from './pdfjs.js';
 import type { RawPixels } from './pixels.js';
+
+/** pdf.js draws another page at this index than the page tree walk found there. */
+export class PageMismatchError extends Error {}
 
 /** Pixel size of a page of `widthPt` × `heightPt` whose longest side becomes `maxPx`. */
 export function fitSize(widthPt: number, heightPt: number, maxPx: number): { width: number; height: number } {
@@ -9,12 +12,22 @@ export function fitSize(widthPt: number, heightPt: number, maxPx: number): { wid
 }
 
 /**
- * `transparent`: draw on a transparent background instead of white, so that what the page leaves
- * unpainted can be measured (pixels.ts's flattenOnWhite then puts it on paper).
+ * Draws page `pageNumber` as it prints: `intent: 'print'` with `AnnotationMode.ENABLE`, so that
+ * annotations with the Print flag — form fields included — are drawn from their appearance
+ * streams onto the page, as printers draw them (pdf.js's default keeps form fields for an HTML
+ * layer and leaves them off the canvas). `expectRef` ("12 0 R") is the page object our page tree
+ * walk found at that place: pdf.js stops counting pages at an unreadable page object, so after
+ * one its page N may be another page; then this throws {@link PageMismatchError}. `transparent`:
+ * draw on a transparent background instead of white, so that what the page leaves unpainted can be
+ * measured (pixels.ts's flattenOnWhite then puts it on paper).
  */
-export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number, maxPx: number, transparent = false): Promise<RawPixels> {
+export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number, maxPx: number, expectRef?: string | null, transparent = false): Promise<RawPixels> {
+  if (pageNumber > doc.numPages) throw new PageMismatchError(`pdf.js reads ${doc.numPages} pages: it cannot reach page ${pageNumber}`);
   const page = await doc.getPage(pageNumber);
   try {
+    const ref = page.ref ? `${page.ref.num} ${page.ref.gen} R` : null;
+    if (expectRef && ref && ref !== expectRef) throw new PageMismatchError(`pdf.js reads object ${ref} as page ${pageNumber}, where the page tree has ${expectRef}`);
+    const { AnnotationMode } = await pdfjs();
     // getViewport applies /Rotate and /UserUnit; the view is the CropBox clipped to the MediaBox.
     const unit = page.getViewport({ scale: 1 });
     const { width, height } = fitSize(unit.width, unit.height, maxPx);
@@ -25,8 +38,15 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
       const { canvas, context } = entry;
       // Stretch by the rounding remainder so the page fills every pixel (no unpainted last column).
       const transform = [width / viewport.width, 0, 0, height / viewport.height, 0, 0];
-      await page.render({ canvasContext: context as never, canvas: canvas as never, viewport, transform, intent: 'print', background: transparent ? 'rgba(0,0,0,0)' : 'white' })
-        .promise;
+      await page.render({
+        canvasContext: context as never,
+        canvas: canvas as never,
+        viewport,
+        transform,
+        intent: 'print',
+        annotationMode: AnnotationMode.ENABLE,
+        background: transparent ? 'rgba(0,0,0,0)' : 'white',
+      }).promise;
       const image = context.getImageData(0, 0, width, height);
       return { data: image.data, width, height, channels: 4 };
     } finally {

@@ -1,9 +1,11 @@
 /**
  * Which engine draws a page. There is one way in for callers — a render task — and three
- * engines behind it; the report names the one that drew each page (`raster.method`):
+ * engines behind it; the report names the one that drew each page (`raster.method`). Every rule
+ * of renderer choice is here (the worker only follows the plan: first engine, fallback):
  * - `image`: the page is one JPEG covering it (fast-path.ts): sharp decodes it with shrink-on-load.
  * - `pdfium`: pages of vector art. PDFium (WebAssembly) paints paths 3–4× faster than pdf.js.
- * - `pdfjs`: everything else, and whatever PDFium fails on. pdf.js keeps the pages whose fonts are
+ * - `pdfjs`: everything else, and whatever PDFium fails on or draws empty. pdf.js takes pages with
+ *   printable form fields and pages with blend modes, and keeps the pages whose fonts are
  *   embedded, because its warnings about unreadable fonts are what `font-unusable` reports, and
  *   pages with large images or very many paths, which PDFium would hold in a WebAssembly heap
  *   that the worker's heap cap does not bound, and pages with ICC-based images, which PDFium draws
@@ -28,14 +30,53 @@ export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
  */
 export const PDFIUM_MAX_TILING_CELLS = 1_000_000;
 
+type RendererFacts = Pick<PageFacts, 'fonts' | 'images' | 'colours' | 'printableWidgets' | 'transparency' | 'tiling'>;
+
 /** The engine for a page that the image fast path does not take (or gives back). */
-export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours' | 'tiling'>): 'pdfium' | 'pdfjs' {
+export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
   if ((page.tiling?.cells ?? 0) > PDFIUM_MAX_TILING_CELLS) return 'pdfjs';
+  // Form fields print from their appearance streams; PDFium's page renderer leaves widgets to its
+  // interactive form layer, which ignores the Print flag. pdf.js draws them as printed.
+  if ((page.printableWidgets ?? 0) > 0) return 'pdfjs';
+  // This PDFium build blends only Normal, Multiply and Darken as the spec says (Difference, Screen,
+  // Hue… come out in other colours: pdf.js transparency_group.pdf, bench/RENDERERS.md); pdf.js
+  // draws all sixteen modes as Ghostscript does.
+  if (page.transparency?.blendModes.length) return 'pdfjs';
   if (page.fonts.some((f) => f.embedded)) return 'pdfjs';
-  if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
-  if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';
+  if (!pdfiumCanHold(page)) return 'pdfjs';
   // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
   // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s.
   if (page.images.some((i) => i.colourSpace?.family === 'ICCBased')) return 'pdfjs';
   return 'pdfium';
+}
+
+/**
+ * Pages PDFium may draw: its memory is a WebAssembly heap the worker's heap cap does not bound,
+ * so pages with large images or very many paths stay with pdf.js.
+ */
+function pdfiumCanHold(page: Pick<PageFacts, 'images' | 'colours'>): boolean {
+  if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return false;
+  return page.colours.reduce((n, c) => n + c.count, 0) <= PDFIUM_MAX_PAINT_OPERATORS;
+}
+
+/**
+ * The engine that gets a second look at a page the first engine failed on, drew empty although
+ * its content paints, or drew with an image missing; null when none may.
+ */
+export function fallbackRenderer(page: RendererFacts, first: 'pdfium' | 'pdfjs'): 'pdfium' | 'pdfjs' | null {
+  if (first === 'pdfium') return 'pdfjs';
+  return pdfiumCanHold(page) ? 'pdfium' : null;
+}
+
+/**
+ * What the engine that drew the page is known to draw otherwise than print, said on the page
+ * (report `raster.approximate`); null when nothing is known.
+ */
+export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfjs' | 'image'): string | null {
+  const reasons: string[] = [];
+  // Neither pdf.js nor PDFium implements knockout: objects inside such a group show through each other.
+  if (page.transparency?.knockoutGroups && engine !== 'image') reasons.push('a knockout transparency group is drawn as an ordinary group (its objects show through each other)');
+  if (engine === 'pdfium' && (page.printableWidgets ?? 0) > 0) reasons.push('form fields are not drawn');
+  if (engine === 'pdfium' && page.transparency?.blendModes.length) reasons.push(`blend modes (${page.transparency.blendModes.join(', ')}) are drawn approximately`);
+  return reasons.length ? reasons.join('; ') : null;
 }

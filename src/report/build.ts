@@ -173,6 +173,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
             left: round(raster.edgeGapPx.left * mmX, 1),
           },
           warnings: withoutFormatControlsDeep(raster.warnings),
+          ...(raster.approximate ? { approximate: withoutFormatControls(raster.approximate) } : {}),
           ...unpaintedOf(page, layer, limits, raster),
         }
       : null,

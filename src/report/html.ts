@@ -151,6 +151,7 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
         ${page.rotate ? `<div><dt>/Rotate</dt><dd class="t-bad">${page.rotate}°</dd></div>` : ''}
         ${page.userUnit !== 1 ? `<div><dt>/UserUnit</dt><dd>${page.userUnit}</dd></div>` : ''}
         ${page.raster ? `<div><dt>Ink</dt><dd>${formatNumber(page.raster.inkCoverage * 100, 1)} % of the page${page.raster.method === 'image' ? ' (from its image)' : ''}</dd></div>` : ''}
+        ${page.raster?.approximate ? `<div><dt>Preview</dt><dd class="t-warn">approximate: ${esc(page.raster.approximate)}</dd></div>` : ''}
       </dl>
       ${imageTable(page, report)}
       ${findings.length ? findingList(findings) : '<p class="clean">✓ No findings on this page.</p>'}

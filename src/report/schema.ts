@@ -94,6 +94,8 @@ export const ReportPageSchema = z.strictObject({
       edgeGapMm: z.strictObject({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
       /** What the renderer warned about on this page. */
       warnings: z.array(z.string()),
+      /** Why the preview may differ from the printed page; absent when it shows the page as it prints. */
+      approximate: z.string().optional(),
       /** Share of the trim area left unpainted (transparent), and the mostly unpainted regions (page-unpainted-area). */
       unpaintedShare: z.number(),
       unpaintedAreasMm: z.array(BoxMm),

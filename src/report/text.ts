@@ -65,7 +65,8 @@ export function renderText(report: Report, options: TextOptions = {}): string {
     for (const p of report.pages) {
       const expected = p.expectedWidthMm !== null ? ` (layer ${formatMm(p.expectedWidthMm, p.expectedHeightMm!)})` : ' (no layer)';
       const imgs = p.images.length ? `, ${p.images.length} image${p.images.length === 1 ? '' : 's'}${lowestPpi(p.images)}` : ', no images';
-      const body = `${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${p.printScale !== 1 ? `, printed at ${Math.round(p.printScale * 100)} %` : ''}${imgs}`;
+      const approximate = p.raster?.approximate ? `; preview approximate: ${safeForTerminal(p.raster.approximate)}` : '';
+      const body = `${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${p.printScale !== 1 ? `, printed at ${Math.round(p.printScale * 100)} %` : ''}${imgs}${approximate}`;
       const worst = worstByPage.get(p.index);
       const last = rows[rows.length - 1];
       if (last && last.last === p.index - 1 && last.body === body && last.worst === worst && last.layer === null && p.layer === null) last.last = p.index;

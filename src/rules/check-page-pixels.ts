@@ -1,9 +1,38 @@
 import { maxOf } from '../util/array.js';
 import { formatNumber } from '../pdf/units.js';
-import { EDGES, type Edge } from '../raster/facts.js';
+import { EDGES, type Edge, type RasterFacts } from '../raster/facts.js';
+import type { PageFacts } from '../pdf/facts.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from './finding.js';
+
+/**
+ * Content this much above the blank threshold (as a share of the page, pdf/marks.ts) is more than
+ * a renderer can leave out by rounding: an empty raster of such a page is a rendering failure.
+ */
+const EXPECTED_INK_FACTOR = 4;
+
+/**
+ * Why an empty raster of this page is not a blank page, or null when it is one (or is not empty):
+ * the page's content paints ink in the visible area (both renderers were asked and drew nothing),
+ * or an image could not be decoded.
+ * @example
+ * emptyButPaints({ inkCoverage: 0 }, { marks: { ink: 0.2 } }, 0.0001);
+ * // "rendering drew nothing, but its content paints about 20 % of the page …"
+ */
+export function emptyButPaints(
+  raster: Pick<RasterFacts, 'inkCoverage' | 'approximate'>,
+  page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink'> },
+  blankInkCoverage: number,
+): string | null {
+  if (raster.inkCoverage > blankInkCoverage) return null;
+  if (raster.approximate?.startsWith('an image could not be decoded')) return raster.approximate;
+  const ink = page.marks?.ink ?? 0;
+  if (ink > EXPECTED_INK_FACTOR * blankInkCoverage) {
+    return `rendering drew nothing, but its content paints about ${formatNumber(ink * 100, ink < 0.01 ? 2 : 0)} % of the page in colours that print`;
+  }
+  return null;
+}
 
 /** page-blank: a layer page with no visible content. */
 export const checkPageBlank: Check = (ctx) => {
@@ -11,6 +40,7 @@ export const checkPageBlank: Check = (ctx) => {
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
     if (!raster || !layer || raster.inkCoverage > ctx.limits.blankInkCoverage) continue;
+    if (emptyButPaints(raster, page, ctx.limits.blankInkCoverage)) continue;
     out.push({
       code: 'page-blank',
       page: page.index,
@@ -61,11 +91,32 @@ export const checkPageEdgeGap: Check = (ctx) => {
 };
 
 /**
+ * page-damaged: a page whose object cannot be read. It keeps its place (as in the readers that
+ * number pages by the page tree), so every later page keeps its number and its own findings.
+ */
+export const checkPageDamaged: Check = (ctx) => {
+  const out: Draft[] = [];
+  for (const { page, layer } of pagesWithLayers(ctx)) {
+    if (!page.unreadable) continue;
+    out.push({
+      code: 'page-damaged',
+      page: page.index,
+      layer: layer?.id ?? null,
+      message: `${pageLabel(page, layer)} cannot be read: ${page.unreadable}. Viewers show an empty page there or leave it out (and then number every later page one lower), and production cannot print it. Export the file again from the design tool.`,
+      expected: 'a readable page object',
+      actual: page.unreadable,
+    });
+  }
+  return out;
+};
+
+/**
  * Pages that could not be rasterised: pdf-timeout when rendering hung, pdf-too-complex when it
  * crashed the worker or ran it out of memory, page-render-failed when pdf.js refused the page.
  */
-export const checkPageRender: Check = (ctx) =>
-  (ctx.rasterFailures ?? []).map((f): Draft => {
+export const checkPageRender: Check = (ctx) => [
+  ...emptyRenders(ctx),
+  ...(ctx.rasterFailures ?? []).map((f): Draft => {
     const layer = ctx.target.layers[f.index - 1] ?? null;
     const where = pageLabel(f.index, layer);
     if (f.reason === 'crashed' || f.reason === 'over-budget') {
@@ -95,4 +146,24 @@ export const checkPageRender: Check = (ctx) =>
           expected: 'a page that renders',
           actual: f.detail,
         };
-  });
+  }),
+];
+
+/** Pages the renderers left empty although their content paints (see {@link emptyButPaints}). */
+function emptyRenders(ctx: Parameters<Check>[0]): Draft[] {
+  const out: Draft[] = [];
+  for (const { page, layer } of pagesWithLayers(ctx)) {
+    const raster = ctx.raster?.get(page.index);
+    const why = raster && emptyButPaints(raster, page, ctx.limits.blankInkCoverage);
+    if (!why) continue;
+    out.push({
+      code: 'page-render-failed',
+      page: page.index,
+      layer: layer?.id ?? null,
+      message: `${pageLabel(page, layer)} could not be rendered faithfully: ${why}, so it is not judged blank and the edge check did not run on it. Open it in a viewer to make sure it shows what you expect.`,
+      expected: 'a page that renders',
+      actual: why,
+    });
+  }
+  return out;
+}

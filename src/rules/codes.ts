@@ -125,6 +125,12 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 7',
     description: 'Every embedded font can be read; text in a font that cannot be read prints in a substitute font.',
   },
+  'page-damaged': {
+    severity: 'error',
+    rule: 'Source file requirements 1',
+    description:
+      'Every page object can be read. A page whose object is missing or broken keeps its place in the page order (later pages keep their numbers) but has no content that can be checked or printed.',
+  },
   'page-render-failed': {
     severity: 'warning',
     rule: 'Source file requirements 1',

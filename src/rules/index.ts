@@ -8,7 +8,7 @@ import { checkPageBoxes } from './check-page-boxes.js';
 import { checkPageCount } from './check-page-count.js';
 import { checkPageRotate } from './check-page-rotate.js';
 import { checkFontsEmbedded, checkFontsReadable } from './check-fonts.js';
-import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
+import { checkPageBlank, checkPageDamaged, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
 import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
 import { checkJpegQuality, checkUpscaled } from './check-image-quality.js';
@@ -30,6 +30,7 @@ export const CHECKS: readonly Check[] = [
   checkColourSpace,
   checkFontsEmbedded,
   checkFontsReadable,
+  checkPageDamaged,
   checkPageBlank,
   checkPageEdgeGap,
   checkPageRender,

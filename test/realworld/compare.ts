@@ -16,7 +16,14 @@
  * - fonts: every font our scan sees drawing visible text is in pdffonts' list with the same
  *   embedding (by object number);
  * - damage: a file qpdf must reconstruct is pdf-repaired or pdf-damaged for us, and a file qpdf
- *   finds clean is not pdf-repaired.
+ *   finds clean is not pdf-repaired;
+ * - pixels (with a pool): each previewed page against Ghostscript's print rendering, or poppler's
+ *   or MuPDF's where Ghostscript misreads (previews.ts); a page whose report says its preview is
+ *   approximate is a flagged difference, which the report itself explains;
+ * - blank: each previewed page's blank verdict against the oracles' (Ghostscript -dPrinted draws
+ *   printable annotations, form fields included).
+ * Page counts are compared with poppler's (pdfinfo), qpdf's (--show-npages) and MuPDF's (mutool
+ * info): all three number pages by the page tree, as we do.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -24,16 +31,22 @@ import { PDFDocument, PDFRef, type PDFContext, type PDFObject } from 'pdf-lib';
 import { inspectPdf } from '../../src/pdf/inspect.js';
 import { N, dictOf, nameOf, resolve } from '../../src/pdf/objects.js';
 import type { DocumentFacts, ImageFacts } from '../../src/pdf/facts.js';
+import type { PreflightPool } from '../../src/pool/pool.js';
+import { CLOSE } from './pixels.js';
+import { comparePreviews, type FilePreviews } from './previews.js';
 
 const run = promisify(execFile);
 
-export const ASPECTS = ['pages', 'images', 'fonts', 'damage'] as const;
+export const ASPECTS = ['pages', 'images', 'fonts', 'damage', 'pixels', 'blank'] as const;
 export type Aspect = (typeof ASPECTS)[number];
 
 /** The facts both sides are reduced to before comparing. */
 export interface Facts {
   /** Null when the side cannot open the file (a password, no page tree…). */
   pageCount: number | null;
+  /** The oracle side: qpdf's and MuPDF's page counts (ours: undefined). */
+  pageCountQpdf?: number | null;
+  pageCountMupdf?: number | null;
   /** Displayed size of the first pages (up to MAX_PAGES). */
   sizes: Size[];
   /** Per page (1-based index - 1): sorted "W×H colour" keys. */
@@ -63,6 +76,8 @@ export interface Difference {
   oracle: string;
   /** Comparisons that disagree in it (images on a page: the longer of the two leftover lists). */
   count: number;
+  /** The report itself says so (a preview marked approximate): explained without a reviewed entry. */
+  flagged?: boolean;
 }
 
 export interface FileResult {
@@ -77,6 +92,8 @@ export interface FileResult {
   differences: Difference[];
   /** The file cannot be opened without a password: nothing is compared. */
   skipped: string | null;
+  /** The pixel comparison, when it ran. */
+  previews?: FilePreviews;
 }
 
 /** Pages compared per file at most (sizes), so a 3,000-page file does not dominate the figures. */
@@ -135,14 +152,27 @@ export async function oracleFacts(path: string, pageCount: number | null, maskIm
     }
   };
   const last = String(Math.max(1, Math.min(pageCount ?? MAX_PAGES, MAX_PAGES)));
-  const [info, list, fonts, check] = await Promise.all([
+  const [info, list, fonts, check, npages, mutool] = await Promise.all([
     tool('pdfinfo', ['-box', '-f', '1', '-l', last, path]),
     tool('pdfimages', ['-list', path]),
     tool('pdffonts', [path]),
     tool('qpdf', ['--check', path]),
+    tool('qpdf', ['--show-npages', path]),
+    tool('mutool', ['info', path]),
   ]);
   const listed = parsePdfimages(list.stdout, maskImages);
-  return { ...parsePdfinfo(info.stdout, info.code), images: listed.pages, patternImages: 0, maskGroupImages: listed.inMaskGroups, pagesNotInspected: 0, fonts: parsePdffonts(fonts.stdout), damage: parseQpdf(check) };
+  const count = (m: RegExpExecArray | null) => (m ? Number(m[1]) : null);
+  return {
+    ...parsePdfinfo(info.stdout, info.code),
+    pageCountQpdf: npages.code === 0 || npages.code === 3 ? count(/^(\d+)\s*$/m.exec(npages.stdout)) : null,
+    pageCountMupdf: count(/^Pages:\s+(\d+)/m.exec(mutool.stdout)),
+    images: listed.pages,
+    patternImages: 0,
+    maskGroupImages: listed.inMaskGroups,
+    pagesNotInspected: 0,
+    fonts: parsePdffonts(fonts.stdout),
+    damage: parseQpdf(check),
+  };
 }
 
 export function parsePdfinfo(stdout: string, code: number): Pick<Facts, 'pageCount' | 'sizes'> {
@@ -230,9 +260,9 @@ export function parseQpdf(check: { stdout: string; stderr: string; code: number 
 }
 
 /** Compares one file's two sides. */
-export function compareFacts(file: string, ours: Facts, oracle: Facts): FileResult {
-  const compared = { pages: 0, images: 0, fonts: 0, damage: 0 };
-  const agreed = { pages: 0, images: 0, fonts: 0, damage: 0 };
+export function compareFacts(file: string, ours: Facts, oracle: Facts, previews?: FilePreviews): FileResult {
+  const compared = zeroes();
+  const agreed = zeroes();
   const differences: Difference[] = [];
   const tally = (aspect: Aspect, where: string, a: string, b: string) => {
     compared[aspect]++;
@@ -240,8 +270,10 @@ export function compareFacts(file: string, ours: Facts, oracle: Facts): FileResu
     else differences.push({ file, aspect, where, ours: a, oracle: b, count: 1 });
   };
 
-  // Pages: the count, then each size both sides list.
+  // Pages: the count (poppler's, qpdf's, MuPDF's), then each size both sides list.
   tally('pages', 'count', String(ours.pageCount), String(oracle.pageCount));
+  if (oracle.pageCountQpdf !== undefined) tally('pages', 'count (qpdf)', String(ours.pageCount), String(oracle.pageCountQpdf));
+  if (oracle.pageCountMupdf !== undefined) tally('pages', 'count (MuPDF)', String(ours.pageCount), String(oracle.pageCountMupdf));
   if (ours.pageCount !== null && oracle.pageCount !== null) {
     const n = Math.min(ours.sizes.length, oracle.sizes.length, MAX_PAGES);
     for (let i = 0; i < n; i++) {
@@ -279,7 +311,36 @@ export function compareFacts(file: string, ours: Facts, oracle: Facts): FileResu
   else if (oracle.damage === 'repaired' || oracle.damage === 'damaged') {
     tally('damage', 'file', ours.damage === 'clean' ? 'clean' : 'repaired or damaged', 'repaired or damaged');
   }
-  return { file, patternImages: ours.patternImages, maskGroupImages: oracle.maskGroupImages, pagesNotInspected: ours.pagesNotInspected, compared, agreed, differences, skipped: null };
+  if (previews) comparePixelAspects(file, previews, compared, agreed, differences);
+  return { file, patternImages: ours.patternImages, maskGroupImages: oracle.maskGroupImages, pagesNotInspected: ours.pagesNotInspected, compared, agreed, differences, skipped: null, ...(previews ? { previews } : {}) };
+}
+
+function zeroes(): Record<Aspect, number> {
+  return { pages: 0, images: 0, fonts: 0, damage: 0, pixels: 0, blank: 0 };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
+
+/** The pixel and blank aspects of one file's previews. */
+function comparePixelAspects(file: string, previews: FilePreviews, compared: Record<Aspect, number>, agreed: Record<Aspect, number>, differences: Difference[]): void {
+  for (const p of previews.pages) {
+    const where = `page ${p.page}`;
+    compared.pixels++;
+    if (p.verdict === 'agree' || p.verdict === 'agree-other') agreed.pixels++;
+    else {
+      const gs = p.against.ghostscript ?? p.against.poppler ?? p.against.mupdf!;
+      const ours = `${p.method}: mean ${gs.mean.toFixed(1)} (over 4 px cells ${gs.coarse.toFixed(1)}), missing ${pct(gs.missing)}, extra ${pct(gs.extra)}${p.approximate ? ` (approximate: ${p.approximate})` : ''}`;
+      differences.push({ file, aspect: 'pixels', where, ours, oracle: `no reader within ${CLOSE.coarse} over 4 px cells and 0.2 % missing`, count: 1, ...(p.verdict === 'approximate' ? { flagged: true } : {}) });
+    }
+    compared.blank++;
+    if (p.blankOurs === p.blankOracle) agreed.blank++;
+    else differences.push({ file, aspect: 'blank', where, ours: p.blankOurs ? 'blank' : 'not blank', oracle: p.blankOracle ? 'blank' : 'not blank', count: 1 });
+  }
+  // A page we could not render while a reader draws it is a difference too.
+  for (const f of previews.failed) {
+    compared.pixels++;
+    differences.push({ file, aspect: 'pixels', where: `page ${f.page}`, ours: `${f.code}: ${f.detail}`, oracle: 'drawn', count: 1 });
+  }
 }
 
 function fmtSize(s: Size): string {
@@ -328,8 +389,8 @@ export interface Summary {
 }
 
 export function summarise(results: readonly FileResult[], known: readonly KnownDifference[]): Summary {
-  const compared = { pages: 0, images: 0, fonts: 0, damage: 0 };
-  const agreed = { pages: 0, images: 0, fonts: 0, damage: 0 };
+  const compared = zeroes();
+  const agreed = zeroes();
   const explained: Difference[] = [];
   const unexplained: Difference[] = [];
   const used = new Set<KnownDifference>();
@@ -343,12 +404,57 @@ export function summarise(results: readonly FileResult[], known: readonly KnownD
       if (k) {
         used.add(k);
         explained.push(d);
-      } else unexplained.push(d);
+      } else if (d.flagged) explained.push(d);
+      else unexplained.push(d);
     }
   }
   const stale = known.filter((k) => !used.has(k) && results.some((r) => r.file === k.file));
   return { files: results.length, patternImages: results.reduce((n, r) => n + r.patternImages, 0), maskGroupImages: results.reduce((n, r) => n + r.maskGroupImages, 0), pagesNotInspected: results.reduce((n, r) => n + r.pagesNotInspected, 0), skipped: results.filter((r) => r.skipped).length, compared, agreed, explained, unexplained, stale };
 }
+
+/**
+ * The pixel comparison's figures (Markdown): pages by verdict and engine, and the distribution of
+ * the mean difference from Ghostscript, for bench/RENDERERS.md.
+ */
+export function formatPixelDistribution(results: readonly FileResult[]): string {
+  const pages = results.flatMap((r) => r.previews?.pages ?? []);
+  if (!pages.length) return '';
+  const failed = results.reduce((n, r) => n + (r.previews?.failed.length ?? 0), 0);
+  const unknown = results.reduce((n, r) => n + (r.previews?.oracleFailed.length ?? 0), 0);
+  const byVerdict = (v: string, method?: string) => pages.filter((p) => p.verdict === v && (!method || p.method === method)).length;
+  const methods = [...new Set(pages.map((p) => p.method))].sort();
+  const rows = ['| engine | pages | agree (Ghostscript) | agree (poppler or MuPDF) | approximate, said on the page | differ |', '|---|---|---|---|---|---|'];
+  for (const m of [...methods, undefined]) {
+    const n = m ? pages.filter((p) => p.method === m).length : pages.length;
+    rows.push(`| ${m ?? 'all'} | ${n} | ${byVerdict('agree', m)} | ${byVerdict('agree-other', m)} | ${byVerdict('approximate', m)} | ${byVerdict('differ', m)} |`);
+  }
+  const sorted = (key: 'mean' | 'coarse' | 'missing') => pages.map((p) => p.against.ghostscript?.[key]).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+  const means = sorted('mean');
+  const coarse = sorted('coarse');
+  const missing = sorted('missing');
+  const q = (xs: number[], f: number) => xs[Math.min(xs.length - 1, Math.floor(f * xs.length))] ?? NaN;
+  const row = (xs: number[]) => {
+    const band = (lo: number, hi: number) => xs.filter((m) => m >= lo && m < hi).length;
+    return `| ${band(0, 1)} | ${band(1, 2)} | ${band(2, 4)} | ${band(4, 8)} | ${band(8, 16)} | ${band(16, 32)} | ${band(32, Infinity)} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.9).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(xs.at(-1) ?? NaN).toFixed(2)} |`;
+  };
+  const textMissing = pages.filter((p) => p.verdict === 'differ' && Math.min(...ORACLE_KEYS.map((o) => p.against[o]?.missing ?? Infinity)) > 0.002).length;
+  return [
+    `${pages.length} pages compared (${failed} not rendered by us, ${unknown} drawn by no oracle).`,
+    '',
+    ...rows,
+    '',
+    'Mean absolute difference per channel (0–255) from Ghostscript, pages per band: per pixel, and over 4 × 4 px cells (what the verdict uses):',
+    '',
+    '| measure | < 1 | 1–2 | 2–4 | 4–8 | 8–16 | 16–32 | ≥ 32 | p50 | p90 | p99 | max |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| per pixel ${row(means)}`,
+    `| 4 px cells ${row(coarse)}`,
+    '',
+    `Share of the page Ghostscript inks and we leave blank: p90 ${pct(q(missing, 0.9))}, p99 ${pct(q(missing, 0.99))}; pages with more than 0.2 % missing against every reader (visible text or artwork missing): ${textMissing}.`,
+  ].join('\n');
+}
+
+const ORACLE_KEYS = ['ghostscript', 'poppler', 'mupdf'] as const;
 
 /** The figures as a table (Markdown), for the README and the console. */
 export function formatSummary(s: Summary): string {
@@ -384,13 +490,13 @@ async function maskImagesOf(bytes: Uint8Array): Promise<Set<string>> {
   }
 }
 
-/** One file through both sides. A file that needs a password is skipped. */
-export async function compareFile(file: string, path: string, bytes: Uint8Array): Promise<FileResult> {
+/** One file through both sides; with a pool, its previews against the oracles' renderings too. */
+export async function compareFile(file: string, path: string, bytes: Uint8Array, pool?: PreflightPool): Promise<FileResult> {
   const ours = await ourFacts(bytes);
   if (ours.document.encryption?.needsPassword) {
-    const zero = { pages: 0, images: 0, fonts: 0, damage: 0 };
-    return { file, patternImages: 0, maskGroupImages: 0, pagesNotInspected: 0, compared: zero, agreed: { ...zero }, differences: [], skipped: 'needs a password' };
+    return { file, patternImages: 0, maskGroupImages: 0, pagesNotInspected: 0, compared: zeroes(), agreed: zeroes(), differences: [], skipped: 'needs a password' };
   }
   const oracle = await oracleFacts(path, ours.document.pageCount, await maskImagesOf(bytes));
-  return compareFacts(file, ours.facts, oracle);
+  const previews = pool ? await comparePreviews(path, bytes, pool) : undefined;
+  return compareFacts(file, ours.facts, oracle, previews);
 }

@@ -3,20 +3,21 @@
  * Extracts the real-world corpus listed in test/realworld/manifest.json from bare git mirrors of
  * its repositories into DIR, checking each file's SHA-256. The files stay outside the repository.
  *
- *   node test/realworld/extract.mjs DIR [MIRROR_DIR]   (mirrors: default /work/.mirror, laid out
- *   as OWNER+NAME/repo, as the `fetch` tool leaves them)
+ *   node test/realworld/extract.mjs [--second] DIR [MIRROR_DIR]   (mirrors: default /work/.mirror,
+ *   laid out as OWNER+NAME/repo, as the `fetch` tool leaves them; --second: manifest-second.json)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const [dir, mirror = process.env.REALWORLD_MIRROR ?? '/work/.mirror'] = process.argv.slice(2);
+const second = process.argv.includes('--second');
+const [dir, mirror = process.env.REALWORLD_MIRROR ?? '/work/.mirror'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!dir) {
-  console.error('usage: node test/realworld/extract.mjs DIR [MIRROR_DIR]');
+  console.error('usage: node test/realworld/extract.mjs [--second] DIR [MIRROR_DIR]');
   process.exit(2);
 }
-const manifest = JSON.parse(readFileSync(new URL('./manifest.json', import.meta.url), 'utf8'));
+const manifest = JSON.parse(readFileSync(new URL(second ? './manifest-second.json' : './manifest.json', import.meta.url), 'utf8'));
 let written = 0;
 let failed = 0;
 for (const f of manifest.files) {

@@ -8,8 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { compareFacts, compareFile, formatSummary, ourFacts, summarise, type FileResult, type KnownDifference } from './compare.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PreflightPool } from '../../src/pool/pool.js';
+import { compareFacts, compareFile, formatPixelDistribution, formatSummary, ourFacts, summarise, type FileResult, type KnownDifference } from './compare.js';
+import type { FilePreviews } from './previews.js';
 
 let dir: string;
 let results: FileResult[];
@@ -68,7 +70,7 @@ describe('real-world comparison on files Debian producers make', () => {
   it('counts a page listed twice as poppler does, and a cycle as one page', () => {
     const twice = results.find((r) => r.file === 'page-listed-twice.pdf')!;
     expect(twice.differences).toEqual([]);
-    expect(twice.compared.pages).toBe(3); // the count and two sizes
+    expect(twice.compared.pages).toBe(5); // the count (poppler's, qpdf's, MuPDF's) and two sizes
   });
 
   it('fails on a difference nobody reviewed: pages, images, fonts and damage', async () => {
@@ -99,8 +101,68 @@ describe('real-world comparison on files Debian producers make', () => {
     expect(summary.unexplained).toHaveLength(planted.differences.length);
   });
 
+  it('compares page counts with qpdf and MuPDF too', () => {
+    const good = results.find((r) => r.file === 'ghostscript.pdf')!;
+    expect(good.compared.pages).toBe(5); // poppler's, qpdf's and MuPDF's counts, two sizes
+    expect(good.agreed.pages).toBe(5);
+  });
+
   it('reports a reviewed difference that no longer occurs as stale', () => {
     const stale: KnownDifference = { file: 'ghostscript.pdf', aspect: 'images', explanation: 'planted' };
     expect(summarise(results, [...KNOWN, stale]).stale).toEqual([stale]);
+  });
+});
+
+/**
+ * The pixel and blank-page aspects, with Ghostscript's print rendering as the oracle (poppler and
+ * MuPDF asked where it and we differ), on the classes of issue 27 that producers make at test
+ * time (test/unit/raster/producers/printed_cases.py).
+ */
+describe('previews against Ghostscript, poppler and MuPDF', () => {
+  const pool = new PreflightPool({ maxThreads: 2, taskTimeoutMs: 120_000 });
+  let printed: string;
+  let compared: FileResult[];
+  const NAMES = ['widgets.pdf', 'image-devicen.pdf', 'blend-difference.pdf', 'knockout.pdf', 'swallowed-page.pdf'];
+
+  beforeAll(async () => {
+    printed = mkdtempSync(join(tmpdir(), 'pp-realworld-printed-'));
+    execFileSync('/usr/bin/python3', [join(import.meta.dirname, '..', 'unit', 'raster', 'producers', 'printed_cases.py'), printed], { stdio: 'pipe' });
+    compared = [];
+    for (const name of NAMES) compared.push(await compareFile(name, join(printed, name), new Uint8Array(readFileSync(join(printed, name))), pool));
+  }, 300_000);
+  afterAll(() => pool.destroy());
+
+  it('agrees on every page: pixels and blank verdicts', () => {
+    const summary = summarise(compared, []);
+    expect(summary.unexplained).toEqual([]);
+    expect(summary.compared.pixels).toBe(9); // five pages of swallowed-page.pdf, one of each other file
+    expect(summary.agreed.pixels).toBe(9);
+    expect(summary.agreed.blank).toBe(summary.compared.blank);
+    expect(formatPixelDistribution(compared)).toContain('| all | 9 |');
+    // The knockout group is said to be approximate on its page (within the tolerance here).
+    expect(compared.find((r) => r.file === 'knockout.pdf')!.previews!.pages[0]!.approximate).toMatch(/knockout/);
+  });
+
+  it('numbers the pages of a file with a broken page object as qpdf, MuPDF and poppler do', () => {
+    const broken = compared.find((r) => r.file === 'swallowed-page.pdf')!;
+    expect(broken.differences.filter((d) => d.aspect === 'pages')).toEqual([]);
+    expect(broken.compared.pages).toBe(3 + 5); // three counts, five sizes
+  });
+
+  it('fails on a page drawn otherwise than every reader draws it, and on a blank verdict they do not share', () => {
+    const widgets = compared.find((r) => r.file === 'widgets.pdf')!;
+    const page = widgets.previews!.pages[0]!;
+    const planted: FilePreviews = { ...widgets.previews!, pages: [{ ...page, verdict: 'differ', blankOurs: !page.blankOurs }] };
+    const zero = { pageCount: 1, sizes: [], images: [], patternImages: 0, maskGroupImages: 0, pagesNotInspected: 0, fonts: new Map(), damage: 'unknown' as const };
+    const result = compareFacts('widgets.pdf', zero, zero, planted);
+    expect(result.differences.map((d) => [d.aspect, d.where, d.flagged ?? false])).toEqual([
+      ['pixels', 'page 1', false],
+      ['blank', 'page 1', false],
+    ]);
+    expect(summarise([result], []).unexplained).toHaveLength(2);
+    // A page the report itself calls approximate is a flagged difference: explained, not failed.
+    const flagged = compareFacts('widgets.pdf', zero, zero, { ...planted, pages: [{ ...page, verdict: 'approximate', approximate: 'planted' }] });
+    expect(flagged.differences.map((d) => [d.aspect, d.flagged])).toEqual([['pixels', true]]);
+    expect(summarise([flagged], []).unexplained).toEqual([]);
   });
 });

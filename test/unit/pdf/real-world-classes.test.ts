@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DocumentFacts } from '../../../src/pdf/facts.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { jpxColourSpace } from '../../../src/pdf/jpx.js';
@@ -18,11 +18,38 @@ import { checkFontsEmbedded, checkFontsReadable } from '../../../src/rules/check
 import { checkImageResolution } from '../../../src/rules/check-image-resolution.js';
 import { context, doc, image, page } from '../../helpers/facts.js';
 
+// The lenient reader is the real one, only counted: each call searches the whole file.
+const recoverCalls = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../../src/pdf/recover.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/pdf/recover.js')>();
+  return {
+    ...real,
+    recoverDictionary: (...args: Parameters<typeof real.recoverDictionary>) => {
+      recoverCalls.count++;
+      return real.recoverDictionary(...args);
+    },
+  };
+});
+
 let dir: string;
 const read = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
 const inspect = (name: string) => inspectPdf(read(name));
 const widths = (facts: DocumentFacts, p = 0) => facts.pages[p]!.images.map((i) => i.widthPx).sort((a, b) => a - b);
 const kinds = (facts: DocumentFacts) => facts.problems.map((p) => p.kind);
+
+/** A PDF written by hand: objects 1… in order, a classic xref table and a trailer with /Root 1 0 R. */
+function handMade(objects: readonly string[]): Uint8Array {
+  let out = '%PDF-1.7\n';
+  const offsets = objects.map((o, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj ${o} endobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer << /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(out);
+}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pp-realworld-'));
@@ -139,6 +166,31 @@ describe('page tree', () => {
     expect(facts.problems).toEqual([]);
   });
 
+  it('keeps 20,000 entries that point at missing objects in place, searching the file for at most 64 of them', async () => {
+    const kids = Array.from({ length: 20_000 }, (_, i) => `${100_000 + i} 0 R`).join(' ');
+    recoverCalls.count = 0;
+    const facts = await inspectPdf(handMade(['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${kids}] /Count 20000 /MediaBox [0 0 100 100] >>`]));
+    expect(facts.pageCount).toBe(20_000);
+    expect(facts.pages[0]!.unreadable).toBe('its object (100000 0 R) does not exist');
+    expect(facts.pages[19_999]!.unreadable).toBe('its object (119999 0 R) does not exist');
+    expect(recoverCalls.count).toBe(64);
+  }, 60_000);
+
+  it.each([
+    ['a root without /Count', ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], 'the page tree has no /Count'],
+    ['a root /Count that is not a number', ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count (1) >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], 'the page tree has no /Count'],
+    ['a /Pages that is a page', ['<< /Type /Catalog /Pages 3 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], "the catalog's /Pages is a page"],
+  ])('counts no pages in %s, as qpdf and MuPDF do, and calls the file damaged', async (_name, objects, detail) => {
+    const bytes = handMade(objects);
+    const file = join(dir, `no-count-${objects.length}-${detail.length}-${objects[1]!.length}.pdf`);
+    writeFileSync(file, bytes);
+    const facts = await inspectPdf(bytes);
+    expect(facts.pageCount).toBe(0);
+    expect(facts.problems.find((p) => p.kind === 'damaged')?.detail).toContain(detail);
+    expect(spawnSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).stdout.trim()).toBe('0');
+    expect(/^Pages:\s+(\d+)/m.exec(spawnSync('mutool', ['info', file], { encoding: 'utf8' }).stdout)?.[1] ?? '0').toBe('0');
+  });
+
   it('still calls a node that is its own ancestor a cycle', async () => {
     const facts = await inspect('page-tree-cycle.pdf');
     expect(facts.problems).toContainEqual({ kind: 'damaged', detail: 'the page tree contains a cycle' });
@@ -154,17 +206,21 @@ function qpdfCheck(path: string): 'clean' | 'reconstructs' | 'errors' {
   return r.status === 0 ? 'clean' : 'errors';
 }
 
-/** Appends an incremental update to reportlab's file: a new /Info object and an xref with two subsections. */
-function withUpdate(offsetShift: number): Uint8Array {
+/**
+ * Appends an incremental update to reportlab's file: a new /Info object and an xref with two
+ * subsections. `before` goes in front of the object (white space, a comment line), and the entry
+ * points at its start when `atBefore`; `xrefLead` goes in front of `xref`, where startxref points.
+ */
+function withUpdate(offsetShift: number, { before = '', atBefore = false, xrefLead = '' } = {}): Uint8Array {
   const base = Buffer.from(read('reportlab-plain.pdf'));
   const text = base.toString('latin1');
   const root = /\/Root (\d+ \d+ R)/.exec(text)![1];
   const size = Number(/\/Size (\d+)/.exec(text)![1]);
   const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
   const num = size; // a new object: the subsection "N 1" starts past the first one
-  const objAt = base.length + 1;
-  const obj = `\n${num} 0 obj\n<< /Producer (incremental update) >>\nendobj\n`;
-  const xrefAt = base.length + obj.length;
+  const objAt = base.length + 1 + (atBefore ? 0 : before.length);
+  const obj = `\n${before}${num} 0 obj\n<< /Producer (incremental update) >>\nendobj\n${xrefLead}`;
+  const xrefAt = base.length + obj.length - xrefLead.length;
   const pad = (n: number) => String(n).padStart(10, '0');
   const xref =
     `xref\n0 1\n0000000000 65535 f \n${num} 1\n${pad(objAt + offsetShift)} 00000 n \n` +
@@ -182,6 +238,50 @@ describe('cross-reference damage, with qpdf --check as the oracle', () => {
     writeFileSync(path, bytes);
     expect(qpdfCheck(path)).toBe(oracle);
     expect(kinds(await inspectPdf(bytes))).toEqual(expected);
+  });
+
+  it.each([
+    ['an entry pointing at a comment line before its object', { before: '% made by hand\n', atBefore: true }, 'clean', []],
+    ['an entry pointing at white space before its object', { before: '\n\n  ', atBefore: true }, 'clean', []],
+    ['startxref pointing at white space before `xref`', { xrefLead: '\n\n   ' }, 'reconstructs', ['repaired']],
+  ] as const)('%s: as qpdf --check says', async (name, layout, oracle, expected) => {
+    const bytes = withUpdate(0, layout);
+    const path = join(dir, `update-${name.length}.pdf`);
+    writeFileSync(path, bytes);
+    expect(qpdfCheck(path)).toBe(oracle);
+    expect(kinds(await inspectPdf(bytes))).toEqual(expected);
+  });
+
+  it('reads a trailer only to its own end: a section followed at once by the next one is no loop', async () => {
+    // As Acrobat's PDFBOX-4531 file: an update whose xref follows the first trailer directly.
+    const base = Buffer.from(read('reportlab-plain.pdf'));
+    const text = base.toString('latin1');
+    const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+    const size = Number(/\/Size (\d+)/.exec(text)![1]);
+    const root = /\/Root (\d+ \d+ R)/.exec(text)![1];
+    const cut = text.lastIndexOf('startxref');
+    const update = `xref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size ${size} /Root ${root} /Prev ${prev} >>\nstartxref\n${cut}\n%%EOF\n`;
+    const bytes = new Uint8Array(Buffer.concat([base.subarray(0, cut), Buffer.from(update, 'latin1')]));
+    const path = join(dir, 'trailer-then-xref.pdf');
+    writeFileSync(path, bytes);
+    expect(qpdfCheck(path)).toBe('clean');
+    expect(kinds(await inspectPdf(bytes))).toEqual([]);
+  });
+
+  it('reads an xref stream after a comment, and does not check the stream’s own entry (qpdf never follows it)', async () => {
+    const path = join(dir, 'xref-stream-comment.pdf');
+    execFileSync('qpdf', ['--object-streams=generate', join(dir, 'reportlab-plain.pdf'), path]);
+    const bytes = Buffer.from(readFileSync(path));
+    const text = bytes.toString('latin1');
+    const xrefAt = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+    // A comment line in front of the xref stream; startxref and the stream's own entry still point
+    // at the comment (pdf-lib's with_comments.pdf has exactly this shape).
+    const commented = Buffer.concat([bytes.subarray(0, xrefAt), Buffer.from('% a comment before the xref stream\n', 'latin1'), bytes.subarray(xrefAt)]);
+    const tail = commented.toString('latin1');
+    const fixed = Buffer.from(tail.slice(0, tail.lastIndexOf('startxref')) + `startxref\n${xrefAt}\n%%EOF\n`, 'latin1');
+    writeFileSync(path, fixed);
+    expect(qpdfCheck(path)).toBe('clean');
+    expect(kinds(await inspectPdf(new Uint8Array(fixed)))).toEqual([]);
   });
 
   it('calls an xref stream with an unknown filter damage', async () => {

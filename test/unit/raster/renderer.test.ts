@@ -20,7 +20,7 @@ import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { preflight } from '../../../src/preflight.js';
 import { imagePlan } from '../../../src/raster/fast-path.js';
-import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, pageRenderer } from '../../../src/raster/renderer.js';
+import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, fallbackRenderer, knownApproximation, pageRenderer } from '../../../src/raster/renderer.js';
 import { sha256Hex } from '../../../src/source/read.js';
 
 const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'TrueType', embedded });
@@ -40,6 +40,28 @@ describe('which engine draws a page', () => {
     ['a Lab image', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'Lab' } }], [], 'pdfium'],
   ])('%s → %s', (_name, fonts, images, colours, expected) => {
     expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
+  });
+
+  it.each([
+    ['printable form fields (PDFium leaves widgets to its form layer, which ignores the Print flag)', { printableWidgets: 2 }, 'pdfjs'],
+    ['a Difference blend (PDFium blends only Normal, Multiply and Darken as the spec says)', { transparency: { blendModes: ['Difference'], knockoutGroups: 0 } }, 'pdfjs'],
+    ['a knockout group (neither engine implements it: said on the page instead)', { transparency: { blendModes: [], knockoutGroups: 1 } }, 'pdfium'],
+  ])('%s → %s', (_name, extra, expected) => {
+    expect(pageRenderer({ fonts: [], images: [], colours: [], ...extra } as never)).toBe(expected);
+  });
+
+  it('gives a page a second engine when the first fails or draws it empty, unless PDFium could not hold it', () => {
+    const small = { fonts: [], images: [], colours: [] } as never;
+    const big = { fonts: [], images: [image(5000, 5000)], colours: [] } as never;
+    expect([fallbackRenderer(small, 'pdfium'), fallbackRenderer(small, 'pdfjs'), fallbackRenderer(big, 'pdfjs')]).toEqual(['pdfjs', 'pdfium', null]);
+  });
+
+  it('says what the engine that drew a page draws otherwise than print', () => {
+    const page = (extra: object) => ({ fonts: [], images: [], colours: [], ...extra }) as never;
+    expect(knownApproximation(page({ transparency: { blendModes: [], knockoutGroups: 1 } }), 'pdfjs')).toMatch(/knockout/);
+    expect(knownApproximation(page({ printableWidgets: 1 }), 'pdfium')).toBe('form fields are not drawn');
+    expect(knownApproximation(page({ printableWidgets: 1 }), 'pdfjs')).toBeNull();
+    expect(knownApproximation(page({ transparency: { blendModes: ['Screen'], knockoutGroups: 0 } }), 'pdfium')).toMatch(/Screen/);
   });
 
   it('keeps 4,000 × 4,000 px and a million painting operators as what PDFium is given at most', () => {
