@@ -113,6 +113,25 @@ export const ColourUseSchema = z.object({
 });
 export type ColourUse = z.infer<typeof ColourUseSchema>;
 
+/**
+ * What an embedded font's own program allows (src/pdf/font/): read once per document, without
+ * drawing a page, by what its bytes are rather than the key it hangs from.
+ */
+export const FontProgramSchema = z.object({
+  /** What the bytes are; `unknown` when they could not be read as any font. */
+  format: z.enum(['TrueType', 'OpenType', 'CFF', 'Type1', 'Type3', 'unknown']),
+  glyphs: z.number().int().min(0),
+  /** Glyphs (other than glyph 0, .notdef) whose outline or procedure cannot be drawn. */
+  failedGlyphs: z.number().int().min(0),
+  /** Why no glyph of the font can be drawn (the program cannot be parsed…); null when it can. */
+  problem: z.string().nullable(),
+  /** The first glyph that cannot be drawn, and why. */
+  firstFailure: z.string().nullable(),
+  /** Why the program was not checked (over the size or work limit); no judgement is made then. */
+  unchecked: z.string().nullable(),
+});
+export type FontProgram = z.infer<typeof FontProgramSchema>;
+
 export const FontUseSchema = z.object({
   /** Resource name (/F1). */
   name: z.string(),
@@ -121,6 +140,8 @@ export const FontUseSchema = z.object({
   baseFont: z.string().nullable(),
   subtype: z.string().nullable(),
   embedded: z.boolean(),
+  /** The font's program as checked (null: nothing to check — not embedded, and not a Type 0 font missing its descendant). */
+  program: FontProgramSchema.nullable().optional(),
 });
 export type FontUse = z.infer<typeof FontUseSchema>;
 

@@ -13,6 +13,7 @@ import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, re
 import { recoverObjectStreams } from './object-streams.js';
 import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
+import { DEFAULT_FONT_LIMITS, FontPrograms, type FontProgramLimits } from './font/program.js';
 import { decodeStream, type StreamDecryptor, type StreamReader } from './streams.js';
 import { ptToMm, round } from './units.js';
 
@@ -22,6 +23,8 @@ export interface InspectOptions {
   /** Most pages read. Default 100,000. */
   maxPages?: number;
   scan?: Partial<ScanLimits>;
+  /** Limits of the embedded-font checks (program size, glyph work). */
+  fonts?: Partial<FontProgramLimits>;
   /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
   onDocument?: (context: PDFContext) => void;
 }
@@ -145,8 +148,9 @@ export async function inspectPdf(bytes: Uint8Array, options: InspectOptions = {}
   const readStream = streamReader(context, maxDecoded, encryption?.decryptor);
   const colourSpaces = new ColourSpaceResolver(context, readStream);
   const optionalContent = OptionalContent.fromCatalog(context, catalog);
+  const fontPrograms = new FontPrograms(context, readStream, { ...DEFAULT_FONT_LIMITS, ...options.fonts });
   tree.pages.forEach((node, i) => {
-    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent });
+    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, fontPrograms });
     facts.pages.push(page.facts);
     if (page.tooComplex) problem('too-complex', `page ${i + 1}: ${page.facts.notes.join('; ')}`);
     for (const d of page.damage) problem('damaged', `page ${i + 1}: ${d}`);
@@ -158,9 +162,9 @@ function inspectPage(
   context: PDFContext,
   node: PageNode,
   index: number,
-  shared: { colourSpaces: ColourSpaceResolver; readStream: StreamReader; scanLimits: ScanLimits; optionalContent: OptionalContent },
+  shared: { colourSpaces: ColourSpaceResolver; readStream: StreamReader; scanLimits: ScanLimits; optionalContent: OptionalContent; fontPrograms: FontPrograms },
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
-  const { colourSpaces, readStream, scanLimits, optionalContent } = shared;
+  const { colourSpaces, readStream, scanLimits, optionalContent, fontPrograms } = shared;
   const notes: string[] = [];
   const { dict, inherited } = node;
   let media = rectOf(context, inherited.MediaBox);
@@ -188,7 +192,7 @@ function inspectPage(
   const h = ptToMm((checkedBox[3] - checkedBox[1]) * userUnit);
   const turned = rotate === 90 || rotate === 270;
 
-  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent);
+  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, fontPrograms);
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
   const appearances = printableAppearances(context, dict, optionalContent);
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
