@@ -6,26 +6,25 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFName, PDFRawStream, parsePdf, type PDFContext } from '../pdf/pdf-lib.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { N, resolve, PDFArray } from '../pdf/objects.js';
-import { sha256Hex } from '../source/read.js';
-import { renderFromImage } from '../raster/fast-path.js';
-import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
-import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
-import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
-import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
+import type { PDFContext, PDFRawStream } from '../pdf/pdf-lib.js';
+import type { PDFDocumentProxy } from '../raster/pdfjs.js';
+import type { PdfiumHandle } from '../raster/pdfium.js';
 import type { RasterFacts } from '../raster/facts.js';
 import { analysePixels, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
-import { renderWithPdfjs } from '../raster/render.js';
-import sharp from 'sharp';
 import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 import { grouped } from '../util/text.js';
 
-
-// libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
-sharp.cache(false);
+/*
+ * What a page needs is imported by the first page that needs it: pdf-lib and the image paths for a
+ * page drawn from its image, PDFium for a vector page, pdf.js for the rest. A worker drawing a
+ * vector page with a PNG preview loads neither pdf-lib, sharp nor pdf.js.
+ */
+const imagePaths = () =>
+  Promise.all([import('../raster/fast-path.js'), import('../raster/image-stream.js'), import('../raster/flate-path.js'), import('../pdf/pdf-lib.js'), import('../pdf/objects.js')]);
+const pdfjsRenderer = () => Promise.all([import('../raster/pdfjs.js'), import('../raster/render.js')]);
+const pdfiumRenderer = () => import('../raster/pdfium.js');
 
 /**
  * pdf.js keeps per-document native memory (font glyph paths and other common objects) that grows
@@ -60,7 +59,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
     cache.delete(oldId);
     old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
-    old.pdfium?.then((h) => isLive(h) && h.doc.destroy()).catch(() => undefined);
+    old.pdfium?.then(async (h) => (await pdfiumRenderer()).isLive(h) && h.doc.destroy()).catch(() => undefined);
   }
   return entry;
 }
@@ -75,7 +74,7 @@ export default async function handle(message: unknown): Promise<unknown> {
 
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
-  const { inspectPdf } = await import('../pdf/inspect.js');
+  const [{ inspectPdf }, { sha256Hex }] = await Promise.all([import('../pdf/inspect.js'), import('../source/read.js')]);
   return { facts: await inspectPdf(doc.bytes), sha256: sha256Hex(doc.bytes) };
 }
 
@@ -87,18 +86,25 @@ async function render(task: RenderTask) {
   let warnings: string[] = [];
   let notStreamed = '';
   if (task.plan) {
+    const [{ renderFromImage }, { imageXObject, jpegStreamOf }, flatePath, { parsePdf }, objects] = await imagePaths();
     // The caller may have sent the JPEG along (it read the structure itself).
-    const found = task.jpeg ? null : await imageObject(doc, task.plan.ref);
-    if (task.jpeg || (found && isDct(found.context, found.stream))) {
+    let found: { context: PDFContext; stream: PDFRawStream } | null = null;
+    if (!task.jpeg) {
+      doc.pdflib ??= parsePdf(doc.bytes);
+      const context = await doc.pdflib;
+      const stream = imageXObject(context, task.plan.ref);
+      found = stream ? { context, stream } : null;
+    }
+    if (task.jpeg || (found && isDct(objects, found.context, found.stream))) {
       const jpeg = task.jpeg ?? jpegStreamOf(found!.context, found!.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
     } else if (found) {
-      const flate = readFlateImage(found.context, found.stream);
+      const flate = flatePath.readFlateImage(found.context, found.stream);
       try {
-        pixels = flate && (await renderFromFlate(flate, task.plan, task.maxPx));
+        pixels = flate && (await flatePath.renderFromFlate(flate, task.plan, task.maxPx));
       } catch (error) {
-        if (!(error instanceof FlateFallback)) throw error;
-        notStreamed = error.message;
+        if (!(error instanceof flatePath.FlateFallback)) throw error;
+        notStreamed = `${flatePath.IMAGE_UNREADABLE} (${error.message})`;
       }
     }
     if (pixels) method = 'image';
@@ -106,11 +112,7 @@ async function render(task: RenderTask) {
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
       const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${grouped(task.maxPdfjsImagePixels)} pixels`;
-      throw new Error(
-        notStreamed
-          ? `${IMAGE_UNREADABLE} (${notStreamed}), and ${budget}`
-          : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`,
-      );
+      throw new Error(notStreamed ? `${notStreamed}, and ${budget}` : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`);
     }
     if (task.renderer === 'pdfium') {
       pixels = await drawWithPdfium(doc, task.page, task.maxPx);
@@ -119,6 +121,7 @@ async function render(task: RenderTask) {
   }
   if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
   if (!pixels) {
+    const [{ captureWarnings, openWithPdfjs }, { renderWithPdfjs }] = await pdfjsRenderer();
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);
       return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
@@ -164,6 +167,7 @@ async function render(task: RenderTask) {
  * a failure the worker drops its PDFium instance: a trap may have left its heap inconsistent.
  */
 async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<RawPixels | null> {
+  const { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium } = await pdfiumRenderer();
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
@@ -180,17 +184,9 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
   }
 }
 
-/** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
-  doc.pdflib ??= parsePdf(doc.bytes);
-  const context = await doc.pdflib;
-  const stream = imageXObject(context, refLabel);
-  return stream ? { context, stream } : null;
+/** Whether an image stream's first filter is DCTDecode (a JPEG). */
+function isDct(objects: typeof import('../pdf/objects.js'), context: PDFContext, stream: PDFRawStream): boolean {
+  const filter = objects.get(context, stream.dict, 'Filter');
+  const name = filter instanceof objects.PDFArray ? objects.resolve(context, filter.get(0)) : filter;
+  return objects.nameOf(name) === 'DCTDecode';
 }
-
-function isDct(context: PDFContext, stream: PDFRawStream): boolean {
-  const filter = resolve(context, stream.dict.get(N('Filter')));
-  const name = filter instanceof PDFArray ? resolve(context, filter.get(0)) : filter;
-  return name instanceof PDFName && name.asString() === '/DCTDecode';
-}
-

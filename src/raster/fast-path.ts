@@ -10,6 +10,7 @@ import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { fastPathFits } from './budget.js';
 import type { RawPixels } from './pixels.js';
+import { loadSharp } from './sharp.js';
 import { fitSize } from './render.js';
 
 /** What the worker needs to draw a page from its image alone. */
@@ -113,7 +114,7 @@ export async function renderFromImage(
   if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
   if (header.widthPx * header.heightPx > maxInputPixels) return null;
   // sharp is loaded by the first page drawn this way: planning a page (or --no-raster) never loads it.
-  const { default: sharp } = await import('sharp');
+  const sharp = await loadSharp();
   const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
   const meta = await input.metadata();
   const cmyk = meta.space === 'cmyk';

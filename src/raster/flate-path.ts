@@ -18,6 +18,7 @@ import type { PageFacts } from '../pdf/facts.js';
 import { MAX_FAST_PATH_INPUT_PIXELS } from './budget.js';
 import { coveringImage, drawPlaced, placement, planFor, type ImagePlan } from './fast-path.js';
 import type { RawPixels } from './pixels.js';
+import { loadSharp } from './sharp.js';
 
 const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
 
@@ -152,7 +153,7 @@ export async function renderFromFlate(image: FlateImage, plan: ImagePlan, maxPx:
   await inflateInto(image, (chunk) => rows.push(chunk), () => rows.done());
   if (rows.count < image.heightPx) throw new FlateFallback(`its data ends after ${rows.count} of ${image.heightPx} rows`);
   const reduced = reducer.finish(image.decodeInverted);
-  const { default: sharp } = await import('sharp');
+  const sharp = await loadSharp();
   const input = sharp(reduced.data, { raw: { width: reduced.width, height: reduced.height, channels: image.components } });
   return drawPlaced(input, plan, at, image.interpolate);
 }

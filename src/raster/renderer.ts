@@ -24,7 +24,6 @@ export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
 
 /** The engine for a page that the image fast path does not take (or gives back). */
 export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours'>): 'pdfium' | 'pdfjs' {
-  if (page.fonts.some((f) => f.embedded)) return 'pdfjs';
   if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
   if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';
   // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
