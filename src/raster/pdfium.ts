@@ -58,19 +58,56 @@ export async function pdfiumHeapBytes(): Promise<number> {
   return module?.HEAPU8?.byteLength ?? 0;
 }
 
+/** FPDF_RenderPageBitmap flags (fpdfview.h). */
+const FPDF_PRINTING = 0x800;
+const FPDF_REVERSE_BYTE_ORDER = 0x10;
+const FPDF_BITMAP_BGRA = 4;
+
+/** The wrapper's page, by the fields it does not declare: its Emscripten module and FPDF_PAGE handle. */
+interface PageInternals {
+  module: {
+    HEAPU8: Uint8Array;
+    wasmExports: { malloc(size: number): number; free(ptr: number): void };
+    _FPDFBitmap_CreateEx(width: number, height: number, format: number, buffer: number, stride: number): number;
+    _FPDFBitmap_FillRect(bitmap: number, left: number, top: number, width: number, height: number, colour: number): void;
+    _FPDFBitmap_Destroy(bitmap: number): void;
+    _FPDF_RenderPageBitmap(bitmap: number, page: number, x: number, y: number, width: number, height: number, rotate: number, flags: number): void;
+    _FPDF_ClosePage(page: number): void;
+  };
+  pageIdx: number;
+}
+
 /**
- * Renders one page at `maxPx` on its longest side, on white. PDFium applies /Rotate and shows the
- * CropBox (clipped to the MediaBox); it ignores /UserUnit, which only scales a page and so does
- * not change a render fitted to a pixel size.
+ * Renders one page at `maxPx` on its longest side, on white, as it prints: optional content by its
+ * print state (FPDF_PRINTING), no annotations (the wrapper's render draws them as a viewer shows
+ * them, non-printing ones included; pages whose printable annotations draw go to pdf.js, see
+ * renderer.ts) and grayscale anti-aliased text (the wrapper asks for LCD text, whose coloured
+ * fringes are not on paper). PDFium applies /Rotate and shows the CropBox (clipped to the
+ * MediaBox); it ignores /UserUnit, which only scales a page and so does not change a render fitted
+ * to a pixel size.
  */
 export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number): Promise<RawPixels> {
   if (!isLive(handle)) throw new Error('the PDFium instance that opened this document was dropped');
   const page = handle.doc.getPage(pageNumber - 1);
-  const { originalWidth, originalHeight } = page.getOriginalSize();
-  if (!(originalWidth > 0 && originalHeight > 0)) throw new Error(`PDFium reads a page size of ${originalWidth} × ${originalHeight} pt`);
-  const { width, height } = fitSize(originalWidth, originalHeight, maxPx);
-  // `width`/`height` at scale 1 give the exact pixel size; 'bitmap' returns RGBA bytes.
-  const out = await page.render({ width, height, scale: 1, render: 'bitmap' });
-  return { data: out.data, width: out.width, height: out.height, channels: 4 };
+  const { module: m, pageIdx } = page as unknown as PageInternals;
+  let buffer = 0;
+  let bitmap = 0;
+  try {
+    const { originalWidth, originalHeight } = page.getOriginalSize();
+    if (!(originalWidth > 0 && originalHeight > 0)) throw new Error(`PDFium reads a page size of ${originalWidth} × ${originalHeight} pt`);
+    const { width, height } = fitSize(originalWidth, originalHeight, maxPx);
+    const size = width * height * 4;
+    buffer = m.wasmExports.malloc(size);
+    if (!buffer) throw new Error(`PDFium cannot allocate a ${width} × ${height} bitmap`);
+    bitmap = m._FPDFBitmap_CreateEx(width, height, FPDF_BITMAP_BGRA, buffer, width * 4);
+    if (!bitmap) throw new Error(`PDFium cannot create a ${width} × ${height} bitmap`);
+    m._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
+    m._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER);
+    // A copy: the heap may grow (and move) with the next allocation.
+    return { data: m.HEAPU8.slice(buffer, buffer + size), width, height, channels: 4 };
+  } finally {
+    if (bitmap) m._FPDFBitmap_Destroy(bitmap);
+    if (buffer) m.wasmExports.free(buffer);
+    m._FPDF_ClosePage(pageIdx);
+  }
 }
-

@@ -2,14 +2,16 @@
  * Which engine draws a page. There is one way in for callers — a render task — and three
  * engines behind it; the report names the one that drew each page (`raster.method`):
  * - `image`: the page is one JPEG covering it (fast-path.ts): sharp decodes it with shrink-on-load.
- * - `pdfium`: pages of vector art. PDFium (WebAssembly) paints paths 3–4× faster than pdf.js.
- * - `pdfjs`: everything else, and whatever PDFium fails on. pdf.js keeps the pages whose fonts are
- *   embedded, because its warnings about unreadable fonts are what `font-unusable` reports, and
- *   pages with large images or very many paths, which PDFium would hold in a WebAssembly heap
- *   that the worker's heap cap does not bound, and pages with ICC-based images, which PDFium draws
- *   slower. (One-JPEG pages, the usual ICC-based ones, go to the image fast path first.)
+ * - `pdfium`: every other page — vector art, text in embedded fonts or not, small images. PDFium
+ *   (WebAssembly) draws them 3–6× faster than pdf.js, and as close to MuPDF (bench/RENDERERS.md).
+ * - `pdfjs`: the classes PDFium draws measurably worse on the real-world corpus (printable
+ *   annotations, JBIG2, JPEG 2000 with a soft mask, ICC-based and Indexed-over-ICC images), pages
+ *   with large images or very many paths, which PDFium would hold in a WebAssembly heap that the
+ *   worker's heap cap does not bound, and whatever PDFium fails on. (One-JPEG pages, the usual
+ *   ICC-based ones, go to the image fast path first.) Which fonts can be drawn is judged from the
+ *   fonts themselves (pdf/font/), whichever engine draws the page.
  */
-import type { PageFacts } from '../pdf/facts.js';
+import type { ImageFacts, PageFacts } from '../pdf/facts.js';
 
 export type Renderer = 'image' | 'pdfium' | 'pdfjs';
 
@@ -22,12 +24,33 @@ export const PDFIUM_MAX_IMAGE_PIXELS = 16_000_000;
  */
 export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
 
-/** The engine for a page that the image fast path does not take (or gives back). */
-export function pageRenderer(page: Pick<PageFacts, 'fonts' | 'images' | 'colours'>): 'pdfium' | 'pdfjs' {
+/**
+ * The engine for a page that the image fast path does not take (or gives back). PDFium, unless the
+ * page has what it draws measurably worse than pdf.js on the real-world corpus (bench/RENDERERS.md)
+ * or what would escape the worker's memory cap.
+ */
+export function pageRenderer(page: Pick<PageFacts, 'images' | 'colours'>): 'pdfium' | 'pdfjs' {
   if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
   if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';
   // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
-  // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s.
-  if (page.images.some((i) => i.colourSpace?.family === 'ICCBased')) return 'pdfjs';
+  // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s; and an Indexed image over an ICC
+  // base comes out in other colours than MuPDF and pdf.js draw (pikepdf pink-palette-icc.pdf).
+  if (page.images.some((i) => isIccBased(i.colourSpace))) return 'pdfjs';
+  // Printable annotations (form fields, stamps): PDFium draws widgets only through a form-filling
+  // environment and other annotations as a viewer shows them, not as they print (renderWithPdfium
+  // draws none); pdf.js draws exactly the printable ones, as MuPDF does.
+  if (page.colours.some((c) => inAnnotation(c.via)) || page.images.some((i) => inAnnotation(i.via))) return 'pdfjs';
+  // JBIG2 halftone regions with a skipped grid come out wrong (pdf.js bitmap-halftone-skip-grid-
+  // template2.pdf: 40 % of pixels off, pdf.js 0 %), and JPEG 2000 images with a soft mask lose
+  // detail (pypdf Seige_of_Vicksburg: 3 % of pixels off, pdf.js 0 %).
+  if (page.images.some((i) => i.filters.includes('JBIG2Decode') || (i.filters.includes('JPXDecode') && i.hasSMask))) return 'pdfjs';
   return 'pdfium';
+}
+
+function isIccBased(cs: ImageFacts['colourSpace'] | undefined): boolean {
+  return cs?.family === 'ICCBased' || (cs?.family === 'Indexed' && cs.base?.family === 'ICCBased');
+}
+
+function inAnnotation(via: readonly string[]): boolean {
+  return via[0]?.startsWith('annotation') ?? false;
 }

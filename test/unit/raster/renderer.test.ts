@@ -24,20 +24,26 @@ import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, pageRenderer } fro
 import { sha256Hex } from '../../../src/source/read.js';
 
 const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'TrueType', embedded });
-const image = (widthPx: number, heightPx: number) => ({ widthPx, heightPx }) as never;
+const image = (widthPx: number, heightPx: number, extra: object = {}) => ({ widthPx, heightPx, filters: [], via: [], hasSMask: false, ...extra }) as never;
 
 describe('which engine draws a page', () => {
-  const paint = (count: number) => ({ use: 'fill', colourSpace: {}, count, via: [] }) as never;
+  const paint = (count: number, via: string[] = []) => ({ use: 'fill', colourSpace: {}, count, via }) as never;
   it.each([
     ['vector art, no text', [], [], [paint(25_600)], 'pdfium'],
     ['text in a font that is not embedded (PDFium substitutes it, like every renderer)', [font(false)], [], [], 'pdfium'],
-    ['an embedded font (pdf.js warns when it cannot read it: font-unusable)', [font(true), font(false)], [], [], 'pdfjs'],
+    ['text in embedded fonts (whether they can be drawn is judged from the fonts themselves)', [font(true), font(false)], [], [], 'pdfium'],
     ['small images', [], [image(2000, 2000), image(100, 100)], [], 'pdfium'],
     ['an image larger than PDFium is given', [], [image(4001, 4000)], [], 'pdfjs'],
     ['a million painting operators', [], [], [paint(600_000), paint(400_000)], 'pdfium'],
     ['more than a million painting operators (kept under the worker heap cap)', [], [], [paint(600_000), paint(400_001)], 'pdfjs'],
-    ['an ICC-based image (PDFium is slower there)', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'ICCBased' } }], [], 'pdfjs'],
-    ['a Lab image', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'Lab' } }], [], 'pdfium'],
+    ['an ICC-based image (PDFium is slower there)', [], [image(400, 400, { colourSpace: { family: 'ICCBased' } })], [], 'pdfjs'],
+    ['an Indexed image over an ICC base (PDFium draws other colours)', [], [image(50, 50, { colourSpace: { family: 'Indexed', base: { family: 'ICCBased' } } })], [], 'pdfjs'],
+    ['a Lab image', [], [image(400, 400, { colourSpace: { family: 'Lab' } })], [], 'pdfium'],
+    ['a printable form field (PDFium draws no widgets without a form environment)', [], [], [paint(4), paint(7, ['annotation Widget'])], 'pdfjs'],
+    ['an image in a printable stamp', [], [image(100, 100, { via: ['annotation Stamp'] })], [], 'pdfjs'],
+    ['a JBIG2 image', [], [image(400, 400, { filters: ['JBIG2Decode'] })], [], 'pdfjs'],
+    ['a JPEG 2000 image with a soft mask', [], [image(400, 400, { filters: ['JPXDecode'], hasSMask: true })], [], 'pdfjs'],
+    ['a JPEG 2000 image without one', [], [image(400, 400, { filters: ['JPXDecode'] })], [], 'pdfium'],
   ])('%s → %s', (_name, fonts, images, colours, expected) => {
     expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
   });
@@ -98,6 +104,7 @@ describe('the chosen engine agrees with MuPDF and poppler', () => {
     ['img2pdf-tanktop-palette.pdf', 'pdfium', 4],
     ['pikepdf-tanktop-lab.pdf', 'pdfium', 4],
     ['reportlab-tshirt-M-unembedded-font.pdf', 'pdfium', 4],
+    ['reportlab-tshirt-M-exact.pdf', 'pdfium', 4],
     ['gs-tanktop-cmyk-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
     ['gs-tanktop-spot-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
     ['imagemagick-tanktop-rgb-jpeg.pdf', 'image', 4],
