@@ -7,9 +7,8 @@ import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Targe
 import type { DocumentFacts } from './pdf/facts.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
-import { IMAGE_PATH_DECLINED, type InspectResult } from './pool/tasks.js';
+import { IMAGE_PATH_DECLINED, type InspectResult, type JpegLocation } from './pool/tasks.js';
 import type { PDFContext } from './pdf/pdf-lib.js';
-import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry } from './profile/registry.js';
@@ -104,8 +103,8 @@ export async function preflightWithPreviews(
   const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
   const here = inThread ? await inspectHere(source.bytes) : null;
-  const { facts, sha256 } = here
-    ? { facts: here.facts, sha256: sha256Hex(source.bytes) }
+  const { facts, sha256, jpegs } = here
+    ? { facts: here.facts, sha256: sha256Hex(source.bytes), jpegs: here.jpegs }
     : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget);
 
   const raster = new Map<number, RasterFacts>();
@@ -115,7 +114,7 @@ export async function preflightWithPreviews(
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword;
   // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
   if (canRender && here && executor instanceof PreflightPool) {
-    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !(here.jpegOf && imagePlan(p)));
+    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !jpegs?.[imagePlan(p)?.ref ?? '']);
     if (needWorker.length) executor.warm(needWorker.length);
   }
   if (canRender) {
@@ -135,7 +134,8 @@ export async function preflightWithPreviews(
           return;
         }
         try {
-          const jpeg = jpegPlan && here?.jpegOf ? here.jpegOf(jpegPlan.ref) : null;
+          // Where the structure read found the JPEG: no worker parses the file again to draw it.
+          const jpeg = jpegPlan ? (jpegs?.[jpegPlan.ref] ?? null) : null;
           const draw = (runner: Executor, imageOnly: boolean) =>
             runner.render(
               {
@@ -145,7 +145,6 @@ export async function preflightWithPreviews(
                 maxPx: opts.previewSize,
                 format: wantPreviews ? opts.previewFormat : null,
                 plan,
-                // Read here already: the page is drawn without parsing the file again.
                 ...(jpeg ? { jpeg } : {}),
                 ...(imageOnly ? { imageOnly } : {}),
                 renderer: pageRenderer(page),
@@ -157,7 +156,7 @@ export async function preflightWithPreviews(
               opts.timeoutMs,
               budget,
             );
-          const local = jpeg && here_ ? here_.localExecutor : null;
+          const local = jpeg && here && here_ ? here_.localExecutor : null;
           const result = local
             ? await draw(local, true).catch((error: unknown) => {
                 if (error instanceof TaskFailure && error.message === IMAGE_PATH_DECLINED) return draw(executor, false);
@@ -207,16 +206,15 @@ export async function preflightWithPreviews(
 }
 
 /**
- * Structure facts read in this thread, and a way to the JPEG stream of an image-page plan; an
- * unexpected failure becomes a document problem.
+ * Structure facts read in this thread, and where the JPEG of each image-page plan lies in the file;
+ * an unexpected failure becomes a document problem.
  */
-async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
-  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
+async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
+  const [{ inspectPdf }, { jpegLocations }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
   let context: PDFContext | undefined;
   try {
     const facts = await inspectPdf(bytes, { onDocument: (c) => (context = c) });
-    const parsed = context;
-    return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
+    return { facts, ...(context ? { jpegs: jpegLocations(context, bytes, facts.pages) } : {}) };
   } catch (error) {
     return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
   }

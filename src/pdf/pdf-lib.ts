@@ -40,12 +40,26 @@ const PDFParser = core<PdfLib['PDFParser']>('parser/PDFParser');
  * `{ parseSpeed: Fastest, throwOnInvalidObject: false, capNumbers: false }` — without building a
  * document (which reads nothing more: its constructor only looks up /Root and /Encrypt).
  *
+ * A stream's `contents` is a view of `bytes`, not a copy (pdf-lib copies each stream's data, which
+ * doubled the memory of a structure read): treat it as read-only, and its `byteOffset` minus that of
+ * `bytes` is where the stream's data lies in the file (see {@link streamOffset}).
+ *
  * @example
  * const context = await parsePdf(bytes);
  * const root = context.lookup(context.trailerInfo.Root);
  */
 export function parsePdf(bytes: Uint8Array): Promise<PDFContext> {
-  return PDFParser.forBytesWithOptions(bytes, Number.POSITIVE_INFINITY, false, false).parseDocument();
+  const parser = PDFParser.forBytesWithOptions(bytes, Number.POSITIVE_INFINITY, false, false);
+  const stream = (parser as unknown as { bytes: { bytes: Uint8Array; slice(start: number, end: number): Uint8Array } }).bytes;
+  stream.slice = (start, end) => stream.bytes.subarray(start, end);
+  return parser.parseDocument();
+}
+
+/** Where a stream's data, as parsed from `bytes` by {@link parsePdf}, lies in `bytes`; null when it is not a view of them (an object stream's member). */
+export function streamOffset(bytes: Uint8Array, contents: Uint8Array): number | null {
+  if (contents.buffer !== bytes.buffer) return null;
+  const offset = contents.byteOffset - bytes.byteOffset;
+  return offset >= 0 && offset + contents.length <= bytes.length ? offset : null;
 }
 
 export type PDFArray = import('pdf-lib').PDFArray;

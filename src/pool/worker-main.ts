@@ -74,8 +74,13 @@ export default async function handle(message: unknown): Promise<unknown> {
 
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
-  const [{ inspectPdf }, { sha256Hex }] = await Promise.all([import('../pdf/inspect.js'), import('../source/read.js')]);
-  return { facts: await inspectPdf(doc.bytes), sha256: sha256Hex(doc.bytes) };
+  const [{ inspectPdf }, { sha256Hex }, { jpegLocations }] = await Promise.all([import('../pdf/inspect.js'), import('../source/read.js'), import('../raster/image-stream.js')]);
+  let context: PDFContext | undefined;
+  const facts = await inspectPdf(doc.bytes, { onDocument: (c) => (context = c) });
+  // The parse is kept for this file's other tasks in this worker (a Flate page reads its image from it).
+  if (context) doc.pdflib ??= Promise.resolve(context);
+  const jpegs = context ? jpegLocations(context, doc.bytes, facts.pages) : {};
+  return { facts, sha256: sha256Hex(doc.bytes), jpegs };
 }
 
 async function render(task: RenderTask) {
@@ -96,7 +101,7 @@ async function render(task: RenderTask) {
       found = stream ? { context, stream } : null;
     }
     if (task.jpeg || (found && isDct(objects, found.context, found.stream))) {
-      const jpeg = task.jpeg ?? jpegStreamOf(found!.context, found!.stream);
+      const jpeg = task.jpeg ? { ...task.jpeg, data: task.jpeg.data ?? jpegAt(doc.bytes, task.jpeg.at!) } : jpegStreamOf(found!.context, found!.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
     } else if (found) {
       const flate = flatePath.readFlateImage(found.context, found.stream);
@@ -189,4 +194,10 @@ function isDct(objects: typeof import('../pdf/objects.js'), context: PDFContext,
   const filter = objects.get(context, stream.dict, 'Filter');
   const name = filter instanceof objects.PDFArray ? objects.resolve(context, filter.get(0)) : filter;
   return objects.nameOf(name) === 'DCTDecode';
+}
+
+/** The JPEG at [offset, length] of the file's bytes (a view: the stream is read where it lies). */
+function jpegAt(bytes: Uint8Array, [offset, length]: [number, number]): Uint8Array {
+  if (offset + length > bytes.length) throw new Error(`the JPEG at ${offset} (${length} bytes) lies past the end of the file`);
+  return bytes.subarray(offset, offset + length);
 }

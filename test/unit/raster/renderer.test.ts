@@ -149,6 +149,44 @@ describe('a JPEG page drawn from the stream its caller hands over', () => {
   }, 60_000);
 });
 
+describe('the structure is read once: JPEG pages are drawn from where the structure read found their stream', () => {
+  it('the inspect task says where each page JPEG lies, and a render task drawn from there needs nothing else of the file', async () => {
+    const file = 'test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf';
+    const bytes = new Uint8Array(readFileSync(file));
+    const shared = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(shared).set(bytes);
+    const inspected = await localExecutor.inspect(shared, 'structure-once');
+    const page = inspected.facts.pages[0]!;
+    const plan = imagePlan(page)!;
+    const jpeg = inspected.jpegs?.[plan.ref];
+    expect(jpeg).toBeDefined();
+    const [offset, length] = jpeg!.at;
+    expect([...bytes.subarray(offset, offset + 3)]).toEqual([0xff, 0xd8, 0xff]);
+    // Everything but the JPEG's bytes zeroed: a worker that parsed the file would find no PDF here.
+    const blanked = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(blanked).set(bytes.subarray(offset, offset + length), offset);
+    const drawn = await localExecutor.render({ docId: 'structure-once-blanked', bytes: blanked, page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 });
+    expect(drawn.facts.method).toBe('image');
+    expect(drawn.facts.inkCoverage).toBeGreaterThan(0.5);
+    // A location past the end of the bytes is refused, not read.
+    const past = await localExecutor.render({ docId: 'structure-once-past', bytes: new SharedArrayBuffer(64), page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 }).catch((e: unknown) => e);
+    expect(String(past)).toMatch(/past the end of the file/);
+  }, 60_000);
+
+  it('a structure read keeps views of the file, not copies of its streams', async () => {
+    const { parsePdf, streamOffset, PDFRawStream } = await import('../../../src/pdf/pdf-lib.js');
+    const bytes = new Uint8Array(readFileSync('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf'));
+    const context = await parsePdf(bytes);
+    const streams = context.enumerateIndirectObjects().flatMap(([, o]) => (o instanceof PDFRawStream ? [o] : []));
+    expect(streams.length).toBeGreaterThan(0);
+    for (const s of streams) {
+      const at = streamOffset(bytes, s.contents);
+      expect(at).not.toBeNull();
+      expect(Buffer.compare(bytes.subarray(at!, at! + s.contents.length), s.contents)).toBe(0);
+    }
+  });
+});
+
 describe('JPEG pages of a small file are drawn in the calling thread (structureInThreadMaxBytes, as check sets it)', () => {
   it('starts no worker for a file of JPEG pages, and one per page that needs a renderer otherwise', async () => {
     const inThread = { structureInThreadMaxBytes: 16 * 1024 * 1024 };
