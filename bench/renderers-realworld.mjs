@@ -64,7 +64,7 @@ function traits(page) {
   for (const filter of ['JBIG2Decode', 'JPXDecode', 'CCITTFaxDecode']) if (page.images.some((i) => i.filters.includes(filter))) t.push(filter);
   if (page.images.some((i) => i.hasSMask)) t.push('smask');
   if (page.images.some((i) => i.colourSpace?.family === 'ICCBased' || i.colourSpace?.base?.family === 'ICCBased')) t.push('icc-image');
-  if (page.colours.some((c) => c.via[0]?.startsWith('annotation')) || page.images.some((i) => i.via[0]?.startsWith('annotation'))) t.push('annotations');
+  if (page.printableAnnotations) t.push('annotations');
   const families = new Set(page.colours.map((c) => c.colourSpace.family));
   for (const f of ['Separation', 'DeviceN', 'Pattern', 'Lab', 'ICCBased', 'DeviceCMYK']) if (families.has(f)) t.push(`colour:${f}`);
   return t;

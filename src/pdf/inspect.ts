@@ -211,6 +211,7 @@ function inspectPage(
       images: scan.images,
       colours: scan.colours,
       fonts: scan.fonts,
+      ...(appearances.length ? { printableAnnotations: appearances.length } : {}),
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
     },

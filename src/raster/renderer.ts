@@ -29,7 +29,7 @@ export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
  * page has what it draws measurably worse than pdf.js on the real-world corpus (bench/RENDERERS.md)
  * or what would escape the worker's memory cap.
  */
-export function pageRenderer(page: Pick<PageFacts, 'images' | 'colours'>): 'pdfium' | 'pdfjs' {
+export function pageRenderer(page: Pick<PageFacts, 'images' | 'colours' | 'printableAnnotations'>): 'pdfium' | 'pdfjs' {
   if (page.images.some((i) => i.widthPx * i.heightPx > PDFIUM_MAX_IMAGE_PIXELS)) return 'pdfjs';
   if (page.colours.reduce((n, c) => n + c.count, 0) > PDFIUM_MAX_PAINT_OPERATORS) return 'pdfjs';
   // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
@@ -39,7 +39,7 @@ export function pageRenderer(page: Pick<PageFacts, 'images' | 'colours'>): 'pdfi
   // Printable annotations (form fields, stamps): PDFium draws widgets only through a form-filling
   // environment and other annotations as a viewer shows them, not as they print (renderWithPdfium
   // draws none); pdf.js draws exactly the printable ones, as MuPDF does.
-  if (page.colours.some((c) => inAnnotation(c.via)) || page.images.some((i) => inAnnotation(i.via))) return 'pdfjs';
+  if (page.printableAnnotations) return 'pdfjs';
   // JBIG2 halftone regions with a skipped grid come out wrong (pdf.js bitmap-halftone-skip-grid-
   // template2.pdf: 40 % of pixels off, pdf.js 0 %), and JPEG 2000 images with a soft mask lose
   // detail (pypdf Seige_of_Vicksburg: 3 % of pixels off, pdf.js 0 %).
@@ -49,8 +49,4 @@ export function pageRenderer(page: Pick<PageFacts, 'images' | 'colours'>): 'pdfi
 
 function isIccBased(cs: ImageFacts['colourSpace'] | undefined): boolean {
   return cs?.family === 'ICCBased' || (cs?.family === 'Indexed' && cs.base?.family === 'ICCBased');
-}
-
-function inAnnotation(via: readonly string[]): boolean {
-  return via[0]?.startsWith('annotation') ?? false;
 }

@@ -139,7 +139,8 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
       art: roundRect(page.boxes.art),
     },
     images: page.images.map((i) => reportImage(i, page, scale)),
-    fonts: page.fonts,
+    // The font-program facts speak through font-unusable; the page lists the fonts as before.
+    fonts: page.fonts.map(({ program: _program, ...font }) => font),
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
     notes: page.notes,
     raster: raster

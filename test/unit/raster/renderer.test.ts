@@ -27,7 +27,7 @@ const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'Tru
 const image = (widthPx: number, heightPx: number, extra: object = {}) => ({ widthPx, heightPx, filters: [], via: [], hasSMask: false, ...extra }) as never;
 
 describe('which engine draws a page', () => {
-  const paint = (count: number, via: string[] = []) => ({ use: 'fill', colourSpace: {}, count, via }) as never;
+  const paint = (count: number) => ({ use: 'fill', colourSpace: {}, count, via: [] }) as never;
   it.each([
     ['vector art, no text', [], [], [paint(25_600)], 'pdfium'],
     ['text in a font that is not embedded (PDFium substitutes it, like every renderer)', [font(false)], [], [], 'pdfium'],
@@ -39,13 +39,16 @@ describe('which engine draws a page', () => {
     ['an ICC-based image (PDFium is slower there)', [], [image(400, 400, { colourSpace: { family: 'ICCBased' } })], [], 'pdfjs'],
     ['an Indexed image over an ICC base (PDFium draws other colours)', [], [image(50, 50, { colourSpace: { family: 'Indexed', base: { family: 'ICCBased' } } })], [], 'pdfjs'],
     ['a Lab image', [], [image(400, 400, { colourSpace: { family: 'Lab' } })], [], 'pdfium'],
-    ['a printable form field (PDFium draws no widgets without a form environment)', [], [], [paint(4), paint(7, ['annotation Widget'])], 'pdfjs'],
-    ['an image in a printable stamp', [], [image(100, 100, { via: ['annotation Stamp'] })], [], 'pdfjs'],
     ['a JBIG2 image', [], [image(400, 400, { filters: ['JBIG2Decode'] })], [], 'pdfjs'],
     ['a JPEG 2000 image with a soft mask', [], [image(400, 400, { filters: ['JPXDecode'], hasSMask: true })], [], 'pdfjs'],
     ['a JPEG 2000 image without one', [], [image(400, 400, { filters: ['JPXDecode'] })], [], 'pdfium'],
   ])('%s → %s', (_name, fonts, images, colours, expected) => {
     expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
+  });
+
+  it('sends a page with printable annotations (form fields, stamps) to pdf.js: PDFium draws widgets only through a form environment', () => {
+    expect(pageRenderer({ fonts: [], images: [], colours: [paint(4)], printableAnnotations: 1 } as never)).toBe('pdfjs');
+    expect(pageRenderer({ fonts: [], images: [], colours: [paint(4)], printableAnnotations: 0 } as never)).toBe('pdfium');
   });
 
   it('keeps 4,000 × 4,000 px and a million painting operators as what PDFium is given at most', () => {
