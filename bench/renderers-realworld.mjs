@@ -6,6 +6,8 @@
  * took, and the page's traits the renderer choice can see (embedded fonts, Type 3, images, ICC…).
  * Writes bench/renderers-realworld.json and the section of bench/RENDERERS.md between its markers.
  *   npm run build && node bench/renderers-realworld.mjs DIR [--pages N] [--size PX]
+ *   node bench/renderers-realworld.mjs DIR --rechoose   (after a change to the renderer choice only:
+ *     re-reads each page's traits and chosen engine, keeps the measured pixels)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -71,6 +73,19 @@ function traits(page) {
 }
 
 const files = readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+if (args.includes('--rechoose')) {
+  const data = JSON.parse(readFileSync(join(here, 'renderers-realworld.json'), 'utf8'));
+  const factsOf = new Map();
+  for (const row of data.pages) {
+    if (!factsOf.has(row.file)) factsOf.set(row.file, await inspectPdf(new Uint8Array(readFileSync(join(dir, row.file)))).catch(() => null));
+    const page = factsOf.get(row.file)?.pages[row.page - 1];
+    if (!page) continue;
+    row.traits = traits(page);
+    row.choice = imagePlan(page) || flatePlan(page) ? 'image' : pageRenderer(page);
+  }
+  await writeResults(data.pages, data.size, data.maxPages, data.files ?? files.length);
+  process.exit(0);
+}
 const pages = [];
 const started = Date.now();
 for (const [n, name] of files.entries()) {
@@ -134,11 +149,15 @@ for (const [n, name] of files.entries()) {
   }
   if ((n + 1) % 25 === 0) process.stderr.write(`${n + 1}/${files.length} files, ${pages.length} pages, ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
-writeFileSync(join(here, 'renderers-realworld.json'), `${JSON.stringify({ size: SIZE, maxPages: MAX_PAGES, files: files.length, pages }, null, 1)}\n`);
-const { renderSection } = await import('./renderers-realworld-report.mjs');
-const section = renderSection({ size: SIZE, maxPages: MAX_PAGES, pages, files: files.length });
-const path = join(here, 'RENDERERS.md');
-const before = existsSync(path) ? readFileSync(path, 'utf8') : '';
-const marked = /<!-- realworld:start -->[\s\S]*?<!-- realworld:end -->\n?/;
-writeFileSync(path, marked.test(before) ? before.replace(marked, section) : `${before.trimEnd()}\n\n${section}`);
-console.log(section);
+await writeResults(pages, SIZE, MAX_PAGES, files.length);
+
+async function writeResults(rows, size, maxPages, fileCount) {
+  writeFileSync(join(here, 'renderers-realworld.json'), `${JSON.stringify({ size, maxPages, files: fileCount, pages: rows }, null, 1)}\n`);
+  const { renderSection } = await import('./renderers-realworld-report.mjs');
+  const section = renderSection({ size, maxPages, pages: rows, files: fileCount });
+  const path = join(here, 'RENDERERS.md');
+  const before = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const marked = /<!-- realworld:start -->[\s\S]*?<!-- realworld:end -->\n?/;
+  writeFileSync(path, marked.test(before) ? before.replace(marked, section) : `${before.trimEnd()}\n\n${section}`);
+  console.log(section);
+}
