@@ -15,7 +15,7 @@ import type { ProfileRegistry } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
 import { imagePlan } from './raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
-import { pageRenderer } from './raster/renderer.js';
+import { pageRenderer, pdfiumDrawsAnnotations } from './raster/renderer.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
 import type { PreviewFormat } from './raster/preview.js';
 import { buildReport, type PreviewRef } from './report/build.js';
@@ -148,6 +148,7 @@ export async function preflightWithPreviews(
                 ...(jpeg ? { jpeg } : {}),
                 ...(imageOnly ? { imageOnly } : {}),
                 renderer: pageRenderer(page),
+                ...(pdfiumDrawsAnnotations(page) ? { annotations: true } : {}),
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,

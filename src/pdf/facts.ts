@@ -170,6 +170,8 @@ export const PageFactsSchema = z.object({
   fonts: z.array(FontUseSchema),
   /** Printable annotations drawn from an appearance stream (form fields, stamps…): they print on top of the page. */
   printableAnnotations: z.number().int().min(0).optional(),
+  /** Printable annotations with no appearance stream, which renderers draw from their entries (a FreeText box's text). */
+  generatedAnnotations: z.number().int().min(0).optional(),
   /** Parts of the page that could not be inspected (undecodable stream, depth limit…). */
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */

@@ -3,7 +3,7 @@
  * without decoding a pixel. The result is plain data ({@link DocumentFacts}) for the checks.
  */
 import { parsePdf, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
-import { printableAppearances } from './annotations.js';
+import { printableAppearances, printableWithoutAppearance } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -195,6 +195,7 @@ function inspectPage(
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, fontPrograms);
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
   const appearances = printableAppearances(context, dict, optionalContent);
+  const generated = printableWithoutAppearance(context, dict, optionalContent);
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
   return {
     tooComplex: scan.tooComplex,
@@ -212,6 +213,7 @@ function inspectPage(
       colours: scan.colours,
       fonts: scan.fonts,
       ...(appearances.length ? { printableAnnotations: appearances.length } : {}),
+      ...(generated ? { generatedAnnotations: generated } : {}),
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
     },

@@ -54,6 +54,8 @@ export const RenderTaskSchema = z.object({
   plan: ImagePlanSchema.nullable(),
   /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */
   renderer: z.enum(['pdfium', 'pdfjs']).optional(),
+  /** PDFium draws the page's annotations too (printable ones without an appearance stream: raster/renderer.ts). */
+  annotations: z.boolean().optional(),
   /**
    * The plan's JPEG stream, when the structure read found it: its bytes (a caller drawing the page
    * in its own thread) or where they lie in `bytes` (a worker): the page is drawn without parsing

@@ -120,7 +120,7 @@ async function render(task: RenderTask) {
       throw new Error(notStreamed ? `${notStreamed}, and ${budget}` : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`);
     }
     if (task.renderer === 'pdfium') {
-      pixels = await drawWithPdfium(doc, task.page, task.maxPx);
+      pixels = await drawWithPdfium(doc, task.page, task.maxPx, task.annotations ?? false);
       if (pixels) method = 'pdfium';
     }
   }
@@ -171,12 +171,12 @@ async function render(task: RenderTask) {
  * The page drawn by PDFium, or null when PDFium cannot open or draw it (pdf.js then tries). After
  * a failure the worker drops its PDFium instance: a trap may have left its heap inconsistent.
  */
-async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<RawPixels | null> {
+async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annotations: boolean): Promise<RawPixels | null> {
   const { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium } = await pdfiumRenderer();
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, annotations);
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
       resetPdfium();

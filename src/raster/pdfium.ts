@@ -59,6 +59,7 @@ export async function pdfiumHeapBytes(): Promise<number> {
 }
 
 /** FPDF_RenderPageBitmap flags (fpdfview.h). */
+const FPDF_ANNOT = 0x01;
 const FPDF_PRINTING = 0x800;
 const FPDF_REVERSE_BYTE_ORDER = 0x10;
 const FPDF_BITMAP_BGRA = 4;
@@ -79,14 +80,14 @@ interface PageInternals {
 
 /**
  * Renders one page at `maxPx` on its longest side, on white, as it prints: optional content by its
- * print state (FPDF_PRINTING), no annotations (the wrapper's render draws them as a viewer shows
- * them, non-printing ones included; pages whose printable annotations draw go to pdf.js, see
- * renderer.ts) and grayscale anti-aliased text (the wrapper asks for LCD text, whose coloured
+ * print state (FPDF_PRINTING), annotations only when asked (PDFium draws them as a viewer shows
+ * them, non-printing ones included; see pdfiumDrawsAnnotations in renderer.ts) and grayscale
+ * anti-aliased text (the wrapper asks for LCD text, whose coloured
  * fringes are not on paper). PDFium applies /Rotate and shows the CropBox (clipped to the
  * MediaBox); it ignores /UserUnit, which only scales a page and so does not change a render fitted
  * to a pixel size.
  */
-export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number): Promise<RawPixels> {
+export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number, annotations = false): Promise<RawPixels> {
   if (!isLive(handle)) throw new Error('the PDFium instance that opened this document was dropped');
   const page = handle.doc.getPage(pageNumber - 1);
   const { module: m, pageIdx } = page as unknown as PageInternals;
@@ -102,7 +103,7 @@ export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number,
     bitmap = m._FPDFBitmap_CreateEx(width, height, FPDF_BITMAP_BGRA, buffer, width * 4);
     if (!bitmap) throw new Error(`PDFium cannot create a ${width} × ${height} bitmap`);
     m._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
-    m._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER);
+    m._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER | (annotations ? FPDF_ANNOT : 0));
     // A copy: the heap may grow (and move) with the next allocation.
     return { data: m.HEAPU8.slice(buffer, buffer + size), width, height, channels: 4 };
   } finally {

@@ -47,6 +47,16 @@ export function pageRenderer(page: Pick<PageFacts, 'images' | 'colours' | 'print
   return 'pdfium';
 }
 
+/**
+ * Whether PDFium draws the page's annotations too: only when it has printable ones without an
+ * appearance stream (a FreeText box), which PDFium draws from their entries as MuPDF does and
+ * pdf.js in Node cannot. Otherwise none: PDFium shows annotations as a viewer does, the
+ * non-printing ones included (and pages with printable appearance streams go to pdf.js).
+ */
+export function pdfiumDrawsAnnotations(page: Pick<PageFacts, 'generatedAnnotations'>): boolean {
+  return (page.generatedAnnotations ?? 0) > 0;
+}
+
 function isIccBased(cs: ImageFacts['colourSpace'] | undefined): boolean {
   return cs?.family === 'ICCBased' || (cs?.family === 'Indexed' && cs.base?.family === 'ICCBased');
 }

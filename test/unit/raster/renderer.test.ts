@@ -190,6 +190,35 @@ describe('the structure is read once: JPEG pages are drawn from where the struct
   });
 });
 
+describe('annotations PDFium draws: printable ones without an appearance stream, and no others', () => {
+  // pikepdf: one page with a FreeText box (text in /Contents and /DA, no /AP), printable or not.
+  const freeText = (print: boolean) => {
+    const out = join(dir, `freetext-${print}.pdf`);
+    const script = [
+      'import pikepdf, sys',
+      'pdf = pikepdf.new()',
+      'pdf.add_blank_page(page_size=(300, 200))',
+      'page = pdf.pages[0]',
+      `annot = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.FreeText, Rect=[40, 80, 260, 130], Contents=pikepdf.String('Printed note'), DA=pikepdf.String('/Helv 24 Tf 0 g'), F=${print ? 4 : 0}))`,
+      'page.obj.Annots = pdf.make_indirect([annot])',
+      'pdf.save(sys.argv[1])',
+    ].join('\n');
+    const run = spawnSync('/usr/bin/python3', ['-c', script, out], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return out;
+  };
+
+  it('draws a printable FreeText box without /AP (it prints), and leaves out one without the Print flag', async () => {
+    const printed = await preflight(freeText(true), { sku: 'DUVET-COVER-200X200' });
+    expect(printed.pages[0]!.raster?.method).toBe('pdfium');
+    expect(printed.pages[0]!.raster!.inkCoverage).toBeGreaterThan(0.001);
+    expect(printed.findings.map((f) => f.code)).not.toContain('page-blank');
+    const hidden = await preflight(freeText(false), { sku: 'DUVET-COVER-200X200' });
+    expect(hidden.pages[0]!.raster!.inkCoverage).toBe(0);
+    expect(hidden.findings.map((f) => f.code)).toContain('page-blank');
+  }, 60_000);
+});
+
 describe('JPEG pages of a small file are drawn in the calling thread (structureInThreadMaxBytes, as check sets it)', () => {
   it('starts no worker for a file of JPEG pages, and one per page that needs a renderer otherwise', async () => {
     const inThread = { structureInThreadMaxBytes: 16 * 1024 * 1024 };
