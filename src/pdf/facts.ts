@@ -46,6 +46,11 @@ export const ColourSpaceFactsSchema: z.ZodType<ColourSpaceFacts> = z.lazy(() =>
   }),
 );
 
+/** True when colour values in this space are RGB (Indexed over RGB included). */
+export function isRgb(cs: ColourSpaceFacts): boolean {
+  return cs.model === 'rgb' && cs.family !== 'Unknown';
+}
+
 const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 export type Rect = z.infer<typeof Rect>;
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);

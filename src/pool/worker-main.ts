@@ -90,19 +90,22 @@ async function render(task: RenderTask) {
   let method: RasterFacts['method'] = 'pdfjs';
   let warnings: string[] = [];
   let notStreamed = '';
-  if (task.plan) {
+  if (task.plan && task.jpeg) {
+    // Where the structure read found the JPEG (or its bytes): nothing else of the file is needed.
+    const { renderFromImage } = await import('../raster/fast-path.js');
+    const data = task.jpeg.data ?? jpegAt(doc.bytes, task.jpeg.at!);
+    pixels = await renderFromImage(data, task.plan, task.maxPx, task.jpeg.decodeInverted, task.maxInputPixels, task.jpeg.interpolate ?? false);
+    if (pixels) method = 'image';
+  } else if (task.plan) {
+    // Not located by the structure read (encrypted, or a Flate image): read from this worker's parse.
     const [{ renderFromImage }, { imageXObject, jpegStreamOf }, flatePath, { parsePdf }, objects] = await imagePaths();
-    // The caller may have sent the JPEG along (it read the structure itself).
-    let found: { context: PDFContext; stream: PDFRawStream } | null = null;
-    if (!task.jpeg) {
-      doc.pdflib ??= parsePdf(doc.bytes);
-      const context = await doc.pdflib;
-      const stream = imageXObject(context, task.plan.ref);
-      found = stream ? { context, stream } : null;
-    }
-    if (task.jpeg || (found && isDct(objects, found.context, found.stream))) {
-      const jpeg = task.jpeg ? { ...task.jpeg, data: task.jpeg.data ?? jpegAt(doc.bytes, task.jpeg.at!) } : jpegStreamOf(found!.context, found!.stream);
-      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
+    doc.pdflib ??= parsePdf(doc.bytes);
+    const context = await doc.pdflib;
+    const stream = imageXObject(context, task.plan.ref);
+    const found: { context: PDFContext; stream: PDFRawStream } | null = stream ? { context, stream } : null;
+    if (found && isDct(objects, found.context, found.stream)) {
+      const jpeg = jpegStreamOf(found.context, found.stream);
+      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate);
     } else if (found) {
       const flate = flatePath.readFlateImage(found.context, found.stream);
       try {
