@@ -97,9 +97,11 @@ export async function preflightWithPreviews(
   const budget = new TimeBudget(opts.fileBudgetMs);
   // A small file's structure is read here, at once: no waiting for a worker to start.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
-  // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
-  // still run in parallel, and no worker has to start for them.
-  const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
+  // A JPEG page is drawn here when the caller takes work in its own thread (check does): sharp
+  // decodes on libuv's threads, so pages still run in parallel, and no worker has to start for
+  // them — also when a worker read a big file's structure and said where its JPEGs lie.
+  const drawHere = opts.raster && executor instanceof PreflightPool && opts.structureInThreadMaxBytes > 0;
+  const here_ = drawHere ? await import('./pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
   const here = inThread ? await inspectHere(source.bytes) : null;
   const { facts, sha256, jpegs } = here
@@ -156,7 +158,7 @@ export async function preflightWithPreviews(
               opts.timeoutMs,
               budget,
             );
-          const local = jpeg && here && here_ ? here_.localExecutor : null;
+          const local = jpeg && here_ ? here_.localExecutor : null;
           const result = local
             ? await draw(local, true).catch((error: unknown) => {
                 if (error instanceof TaskFailure && error.message === IMAGE_PATH_DECLINED) return draw(executor, false);
