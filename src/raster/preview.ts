@@ -1,6 +1,6 @@
 import type { RawPixels } from './pixels.js';
 import { encodePng } from './png.js';
-import { loadSharp } from './sharp.js';
+import { loadSharp, loadedSharp } from './sharp.js';
 
 export type PreviewFormat = 'png' | 'webp';
 
@@ -8,16 +8,18 @@ export const PREVIEW_MIME: Record<PreviewFormat, string> = { png: 'image/png', w
 
 /**
  * Encodes raw pixels as PNG or WebP (alpha dropped: pages are rendered on white). Previews are
- * looked at, not archived: fast settings (PNG: zlib level 2, no row filters; WebP: effort 2). PNG is
- * written on node:zlib (png.ts), so a check with PNG previews of vector pages never loads sharp.
- * Either way the encoding runs on libuv's threads while the caller goes on.
+ * looked at, not archived: fast settings (PNG: zlib level 2, no row filters; WebP: effort 2). A PNG
+ * is written by sharp when the thread has it loaded (its zlib-ng deflates a photo page ~40 % faster),
+ * else on node:zlib (png.ts): a check with PNG previews of vector pages never loads libvips for
+ * them. Either way the encoding runs on libuv's threads while the caller goes on.
  */
 export async function encodePreview(pixels: RawPixels, format: PreviewFormat): Promise<Uint8Array> {
-  if (format === 'png') return encodePng(pixels, 2);
+  const loaded = loadedSharp();
+  if (format === 'png' && !loaded) return encodePng(pixels, 2);
   const { data, width, height, channels } = pixels;
-  const sharp = await loadSharp();
+  const sharp = await (loaded ?? loadSharp());
   let img = sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: channels as 3 | 4 } });
   if (channels === 4) img = img.removeAlpha();
-  const out = await img.webp({ quality: 82, effort: 2 }).toBuffer();
+  const out = await (format === 'png' ? img.png({ compressionLevel: 2, adaptiveFiltering: false }) : img.webp({ quality: 82, effort: 2 })).toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }

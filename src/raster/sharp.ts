@@ -14,3 +14,8 @@ export function loadSharp(): Promise<Sharp> {
   });
   return loaded;
 }
+
+/** sharp when something in this thread has loaded it already (a JPEG decoded), else undefined. */
+export function loadedSharp(): Promise<Sharp> | undefined {
+  return loaded;
+}
