@@ -3,7 +3,7 @@
  * engines behind it; the report names the one that drew each page (`raster.method`):
  * - `image`: the page is one JPEG covering it (fast-path.ts): sharp decodes it with shrink-on-load.
  * - `pdfium`: every other page — vector art, text in embedded fonts or not, small images. PDFium
- *   (WebAssembly) draws them 3–6× faster than pdf.js, and as close to MuPDF (bench/RENDERERS.md).
+ *   (WebAssembly) draws them ~6× faster than pdf.js, and as close to MuPDF (bench/RENDERERS.md).
  * - `pdfjs`: the classes PDFium draws measurably worse on the real-world corpus (printable
  *   annotations, JBIG2, JPEG 2000 with a soft mask, ICC-based and Indexed-over-ICC images), pages
  *   with large images or very many paths, which PDFium would hold in a WebAssembly heap that the
