@@ -1,22 +1,17 @@
-import { z } from 'zod';
 import { ProfileSchema } from './profile/schema.js';
 import { ReportSchema } from './report/schema.js';
 import { OrderSchema } from './order/schema.js';
+import { toJsonSchema } from './util/json-schema.js';
 
-/** The JSON Schemas published in the package's schemas/ folder, generated from the zod schemas. */
+/**
+ * The JSON Schemas published in the package's schemas/ folder, generated from the zod schemas
+ * (`npm run schemas` writes them; a test fails when they are stale). Profiles and order drafts are
+ * documents we read (their input side: defaults may be left out); reports are documents we write.
+ */
 export function jsonSchemas(): Record<string, unknown> {
   return {
-    'profile.schema.json': {
-      ...z.toJSONSchema(ProfileSchema, { io: 'input', unrepresentable: 'any' }),
-      title: 'print-preflight product profile',
-    },
-    'order.schema.json': {
-      ...z.toJSONSchema(OrderSchema, { io: 'output', unrepresentable: 'any' }),
-      title: 'order creation request body',
-    },
-    'report.schema.json': {
-      ...z.toJSONSchema(ReportSchema, { io: 'output', unrepresentable: 'any' }),
-      title: 'print-preflight report',
-    },
+    'profile.schema.json': { ...toJsonSchema(ProfileSchema, 'input'), title: 'print-preflight product profile' },
+    'order.schema.json': { ...toJsonSchema(OrderSchema, 'output'), title: 'order creation request body' },
+    'report.schema.json': { ...toJsonSchema(ReportSchema, 'output'), title: 'print-preflight report' },
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FindingCodeSchema } from '../rules/codes.js';
-import { ordinal } from '../util/text.js';
+import { escapeHtml, ordinal } from '../util/text.js';
 
 export const BatchVerdictSchema = z.enum(['pass', 'warn', 'fail', 'error']);
 export type BatchVerdict = z.infer<typeof BatchVerdictSchema>;
@@ -47,7 +47,7 @@ export const BatchSummarySchema = z.object({
 });
 export type BatchSummary = z.infer<typeof BatchSummarySchema>;
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 const ORDER: Record<BatchVerdict, number> = { error: 0, fail: 1, warn: 2, pass: 3 };
 
 /** The browsable summary: every file with its verdict, failures first, linked to its visual report. */

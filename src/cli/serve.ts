@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { ServeOptions } from '../service/options.js';
 import { numberFlag, parseFlags, UsageError, type CliIO, type FlagSpec } from './args.js';
 
@@ -22,7 +23,28 @@ Options:
   --allow-host HOST       a private/loopback host source URLs and callbacks
                           may reach (repeatable)                              PRINT_PREFLIGHT_ALLOW_HOST
   --max-upload-mb N       largest upload (default 50)                         PRINT_PREFLIGHT_MAX_UPLOAD_MB
-  --max-concurrent N      checks queued or running per API key (default 8)   PRINT_PREFLIGHT_MAX_CONCURRENT
+  --min-free-mb N         answer 503 to submissions when the data folder has
+                          less free space (default 256)                       PRINT_PREFLIGHT_MIN_FREE_MB
+
+Tenants (each key sees only the checks it submitted; past a bound: 429 + Retry-After):
+  --tenants FILE          JSON: {"tenants":[{"name":"acme","keys":["…"],
+                          "maxQueued":500,"maxRunning":4,"uploadsPerMinute":120}],
+                          "adminKeys":["…"]}; a tenant's keys share its checks PRINT_PREFLIGHT_TENANTS
+  --admin-key KEY         a key that sees and deletes every tenant's checks
+                          (repeatable)                                        PRINT_PREFLIGHT_ADMIN_KEY
+  --max-queued N          checks a tenant may have waiting (default 200)      PRINT_PREFLIGHT_MAX_QUEUED
+  --max-running N         checks of one tenant running at once, across the
+                          fleet (default 0: the pool or the fleet decides)    PRINT_PREFLIGHT_MAX_RUNNING
+  --uploads-per-minute N  submissions per tenant and minute (default 600;
+                          0: no bound)                                        PRINT_PREFLIGHT_UPLOADS_PER_MINUTE
+  --max-order-sources N   sources one order draft may name (default 50)       PRINT_PREFLIGHT_MAX_ORDER_SOURCES
+  --tenant-metrics        per-tenant series in /metrics (one label value per
+                          tenant)                                             PRINT_PREFLIGHT_TENANT_METRICS
+  (--max-concurrent N is the former name of --max-running.)
+
+  --frame-ancestors SRC   who may frame the HTML pages, a CSP source such as
+                          'self' or https://admin.example.com (repeatable;
+                          default: nobody)                                    PRINT_PREFLIGHT_FRAME_ANCESTORS
   --order-service URL     forward POST /v1/orders to the order service        PRINT_PREFLIGHT_ORDER_SERVICE
   --order-token TOKEN     its access token                                    PRINT_PREFLIGHT_ORDER_TOKEN
   --order-app-key KEY     its application key                                 PRINT_PREFLIGHT_ORDER_APP_KEY
@@ -45,7 +67,15 @@ const ENV: Record<string, string> = {
   'callback-secret': 'CALLBACK_SECRET',
   'allow-host': 'ALLOW_HOST',
   'max-upload-mb': 'MAX_UPLOAD_MB',
+  'min-free-mb': 'MIN_FREE_MB',
+  tenants: 'TENANTS',
+  'admin-key': 'ADMIN_KEY',
+  'max-queued': 'MAX_QUEUED',
+  'max-running': 'MAX_RUNNING',
   'max-concurrent': 'MAX_CONCURRENT',
+  'uploads-per-minute': 'UPLOADS_PER_MINUTE',
+  'max-order-sources': 'MAX_ORDER_SOURCES',
+  'frame-ancestors': 'FRAME_ANCESTORS',
   'order-service': 'ORDER_SERVICE',
   'order-token': 'ORDER_TOKEN',
   'order-app-key': 'ORDER_APP_KEY',
@@ -53,10 +83,13 @@ const ENV: Record<string, string> = {
   redis: 'REDIS',
 };
 
+const MULTIPLE = new Set(['api-key', 'allow-host', 'admin-key', 'frame-ancestors']);
+
 /** Flags first, then PRINT_PREFLIGHT_* variables; lists in variables are comma-separated. */
 export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeOptions & { help?: boolean } {
   const { values, positionals } = parseFlags(args, {
-    ...Object.fromEntries(Object.keys(ENV).map((k) => [k, { type: 'string' as const, multiple: k === 'api-key' || k === 'allow-host' }])),
+    ...Object.fromEntries(Object.keys(ENV).map((k) => [k, { type: 'string' as const, multiple: MULTIPLE.has(k) }])),
+    'tenant-metrics': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as Record<string, FlagSpec>);
   if (values.help) return { help: true };
@@ -77,7 +110,16 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const workers = numberFlag(one('workers'), 'workers', { min: 1, max: 256 });
   const retentionDays = numberFlag(one('retention-days'), 'retention-days', { min: 0.001, integer: false });
   const uploadMb = numberFlag(one('max-upload-mb'), 'max-upload-mb', { min: 0.001, max: 10_000, integer: false });
-  const maxConcurrent = numberFlag(one('max-concurrent'), 'max-concurrent', { min: 1, max: 10_000 });
+  const maxQueued = numberFlag(one('max-queued'), 'max-queued', { min: 1, max: 1_000_000 });
+  const maxRunning = numberFlag(one('max-running'), 'max-running', { min: 0, max: 100_000 }) ?? numberFlag(one('max-concurrent'), 'max-concurrent', { min: 0, max: 100_000 });
+  const uploadsPerMinute = numberFlag(one('uploads-per-minute'), 'uploads-per-minute', { min: 0, max: 1_000_000 });
+  const maxOrderSources = numberFlag(one('max-order-sources'), 'max-order-sources', { min: 1, max: 10_000 });
+  const minFreeMb = numberFlag(one('min-free-mb'), 'min-free-mb', { min: 0, max: 100_000_000, integer: false });
+  const tenantMetrics = (values as Record<string, unknown>)['tenant-metrics'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_TENANT_METRICS ?? '');
+  const tenantsFile = one('tenants');
+  const fromFile = tenantsFile ? readTenantsFile(tenantsFile) : { tenants: undefined, adminKeys: [] as string[] };
+  const adminKeys = [...fromFile.adminKeys, ...many('admin-key')];
+  for (const k of adminKeys) if (k.length < 8) throw new UsageError('--admin-key: a key needs at least 8 characters');
   const logLevel = one('log-level');
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
   if (logLevel !== undefined && !levels.includes(logLevel as (typeof levels)[number])) throw new UsageError(`--log-level must be one of ${levels.join(', ')}, got "${logLevel}"`);
@@ -90,6 +132,11 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const redis = one('redis');
   const callbackSecret = one('callback-secret');
   const allowHosts = many('allow-host');
+  // CSP sources are separated by spaces in a header; a variable may use spaces or commas.
+  const frameAncestors = many('frame-ancestors').flatMap((s) => s.split(/\s+/)).filter(Boolean);
+  for (const src of frameAncestors) {
+    if (!/^(?:'self'|'none'|(?:https?:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5}|:\*)?|https?:)$/.test(src)) throw new UsageError(`--frame-ancestors: "${src}" is not a CSP source ('self', https:, or a host such as https://admin.example.com)`);
+  }
   const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
   return defined({
     port,
@@ -102,11 +149,35 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     callbackSecret,
     allowHosts,
     maxUploadBytes: uploadMb !== undefined ? Math.round(uploadMb * 1_000_000) : undefined,
-    maxConcurrentPerKey: maxConcurrent,
+    minFreeBytes: minFreeMb !== undefined ? Math.round(minFreeMb * 1_000_000) : undefined,
+    tenants: fromFile.tenants,
+    adminKeys: adminKeys.length ? adminKeys : undefined,
+    maxQueuedPerTenant: maxQueued,
+    maxRunningPerTenant: maxRunning,
+    uploadsPerMinutePerTenant: uploadsPerMinute,
+    maxOrderSources,
+    tenantMetrics: tenantMetrics || undefined,
+    frameAncestors: frameAncestors.length ? frameAncestors : undefined,
     orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
     logLevel: logLevel as ServeOptions['logLevel'],
     queue: redis ? fleetQueue(redis, callbackSecret, allowHosts) : undefined,
   });
+}
+
+/** The tenants and admin keys of a `--tenants` file (checked again, with every key, when the server starts). */
+function readTenantsFile(path: string): { tenants: NonNullable<ServeOptions['tenants']>; adminKeys: string[] } {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--tenants ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not a JSON file (${(error as Error).message})`}`);
+  }
+  const o = data as { tenants?: unknown; adminKeys?: unknown; $schema?: unknown };
+  const extra = data !== null && typeof data === 'object' ? Object.keys(data).filter((k) => k !== 'tenants' && k !== 'adminKeys' && k !== '$schema') : [];
+  if (data === null || typeof data !== 'object' || Array.isArray(data) || (o.tenants !== undefined && !Array.isArray(o.tenants)) || (o.adminKeys !== undefined && !Array.isArray(o.adminKeys)) || extra.length) {
+    throw new UsageError(`--tenants ${path}: expected {"tenants": [{"name", "keys", "maxQueued"?, "maxRunning"?, "uploadsPerMinute"?}], "adminKeys": []}${extra.length ? `; unknown field ${extra[0]}` : ''}`);
+  }
+  return { tenants: (o.tenants ?? []) as NonNullable<ServeOptions['tenants']>, adminKeys: (o.adminKeys ?? []) as string[] };
 }
 
 /** Fleet mode: the server's queue lives in Redis (bullmq loads only then). */

@@ -9,6 +9,8 @@ that reaches Redis and mounts the shared folders at the same paths: the service'
 (--data) and, for batches, the batch and output folders.
 
 Logs one JSON object per line on stderr (job ids, outcomes, Redis outages).
+A check carries its owner: past its tenant's --max-running (set on the server), fleet-wide, it goes
+back on the queue for a few seconds, without counting an attempt, and other tenants' checks run.
 SIGTERM or Ctrl-C: stop taking jobs, let the jobs in flight finish within --grace seconds, put the
 rest back on the queue, exit; a second signal stops at once.
 

@@ -75,14 +75,18 @@ export function redactRedisUrl(url: string): string {
 /**
  * A new connection for one BullMQ object. Errors while Redis is away are reported through
  * `onError` (once per outage) instead of crashing the process.
+ *
+ * With `failFastMs`, a command fails at once while Redis is away, and after that many ms when it
+ * does not answer, instead of waiting for a reconnection: for answers that must not hang (a
+ * submission's admission, /metrics).
  */
-export function connectRedis(url: string, name: string, onError?: (error: Error) => void): Redis {
+export function connectRedis(url: string, name: string, onError?: (error: Error) => void, { failFastMs }: { failFastMs?: number } = {}): Redis {
   const redis = new Redis({
     ...parseRedisUrl(url),
     connectionName: name.replace(/[^A-Za-z0-9_.:-]/g, '_'),
-    maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), MAX_RECONNECT_DELAY_MS),
+    ...(failFastMs ? { maxRetriesPerRequest: 0, enableOfflineQueue: false, commandTimeout: failFastMs } : { maxRetriesPerRequest: null }),
   });
   let reported = false;
   redis.on('error', (error: Error) => {

@@ -7,6 +7,7 @@ import { PreflightError } from '../errors.js';
 import { runCheckJob } from '../jobs/run.js';
 import { CheckJobSchema, type CheckRecord } from '../jobs/schema.js';
 import { JobStore } from '../jobs/store.js';
+import { RUN_LEASE_MS } from '../jobs/tenants.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/preflight-url.js';
 import { batchFileHandler } from './batch.js';
@@ -35,24 +36,50 @@ export interface CheckHandlerOptions {
 /** Runs the service's check jobs (`serve --redis` puts them on the queue). */
 export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckRecord> {
   return {
+    // A tenant with a bound on running checks gets no more than that, fleet-wide: past it, the
+    // check waits (delayed in BullMQ) and other tenants' checks go first.
+    async admit(raw, ctx) {
+      const job = CheckJobSchema.parse(raw);
+      if (!job.owner || !ctx.tenants) return 0;
+      const { tenant, maxRunning } = job.owner;
+      if (await ctx.tenants.startRun(tenant, job.id, maxRunning, RUN_LEASE_MS)) return 0;
+      // Its turn comes after the checks queued before it: the further back, the later it looks
+      // again (1 s for the next in line, at most 30 s; with jitter so the fleet does not ask at once).
+      const ahead = await ctx.tenants.ahead(tenant, job.id).catch(() => 0);
+      const base = Math.min(30_000, 1_000 * (1 + Math.floor(ahead / Math.max(1, maxRunning))));
+      return Math.round(base * (0.9 + Math.random() * 0.2));
+    },
     async run(raw, ctx) {
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;
+      const owner = job.owner && ctx.tenants ? { ledger: ctx.tenants, tenant: job.owner.tenant } : null;
+      const renewal = owner ? setInterval(() => void owner.ledger.renew(owner.tenant, job.id, RUN_LEASE_MS).catch(() => undefined), RUN_LEASE_MS / 3) : null;
+      renewal?.unref();
       let transient: Report | null = null;
-      const record = await runCheckJob(job, {
-        store,
-        pool: ctx.pool,
-        signal: ctx.signal,
-        ...(options.profiles ? { profiles: options.profiles } : {}),
-        ...(options.network ? { network: options.network } : {}),
-        // A download that may work later is not written as the answer: the job goes back to
-        // queued and BullMQ retries it with backoff (the last attempt's report is kept).
-        retryLater: (report) => {
-          if (ctx.lastAttempt || job.source.kind !== 'url' || !transientDownloadFailure(report)) return false;
-          transient = report;
-          return true;
-        },
-      });
+      let record: CheckRecord;
+      try {
+        record = await runCheckJob(job, {
+          store,
+          pool: ctx.pool,
+          signal: ctx.signal,
+          ...(options.profiles ? { profiles: options.profiles } : {}),
+          ...(options.network ? { network: options.network } : {}),
+          // A download that may work later is not written as the answer: the job goes back to
+          // queued and BullMQ retries it with backoff (the last attempt's report is kept).
+          retryLater: (report) => {
+            if (ctx.lastAttempt || job.source.kind !== 'url' || !transientDownloadFailure(report)) return false;
+            transient = report;
+            return true;
+          },
+        });
+      } finally {
+        if (renewal) clearInterval(renewal);
+      }
+      if (owner) {
+        // Back in the queue (a retry, a shutdown) it waits again; finished, it leaves the ledger.
+        const back = transient !== null || record.status === 'queued';
+        await (back ? owner.ledger.requeue(owner.tenant, job.id) : owner.ledger.remove(owner.tenant, [job.id])).catch(() => undefined);
+      }
       if (transient) {
         const finding = (transient as Report).findings.find((f) => f.code === 'source-unreachable');
         throw new TransientJobError(finding?.message ?? 'the download failed', 'source-unreachable');
@@ -60,17 +87,20 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
       if (record.status === 'queued') throw new PreflightError('ERR_ABORTED', 'aborted: the worker is shutting down');
       return record;
     },
-    async finished(raw) {
+    async finished(raw, ctx) {
       const job = CheckJobSchema.parse(raw);
       const record = await (await options.store).readRecord(job.id);
-      return record && (record.status === 'done' || record.status === 'error') ? record : null;
+      const done = record && (record.status === 'done' || record.status === 'error') ? record : null;
+      if (done && job.owner) await ctx?.tenants?.remove(job.owner.tenant, [job.id]).catch(() => undefined);
+      return done;
     },
-    async poison(raw, reason) {
+    async poison(raw, reason, ctx) {
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;
       const record = await store.updateRecord(job.id, (r) =>
         r.status === 'done' || r.status === 'error' ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: reason } },
       );
+      if (job.owner) await ctx.tenants?.remove(job.owner.tenant, [job.id]).catch(() => undefined);
       if (!record) throw new PreflightError('ERR_INVALID_ARGUMENT', `Check ${job.id} has no record in ${store.dir}`);
       return record;
     },

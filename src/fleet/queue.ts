@@ -8,9 +8,11 @@
  * every record still queued or running whose job Redis does not hold (a Redis that lost its data)
  * is put back on the queue; a job BullMQ gave up on becomes an `error` record.
  */
+import { once } from 'node:events';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
+import { OptionalGauge } from '../service/optional-gauge.js';
 import { deliverCallback, type CallbackOptions } from '../jobs/callback.js';
 import type { CheckQueue, QueueCounts } from '../jobs/queue.js';
 import type { CheckJob, CheckRecord } from '../jobs/schema.js';
@@ -19,7 +21,25 @@ import { connectRedis, redactRedisUrl, resolveConnection, type FleetConnection, 
 import { JOB_CHECK, jobOptions, RetryPolicySchema, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { heartbeatKey, WorkerHeartbeatSchema, type WorkerHeartbeat } from './worker.js';
+import { RedisLedger } from './tenants.js';
+import { CheckIdSchema } from '../jobs/schema.js';
 import { ordinal } from '../util/text.js';
+
+/** Redis commands of answers that must not hang (admission, /metrics) fail after this long. */
+const FAIL_FAST_MS = 1_000;
+/** The longest /metrics waits for Redis before it answers with what it has. */
+const METRICS_WAIT_MS = 400;
+/** A view of Redis older than this is not shown as current: its gauges are left out (default of `metricsStaleMs`). */
+const VIEW_STALE_MS = 60_000;
+/** Queued members that are not checks (a submission being read, an order draft's source) are dropped after this long. */
+const TOKEN_STALE_MS = 30 * 60_000;
+const RECONCILE_EVERY_MS = 60_000;
+
+interface FleetView {
+  at: number;
+  counts: QueueCounts;
+  workers: WorkerHeartbeat[];
+}
 
 export interface RedisQueueOptions {
   store: JobStore;
@@ -30,6 +50,8 @@ export interface RedisQueueOptions {
   onFinished?: (record: CheckRecord) => void;
   /** Longest wait for Redis when a check is submitted, in ms; past it the submission fails (503). Default 5,000. */
   enqueueTimeoutMs?: number;
+  /** While Redis does not answer, /metrics shows the fleet's last view this long (marked by its age), then leaves those gauges out. Default 60,000 ms. */
+  metricsStaleMs?: number;
   log?: Logger;
 }
 
@@ -51,6 +73,8 @@ export class RedisQueue implements CheckQueue {
   private readonly policy;
   private readonly log: Logger;
   private queue: Queue | null = null;
+  /** The same queue on the fail-fast connection: counts for /metrics. */
+  private statsQueue: Queue | null = null;
   private events: QueueEvents | null = null;
   private redis: Redis | null = null;
   /** Connections given to BullMQ, which does not close them. */
@@ -59,6 +83,12 @@ export class RedisQueue implements CheckQueue {
   private readonly stop = new AbortController();
   private closed = false;
   private lastError: string | null = null;
+  /** Fails fast while Redis is away: the ledger and the metrics' view. */
+  private readonly fast: Redis;
+  readonly tenants: RedisLedger;
+  private view: FleetView | null = null;
+  private refreshing: Promise<void> | null = null;
+  private reconciler: NodeJS.Timeout | null = null;
 
   constructor(
     connection: FleetConnection,
@@ -67,6 +97,9 @@ export class RedisQueue implements CheckQueue {
     this.conn = resolveConnection(connection);
     this.policy = RetryPolicySchema.parse(options.policy ?? {});
     this.log = options.log ?? silentLogger;
+    this.fast = connectRedis(this.conn.url, 'server-ledger', (error) => (this.lastError = error.message), { failFastMs: FAIL_FAST_MS });
+    this.connections.push(this.fast);
+    this.tenants = new RedisLedger(this.fast, `${this.conn.prefix}:${this.conn.queue}`);
   }
 
   /**
@@ -98,8 +131,10 @@ export class RedisQueue implements CheckQueue {
     const eventsRedis = connectRedis(url, 'server-events', onError);
     this.connections.push(this.redis, queueRedis, eventsRedis);
     this.queue = new Queue(name, { connection: queueRedis, prefix });
+    this.statsQueue = new Queue(name, { connection: this.fast, prefix });
     this.events = new QueueEvents(name, { connection: eventsRedis, prefix });
     this.queue.on('error', () => undefined);
+    this.statsQueue.on('error', () => undefined);
     this.events.on('error', () => undefined);
     this.events.on('completed', ({ jobId }) => void this.finished(jobId));
     this.events.on('failed', ({ jobId, failedReason }) => void this.failed(jobId, failedReason));
@@ -108,7 +143,11 @@ export class RedisQueue implements CheckQueue {
       this.lastError = null;
       void this.recover();
     });
+    // The fail-fast connection refuses commands until it is connected: give it the time a submission would.
+    if (this.fast.status !== 'ready') await this.withTimeout(once(this.fast, 'ready'), 'connect').catch(() => undefined);
     await this.recover();
+    this.reconciler = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
+    this.reconciler.unref();
     // Callbacks still owed for checks that finished while no server listened.
     if (this.options.callback) {
       for (const id of await this.options.store.ids()) {
@@ -143,13 +182,33 @@ export class RedisQueue implements CheckQueue {
         await queue.add(JOB_CHECK, job, jobOptions(this.policy, job.id));
         requeued++;
       } else if (state === 'failed') await this.failed(record.id, (await queue.getJob(record.id))?.failedReason ?? 'the job failed');
+      // A Redis that lost its data lost the tenants' ledger too: a waiting check counts again.
+      if (record.owner && record.status === 'queued' && state !== 'failed') await this.tenants.requeue(record.owner, record.id).catch(() => undefined);
     }
     if (requeued) this.log('info', 'checks-requeued', { count: requeued });
+    await this.reconcile();
+  }
+
+  /** Drops ledger entries nothing waits for any more (see {@link RedisLedger.reconcile}). */
+  private async reconcile(): Promise<void> {
+    const { store } = this.options;
+    try {
+      const dropped = await this.tenants.reconcile(async (_tenant, member, queuedAt) => {
+        if (!CheckIdSchema.safeParse(member).success) return Date.now() - queuedAt > TOKEN_STALE_MS;
+        const record = await store.readRecord(member).catch(() => undefined);
+        if (record === undefined) return false;
+        return record === null || record.status === 'done' || record.status === 'error';
+      });
+      if (dropped) this.log('info', 'tenant-ledger-reconciled', { dropped });
+    } catch (error) {
+      this.log('warn', 'tenant-ledger-reconcile-failed', { error: (error as Error).message });
+    }
   }
 
   private async finished(id: string): Promise<void> {
     const record = await this.options.store.readRecord(id).catch(() => null);
     if (!record || (record.status !== 'done' && record.status !== 'error')) return;
+    if (record.owner) await this.tenants.remove(record.owner, [id]).catch(() => undefined);
     this.options.onFinished?.(record);
     if (record.callbackState === 'pending') this.deliver(id);
   }
@@ -177,16 +236,62 @@ export class RedisQueue implements CheckQueue {
     if (this.closed) return;
     this.closed = true;
     this.stop.abort();
+    if (this.reconciler) clearInterval(this.reconciler);
     await Promise.allSettled([...this.deliveries]);
     await this.events?.close().catch(() => undefined);
     await this.queue?.close().catch(() => undefined);
+    await this.statsQueue?.close().catch(() => undefined);
     for (const c of this.connections) c.disconnect();
   }
 
   async counts(): Promise<QueueCounts> {
-    if (!this.queue) return { waiting: 0, active: 0, failed: 0, completed: 0 };
-    const c = await this.withTimeout(this.queue.getJobCounts('wait', 'delayed', 'prioritized', 'active', 'failed', 'completed'), 'answer');
+    return this.countsOf(this.queue);
+  }
+
+  private async countsOf(queue: Queue | null): Promise<QueueCounts> {
+    if (!queue) return { waiting: 0, active: 0, failed: 0, completed: 0 };
+    const c = await this.withTimeout(queue.getJobCounts('wait', 'delayed', 'prioritized', 'active', 'failed', 'completed'), 'answer');
     return { waiting: (c.wait ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, failed: c.failed ?? 0, completed: c.completed ?? 0 };
+  }
+
+  /**
+   * The latest view of the fleet (queue counts, live workers), at most a second old: a refresh is
+   * started when it is older, and waited for at most `waitMs`. Null before the first one arrived.
+   * Never waits longer, whatever Redis does: /metrics and admission answer on time.
+   */
+  private async latest(waitMs = METRICS_WAIT_MS): Promise<FleetView | null> {
+    if (!this.refreshing && (!this.view || Date.now() - this.view.at > 1_000)) {
+      // One refresh at a time: while Redis is away it stays pending, and nothing piles up behind it.
+      this.refreshing = Promise.all([this.countsOf(this.statsQueue), this.workersOn(this.fast)])
+        .then(([counts, workers]) => {
+          this.view = { at: Date.now(), counts, workers };
+        })
+        .catch(() => undefined)
+        .finally(() => (this.refreshing = null));
+    }
+    if (this.refreshing) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.refreshing, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+      clearTimeout(timer);
+    }
+    return this.view;
+  }
+
+  /** A view shown as current: null when there is none or it is older than a minute. */
+  private async current(): Promise<FleetView | null> {
+    const view = await this.latest();
+    return view && Date.now() - view.at <= (this.options.metricsStaleMs ?? VIEW_STALE_MS) ? view : null;
+  }
+
+  /** Queue counts for /metrics: at most a second old, answered within 0.4 s; null while Redis does not answer. */
+  async recentCounts(): Promise<QueueCounts | null> {
+    return (await this.current())?.counts ?? null;
+  }
+
+  /** Checks the live workers run at once, together; null when no view of them is current. */
+  async capacity(): Promise<number | null> {
+    const view = await this.current();
+    return view ? view.workers.reduce((n, w) => n + w.concurrency, 0) : null;
   }
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
@@ -203,7 +308,10 @@ export class RedisQueue implements CheckQueue {
 
   /** The workers alive now: each one's last heartbeat (a heartbeat expires three intervals after it was sent). */
   async workers(): Promise<WorkerHeartbeat[]> {
-    const redis = this.redis;
+    return this.workersOn(this.redis);
+  }
+
+  private async workersOn(redis: Redis | null): Promise<WorkerHeartbeat[]> {
     if (!redis) return [];
     const keys: string[] = [];
     let cursor = '0';
@@ -221,58 +329,52 @@ export class RedisQueue implements CheckQueue {
     return out.sort((a, b) => ordinal(a.name, b.name));
   }
 
-  /** Adds the fleet's gauges (failed jobs, live workers, per-worker jobs and busy time) to a registry. */
+  /**
+   * Adds the fleet's gauges (failed jobs, live workers, per-worker jobs and busy time) to a
+   * registry. They come from a view of Redis at most a second old; while Redis does not answer,
+   * `print_preflight_redis_up` is 0, `print_preflight_redis_view_age_seconds` says how old the view
+   * is, and after a minute the fleet's gauges are left out rather than shown stale.
+   */
   registerMetrics(registry: Registry): void {
     const registers = [registry];
-    const counts = () => this.counts().catch(() => null);
-    const workers = () => this.workers().catch(() => [] as WorkerHeartbeat[]);
+    const queue = this;
     new Gauge({
-      name: 'print_preflight_queue_failed',
-      help: 'Jobs BullMQ gave up on, still kept in Redis',
+      name: 'print_preflight_redis_up',
+      help: 'Whether Redis answers (1) or not (0); while 0 the fleet gauges are from print_preflight_redis_view_age_seconds ago, or absent',
       registers,
       async collect() {
-        const c = await counts();
-        if (c) this.set(c.failed);
+        await queue.latest();
+        this.set(queue.fast.status === 'ready' && queue.view !== null && Date.now() - queue.view.at <= 5_000 ? 1 : 0);
       },
     });
-    new Gauge({
-      name: 'print_preflight_fleet_workers',
-      help: 'Fleet workers alive (their heartbeat has not expired)',
+    new OptionalGauge({
+      name: 'print_preflight_redis_view_age_seconds',
+      help: 'Age of the view of Redis the fleet gauges show (refreshed at most every second while Redis answers)',
       registers,
-      async collect() {
-        this.set((await workers()).length);
+      read: async () => {
+        const view = await queue.latest();
+        return view ? (Date.now() - view.at) / 1000 : null;
       },
     });
-    new Gauge({
-      name: 'print_preflight_fleet_worker_jobs',
-      help: 'Jobs each worker finished since it started, by outcome (done, failed, poison); rate() gives its throughput',
-      labelNames: ['worker', 'outcome'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const w of await workers()) for (const outcome of ['done', 'failed', 'poison'] as const) this.set({ worker: w.name, outcome }, w[outcome]);
-      },
+    new OptionalGauge({ name: 'print_preflight_queue_failed', help: 'Jobs BullMQ gave up on, still kept in Redis', registers, read: async () => (await queue.current())?.counts.failed ?? null });
+    new OptionalGauge({ name: 'print_preflight_fleet_workers', help: 'Fleet workers alive (their heartbeat has not expired)', registers, read: async () => (await queue.current())?.workers.length ?? null });
+    const perWorker = (name: string, help: string, labelNames: string[], fill: (g: Gauge, w: WorkerHeartbeat) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          const view = await queue.current();
+          this.reset();
+          for (const w of view?.workers ?? []) fill(this, w);
+        },
+      });
+    perWorker('print_preflight_fleet_worker_jobs', 'Jobs each worker finished since it started, by outcome (done, failed, poison); rate() gives its throughput', ['worker', 'outcome'], (g, w) => {
+      for (const outcome of ['done', 'failed', 'poison'] as const) g.set({ worker: w.name, outcome }, w[outcome]);
     });
-    new Gauge({
-      name: 'print_preflight_fleet_worker_busy_seconds',
-      help: 'Seconds each worker spent running jobs since it started (summed over its concurrent jobs)',
-      labelNames: ['worker'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const w of await workers()) this.set({ worker: w.name }, w.busyMs / 1000);
-      },
-    });
-    new Gauge({
-      name: 'print_preflight_fleet_worker_active',
-      help: 'Jobs each worker runs now',
-      labelNames: ['worker'],
-      registers,
-      async collect() {
-        this.reset();
-        for (const w of await workers()) this.set({ worker: w.name }, w.active);
-      },
-    });
+    perWorker('print_preflight_fleet_worker_busy_seconds', 'Seconds each worker spent running jobs since it started (summed over its concurrent jobs)', ['worker'], (g, w) => g.set({ worker: w.name }, w.busyMs / 1000));
+    perWorker('print_preflight_fleet_worker_active', 'Jobs each worker runs now', ['worker'], (g, w) => g.set({ worker: w.name }, w.active));
   }
 
   private async withTimeout<T>(promise: Promise<T>, what: string, ms = this.options.enqueueTimeoutMs ?? 5_000): Promise<T> {

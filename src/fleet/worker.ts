@@ -14,7 +14,7 @@
  *   aborted and put back on the queue (no attempt counted) for another worker.
  */
 import { hostname } from 'node:os';
-import { Worker, WaitingError, type Job } from 'bullmq';
+import { DelayedError, Worker, WaitingError, type Job } from 'bullmq';
 import { z } from 'zod';
 import type { Redis } from 'ioredis';
 import { PreflightError } from '../errors.js';
@@ -22,6 +22,8 @@ import type { PreflightPool } from '../pool/pool.js';
 import { connectRedis, resolveConnection, type FleetConnection } from './connection.js';
 import { RetryPolicySchema, TransientJobError, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
+import { RedisLedger } from './tenants.js';
+import type { TenantLedger } from '../jobs/tenants.js';
 
 /** What a job handler gets besides the job's data. */
 export interface JobContext {
@@ -34,6 +36,8 @@ export interface JobContext {
   /** True when a transient failure now would be final. */
   lastAttempt: boolean;
   log: Logger;
+  /** The fleet's tenants' ledger: a check takes a running place of its owner from it. */
+  tenants?: TenantLedger;
 }
 
 /** Runs one kind of job. Results must be written idempotently (keyed by job id, atomically). */
@@ -44,7 +48,12 @@ export interface JobHandler<R = unknown> {
    * The result when the job's result is already written (a job delivered again after its worker
    * lost its lock, or after a Redis restart); null when it still has to run.
    */
-  finished?(data: unknown): Promise<R | null>;
+  finished?(data: unknown, ctx?: JobContext): Promise<R | null>;
+  /**
+   * Whether the job may run now: 0, or the milliseconds to put it back for (its tenant runs as many
+   * checks as it may). A job put back is not an attempt.
+   */
+  admit?(data: unknown, ctx: JobContext): Promise<number>;
   /** Writes the final `error` result of a job that took too many workers down; must not open its file. */
   poison(data: unknown, reason: string, ctx: JobContext): Promise<R>;
   /** Writes the final `error` result of a job whose transient failures used up its attempts. */
@@ -101,6 +110,7 @@ export class FleetWorker {
   private readonly stats = { active: 0, done: 0, failed: 0, poison: 0, busyMs: 0 };
   private readonly startedAt = new Date().toISOString();
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly tenants: RedisLedger;
   private closing: Promise<{ graceful: boolean }> | null = null;
 
   /**
@@ -126,6 +136,7 @@ export class FleetWorker {
     this.redis = connectRedis(conn.url, `${this.name}:stats`, onRedisError);
     this.redis.on('ready', () => log('info', 'redis-ready', {}));
     this.workerRedis = connectRedis(conn.url, `${this.name}:worker`, onRedisError);
+    this.tenants = new RedisLedger(this.redis, `${conn.prefix}:${conn.queue}`);
     this.worker = new Worker(conn.queue, (job, token) => this.process(job, token, policy.crashLimit), {
       connection: this.workerRedis,
       prefix: conn.prefix,
@@ -181,6 +192,7 @@ export class FleetWorker {
       attempt: job.attemptsMade + 1,
       lastAttempt: job.attemptsMade + 1 >= attempts,
       log: this.log,
+      tenants: this.tenants,
     };
     if (!handler) {
       this.log('error', 'job-unknown', { jobId, name: job.name });
@@ -190,7 +202,7 @@ export class FleetWorker {
     this.stats.active++;
     this.beat();
     try {
-      const earlier = await handler.finished?.(job.data);
+      const earlier = await handler.finished?.(job.data, ctx);
       if (earlier) {
         this.log('info', 'job-already-done', { jobId, name: job.name, outcome: handler.outcome?.(earlier as never) });
         return earlier;
@@ -201,6 +213,11 @@ export class FleetWorker {
         const result = await handler.poison(job.data, reason, ctx);
         this.stats.poison++;
         return result;
+      }
+      const delayMs = (await handler.admit?.(job.data, ctx)) ?? 0;
+      if (delayMs > 0 && token) {
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        throw new DelayedError();
       }
       this.log('info', 'job-start', { jobId, name: job.name, attempt: ctx.attempt, stalls: job.stalledCounter });
       let result: unknown;
@@ -220,6 +237,7 @@ export class FleetWorker {
       this.log('info', 'job-done', { jobId, name: job.name, ms: Date.now() - started, outcome: handler.outcome?.(result as never) });
       return result;
     } catch (error) {
+      if (error instanceof DelayedError) throw error;
       if (this.hard.signal.aborted && (error instanceof PreflightError ? error.code === 'ERR_ABORTED' : true)) {
         // Shutting down past the grace period: back on the queue for another worker, no attempt counted.
         this.log('warn', 'job-requeued', { jobId, reason: 'worker shutting down' });

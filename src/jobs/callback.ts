@@ -6,6 +6,7 @@
  * restart resumes where it stopped. The SSRF guard of source downloads applies: a callback never
  * reaches a loopback, private or link-local address unless its host is allowed.
  */
+import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -58,6 +59,39 @@ export function callbackUrlProblem(text: string, allowHosts: readonly string[]):
     if (why) return `points to ${literal}, a ${why} address, which callbacks may not reach`;
   }
   return null;
+}
+
+/** How long a submission waits for the callback host's name to resolve; past it, only delivery judges it. */
+const SUBMISSION_LOOKUP_MS = 3_000;
+
+/**
+ * {@link callbackUrlProblem}, and the addresses the host name resolves to now: a name that points
+ * to loopback or a private network (`localhost`, a DNS entry for 10.0.0.5) or that does not exist is
+ * refused at submission, instead of failing ten deliveries later. A name that does not answer in
+ * time is left to the check at each delivery.
+ */
+export async function resolvedCallbackUrlProblem(text: string, allowHosts: readonly string[]): Promise<string | null> {
+  const literal = callbackUrlProblem(text, allowHosts);
+  if (literal) return literal;
+  const u = new URL(text);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) || hostAllowed(u, allowHosts)) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), SUBMISSION_LOOKUP_MS)));
+  try {
+    const answer = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);
+    if (answer === 'timeout') return null;
+    for (const a of answer) {
+      const why = blockedReason(a.address);
+      if (why) return `resolves to ${a.address}, a ${why} address, which callbacks may not reach`;
+    }
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOTFOUND' || code === 'ENODATA' ? `names the host ${host}, which does not resolve` : null;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

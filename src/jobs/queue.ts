@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import { deliverCallback, type CallbackOptions } from './callback.js';
 import { runCheckJob, type RunContext } from './run.js';
 import type { CheckJob, CheckRecord } from './schema.js';
+import { MemoryLedger, RUN_LEASE_MS, type TenantLedger } from './tenants.js';
 
 export interface QueueCounts {
   waiting: number;
@@ -25,14 +26,25 @@ export interface CheckQueue {
   /** Stops taking jobs; finishes in-flight ones within `graceMs`, puts the rest back to queued. */
   close(graceMs?: number): Promise<void>;
   counts(): Promise<QueueCounts>;
+  /** Counts at most a second old, answered at once (for /metrics); null while unknown. Default: {@link counts}. */
+  recentCounts?(): Promise<QueueCounts | null>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   /** Adds the queue's own metrics (the fleet's: failed jobs, workers, throughput) to the server's registry. */
   registerMetrics?(registry: Registry): void;
+  /**
+   * What each tenant has queued and running, shared with whatever runs the checks (a fleet keeps
+   * it in Redis). Without one the server keeps its own in memory.
+   */
+  readonly tenants?: TenantLedger;
+  /** Checks run at once by everything that takes from this queue (the fleet's workers together); null when unknown. */
+  capacity?(): Promise<number | null>;
 }
 
 export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
   /** Checks run at once. Default: the pool's threads (or os.availableParallelism()). */
   concurrency?: number;
+  /** The tenants' ledger (the server's order drafts take running places from the same one). Default: a new one. */
+  tenants?: MemoryLedger;
   /** Signing and retries of callbacks; without it, jobs with a callbackUrl get no delivery. */
   callback?: CallbackOptions;
   /** Called with each record a run finishes (done, error). */
@@ -40,7 +52,8 @@ export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
 }
 
 /**
- * Runs checks in this process, at most `concurrency` at once, on the local pool.
+ * Runs checks in this process, at most `concurrency` at once, on the local pool; first come, first
+ * run, except that a check whose tenant already runs its `maxRunning` waits and the next one goes.
  * @example
  * const queue = new EmbeddedQueue({ store, pool });
  * await queue.start();
@@ -57,16 +70,25 @@ export class EmbeddedQueue implements CheckQueue {
   private closed = false;
   private completed = 0;
   private failed = 0;
+  readonly tenants: MemoryLedger;
 
   constructor(private readonly options: EmbeddedQueueOptions) {
     this.concurrency = Math.max(1, options.concurrency ?? options.pool?.threads ?? availableParallelism());
+    this.tenants = options.tenants ?? new MemoryLedger();
+    // A draft source that finished may leave room for a check of its tenant.
+    this.tenants.onFreed(() => queueMicrotask(() => this.pump()));
   }
 
   async enqueue(job: CheckJob): Promise<void> {
     if (this.closed) throw new Error('the queue is closed');
     if (this.active.has(job.id) || this.waiting.some((j) => j.id === job.id)) return;
+    if (job.owner) await this.tenants.requeue(job.owner.tenant, job.id);
     this.waiting.push(job);
     this.pump();
+  }
+
+  async capacity(): Promise<number> {
+    return this.concurrency;
   }
 
   async start(): Promise<void> {
@@ -75,8 +97,10 @@ export class EmbeddedQueue implements CheckQueue {
     const { store } = this.options;
     for (const record of await store.unfinished()) {
       const job = await store.readJob(record.id).catch(() => null);
-      if (job) this.waiting.push(job);
-      else await store.updateRecord(record.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_INPUT_UNREADABLE', message: 'The job file of this check is missing or unreadable.' } }));
+      if (job) {
+        if (job.owner) await this.tenants.requeue(job.owner.tenant, job.id);
+        this.waiting.push(job);
+      } else await store.updateRecord(record.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_INPUT_UNREADABLE', message: 'The job file of this check is missing or unreadable.' } }));
     }
     // Callbacks still owed for checks that finished before a restart.
     for (const id of await store.ids()) {
@@ -114,10 +138,20 @@ export class EmbeddedQueue implements CheckQueue {
 
   private pump(): void {
     if (!this.started || this.closed) return;
-    while (this.active.size < this.concurrency && this.waiting.length) {
-      const job = this.waiting.shift()!;
+    let i = 0;
+    while (this.active.size < this.concurrency && i < this.waiting.length) {
+      const job = this.waiting[i]!;
+      if (job.owner && !this.tenants.startRunNow(job.owner.tenant, job.id, job.owner.maxRunning, RUN_LEASE_MS)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      const renewal = job.owner ? setInterval(() => void this.tenants.renew(job.owner!.tenant, job.id, RUN_LEASE_MS), RUN_LEASE_MS / 3) : null;
+      renewal?.unref();
       const run = this.run(job).finally(() => {
+        if (renewal) clearInterval(renewal);
         this.active.delete(job.id);
+        if (job.owner) this.tenants.removeNow(job.owner.tenant, [job.id]);
         this.pump();
       });
       this.active.set(job.id, run);

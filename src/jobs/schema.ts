@@ -12,6 +12,22 @@ import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
 export const CheckIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be a check id (32 hex characters)');
 
+/**
+ * Who a check belongs to: a tenant name from the server's configuration, `key-<fingerprint>` for a
+ * key of its own, `admin`, or `anonymous` on a server without keys. Safe in a Redis key and a
+ * metric label.
+ */
+export const TenantIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit');
+
+/** The owner of a check job, and what the owner may run at once (it travels with the job to any fleet worker). */
+export const CheckOwnerSchema = z
+  .object({
+    tenant: TenantIdSchema,
+    /** Checks of this tenant running at once, fleet-wide; 0: no bound of its own (the pool or the fleet decides). */
+    maxRunning: z.number().int().min(0).max(100_000),
+  })
+  .strict();
+
 export const CheckSourceSchema = z.discriminatedUnion('kind', [
   z
     .object({
@@ -45,6 +61,8 @@ export const CheckJobSchema = z
     options: CheckOptionsSchema,
     /** Where the finished check is POSTed, signed (x-webhook-signature). */
     callbackUrl: z.string().url().optional(),
+    /** Who submitted it. Absent on jobs written by a version without tenants. */
+    owner: CheckOwnerSchema.optional(),
   })
   .strict();
 
@@ -66,6 +84,8 @@ export const CheckRecordSchema = z
   .object({
     id: CheckIdSchema,
     status: CheckStatusSchema,
+    /** The tenant that submitted it: only it (and an admin key) can read, fetch or delete the check. */
+    owner: TenantIdSchema.optional(),
     createdAt: z.iso.datetime(),
     startedAt: z.iso.datetime().optional(),
     finishedAt: z.iso.datetime().optional(),
@@ -88,8 +108,17 @@ export type CheckOptions = z.infer<typeof CheckOptionsSchema>;
 export type CheckStatus = z.infer<typeof CheckStatusSchema>;
 export type CheckRecord = z.infer<typeof CheckRecordSchema>;
 export type CallbackAttempt = z.infer<typeof CallbackAttemptSchema>;
+export type CheckOwner = z.infer<typeof CheckOwnerSchema>;
 
 /** The record of a job just accepted. */
 export function newRecord(job: CheckJob): CheckRecord {
-  return { id: job.id, status: 'queued', createdAt: job.createdAt, attempts: 0, callbacks: [], ...(job.callbackUrl ? { callbackState: 'pending' as const } : {}) };
+  return {
+    id: job.id,
+    status: 'queued',
+    ...(job.owner ? { owner: job.owner.tenant } : {}),
+    createdAt: job.createdAt,
+    attempts: 0,
+    callbacks: [],
+    ...(job.callbackUrl ? { callbackState: 'pending' as const } : {}),
+  };
 }

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { constants, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import type { Preview } from '../preflight.js';
@@ -220,6 +220,16 @@ export class JobStore {
       return { ok: true };
     } catch (error) {
       return { ok: false, detail: `the data folder ${this.dir} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    }
+  }
+
+  /** Bytes free in the data folder for this process's user; null when the file system cannot tell. */
+  async freeBytes(): Promise<number | null> {
+    try {
+      const s = await statfs(this.dir);
+      return s.bavail * s.bsize;
+    } catch {
+      return null;
     }
   }
 

@@ -7,7 +7,7 @@ import { ReportSchema, VerdictSchema, type Report } from '../report/schema.js';
 import { CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, type CheckRecord } from './schema.js';
 
 export const CheckViewSchema = z
-  .object({
+  .strictObject({
     id: CheckIdSchema,
     status: CheckStatusSchema,
     createdAt: z.iso.datetime(),
@@ -19,11 +19,11 @@ export const CheckViewSchema = z
     /** Runs started (more than 1 when a restart interrupted one). */
     attempts: z.number().int(),
     callback: z
-      .object({ state: z.enum(['pending', 'delivered', 'failed']), attempts: z.array(CallbackAttemptSchema) })
+      .strictObject({ state: z.enum(['pending', 'delivered', 'failed']), attempts: z.array(CallbackAttemptSchema) })
       .nullable(),
     /** The report, exactly as `print-preflight check --json` prints it; null until done. */
     report: ReportSchema.nullable(),
-    links: z.object({
+    links: z.strictObject({
       self: z.string(),
       html: z.string().nullable(),
       previews: z.array(z.string()),

@@ -53,6 +53,11 @@ export interface BuildOptions {
   network?: NetworkOptions;
   /** Sources downloaded at once. Default 4. */
   concurrency?: number;
+  /**
+   * Runs each source's download and preflight (default: at once). A server passes one that waits
+   * for a running place of the draft's tenant, so drafts are counted with its checks.
+   */
+  schedule?: <T>(run: () => Promise<T>) => Promise<T>;
 }
 
 const zodPath = (path: readonly PropertyKey[]) => formatPath(path) || '(body)';
@@ -67,11 +72,26 @@ const zodPath = (path: readonly PropertyKey[]) => formatPath(path) || '(body)';
  * await fetch(`${baseUrl}/orders`, { method: 'POST', body: JSON.stringify(payload), headers });
  */
 export async function buildOrderPayload(draft: OrderDraft | unknown, options: BuildOptions = {}): Promise<{ payload: OrderPayload; reports: Report[] }> {
+  return buildOrderPayloadFrom(validateDraft(draft), options);
+}
+
+/** The draft parsed, or an {@link OrderPayloadError} naming every failing field. */
+export function validateDraft(draft: OrderDraft | unknown): OrderPayload {
   const parsed = OrderSchema.safeParse(draft);
   if (!parsed.success) {
     throw new OrderPayloadError(parsed.error.issues.map((i) => ({ path: zodPath(i.path), message: friendlyMessage(i, draft) })));
   }
-  const order = parsed.data;
+  return parsed.data;
+}
+
+/** The distinct (URL, SKU) pairs of a validated draft's sources: the preflights building it runs, at most. */
+export function draftSourceCount(order: OrderPayload): number {
+  const seen = new Set<string>();
+  for (const row of order.rows) for (const source of row.sources ?? []) seen.add(`${source.url}\u0000${(row.sku ?? `#${row.variant_id}`).toUpperCase()}`);
+  return seen.size;
+}
+
+async function buildOrderPayloadFrom(order: OrderPayload, options: BuildOptions): Promise<{ payload: OrderPayload; reports: Report[] }> {
   const registry: ProfileRegistry =
     await registryFrom(options.preflight?.profiles);
   const issues: OrderIssue[] = [];
@@ -114,7 +134,8 @@ export async function buildOrderPayload(draft: OrderDraft | unknown, options: Bu
       const r = mine[0]!.report;
       return Promise.reject(new Error(`the given report is for ${r.product} ${r.variant}, but the row is for ${job.target.profile.id} ${job.target.variant.id}`));
     }
-    return preflightUrl(job.url, { sku: job.sku }, { ...options.preflight, network: options.network });
+    const check = () => preflightUrl(job.url, { sku: job.sku }, { ...options.preflight, network: options.network });
+    return options.schedule ? options.schedule(check) : check();
   };
   await limitConcurrency([...jobs.values()], options.concurrency ?? 4, async (job) => {
     job.result = run(job);

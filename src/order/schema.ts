@@ -46,7 +46,7 @@ export const RowSchema = z
   .object({
     sku: text.optional().describe('SKU of the product variant'),
     variant_id: z.number().int().positive().optional().describe('Variant id, as the spec’s sample row uses instead of sku'),
-    quantity: z.number({ message: 'must be a number' }).int('must be a whole number').positive('must be at least 1'),
+    quantity: z.number({ message: 'must be a number' }).int('must be a whole number').positive('must be at least 1').max(1_000_000, 'must be at most 1,000,000'),
     client_barcode: z
       .string()
       .refine(isCode128, { message: 'must be Code 128 data: 1 to 80 ASCII characters' })

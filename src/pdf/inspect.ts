@@ -196,7 +196,7 @@ function inspectPage(
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
   const appearances = printableAppearances(context, dict, optionalContent);
   const generated = printableWithoutAppearance(context, dict, optionalContent);
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -216,6 +216,7 @@ function inspectPage(
       ...(generated ? { generatedAnnotations: generated } : {}),
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
+      marks: scan.marks,
     },
   };
 }

@@ -10,8 +10,9 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { PDFContext, PDFRawStream } from '../pdf/pdf-lib.js';
 import type { PDFDocumentProxy } from '../raster/pdfjs.js';
 import type { PdfiumHandle } from '../raster/pdfium.js';
+import type { ImageDetail } from '../raster/image-detail.js';
 import type { RasterFacts } from '../raster/facts.js';
-import { analysePixels, type RawPixels } from '../raster/pixels.js';
+import { analysePixels, flattenOnWhite, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 import { grouped } from '../util/text.js';
@@ -132,7 +133,7 @@ async function render(task: RenderTask) {
     const [{ captureWarnings, openWithPdfjs }, { renderWithPdfjs }] = await pdfjsRenderer();
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);
-      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
+      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, true);
     });
     pixels = rendered.value;
     warnings = rendered.warnings;
@@ -142,9 +143,12 @@ async function render(task: RenderTask) {
     }
   }
   // The preview is encoded on libuv's threads while this thread measures the same pixels.
+  // Renderers drew on a transparent background: what stays unpainted is measured, then put on white.
+  const unpainted = flattenOnWhite(pixels);
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   const measured = analysePixels(pixels);
+  const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
@@ -155,6 +159,8 @@ async function render(task: RenderTask) {
       ms: Math.round((performance.now() - started) * 10) / 10,
       warnings,
       ...measured,
+      ...(unpainted ? { unpainted } : {}),
+      ...(imageDetail ? { imageDetail } : {}),
     },
     preview,
   };
@@ -179,7 +185,7 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annot
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, annotations);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, { annotations, transparent: true });
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
       resetPdfium();
@@ -190,6 +196,36 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annot
     resetPdfium();
     return null;
   }
+}
+
+/** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
+async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
+  const { measureJpegDetail } = await import('../raster/image-detail.js');
+  // A page drawn upright from its one image shows that image: its preview says where the detail is.
+  const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
+  const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
+  const out: ImageDetail[] = [];
+  for (const request of task.detail ?? []) {
+    // The plan's JPEG as the caller sent it, or where the structure read found it in the file.
+    let jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
+    if (!jpeg) {
+      const found = await imageObject(doc, request.ref).catch(() => null);
+      if (!found) continue;
+      jpeg = found.jpeg;
+    }
+    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
+    if (measured) out.push(measured);
+  }
+  return out;
+}
+
+/** A JPEG image XObject's data, from the worker's pdf-lib copy of the document; null when not a JPEG or encrypted. */
+async function imageObject(doc: CachedDoc, refLabel: string): Promise<{ jpeg: Uint8Array } | null> {
+  const [, { imageXObject, jpegStreamOf }, , { parsePdf }, objects] = await imagePaths();
+  doc.pdflib ??= parsePdf(doc.bytes);
+  const context = await doc.pdflib;
+  const stream = imageXObject(context, refLabel);
+  return stream && isDct(objects, context, stream) ? { jpeg: jpegStreamOf(context, stream).data } : null;
 }
 
 /** Whether an image stream's first filter is DCTDecode (a JPEG). */

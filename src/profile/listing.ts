@@ -3,7 +3,7 @@ import { layerSpecs, type ProfileRegistry } from './registry.js';
 
 /** What `profiles --json` prints and `GET /v1/profiles` answers: products, variants, SKUs, page sizes. */
 export const ProfileListingSchema = z.array(
-  z.object({
+  z.strictObject({
     id: z.string(),
     name: z.string(),
     version: z.string(),
@@ -12,10 +12,10 @@ export const ProfileListingSchema = z.array(
     /** Layer ids, in page order. */
     layers: z.array(z.string()),
     variants: z.array(
-      z.object({
+      z.strictObject({
         id: z.string(),
         skus: z.array(z.string()),
-        pages: z.array(z.object({ layer: z.string(), trimWidthMm: z.number(), trimHeightMm: z.number(), pageWidthMm: z.number(), pageHeightMm: z.number() })),
+        pages: z.array(z.strictObject({ layer: z.string(), trimWidthMm: z.number(), trimHeightMm: z.number(), pageWidthMm: z.number(), pageHeightMm: z.number() })),
       }),
     ),
   }),

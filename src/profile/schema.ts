@@ -23,6 +23,14 @@ export const LayerSchema = z
       .array(z.enum(['top', 'right', 'bottom', 'left']))
       .default(['top', 'right', 'bottom', 'left'])
       .describe('Edges of the page that are sewn: the design must reach them (page-edge-gap). Default: all four'),
+    safeMarginMm: z
+      .number()
+      .min(0)
+      .max(1000)
+      .optional()
+      .describe(
+        'Safe margin of this layer: distance inside the trim that text and important content keep clear of, because it is sewn into the seam or cut (content-in-seam-zone). Default: the profile limits’ safeMarginMm; none: the check is off for the layer',
+      ),
   })
   .strict();
 
@@ -37,20 +45,34 @@ export const VariantSchema = z
   })
   .strict();
 
-/** Thresholds of the checks, without defaults: the shape of a per-call override. */
+/** Thresholds of the checks, without defaults: the shape of a per-call override. Every one is bounded (a profile or a call cannot ask for 1e10 of anything). */
 const LIMIT_FIELDS = {
   bleedMm: z.number().min(0).max(1000).describe('Bleed on each side; page = trim + 2 × bleed'),
   toleranceMm: z.number().min(0).max(1000).describe('Allowed difference per side of the page'),
   scaleTolerance: z.number().min(0).max(0.5).describe('Relative difference of proportions still counted as "same proportions" (0.01 = 1 %)'),
-  minPpi: z.number().positive().describe('Effective image resolution at the printed size below which an image gets a warning (image-low-resolution)'),
-  minPpiError: z.number().min(0).describe('Effective image resolution at the printed size below which image-low-resolution is an error (0: never)'),
-  productionPpi: z.number().positive().describe('Resolution the service produces at'),
-  maxImagePixels: z.number().int().positive().describe('Maximum pixels per image side'),
-  maxFileBytes: z.number().int().positive().describe('Maximum source file size in bytes'),
+  minPpi: z.number().positive().max(10_000).describe('Effective image resolution at the printed size below which an image gets a warning (image-low-resolution)'),
+  minPpiError: z.number().min(0).max(10_000).describe('Effective image resolution at the printed size below which image-low-resolution is an error (0: never)'),
+  productionPpi: z.number().positive().max(10_000).describe('Resolution the service produces at'),
+  maxImagePixels: z.number().int().positive().max(1_000_000).describe('Maximum pixels per image side'),
+  maxFileBytes: z.number().int().positive().max(10_000_000_000).describe('Maximum source file size in bytes'),
   blankInkCoverage: z.number().min(0).max(1).describe('A page whose share of non-white pixels is at or below this is blank (page-blank)'),
-  minEdgeGapMm: z.number().min(0).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
-  safeMarginMm: z.number().min(0).describe('Distance inside the trim that important content should keep (drawn in the visual report)'),
-  boxEpsilonMm: z.number().min(0).describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
+  minEdgeGapMm: z.number().min(0).max(1000).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
+  safeMarginMm: z
+    .number()
+    .min(0)
+    .max(1000)
+    .describe('Distance inside the trim that important content should keep, for layers that do not set their own (content-in-seam-zone; drawn in the visual report). A per-call value applies to every layer'),
+  minLineWidthPt: z.number().min(0).max(100).describe('Narrowest stroked line inside the trim, in points at the printed size (line-too-thin)'),
+  minTextSizePt: z.number().min(0).max(1000).describe('Smallest text inside the trim, its em height in points at the printed size (text-too-small)'),
+  minJpegQuality: z.number().min(0).max(100).describe('JPEG images of a lower estimated quality (1–100, the libjpeg scale) get a warning (image-jpeg-quality)'),
+  infoJpegQuality: z.number().min(0).max(100).describe('JPEG images of a lower estimated quality get an info (image-jpeg-quality); 0: never'),
+  minUpscaleFactor: z
+    .number()
+    .min(1)
+    .max(100)
+    .describe('Smallest enlargement reported by image-upscaled (with detail at the printed size below minPpi)'),
+  maxUnpaintedShare: z.number().min(0).max(1).describe('Share of the trim area that may be left unpainted (transparent) before page-unpainted-area'),
+  boxEpsilonMm: z.number().min(0).max(100).describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
 };
 
 /** Per-call overrides of a profile's limits: any subset, no defaults (a default would silently replace the profile's value). */
@@ -70,6 +92,12 @@ export const LimitsSchema = z
     blankInkCoverage: LIMIT_FIELDS.blankInkCoverage.default(0.0001),
     minEdgeGapMm: LIMIT_FIELDS.minEdgeGapMm.default(1),
     safeMarginMm: LIMIT_FIELDS.safeMarginMm.optional(),
+    minLineWidthPt: LIMIT_FIELDS.minLineWidthPt.default(1),
+    minTextSizePt: LIMIT_FIELDS.minTextSizePt.default(6),
+    minJpegQuality: LIMIT_FIELDS.minJpegQuality.default(60),
+    infoJpegQuality: LIMIT_FIELDS.infoJpegQuality.default(75),
+    minUpscaleFactor: LIMIT_FIELDS.minUpscaleFactor.default(1.5),
+    maxUnpaintedShare: LIMIT_FIELDS.maxUnpaintedShare.default(0.01),
     boxEpsilonMm: LIMIT_FIELDS.boxEpsilonMm.default(0.1),
   })
   .strict();
@@ -127,5 +155,6 @@ export type ProfileInput = z.input<typeof ProfileSchema>;
 /** A validated product profile with every default applied. */
 export type Profile = z.output<typeof ProfileSchema>;
 export type Limits = z.output<typeof LimitsSchema>;
+export type LimitsOverride = z.output<typeof LimitsOverrideSchema>;
 export type Layer = z.output<typeof LayerSchema>;
 export type Variant = z.output<typeof VariantSchema>;

@@ -85,9 +85,15 @@ interface PageInternals {
  * anti-aliased text (the wrapper asks for LCD text, whose coloured
  * fringes are not on paper). PDFium applies /Rotate and shows the CropBox (clipped to the
  * MediaBox); it ignores /UserUnit, which only scales a page and so does not change a render fitted
- * to a pixel size.
+ * to a pixel size. `transparent`: what the page leaves unpainted stays transparent (pixels.ts's
+ * flattenOnWhite measures it, then puts the page on white).
  */
-export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number, annotations = false): Promise<RawPixels> {
+export async function renderWithPdfium(
+  handle: PdfiumHandle,
+  pageNumber: number,
+  maxPx: number,
+  { annotations = false, transparent = false }: { annotations?: boolean; transparent?: boolean } = {},
+): Promise<RawPixels> {
   if (!isLive(handle)) throw new Error('the PDFium instance that opened this document was dropped');
   const page = handle.doc.getPage(pageNumber - 1);
   const { module: m, pageIdx } = page as unknown as PageInternals;
@@ -102,7 +108,7 @@ export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number,
     if (!buffer) throw new Error(`PDFium cannot allocate a ${width} × ${height} bitmap`);
     bitmap = m._FPDFBitmap_CreateEx(width, height, FPDF_BITMAP_BGRA, buffer, width * 4);
     if (!bitmap) throw new Error(`PDFium cannot create a ${width} × ${height} bitmap`);
-    m._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
+    m._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, transparent ? 0x00000000 : 0xffffffff);
     m._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER | (annotations ? FPDF_ANNOT : 0));
     // A copy: the heap may grow (and move) with the next allocation.
     return { data: m.HEAPU8.slice(buffer, buffer + size), width, height, channels: 4 };

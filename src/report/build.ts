@@ -10,9 +10,12 @@ import type { Finding } from '../rules/finding.js';
 import type { RasterFacts } from '../raster/facts.js';
 import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';
+import { fineDetail, seamCrossings } from '../rules/check-marks.js';
+import { unpaintedArea } from '../rules/check-unpainted.js';
+import type { LayerSpec } from '../profile/registry.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
-import { ordinal } from '../util/text.js';
+import { ordinal, withoutFormatControls, withoutFormatControlsDeep } from '../util/text.js';
 
 /** fail when any finding is an error, warn when any is a warning, else pass. */
 export function verdictOf(findings: readonly Finding[]): Verdict {
@@ -52,7 +55,7 @@ export function profileDigest(target: ResolvedTarget, limits: Limits, severities
 
 /** The report with more findings (e.g. about its download) merged in, counts and verdict redone. */
 export function withFindings(report: Report, extra: readonly Finding[], source?: Report['source']): Report {
-  const findings = [...extra, ...report.findings].sort(compareFindings);
+  const findings = [...withoutFormatControlsDeep(extra), ...report.findings].sort(compareFindings);
   const counts = { error: 0, warning: 0, info: 0 };
   const rules: Partial<Record<FindingCode, number>> = {};
   for (const f of findings) {
@@ -84,7 +87,9 @@ export function buildReport({ file, facts, target, findings, limits, severities 
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tool: { name: 'print-preflight', version: packageVersion() },
-    file,
+    // Names and messages quote the file (its name, font and colour names): no format controls, so
+    // a name cannot read differently from what it holds (U+202E) wherever the report is shown.
+    file: { ...file, path: file.path === null ? null : withoutFormatControls(file.path) },
     product: target.profile.id,
     variant: target.variant.id,
     sku: target.sku,
@@ -98,13 +103,19 @@ export function buildReport({ file, facts, target, findings, limits, severities 
       maxImagePixels: limits.maxImagePixels,
       maxFileBytes: limits.maxFileBytes,
       safeMarginMm: limits.safeMarginMm ?? null,
+      minLineWidthPt: limits.minLineWidthPt,
+      minTextSizePt: limits.minTextSizePt,
+      minJpegQuality: limits.minJpegQuality,
+      infoJpegQuality: limits.infoJpegQuality,
+      minUpscaleFactor: limits.minUpscaleFactor,
+      maxUnpaintedShare: limits.maxUnpaintedShare,
     },
     verdict: verdictOf(findings),
     counts,
     rules: Object.fromEntries(Object.entries(rules).sort(([a], [b]) => ordinal(a, b))),
     pdf: { version: facts.pdfVersion, pageCount: facts.pageCount, encrypted: facts.encryption !== null, activeContent: facts.activeContent },
     pages: facts.pages.map((p) => reportPage(p, target, limits, raster?.get(p.index), previews?.get(p.index))),
-    findings,
+    findings: withoutFormatControlsDeep(findings),
     ...(totalMs !== undefined
       ? {
           timings: {
@@ -119,6 +130,12 @@ export function buildReport({ file, facts, target, findings, limits, severities 
 function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, raster: RasterFacts | undefined, preview: PreviewRef | undefined): ReportPage {
   const layer = target.layers[page.index - 1] ?? null;
   const scale = printScaleOf(page, layer, limits);
+  const shown = withoutFormatControlsDeep({
+    images: page.images.map((i) => reportImage(i, page, scale, raster)),
+    // The font-program facts speak through font-unusable; the page lists the fonts as before.
+    fonts: page.fonts.map((f) => ({ name: f.name, ref: f.ref ?? null, baseFont: f.baseFont, subtype: f.subtype, embedded: f.embedded })),
+    notes: page.notes,
+  });
   const mmX = raster ? page.widthMm / raster.widthPx : 0;
   const mmY = raster ? page.heightMm / raster.heightPx : 0;
   return {
@@ -138,11 +155,12 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
       bleed: roundRect(page.boxes.bleed),
       art: roundRect(page.boxes.art),
     },
-    images: page.images.map((i) => reportImage(i, page, scale)),
-    // The font-program facts speak through font-unusable; the page lists the fonts as before.
-    fonts: page.fonts.map(({ program: _program, ...font }) => font),
-    colours: page.colours.map((c) => ({ use: c.use, colourSpace: c.colourSpace.label, family: c.colourSpace.family, count: c.count })),
-    notes: page.notes,
+    images: shown.images,
+    fonts: shown.fonts,
+    colours: page.colours.map((c) => ({ use: c.use, colourSpace: withoutFormatControls(c.colourSpace.label), family: c.colourSpace.family, count: c.count })),
+    notes: shown.notes,
+    safeMarginMm: layer?.safeMarginMm ?? null,
+    marked: withoutFormatControlsDeep(markedObjects(page, layer, limits)),
     raster: raster
       ? {
           method: raster.method,
@@ -155,7 +173,8 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
             bottom: round(raster.edgeGapPx.bottom * mmY, 1),
             left: round(raster.edgeGapPx.left * mmX, 1),
           },
-          warnings: raster.warnings,
+          warnings: withoutFormatControlsDeep(raster.warnings),
+          ...unpaintedOf(page, layer, limits, raster),
         }
       : null,
     preview: preview ?? null,
@@ -170,7 +189,20 @@ export function toDisplayMm(r: readonly number[], page: PageFacts): [number, num
   return [round(Math.min(a[0], b[0]), 1), round(Math.min(a[1], b[1]), 1), round(Math.max(a[0], b[0]), 1), round(Math.max(a[1], b[1]), 1)];
 }
 
-function reportImage(image: ImageFacts, page: PageFacts, scale: number): ReportImage {
+/** What the marks-based findings point at, for the overlay (the same functions the checks use). */
+function markedObjects(page: PageFacts, layer: LayerSpec | null, limits: Limits): ReportPage['marked'] {
+  const fine = fineDetail(page, layer, limits);
+  const seam = seamCrossings(page, layer, limits)?.objects ?? [];
+  return [...seam, ...fine.lines, ...fine.texts];
+}
+
+function unpaintedOf(page: PageFacts, layer: LayerSpec | null, limits: Limits, raster: RasterFacts): { unpaintedShare: number; unpaintedAreasMm: [number, number, number, number][] } {
+  const found = unpaintedArea(page, layer, limits, raster);
+  return { unpaintedShare: round(found?.share ?? 0, 4), unpaintedAreasMm: found && found.share > limits.maxUnpaintedShare ? found.areas : [] };
+}
+
+function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: RasterFacts | undefined): ReportImage {
+  const measured = raster?.imageDetail?.find((d) => d.ref === image.ref && !image.inline);
   const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY);
   return {
     ref: image.ref,
@@ -191,6 +223,8 @@ function reportImage(image: ImageFacts, page: PageFacts, scale: number): ReportI
     printedPpi: ppi === null ? null : ppiValue(ppi / scale),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
+    jpegQuality: image.jpegQuality?.quality ?? null,
+    ...(measured ? { upscaleFactor: measured.factor === null ? null : round(measured.factor, 2) } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ export const REPORT_SCHEMA_VERSION = 1;
 
 const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
-export const ReportImageSchema = z.object({
+export const ReportImageSchema = z.strictObject({
   ref: z.string().nullable(),
   name: z.string().nullable(),
   inline: z.boolean(),
@@ -31,9 +31,16 @@ export const ReportImageSchema = z.object({
   printedPpi: z.number().nullable(),
   ppiX: z.number().nullable(),
   ppiY: z.number().nullable(),
+  /** JPEG images: the quality setting their quantisation tables fit (1–100), else null. */
+  jpegQuality: z.number().int().nullable(),
+  /** When the page was rendered and the image measured: the enlargement found (image-upscaled), null for none; absent when not measured. */
+  upscaleFactor: z.number().nullable().optional(),
 });
 
-export const ReportPageSchema = z.object({
+/** A box on the page as shown: [left, top, right, bottom] in mm from its top-left corner. */
+const BoxMm = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+
+export const ReportPageSchema = z.strictObject({
   index: z.number().int().min(1),
   layer: z.string().nullable(),
   widthMm: z.number(),
@@ -46,36 +53,62 @@ export const ReportPageSchema = z.object({
   /** The scale the service applies to print the page on its layer: 2 for a half-size page of the right proportions, else 1. */
   printScale: z.number(),
   /** Page boxes in PDF points, [x0, y0, x1, y1]. */
-  boxes: z.object({ media: Rect, crop: Rect.nullable(), trim: Rect.nullable(), bleed: Rect.nullable(), art: Rect.nullable() }),
+  boxes: z.strictObject({ media: Rect, crop: Rect.nullable(), trim: Rect.nullable(), bleed: Rect.nullable(), art: Rect.nullable() }),
   images: z.array(ReportImageSchema),
   /** Fonts the page selects for text. */
-  fonts: z.array(z.object({ name: z.string(), baseFont: z.string().nullable(), subtype: z.string().nullable(), embedded: z.boolean() })),
+  fonts: z.array(
+    z.strictObject({
+      /** Resource name (/F1). */
+      name: z.string(),
+      /** "12 0 R" when the font dictionary is an indirect object, else null. */
+      ref: z.string().nullable(),
+      baseFont: z.string().nullable(),
+      subtype: z.string().nullable(),
+      embedded: z.boolean(),
+    }),
+  ),
   /** Vector colour use: fills, strokes, shadings and stencil masks, per colour space. */
-  colours: z.array(z.object({ use: z.string(), colourSpace: z.string(), family: z.string(), count: z.number().int() })),
+  colours: z.array(z.strictObject({ use: z.string(), colourSpace: z.string(), family: z.string(), count: z.number().int() })),
   notes: z.array(z.string()),
+  /** The layer's safe margin inside the trim (content-in-seam-zone), null when none is set. */
+  safeMarginMm: z.number().nullable(),
+  /** Objects findings point at (text in the seam zone, too-thin lines, too-small text), at most 50 per code, for the visual report. */
+  marked: z.array(
+    z.strictObject({
+      code: FindingCodeSchema,
+      kind: z.enum(['text', 'line', 'path', 'image', 'shading']),
+      bboxMm: BoxMm,
+      text: z.string(),
+      /** Line width or text size at the printed size, in points; null for the seam zone. */
+      printedPt: z.number().nullable(),
+    }),
+  ),
   /** What the page's raster showed; null when it was not rasterised (--no-raster) or could not be. */
   raster: z
-    .object({
+    .strictObject({
       /** The renderer that drew the page: image (its one JPEG, through sharp), pdfium or pdfjs. */
       method: z.enum(['pdfjs', 'image', 'pdfium']),
       widthPx: z.number().int(),
       heightPx: z.number().int(),
       inkCoverage: z.number(),
-      edgeGapMm: z.object({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
+      edgeGapMm: z.strictObject({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
       /** What the renderer warned about on this page. */
       warnings: z.array(z.string()),
+      /** Share of the trim area left unpainted (transparent), and the mostly unpainted regions (page-unpainted-area). */
+      unpaintedShare: z.number(),
+      unpaintedAreasMm: z.array(BoxMm),
     })
     .nullable(),
   /** The preview written for this page (--previews), by file name. */
-  preview: z.object({ file: z.string().nullable(), format: z.enum(['png', 'webp']), widthPx: z.number().int(), heightPx: z.number().int() }).nullable(),
+  preview: z.strictObject({ file: z.string().nullable(), format: z.enum(['png', 'webp']), widthPx: z.number().int(), heightPx: z.number().int() }).nullable(),
 });
 
 export const VerdictSchema = z.enum(['pass', 'warn', 'fail']);
 
-export const ReportSchema = z.object({
+export const ReportSchema = z.strictObject({
   schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
-  tool: z.object({ name: z.literal('print-preflight'), version: z.string() }),
-  file: z.object({ path: z.string().nullable(), bytes: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  tool: z.strictObject({ name: z.literal('print-preflight'), version: z.string() }),
+  file: z.strictObject({ path: z.string().nullable(), bytes: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   product: z.string(),
   variant: z.string(),
   sku: z.string(),
@@ -83,7 +116,7 @@ export const ReportSchema = z.object({
   /** SHA-256 of the rules the file was judged by (profile, limits and severities in force): equal digests, equal rules. */
   profileDigest: z.string().regex(/^[0-9a-f]{64}$/),
   /** The thresholds in force for this run (the profile's, with per-call overrides). */
-  limits: z.object({
+  limits: z.strictObject({
     bleedMm: z.number(),
     toleranceMm: z.number(),
     /** Below this effective ppi at the printed size: image-low-resolution as a warning. */
@@ -92,25 +125,33 @@ export const ReportSchema = z.object({
     minPpiError: z.number(),
     maxImagePixels: z.number(),
     maxFileBytes: z.number(),
+    /** The profile's default safe margin (layers may set their own: pages[].safeMarginMm). */
     safeMarginMm: z.number().nullable(),
+    /** Thresholds of the print-quality checks (always written; optional for reports of earlier versions). */
+    minLineWidthPt: z.number().optional(),
+    minTextSizePt: z.number().optional(),
+    minJpegQuality: z.number().optional(),
+    infoJpegQuality: z.number().optional(),
+    minUpscaleFactor: z.number().optional(),
+    maxUnpaintedShare: z.number().optional(),
   }),
   /** fail when any finding is an error, warn when any is a warning, else pass. */
   verdict: VerdictSchema,
-  counts: z.object({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
+  counts: z.strictObject({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),
   /** Findings per code. */
   rules: z.partialRecord(FindingCodeSchema, z.number().int()),
   /** How the file was downloaded, for a report on a URL. */
   source: z
-    .object({
+    .strictObject({
       url: z.string(),
       finalUrl: z.string(),
       status: z.number().int().nullable(),
       contentType: z.string().nullable(),
-      redirects: z.array(z.object({ from: z.string(), to: z.string(), status: z.number().int() })),
-      signed: z.object({ provider: z.string(), expires: z.string().nullable() }).nullable(),
+      redirects: z.array(z.strictObject({ from: z.string(), to: z.string(), status: z.number().int() })),
+      signed: z.strictObject({ provider: z.string(), expires: z.string().nullable() }).nullable(),
     })
     .optional(),
-  pdf: z.object({
+  pdf: z.strictObject({
     version: z.string().nullable(),
     pageCount: z.number().int().nullable(),
     encrypted: z.boolean(),
@@ -121,7 +162,7 @@ export const ReportSchema = z.object({
   findings: z.array(FindingSchema),
   /** Milliseconds spent; the only part of a report that differs between two runs on the same input. */
   timings: z
-    .object({ totalMs: z.number(), pages: z.array(z.object({ index: z.number().int(), rasterMs: z.number() })).optional() })
+    .strictObject({ totalMs: z.number(), pages: z.array(z.strictObject({ index: z.number().int(), rasterMs: z.number() })).optional() })
     .optional(),
 });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FindingCodeSchema, SeveritySchema, type FindingCode, type Severity } from './codes.js';
 
 /** One problem found in a print file: what rule, where, what was expected and what was found. */
-export const FindingSchema = z.object({
+export const FindingSchema = z.strictObject({
   code: FindingCodeSchema,
   severity: SeveritySchema,
   /** 1-based page number, or null for the whole file. */

@@ -4,7 +4,9 @@ import type { CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { ProfileRegistry } from '../profile/registry.js';
-import type { KeyLimiter } from './auth.js';
+import type { Admission } from './admission.js';
+import type { TenantLedger } from '../jobs/tenants.js';
+import type { Caller, Callers } from './tenants.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { ResolvedServeOptions } from './options.js';
 import type { RouteDoc } from './route.js';
@@ -19,7 +21,10 @@ export interface ServiceContext {
   registry: ProfileRegistry;
   /** The local pool, when checks run in this process. */
   pool: PreflightPool | undefined;
-  limiter: KeyLimiter;
+  callers: Callers;
+  /** What each tenant has queued and running (the queue's, or the server's own). */
+  tenants: TenantLedger;
+  admission: Admission;
   metrics: ServiceMetrics;
   /**
    * The request is whole and the server is working on it: the idle timeout (meant for clients that
@@ -32,8 +37,8 @@ export interface ServiceContext {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The fingerprint of the request's API key ("anonymous" without keys). */
-    apiKey?: string;
+    /** Who sent it (set for every route that needs a key; `anonymous` on a server without keys). */
+    caller?: Caller;
   }
   interface FastifyContextConfig {
     auth?: boolean;

@@ -1,12 +1,26 @@
 /**
  * Prometheus metrics (prom-client), in a registry of the server's own (two servers in one process,
- * as in tests, do not share counters).
+ * as in tests, do not share counters). Nothing here waits on Redis for more than a moment: a
+ * gauge without a current value is left out of the scrape.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CheckQueue } from '../jobs/queue.js';
+import type { QueueCounts } from '../jobs/queue.js';
 import type { CheckRecord } from '../jobs/schema.js';
+import type { TenantLedger } from '../jobs/tenants.js';
+import { OptionalGauge } from './optional-gauge.js';
 
-export type RejectReason = 'too-large' | 'unsupported-media' | 'invalid' | 'unknown-target' | 'unauthorized' | 'too-many';
+export type RejectReason = 'too-large' | 'unsupported-media' | 'invalid' | 'unknown-target' | 'unauthorized' | 'too-many' | 'too-fast' | 'limits-not-allowed' | 'unavailable';
+
+/** The mean check time assumed before any check finished, in seconds. */
+const ASSUMED_CHECK_SECONDS = 10;
+
+export interface MetricsSources {
+  /** Queue counts at most a second old, answered at once; null when unknown. */
+  counts(): Promise<QueueCounts | null>;
+  tenants: TenantLedger;
+  /** Per-tenant series (`--tenant-metrics`): one label value per tenant. */
+  perTenant: boolean;
+}
 
 export class ServiceMetrics {
   readonly registry = new Registry();
@@ -14,8 +28,13 @@ export class ServiceMetrics {
   private readonly duration: Histogram<'status'>;
   private readonly rejected: Counter<'reason'>;
   private readonly accepted: Counter<'source'>;
+  private readonly tenantAccepted: Counter<'tenant'> | null = null;
+  private readonly tenantRejected: Counter<'tenant' | 'reason'> | null = null;
+  private readonly tenantChecks: Counter<'tenant' | 'status' | 'verdict'> | null = null;
+  /** Exponentially weighted mean of recent check times (run start to result), in seconds. */
+  private meanSeconds: number | null = null;
 
-  constructor(queue: CheckQueue) {
+  constructor(sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'print_preflight_' });
     this.checks = new Counter({ name: 'print_preflight_checks_total', help: 'Checks finished, by status (done, error) and verdict (pass, warn, fail, none)', labelNames: ['status', 'verdict'], registers });
@@ -26,39 +45,74 @@ export class ServiceMetrics {
       buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
       registers,
     });
-    this.rejected = new Counter({ name: 'print_preflight_rejected_submissions_total', help: 'Submissions refused, by reason (too-large uploads…)', labelNames: ['reason'], registers });
+    this.rejected = new Counter({ name: 'print_preflight_rejected_submissions_total', help: 'Submissions refused, by reason (too-large uploads, too-many queued, too-fast…)', labelNames: ['reason'], registers });
     this.accepted = new Counter({ name: 'print_preflight_submissions_total', help: 'Checks accepted, by source (upload, url)', labelNames: ['source'], registers });
-    new Gauge({
-      name: 'print_preflight_queue_depth',
-      help: 'Checks waiting to run',
-      registers,
-      async collect() {
-        this.set((await queue.counts()).waiting);
-      },
-    });
-    new Gauge({
-      name: 'print_preflight_checks_in_flight',
-      help: 'Checks running now',
-      registers,
-      async collect() {
-        this.set((await queue.counts()).active);
-      },
-    });
+    new OptionalGauge({ name: 'print_preflight_queue_depth', help: 'Checks waiting to run (absent while the queue does not answer)', registers, read: async () => (await sources.counts())?.waiting ?? null });
+    new OptionalGauge({ name: 'print_preflight_checks_in_flight', help: 'Checks running now (absent while the queue does not answer)', registers, read: async () => (await sources.counts())?.active ?? null });
+    if (sources.perTenant) {
+      this.tenantAccepted = new Counter({ name: 'print_preflight_tenant_submissions_total', help: 'Checks and order-draft sources accepted, by tenant', labelNames: ['tenant'], registers });
+      this.tenantRejected = new Counter({ name: 'print_preflight_tenant_rejected_submissions_total', help: 'Submissions refused, by tenant and reason', labelNames: ['tenant', 'reason'], registers });
+      this.tenantChecks = new Counter({ name: 'print_preflight_tenant_checks_total', help: 'Checks finished, by tenant, status and verdict', labelNames: ['tenant', 'status', 'verdict'], registers });
+      const loads = latestLoads(sources.tenants);
+      for (const [name, part, help] of [
+        ['print_preflight_tenant_checks_queued', 'queued', 'Checks and draft sources waiting to run, by tenant'],
+        ['print_preflight_tenant_checks_running', 'running', 'Checks and draft sources running now, by tenant'],
+      ] as const) {
+        new Gauge({
+          name,
+          help,
+          labelNames: ['tenant'],
+          registers,
+          async collect() {
+            const map = await loads();
+            this.reset();
+            for (const [tenant, load] of map ?? []) this.set({ tenant }, load[part]);
+          },
+        });
+      }
+    }
   }
 
   finished(record: CheckRecord): void {
     if (record.status !== 'done' && record.status !== 'error') return;
     this.checks.inc({ status: record.status, verdict: record.verdict ?? 'none' });
+    this.tenantChecks?.inc({ tenant: record.owner ?? 'none', status: record.status, verdict: record.verdict ?? 'none' });
     if (record.startedAt && record.finishedAt) {
-      this.duration.observe({ status: record.status }, Math.max(0, Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000);
+      const seconds = Math.max(0, Date.parse(record.finishedAt) - Date.parse(record.startedAt)) / 1000;
+      this.duration.observe({ status: record.status }, seconds);
+      this.meanSeconds = this.meanSeconds === null ? seconds : this.meanSeconds * 0.8 + seconds * 0.2;
     }
   }
 
-  rejectedSubmission(reason: RejectReason): void {
-    this.rejected.inc({ reason });
+  /** The recent mean time of a check, in seconds (an assumed 10 s before the first one). */
+  meanCheckSeconds(): number {
+    return this.meanSeconds ?? ASSUMED_CHECK_SECONDS;
   }
 
-  acceptedSubmission(source: 'upload' | 'url'): void {
-    this.accepted.inc({ source });
+  rejectedSubmission(reason: RejectReason, tenant?: string): void {
+    this.rejected.inc({ reason });
+    if (tenant) this.tenantRejected?.inc({ tenant, reason });
   }
+
+  acceptedSubmission(source: 'upload' | 'url', tenant: string): void {
+    this.accepted.inc({ source });
+    this.tenantAccepted?.inc({ tenant });
+  }
+
+  acceptedDraftSources(tenant: string, n: number): void {
+    this.tenantAccepted?.inc({ tenant }, n);
+  }
+}
+
+/** The ledger's loads, fetched once per scrape and waited for at most 0.4 s. */
+function latestLoads(ledger: TenantLedger): () => Promise<Map<string, { queued: number; running: number }> | null> {
+  let pending: Promise<Map<string, { queued: number; running: number }> | null> | null = null;
+  return () => {
+    pending ??= ledger
+      .loads()
+      .catch(() => null)
+      .finally(() => setTimeout(() => (pending = null), 500).unref());
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([pending, new Promise<null>((r) => (timer = setTimeout(() => r(null), 400)))]).finally(() => clearTimeout(timer));
+  };
 }

@@ -3,24 +3,104 @@
  * validate with), and a small self-contained page that renders it (no CDN: the server may have no
  * network).
  */
-import type { z } from 'zod';
-import { ReportSchema } from '../report/schema.js';
+import { z } from 'zod';
 import { CheckViewSchema } from '../jobs/view.js';
+import { OrderSchema } from '../order/schema.js';
+import { ProfileListingSchema } from '../profile/listing.js';
+import { ReportSchema } from '../report/schema.js';
+import { FindingSchema } from '../rules/finding.js';
 import { packageVersion } from '../util/package-root.js';
-import { ProblemSchema } from './problem.js';
-import { jsonSchema, type RouteDoc } from './route.js';
+import { normaliseJsonSchema } from '../util/json-schema.js';
+import { ProblemFieldSchema, ProblemSchema, problemTitle } from './problem.js';
+import { allResponses, jsonSchema, type ResponseDoc, type RouteDoc } from './route.js';
+import { CheckUploadSchema, CheckUrlBodySchema, HealthSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema } from './schemas.js';
 
-const COMPONENTS: [string, z.ZodType][] = [
+/**
+ * Schemas the document names (components), referenced wherever a route or another schema uses
+ * them: what we send (output) and what we read (input) are converted apart, as zod sees each.
+ */
+const OUTPUT_COMPONENTS: [string, z.ZodType][] = [
   ['Problem', ProblemSchema],
+  ['ProblemField', ProblemFieldSchema],
   ['Check', CheckViewSchema],
   ['Report', ReportSchema],
+  ['Finding', FindingSchema],
+  ['ProfileListing', ProfileListingSchema],
+  ['Health', HealthSchema],
+  ['OrderPayload', OrderSchema],
+  ['OrderPayloadAnswer', OrderPayloadAnswerSchema],
+  ['OrderForwardAnswer', OrderForwardAnswerSchema],
+];
+const INPUT_COMPONENTS: [string, z.ZodType][] = [
+  ['CheckUpload', CheckUploadSchema],
+  ['CheckSubmission', CheckUrlBodySchema],
+  ['OrderDraft', OrderSchema],
 ];
 
-export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys: boolean }): Record<string, unknown> {
-  const refOf = (schema: z.ZodType, io: 'input' | 'output') => {
-    const named = COMPONENTS.find(([, s]) => s === schema);
-    return named ? { $ref: `#/components/schemas/${named[0]}` } : jsonSchema(schema, io);
+/** What each route family is for; a route with a tag not listed here still gets it declared. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  checks: 'Preflight a print file: submit it (upload or URL), poll, read the report, the visual report and page previews, delete.',
+  profiles: 'The products, variants and SKUs this server checks against.',
+  orders: 'Build order bodies from drafts (every source preflighted) and forward them to the order service.',
+  operations: 'Health, metrics and this document.',
+};
+
+function components(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [io, list] of [
+    ['output', OUTPUT_COMPONENTS],
+    ['input', INPUT_COMPONENTS],
+  ] as const) {
+    const registry = z.registry<{ id: string }>();
+    for (const [id, schema] of list) registry.add(schema, { id });
+    const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Record<string, unknown>> };
+    for (const [id, schema] of Object.entries(schemas)) {
+      const { $schema: _s, $id: _i, ...rest } = schema;
+      out[id] = normaliseJsonSchema(rest);
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function refOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const named = (io === 'output' ? OUTPUT_COMPONENTS : INPUT_COMPONENTS).find(([, s]) => s === schema);
+  return named ? { $ref: `#/components/schemas/${named[0]}` } : jsonSchema(schema, io);
+}
+
+function problemExample(status: number, code: string, detail: string, url: string): Record<string, unknown> {
+  return { type: `urn:print-preflight:problem:${code}`, title: problemTitle(status), status, detail, instance: url, code };
+}
+
+function responseObject(status: number, doc: ResponseDoc, path: string): Record<string, unknown> {
+  const problem = status >= 400;
+  const types = doc.type ? [doc.type].flat() : problem ? ['application/problem+json'] : doc.schema ? ['application/json'] : [];
+  const schema = doc.schema ?? (problem ? ProblemSchema : undefined);
+  const example = doc.example ?? (problem && doc.codes?.length ? problemExample(status, doc.codes[0]!, doc.description, path) : undefined);
+  const description = doc.codes?.length ? `${doc.description}. Problem codes: ${doc.codes.map((c) => `\`${c}\``).join(', ')}.` : doc.description;
+  return {
+    description,
+    ...(doc.codes?.length ? { 'x-problem-codes': doc.codes } : {}),
+    ...(doc.headers ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, d]) => [h, { description: d, schema: h === 'Retry-After' ? { type: 'integer', minimum: 0 } : { type: 'string' } }])) } : {}),
+    ...(types.length
+      ? {
+          content: Object.fromEntries(
+            types.map((t) => [
+              t,
+              schema && /json$/.test(t)
+                ? { schema: refOf(schema, 'output'), ...(example !== undefined ? { example } : {}) }
+                : { schema: /json$/.test(t) ? { type: 'object' } : t.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary', contentMediaType: t } },
+            ]),
+          ),
+        }
+      : {}),
   };
+}
+
+/**
+ * The OpenAPI 3.1 document of the routes as this server runs them (with API keys: 401s and
+ * security). `serverUrl` is where the client reached it.
+ */
+export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys: boolean; serverUrl?: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const path = r.url.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -33,32 +113,29 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
       const js = jsonSchema(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
       for (const [name, prop] of Object.entries(js.properties ?? {})) {
         const { description, ...rest } = prop;
-        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: rest, ...(description ? { description } : {}) });
+        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: rest, description: description ?? `The ${name}` });
       }
     }
     const content: Record<string, unknown> = {};
     if (r.body) content['application/json'] = { schema: refOf(r.body, 'input') };
-    for (const [type, schema] of Object.entries(r.requestBodies ?? {})) content[type] = { schema: refOf(schema, 'input') };
-    const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(r.responses)) {
-      const type = doc.type ?? (Number(status) >= 400 ? 'application/problem+json' : 'application/json');
-      const schema = doc.schema ?? (Number(status) >= 400 ? ProblemSchema : undefined);
-      responses[status] = {
-        description: doc.description,
-        ...(doc.headers ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, d]) => [h, { description: d, schema: { type: 'string' } }])) } : {}),
-        ...(schema ? { content: { [type]: { schema: refOf(schema, 'output') } } } : doc.type ? { content: { [doc.type]: {} } } : {}),
+    for (const [type, body] of Object.entries(r.requestBodies ?? {})) {
+      content[type] = {
+        schema: refOf(body.schema, 'input'),
+        ...(body.example !== undefined ? { example: body.example } : {}),
+        ...(body.partTypes ? { encoding: Object.fromEntries(Object.entries(body.partTypes).map(([part, t]) => [part, { contentType: t }])) } : {}),
       };
     }
-    if (r.auth && options.apiKeys) responses['401'] ??= { description: 'No API key, or an unknown one', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    const responses = Object.fromEntries(Object.entries(allResponses(r, options)).map(([status, doc]) => [status, responseObject(Number(status), doc, path)]));
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
+      operationId: r.operationId,
       summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
+      description: r.description,
       tags: r.tags,
       ...(parameters.length ? { parameters } : {}),
       ...(Object.keys(content).length ? { requestBody: { required: true, content } } : {}),
       responses,
-      ...(r.auth ? { security: [{ bearer: [] }, { apiKey: [] }] } : { security: [] }),
+      security: r.auth && options.apiKeys ? [{ bearer: [] }, { apiKey: [] }] : [],
     };
   }
   return {
@@ -66,16 +143,26 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
     info: {
       title: 'print-preflight',
       version: packageVersion(),
+      summary: 'Preflight print files for the order service over HTTP',
       description:
-        'Preflight print files for the order service over HTTP. Submit a PDF (multipart upload) or a URL with its SKU; get the report `print-preflight check --json` prints, the visual HTML report and page previews. Errors are application/problem+json (RFC 9457).',
+        'Preflight print files for the order service over HTTP. Submit a PDF (multipart upload) or a URL with its SKU; get the report `print-preflight check --json` prints, the visual HTML report and page previews. Errors are application/problem+json (RFC 9457) with a stable `code`. Reports carry `schemaVersion`; what may change within one is written in the README (Versioned contracts).',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'print-preflight' },
     },
+    servers: [{ url: options.serverUrl ?? 'http://127.0.0.1:8080', description: options.serverUrl ? 'This server' : 'A local server' }],
+    tags: [...new Set(routes.flatMap((r) => r.tags))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}.` })),
     paths,
     components: {
-      schemas: Object.fromEntries(COMPONENTS.map(([name, schema]) => [name, jsonSchema(schema, 'output')])),
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <api key>' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-      },
+      schemas: components(),
+      // Declared when the server has API keys (an unused scheme is a lint warning).
+      ...(options.apiKeys
+        ? {
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <api key>' },
+              apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'x-api-key: <api key>' },
+            },
+          }
+        : {}),
     },
   };
 }

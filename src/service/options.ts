@@ -4,6 +4,7 @@ import type { CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { ProfileRegistry } from '../profile/registry.js';
+import { ApiKeySchema, TenantConfigSchema } from './tenants.js';
 
 /** What a custom queue (the fleet's Redis queue) is built from. */
 export interface QueueContext {
@@ -24,8 +25,16 @@ export const ServeOptionsSchema = z
     host: z.string().min(1).default('127.0.0.1'),
     /** Uploads, reports, previews and job records. */
     dataDir: z.string().min(1).default('./print-preflight-data'),
-    /** Keys a client must send (`Authorization: Bearer KEY` or `x-api-key: KEY`). None: loopback only. */
-    apiKeys: z.array(z.string().min(8, 'an API key needs at least 8 characters')).default([]),
+    /**
+     * Keys a client must send (`Authorization: Bearer KEY` or `x-api-key: KEY`), each its own tenant
+     * (it sees only the checks it submitted). No key at all (here, in `tenants` or `adminKeys`):
+     * loopback only.
+     */
+    apiKeys: z.array(ApiKeySchema).default([]),
+    /** Named tenants: a set of keys that share their checks and their bounds (each bound defaults to the per-tenant one below). */
+    tenants: z.array(TenantConfigSchema).default([]),
+    /** Keys that see, fetch and delete every tenant's checks. */
+    adminKeys: z.array(ApiKeySchema).default([]),
     /** Worker threads of the pool. Default: os.availableParallelism(). */
     workers: z.number().int().min(1).max(256).optional(),
     /** Finished checks are deleted this many days after they finished. */
@@ -44,8 +53,23 @@ export const ServeOptionsSchema = z
       .optional(),
     /** Largest upload, in bytes; a larger one is refused with 413 while it streams. */
     maxUploadBytes: z.number().int().positive().default(50_000_000),
-    /** Checks one API key may have queued or running at once; more get 429. */
-    maxConcurrentPerKey: z.number().int().min(1).default(8),
+    /** Checks (and order-draft sources) a tenant may have waiting to run; more get 429 with Retry-After. */
+    maxQueuedPerTenant: z.number().int().min(1).max(1_000_000).default(200),
+    /** Checks (and order-draft sources) of one tenant running at once; 0: no bound of its own (the pool or the fleet decides). */
+    maxRunningPerTenant: z.number().int().min(0).max(100_000).default(0),
+    /** Submissions (a check, or one source of an order draft) a tenant may make per minute; 0: no bound. */
+    uploadsPerMinutePerTenant: z.number().int().min(0).max(1_000_000).default(600),
+    /** Per-tenant series in /metrics (one label value per tenant: keep off with very many keys). */
+    tenantMetrics: z.boolean().default(false),
+    /** Sources one order draft may name (POST /v1/orders/payload, /v1/orders); more get 413. */
+    maxOrderSources: z.number().int().min(1).max(10_000).default(50),
+    /**
+     * Who may frame the HTML pages (CSP frame-ancestors sources: `'self'`, `https://admin.example.com`).
+     * Default none: no page of the service can be framed.
+     */
+    frameAncestors: z.array(z.string().regex(/^(?:'self'|'none'|(?:https?:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5}|:\*)?|https?:)$/, "must be 'self', a scheme (https:) or a host such as https://admin.example.com")).default([]),
+    /** Submissions get 503 when the data folder has less free space than this, in bytes. */
+    minFreeBytes: z.number().int().min(0).default(256_000_000),
     /** A connection with nothing sent or received this long is closed (above the 60 s of ?wait). */
     idleTimeoutMs: z.number().int().min(100).default(75_000),
     /** Time to receive a whole request (headers and body). */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { PreflightError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 
-export const ProblemFieldSchema = z.object({
+export const ProblemFieldSchema = z.strictObject({
   /** Where: a JSON path (`rows[0].sources[1].url`), a query parameter or a form field. */
   path: z.string(),
   message: z.string(),
@@ -40,14 +40,21 @@ const TITLES: Record<number, string> = {
   408: 'Request timeout',
   409: 'Conflict',
   413: 'Content too large',
+  414: 'URI too long',
   415: 'Unsupported media type',
   422: 'Unprocessable content',
   429: 'Too many requests',
+  431: 'Request header fields too large',
   500: 'Internal server error',
   501: 'Not implemented',
   502: 'Bad gateway',
   503: 'Service unavailable',
 };
+
+/** The RFC 9110 reason phrase a problem's `title` gives for its status. */
+export function problemTitle(status: number): string {
+  return TITLES[status] ?? 'Error';
+}
 
 /** A problem to answer with. `code` is stable and becomes the `type` URI's last segment. */
 export class Problem extends Error {
@@ -78,7 +85,7 @@ export function problemBody(status: number, code: string, detail: string, reques
   const { headers: _h, ...rest } = extra;
   return {
     type: `urn:print-preflight:problem:${code}`,
-    title: TITLES[status] ?? 'Error',
+    title: problemTitle(status),
     status,
     detail,
     instance: request.url.split('?')[0],
@@ -92,9 +99,16 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
   return reply.code(problem.status).type('application/problem+json').send(problemBody(problem.status, problem.code, problem.detail, request, problem.extra));
 }
 
+/** File system errors that mean the data folder cannot take a write now. */
+const STORAGE_FULL = new Set(['ENOSPC', 'EDQUOT']);
+const STORAGE_UNAVAILABLE = new Set(['EROFS', 'EIO']);
+
 /** Maps any error to a problem. */
 export function toProblem(error: unknown): Problem {
   if (error instanceof Problem) return error;
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  if (errno && STORAGE_FULL.has(errno)) return new Problem(503, 'storage-full', 'The data folder is full; retry later.', { headers: { 'Retry-After': '60' } });
+  if (errno && STORAGE_UNAVAILABLE.has(errno)) return new Problem(503, 'storage-unavailable', `The data folder cannot be written (${errno}); retry later.`, { headers: { 'Retry-After': '60' } });
   if (error instanceof PreflightError) {
     if (error.code.startsWith('ERR_UNKNOWN_')) return new Problem(422, error.code, error.message, { errors: [{ path: error.code === 'ERR_UNKNOWN_SKU' ? 'sku' : error.code === 'ERR_UNKNOWN_VARIANT' ? 'variant' : 'product', message: error.message }] });
     if (error.code === 'ERR_INVALID_ARGUMENT') return new Problem(400, error.code, error.message);
@@ -123,8 +137,53 @@ export function toProblem(error: unknown): Problem {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new Problem(400, 'url-invalid', e.message);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new Problem(414, 'uri-too-long', 'A segment of the URL is longer than this server reads (8 KiB).');
+  }
+  if ((error as { name?: string }).name === 'QueueUnavailableError' || e.code === 'queue-unavailable') {
+    return new Problem(503, 'queue-unavailable', `${e.message}`, { headers: { 'Retry-After': '5' } });
   }
   if (e.statusCode === 400 && e.message && /JSON/i.test(e.message)) return new Problem(400, 'body-invalid', e.message);
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new Problem(e.statusCode, 'request-invalid', e.message);
   return new Problem(500, 'internal', 'The server failed while answering; the request id in the logs tells what happened.');
+}
+
+/**
+ * A whole HTTP answer, written straight to a socket, for requests the HTTP parser refused before
+ * fastify saw them (malformed, headers too large, too slow): still problem+json, with the same
+ * headers as every other answer, and the connection closed.
+ */
+export function rawProblem(status: number, code: string, detail: string, headers: Record<string, string>): string {
+  const body = JSON.stringify({ type: `urn:print-preflight:problem:${code}`, title: TITLES[status] ?? 'Error', status, detail, code });
+  const lines = [
+    `HTTP/1.1 ${status} ${TITLES[status] ?? 'Error'}`,
+    'Content-Type: application/problem+json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    'Connection: close',
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** What the HTTP parser's refusal of a request (a `clientError`) is, as a problem; null when no answer can be written. */
+export function clientErrorProblem(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): Problem | null {
+  switch (error.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return null;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new Problem(408, 'request-timeout', 'The request did not arrive whole in time (headers, or the whole request); send it again, faster.');
+    case 'HPE_HEADER_OVERFLOW': {
+      // The request line alone over the limit: the URL is what is too long.
+      const head = error.rawPacket ? error.rawPacket.subarray(0, 64 * 1024).toString('latin1') : '';
+      const nl = head.indexOf('\n');
+      const requestLine = nl < 0 ? /^[A-Z]+ \S/.test(head) : /^[A-Z]+ \S+ HTTP\/1\.\d\r?$/.test(head.slice(0, nl)) && nl > 8 * 1024;
+      if (requestLine) return new Problem(414, 'uri-too-long', 'The request line is longer than this server reads; shorten the URL.');
+      return new Problem(431, 'headers-too-large', 'The request headers are larger than this server reads (16 KiB in all); send fewer or shorter headers.');
+    }
+    case 'HPE_INVALID_METHOD':
+      return new Problem(400, 'request-malformed', 'The request method is not one HTTP knows.');
+    default:
+      return new Problem(400, 'request-malformed', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`);
+  }
 }

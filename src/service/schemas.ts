@@ -5,8 +5,18 @@
 import { z } from 'zod';
 import { CheckIdSchema, CheckOptionsSchema } from '../jobs/schema.js';
 import { OrderSchema } from '../order/schema.js';
+import { ReportSchema } from '../report/schema.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
+
+/**
+ * A number written in plain decimal (`12`, `2.5`): path and query parameters arrive as text, and
+ * `1e0`, `0x1`, ` 1` or an empty string are not numbers a client meant. Other text is left as it
+ * is, so the number schema refuses it.
+ */
+const decimal = (v: unknown) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,15})(\.[0-9]{1,6})?$/.test(v) ? Number(v) : v);
+/** A whole number written in plain decimal (`12`; not `1.0`, `01` or `+1`). */
+const decimalInteger = (v: unknown) => (typeof v === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(v) ? Number(v) : v);
 
 /** Fields of a multipart submission (besides the `file` part). */
 export const CheckFormSchema = z
@@ -19,6 +29,11 @@ export const CheckFormSchema = z
     raster: z.enum(['true', 'false']).optional(),
   })
   .strict();
+
+/** A multipart submission as the OpenAPI document describes it: the fields and the `file` part. */
+export const CheckUploadSchema = CheckFormSchema.extend({
+  file: z.file().mime(['application/pdf']).describe('The PDF to check (at most the server\'s upload limit, 50 MB by default)'),
+});
 
 /** A JSON submission: a URL to download (with the SSRF-guarded fetcher) and what it is for. */
 export const CheckUrlBodySchema = z
@@ -37,12 +52,13 @@ export const CheckUrlBodySchema = z
 export const SubmitQuerySchema = z
   .object({
     /** Seconds to wait for the result (0–60). Finished within it: 200 with the check; else 202. */
-    wait: z.coerce.number().min(0).max(60).default(0),
+    wait: z.preprocess(decimal, z.number().min(0).max(60)).optional(),
   })
   .strict();
 
 export const CheckParamsSchema = z.object({ id: CheckIdSchema }).strict();
-export const PageParamsSchema = z.object({ id: CheckIdSchema, n: z.coerce.number().int().min(1).max(100_000) }).strict();
+/** `n`: a page number, a decimal integer from 1 (a page beyond the file's is a 404). */
+export const PageParamsSchema = z.object({ id: CheckIdSchema, n: z.preprocess(decimalInteger, z.number().int().min(1).max(100_000)) }).strict();
 
 export const OrderQuerySchema = z
   .object({
@@ -54,22 +70,22 @@ export const OrderQuerySchema = z
 /** The order draft, as the integrator writes it (the service's field names). */
 export const OrderDraftSchema = OrderSchema;
 
-export const OrderPayloadAnswerSchema = z.object({
+export const OrderPayloadAnswerSchema = z.strictObject({
   /** The order creation body: valid by construction, every source passed. */
-  payload: z.unknown(),
-  /** Each source's preflight report. */
-  reports: z.array(z.unknown()),
+  payload: OrderSchema,
+  /** Each source's preflight report (one per distinct source). */
+  reports: z.array(ReportSchema),
 });
 
-export const OrderForwardAnswerSchema = z.object({
-  payload: z.unknown(),
-  /** What the order service answered. */
+export const OrderForwardAnswerSchema = z.strictObject({
+  payload: OrderSchema,
+  /** What the order service answered, as it answered it. */
   service: z.unknown(),
 });
 
-export const HealthSchema = z.object({
+export const HealthSchema = z.strictObject({
   status: z.enum(['ok', 'failing']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })),
+  checks: z.record(z.string(), z.strictObject({ ok: z.boolean(), detail: z.string().optional() })),
 });
 
 /** Which target fields were given, as a Target or a per-field problem list. */

@@ -24,3 +24,79 @@ export function grouped(n: number): string {
 export function ordinal(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * Unicode format controls (general category Cf): bidi embeddings, overrides, isolates and marks
+ * (U+202A–202E, U+2066–2069, U+200E/F, U+061C), zero-width spaces and joiners, the BOM, soft
+ * hyphens, tag characters. Invisible, and some make a text read differently from what it holds
+ * (`invoice\u202Efdp.exe` shows as "invoiceexe.pdf").
+ */
+const FORMAT_CONTROLS = /\p{Cf}/gu;
+const HAS_FORMAT_CONTROL = /\p{Cf}/u;
+
+/**
+ * A name or message fit to show: format controls removed.
+ * @example
+ * withoutFormatControls('invoice\u202Efdp.exe'); // 'invoicefdp.exe'
+ */
+export function withoutFormatControls(text: string): string {
+  return HAS_FORMAT_CONTROL.test(text) ? text.replace(FORMAT_CONTROLS, '') : text;
+}
+
+/**
+ * Every string inside plain JSON data (objects, arrays) without format controls; other values as
+ * they are. Returns the same object when nothing changes.
+ */
+export function withoutFormatControlsDeep<T>(value: T): T {
+  if (typeof value === 'string') return withoutFormatControls(value) as T;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const c = withoutFormatControlsDeep(v);
+      if (c !== v) changed = true;
+      return c;
+    });
+    return (changed ? out : value) as T;
+  }
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const c = withoutFormatControlsDeep(v);
+      if (c !== v) changed = true;
+      out[k] = c;
+    }
+    return (changed ? out : value) as T;
+  }
+  return value;
+}
+
+// C1 controls (an 8-bit CSI is U+009B), line and paragraph separators and format controls: JSON
+// leaves them raw, and a terminal showing the log acts on them.
+const RAW_IN_JSON = /[\u0080-\u009f\u2028\u2029\p{Cf}]/gu;
+
+/**
+ * A JSON text with the characters JSON leaves raw but a terminal acts on written as `\uXXXX`
+ * escapes: the same value when parsed, and a log line that reads as what it holds.
+ * @example
+ * escapeForLog(JSON.stringify({ name: 'a\u202Eb' })); // '{"name":"a\\u202eb"}'
+ */
+export function escapeForLog(json: string): string {
+  return json.replace(RAW_IN_JSON, (c) => {
+    let out = '';
+    for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
+  });
+}
+
+const HTML_SPECIAL: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * Text for an HTML element or a quoted attribute: markup characters escaped, format controls
+ * removed (a file name cannot be shown reversed or padded with invisible characters).
+ * @example
+ * escapeHtml('<b>\u202Efdp.exe'); // '&lt;b&gt;fdp.exe'
+ */
+export function escapeHtml(text: string): string {
+  return withoutFormatControls(text).replace(/[&<>"']/g, (c) => HTML_SPECIAL[c]!);
+}

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { preflight } from '../../src/preflight.js';
 import type { Report } from '../../src/report/schema.js';
 import { ReportSchema } from '../../src/report/schema.js';
+import { expectPublished } from '../helpers/contracts.js';
 
 interface Case {
   file: string;
@@ -38,6 +39,8 @@ describe('corpus from other producers', () => {
   it.each(cases)('$file ($why)', async (c) => {
     const report = await preflight(join(dir, 'files', c.file), c.target);
     expect(ReportSchema.safeParse(report).success).toBe(true);
+    // The report as `check --json` and the service write it, against the published schema.
+    expectPublished('report', JSON.stringify(report, null, 2), c.file);
     const codes = new Set(report.findings.map((f) => f.code));
     expect({ file: c.file, verdict: report.verdict }).toEqual({ file: c.file, verdict: c.verdict });
     for (const code of c.must) expect([...codes], `${c.file} must report ${code}`).toContain(code);

@@ -5,12 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReportSchema } from '../../src/report/schema.js';
+import { expectPublished } from '../helpers/contracts.js';
 
 const bin = 'bin/print-preflight.js';
 const run = (...args: string[]) => {
   const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  checkContract(args, r.status, r.stdout);
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
+/** What the CLI printed as JSON, against the schema it publishes: every report, fix result and order body. */
+function checkContract(args: string[], code: number | null, out: string): void {
+  if (!args.includes('--json') && args[0] !== 'order') return;
+  if (args[0] === 'check' && (code === 0 || code === 1)) expectPublished('report', out, args.join(' '));
+  if (args[0] === 'fix' && (code === 0 || code === 1)) expectPublished('report', JSON.stringify((JSON.parse(out) as { report: unknown }).report), args.join(' '));
+  if (args[0] === 'order' && code === 0) expectPublished('order', out, args.join(' '));
+}
 const f = (name: string) => `test/corpus/files/${name}`;
 /** For commands that talk to a server in this process: spawnSync would block its event loop. */
 const runAsync = (...args: string[]) =>
@@ -20,7 +29,10 @@ const runAsync = (...args: string[]) =>
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
+    child.on('close', (code) => {
+      checkContract(args, code, out);
+      resolve({ code, out, err });
+    });
   });
 
 describe('print-preflight check', () => {

@@ -14,6 +14,7 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import { preflight } from '../../src/preflight.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { BIN, doneCounts, eventually, stable, startWorker, stopWorker, writeHeavyPdf, type WorkerProcess } from './fleet-harness.js';
+import { OpenApiContract } from '../helpers/contracts.js';
 
 let redis: RedisServer;
 let pool: PreflightPool;
@@ -100,6 +101,9 @@ describe('serve --redis with two workers', () => {
       ),
     );
     expect(views.map((v) => v.status)).toEqual(posted.map(() => 'done'));
+    // Each check as the fleet's server sends it, against the Check schema of the document it serves.
+    const contract = new OpenApiContract((await (await fetch(`${server.url}/openapi.json`)).json()) as Record<string, unknown>);
+    for (const p of posted) expect(contract.componentErrors('Check', await (await fetch(`${server.url}/v1/checks/${p.id}`)).text()), p.name).toEqual([]);
     const counts = doneCounts([a, b]);
     expect(Object.fromEntries(posted.map((p) => [p.id, counts.get(p.id)]))).toEqual(Object.fromEntries(posted.map((p) => [p.id, 1])));
     expect(views[10]!.attempts).toBe(2);

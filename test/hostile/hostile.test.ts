@@ -13,6 +13,7 @@ import { preflight } from '../../src/preflight.js';
 import { ReportSchema } from '../../src/report/schema.js';
 // @ts-expect-error plain ESM helper without types
 import { hostileCorpus } from './make-hostile.mjs';
+import { expectPublished } from '../helpers/contracts.js';
 
 interface HostileCase {
   name: string;
@@ -54,6 +55,7 @@ describe('hostile inputs, one by one', () => {
       const report = await preflight(c.bytes, { sku: 'TANKTOP-M' }, { pool, path: c.name });
       const ms = performance.now() - started;
       expect(ReportSchema.safeParse(report).success, c.name).toBe(true);
+      expectPublished('report', JSON.stringify(report), c.name);
       const codes = report.findings.map((f) => f.code);
       expect(c.expect.some((e) => codes.includes(e as never)), `${c.name} (${c.why}) must report one of ${c.expect.join(', ')}; got ${codes.join(', ')}`).toBe(true);
       expect(ms, `${c.name} took ${Math.round(ms)} ms`).toBeLessThan(PER_FILE_LIMIT_MS);

@@ -15,10 +15,12 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { startSourceServer, type SourceServer } from '../helpers/source-server.js';
 import { CORPUS, cliReport, expectProblem, form, pollUntilFinished, tempDir, withoutTimings } from './harness.js';
+import { Traffic } from '../helpers/traffic.js';
 
 const SECRET = 'callback-secret-for-tests';
 let pool: PreflightPool;
 let service: ServiceHandle;
+const traffic = new Traffic();
 let dataDir: string;
 let sources: SourceServer;
 
@@ -36,6 +38,7 @@ beforeAll(async () => {
     allowHosts: ['127.0.0.1'],
     maxUploadBytes: 1_000_000,
   });
+  traffic.observe(service.app.server);
 });
 
 afterAll(async () => {
@@ -339,7 +342,7 @@ describe('operations', () => {
     const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/docs', '/health', '/metrics', '/openapi.json', '/v1/checks', '/v1/checks/{id}', '/v1/checks/{id}/pages/{n}', '/v1/checks/{id}/report.html', '/v1/orders', '/v1/orders/payload', '/v1/profiles'].sort(),
+      ['/docs', '/health', '/metrics', '/openapi.json', '/v1/checks', '/v1/checks/upload', '/v1/checks/{id}', '/v1/checks/{id}/pages/{n}', '/v1/checks/{id}/report.html', '/v1/orders', '/v1/orders/payload', '/v1/profiles'].sort(),
     );
     expect(Object.keys(doc.paths['/v1/checks/{id}']!).sort()).toEqual(['delete', 'get']);
     expect(Object.keys(doc.components.schemas.Report!.properties!)).toEqual(expect.arrayContaining(['verdict', 'findings', 'pages', 'profileDigest']));
@@ -392,5 +395,11 @@ describe('/health when the data folder fails', () => {
       await s.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('declares every status this file got from the server, each problem code, and the schema every JSON answer met', async () => {
+    await traffic.expectDocumented(service.url);
   });
 });

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect } from 'vitest';
+import { expectPublished } from '../helpers/contracts.js';
 
 export const CORPUS = 'test/corpus/files';
 
@@ -65,7 +66,7 @@ export function form(file: string | { name: string; bytes: Uint8Array } | null, 
 /** `check --json` of a corpus file, run from the corpus folder so the report names it by its file name. */
 export function cliReport(file: string, target: string[]): Record<string, unknown> {
   const run = spawnSync(process.execPath, [join(process.cwd(), 'bin/print-preflight.js'), 'check', file, ...target, '--json'], { cwd: CORPUS, encoding: 'utf8' });
-  return JSON.parse(run.stdout) as Record<string, unknown>;
+  return expectPublished('report', run.stdout, `check ${file} --json`);
 }
 
 /** A report without its timings (the only part that differs between two runs). */

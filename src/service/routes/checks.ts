@@ -9,20 +9,62 @@ import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { callbackUrlProblem } from '../../jobs/callback.js';
-import { CheckJobSchema, CheckOptionsSchema, newRecord, type CheckJob, type CheckSource } from '../../jobs/schema.js';
+import { resolvedCallbackUrlProblem } from '../../jobs/callback.js';
+import { CheckJobSchema, CheckOptionsSchema, newRecord, type CheckJob, type CheckRecord, type CheckSource } from '../../jobs/schema.js';
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
-import { Problem, zodFields } from '../problem.js';
+import { loosenings } from '../../profile/tighten.js';
+import { REPORT_SCRIPT } from '../../report/html.js';
+import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
+import { Problem, toProblem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { CheckFormSchema, CheckParamsSchema, CheckUrlBodySchema, PageParamsSchema, SubmitQuerySchema, targetOf } from '../schemas.js';
+import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, SubmitQuerySchema, targetOf } from '../schemas.js';
 import type { ServiceContext } from '../context.js';
-import { grouped } from '../../util/text.js';
+import type { Caller } from '../tenants.js';
+import { grouped, withoutFormatControls } from '../../util/text.js';
 
 const PREVIEW_TYPES: Record<string, string> = { png: 'image/png', webp: 'image/webp' };
 
+/** A check just accepted, as the API shows it (the example of the document). */
+const CHECK_QUEUED_EXAMPLE = {
+  id: '3f2b8c1d9e4a4b7c8d6e5f4a3b2c1d0e',
+  status: 'queued',
+  createdAt: '2026-05-04T09:30:00.000Z',
+  startedAt: null,
+  finishedAt: null,
+  verdict: null,
+  error: null,
+  attempts: 0,
+  callback: null,
+  report: null,
+  links: { self: '/v1/checks/3f2b8c1d9e4a4b7c8d6e5f4a3b2c1d0e', html: null, previews: [] },
+};
+
 export function checkRoutes(ctx: ServiceContext): void {
   const { app, routes, store } = ctx;
+
+  const submitResponses = {
+    200: { description: 'Finished within `wait`', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
+    202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}', 'Cache-Control': 'private, no-store' }, example: CHECK_QUEUED_EXAMPLE },
+    400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
+    413: { description: 'The upload is over the size limit (refused while it streams), or has too many parts', codes: ['upload-too-large', 'too-many-parts'] },
+    422: {
+      description: 'Unknown SKU, product or variant; a callbackUrl that cannot be used; or `limits`/`severities` that would loosen the server\'s (`limits-not-allowed`)',
+      codes: ['ERR_UNKNOWN_SKU', 'ERR_UNKNOWN_PRODUCT', 'ERR_UNKNOWN_VARIANT', 'callback-not-configured', 'callback-url-refused', 'limits-not-allowed'],
+    },
+    429: {
+      description: 'This tenant has as many checks queued as it may (`too-many-queued`), or has used its submissions per minute (`too-many-submissions`)',
+      codes: ['too-many-queued', 'too-many-submissions'],
+      headers: { 'Retry-After': 'seconds, estimated from the queue' },
+    },
+    503: {
+      description: 'The data folder or the queue cannot take more (`storage-full`, `queue-unavailable`), or the server is shutting down',
+      codes: ['storage-full', 'storage-unavailable', 'queue-unavailable'],
+      headers: { 'Retry-After': 'seconds to wait' },
+    },
+  };
+  const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
+  const submitWhen = 'With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.';
 
   defineRoute(
     app,
@@ -30,45 +72,42 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'POST',
       url: '/v1/checks',
-      summary: 'Check a print file',
-      description:
-        'Send the PDF as multipart/form-data (a `file` part, and `sku` or `product` + `variant`), or JSON `{ "url": "https://…", "sku": "…" }` to have it downloaded the way the order service will. With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.',
+      operationId: 'submitCheck',
+      summary: 'Check a print file: an upload or a URL',
+      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
-      requestBodies: { 'multipart/form-data': CheckFormSchema.extend({ file: z.string().describe('the PDF (binary)') }), 'application/json': CheckUrlBodySchema },
-      responses: {
-        200: { description: 'Finished within `wait`', schema: CheckViewSchema },
-        202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}' } },
-        400: { description: 'A field is missing or malformed (`errors` lists each)' },
-        413: { description: 'The upload is over the size limit (refused while it streams)' },
-        415: { description: 'Neither multipart/form-data nor application/json' },
-        422: { description: 'Unknown SKU, product or variant; or a callbackUrl that cannot be used' },
-        429: { description: 'This key has too many checks queued or running', headers: { 'Retry-After': 'seconds' } },
+      requestBodies: {
+        'multipart/form-data': upload,
+        'application/json': { schema: CheckUrlBodySchema, example: { url: 'https://files.example.com/designs/duvet-200x200.pdf', sku: 'DUVET-COVER-200X200' } },
       },
+      responses: { ...submitResponses, 415: { description: 'Neither multipart/form-data nor application/json' } },
+    },
+    async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? (caller) => acceptUpload(ctx, request, caller) : (caller) => acceptUrl(ctx, request.body, caller)),
+  );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'POST',
+      url: '/v1/checks/upload',
+      operationId: 'uploadCheck',
+      summary: 'Check an uploaded print file',
+      description: `The multipart upload of POST /v1/checks on its own: a \`file\` part with the PDF, and \`sku\` or \`product\` + \`variant\`. ${submitWhen}`,
+      tags: ['checks'],
+      auth: true,
+      query: SubmitQuerySchema,
+      requestBodies: { 'multipart/form-data': upload },
+      responses: { ...submitResponses, 415: { description: 'Not multipart/form-data' } },
     },
     async (request, reply) => {
-      const key = request.apiKey ?? 'anonymous';
-      const token = await ctx.limiter.reserve(key);
-      let job: CheckJob;
-      try {
-        job = request.isMultipart() ? await acceptUpload(ctx, request) : await acceptUrl(ctx, request.body);
-      } catch (error) {
-        ctx.limiter.release(key, token);
-        throw error;
+      if (!request.isMultipart()) {
+        ctx.metrics.rejectedSubmission('unsupported-media');
+        throw new Problem(415, 'unsupported-media-type', 'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).');
       }
-      ctx.limiter.bind(key, token, job.id);
-      ctx.processing(request);
-      await ctx.queue.enqueue(job);
-      ctx.metrics.acceptedSubmission(job.source.kind);
-      request.log.info({ checkId: job.id, source: job.source.kind, target: job.target }, 'check accepted');
-      const wait = request.query.wait;
-      const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
-      if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
-      return reply
-        .code(202)
-        .header('Location', `/v1/checks/${job.id}`)
-        .send(await viewOf(ctx, job.id));
+      return submit(ctx, request, reply, (caller) => acceptUpload(ctx, request, caller));
     },
   );
 
@@ -78,16 +117,20 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/checks/:id',
-      summary: 'A check: its status and, when done, the report exactly as `check --json` prints it',
+      operationId: 'getCheck',
+      summary: 'A check: its status and, when done, its report',
+      description: 'The check as it stands: `queued`, `running`, `done` (with the report exactly as `print-preflight check --json` prints it, and links to the HTML report and previews) or `error`. Poll it after a 202, or wait for the callback.',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
-      responses: { 200: { description: 'The check', schema: CheckViewSchema }, 404: { description: 'No such check (or retention removed it)' } },
+      responses: {
+        200: { description: 'The check', schema: CheckViewSchema, example: CHECK_QUEUED_EXAMPLE, headers: { 'Cache-Control': 'private, no-store' } },
+        404: { description: 'No such check of this tenant (it never existed, belongs to another tenant, was deleted, or retention removed it)', codes: ['check-not-found'] },
+      },
     },
-    async (request) => {
-      const view = await viewOf(ctx, request.params.id);
-      if (!view) throw notFound(request.params.id);
-      return view;
+    async (request, reply) => {
+      const record = await visibleRecord(ctx, request.caller!, request.params.id);
+      return reply.header('Cache-Control', PRIVATE_NO_STORE).send(await viewOf(ctx, record.id, record));
     },
   );
 
@@ -97,17 +140,22 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/checks/:id/report.html',
-      summary: 'The visual report: every page as its layer, with the findings (previews inlined)',
+      operationId: 'getCheckReportHtml',
+      summary: 'The visual report of a finished check',
+      description: 'A self-contained HTML page: every page drawn on its layer with bleed, trim and safe area, and the findings beside it (previews inlined, no external resources).',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
-      responses: { 200: { description: 'HTML', type: 'text/html' }, 404: { description: 'No such check' }, 409: { description: 'The check has no report (yet)' } },
+      responses: {
+        200: { description: 'The HTML report, under a Content-Security-Policy that runs only the report\'s own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
+        404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
+        409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
+      },
     },
     async (request, reply) => {
-      await finishedOrThrow(ctx, request.params.id);
-      return sendFile(reply, store.reportHtmlFile(request.params.id), 'text/html; charset=utf-8', request.params.id).then((r) =>
-        r.header('Content-Security-Policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"),
-      );
+      await finishedOrThrow(ctx, request.caller!, request.params.id);
+      reply.header('Content-Security-Policy', REPORT_POLICY(ctx.options.frameAncestors));
+      return sendFile(reply, store.reportHtmlFile(request.params.id), 'text/html; charset=utf-8', request.params.id);
     },
   );
 
@@ -117,14 +165,21 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/checks/:id/pages/:n',
+      operationId: 'getCheckPagePreview',
       summary: 'The preview image of page n (1-based)',
+      description: 'The page as it will print, rendered when the check ran (WebP, or PNG when the server writes PNG previews). A check submitted with `raster=false` has none.',
       tags: ['checks'],
       auth: true,
       params: PageParamsSchema,
-      responses: { 200: { description: 'The image (webp or png)', type: 'image/webp' }, 404: { description: 'No such check or page preview' }, 409: { description: 'The check is not done' } },
+      responses: {
+        200: { description: 'The image', type: ['image/webp', 'image/png'], headers: { 'Cache-Control': 'private, no-store' } },
+        400: { description: 'The page number is not a decimal integer from 1 to 100,000, or the id is not a check id', codes: ['request-invalid'] },
+        404: { description: 'No such check of this tenant, or no preview of that page', codes: ['check-not-found', 'preview-not-found'] },
+        409: { description: 'The check has no previews: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
+      },
     },
     async (request, reply) => {
-      await finishedOrThrow(ctx, request.params.id);
+      await finishedOrThrow(ctx, request.caller!, request.params.id);
       const preview = (await store.previews(request.params.id)).get(request.params.n);
       if (!preview) throw new Problem(404, 'preview-not-found', `Check ${request.params.id} has no preview of page ${request.params.n}.`);
       return sendFile(reply, preview.file, PREVIEW_TYPES[preview.format] ?? 'application/octet-stream', request.params.id);
@@ -137,20 +192,25 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'DELETE',
       url: '/v1/checks/:id',
-      summary: 'Delete a finished check: its report, previews and upload',
+      operationId: 'deleteCheck',
+      summary: 'Delete a finished check',
+      description: 'Removes the check\'s report, previews and upload now, before retention would.',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
-      responses: { 204: { description: 'Deleted' }, 404: { description: 'No such check' }, 409: { description: 'The check is queued or running' } },
+      responses: {
+        204: { description: 'Deleted' },
+        404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
+        409: { description: 'The check is queued or running', codes: ['check-not-finished'] },
+      },
     },
     async (request, reply) => {
-      const record = await store.readRecord(request.params.id);
-      if (!record) throw notFound(request.params.id);
+      const record = await visibleRecord(ctx, request.caller!, request.params.id);
       if (record.status === 'queued' || record.status === 'running') {
         throw new Problem(409, 'check-not-finished', `Check ${record.id} is ${record.status}; delete it once it has finished.`);
       }
       await store.remove(record.id);
-      request.log.info({ checkId: record.id }, 'check deleted');
+      request.log.info({ checkId: record.id, tenant: request.caller!.tenant }, 'check deleted');
       return reply.code(204).send();
     },
   );
@@ -161,7 +221,9 @@ export function checkRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/v1/profiles',
-      summary: 'Products, variants, SKUs, layers and page sizes (as `profiles --json`)',
+      operationId: 'listProfiles',
+      summary: 'Products, variants, SKUs, layers and page sizes',
+      description: 'What `print-preflight profiles --json` prints: every product this server checks against, its layers in page order, and each variant\'s SKUs and page sizes (trim + 2 × bleed).',
       tags: ['profiles'],
       auth: true,
       responses: { 200: { description: 'The profiles', schema: ProfileListingSchema } },
@@ -170,13 +232,63 @@ export function checkRoutes(ctx: ServiceContext): void {
   );
 }
 
+/** Accepts a submission within the key's limit, queues it, and answers with the check. */
+async function submit(
+  ctx: ServiceContext,
+  request: FastifyRequest & { query: { wait?: number } },
+  reply: FastifyReply,
+  accept: (caller: Caller) => Promise<CheckJob>,
+): Promise<FastifyReply> {
+  const caller = request.caller!;
+  const reservation = await ctx.admission.admit(caller, 1, 'r');
+  let job: CheckJob;
+  try {
+    job = await accept(caller);
+    await reservation.bind(reservation.members[0]!, job.id);
+  } catch (error) {
+    await reservation.release();
+    throw error;
+  }
+  ctx.processing(request);
+  try {
+    await ctx.queue.enqueue(job);
+  } catch (error) {
+    // The queue refused it (Redis full or read-only, a shutdown): the check is not accepted.
+    await ctx.tenants.remove(caller.tenant, [job.id]).catch(() => undefined);
+    await ctx.store.remove(job.id).catch(() => undefined);
+    const problem = toProblem(error);
+    throw problem.status === 500 ? new Problem(503, 'queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } }) : problem;
+  }
+  ctx.metrics.acceptedSubmission(job.source.kind, caller.tenant);
+  request.log.info({ checkId: job.id, tenant: caller.tenant, source: job.source.kind, target: job.target }, 'check accepted');
+  const wait = request.query.wait ?? 0;
+  const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
+  reply.header('Cache-Control', PRIVATE_NO_STORE);
+  if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
+  return reply
+    .code(202)
+    .header('Location', `/v1/checks/${job.id}`)
+    .send(await viewOf(ctx, job.id));
+}
+
 function notFound(id: string): Problem {
   return new Problem(404, 'check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
 }
 
-async function finishedOrThrow(ctx: ServiceContext, id: string): Promise<void> {
+const REPORT_POLICY = (frameAncestors: readonly string[]) => pagePolicy(frameAncestors, { scripts: [REPORT_SCRIPT] });
+
+/**
+ * The record of a check the caller may see. Another tenant's check is answered exactly like one
+ * that does not exist: an id that leaked tells nothing.
+ */
+async function visibleRecord(ctx: ServiceContext, caller: Caller, id: string): Promise<CheckRecord> {
   const record = await ctx.store.readRecord(id);
-  if (!record) throw notFound(id);
+  if (!record || !ctx.callers.canSee(caller, record.owner)) throw notFound(id);
+  return record;
+}
+
+async function finishedOrThrow(ctx: ServiceContext, caller: Caller, id: string): Promise<void> {
+  const record = await visibleRecord(ctx, caller, id);
   if (record.status === 'error') throw new Problem(409, 'check-failed', `Check ${id} ended in an error and has no report: ${record.error?.message ?? 'unknown'}`);
   if (record.status !== 'done') throw new Problem(409, 'check-not-finished', `Check ${id} is ${record.status}; its report is there once it is done.`);
 }
@@ -189,11 +301,12 @@ async function sendFile(reply: FastifyReply, file: string, type: string, id: str
   }).catch(() => {
     throw notFound(id);
   });
-  return reply.type(type).header('Cache-Control', 'private, max-age=3600').send(stream);
+  // Not kept by any cache: after a DELETE the report is gone for every browser too.
+  return reply.type(type).header('Cache-Control', PRIVATE_NO_STORE).send(stream);
 }
 
-export async function viewOf(ctx: ServiceContext, id: string) {
-  const record = await ctx.store.readRecord(id);
+export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecord) {
+  const record = known ?? (await ctx.store.readRecord(id));
   if (!record) return null;
   const report = record.status === 'done' ? await ctx.store.readReport(id) : null;
   const pages = record.status === 'done' ? [...(await ctx.store.previews(id)).keys()] : [];
@@ -202,15 +315,18 @@ export async function viewOf(ctx: ServiceContext, id: string) {
 
 const newId = () => randomUUID().replaceAll('-', '');
 
-/** A file name fit to show in a report: the last path segment, printable, at most 255 characters. */
-function cleanName(name: string | undefined): string {
+/**
+ * A file name fit to show in a report: the last path segment, without control or format characters
+ * (a U+202E in `invoice\u202Efdp.exe` would show it as "invoiceexe.pdf"), at most 255 characters.
+ */
+export function cleanName(name: string | undefined): string {
   // eslint-disable-next-line no-control-regex
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = withoutFormatControls((name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).trim();
   return (base || 'upload.pdf').slice(0, 255);
 }
 
 /** Reads a multipart submission, streaming the file to disk within the size limit. */
-async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promise<CheckJob> {
+async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller: Caller): Promise<CheckJob> {
   const id = newId();
   const temp = ctx.store.uploadTemp(id);
   const fields: Record<string, string> = {};
@@ -240,9 +356,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest): Promi
     if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
     if (!form.success || name === null) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     const target = targetOrThrow(ctx, form.data);
-    const callbackUrl = callbackOrThrow(ctx, form.data.callbackUrl);
+    const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
     const file = await ctx.store.commitUpload(temp, id);
-    return await createJob(ctx, id, { kind: 'upload', file, name }, target, { raster: form.data.raster !== 'false', previews: form.data.raster !== 'false' }, callbackUrl);
+    return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, { raster: form.data.raster !== 'false', previews: form.data.raster !== 'false' }, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
     const code = (error as { code?: string }).code;
@@ -261,7 +377,7 @@ function tooLarge(limit: number): Problem {
   });
 }
 
-async function acceptUrl(ctx: ServiceContext, body: unknown): Promise<CheckJob> {
+async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Promise<CheckJob> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     ctx.metrics.rejectedSubmission('unsupported-media');
     throw new Problem(415, 'unsupported-media-type', 'Send multipart/form-data (a file part and sku or product + variant fields) or an application/json object { "url", "sku" }.');
@@ -274,9 +390,16 @@ async function acceptUrl(ctx: ServiceContext, body: unknown): Promise<CheckJob> 
   }
   const b = parsed.data;
   const target = targetOrThrow(ctx, b);
-  const callbackUrl = callbackOrThrow(ctx, b.callbackUrl);
+  // The operator's profile is the bound: a call may ask for a stricter check, never a looser one.
+  const resolved = ctx.registry.resolve(target);
+  const looser = loosenings(resolved.limits, resolved.profile.severities, b);
+  if (looser.length) {
+    ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
+    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, { errors: looser });
+  }
+  const callbackUrl = await callbackOrThrow(ctx, b.callbackUrl);
   const options = { raster: b.raster ?? true, previews: b.raster ?? true, ...(b.severities ? { severities: b.severities } : {}), ...(b.limits ? { limits: b.limits } : {}) };
-  return createJob(ctx, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
+  return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
 }
 
 function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; product?: string | undefined; variant?: string | undefined }) {
@@ -294,18 +417,28 @@ function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; 
   return t.target;
 }
 
-function callbackOrThrow(ctx: ServiceContext, url: string | undefined): string | undefined {
+async function callbackOrThrow(ctx: ServiceContext, url: string | undefined): Promise<string | undefined> {
   if (url === undefined) return undefined;
   if (!ctx.options.callbackSecret) {
     throw new Problem(422, 'callback-not-configured', 'This server signs no callbacks: start it with --callback-secret to use callbackUrl.', { errors: [{ path: 'callbackUrl', message: 'the server has no callback secret' }] });
   }
-  const problem = callbackUrlProblem(url, ctx.options.allowHosts);
+  // Judged now, its host resolved, and again at each delivery (the address may change).
+  const problem = await resolvedCallbackUrlProblem(url, ctx.options.allowHosts);
   if (problem) throw new Problem(422, 'callback-url-refused', `callbackUrl ${problem}.`, { errors: [{ path: 'callbackUrl', message: problem }] });
   return url;
 }
 
-async function createJob(ctx: ServiceContext, id: string, source: CheckSource, target: CheckJob['target'], options: z.input<typeof CheckOptionsSchema>, callbackUrl: string | undefined): Promise<CheckJob> {
-  const job = CheckJobSchema.parse({ id, createdAt: new Date().toISOString(), source, target, options, ...(callbackUrl ? { callbackUrl } : {}) });
+async function createJob(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: string,
+  source: CheckSource,
+  target: CheckJob['target'],
+  options: z.input<typeof CheckOptionsSchema>,
+  callbackUrl: string | undefined,
+): Promise<CheckJob> {
+  const owner = { tenant: caller.tenant, maxRunning: caller.limits.maxRunning };
+  const job = CheckJobSchema.parse({ id, createdAt: new Date().toISOString(), source, target, options, owner, ...(callbackUrl ? { callbackUrl } : {}) });
   await ctx.store.create(job, newRecord(job));
   return job;
 }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PreflightPool } from '../../pool/pool.js';
 import type { ServiceContext } from '../context.js';
+import { inlineScripts, pagePolicy } from '../headers.js';
 import { openApiDocument, DOCS_HTML } from '../openapi.js';
 import { Problem } from '../problem.js';
 import { defineRoute } from '../route.js';
@@ -19,6 +20,8 @@ const POOL_PROBE_TTL_MS = 10_000;
 export function opsRoutes(ctx: ServiceContext): void {
   const { app, routes } = ctx;
   const poolProbe = cachedPoolProbe(ctx.pool);
+  // The docs page is static: its own scripts, and no other, may run.
+  const docsPolicy = pagePolicy(ctx.options.frameAncestors, { scripts: inlineScripts(DOCS_HTML), connect: true });
 
   defineRoute(
     app,
@@ -26,10 +29,15 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/health',
-      summary: 'Whether the pool, the data folder and the queue work; 503 names what does not',
+      operationId: 'getHealth',
+      summary: 'Whether the pool, the data folder and the queue work',
+      description: 'Each dependency is checked (the worker pool inspects a one-page PDF at most every 10 s); a 503 names what does not work, in `detail` and in `checks`. For load balancers and orchestrators; needs no API key.',
       tags: ['operations'],
       auth: false,
-      responses: { 200: { description: 'All work', schema: HealthSchema }, 503: { description: 'Something does not work; `checks` says what' } },
+      responses: {
+        200: { description: 'All work', schema: HealthSchema, example: { status: 'ok', checks: { data: { ok: true }, queue: { ok: true }, pool: { ok: true } } } },
+        503: { description: 'Something does not work; `checks` says what', codes: ['unhealthy'], headers: { 'Retry-After': 'seconds to wait' } },
+      },
     },
     async (request, reply) => {
       ctx.processing(request);
@@ -49,7 +57,9 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/metrics',
-      summary: 'Prometheus metrics: checks by status and verdict, durations, queue depth, in-flight, rejected submissions',
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics',
+      description: 'Checks by status and verdict, durations, queue depth, in-flight checks and rejected submissions, in the Prometheus text format; in fleet mode Redis and the workers too (answered within a second whatever Redis does: `print_preflight_redis_up` says whether Redis answered).',
       tags: ['operations'],
       auth: false,
       responses: { 200: { description: 'Prometheus text format', type: 'text/plain' } },
@@ -64,12 +74,18 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/openapi.json',
-      summary: 'This document (OpenAPI 3.1, generated from the schemas the routes validate with)',
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      description: 'OpenAPI 3.1, generated from the schemas the routes validate with; `servers` names the address it was fetched from.',
       tags: ['operations'],
       auth: false,
-      responses: { 200: { description: 'OpenAPI 3.1' } },
+      responses: { 200: { description: 'OpenAPI 3.1', type: 'application/json' } },
     },
-    async () => (doc ??= openApiDocument(routes, { apiKeys: ctx.options.apiKeys.length > 0 })),
+    async (request) => {
+      doc ??= openApiDocument(routes, { apiKeys: ctx.options.apiKeys.length > 0 });
+      // The address the client used (a request without a Host header keeps the document's default).
+      return request.host ? { ...doc, servers: [{ url: `${request.protocol}://${request.host}`, description: 'This server' }] } : doc;
+    },
   );
 
   defineRoute(
@@ -78,16 +94,14 @@ export function opsRoutes(ctx: ServiceContext): void {
     {
       method: 'GET',
       url: '/docs',
+      operationId: 'getDocs',
       summary: 'A readable page of the OpenAPI document',
+      description: 'Every operation with its parameters, bodies and answers, read from /openapi.json (no external resources).',
       tags: ['operations'],
       auth: false,
-      responses: { 200: { description: 'HTML', type: 'text/html' } },
+      responses: { 200: { description: 'HTML, under a Content-Security-Policy that runs only its own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy' } } },
     },
-    async (_request, reply) =>
-      reply
-        .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'")
-        .send(DOCS_HTML),
+    async (_request, reply) => reply.type('text/html; charset=utf-8').header('Content-Security-Policy', docsPolicy).send(DOCS_HTML),
   );
 }
 

@@ -11,6 +11,7 @@ import { PreflightPool } from '../../../src/pool/pool.js';
 import { loadProfiles } from '../../../src/profile/load.js';
 import { ReportSchema } from '../../../src/report/schema.js';
 import { heavyPdf } from '../../helpers/heavy-pdf.js';
+import { expectPublished } from '../../helpers/contracts.js';
 
 const corpus = (name: string) => `test/corpus/files/${name}`;
 const tmp = () => mkdtempSync(join(tmpdir(), 'pp-batch-'));
@@ -66,9 +67,10 @@ describe('preflightFolder', () => {
     expect(heavy.rules).toHaveProperty('pdf-too-complex');
     expect(summary.results.find((r) => r.file === 'orders/unmapped.pdf')!.reason).toMatch(/no product for this file/);
     for (const r of summary.results) {
-      const json = JSON.parse(readFileSync(join(out, r.report), 'utf8'));
+      const bytes = readFileSync(join(out, r.report));
+      const json = JSON.parse(bytes.toString('utf8'));
       if (r.verdict === 'error') expect(json).toMatchObject({ verdict: 'error' });
-      else expect(ReportSchema.parse(json).verdict).toBe(r.verdict);
+      else expect(ReportSchema.parse(expectPublished('report', bytes, r.report)).verdict).toBe(r.verdict);
       if (r.html) expect(readFileSync(join(out, r.html), 'utf8')).toContain(`data-verdict="${r.verdict}"`);
     }
     const index = readFileSync(join(out, 'index.html'), 'utf8');
@@ -176,7 +178,7 @@ describe('the batch command under kill -9 and SIGINT', () => {
     const all = readdirSync(join(out, 'reports'));
     expect(all.filter((f) => f.endsWith('.pdf.json'))).toHaveLength(12);
     expect(all.filter((f) => isTemporaryName(f))).toEqual([]);
-    for (const f of all.filter((x) => x.endsWith('.json'))) ReportSchema.parse(JSON.parse(readFileSync(join(out, 'reports', f), 'utf8')));
+    for (const f of all.filter((x) => x.endsWith('.json'))) ReportSchema.parse(expectPublished('report', readFileSync(join(out, 'reports', f)), f));
   }, 120_000);
 
   it('on SIGINT finishes the file in flight, writes the summary and exits 130', async () => {

@@ -4,6 +4,7 @@ import { buildOrderPayload, OrderPayloadError } from '../../../src/order/build.j
 import type { Report } from '../../../src/report/schema.js';
 import { startSourceServer, type SourceServer } from '../../helpers/source-server.js';
 import { validDraft } from '../../helpers/order.js';
+import { expectPublished } from '../../helpers/contracts.js';
 
 let server: SourceServer;
 beforeAll(async () => {
@@ -20,6 +21,8 @@ describe('buildOrderPayload', () => {
     expect(payload.rows[0]!.sources).toEqual([{ type: 'file', url: `${server.base}/good.pdf` }]);
     expect(payload.rows[1]).toEqual({ sku: 'DUVET-COVER-200X200', quantity: 1, client_barcode: 'LINE-0002', cart_item_key: 'cart-8f3a' });
     expect(JSON.stringify(payload)).not.toContain('undefined');
+    expectPublished('order', JSON.stringify(payload));
+    for (const r of reports) expectPublished('report', JSON.stringify(r));
     expect(reports.map((r) => r.verdict)).toEqual(['pass']);
   });
 

@@ -39,6 +39,10 @@ describe('the text report', () => {
     });
     const report = await preflight(bytes, { sku: 'TANKTOP-M' }, { pool: false, raster: false, path: 'order\x1b[2J\u202e.pdf' });
     expect(report.findings.find((f) => f.code === 'font-not-embedded')!.message).toContain('\x1b]0;owned');
+    // The JSON report keeps control characters (JSON escapes them) but no format control: its
+    // display fields read as what they hold wherever they are shown.
+    expect(report.file.path).toBe('order\x1b[2J.pdf');
+    expect(JSON.stringify(report)).not.toMatch(/\p{Cf}/u);
     for (const colour of [false, true]) {
       const text = renderText(report, { colour });
       expect(text).toContain('Evil');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { grouped, ordinal } from '../../../src/util/text.js';
+import { escapeForLog, escapeHtml, grouped, ordinal, withoutFormatControls, withoutFormatControlsDeep } from '../../../src/util/text.js';
 
 describe('grouped', () => {
   it('writes numbers as toLocaleString("en-US") does, without loading ICU', () => {
@@ -19,5 +19,35 @@ describe('grouped', () => {
 describe('ordinal', () => {
   it('orders by code units, whatever the locale', () => {
     expect(['b', 'B', 'a', 'A', 'a-b', 'ab'].sort(ordinal)).toEqual(['A', 'B', 'a', 'a-b', 'ab', 'b']);
+  });
+});
+
+describe('format controls (Unicode Cf)', () => {
+  it.each([
+    ['bidi override (U+202E): the classic name spoof', 'invoice\u202Efdp.exe', 'invoicefdp.exe'],
+    ['isolates and marks', '\u2066a\u2069\u200Eb\u200F\u061Cc', 'abc'],
+    ['zero-width space, joiner, BOM, word joiner, soft hyphen', 'a\u200Bb\u200Dc\uFEFFd\u2060e\u00ADf', 'abcdef'],
+    ['tag characters (outside the BMP)', 'flag\u{E0067}\u{E0062}\u{E007F}', 'flag'],
+    ['ordinary text, accents and CJK untouched', 'Café 東京 – ok.pdf', 'Café 東京 – ok.pdf'],
+  ])('%s', (_what, input, expected) => {
+    expect(withoutFormatControls(input)).toBe(expected);
+  });
+
+  it('cleans every string of JSON data, and keeps the same object when there is nothing to clean', () => {
+    const clean = { a: ['x', 1, null, { b: 'y' }] };
+    expect(withoutFormatControlsDeep(clean)).toBe(clean);
+    expect(withoutFormatControlsDeep({ a: ['x\u202E', 1, { b: '\u200By' }] })).toEqual({ a: ['x', 1, { b: 'y' }] });
+  });
+
+  it('escapeForLog: the same JSON value, no raw format or C1 control left for a terminal', () => {
+    const value = { name: 'a\u202Eb\u0085c\u009Bd\u2028e\u{E0041}' };
+    const line = escapeForLog(JSON.stringify(value));
+    expect(line).not.toMatch(/[\u0080-\u009f\u2028\u2029\p{Cf}]/u);
+    expect(line).toContain('\\u202e');
+    expect(JSON.parse(line)).toEqual(value);
+  });
+
+  it('escapeHtml: markup escaped, format controls removed', () => {
+    expect(escapeHtml(`<img src=x onerror="a('1')">\u202E&`)).toBe('&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;');
   });
 });
