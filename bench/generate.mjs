@@ -2,10 +2,13 @@
  * Deterministic benchmark inputs in bench/inputs/ (git-ignored; regenerated when missing):
  * a ~50 MB PDF of photo-like JPEG pages up to 15,000 px; CMYK image pages; a 500-page vector
  * catalogue; a single 5-metre page; a folder of 200 typical order files (2–7 layer pages,
- * 1–10 MB each); a typical two-page duvet order file (~10 MB); an 8-page vector file for smoke
- * runs. PDFs are written by our own minimal writer (no PDF library), images by sharp.
+ * 1–10 MB each); a typical two-page duvet order file (~10 MB); a big one (two 9,000² JPEG pages,
+ * by ImageMagick and img2pdf); an 8-page vector file for smoke runs. PDFs are written by our own
+ * minimal writer (no PDF library), images by sharp, unless said otherwise.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { stream, writePdf } from '../test/hostile/pdf-writer.mjs';
@@ -132,6 +135,9 @@ const MAKERS = {
     for (let i = 0; i < 2; i++) pages.push({ jpeg: await photo(4800, 4800, 400 + i, { quality: 88 }), widthPx: 4800, heightPx: 4800, widthMm: 2040, heightMm: 2040 });
     return imagePdf(pages);
   },
+  // The big duvet order file of issue 24: two 9,000 × 9,000 px JPEG pages (200 × 200 cm at 112 ppi),
+  // made the way users make them — ImageMagick writes the photos, img2pdf wraps them.
+  'duvet-big.pdf': async () => imageMagickImg2pdf(2, 9000, 2040),
   // A small vector file for smoke runs: 8 catalogue pages.
   'catalogue-8.pdf': async () => vectorPdf(8, 595, 842, 24),
   // 200 order files from a pool of 24 photos (1–3 MP each), 2–7 pages, 1–10 MB.
@@ -156,6 +162,34 @@ const MAKERS = {
   },
 };
 export const INPUT_NAMES = Object.keys(MAKERS);
+
+/**
+ * `pages` photo-like JPEGs of `px` × `px` by ImageMagick (a plasma fractal with a fixed seed,
+ * enlarged, with grain), wrapped by img2pdf at `mm` × `mm`. ImageMagick's default policy caps image
+ * size far below print sizes: a policy of our own raises it for these calls.
+ */
+function imageMagickImg2pdf(pages, px, mm) {
+  const dir = mkdtempSync(join(tmpdir(), 'ppbench-im-'));
+  try {
+    writeFileSync(
+      join(dir, 'policy.xml'),
+      `<policymap><policy domain="resource" name="memory" value="4GiB"/><policy domain="resource" name="map" value="8GiB"/><policy domain="resource" name="disk" value="16GiB"/><policy domain="resource" name="area" value="1GP"/><policy domain="resource" name="width" value="64KP"/><policy domain="resource" name="height" value="64KP"/></policymap>\n`,
+    );
+    const env = { ...process.env, MAGICK_CONFIGURE_PATH: dir };
+    const jpegs = [];
+    for (let i = 0; i < pages; i++) {
+      const out = join(dir, `page-${i}.jpg`);
+      const small = Math.round(px / 8);
+      execFileSync('/usr/bin/convert', ['-seed', String(500 + i), '-size', `${small}x${small}`, 'plasma:fractal', '-resize', `${px}x${px}!`, '-attenuate', '0.25', '+noise', 'Gaussian', '-quality', '88', out], { env });
+      jpegs.push(out);
+    }
+    const pdf = join(dir, 'out.pdf');
+    execFileSync('img2pdf', ['--imgsize', `${mm}mmx${mm}mm`, ...jpegs, '-o', pdf]);
+    return new Uint8Array(readFileSync(pdf));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * Makes the inputs that are missing (all, or those named in `only`). A change to an input's

@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // Thin launcher: the CLI is compiled to dist/ by `npm ci` (the package's prepare script).
-import { main } from '../dist/src/cli/main.js';
+import module from 'node:module';
+
+// Node ≥ 22.8 keeps V8's compiled code of every module loaded after this on disk (in os.tmpdir(),
+// or NODE_COMPILE_CACHE), so the next run skips compiling it. Node 20 has no compile cache: there
+// this is a no-op.
+module.enableCompileCache?.();
+const { main } = await import('../dist/src/cli/main.js');
 
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },

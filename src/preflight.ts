@@ -7,16 +7,14 @@ import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Targe
 import type { DocumentFacts } from './pdf/facts.js';
 import { TimeBudget } from './pool/budget.js';
 import type { Executor } from './pool/local.js';
-import { IMAGE_PATH_DECLINED, type InspectResult } from './pool/tasks.js';
+import { IMAGE_PATH_DECLINED, type InspectResult, type JpegLocation } from './pool/tasks.js';
 import type { PDFContext } from './pdf/pdf-lib.js';
-import type { JpegStream } from './raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
 import { formatPath, registryFrom } from './profile/load.js';
 import type { ProfileRegistry, ResolvedTarget } from './profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from './raster/budget.js';
-import { imagePlan } from './raster/fast-path.js';
-import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
-import { fallbackRenderer, knownApproximation, pageRenderer } from './raster/renderer.js';
+import { IMAGE_UNREADABLE, flatePlan, imagePlan } from './raster/fast-path.js';
+import { fallbackRenderer, knownApproximation, pageRenderer, pdfiumDrawsAnnotations } from './raster/renderer.js';
 import { detailRequests, worthMeasuring } from './raster/image-detail.js';
 import { printScaleOf } from './rules/check-page-size.js';
 import type { RasterFacts, RasterFailure } from './raster/facts.js';
@@ -106,13 +104,15 @@ export async function preflightWithPreviews(
   const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
   // A small file's structure is read here, at once: no waiting for a worker to start.
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
-  // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
-  // still run in parallel, and no worker has to start for them.
-  const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
+  // A JPEG page is drawn here when the caller takes work in its own thread (check does): sharp
+  // decodes on libuv's threads, so pages still run in parallel, and no worker has to start for
+  // them — also when a worker read a big file's structure and said where its JPEGs lie.
+  const drawHere = opts.raster && executor instanceof PreflightPool && opts.structureInThreadMaxBytes > 0;
+  const here_ = drawHere ? await import('./pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
   const here = inThread ? await inspectHere(source.bytes, decodeLimits, opts.maxRenderImagePixels) : null;
-  const { facts, sha256 } = here
-    ? { facts: here.facts, sha256: sha256Hex(source.bytes) }
+  const { facts, sha256, jpegs } = here
+    ? { facts: here.facts, sha256: sha256Hex(source.bytes), jpegs: here.jpegs }
     : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
 
   const raster = new Map<number, RasterFacts>();
@@ -123,7 +123,7 @@ export async function preflightWithPreviews(
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword && !facts.unrenderable;
   // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
   if (canRender && here && executor instanceof PreflightPool) {
-    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable && !(here.jpegOf && imagePlan(p)));
+    const needWorker = facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable && !jpegs?.[imagePlan(p)?.ref ?? '']);
     if (needWorker.length) executor.warm(needWorker.length);
   }
   if (canRender) {
@@ -151,7 +151,8 @@ export async function preflightWithPreviews(
           return;
         }
         try {
-          const jpeg = jpegPlan && here?.jpegOf ? here.jpegOf(jpegPlan.ref) : null;
+          // Where the structure read found the JPEG: no worker parses the file again to draw it.
+          const jpeg = jpegPlan ? (jpegs?.[jpegPlan.ref] ?? null) : null;
           const draw = (runner: Executor, imageOnly: boolean) =>
             runner.render(
               {
@@ -161,10 +162,10 @@ export async function preflightWithPreviews(
                 maxPx: opts.previewSize,
                 format: wantPreviews ? opts.previewFormat : null,
                 plan,
-                // Read here already: the page is drawn without parsing the file again.
                 ...(jpeg ? { jpeg } : {}),
                 ...(imageOnly ? { imageOnly } : {}),
                 ...renderPlan(page, limits.blankInkCoverage),
+                ...(pdfiumDrawsAnnotations(page) ? { annotations: true } : {}),
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
@@ -243,15 +244,15 @@ export function decodeLimitsOf(pool: unknown, override: PreflightOptions['decode
 const IN_THREAD_HEAP_MB = 768;
 
 /**
- * Structure facts read in this thread, and a way to the JPEG stream of an image-page plan; an
- * unexpected failure becomes a document problem.
+ * Structure facts read in this thread, and where the JPEG of each image-page plan lies in the file;
+ * an unexpected failure becomes a document problem.
  */
 async function inspectHere(
   bytes: Uint8Array,
   limits: DecodeLimits,
   maxHiddenImagePixels: number,
-): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
-  const [{ inspectPdf }, { jpegStream }, { getHeapStatistics }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js'), import('node:v8')]);
+): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
+  const [{ inspectPdf }, { jpegLocations }, { getHeapStatistics }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js'), import('node:v8')]);
   let context: PDFContext | undefined;
   try {
     const facts = await inspectPdf(bytes, {
@@ -260,8 +261,7 @@ async function inspectHere(
       scan: { maxHiddenImagePixels },
       heapCeilingBytes: getHeapStatistics().used_heap_size + IN_THREAD_HEAP_MB * 1024 * 1024,
     });
-    const parsed = context;
-    return { facts, ...(parsed ? { jpegOf: (ref: string) => jpegStream(parsed, ref) } : {}) };
+    return { facts, ...(context ? { jpegs: jpegLocations(context, bytes, facts.pages) } : {}) };
   } catch (error) {
     return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
   }

@@ -1,2 +1,8 @@
 /** Piscina entry point: a thin shim over src/pool/worker-main (compiled to dist/workers/). */
-export { default } from '../src/pool/worker-main.js';
+import module from 'node:module';
+
+// As in bin/print-preflight.js: V8's code cache on disk where Node has one (≥ 22.8), before the
+// worker's modules load; a no-op on Node 20.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+const { default: handle } = await import('../src/pool/worker-main.js');
+export default handle;

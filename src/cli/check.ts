@@ -89,12 +89,16 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const workers = int('workers', 1, 256);
   const timeout = int('timeout', 1, 86_400);
   const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
-  const { PreflightPool } = await import('../pool/pool.js');
+  const { PreflightPool, defaultPool } = await import('../pool/pool.js');
   const poolLimits = poolLimitsFrom(values);
   const pool =
     workers !== undefined || timeout !== undefined || Object.keys(poolLimits).length
       ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined, ...poolLimits })
       : undefined;
+  // The file is read once, here; a worker that will be needed starts now, while this thread loads
+  // the checks and reads the file's structure (on another core): its start-up is off the critical path.
+  const file = await readForCheck(positionals[0]!);
+  if (!values['no-raster'] && file.needsWorker) (pool ?? defaultPool()).warm(1);
   const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
     import('../preflight.js'),
     import('../report/html.js'),
@@ -102,7 +106,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   ]);
   let result;
   try {
-    result = await preflightWithPreviews(positionals[0]!, target, {
+    result = await preflightWithPreviews(file.bytes ?? positionals[0]!, target, {
+      path: positionals[0]!,
       profiles: values.profiles,
       severities,
       limits,
@@ -114,7 +119,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       ...(fileBudget !== undefined ? { fileBudgetMs: fileBudget * 1000 } : {}),
       // One file, one process: reading a small file's structure here while workers start saves
       // start-up time, and nothing else waits on this event loop.
-      structureInThreadMaxBytes: 16 * 1024 * 1024,
+      structureInThreadMaxBytes: IN_THREAD_MAX_BYTES,
       keepPreviews: values.html !== undefined,
     } as Parameters<typeof preflightWithPreviews>[2]);
   } finally {
@@ -136,4 +141,27 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
   else io.stdout(renderText(report, { colour: io.isTTY && !values['no-colour'] && !values['no-color'] && !process.env.NO_COLOR, ...(io.columns ? { width: io.columns } : {}) }));
   return fails(report.verdict, failOn) ? 1 : 0;
+}
+
+/** Files read here: over this size a worker reads the structure. */
+const IN_THREAD_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The file's bytes when it is small enough to be read in this thread (a bigger one, or one that
+ * cannot be read, is left to preflight, which says why), and whether the check will start a
+ * worker: for a bigger file (a worker reads its structure), or one that draws more than JPEG images
+ * (fonts, patterns, shadings, or no JPEG at all), whose pages a renderer draws — a file of JPEG pages
+ * alone is drawn in this thread. A guess from the bytes, for an early start only: a wrong one costs
+ * a worker's start-up, or leaves the start where it was.
+ */
+async function readForCheck(path: string): Promise<{ bytes?: Uint8Array; needsWorker: boolean }> {
+  const [{ stat }, { readSourceBytes }] = await Promise.all([import('node:fs/promises'), import('../source/read.js')]);
+  try {
+    if ((await stat(path)).size > IN_THREAD_MAX_BYTES) return { needsWorker: true };
+    const { bytes } = await readSourceBytes(path);
+    const has = (marker: string) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(marker);
+    return { bytes, needsWorker: !has('/DCTDecode') || ['/Font', '/Pattern', '/Shading'].some(has) };
+  } catch {
+    return { needsWorker: false };
+  }
 }

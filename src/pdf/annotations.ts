@@ -99,3 +99,29 @@ export function appearancePlacement(context: PDFContext, form: PDFDict, rect: Re
   const sy = (rect[3] - rect[1]) / (y1 - y0);
   return [sx, 0, 0, sy, rect[0] - x0 * sx, rect[1] - y0 * sy];
 }
+
+/**
+ * Annotation types that print from an appearance a renderer makes when the file has none (PDFium
+ * and MuPDF generate one from the annotation's own entries: its text, colour and geometry).
+ */
+const GENERATED_APPEARANCE = new Set(['FreeText', 'Square', 'Circle', 'Line', 'Polygon', 'PolyLine', 'Ink', 'Highlight', 'Underline', 'Squiggly', 'StrikeOut', 'Text']);
+
+/**
+ * Printable annotations without a normal appearance stream, of the types renderers draw from their
+ * entries instead (a FreeText box with /Contents and /DA but no /AP): they print, though the
+ * content scan has no stream of theirs to read.
+ */
+export function printableWithoutAppearance(context: PDFContext, page: PDFDict, oc: OptionalContent): number {
+  const annots = get(context, page, 'Annots');
+  if (!(annots instanceof PDFArray)) return 0;
+  let count = 0;
+  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
+    const dict = dictOf(annot);
+    if (!dict) continue;
+    const flags = getNumber(context, dict, 'F') ?? 0;
+    if (!(flags & PRINT) || flags & HIDDEN || oc.isHidden(dict.get(N('OC')))) continue;
+    if (!GENERATED_APPEARANCE.has(getName(context, dict, 'Subtype') ?? '') || normalAppearance(context, dict) || !rectOf(context, dict.get(N('Rect')))) continue;
+    count++;
+  }
+  return count;
+}

@@ -165,7 +165,5 @@ export class ColourSpaceResolver {
   }
 }
 
-/** True when colour values in this space are RGB (Indexed over RGB included). */
-export function isRgb(cs: ColourSpaceFacts): boolean {
-  return cs.model === 'rgb' && cs.family !== 'Unknown';
-}
+// In facts.ts, so that the checks judge colour without loading pdf-lib.
+export { isRgb } from './facts.js';

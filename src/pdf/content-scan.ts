@@ -36,6 +36,8 @@ import { RendererScreen } from './screen.js';
 import { StreamDecodeError, StreamTooLargeError, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
+import type { FontPrograms, Type3Glyphs } from './font/program.js';
+import { markCodesShown } from './font/codes.js';
 import { ppiOf } from './units.js';
 import { grouped } from '../util/text.js';
 
@@ -152,6 +154,8 @@ export class ContentScanner {
   private readonly notes = new Set<string>();
   private readonly damage = new Set<string>();
   private readonly fonts = new Map<PDFObject, FontUse>();
+  /** Type 3 fonts used on the page, with the codes shown in them. */
+  private readonly type3Codes = new Map<PDFObject, { use: FontUse; glyphs: Type3Glyphs; codes: Uint8Array }>();
   private operators = 0;
   private tooComplex = false;
   private readonly patternsSeen = new Set<PDFObject>();
@@ -176,6 +180,7 @@ export class ContentScanner {
   private readonly screened = new Set<PDFObject>();
   private readonly budget: DecodeBudget;
   private readonly screen: RendererScreen;
+  private readonly fontPrograms: FontPrograms | undefined;
   /** Where a pattern's matrix maps to: the page's default space, or the pattern's it is painted in. */
   private patternBase: Matrix = IDENTITY;
   /** The page's area in default user space (pt²), for tiling cell counts. */
@@ -198,11 +203,12 @@ export class ContentScanner {
     private readonly limits: ScanLimits = DEFAULT_SCAN_LIMITS,
     /** Hidden optional content is skipped: it prints nothing. Without it, all content counts. */
     private readonly optionalContent?: OptionalContent,
-    /** The file's decode budget and renderer screen (shared by its pages); fresh ones when absent. */
-    shared: { budget?: DecodeBudget | undefined; screen?: RendererScreen | undefined } = {},
+    /** The file's decode budget and renderer screen (shared by its pages; fresh ones when absent), and its font programs (checked once per document; without them, fonts are not checked). */
+    shared: { budget?: DecodeBudget | undefined; screen?: RendererScreen | undefined; fontPrograms?: FontPrograms | undefined } = {},
   ) {
     this.budget = shared.budget ?? new DecodeBudget();
     this.screen = shared.screen ?? new RendererScreen(context, readStream);
+    this.fontPrograms = shared.fontPrograms;
   }
 
   /**
@@ -258,6 +264,7 @@ export class ContentScanner {
   }
 
   private result(): ScanResult {
+    this.judgeType3Codes();
     return {
       images: this.images,
       colours: [...this.colours.values()],
@@ -551,7 +558,10 @@ export class ContentScanner {
             }
             const mode = gs.textRender;
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
-            if (gs.font && mode !== 3 && mode !== 7) this.useFont(gs.font.name, gs.font.resources);
+            if (gs.font && mode !== 3 && mode !== 7) {
+              const codes = this.useFont(gs.font.name, gs.font.resources);
+              if (codes) markCodesShown(bytes, opStart, opEnd, codes);
+            }
             if (mode === 0 || mode === 2 || mode === 4 || mode === 6) this.paint('fill', gs, resources, via, active);
             if (mode === 1 || mode === 2 || mode === 5 || mode === 6) this.paint('stroke', gs, resources, via, active);
           }
@@ -695,16 +705,21 @@ export class ContentScanner {
     this.record(use, cs, via);
   }
 
-  private useFont(name: string, resources: PDFDict | undefined) {
+  /**
+   * Records the font a text operator shows; returns the flags of the codes shown with it when the
+   * font's glyphs are judged by code (Type 3), for the caller to mark.
+   */
+  private useFont(name: string, resources: PDFDict | undefined): Uint8Array | undefined {
     const ctx = this.context;
     const entry = this.resource(resources, 'Font', name);
     const font = resolve(ctx, entry);
     const dict = dictOf(font);
     if (!font || !dict) {
       this.notes.add(`font /${name} is missing from the resources`);
-      return;
+      return undefined;
     }
-    if (this.fonts.has(font) || this.screened.has(font)) return;
+    if (this.fonts.has(font)) return this.type3Codes.get(font)?.codes;
+    if (this.screened.has(font)) return undefined;
     if (this.screening) this.screened.add(font);
     const subtype = getName(ctx, dict, 'Subtype') ?? null;
     const reason = this.screen.font(dict, `/${name}`);
@@ -718,8 +733,39 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
-    if (this.screening) return;
-    this.fonts.set(font, { name, ref: refLabel(entry instanceof PDFRef ? entry : undefined), baseFont: getName(ctx, dict, 'BaseFont') ?? null, subtype, embedded });
+    if (this.screening) return undefined;
+    const program = this.fontPrograms?.check(dict);
+    const use: FontUse = {
+      name,
+      ref: refLabel(entry instanceof PDFRef ? entry : undefined),
+      baseFont: getName(ctx, dict, 'BaseFont') ?? null,
+      subtype,
+      embedded,
+      ...(program !== undefined ? { program } : {}),
+    };
+    this.fonts.set(font, use);
+    const glyphs = subtype === 'Type3' ? this.fontPrograms?.type3(dict) : null;
+    if (!glyphs) return undefined;
+    const codes = new Uint8Array(256);
+    this.type3Codes.set(font, { use, glyphs, codes });
+    return codes;
+  }
+
+  /** Type 3 fonts: the glyphs of the codes this page shows that cannot be drawn. */
+  private judgeType3Codes(): void {
+    for (const { use, glyphs, codes } of this.type3Codes.values()) {
+      if (!use.program) continue;
+      let failed = 0;
+      let first: string | null = null;
+      for (let code = 0; code < 256; code++) {
+        if (!codes[code]) continue;
+        const why = glyphs.failure(code);
+        if (why === null) continue;
+        failed++;
+        first ??= why;
+      }
+      use.program = { ...use.program, failedGlyphs: failed, firstFailure: first };
+    }
   }
 
   /**

@@ -47,6 +47,11 @@ export const ColourSpaceFactsSchema: z.ZodType<ColourSpaceFacts> = z.lazy(() =>
   }),
 );
 
+/** True when colour values in this space are RGB (Indexed over RGB included). */
+export function isRgb(cs: ColourSpaceFacts): boolean {
+  return cs.model === 'rgb' && cs.family !== 'Unknown';
+}
+
 const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 export type Rect = z.infer<typeof Rect>;
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
@@ -116,6 +121,25 @@ export const ColourUseSchema = z.object({
 });
 export type ColourUse = z.infer<typeof ColourUseSchema>;
 
+/**
+ * What an embedded font's own program allows (src/pdf/font/): read once per document, without
+ * drawing a page, by what its bytes are rather than the key it hangs from.
+ */
+export const FontProgramSchema = z.object({
+  /** What the bytes are; `unknown` when they could not be read as any font. */
+  format: z.enum(['TrueType', 'OpenType', 'CFF', 'Type1', 'Type3', 'unknown']),
+  glyphs: z.number().int().min(0),
+  /** Glyphs (other than glyph 0, .notdef) whose outline or procedure cannot be drawn. */
+  failedGlyphs: z.number().int().min(0),
+  /** Why no glyph of the font can be drawn (the program cannot be parsed…); null when it can. */
+  problem: z.string().nullable(),
+  /** The first glyph that cannot be drawn, and why. */
+  firstFailure: z.string().nullable(),
+  /** Why the program was not checked (over the size or work limit); no judgement is made then. */
+  unchecked: z.string().nullable(),
+});
+export type FontProgram = z.infer<typeof FontProgramSchema>;
+
 export const FontUseSchema = z.object({
   /** Resource name (/F1). */
   name: z.string(),
@@ -124,6 +148,8 @@ export const FontUseSchema = z.object({
   baseFont: z.string().nullable(),
   subtype: z.string().nullable(),
   embedded: z.boolean(),
+  /** The font's program as checked (null: nothing to check — not embedded, and not a Type 0 font missing its descendant). */
+  program: FontProgramSchema.nullable().optional(),
 });
 export type FontUse = z.infer<typeof FontUseSchema>;
 
@@ -159,6 +185,10 @@ export const PageFactsSchema = z.object({
   colours: z.array(ColourUseSchema),
   /** Fonts the page selects for text (Tf), forms included. */
   fonts: z.array(FontUseSchema),
+  /** Printable annotations drawn from an appearance stream (form fields, stamps…): they print on top of the page. */
+  printableAnnotations: z.number().int().min(0).optional(),
+  /** Printable annotations with no appearance stream, which renderers draw from their entries (a FreeText box's text). */
+  generatedAnnotations: z.number().int().min(0).optional(),
   /** Parts of the page that could not be inspected (undecodable stream, depth limit…). */
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */

@@ -6,7 +6,7 @@ import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
-import { printableAppearances, printableWidgetCount } from './annotations.js';
+import { printableAppearances, printableWidgetCount, printableWithoutAppearance } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -17,6 +17,7 @@ import { recoverObjectStreams } from './object-streams.js';
 import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
 import { recoverDictionary } from './recover.js';
+import { DEFAULT_FONT_LIMITS, FontPrograms, type FontProgramLimits } from './font/program.js';
 import { decodeStream, type StreamDecryptor, type StreamReader } from './streams.js';
 import { ptToMm, round } from './units.js';
 
@@ -37,6 +38,8 @@ export interface InspectOptions {
   heapCeilingBytes?: number;
   /** The budget to charge (instead of a new one from `limits`): to read what a file spent. */
   budget?: DecodeBudget;
+  /** Limits of the embedded-font checks (program size, glyph work). */
+  fonts?: Partial<FontProgramLimits>;
   /** Given the parsed pdf-lib document, for a caller that reads more from it (image streams). */
   onDocument?: (context: PDFContext) => void;
 }
@@ -206,6 +209,7 @@ async function inspectWithin(
   const colourSpaces = new ColourSpaceResolver(context, readStream);
   const screen = new RendererScreen(context, readStream, { ...DEFAULT_SCREEN_LIMITS, ...options.screen });
   const optionalContent = OptionalContent.fromCatalog(context, catalog, budget);
+  const fontPrograms = new FontPrograms(context, readStream, { ...DEFAULT_FONT_LIMITS, ...options.fonts });
   pages.forEach((node, i) => {
     const label = refLabel(node.ref) ?? 'a direct object';
     if (node.recovered !== undefined) {
@@ -216,7 +220,7 @@ async function inspectWithin(
           : `page ${i + 1}: its page object (${label}) was lost to the object before it, which has no endobj; it was read again from the file`,
       );
     }
-    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen });
+    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms });
     facts.pages.push(page.facts);
     // Once the file's budget is spent, its finding says so once, not once per page.
     if (page.tooComplex && !(budget.exceeded && page.facts.notes.every((n) => n.startsWith('not inspected')))) {
@@ -238,9 +242,10 @@ function inspectPage(
     optionalContent: OptionalContent;
     budget: DecodeBudget;
     screen: RendererScreen;
+    fontPrograms: FontPrograms;
   },
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
-  const { colourSpaces, readStream, scanLimits, optionalContent, budget, screen } = shared;
+  const { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms } = shared;
   const notes: string[] = [];
   const { dict, inherited } = node;
   let media = rectOf(context, inherited.MediaBox);
@@ -268,7 +273,7 @@ function inspectPage(
   const h = ptToMm((checkedBox[3] - checkedBox[1]) * userUnit);
   const turned = rotate === 90 || rotate === 270;
 
-  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen });
+  const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen, fontPrograms });
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
   const readable = node.unreadable === undefined;
   // Annotations are read under the file's budget too: once it is spent, the page has none to add.
@@ -281,6 +286,7 @@ function inspectPage(
     }
   };
   const appearances = readable ? withinBudget(() => printableAppearances(context, dict, optionalContent), []) : [];
+  const generated = readable ? withinBudget(() => printableWithoutAppearance(context, dict, optionalContent), 0) : 0;
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
   if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
@@ -299,6 +305,8 @@ function inspectPage(
       images: scan.images,
       colours: scan.colours,
       fonts: scan.fonts,
+      ...(appearances.length ? { printableAnnotations: appearances.length } : {}),
+      ...(generated ? { generatedAnnotations: generated } : {}),
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
       ...(scan.tiling ? { tiling: scan.tiling } : {}),

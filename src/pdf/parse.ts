@@ -124,6 +124,11 @@ export async function quietly<T>(fn: () => Promise<T>): Promise<T> {
  */
 export async function parsePdf(bytes: Uint8Array, budget: DecodeBudget = new DecodeBudget()): Promise<PDFContext> {
   const parser = PDFParser.forBytesWithOptions(bytes, Number.POSITIVE_INFINITY, false, false) as unknown as Parser;
+  // A stream's contents is a view of `bytes`, not a copy (pdf-lib copies each stream's data, which
+  // doubled the memory of a structure read): read-only, and where it lies in the file is known
+  // (streamOffset in pdf-lib.ts).
+  const cursor = parser.bytes as Bytes & { bytes: Uint8Array };
+  cursor.slice = (start, end) => cursor.bytes.subarray(start, end);
   return withParseBudget(budget, () => parseDocument(parser, budget));
 }
 

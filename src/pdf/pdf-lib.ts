@@ -62,6 +62,19 @@ export function withParseBudget<T>(budget: DecodeBudget | undefined, fn: () => T
   }
 }
 
+/**
+ * Where a stream's data, as parsed from `bytes` by parsePdf (pdf/parse.ts: stream contents are
+ * views of the file's bytes), lies in `bytes`; null when it is not a view of them (an object
+ * stream's member, a decrypted stream).
+ * @example
+ * const at = streamOffset(bytes, stream.contents); // byte offset of the data in the file
+ */
+export function streamOffset(bytes: Uint8Array, contents: Uint8Array): number | null {
+  if (contents.buffer !== bytes.buffer) return null;
+  const offset = contents.byteOffset - bytes.byteOffset;
+  return offset >= 0 && offset + contents.length <= bytes.length ? offset : null;
+}
+
 /** The budget of the parse running now (for the parser's own bounds). */
 export function parseBudget(): DecodeBudget | undefined {
   return activeBudget;

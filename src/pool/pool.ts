@@ -104,6 +104,8 @@ export class PreflightPool {
   /** Tasks submitted and not yet taken by a worker: their id → what to do when one takes them. */
   private readonly waiting = new Map<number, () => void>();
   private nextTaskId = 1;
+  /** Workers being started by {@link warm}: tasks wait for them rather than start more. */
+  private warming: Promise<unknown> | null = null;
 
   constructor(options: PoolOptions = {}) {
     const parsed = PoolOptionsSchema.safeParse(options);
@@ -169,6 +171,9 @@ export class PreflightPool {
   private async run(task: object, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs, budget?: TimeBudget, estimate = 0): Promise<unknown> {
     if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
     if (budget?.spent) throw budgetSpent(budget);
+    // A task submitted while warm-up tasks still occupy starting workers would make piscina start
+    // yet another worker, which then loads everything again for nothing.
+    if (this.warming) await this.warming;
     const taskId = this.nextTaskId++;
     const timeout = new AbortController();
     const memory = new AbortController();
@@ -251,7 +256,12 @@ export class PreflightPool {
    */
   warm(count: number): void {
     const missing = Math.min(count, this.options.maxThreads) - this.piscina.threads.length;
-    for (let i = 0; i < missing; i++) this.piscina.run({ kind: 'warm' }).catch(() => undefined);
+    if (missing <= 0) return;
+    const started = Array.from({ length: missing }, () => this.piscina.run({ kind: 'warm' }).catch(() => undefined));
+    const warming = Promise.all(started).finally(() => {
+      if (this.warming === warming) this.warming = null;
+    });
+    this.warming = warming;
   }
 
   /** Stops every worker. */

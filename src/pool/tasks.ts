@@ -41,6 +41,11 @@ export const IMAGE_PATH_DECLINED = 'the image path did not draw this page';
 
 export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
 
+/** Where a JPEG image's stream data lies in the file, and what its dictionary says about decoding it. */
+export const JpegAtSchema = z.tuple([z.number().int().min(0), z.number().int().min(1)]);
+export const JpegLocationSchema = z.object({ at: JpegAtSchema, decodeInverted: z.boolean(), interpolate: z.boolean() });
+export type JpegLocation = z.infer<typeof JpegLocationSchema>;
+
 export const ImagePlanSchema = z.object({
   ref: z.string(),
   ctm: Matrix,
@@ -63,6 +68,8 @@ export const RenderTaskSchema = z.object({
   plan: ImagePlanSchema.nullable(),
   /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */
   renderer: z.enum(['pdfium', 'pdfjs']).optional(),
+  /** PDFium draws the page's annotations too (printable ones without an appearance stream: raster/renderer.ts). */
+  annotations: z.boolean().optional(),
   /**
    * The engine that gets a second look when the first fails, cannot reach the page, draws it
    * empty although `expect` says its content paints, or (pdf.js) cannot decode one of its images.
@@ -76,10 +83,19 @@ export const RenderTaskSchema = z.object({
    */
   expect: z.object({ ink: z.number().min(0).max(1), images: z.number().min(0).max(1), blankInk: z.number().min(0).max(1) }).optional(),
   /**
-   * The plan's JPEG stream, when the caller has it at hand (it read the structure itself): the
-   * worker then draws the page without parsing the file.
+   * The plan's JPEG stream, when the structure read found it: its bytes (a caller drawing the page
+   * in its own thread) or where they lie in `bytes` (a worker): the page is drawn without parsing
+   * the file again.
    */
-  jpeg: z.object({ data: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'), decodeInverted: z.boolean(), interpolate: z.boolean().optional() }).optional(),
+  jpeg: z
+    .object({
+      data: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes').optional(),
+      at: JpegAtSchema.optional(),
+      decodeInverted: z.boolean(),
+      interpolate: z.boolean().optional(),
+    })
+    .refine((j) => (j.data === undefined) !== (j.at === undefined), 'either the JPEG bytes or where they lie')
+    .optional(),
   /**
    * Draw the page from its image or not at all (the caller runs it in its own thread, where no
    * time limit or heap cap guards a renderer): a page the image path gives back fails with
@@ -102,11 +118,20 @@ export type InspectTask = z.infer<typeof InspectTaskSchema>;
 export type RenderTask = z.infer<typeof RenderTaskSchema>;
 export type Task = z.infer<typeof TaskSchema>;
 
-/** A file's structure facts, and the SHA-256 of its bytes (hashed in the worker, off the caller's thread). */
-export const InspectResultSchema = z.object({ facts: DocumentFactsSchema, sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+/**
+ * A file's structure facts, the SHA-256 of its bytes (hashed in the worker, off the caller's
+ * thread), and where the JPEG of each page drawn from its one image lies in the file (by image
+ * reference), so that no worker parses the file again to draw those pages.
+ */
+export const InspectResultSchema = z.object({
+  facts: DocumentFactsSchema,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  jpegs: z.record(z.string(), JpegLocationSchema).optional(),
+});
 export interface InspectResult {
   facts: DocumentFacts;
   sha256: string;
+  jpegs?: Record<string, JpegLocation>;
 }
 export const RenderResultSchema = z.object({
   facts: RasterFactsSchema,

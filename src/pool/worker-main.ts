@@ -6,29 +6,26 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
-import { PDFName, PDFRawStream, type PDFContext } from '../pdf/pdf-lib.js';
-import { parsePdf } from '../pdf/parse.js';
-import { DecodeBudget } from '../pdf/decode-budget.js';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { N, resolve, PDFArray } from '../pdf/objects.js';
-import { sha256Hex } from '../source/read.js';
-import { renderFromImage } from '../raster/fast-path.js';
-import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
-import { measureJpegDetail, type ImageDetail } from '../raster/image-detail.js';
-import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
-import { captureWarnings, classifyWarning, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
-import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
+import type { PDFContext, PDFRawStream } from '../pdf/pdf-lib.js';
+import type { PDFDocumentProxy } from '../raster/pdfjs.js';
+import type { PdfiumHandle } from '../raster/pdfium.js';
+import type { ImageDetail } from '../raster/image-detail.js';
 import type { PixelFacts, RasterFacts } from '../raster/facts.js';
 import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
-import { renderWithPdfjs } from '../raster/render.js';
-import sharp from 'sharp';
 import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
 import { grouped } from '../util/text.js';
 
-
-// libvips's operation cache would keep decoded images of earlier pages alive: one page at a time.
-sharp.cache(false);
+/*
+ * What a page needs is imported by the first page that needs it: pdf-lib and the image paths for a
+ * page drawn from its image, PDFium for a vector page, pdf.js for the rest. A worker drawing a
+ * vector page with a PNG preview loads neither pdf-lib, sharp nor pdf.js.
+ */
+const imagePaths = () =>
+  Promise.all([import('../raster/fast-path.js'), import('../raster/image-stream.js'), import('../raster/flate-path.js'), import('../pdf/parse.js'), import('../pdf/objects.js'), import('../pdf/decode-budget.js')]);
+const pdfjsRenderer = () => Promise.all([import('../raster/pdfjs.js'), import('../raster/render.js')]);
+const pdfiumRenderer = () => import('../raster/pdfium.js');
 
 /**
  * pdf.js keeps per-document native memory (font glyph paths and other common objects) that grows
@@ -63,7 +60,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
     cache.delete(oldId);
     old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
-    old.pdfium?.then((h) => isLive(h) && h.doc.destroy()).catch(() => undefined);
+    old.pdfium?.then(async (h) => (await pdfiumRenderer()).isLive(h) && h.doc.destroy()).catch(() => undefined);
   }
   return entry;
 }
@@ -78,13 +75,18 @@ export default async function handle(message: unknown): Promise<unknown> {
 
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
-  const { inspectPdf } = await import('../pdf/inspect.js');
+  const [{ inspectPdf }, { sha256Hex }, { jpegLocations }] = await Promise.all([import('../pdf/inspect.js'), import('../source/read.js'), import('../raster/image-stream.js')]);
   const options = task.options ?? {};
+  let context: PDFContext | undefined;
   const facts = await inspectPdf(doc.bytes, {
+    onDocument: (c) => (context = c),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.maxHiddenImagePixels ? { scan: { maxHiddenImagePixels: options.maxHiddenImagePixels } } : {}),
   });
-  return { facts, sha256: sha256Hex(doc.bytes) };
+  // The parse is kept for this file's other tasks in this worker (a Flate page reads its image from it).
+  if (context) doc.pdflib ??= Promise.resolve(context);
+  const jpegs = context ? jpegLocations(context, doc.bytes, facts.pages) : {};
+  return { facts, sha256: sha256Hex(doc.bytes), jpegs };
 }
 
 async function render(task: RenderTask) {
@@ -94,19 +96,29 @@ async function render(task: RenderTask) {
   let method: RasterFacts['method'] = 'pdfjs';
   let warnings: string[] = [];
   let notStreamed = '';
-  if (task.plan) {
-    // The caller may have sent the JPEG along (it read the structure itself).
-    const found = task.jpeg ? null : await imageObject(doc, task.plan.ref, task.limits);
-    if (task.jpeg || (found && isDct(found.context, found.stream))) {
-      const jpeg = task.jpeg ?? jpegStreamOf(found!.context, found!.stream);
-      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate ?? false);
+  if (task.plan && task.jpeg) {
+    // Where the structure read found the JPEG (or its bytes): nothing else of the file is needed.
+    const { renderFromImage } = await import('../raster/fast-path.js');
+    const data = task.jpeg.data ?? jpegAt(doc.bytes, task.jpeg.at!);
+    pixels = await renderFromImage(data, task.plan, task.maxPx, task.jpeg.decodeInverted, task.maxInputPixels, task.jpeg.interpolate ?? false);
+    if (pixels) method = 'image';
+  } else if (task.plan) {
+    // Not located by the structure read (encrypted, or a Flate image): read from this worker's parse.
+    const [{ renderFromImage }, { imageXObject, jpegStreamOf }, flatePath, { parsePdf }, objects, { DecodeBudget }] = await imagePaths();
+    doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(task.limits));
+    const context = await doc.pdflib;
+    const stream = imageXObject(context, task.plan.ref);
+    const found: { context: PDFContext; stream: PDFRawStream } | null = stream ? { context, stream } : null;
+    if (found && isDct(objects, found.context, found.stream)) {
+      const jpeg = jpegStreamOf(found.context, found.stream);
+      pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate);
     } else if (found) {
-      const flate = readFlateImage(found.context, found.stream);
+      const flate = flatePath.readFlateImage(found.context, found.stream);
       try {
-        pixels = flate && (await renderFromFlate(flate, task.plan, task.maxPx));
+        pixels = flate && (await flatePath.renderFromFlate(flate, task.plan, task.maxPx));
       } catch (error) {
-        if (!(error instanceof FlateFallback)) throw error;
-        notStreamed = error.message;
+        if (!(error instanceof flatePath.FlateFallback)) throw error;
+        notStreamed = `${flatePath.IMAGE_UNREADABLE} (${error.message})`;
       }
     }
     if (pixels) method = 'image';
@@ -114,11 +126,7 @@ async function render(task: RenderTask) {
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
       const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${grouped(task.maxPdfjsImagePixels)} pixels`;
-      throw new Error(
-        notStreamed
-          ? `${IMAGE_UNREADABLE} (${notStreamed}), and ${budget}`
-          : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`,
-      );
+      throw new Error(notStreamed ? `${notStreamed}, and ${budget}` : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`);
     }
   }
   if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
@@ -174,17 +182,16 @@ interface Drawn {
   /** What the page left unpainted (drawn on a transparent background, then put on white). */
   unpainted: UnpaintedGrid | null;
   /**
-   * What pdf.js said it could not draw: an image it could not decode (left out), or a font it
-   * could not use (text drawn in a substitute, or not at all).
+   * What pdf.js said it could not draw: an image it could not decode (left out).
    */
-  degraded: { kind: 'image' | 'font'; warning: string } | null;
+  degraded: { kind: 'image'; warning: string } | null;
 }
 
 /**
  * The page drawn by the plan's engines (raster/renderer.ts): the first, and the fallback when the
  * first fails, cannot reach the page, draws it empty although its content paints (`task.expect`),
- * or cannot decode one of its images or use one of its fonts. Of the drawings made, one with an
- * image missing counts last, then one with a font substituted, then the one with more ink; it says
+ * or cannot decode one of its images. Of the drawings made, one with an image missing counts last,
+ * then the one with more ink; it says
  * why it may differ from print.
  */
 async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<Drawn, 'degraded'> & { approximate: string | null }> {
@@ -195,7 +202,7 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
   const failures: string[] = [];
   for (const engine of engines) {
     try {
-      const drawn = engine === 'pdfium' ? await drawWithPdfium(doc, task.page, task.maxPx) : await drawWithPdfjs(doc, task);
+      const drawn = engine === 'pdfium' ? await drawWithPdfium(doc, task.page, task.maxPx, task.annotations ?? false) : await drawWithPdfjs(doc, task);
       drawings.push(drawn);
       if (!wantsSecondLook(drawn, task)) break;
     } catch (error) {
@@ -206,21 +213,20 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
   const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b, blankInk) > rank(a, blankInk) ? b : a), undefined);
   if (!best) throw new Error(failures.join('; '));
   const missing = best.degraded?.kind === 'image' ? best.degraded.warning : null;
-  // What every engine tried said stays in the facts (font-unusable reads pdf.js's font warnings,
-  // whichever drawing is kept).
+  // What every engine tried said stays in the facts (the report's raster warnings).
   const warnings = [...new Set(drawings.flatMap((d) => d.warnings))];
   return { ...best, warnings, approximate: missing ? `an image could not be decoded and is missing from the preview (${missing})` : null };
 }
 
 /**
- * A drawing with ink beats an empty one; among those with ink, one without an image missing or a
- * font substituted beats one with; among empty ones, one whose engine said what it could not draw
+ * A drawing with ink beats an empty one; among those with ink, one without an image missing beats
+ * one with; among empty ones, one whose engine said what it could not draw
  * beats one that says nothing (the emptiness then has a reason: page-render-failed, not blank).
  */
 function rank(d: Drawn, blankInk: number): number {
   const ink = d.measured.inkCoverage;
-  if (ink <= blankInk) return d.degraded?.kind === 'image' ? 1 : 0;
-  return 10 + (d.degraded?.kind === 'image' ? 0 : d.degraded ? 2 : 4) + ink;
+  if (ink <= blankInk) return d.degraded ? 1 : 0;
+  return 10 + (d.degraded ? 0 : 4) + ink;
 }
 
 function wantsSecondLook(drawn: Drawn, task: RenderTask): boolean {
@@ -231,6 +237,7 @@ function wantsSecondLook(drawn: Drawn, task: RenderTask): boolean {
 }
 
 async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
+  const [{ captureWarnings, isImageFailure, openWithPdfjs }, { renderWithPdfjs }] = await pdfjsRenderer();
   const rendered = await captureWarnings(async () => {
     doc.pdfjs ??= openWithPdfjs(doc.bytes);
     return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, task.pageRef, true);
@@ -239,9 +246,10 @@ async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
     doc.renderedSinceCleanup = 0;
     await (await doc.pdfjs)?.cleanup().catch(() => undefined);
   }
-  const image = rendered.warnings.find((w) => classifyWarning(w) === 'image' && /unable to decode|error|unsupported/i.test(w));
-  const font = rendered.warnings.find((w) => classifyWarning(w) === 'font');
-  const degraded = image ? { kind: 'image' as const, warning: image } : font ? { kind: 'font' as const, warning: font } : null;
+  // Which embedded fonts can be drawn is judged from the fonts themselves (font-unusable), not from
+  // pdf.js's hinting complaints: only an image left out asks for a second look.
+  const image = rendered.warnings.find(isImageFailure);
+  const degraded = image ? { kind: 'image' as const, warning: image } : null;
   const unpainted = flattenOnWhite(rendered.value);
   return { pixels: rendered.value, method: 'pdfjs', warnings: rendered.warnings, measured: analysePixels(rendered.value), unpainted, degraded };
 }
@@ -250,11 +258,12 @@ async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
  * The page drawn by PDFium. After a failure the worker drops its PDFium instance: a trap may have
  * left its heap inconsistent.
  */
-async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Promise<Drawn> {
+async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annotations: boolean): Promise<Drawn> {
+  const { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium } = await pdfiumRenderer();
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, true);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, { annotations, transparent: true });
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
       resetPdfium();
@@ -270,16 +279,18 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
 
 /** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
 async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
+  const { measureJpegDetail } = await import('../raster/image-detail.js');
   // A page drawn upright from its one image shows that image: its preview says where the detail is.
   const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
   const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
   const out: ImageDetail[] = [];
   for (const request of task.detail ?? []) {
-    let jpeg = task.jpeg && task.plan?.ref === request.ref ? task.jpeg.data : null;
+    // The plan's JPEG as the caller sent it, or where the structure read found it in the file.
+    let jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
     if (!jpeg) {
       const found = await imageObject(doc, request.ref, task.limits).catch(() => null);
-      if (!found || !isDct(found.context, found.stream)) continue;
-      jpeg = jpegStreamOf(found.context, found.stream).data;
+      if (!found) continue;
+      jpeg = found.jpeg;
     }
     const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
     if (measured) out.push(measured);
@@ -287,17 +298,24 @@ async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels |
   return out;
 }
 
-/** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
+/** A JPEG image XObject's data, from the worker's pdf-lib copy of the document (parsed under the task's decode limits); null when not a JPEG or encrypted. */
+async function imageObject(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ jpeg: Uint8Array } | null> {
+  const [, { imageXObject, jpegStreamOf }, , { parsePdf }, objects, { DecodeBudget }] = await imagePaths();
   doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(limits));
   const context = await doc.pdflib;
   const stream = imageXObject(context, refLabel);
-  return stream ? { context, stream } : null;
+  return stream && isDct(objects, context, stream) ? { jpeg: jpegStreamOf(context, stream).data } : null;
 }
 
-function isDct(context: PDFContext, stream: PDFRawStream): boolean {
-  const filter = resolve(context, stream.dict.get(N('Filter')));
-  const name = filter instanceof PDFArray ? resolve(context, filter.get(0)) : filter;
-  return name instanceof PDFName && name.asString() === '/DCTDecode';
+/** Whether an image stream's first filter is DCTDecode (a JPEG). */
+function isDct(objects: typeof import('../pdf/objects.js'), context: PDFContext, stream: PDFRawStream): boolean {
+  const filter = objects.get(context, stream.dict, 'Filter');
+  const name = filter instanceof objects.PDFArray ? objects.resolve(context, filter.get(0)) : filter;
+  return objects.nameOf(name) === 'DCTDecode';
 }
 
+/** The JPEG at [offset, length] of the file's bytes (a view: the stream is read where it lies). */
+function jpegAt(bytes: Uint8Array, [offset, length]: [number, number]): Uint8Array {
+  if (offset + length > bytes.length) throw new Error(`the JPEG at ${offset} (${length} bytes) lies past the end of the file`);
+  return bytes.subarray(offset, offset + length);
+}

@@ -8,8 +8,9 @@ import type { Sharp } from 'sharp';
 import type { ImageFacts, Matrix, PageFacts, Rect } from '../pdf/facts.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
-import { fastPathFits } from './budget.js';
+import { MAX_FAST_PATH_INPUT_PIXELS, fastPathFits } from './budget.js';
 import type { RawPixels } from './pixels.js';
+import { loadSharp } from './sharp.js';
 import { fitSize } from './render.js';
 
 /** What the worker needs to draw a page from its image alone. */
@@ -113,7 +114,7 @@ export async function renderFromImage(
   if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
   if (header.widthPx * header.heightPx > maxInputPixels) return null;
   // sharp is loaded by the first page drawn this way: planning a page (or --no-raster) never loads it.
-  const { default: sharp } = await import('sharp');
+  const sharp = await loadSharp();
   const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
   const meta = await input.metadata();
   const cmyk = meta.space === 'cmyk';
@@ -219,3 +220,26 @@ export function hasAdobeMarker(jpeg: Uint8Array): boolean {
   }
   return false;
 }
+
+const FLATE_FAMILIES = new Set(['DeviceGray', 'DeviceRGB', 'ICCBased']);
+
+/**
+ * A plan when the page is one Flate-compressed (or uncompressed) gray or RGB image of 8 or 16
+ * bits covering the page, drawn axis-aligned (flate-path.ts draws it); otherwise null. The worker
+ * checks the stream's own dictionary again (predictor, /Decode, colour-key mask) before it
+ * inflates a byte.
+ */
+export function flatePlan(page: PageFacts): ImagePlan | null {
+  const image = coveringImage(page);
+  if (!image) return null;
+  if (image.filters.length > 1 || (image.filters.length === 1 && image.filters[0] !== 'FlateDecode')) return null;
+  if (image.bitsPerComponent !== 8 && image.bitsPerComponent !== 16) return null;
+  const cs = image.colourSpace;
+  if (!cs || cs.components !== (cs.model === 'gray' ? 1 : cs.model === 'rgb' ? 3 : 0)) return null;
+  if (!FLATE_FAMILIES.has(cs.family)) return null;
+  if (image.widthPx * image.heightPx > MAX_FAST_PATH_INPUT_PIXELS) return null;
+  return planFor(page, image);
+}
+
+/** How a render failure starts when the page's one image could not be read (its data is corrupt or short). */
+export const IMAGE_UNREADABLE = 'its image could not be read';

@@ -16,27 +16,14 @@ import { createInflate } from 'node:zlib';
 import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFObject } from '../pdf/pdf-lib.js';
 import type { PageFacts } from '../pdf/facts.js';
 import { MAX_FAST_PATH_INPUT_PIXELS } from './budget.js';
-import { coveringImage, drawPlaced, placement, planFor, type ImagePlan } from './fast-path.js';
+import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
 import type { RawPixels } from './pixels.js';
+import { loadSharp } from './sharp.js';
 
 const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
 
-/**
- * A plan when the page is one Flate-compressed (or uncompressed) gray or RGB image of 8 or 16
- * bits covering the page, drawn axis-aligned; otherwise null. The worker checks the stream's
- * own dictionary again (predictor, /Decode, colour-key mask) before it inflates a byte.
- */
-export function flatePlan(page: PageFacts): ImagePlan | null {
-  const image = coveringImage(page);
-  if (!image) return null;
-  if (image.filters.length > 1 || (image.filters.length === 1 && image.filters[0] !== 'FlateDecode')) return null;
-  if (image.bitsPerComponent !== 8 && image.bitsPerComponent !== 16) return null;
-  const cs = image.colourSpace;
-  if (!cs || cs.components !== (cs.model === 'gray' ? 1 : cs.model === 'rgb' ? 3 : 0)) return null;
-  if (!(cs.family in COMPONENTS) && cs.family !== 'ICCBased') return null;
-  if (image.widthPx * image.heightPx > MAX_FAST_PATH_INPUT_PIXELS) return null;
-  return planFor(page, image);
-}
+// Planning needs no pdf-lib (the caller plans from facts, often without having parsed the file).
+export { flatePlan, IMAGE_UNREADABLE } from './fast-path.js';
 
 /** An image stream as the Flate path reads it. */
 export interface FlateImage {
@@ -128,8 +115,6 @@ function colourComponents(context: PDFContext, cs: PDFObject | undefined): numbe
   return n instanceof PDFNumber ? n.asNumber() : 0;
 }
 
-/** How a render failure starts when the page's one image could not be read (its data is corrupt or short). */
-export const IMAGE_UNREADABLE = 'its image could not be read';
 
 /** Why the Flate path gave a page back to pdf.js. */
 export class FlateFallback extends Error {}
@@ -152,7 +137,7 @@ export async function renderFromFlate(image: FlateImage, plan: ImagePlan, maxPx:
   await inflateInto(image, (chunk) => rows.push(chunk), () => rows.done());
   if (rows.count < image.heightPx) throw new FlateFallback(`its data ends after ${rows.count} of ${image.heightPx} rows`);
   const reduced = reducer.finish(image.decodeInverted);
-  const { default: sharp } = await import('sharp');
+  const sharp = await loadSharp();
   const input = sharp(reduced.data, { raw: { width: reduced.width, height: reduced.height, channels: image.components } });
   return drawPlaced(input, plan, at, image.interpolate);
 }

@@ -1,6 +1,9 @@
 /** The raw stream of a page's one image, for the fast paths (fast-path.ts, flate-path.ts). */
 import { N, PDFArray, PDFRawStream, items, numberOf, resolve } from '../pdf/objects.js';
-import { PDFBool, refIn, type PDFContext } from '../pdf/pdf-lib.js';
+import { PDFBool, refIn, streamOffset, type PDFContext } from '../pdf/pdf-lib.js';
+import type { PageFacts } from '../pdf/facts.js';
+import type { JpegLocation } from '../pool/tasks.js';
+import { imagePlan } from './fast-path.js';
 
 export interface JpegStream {
   /** The stream's raw (still encoded) bytes. */
@@ -38,4 +41,22 @@ export function jpegStreamOf(context: PDFContext, stream: PDFRawStream): JpegStr
 export function jpegStream(context: PDFContext, refLabel: string): JpegStream | null {
   const stream = imageXObject(context, refLabel);
   return stream ? jpegStreamOf(context, stream) : null;
+}
+
+/**
+ * Where the JPEG of each page drawn from its one image lies in `bytes` (the file `context` was
+ * parsed from by parsePdf), by image reference: what a worker needs to draw those pages without
+ * parsing the file again. Encrypted files have none (their streams must be decrypted).
+ */
+export function jpegLocations(context: PDFContext, bytes: Uint8Array, pages: readonly PageFacts[]): Record<string, JpegLocation> {
+  const out: Record<string, JpegLocation> = {};
+  for (const page of pages) {
+    const plan = imagePlan(page);
+    if (!plan || out[plan.ref]) continue;
+    const found = jpegStream(context, plan.ref);
+    const offset = found ? streamOffset(bytes, found.data) : null;
+    if (!found || offset === null || found.data.length === 0) continue;
+    out[plan.ref] = { at: [offset, found.data.length], decodeInverted: found.decodeInverted, interpolate: found.interpolate };
+  }
+  return out;
 }

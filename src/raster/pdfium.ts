@@ -60,58 +60,62 @@ export async function pdfiumHeapBytes(): Promise<number> {
 
 /** FPDF_RenderPageBitmap flags (fpdfview.h). */
 const FPDF_ANNOT = 0x01;
-const FPDF_REVERSE_BYTE_ORDER = 0x10;
 const FPDF_PRINTING = 0x800;
-/** FPDFBitmap_BGRA: 4 bytes per pixel; with FPDF_REVERSE_BYTE_ORDER the bytes come out as RGBA. */
+const FPDF_REVERSE_BYTE_ORDER = 0x10;
 const FPDF_BITMAP_BGRA = 4;
 
-/** The parts of PDFium's C API the wrapper exports but does not wrap the way we need. */
-interface PdfiumModule {
-  _FPDF_GetPageWidth(page: number): number;
-  _FPDF_GetPageHeight(page: number): number;
-  _FPDF_ClosePage(page: number): void;
-  _FPDFBitmap_CreateEx(width: number, height: number, format: number, buffer: number, stride: number): number;
-  _FPDFBitmap_FillRect(bitmap: number, left: number, top: number, width: number, height: number, colour: number): void;
-  _FPDF_RenderPageBitmap(bitmap: number, page: number, x: number, y: number, width: number, height: number, rotate: number, flags: number): void;
-  _FPDFBitmap_Destroy(bitmap: number): void;
-  wasmExports: { malloc(size: number): number; free(ptr: number): void };
-  HEAPU8: Uint8Array;
+/** The wrapper's page, by the fields it does not declare: its Emscripten module and FPDF_PAGE handle. */
+interface PageInternals {
+  module: {
+    HEAPU8: Uint8Array;
+    wasmExports: { malloc(size: number): number; free(ptr: number): void };
+    _FPDFBitmap_CreateEx(width: number, height: number, format: number, buffer: number, stride: number): number;
+    _FPDFBitmap_FillRect(bitmap: number, left: number, top: number, width: number, height: number, colour: number): void;
+    _FPDFBitmap_Destroy(bitmap: number): void;
+    _FPDF_RenderPageBitmap(bitmap: number, page: number, x: number, y: number, width: number, height: number, rotate: number, flags: number): void;
+    _FPDF_ClosePage(page: number): void;
+  };
+  pageIdx: number;
 }
 
 /**
- * Renders one page at `maxPx` on its longest side, on white (or transparent), as it prints: FPDF_PRINTING makes
- * PDFium draw the annotations that have the Print flag (and only those) and read optional
- * content by its print state. Form fields (widgets) are not drawn by PDFium's page renderer, so
- * pages with printable widgets go to pdf.js (renderer.ts). PDFium applies /Rotate and shows the
- * CropBox (clipped to the MediaBox); it ignores /UserUnit, which only scales a page and so does
- * not change a render fitted to a pixel size. Text is smoothed in gray, not for LCD stripes.
+ * Renders one page at `maxPx` on its longest side, on white, as it prints: optional content by its
+ * print state (FPDF_PRINTING), annotations only when asked (PDFium draws them as a viewer shows
+ * them, non-printing ones included; see pdfiumDrawsAnnotations in renderer.ts) and grayscale
+ * anti-aliased text (the wrapper asks for LCD text, whose coloured
+ * fringes are not on paper). PDFium applies /Rotate and shows the CropBox (clipped to the
+ * MediaBox); it ignores /UserUnit, which only scales a page and so does not change a render fitted
+ * to a pixel size. `transparent`: what the page leaves unpainted stays transparent (pixels.ts's
+ * flattenOnWhite measures it, then puts the page on white).
  */
-export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number, transparent = false): Promise<RawPixels> {
+export async function renderWithPdfium(
+  handle: PdfiumHandle,
+  pageNumber: number,
+  maxPx: number,
+  { annotations = false, transparent = false }: { annotations?: boolean; transparent?: boolean } = {},
+): Promise<RawPixels> {
   if (!isLive(handle)) throw new Error('the PDFium instance that opened this document was dropped');
-  // The wrapper keeps its Emscripten module and the page handle in fields it does not declare.
-  const page = handle.doc.getPage(pageNumber - 1) as unknown as { module: PdfiumModule; pageIdx: number };
-  const { module, pageIdx } = page;
+  const page = handle.doc.getPage(pageNumber - 1);
+  const { module: m, pageIdx } = page as unknown as PageInternals;
   if (!pageIdx) throw new Error(`PDFium cannot load page ${pageNumber}`);
   let buffer = 0;
   let bitmap = 0;
   try {
-    const originalWidth = module._FPDF_GetPageWidth(pageIdx);
-    const originalHeight = module._FPDF_GetPageHeight(pageIdx);
+    const { originalWidth, originalHeight } = page.getOriginalSize();
     if (!(originalWidth > 0 && originalHeight > 0)) throw new Error(`PDFium reads a page size of ${originalWidth} × ${originalHeight} pt`);
     const { width, height } = fitSize(originalWidth, originalHeight, maxPx);
-    buffer = module.wasmExports.malloc(width * height * 4);
-    if (!buffer) throw new Error(`PDFium cannot allocate a ${width} × ${height} px bitmap`);
-    bitmap = module._FPDFBitmap_CreateEx(width, height, FPDF_BITMAP_BGRA, buffer, width * 4);
-    // `transparent`: what the page leaves unpainted stays transparent (pixels.ts's flattenOnWhite
-    // measures it, then puts it on paper); else the page is drawn on white.
-    module._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, transparent ? 0x00000000 : 0xffffffff);
-    module._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_ANNOT | FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER);
-    const data = module.HEAPU8.slice(buffer, buffer + width * height * 4);
-    return { data, width, height, channels: 4 };
+    const size = width * height * 4;
+    buffer = m.wasmExports.malloc(size);
+    if (!buffer) throw new Error(`PDFium cannot allocate a ${width} × ${height} bitmap`);
+    bitmap = m._FPDFBitmap_CreateEx(width, height, FPDF_BITMAP_BGRA, buffer, width * 4);
+    if (!bitmap) throw new Error(`PDFium cannot create a ${width} × ${height} bitmap`);
+    m._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, transparent ? 0x00000000 : 0xffffffff);
+    m._FPDF_RenderPageBitmap(bitmap, pageIdx, 0, 0, width, height, 0, FPDF_PRINTING | FPDF_REVERSE_BYTE_ORDER | (annotations ? FPDF_ANNOT : 0));
+    // A copy: the heap may grow (and move) with the next allocation.
+    return { data: m.HEAPU8.slice(buffer, buffer + size), width, height, channels: 4 };
   } finally {
-    if (bitmap) module._FPDFBitmap_Destroy(bitmap);
-    if (buffer) module.wasmExports.free(buffer);
-    module._FPDF_ClosePage(pageIdx);
+    if (bitmap) m._FPDFBitmap_Destroy(bitmap);
+    if (buffer) m.wasmExports.free(buffer);
+    m._FPDF_ClosePage(pageIdx);
   }
 }
-

@@ -40,7 +40,7 @@ export async function openWithPdfjs(bytes: Uint8Array): Promise<PDFDocumentProxy
     cMapPacked: true,
     isEvalSupported: false,
     enableXfa: false,
-    verbosity: 1, // warnings: collected by captureWarnings() as findings (unreadable fonts…)
+    verbosity: 1, // warnings: collected by captureWarnings() into the page's raster facts
     stopAtErrors: false,
     // Soft masks: pdf.js's Node filter factory draws luminosity masks as plain alpha (soft-mask.ts).
     FilterFactory: SoftMaskFilterFactory as never,
@@ -83,28 +83,17 @@ export async function captureWarnings<T>(fn: () => Promise<T>): Promise<{ value:
 
 export type { PDFDocumentProxy };
 
-/** What a pdf.js warning is about. Only `font` means a font could not be used. */
-export type WarningKind = 'font' | 'image' | 'shading' | 'stream' | 'other';
-
-/** pdf.js's words for a font it could not load, parse or draw (the start of its warning). */
-const FONT_FAILURE =
-  /^(loadFont\b|translateFont\b|ensureStateFont\b|buildFontPaths\b|charToGlyph\b|Type3 font resource|Cannot compile Type3 glyph|TT: |Couldn't find .* in CFF strings|Invalid CFFDict|Found too many parameters for stack-clearing|Incorrect 'loca' table|Could not find a preferred cmap table|No cmap table available|Not enough space in (charstrings|glyfs)|Ran out of space in font|Glyph index is not in fd select|Invalid fd index|getFontFileType\b|extractDataStructures\b|Cannot substitute the font|Font ".*" is not available)/;
-const IMAGE =
+/** pdf.js's words for an image it could not decode or apply (the start of its warning). */
+const IMAGE_WARNING =
   /^(Unable to decode image|JpxImage|JBig2|Jbig2Stream|CCITTFaxStream|BMP image|decodeScan|PDFImage|Ignoring \/Mask|Unsupported \/S?Mask|Unsupported SMask|Image dimensions|Bits per component|Decode map|getTransferableImage|GlobalImageCache)|JPEG image|JpegError|JpxError|OpenJPEG/;
-const SHADING = /^(parseShading|getOperatorList - ignoring Shading|handleTilingType)|ShadingType|shading/i;
-const STREAM = /^(Invalid stream|Empty\b|getContentStream|Filter ".*" is not supported|Indexing all PDF objects|indexObjects|Unterminated|getHexString)|FCHECK|checksum|flate|zlib/i;
 
 /**
- * Sorts a pdf.js warning into what it is about, so that a JPEG 2000 decoder's complaint, an
- * unsupported shading or a bad Flate checksum is never read as an unreadable font.
+ * Whether a pdf.js warning says an image was left out of the drawing (it could not be decoded):
+ * the page then gets a second engine's look, and the preview is approximate if no engine draws it.
  * @example
- * classifyWarning('loadFont - translateFont failed: "FormatError: bad glyf"'); // 'font'
- * classifyWarning('Unable to decode image "img_p0_1": "JpxError: cmap box"'); // 'image'
+ * isImageFailure('Unable to decode image "img_p0_1": "JpxError: cmap box"'); // true
+ * isImageFailure('TT: undefined function: 32'); // false
  */
-export function classifyWarning(text: string): WarningKind {
-  if (FONT_FAILURE.test(text)) return 'font';
-  if (IMAGE.test(text)) return 'image';
-  if (SHADING.test(text)) return 'shading';
-  if (STREAM.test(text)) return 'stream';
-  return 'other';
+export function isImageFailure(text: string): boolean {
+  return IMAGE_WARNING.test(text) && /unable to decode|error|unsupported/i.test(text);
 }

@@ -15,24 +15,45 @@ export interface RawPixels {
   channels: number;
 }
 
-function isWhite(d: RawPixels['data'], i: number): boolean {
-  return d[i]! >= WHITE_LEVEL && d[i + 1]! >= WHITE_LEVEL && d[i + 2]! >= WHITE_LEVEL;
-}
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
+/**
+ * Ink coverage and edge gaps in one pass. RGBA pixels (PDFium, pdf.js) are read a 32-bit word at a
+ * time: a channel is white when it is at least 250 (0b11111010), that is its top five bits are set
+ * and one of the next two is — two masks per pixel instead of three compares of three bytes.
+ */
 export function analysePixels(p: RawPixels): PixelFacts {
   const { data, width, height, channels } = p;
-  const stride = width * channels;
-  // Per row and per column: does it hold any ink? One pass over the pixels.
+  // Per row and per column: does it hold any ink?
   const rowInk = new Uint8Array(height);
   const colInk = new Uint8Array(width);
   let ink = 0;
-  for (let y = 0; y < height; y++) {
-    const row = y * stride;
-    for (let x = 0; x < width; x++) {
-      if (!isWhite(data, row + x * channels)) {
-        ink++;
-        rowInk[y] = 1;
+  if (channels === 4 && LITTLE_ENDIAN && data.byteOffset % 4 === 0 && WHITE_LEVEL === 250) {
+    const words = new Uint32Array(data.buffer, data.byteOffset, width * height);
+    for (let y = 0, i = 0; y < height; y++) {
+      let inRow = 0;
+      for (let x = 0; x < width; x++, i++) {
+        const v = words[i]!;
+        if ((v & 0xf8f8f8) === 0xf8f8f8 && v & 0x06 && v & 0x0600 && v & 0x060000) continue;
+        inRow++;
         colInk[x] = 1;
+      }
+      if (inRow) {
+        ink += inRow;
+        rowInk[y] = 1;
+      }
+    }
+  } else {
+    for (let y = 0, i = 0; y < height; y++) {
+      let inRow = 0;
+      for (let x = 0; x < width; x++, i += channels) {
+        if (data[i]! >= WHITE_LEVEL && data[i + 1]! >= WHITE_LEVEL && data[i + 2]! >= WHITE_LEVEL) continue;
+        inRow++;
+        colInk[x] = 1;
+      }
+      if (inRow) {
+        ink += inRow;
+        rowInk[y] = 1;
       }
     }
   }

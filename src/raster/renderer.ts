@@ -3,15 +3,17 @@
  * engines behind it; the report names the one that drew each page (`raster.method`). Every rule
  * of renderer choice is here (the worker only follows the plan: first engine, fallback):
  * - `image`: the page is one JPEG covering it (fast-path.ts): sharp decodes it with shrink-on-load.
- * - `pdfium`: pages of vector art. PDFium (WebAssembly) paints paths 3–4× faster than pdf.js.
- * - `pdfjs`: everything else, and whatever PDFium fails on or draws empty. pdf.js takes pages with
- *   printable form fields and pages with blend modes, and keeps the pages whose fonts are
- *   embedded, because its warnings about unreadable fonts are what `font-unusable` reports, and
- *   pages with large images or very many paths, which PDFium would hold in a WebAssembly heap
- *   that the worker's heap cap does not bound, and pages with ICC-based images, which PDFium draws
- *   slower. (One-JPEG pages, the usual ICC-based ones, go to the image fast path first.)
+ * - `pdfium`: every other page — vector art, text in embedded fonts or not, small images. PDFium
+ *   (WebAssembly) draws them ~6× faster than pdf.js, and as close to MuPDF (bench/RENDERERS.md).
+ * - `pdfjs`: the classes PDFium draws measurably worse on the real-world corpus (printable
+ *   annotations and form fields, blend modes, JBIG2, JPEG 2000 with a soft mask, ICC-based and
+ *   Indexed-over-ICC images), pages with large images, very many paths or tiling cells, which PDFium
+ *   would hold in a WebAssembly heap that the worker's heap cap does not bound, and whatever PDFium
+ *   fails on or draws empty. (One-JPEG pages, the usual ICC-based ones, go to the image fast path
+ *   first.) Which fonts can be drawn is judged from the fonts themselves (pdf/font/), whichever
+ *   engine draws the page.
  */
-import type { PageFacts } from '../pdf/facts.js';
+import type { ImageFacts, PageFacts } from '../pdf/facts.js';
 
 export type Renderer = 'image' | 'pdfium' | 'pdfjs';
 
@@ -30,9 +32,13 @@ export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
  */
 export const PDFIUM_MAX_TILING_CELLS = 1_000_000;
 
-type RendererFacts = Pick<PageFacts, 'fonts' | 'images' | 'colours' | 'printableWidgets' | 'transparency' | 'tiling'>;
+type RendererFacts = Pick<PageFacts, 'images' | 'colours' | 'printableWidgets' | 'printableAnnotations' | 'transparency' | 'tiling'>;
 
-/** The engine for a page that the image fast path does not take (or gives back). */
+/**
+ * The engine for a page that the image fast path does not take (or gives back). PDFium, unless the
+ * page has what it draws measurably worse than pdf.js on the real-world corpus (bench/RENDERERS.md)
+ * or what would escape the worker's memory cap.
+ */
 export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
   if ((page.tiling?.cells ?? 0) > PDFIUM_MAX_TILING_CELLS) return 'pdfjs';
   // Form fields print from their appearance streams; PDFium's page renderer leaves widgets to its
@@ -42,11 +48,19 @@ export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
   // Hue… come out in other colours: pdf.js transparency_group.pdf, bench/RENDERERS.md); pdf.js
   // draws all sixteen modes as Ghostscript does.
   if (page.transparency?.blendModes.length) return 'pdfjs';
-  if (page.fonts.some((f) => f.embedded)) return 'pdfjs';
   if (!pdfiumCanHold(page)) return 'pdfjs';
   // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
-  // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s.
-  if (page.images.some((i) => i.colourSpace?.family === 'ICCBased')) return 'pdfjs';
+  // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s; and an Indexed image over an ICC
+  // base comes out in other colours than MuPDF and pdf.js draw (pikepdf pink-palette-icc.pdf).
+  if (page.images.some((i) => isIccBased(i.colourSpace))) return 'pdfjs';
+  // Printable annotations (form fields, stamps): PDFium draws widgets only through a form-filling
+  // environment and other annotations as a viewer shows them, not as they print (renderWithPdfium
+  // draws none); pdf.js draws exactly the printable ones, as MuPDF does.
+  if (page.printableAnnotations) return 'pdfjs';
+  // JBIG2 halftone regions with a skipped grid come out wrong (pdf.js bitmap-halftone-skip-grid-
+  // template2.pdf: 40 % of pixels off, pdf.js 0 %), and JPEG 2000 images with a soft mask lose
+  // detail (pypdf Seige_of_Vicksburg: 3 % of pixels off, pdf.js 0 %).
+  if (page.images.some((i) => i.filters.includes('JBIG2Decode') || (i.filters.includes('JPXDecode') && i.hasSMask))) return 'pdfjs';
   return 'pdfium';
 }
 
@@ -79,4 +93,18 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
   if (engine === 'pdfium' && (page.printableWidgets ?? 0) > 0) reasons.push('form fields are not drawn');
   if (engine === 'pdfium' && page.transparency?.blendModes.length) reasons.push(`blend modes (${page.transparency.blendModes.join(', ')}) are drawn approximately`);
   return reasons.length ? reasons.join('; ') : null;
+}
+
+/**
+ * Whether PDFium draws the page's annotations too: only when it has printable ones without an
+ * appearance stream (a FreeText box), which PDFium draws from their entries as MuPDF does and
+ * pdf.js in Node cannot. Otherwise none: PDFium shows annotations as a viewer does, the
+ * non-printing ones included (and pages with printable appearance streams go to pdf.js).
+ */
+export function pdfiumDrawsAnnotations(page: Pick<PageFacts, 'generatedAnnotations'>): boolean {
+  return (page.generatedAnnotations ?? 0) > 0;
+}
+
+function isIccBased(cs: ImageFacts['colourSpace'] | undefined): boolean {
+  return cs?.family === 'ICCBased' || (cs?.family === 'Indexed' && cs.base?.family === 'ICCBased');
 }

@@ -132,6 +132,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
   const scale = printScaleOf(page, layer, limits);
   const shown = withoutFormatControlsDeep({
     images: page.images.map((i) => reportImage(i, page, scale, raster)),
+    // The font-program facts speak through font-unusable; the page lists the fonts as before.
     fonts: page.fonts.map((f) => ({ name: f.name, ref: f.ref ?? null, baseFont: f.baseFont, subtype: f.subtype, embedded: f.embedded })),
     notes: page.notes,
   });

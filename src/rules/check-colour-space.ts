@@ -1,4 +1,4 @@
-import { isRgb } from '../pdf/colour-space.js';
+import { isRgb } from '../pdf/facts.js';
 import type { ColourSpaceFacts } from '../pdf/facts.js';
 import { imageLabel } from './check-image-size.js';
 import type { Check } from './context.js';

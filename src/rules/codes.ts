@@ -123,7 +123,7 @@ export const FINDING_CODES = {
   'font-unusable': {
     severity: 'warning',
     rule: 'Source file requirements 7',
-    description: 'Every embedded font can be read; text in a font that cannot be read prints in a substitute font.',
+    description: 'Every embedded font can be drawn; text in a font whose program cannot be parsed prints in a substitute font, and glyphs that cannot be decoded print as nothing.',
   },
   'page-damaged': {
     severity: 'error',

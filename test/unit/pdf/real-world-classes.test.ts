@@ -8,10 +8,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DocumentFacts } from '../../../src/pdf/facts.js';
+import type { DocumentFacts, FontUse } from '../../../src/pdf/facts.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { jpxColourSpace } from '../../../src/pdf/jpx.js';
-import { classifyWarning } from '../../../src/raster/pdfjs.js';
 import { checkColourSpace } from '../../../src/rules/check-colour-space.js';
 import { checkDocument, mergeProblems } from '../../../src/rules/check-document.js';
 import { checkFontsEmbedded, checkFontsReadable } from '../../../src/rules/check-fonts.js';
@@ -339,32 +338,18 @@ describe('labels', () => {
   });
 });
 
-describe('font-unusable only from font failures', () => {
-  it.each([
-    ['loadFont - translateFont failed: "FormatError: Invalid font data"', 'font'],
-    ["Incorrect 'loca' table length -- attempting to fix it.", 'font'],
-    ['TT: CALL non-existent function', 'font'],
-    ['Could not find a preferred cmap table.', 'font'],
-    ['Unable to decode image "img_p0_1": "JpxError: OpenJPEG failed to decode: cmap box"', 'image'],
-    ['JpxImage#instantiateWasm: failed', 'image'],
-    ['getOperatorList - ignoring Shading: "FormatError: Unsupported ShadingType: 1"', 'shading'],
-    ['parseShading - ignoring shading: "Unsupported ShadingType: 1"', 'shading'],
-    ['Invalid stream: "FormatError: Bad FCHECK in flate stream: 120, 255"', 'stream'],
-    ['Indexing all PDF objects', 'stream'],
-    ['Unsupported blend mode: Foo', 'other'],
-  ] as const)('%s → %s', (text, kind) => {
-    expect(classifyWarning(text)).toBe(kind);
-  });
-
-  it('reports font-unusable for a font warning and nothing for image, shading or Flate warnings', async () => {
-    const facts = doc([page(1, 2040, 2040), page(2, 2040, 2040)]);
+describe('font-unusable only from the fonts themselves', () => {
+  it('never from a renderer warning (pdf.js: fonts, images, shadings or Flate), only from a font program that cannot be drawn', async () => {
     const raster = (warnings: string[]) =>
       new Map([[1, { index: 1, widthPx: 10, heightPx: 10, method: 'pdfjs' as const, ms: 1, warnings, inkCoverage: 1, edgeGapPx: { top: 0, right: 0, bottom: 0, left: 0 } }]]);
-    const ctx = await context(facts);
-    const other = ['Unable to decode image "img_p0_1": "JpxError: cmap box"', 'parseShading - ignoring shading: "Unsupported ShadingType: 1"', 'Invalid stream: "Bad FCHECK in flate stream"'];
-    expect(checkFontsReadable({ ...ctx, raster: raster(other) })).toEqual([]);
-    const font = checkFontsReadable({ ...ctx, raster: raster([...other, 'loadFont - translateFont failed: "bad glyf"']) });
-    expect(font.map((d) => [d.code, d.actual])).toEqual([['font-unusable', 'loadFont - translateFont failed: "bad glyf"']]);
+    const warnings = ['TT: undefined function: 21', "Incorrect 'loca' table length -- attempting to fix it.", 'Invalid CFFDict value: "NaN" for key "3075".', 'Unable to decode image "img_p0_1": "JpxError: cmap box"'];
+    const font = (program: FontUse['program']): FontUse => ({ name: 'F1', ref: '5 0 R', baseFont: 'ABCDEF+Calibri', subtype: 'TrueType', embedded: true, program });
+    const sound = { format: 'TrueType' as const, glyphs: 40, failedGlyphs: 0, problem: null, firstFailure: null, unchecked: null };
+    const withFonts = (fonts: FontUse[]) => context(doc([page(1, 2040, 2040, { fonts })]));
+    expect(checkFontsReadable({ ...(await withFonts([font(sound)])), raster: raster(warnings) })).toEqual([]);
+    expect(checkFontsReadable(await withFonts([font({ ...sound, unchecked: 'the program decodes to more than 32 MB' })]))).toEqual([]);
+    const broken = checkFontsReadable(await withFonts([font({ ...sound, failedGlyphs: 3, firstFailure: 'glyph 7: its contour end points are out of order' })]));
+    expect(broken.map((d) => [d.code, d.page, d.actual])).toEqual([['font-unusable', 1, 'ABCDEF+Calibri (TrueType): 3 of its 40 glyphs cannot be drawn (glyph 7: its contour end points are out of order)']]);
   });
 });
 

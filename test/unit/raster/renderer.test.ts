@@ -24,20 +24,24 @@ import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, fallbackRenderer, 
 import { sha256Hex } from '../../../src/source/read.js';
 
 const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'TrueType', embedded });
-const image = (widthPx: number, heightPx: number) => ({ widthPx, heightPx }) as never;
+const image = (widthPx: number, heightPx: number, extra: object = {}) => ({ widthPx, heightPx, filters: [], via: [], hasSMask: false, ...extra }) as never;
 
 describe('which engine draws a page', () => {
   const paint = (count: number) => ({ use: 'fill', colourSpace: {}, count, via: [] }) as never;
   it.each([
     ['vector art, no text', [], [], [paint(25_600)], 'pdfium'],
     ['text in a font that is not embedded (PDFium substitutes it, like every renderer)', [font(false)], [], [], 'pdfium'],
-    ['an embedded font (pdf.js warns when it cannot read it: font-unusable)', [font(true), font(false)], [], [], 'pdfjs'],
+    ['text in embedded fonts (whether they can be drawn is judged from the fonts themselves)', [font(true), font(false)], [], [], 'pdfium'],
     ['small images', [], [image(2000, 2000), image(100, 100)], [], 'pdfium'],
     ['an image larger than PDFium is given', [], [image(4001, 4000)], [], 'pdfjs'],
     ['a million painting operators', [], [], [paint(600_000), paint(400_000)], 'pdfium'],
     ['more than a million painting operators (kept under the worker heap cap)', [], [], [paint(600_000), paint(400_001)], 'pdfjs'],
-    ['an ICC-based image (PDFium is slower there)', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'ICCBased' } }], [], 'pdfjs'],
-    ['a Lab image', [], [{ widthPx: 400, heightPx: 400, colourSpace: { family: 'Lab' } }], [], 'pdfium'],
+    ['an ICC-based image (PDFium is slower there)', [], [image(400, 400, { colourSpace: { family: 'ICCBased' } })], [], 'pdfjs'],
+    ['an Indexed image over an ICC base (PDFium draws other colours)', [], [image(50, 50, { colourSpace: { family: 'Indexed', base: { family: 'ICCBased' } } })], [], 'pdfjs'],
+    ['a Lab image', [], [image(400, 400, { colourSpace: { family: 'Lab' } })], [], 'pdfium'],
+    ['a JBIG2 image', [], [image(400, 400, { filters: ['JBIG2Decode'] })], [], 'pdfjs'],
+    ['a JPEG 2000 image with a soft mask', [], [image(400, 400, { filters: ['JPXDecode'], hasSMask: true })], [], 'pdfjs'],
+    ['a JPEG 2000 image without one', [], [image(400, 400, { filters: ['JPXDecode'] })], [], 'pdfium'],
   ])('%s → %s', (_name, fonts, images, colours, expected) => {
     expect(pageRenderer({ fonts, images, colours } as never)).toBe(expected);
   });
@@ -62,6 +66,11 @@ describe('which engine draws a page', () => {
     expect(knownApproximation(page({ printableWidgets: 1 }), 'pdfium')).toBe('form fields are not drawn');
     expect(knownApproximation(page({ printableWidgets: 1 }), 'pdfjs')).toBeNull();
     expect(knownApproximation(page({ transparency: { blendModes: ['Screen'], knockoutGroups: 0 } }), 'pdfium')).toMatch(/Screen/);
+  });
+
+  it('sends a page with printable annotations (form fields, stamps) to pdf.js: PDFium draws widgets only through a form environment', () => {
+    expect(pageRenderer({ fonts: [], images: [], colours: [paint(4)], printableAnnotations: 1 } as never)).toBe('pdfjs');
+    expect(pageRenderer({ fonts: [], images: [], colours: [paint(4)], printableAnnotations: 0 } as never)).toBe('pdfium');
   });
 
   it('keeps 4,000 × 4,000 px and a million painting operators as what PDFium is given at most', () => {
@@ -120,6 +129,7 @@ describe('the chosen engine agrees with MuPDF and poppler', () => {
     ['img2pdf-tanktop-palette.pdf', 'pdfium', 4],
     ['pikepdf-tanktop-lab.pdf', 'pdfium', 4],
     ['reportlab-tshirt-M-unembedded-font.pdf', 'pdfium', 4],
+    ['reportlab-tshirt-M-exact.pdf', 'pdfium', 4],
     ['gs-tanktop-cmyk-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
     ['gs-tanktop-spot-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
     ['imagemagick-tanktop-rgb-jpeg.pdf', 'image', 4],
@@ -161,6 +171,74 @@ describe('a JPEG page drawn from the stream its caller hands over', () => {
     // Without the stream the worker must parse the file — here it cannot, so the fast path is not taken.
     const without = await localExecutor.render({ ...task, docId: 'jpeg-not-handed-over' }).catch((e: unknown) => e);
     expect(without instanceof Error || (without as { facts: { method: string } }).facts.method !== 'image').toBe(true);
+  }, 60_000);
+});
+
+describe('the structure is read once: JPEG pages are drawn from where the structure read found their stream', () => {
+  it('the inspect task says where each page JPEG lies, and a render task drawn from there needs nothing else of the file', async () => {
+    const file = 'test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf';
+    const bytes = new Uint8Array(readFileSync(file));
+    const shared = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(shared).set(bytes);
+    const inspected = await localExecutor.inspect(shared, 'structure-once');
+    const page = inspected.facts.pages[0]!;
+    const plan = imagePlan(page)!;
+    const jpeg = inspected.jpegs?.[plan.ref];
+    expect(jpeg).toBeDefined();
+    const [offset, length] = jpeg!.at;
+    expect([...bytes.subarray(offset, offset + 3)]).toEqual([0xff, 0xd8, 0xff]);
+    // Everything but the JPEG's bytes zeroed: a worker that parsed the file would find no PDF here.
+    const blanked = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(blanked).set(bytes.subarray(offset, offset + length), offset);
+    const drawn = await localExecutor.render({ docId: 'structure-once-blanked', bytes: blanked, page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 });
+    expect(drawn.facts.method).toBe('image');
+    expect(drawn.facts.inkCoverage).toBeGreaterThan(0.5);
+    // A location past the end of the bytes is refused, not read.
+    const past = await localExecutor.render({ docId: 'structure-once-past', bytes: new SharedArrayBuffer(64), page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 }).catch((e: unknown) => e);
+    expect(String(past)).toMatch(/past the end of the file/);
+  }, 60_000);
+
+  it('a structure read keeps views of the file, not copies of its streams', async () => {
+    const { streamOffset, PDFRawStream } = await import('../../../src/pdf/pdf-lib.js');
+    const { parsePdf } = await import('../../../src/pdf/parse.js');
+    const bytes = new Uint8Array(readFileSync('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf'));
+    const context = await parsePdf(bytes);
+    const streams = context.enumerateIndirectObjects().flatMap(([, o]) => (o instanceof PDFRawStream ? [o] : []));
+    expect(streams.length).toBeGreaterThan(0);
+    for (const s of streams) {
+      const at = streamOffset(bytes, s.contents);
+      expect(at).not.toBeNull();
+      expect(Buffer.compare(bytes.subarray(at!, at! + s.contents.length), s.contents)).toBe(0);
+    }
+  });
+});
+
+describe('annotations PDFium draws: printable ones without an appearance stream, and no others', () => {
+  // pikepdf: one page with a FreeText box (text in /Contents and /DA, no /AP), printable or not.
+  const freeText = (print: boolean) => {
+    const out = join(dir, `freetext-${print}.pdf`);
+    const script = [
+      'import pikepdf, sys',
+      'pdf = pikepdf.new()',
+      'pdf.add_blank_page(page_size=(300, 200))',
+      'page = pdf.pages[0]',
+      `annot = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.FreeText, Rect=[40, 80, 260, 130], Contents=pikepdf.String('Printed note'), DA=pikepdf.String('/Helv 24 Tf 0 g'), F=${print ? 4 : 0}))`,
+      'page.obj.Annots = pdf.make_indirect([annot])',
+      'pdf.save(sys.argv[1])',
+    ].join('\n');
+    const run = spawnSync('/usr/bin/python3', ['-c', script, out], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    return out;
+  };
+
+  it('draws a printable FreeText box without /AP (it prints), and leaves out one without the Print flag', async () => {
+    const printed = await preflight(freeText(true), { sku: 'DUVET-COVER-200X200' });
+    expect(printed.pages[0]!.raster?.method).toBe('pdfium');
+    expect(printed.pages[0]!.raster!.inkCoverage).toBeGreaterThan(0.001);
+    expect(printed.findings.map((f) => f.code)).not.toContain('page-blank');
+    const hidden = await preflight(freeText(false), { sku: 'DUVET-COVER-200X200' });
+    expect(hidden.pages[0]!.raster!.inkCoverage).toBe(0);
+    expect(hidden.findings.map((f) => f.code)).toContain('page-blank');
   }, 60_000);
 });
 

@@ -1,0 +1,155 @@
+/**
+ * `font-unusable` from the fonts themselves (src/pdf/font/): embedded programs made at test time by
+ * reportlab (TrueType, Type 1) and Ghostscript (CFF), each damaged in one known way by pikepdf
+ * (producers/font_cases.py), judged without drawing a page — and checked against MuPDF, whose
+ * FreeType refuses the same fonts and glyphs. A hinting program that calls a function nobody
+ * defined (pdf.js: "TT: …") is no reason: the glyphs draw.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentFacts } from '../../../src/pdf/facts.js';
+import { FontBudgetExceeded, WorkBudget } from '../../../src/pdf/font/bytes.js';
+import { checkCff } from '../../../src/pdf/font/cff.js';
+import { checkSfnt } from '../../../src/pdf/font/sfnt.js';
+import { checkType1 } from '../../../src/pdf/font/type1.js';
+import { inspectPdf } from '../../../src/pdf/inspect.js';
+import { captureWarnings, openWithPdfjs } from '../../../src/raster/pdfjs.js';
+import { renderWithPdfjs } from '../../../src/raster/render.js';
+import { checkFontsReadable } from '../../../src/rules/check-fonts.js';
+import { context } from '../../helpers/facts.js';
+
+let dir: string;
+const facts = new Map<string, DocumentFacts>();
+const read = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
+const FILES = [
+  'ttf.pdf',
+  'ttf-hinting.pdf',
+  'ttf-truncated.pdf',
+  'ttf-bad-glyph.pdf',
+  'cff.pdf',
+  'cff-bad-glyph.pdf',
+  't1.pdf',
+  't1-no-eexec.pdf',
+  'type3.pdf',
+  'type0-no-descendant.pdf',
+];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pp-fonts-'));
+  execFileSync('/usr/bin/python3', [join(import.meta.dirname, 'producers', 'font_cases.py'), dir], { stdio: 'pipe' });
+  for (const f of FILES) facts.set(f, await inspectPdf(read(f)));
+}, 120_000);
+
+const program = (file: string, page = 0) => facts.get(file)!.pages[page]!.fonts.find((f) => f.program)!.program!;
+const unusablePages = async (file: string) => checkFontsReadable(await context(facts.get(file)!)).map((d) => d.page);
+
+describe('embedded font programs, read without drawing', () => {
+  it.each([
+    ['ttf.pdf', 'TrueType'],
+    ['ttf-hinting.pdf', 'TrueType'],
+    ['cff.pdf', 'CFF'],
+    ['t1.pdf', 'Type1'],
+  ] as const)('%s: a sound %s program, every glyph drawable', async (file, format) => {
+    const p = program(file);
+    expect(p).toMatchObject({ format, failedGlyphs: 0, problem: null, unchecked: null });
+    expect(p.glyphs).toBeGreaterThan(8);
+    expect(await unusablePages(file)).toEqual([]);
+  });
+
+  it.each([
+    ['ttf-truncated.pdf', /head table lies outside the data/],
+    ['t1-no-eexec.pdf', /no eexec section/],
+    ['type0-no-descendant.pdf', /descendant font .* is not a font dictionary/],
+  ])('%s cannot be parsed: font-unusable', async (file, why) => {
+    expect(program(file).problem).toMatch(why);
+    const [finding] = checkFontsReadable(await context(facts.get(file)!));
+    expect(finding).toMatchObject({ code: 'font-unusable', page: 1 });
+    expect(finding!.actual).toMatch(why);
+  });
+
+  it.each([
+    ['ttf-bad-glyph.pdf', /contour end points are out of order/],
+    ['cff-bad-glyph.pdf', /calls local subroutine 107, which does not exist/],
+  ])('%s: glyphs that cannot be decoded are counted and named', async (file, why) => {
+    const p = program(file);
+    expect(p.problem).toBeNull();
+    expect(p.failedGlyphs).toBeGreaterThan(0);
+    expect(p.firstFailure).toMatch(why);
+    expect(await unusablePages(file)).toEqual([1]);
+  });
+
+  it('judges a Type 3 font by the codes each page shows', async () => {
+    expect([0, 1, 2].map((i) => program('type3.pdf', i).failedGlyphs)).toEqual([0, 1, 1]);
+    expect(program('type3.pdf', 1).firstFailure).toBe('there is no glyph procedure for /b');
+    expect(program('type3.pdf', 2).firstFailure).toBe("code 99 has no glyph name in the font's encoding");
+    expect(await unusablePages('type3.pdf')).toEqual([2, 3]);
+  });
+
+  it('a hinting program calling an undefined function is no reason, though pdf.js warns about it', async () => {
+    const doc = await openWithPdfjs(read('ttf-hinting.pdf'));
+    const { warnings } = await captureWarnings(() => renderWithPdfjs(doc, 1, 200));
+    await doc.destroy();
+    // The warning the old check took for an unusable font (issue 27's false font-unusable).
+    expect(warnings.some((w) => w.startsWith('TT: '))).toBe(true);
+    expect(await unusablePages('ttf-hinting.pdf')).toEqual([]);
+  });
+
+  it('agrees with MuPDF (FreeType) on every file: it complains about a font exactly where we find one unusable', async () => {
+    const disagree: string[] = [];
+    for (const file of FILES) {
+      const mu = spawnSync('mutool', ['draw', '-q', '-r', '36', '-F', 'pgm', '-o', '/dev/null', join(dir, file)], { encoding: 'utf8' });
+      const complains = /FT_New_Memory_Face|FT_Load_Glyph|cannot render glyph|unknown cid font type/.test(mu.stderr);
+      const ours = (await unusablePages(file)).length > 0;
+      if (complains !== ours) disagree.push(`${file}: MuPDF ${complains ? 'complains' : 'is silent'}, we ${ours ? 'report' : 'do not'}`);
+    }
+    expect(disagree).toEqual([]);
+  });
+});
+
+describe('the program checks on whole fonts', () => {
+  const budget = () => new WorkBudget(50_000_000);
+
+  it('reads a full TrueType font (DejaVu Sans, thousands of glyphs) and a full Type 1 font (URW) as sound', () => {
+    const ttf = checkSfnt(new Uint8Array(readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')), budget());
+    expect(ttf.tally).toMatchObject({ failed: 0, firstFailure: null });
+    expect(ttf.tally.glyphs).toBeGreaterThan(5000);
+    const t1 = checkType1(new Uint8Array(readFileSync('/usr/share/fonts/type1/urw-base35/NimbusSans-Regular.t1')), budget());
+    expect(t1.tally).toMatchObject({ failed: 0, firstFailure: null });
+    expect(t1.tally.glyphs).toBeGreaterThan(500);
+  });
+
+  it('stops at the work budget instead of judging (a font too costly to check is left unchecked)', () => {
+    const data = new Uint8Array(readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'));
+    expect(() => checkSfnt(data, new WorkBudget(10_000))).toThrow(FontBudgetExceeded);
+  });
+
+  it('fails a CFF glyph pushing more than 48 operands, as FreeType does', () => {
+    // A minimal CFF: header, Name, Top DICT (CharStrings at 40), String and Global Subr INDEXes empty.
+    const glyphs = [[14], [...Array.from({ length: 49 }, () => 139), 14], [139, 139, 21, 14]];
+    const charStrings = cffIndex(glyphs);
+    const top = [29, 0, 0, 0, 0, 17]; // CharStrings offset, patched below
+    const head = [1, 0, 4, 1, ...cffIndex([[0x41]]), ...cffIndex([top]), ...cffIndex([]), ...cffIndex([])];
+    const at = head.length;
+    const bytes = Uint8Array.from([...head, ...charStrings]);
+    const topAt = bytes.indexOf(29, 4);
+    new DataView(bytes.buffer).setInt32(topAt + 1, at);
+    const r = checkCff(bytes, budget());
+    expect(r.tally).toMatchObject({ glyphs: 3, failed: 1 });
+    expect(r.tally.firstFailure).toBe('glyph 1: more than 48 operands are pushed');
+  });
+});
+
+function cffIndex(items: number[][]): number[] {
+  if (items.length === 0) return [0, 0];
+  const out = [items.length >> 8, items.length & 0xff, 4];
+  let offset = 1;
+  for (const item of [[], ...items]) {
+    offset += item.length;
+    out.push((offset >>> 24) & 0xff, (offset >>> 16) & 0xff, (offset >>> 8) & 0xff, offset & 0xff);
+  }
+  for (const item of items) out.push(...item);
+  return out;
+}
