@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
 import { defaultPool } from '../pool/pool.js';
-import { preflightWithPreviews } from '../preflight.js';
+import { preflightWithPreviews } from '../flow/preflight.js';
 import { registryFrom } from '../profile/load.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
@@ -191,7 +191,7 @@ async function judgeOnce(
     return writeError(out, base, target.sku, resolution.via, (error as Error).message);
   }
   const limits = { ...target.limits, ...options.preflight?.limits };
-  const digest = profileDigest(target, limits, options.preflight?.severities ?? {});
+  const digest = profileDigest(target, limits, options.preflight?.severities ?? {}, options.preflight?.policy ?? {});
   const earlier = await readReport(join(out, paths.report));
   const wantHtml = options.html ?? true;
   // Hashed here only to compare with an earlier report; a new file is hashed in a pool worker.

@@ -89,7 +89,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const { PreflightPool } = await import('../pool/pool.js');
   const pool = workers !== undefined || timeout !== undefined ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined }) : undefined;
   const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
-    import('../preflight.js'),
+    import('../flow/preflight.js'),
     import('../report/html.js'),
     import('../report/text.js'),
   ]);

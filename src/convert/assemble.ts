@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
 import { mmToPt, mmToPx } from '../pdf/units.js';
-import { preflight } from '../preflight.js';
+import { preflight } from '../flow/preflight.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { fitInto } from './geometry.js';

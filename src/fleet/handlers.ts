@@ -9,7 +9,7 @@ import { CheckJobSchema, type CheckRecord } from '../jobs/schema.js';
 import { JobStore } from '../jobs/store.js';
 import { RUN_LEASE_MS } from '../jobs/tenants.js';
 import type { Report } from '../report/schema.js';
-import type { NetworkOptions } from '../source/preflight-url.js';
+import type { NetworkOptions } from '../source/network.js';
 import { batchFileHandler } from './batch.js';
 import { JOB_BATCH_FILE, JOB_CHECK, TransientJobError } from './jobs.js';
 import type { JobHandler } from './worker.js';

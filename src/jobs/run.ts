@@ -9,11 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { InputUnreadableError, PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
 import type { PreflightPool } from '../pool/pool.js';
-import { preflightWithPreviews, type Preview } from '../preflight.js';
+import { preflightWithPreviews, type Preview } from '../flow/preflight.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import type { Report } from '../report/schema.js';
-import { preflightUrlWithPreviews, type NetworkOptions } from '../source/preflight-url.js';
+import { preflightUrlWithPreviews, type NetworkOptions } from '../flow/preflight-url.js';
 import type { CheckJob, CheckRecord } from './schema.js';
 import type { JobStore } from './store.js';
 

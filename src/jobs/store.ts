@@ -17,7 +17,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
-import type { Preview } from '../preflight.js';
+import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
 import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord } from './schema.js';
 import { ordinal } from '../util/text.js';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PreflightError } from '../../src/errors.js';
 import { PreflightPool } from '../../src/pool/pool.js';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import { ReportSchema } from '../../src/report/schema.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);

@@ -2,28 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { InvalidArgumentError, PreflightError } from './errors.js';
-import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
-import type { DocumentFacts } from './pdf/facts.js';
-import { TimeBudget } from './pool/budget.js';
-import type { Executor } from './pool/local.js';
-import { IMAGE_PATH_DECLINED, type InspectResult } from './pool/tasks.js';
-import type { PDFContext } from './pdf/pdf-lib.js';
-import type { JpegStream } from './raster/image-stream.js';
-import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
-import { formatPath, registryFrom } from './profile/load.js';
-import type { ProfileRegistry } from './profile/registry.js';
-import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from './raster/budget.js';
-import { imagePlan } from './raster/fast-path.js';
-import { IMAGE_UNREADABLE, flatePlan } from './raster/flate-path.js';
-import { pageRenderer } from './raster/renderer.js';
-import type { RasterFacts, RasterFailure } from './raster/facts.js';
-import type { PreviewFormat } from './raster/preview.js';
-import { buildReport, type PreviewRef } from './report/build.js';
-import type { Report } from './report/schema.js';
-import { runChecks } from './rules/index.js';
-import { readSourceBytes, sha256Hex } from './source/read.js';
-import { grouped } from './util/text.js';
+import { InvalidArgumentError, PreflightError } from '../errors.js';
+import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from '../options.js';
+import type { DocumentFacts } from '../pdf/facts.js';
+import { TimeBudget } from '../pool/budget.js';
+import type { Executor } from '../pool/local.js';
+import { IMAGE_PATH_DECLINED, type InspectResult } from '../pool/tasks.js';
+import type { PDFContext } from '../pdf/pdf-lib.js';
+import type { JpegStream } from '../raster/image-stream.js';
+import { defaultPool, PreflightPool, TaskFailure } from '../pool/pool.js';
+import { formatPath, registryFrom } from '../profile/load.js';
+import type { ProfileRegistry } from '../profile/registry.js';
+import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from '../raster/budget.js';
+import { imagePlan } from '../raster/fast-path.js';
+import { IMAGE_UNREADABLE, flatePlan } from '../raster/flate-path.js';
+import { pageRenderer } from '../raster/renderer.js';
+import type { RasterFacts, RasterFailure } from '../raster/facts.js';
+import type { PreviewFormat } from '../raster/preview.js';
+import { buildReport, type PreviewRef } from '../report/build.js';
+import type { Report } from '../report/schema.js';
+import { runChecks } from '../rules/index.js';
+import { readSourceBytes, sha256Hex } from '../source/read.js';
+import { grouped } from '../util/text.js';
+import { localizeReport } from '../messages/catalogue.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -87,7 +88,7 @@ export async function preflightWithPreviews(
   const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
   const limits = { ...resolved.limits, ...opts.limits };
-  const executor: Executor = opts.pool === false ? (await import('./pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
+  const executor: Executor = opts.pool === false ? (await import('../pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
 
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
   // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
@@ -101,7 +102,7 @@ export async function preflightWithPreviews(
   const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
   // A JPEG page of a file read here is drawn here too: sharp decodes on libuv's threads, so pages
   // still run in parallel, and no worker has to start for them.
-  const here_ = opts.raster && inThread ? await import('./pool/local.js') : null;
+  const here_ = opts.raster && inThread ? await import('../pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
   const here = inThread ? await inspectHere(source.bytes) : null;
   const { facts, sha256 } = here
@@ -191,7 +192,7 @@ export async function preflightWithPreviews(
   }
 
   const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
-  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities);
+  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities, opts.policy);
   const report = buildReport({
     file: { path: source.path, bytes: source.bytes.length, sha256 },
     facts,
@@ -199,11 +200,12 @@ export async function preflightWithPreviews(
     findings,
     limits,
     severities: opts.severities,
+    policy: opts.policy,
     raster: new Map([...raster].sort(([a], [b]) => a - b)),
     previews: previewRefs,
     totalMs: performance.now() - started,
   });
-  return { report, previews };
+  return { report: opts.locale ? await localizeReport(report, resolved.profile, opts.locale) : report, previews };
 }
 
 /**
@@ -211,7 +213,7 @@ export async function preflightWithPreviews(
  * unexpected failure becomes a document problem.
  */
 async function inspectHere(bytes: Uint8Array): Promise<{ facts: DocumentFacts; jpegOf?: (ref: string) => JpegStream | null }> {
-  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js')]);
+  const [{ inspectPdf }, { jpegStream }] = await Promise.all([import('../pdf/inspect.js'), import('../raster/image-stream.js')]);
   let context: PDFContext | undefined;
   try {
     const facts = await inspectPdf(bytes, { onDocument: (c) => (context = c) });
@@ -245,7 +247,7 @@ async function inspectOrExplain(
 }
 
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
-  const { pdfHeaderVersion } = await import('./pdf/inspect.js');
+  const { pdfHeaderVersion } = await import('../pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
 }
 
