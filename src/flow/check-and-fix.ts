@@ -6,21 +6,18 @@
  * `approval` list). Used alike by the library, CLI, batch, service and fleet.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
 import { FixOptionsSchema, fix, noteRemaining, type Change, type Refusal } from '../convert/fix.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../rules/codes.js';
-import { FIXES, isFixable, type FixableCode, type Policy } from '../rules/policy.js';
+import { FIXES, FixModeSchema, isFixable, type FixableCode, type FixMode, type Policy } from '../rules/policy.js';
 import { readSource } from '../source/read.js';
 import { customerMessage } from '../messages/catalogue.js';
 import { preflightWithPreviews, type Preview } from './preflight.js';
 
-/** `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval. */
-export const FixModeSchema = z.enum(['auto', 'approve']);
-export type FixMode = z.infer<typeof FixModeSchema>;
+export { FixModeSchema, type FixMode };
 
 /**
  * The policy a product has when its profile sets none and fixes are asked for: page order, /Rotate,

@@ -10,6 +10,10 @@
 import { z } from 'zod';
 import { FINDING_CODES, FindingCodeSchema, type FindingCode, type Severity, type SeveritySetting } from './codes.js';
 
+/** `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval. */
+export const FixModeSchema = z.enum(['auto', 'approve']);
+export type FixMode = z.infer<typeof FixModeSchema>;
+
 export const POLICY_ACTIONS = ['reject', 'warn', 'fix', 'off'] as const;
 /** `reject`: the finding is an error; `warn`: a warning; `fix`: fixed when fixes run, else judged by its severity; `off`: dropped. */
 export const PolicyActionSchema = z.enum(POLICY_ACTIONS);
