@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
@@ -13,6 +13,8 @@ Options:
   --profiles DIR      load product profiles from DIR instead of the built-in ones
   --json              print the report as JSON
   --severity CODE=LEVEL  override a finding's severity (error, warning, info, off); repeatable
+  --policy CODE=ACTION   a finding's action: reject, warn, fix (marked; \`fix\` and \`batch --fix\` fix it) or off; repeatable
+  --locale en|pt|es      add the customer's message to every finding (--json)
 ${FAIL_ON_HELP}
   --min-ppi N         effective resolution at the printed size below which an image is a warning
                       (default from the profile: 100)
@@ -42,6 +44,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     profiles: { type: 'string' },
     json: { type: 'boolean' },
     severity: { type: 'string', multiple: true },
+    policy: { type: 'string', multiple: true },
+    locale: { type: 'string' },
     'fail-on': { type: 'string' },
     'min-ppi': { type: 'string' },
     'min-ppi-error': { type: 'string' },
@@ -65,6 +69,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `check takes one file, got ${positionals.length}` : 'check needs a file');
   const target = await resolveTarget(values);
   const severities = severitiesFrom(values.severity);
+  const policy = policyFrom(values.policy);
+  const locale = localeFlag(values.locale);
   const failOn = failOnFlag(values['fail-on']);
   const limits: Record<string, number> = {};
   for (const [flag, key] of [
@@ -98,6 +104,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     result = await preflightWithPreviews(positionals[0]!, target, {
       profiles: values.profiles,
       severities,
+      policy,
+      ...(locale ? { locale } : {}),
       limits,
       raster: !values['no-raster'],
       previewDir: values.previews ?? null,

@@ -78,13 +78,13 @@ export function approvalRoutes(ctx: ServiceContext): void {
         url: `/v1/approvals/:token/${verb}`,
         operationId: `${verb}ByPage`,
         summary: decision === 'approved' ? 'The approval page\'s approve button' : 'The approval page\'s reject button',
-        description: `What the approval page's form posts (application/x-www-form-urlencoded${decision === 'rejected' ? ', an optional `reason`' : ''}); answers 303 to the page, which then shows the outcome. No API key: the token is the secret.`,
+        description: `What the approval page's form posts (application/x-www-form-urlencoded${decision === 'rejected' ? ', an optional `reason`' : ''}); answers with the page, which now shows the outcome. No API key: the token is the secret.`,
         tags: ['approvals'],
         auth: false,
         params: ApprovalParamsSchema,
         ...(decision === 'rejected' ? { body: RejectBodySchema } : {}),
         responses: {
-          303: { description: 'Decided: see the page', headers: { Location: 'the approval page' } },
+          200: { description: 'Decided: the approval page with the outcome', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
           404: { description: 'No such approval', codes: ['approval-not-found'] },
           409: notAwaiting,
         },
@@ -92,9 +92,12 @@ export function approvalRoutes(ctx: ServiceContext): void {
       async (request, reply) => {
         const record = await recordOfToken(ctx, request.params.token);
         const reason = (request.body as { reason?: string } | undefined)?.reason;
-        await decide(ctx, record.id, decision, reason || undefined);
+        const decided = await decide(ctx, record.id, decision, reason || undefined);
         request.log.info({ checkId: record.id, decision, by: 'page' }, 'fix decided');
-        return reply.code(303).header('Location', `/v1/approvals/${request.params.token}`).send();
+        const job = await store.readJob(record.id);
+        const html = await approvalPage(ctx, decided, job?.options.locale ?? 'en', job?.target);
+        reply.header('Content-Security-Policy', APPROVAL_POLICY(ctx.options.frameAncestors)).header('Cache-Control', PRIVATE_NO_STORE);
+        return reply.type('text/html; charset=utf-8').send(html);
       },
     );
   }
