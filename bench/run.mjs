@@ -152,10 +152,10 @@ async function main() {
   }
   evaluateGoals();
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  // Keep the section bench/hostile.mjs writes (npm run bench:hostile).
+  // Keep the sections bench/hostile.mjs and bench/quality.mjs write (npm run bench:hostile, bench:quality).
   const before = existsSync(join(here, 'RESULTS.md')) ? readFileSync(join(here, 'RESULTS.md'), 'utf8') : '';
-  const hostile = /<!-- hostile:start -->[\s\S]*?<!-- hostile:end -->\n?/.exec(before)?.[0];
-  writeFileSync(join(OUT, 'RESULTS.md'), hostile ? `${renderMarkdown().trimEnd()}\n\n${hostile}` : renderMarkdown());
+  const kept = ['hostile', 'quality'].map((name) => new RegExp(`<!-- ${name}:start -->[\\s\\S]*?<!-- ${name}:end -->\\n?`).exec(before)?.[0]).filter(Boolean);
+  writeFileSync(join(OUT, 'RESULTS.md'), [renderMarkdown().trimEnd(), ...kept].join('\n\n'));
   log(renderGoals());
 }
 

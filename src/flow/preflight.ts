@@ -12,11 +12,13 @@ import type { PDFContext } from '../pdf/pdf-lib.js';
 import type { JpegStream } from '../raster/image-stream.js';
 import { defaultPool, PreflightPool, TaskFailure } from '../pool/pool.js';
 import { formatPath, registryFrom } from '../profile/load.js';
-import type { ProfileRegistry } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, pageDecodePixels } from '../raster/budget.js';
 import { imagePlan } from '../raster/fast-path.js';
 import { IMAGE_UNREADABLE, flatePlan } from '../raster/flate-path.js';
 import { pageRenderer } from '../raster/renderer.js';
+import { detailRequests, worthMeasuring } from '../raster/image-detail.js';
+import { printScaleOf } from '../rules/check-page-size.js';
 import type { RasterFacts, RasterFailure } from '../raster/facts.js';
 import type { PreviewFormat } from '../raster/preview.js';
 import { buildReport, type PreviewRef } from '../report/build.js';
@@ -83,7 +85,7 @@ export async function preflightWithPreviews(
     );
   }
   const registry: ProfileRegistry = await registryFrom(opts.profiles);
-  const resolved = registry.resolve(t.data);
+  const resolved = withSafeMargin(registry.resolve(t.data), opts.limits.safeMarginMm);
   throwIfAborted(opts.signal);
   const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
@@ -131,6 +133,8 @@ export async function preflightWithPreviews(
         const jpegPlan = imagePlan(page);
         const plan = jpegPlan ?? flatePlan(page);
         const decodePixels = pageDecodePixels(page);
+        const scale = printScaleOf(page, resolved.layers[page.index - 1] ?? null, limits);
+        const detail = detailRequests(page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)));
         if (!plan && decodePixels > opts.maxRenderImagePixels) {
           rasterFailures.push({ index: page.index, reason: 'over-budget', detail: overBudget(decodePixels, opts.maxRenderImagePixels) });
           return;
@@ -153,6 +157,7 @@ export async function preflightWithPreviews(
                 maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
                 maxPdfjsImagePixels: opts.maxRenderImagePixels,
                 largestImagePixels: decodePixels,
+                ...(detail.length ? { detail } : {}),
               },
               opts.signal,
               opts.timeoutMs,
@@ -249,6 +254,11 @@ async function inspectOrExplain(
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
   const { pdfHeaderVersion } = await import('../pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
+}
+
+/** A per-call safe margin applies to every layer, over the layers' own. */
+function withSafeMargin(target: ResolvedTarget, safeMarginMm: number | undefined): ResolvedTarget {
+  return safeMarginMm === undefined ? target : { ...target, layers: target.layers.map((l) => ({ ...l, safeMarginMm })) };
 }
 
 function overBudget(pixels: number, max: number): string {

@@ -154,6 +154,42 @@ export const en: Catalogue = {
       production: 'Production may have the same problem, and {layer} may not print as intended.',
       advice: 'Save your design again from your design program and upload the new file.',
     },
+    'image-upscaled': {
+      title: 'A picture on {layer} was enlarged',
+      problem: 'A picture on {layer} looks enlarged from a smaller one: it has more pixels than real detail.',
+      production: 'It will print softer than its size suggests.',
+      advice: 'Use the original, larger picture instead of an enlarged copy.',
+    },
+    'image-jpeg-quality': {
+      title: 'A picture on {layer} is strongly compressed',
+      problem: 'A picture on {layer} was saved with strong compression.',
+      production: 'Blocky patches and halos around edges may show on the print.',
+      advice: 'Save the picture again at a higher quality, or use the original.',
+    },
+    'content-in-seam-zone': {
+      title: 'Something on {layer} is too close to the edge',
+      problem: 'Text or a design element on {layer} lies in the margin that is sewn or cut.',
+      production: 'It may disappear into the seam or be cut off.',
+      advice: 'Move text and important elements further inside the edge of {layer}.',
+    },
+    'line-too-thin': {
+      title: 'Lines on {layer} are very thin',
+      problem: 'Some lines on {layer} are thinner than fabric printing can show.',
+      production: 'They may break up or vanish on the fabric.',
+      advice: 'Make the lines thicker.',
+    },
+    'text-too-small': {
+      title: 'Text on {layer} is very small',
+      problem: 'Some text on {layer} is smaller than fabric printing can show clearly.',
+      production: 'It may fill in or be hard to read on the fabric.',
+      advice: 'Make the text larger.',
+    },
+    'page-unpainted-area': {
+      title: 'Part of {layer} has no design',
+      problem: 'An area of {layer} is left empty (transparent).',
+      production: 'The bare fabric colour will show there.',
+      advice: 'Fill the whole area of {layer}, for example with a background colour.',
+    },
     'source-unreachable': {
       title: 'We could not download your file',
       problem: 'The link to your file did not give us the file.',

@@ -150,6 +150,42 @@ export const es: Catalogue = {
       production: 'Producción puede tener el mismo problema, y {layer} podría no imprimirse como se pretende.',
       advice: 'Vuelva a guardar el diseño desde su programa y suba el archivo nuevo.',
     },
+    'image-upscaled': {
+      title: 'Una imagen en {layer} se ha ampliado',
+      problem: 'Una imagen en {layer} parece ampliada a partir de otra más pequeña: tiene más píxeles que detalle real.',
+      production: 'Se imprimirá menos nítida de lo que sugiere su tamaño.',
+      advice: 'Use la imagen original, más grande, en lugar de una copia ampliada.',
+    },
+    'image-jpeg-quality': {
+      title: 'Una imagen en {layer} está muy comprimida',
+      problem: 'Una imagen en {layer} se guardó con una compresión fuerte.',
+      production: 'Pueden verse bloques y halos en los bordes en la impresión.',
+      advice: 'Vuelva a guardar la imagen con más calidad, o use la original.',
+    },
+    'content-in-seam-zone': {
+      title: 'Algo en {layer} está demasiado cerca del borde',
+      problem: 'Un texto o un elemento del diseño en {layer} está en el margen que se cose o se corta.',
+      production: 'Puede perderse en la costura o quedar recortado.',
+      advice: 'Aleje el texto y los elementos importantes del borde de {layer}.',
+    },
+    'line-too-thin': {
+      title: 'Las líneas en {layer} son muy finas',
+      problem: 'Algunas líneas en {layer} son más finas de lo que la impresión en tela puede mostrar.',
+      production: 'Pueden cortarse o desaparecer en la tela.',
+      advice: 'Haga las líneas más gruesas.',
+    },
+    'text-too-small': {
+      title: 'El texto en {layer} es muy pequeño',
+      problem: 'Parte del texto en {layer} es más pequeño de lo que la impresión en tela puede mostrar con nitidez.',
+      production: 'Puede empastarse o leerse mal en la tela.',
+      advice: 'Aumente el tamaño del texto.',
+    },
+    'page-unpainted-area': {
+      title: 'Parte de {layer} no tiene diseño',
+      problem: 'Una zona de {layer} ha quedado vacía (transparente).',
+      production: 'En esa zona se verá el color de la tela.',
+      advice: 'Rellene toda la zona de {layer}, por ejemplo con un color de fondo.',
+    },
     'source-unreachable': {
       title: 'No hemos podido descargar su archivo',
       problem: 'El enlace a su archivo no nos ha dado el archivo.',

@@ -150,6 +150,42 @@ export const pt: Catalogue = {
       production: 'A produção pode ter o mesmo problema, e {layer} pode não ser impresso como pretendido.',
       advice: 'Guarde novamente o design no seu programa e envie o novo ficheiro.',
     },
+    'image-upscaled': {
+      title: 'Uma imagem em {layer} foi ampliada',
+      problem: 'Uma imagem em {layer} parece ampliada a partir de uma mais pequena: tem mais píxeis do que detalhe real.',
+      production: 'Será impressa menos nítida do que o tamanho sugere.',
+      advice: 'Use a imagem original, maior, em vez de uma cópia ampliada.',
+    },
+    'image-jpeg-quality': {
+      title: 'Uma imagem em {layer} está muito comprimida',
+      problem: 'Uma imagem em {layer} foi guardada com compressão forte.',
+      production: 'Podem ver-se blocos e halos nos contornos na impressão.',
+      advice: 'Guarde a imagem novamente com maior qualidade, ou use a original.',
+    },
+    'content-in-seam-zone': {
+      title: 'Algo em {layer} está demasiado perto da margem',
+      problem: 'Texto ou um elemento do design em {layer} está na margem que é cosida ou cortada.',
+      production: 'Pode desaparecer na costura ou ser cortado.',
+      advice: 'Afaste o texto e os elementos importantes da margem de {layer}.',
+    },
+    'line-too-thin': {
+      title: 'As linhas em {layer} são muito finas',
+      problem: 'Algumas linhas em {layer} são mais finas do que a impressão em tecido consegue mostrar.',
+      production: 'Podem ficar interrompidas ou desaparecer no tecido.',
+      advice: 'Torne as linhas mais grossas.',
+    },
+    'text-too-small': {
+      title: 'O texto em {layer} é muito pequeno',
+      problem: 'Algum texto em {layer} é mais pequeno do que a impressão em tecido consegue mostrar com nitidez.',
+      production: 'Pode ficar empastado ou difícil de ler no tecido.',
+      advice: 'Aumente o tamanho do texto.',
+    },
+    'page-unpainted-area': {
+      title: 'Parte de {layer} não tem design',
+      problem: 'Uma área de {layer} ficou vazia (transparente).',
+      production: 'Nessa área verá a cor do tecido.',
+      advice: 'Preencha toda a área de {layer}, por exemplo com uma cor de fundo.',
+    },
     'source-unreachable': {
       title: 'Não conseguimos descarregar o ficheiro',
       problem: 'A ligação para o ficheiro não nos deu o ficheiro.',

@@ -7,9 +7,11 @@
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
-import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix } from './facts.js';
+import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect } from './facts.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
-import { IDENTITY, isFiniteMatrix, multiply, unitSquareBox } from './matrix.js';
+import { IDENTITY, apply, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
+import { MarkCollector, clipBox, type PageMarks, type TextMark } from './marks.js';
+import { fontMetrics, showOperands, type FontMetrics } from './text-metrics.js';
 import {
   PDFArray,
   PDFName,
@@ -21,13 +23,14 @@ import {
   getName,
   getNumber,
   items,
+  rectOf,
   nameOf,
   numberOf,
   refLabel,
   resolve,
   PDFRef,
 } from './objects.js';
-import { codedImageSize } from './image-header.js';
+import { codedImageSize, codedJpegQuality } from './image-header.js';
 import { StreamDecodeError, StreamTooLargeError, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
@@ -68,6 +71,8 @@ export interface ScanResult {
   damage: string[];
   /** True when a limit stopped the scan (the page is too complex to inspect fully). */
   tooComplex: boolean;
+  /** Where text, lines, shapes and images are painted (bounded; marks.ts). */
+  marks: PageMarks;
 }
 
 interface GState {
@@ -79,6 +84,17 @@ interface GState {
   textRender: number;
   /** The font selected by Tf and the resources it was looked up in. */
   font: { name: string; resources: PDFDict | undefined } | undefined;
+  /** Line width (w, or /LW of an ExtGState), in user space units. */
+  lineWidth: number;
+  /** Bounding box of the clipping path in default user space; null: not clipped. */
+  clip: Rect | null;
+  /** Text state: Tf size, Tc, Tw, Tz (as a factor), TL, Ts. */
+  fontSize: number;
+  charSpacing: number;
+  wordSpacing: number;
+  hScale: number;
+  leading: number;
+  rise: number;
 }
 
 const GRAY: ColourSpaceFacts = { family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' };
@@ -89,7 +105,9 @@ const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
 const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
 /** Operators that change the graphics or text state; the rest paint or draw. */
-const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs']);
+const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs', 'w', 'BT', 'ET', 'Td', 'TD', 'Tm', 'T*', 'Tc', 'Tw', 'Tz', 'TL', 'Ts']);
+/** Operators that end a path: they paint it (or not, `n`) and apply a pending clip. */
+const PATH_END_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'S', 's', 'n']);
 
 class LimitReached extends Error {}
 
@@ -111,6 +129,10 @@ export class ContentScanner {
   private readonly jpxSpaces = new Map<PDFDict, ColourSpaceFacts>();
   /** Image XObject dictionaries → their streams, for the JPEG 2000 header. */
   private readonly streamOf = new Map<PDFDict, PDFRawStream>();
+  private marks = new MarkCollector(null);
+  /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks. */
+  private inPattern = 0;
+  private readonly metrics = new Map<PDFObject, FontMetrics>();
 
   constructor(
     private readonly context: PDFContext,
@@ -126,8 +148,9 @@ export class ContentScanner {
    * Scans the page's /Contents with its /Resources, then the appearance streams of its printable
    * annotations, which print on top of the page.
    */
-  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = []): ScanResult {
+  scanPage(contents: PDFObject | undefined, resources: PDFDict | undefined, appearances: readonly Appearance[] = [], pageBox: Rect | null = null): ScanResult {
     this.pageResources = resources;
+    this.marks = new MarkCollector(pageBox);
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -169,6 +192,7 @@ export class ContentScanner {
       notes: [...this.notes].sort(),
       damage: [...this.damage].sort(),
       tooComplex: this.tooComplex,
+      marks: this.marks.result(),
     };
   }
 
@@ -220,7 +244,29 @@ export class ContentScanner {
     // Marked-content sequences open here; `hiddenDepth` counts those in hidden optional content.
     const marked: boolean[] = [];
     let hiddenDepth = 0;
-    const onOperator = (op: string, args: Operand[]) => {
+    // Text object (BT … ET): the text matrix and the start of its line; the last run, to merge with.
+    let tm: Matrix = IDENTITY;
+    let tlm: Matrix = IDENTITY;
+    let lastText: TextMark | null = null;
+    // The path being built, as a box in default user space, and whether it becomes a clip.
+    let path: Rect | null = null;
+    let pendingClip = false;
+    const extend = (x: number, y: number) => {
+      const [px, py] = apply(gs.ctm, x, y);
+      if (!Number.isFinite(px) || !Number.isFinite(py)) return;
+      if (!path) path = [px, py, px, py];
+      else {
+        if (px < path[0]) path[0] = px;
+        if (py < path[1]) path[1] = py;
+        if (px > path[2]) path[2] = px;
+        if (py > path[3]) path[3] = py;
+      }
+    };
+    const moveText = (tx: number, ty: number) => {
+      tlm = multiply([1, 0, 0, 1, tx, ty], tlm);
+      tm = tlm;
+    };
+    const onOperator = (op: string, args: Operand[], opStart: number, opEnd: number) => {
       if (++this.operators > this.limits.maxOperators) {
         this.tooComplex = true;
         this.notes.add(`more than ${this.limits.maxOperators} operators: inspection stopped`);
@@ -299,8 +345,83 @@ export class ContentScanner {
         case 'Tf': {
           const n = args[0];
           if (isName(n)) gs.font = { name: n.name, resources };
+          if (isNum(args[1])) gs.fontSize = args[1];
           return;
         }
+        case 'w':
+          if (isNum(args[0]) && args[0] >= 0) gs.lineWidth = args[0];
+          return;
+        case 'gs': {
+          const n = args[0];
+          const lw = isName(n) ? getNumber(ctx, dictOf(resolve(ctx, this.resource(resources, 'ExtGState', n.name))), 'LW') : undefined;
+          if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+          return;
+        }
+        case 'BT':
+          tm = IDENTITY;
+          tlm = IDENTITY;
+          lastText = null;
+          return;
+        case 'ET':
+          lastText = null;
+          return;
+        case 'Tc':
+          if (isNum(args[0])) gs.charSpacing = args[0];
+          return;
+        case 'Tw':
+          if (isNum(args[0])) gs.wordSpacing = args[0];
+          return;
+        case 'Tz':
+          if (isNum(args[0])) gs.hScale = args[0] / 100;
+          return;
+        case 'TL':
+          if (isNum(args[0])) gs.leading = args[0];
+          return;
+        case 'Ts':
+          if (isNum(args[0])) gs.rise = args[0];
+          return;
+        case 'Td':
+        case 'TD':
+          if (isNum(args[0]) && isNum(args[1])) {
+            if (op === 'TD') gs.leading = -args[1];
+            moveText(args[0], args[1]);
+          }
+          return;
+        case 'T*':
+          moveText(0, -gs.leading);
+          return;
+        case 'Tm': {
+          const m = args.slice(-6);
+          if (m.length === 6 && m.every(isNum) && isFiniteMatrix(m as number[])) {
+            tm = m as Matrix;
+            tlm = tm;
+          }
+          return;
+        }
+        case 'm':
+        case 'l':
+          if (isNum(args[0]) && isNum(args[1])) extend(args[0], args[1]);
+          return;
+        case 'c':
+        case 'v':
+        case 'y':
+          for (let i = 0; i + 1 < args.length; i += 2) if (isNum(args[i]) && isNum(args[i + 1])) extend(args[i] as number, args[i + 1] as number);
+          return;
+        case 're':
+          if (args.length >= 4 && args.slice(0, 4).every(isNum)) {
+            const [x, y, w, h] = args as number[];
+            extend(x!, y!);
+            extend(x! + w!, y! + h!);
+            extend(x!, y! + h!);
+            extend(x! + w!, y!);
+          }
+          return;
+        case 'h':
+          return;
+        case 'W':
+        case 'W*':
+          pendingClip = true;
+          return;
         case 'Tr': {
           const mode = args[0];
           if (isNum(mode)) gs.textRender = mode;
@@ -309,6 +430,7 @@ export class ContentScanner {
         case 'sh': {
           const n = args[0];
           if (!isName(n)) return;
+          if (gs.clip && !this.inPattern) this.marks.shape({ box: [...gs.clip], kind: 'shading' });
           const shading = dictOf(resolve(ctx, this.resource(resources, 'Shading', n.name)));
           if (shading) this.useShading(shading, resources, via);
           return;
@@ -321,7 +443,25 @@ export class ContentScanner {
         default:
           if (FILL_OPS.has(op)) this.paint('fill', gs, resources, via, active);
           if (STROKE_OPS.has(op)) this.paint('stroke', gs, resources, via, active);
+          if (PATH_END_OPS.has(op)) {
+            if (path && !this.inPattern) this.pathMarks(op, path, gs);
+            if (pendingClip && path) gs.clip = clipBox(path, gs.clip) ?? [path[0], path[1], path[0], path[1]];
+            path = null;
+            pendingClip = false;
+          }
           if (TEXT_SHOW_OPS.has(op)) {
+            if (op === "'" || op === '"') {
+              if (op === '"' && isNum(args[0]) && isNum(args[1])) {
+                gs.wordSpacing = args[0];
+                gs.charSpacing = args[1];
+              }
+              moveText(0, -gs.leading);
+            }
+            const run = this.showText(bytes, opStart, opEnd, gs, tm);
+            if (run) {
+              tm = multiply([1, 0, 0, 1, run.advance, 0], tm);
+              if (run.mark && !this.inPattern) lastText = this.addText(run.mark, lastText);
+            }
             const mode = gs.textRender;
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
             if (gs.font && mode !== 3 && mode !== 7) this.useFont(gs.font.name, gs.font.resources);
@@ -345,6 +485,86 @@ export class ContentScanner {
       // Nesting or operand counts beyond the limits are an attack on parsers, not a typo.
       if (/nesting|operands/.test(error.message)) this.tooComplex = true;
     }
+  }
+
+  /** A painted path's marks: a stroke with its width after the CTM, a fill as a shape. */
+  private pathMarks(op: string, path: Rect, gs: GState) {
+    if (op === 'n') return;
+    const [a, b, c, d] = gs.ctm;
+    const u = this.userUnit;
+    if (STROKE_OPS.has(op)) {
+      const { min, max } = singularValues(a, b, c, d);
+      const half = (gs.lineWidth * max) / 2;
+      const box = clipBox([path[0] - half, path[1] - half, path[2] + half, path[3] + half], gs.clip);
+      if (box) this.marks.stroke({ box, widthPt: gs.lineWidth * min * u });
+    }
+    if (FILL_OPS.has(op)) {
+      const box = clipBox([...path], gs.clip);
+      if (box) this.marks.shape({ box, kind: 'path' });
+    }
+  }
+
+  /**
+   * A text-showing operator's run: its advance in text space (to move the text matrix) and its
+   * mark — the glyph boxes through the text matrix and CTM, the em height, ASCII text when the
+   * font's codes are ASCII. Invisible text (Tr 3 and 7) advances without a mark.
+   */
+  private showText(bytes: Uint8Array, start: number, end: number, gs: GState, tm: Matrix): { advance: number; mark: TextMark | null } | null {
+    if (!gs.font) return null;
+    const metrics = this.fontMetricsOf(gs.font.name, gs.font.resources);
+    const size = gs.fontSize;
+    const th = gs.hScale;
+    let x = 0;
+    let minX = 0;
+    let maxX = 0;
+    let text = '';
+    for (const item of showOperands(bytes, start, end)) {
+      if (typeof item === 'number') {
+        x -= (item / 1000) * size * th;
+      } else {
+        const n = metrics.codeBytes;
+        for (let i = 0; i + n - 1 < item.length; i += n) {
+          const code = n === 2 ? (item[i]! << 8) | item[i + 1]! : item[i]!;
+          x += (metrics.advance(code) * size + gs.charSpacing + (n === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
+          if (metrics.ascii && text.length < 60) text += code >= 32 && code < 127 ? String.fromCharCode(code) : '';
+        }
+      }
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+    }
+    if (gs.textRender === 3 || gs.textRender === 7 || maxX - minX <= 0 || size === 0) return { advance: x, mark: null };
+    const m = multiply(tm, gs.ctm);
+    const y0 = gs.rise + metrics.descent * size;
+    const y1 = gs.rise + metrics.ascent * size;
+    const box = clipBox(transformedBox(m, [minX, Math.min(y0, y1), maxX, Math.max(y0, y1)]), gs.clip);
+    const sizePt = Math.abs(size) * metrics.em * Math.hypot(m[2], m[3]) * this.userUnit;
+    return { advance: x, mark: box && Number.isFinite(sizePt) ? { box, sizePt, text: text.trim() } : null };
+  }
+
+  /** Adds a text run, or extends the previous run of the same line and size. */
+  private addText(mark: TextMark, last: TextMark | null): TextMark {
+    if (last && Math.abs(last.sizePt - mark.sizePt) <= 0.01 * mark.sizePt) {
+      const em = (mark.sizePt / this.userUnit) * 1.2;
+      const sameLine = Math.abs(last.box[1] - mark.box[1]) < 0.2 * em && Math.abs(last.box[3] - mark.box[3]) < 0.2 * em;
+      if (sameLine && mark.box[0] <= last.box[2] + em && mark.box[2] >= last.box[0] - em) {
+        last.box = [Math.min(last.box[0], mark.box[0]), Math.min(last.box[1], mark.box[1]), Math.max(last.box[2], mark.box[2]), Math.max(last.box[3], mark.box[3])];
+        if (last.text.length < 60 && mark.text) last.text = `${last.text}${last.text ? ' ' : ''}${mark.text}`.slice(0, 60);
+        return last;
+      }
+    }
+    this.marks.text(mark);
+    return mark;
+  }
+
+  private fontMetricsOf(name: string, resources: PDFDict | undefined): FontMetrics {
+    const font = resolve(this.context, this.resource(resources, 'Font', name));
+    const key = font ?? PDFName.of(`missing ${name}`);
+    let m = this.metrics.get(key);
+    if (!m) {
+      m = fontMetrics(this.context, dictOf(font));
+      this.metrics.set(key, m);
+    }
+    return m;
   }
 
   /** BDC /OC /name: the named OCG or OCMD in the resources' /Properties. */
@@ -434,7 +654,12 @@ export class ContentScanner {
     const matrix = matrixOf(ctx, pattern) ?? IDENTITY;
     const inner = getDict(ctx, pattern, 'Resources') ?? resources;
     active.add(patternObj);
-    this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+    this.inPattern++;
+    try {
+      this.run(data, inner, initialState(matrix), [...via, 'pattern'], active);
+    } finally {
+      this.inPattern--;
+    }
     active.delete(patternObj);
   }
 
@@ -488,8 +713,12 @@ export class ContentScanner {
     if (!data) return;
     const matrix = matrixOf(ctx, dict) ?? IDENTITY;
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
+    const ctm = multiply(matrix, gs.ctm);
+    // A form is clipped to its /BBox.
+    const bbox = rectOf(ctx, get(ctx, dict, 'BBox'));
+    const clip = bbox ? (clipBox(transformedBox(ctm, bbox), gs.clip) ?? [0, 0, 0, 0]) : gs.clip;
     active.add(xobj);
-    this.run(data, inner, { ...gs, ctm: multiply(matrix, gs.ctm) }, [...via, name], active);
+    this.run(data, inner, { ...gs, ctm, clip: clip as Rect | null }, [...via, name], active);
     active.delete(xobj);
   }
 
@@ -516,6 +745,10 @@ export class ContentScanner {
       if (gs.fill.family !== 'Pattern') this.record('stencil', gs.fill, via);
       else if (gs.fillPattern) this.usePattern(gs.fillPattern, gs.fill, 'stencil', resources, via, active);
       else this.record('stencil', gs.fill.base ?? gs.fill, via);
+    }
+    if (!this.inPattern) {
+      const shown = clipBox(unitSquareBox(gs.ctm), gs.clip);
+      if (shown) this.marks.shape({ box: shown, kind: 'image' });
     }
     const [a, b, c, d] = gs.ctm;
     const placedWidthPt = Math.hypot(a, b) * this.userUnit;
@@ -586,6 +819,7 @@ export class ContentScanner {
       hasSMask: !!get(ctx, dict, 'SMask') && !nameOf(get(ctx, dict, 'SMask')),
       coded: stream instanceof PDFRawStream ? codedImageSize(stream.contents, filters) : null,
       mask: this.maskOf(dict),
+      jpegQuality: stream instanceof PDFRawStream ? codedJpegQuality(stream.contents, filters) : null,
     };
   }
 
@@ -626,6 +860,7 @@ export class ContentScanner {
       hasSMask: false,
       coded: data ? codedImageSize(data, filters) : null,
       mask: null,
+      jpegQuality: data ? codedJpegQuality(data, filters) : null,
     };
   }
 
@@ -668,7 +903,31 @@ export class ContentScanner {
 }
 
 function initialState(ctm: Matrix): GState {
-  return { ctm, fill: GRAY, stroke: GRAY, fillPattern: undefined, strokePattern: undefined, textRender: 0, font: undefined };
+  return {
+    ctm,
+    fill: GRAY,
+    stroke: GRAY,
+    fillPattern: undefined,
+    strokePattern: undefined,
+    textRender: 0,
+    font: undefined,
+    lineWidth: 1,
+    clip: null,
+    fontSize: 0,
+    charSpacing: 0,
+    wordSpacing: 0,
+    hScale: 1,
+    leading: 0,
+    rise: 0,
+  };
+}
+
+/** The smallest and largest scale a 2 × 2 matrix applies to any direction. */
+export function singularValues(a: number, b: number, c: number, d: number): { min: number; max: number } {
+  const s = a * a + b * b + c * c + d * d;
+  const det = a * d - b * c;
+  const root = Math.sqrt(Math.max(0, s * s - 4 * det * det));
+  return { min: Math.sqrt(Math.max(0, (s - root) / 2)), max: Math.sqrt((s + root) / 2) };
 }
 
 function matrixOf(context: PDFContext, dict: PDFDict): Matrix | undefined {

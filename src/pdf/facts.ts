@@ -3,6 +3,7 @@
  * judge them on the main thread. They are zod schemas because they cross the worker boundary.
  */
 import { z } from 'zod';
+import { PageMarksSchema } from './marks.js';
 
 export const COLOUR_FAMILIES = [
   'DeviceGray',
@@ -90,6 +91,8 @@ export const ImageFactsSchema = z.object({
   coded: CodedSizeSchema.nullable().optional(),
   /** Its soft mask or mask image, when it has one. */
   mask: MaskFactsSchema.nullable().optional(),
+  /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
+  jpegQuality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
   /** Image space → default user space of the page (before /Rotate and /UserUnit). */
   ctm: Matrix,
   /** Bounding box of the placed image in default user space. */
@@ -151,6 +154,8 @@ export const PageFactsSchema = z.object({
   notes: z.array(z.string()),
   /** A limit stopped the inspection of this page: it is not handed to the renderer either. */
   tooComplex: z.boolean(),
+  /** Where text, stroked lines, shapes and images are painted (marks.ts): for the seam, line and text-size checks. */
+  marks: PageMarksSchema.optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

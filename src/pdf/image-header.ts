@@ -5,6 +5,7 @@
  * must be checked against them.
  */
 import { inflateSync, constants as zlibConstants } from 'node:zlib';
+import { jpegQuality, type JpegQuality } from './jpeg-quality.js';
 
 export interface CodedSize {
   format: 'jpeg' | 'jpx';
@@ -103,6 +104,20 @@ const HEADER_PREFIX_BYTES = 1 << 20;
  * null when the data is not JPEG or JPEG 2000, or its header cannot be read cheaply.
  */
 export function codedImageSize(raw: Uint8Array, filters: readonly string[]): CodedSize | null {
+  const data = codedData(raw, filters);
+  if (!data) return null;
+  return filters[filters.length - 1] === 'DCTDecode' ? jpegSize(data) : jpxSize(data);
+}
+
+/** A JPEG image's quality from its quantisation tables (jpeg-quality.ts), or null. */
+export function codedJpegQuality(raw: Uint8Array, filters: readonly string[]): JpegQuality | null {
+  if (filters[filters.length - 1] !== 'DCTDecode') return null;
+  const data = codedData(raw, filters);
+  return data ? jpegQuality(data) : null;
+}
+
+/** The start of a JPEG or JPEG 2000 image's own data (inflated from a Flate wrapper), or null. */
+function codedData(raw: Uint8Array, filters: readonly string[]): Uint8Array | null {
   const last = filters[filters.length - 1];
   if (last !== 'DCTDecode' && last !== 'JPXDecode') return null;
   let data = raw;
@@ -116,5 +131,5 @@ export function codedImageSize(raw: Uint8Array, filters: readonly string[]): Cod
       return null;
     }
   }
-  return last === 'DCTDecode' ? jpegSize(data) : jpxSize(data);
+  return data;
 }

@@ -191,7 +191,7 @@ function inspectPage(
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent);
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
   const appearances = printableAppearances(context, dict, optionalContent);
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances);
+  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -209,6 +209,7 @@ function inspectPage(
       fonts: scan.fonts,
       notes: [...notes, ...scan.notes],
       tooComplex: scan.tooComplex,
+      marks: scan.marks,
     },
   };
 }

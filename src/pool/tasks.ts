@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
+import { DetailRequestSchema } from '../raster/image-detail.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
@@ -65,6 +66,8 @@ export const RenderTaskSchema = z.object({
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */
   maxPdfjsImagePixels: z.number().int().positive(),
   largestImagePixels: z.number().int().min(0),
+  /** JPEG images whose detail to measure (image-upscaled): raster/image-detail.ts. */
+  detail: z.array(DetailRequestSchema).optional(),
 });
 
 export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema]);

@@ -12,11 +12,12 @@ import { N, resolve, PDFArray } from '../pdf/objects.js';
 import { sha256Hex } from '../source/read.js';
 import { renderFromImage } from '../raster/fast-path.js';
 import { imageXObject, jpegStreamOf } from '../raster/image-stream.js';
+import { measureJpegDetail, type ImageDetail } from '../raster/image-detail.js';
 import { FlateFallback, IMAGE_UNREADABLE, readFlateImage, renderFromFlate } from '../raster/flate-path.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium, type PdfiumHandle } from '../raster/pdfium.js';
 import type { RasterFacts } from '../raster/facts.js';
-import { analysePixels, type RawPixels } from '../raster/pixels.js';
+import { analysePixels, flattenOnWhite, type RawPixels } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import sharp from 'sharp';
@@ -121,7 +122,7 @@ async function render(task: RenderTask) {
   if (!pixels) {
     const rendered = await captureWarnings(async () => {
       doc.pdfjs ??= openWithPdfjs(doc.bytes);
-      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx);
+      return renderWithPdfjs(await doc.pdfjs, task.page, task.maxPx, true);
     });
     pixels = rendered.value;
     warnings = rendered.warnings;
@@ -131,9 +132,12 @@ async function render(task: RenderTask) {
     }
   }
   // The preview is encoded on libuv's threads while this thread measures the same pixels.
+  // Renderers drew on a transparent background: what stays unpainted is measured, then put on white.
+  const unpainted = flattenOnWhite(pixels);
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   const measured = analysePixels(pixels);
+  const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
   const preview = encoding ? await encoding : null;
   const result: RenderResult = {
     facts: {
@@ -144,6 +148,8 @@ async function render(task: RenderTask) {
       ms: Math.round((performance.now() - started) * 10) / 10,
       warnings,
       ...measured,
+      ...(unpainted ? { unpainted } : {}),
+      ...(imageDetail ? { imageDetail } : {}),
     },
     preview,
   };
@@ -167,7 +173,7 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
   try {
     if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
     doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx);
+    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, true);
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
       resetPdfium();
@@ -178,6 +184,25 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number): Prom
     resetPdfium();
     return null;
   }
+}
+
+/** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
+async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
+  // A page drawn upright from its one image shows that image: its preview says where the detail is.
+  const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
+  const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
+  const out: ImageDetail[] = [];
+  for (const request of task.detail ?? []) {
+    let jpeg = task.jpeg && task.plan?.ref === request.ref ? task.jpeg.data : null;
+    if (!jpeg) {
+      const found = await imageObject(doc, request.ref).catch(() => null);
+      if (!found || !isDct(found.context, found.stream)) continue;
+      jpeg = jpegStreamOf(found.context, found.stream).data;
+    }
+    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
+    if (measured) out.push(measured);
+  }
+  return out;
 }
 
 /** An image XObject's stream, from the worker's pdf-lib copy of the document; null when encrypted. */

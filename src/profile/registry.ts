@@ -15,6 +15,8 @@ export interface LayerSpec {
   pageWidthMm: number;
   pageHeightMm: number;
   sewnEdges: ('top' | 'right' | 'bottom' | 'left')[];
+  /** Safe margin inside the trim (the layer's own, else the profile's); null: none set. */
+  safeMarginMm?: number | null;
 }
 
 /** A product variant resolved from a target: everything the checks need. */
@@ -40,6 +42,7 @@ export function layerSpecs(profile: Profile, variant: Variant): LayerSpec[] {
       pageWidthMm: trim.widthMm + bleed2,
       pageHeightMm: trim.heightMm + bleed2,
       sewnEdges: layer.sewnEdges,
+      safeMarginMm: layer.safeMarginMm ?? profile.limits.safeMarginMm ?? null,
     };
   });
 }

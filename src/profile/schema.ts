@@ -29,6 +29,14 @@ export const LayerSchema = z
       .array(z.enum(['top', 'right', 'bottom', 'left']))
       .default(['top', 'right', 'bottom', 'left'])
       .describe('Edges of the page that are sewn: the design must reach them (page-edge-gap). Default: all four'),
+    safeMarginMm: z
+      .number()
+      .min(0)
+      .max(1000)
+      .optional()
+      .describe(
+        'Safe margin of this layer: distance inside the trim that text and important content keep clear of, because it is sewn into the seam or cut (content-in-seam-zone). Default: the profile limits’ safeMarginMm; none: the check is off for the layer',
+      ),
   })
   .strict();
 
@@ -55,7 +63,21 @@ const LIMIT_FIELDS = {
   maxFileBytes: z.number().int().positive().max(10_000_000_000).describe('Maximum source file size in bytes'),
   blankInkCoverage: z.number().min(0).max(1).describe('A page whose share of non-white pixels is at or below this is blank (page-blank)'),
   minEdgeGapMm: z.number().min(0).max(1000).describe('Narrowest white band along a sewn edge that is reported (page-edge-gap)'),
-  safeMarginMm: z.number().min(0).max(1000).describe('Distance inside the trim that important content should keep (drawn in the visual report)'),
+  safeMarginMm: z
+    .number()
+    .min(0)
+    .max(1000)
+    .describe('Distance inside the trim that important content should keep, for layers that do not set their own (content-in-seam-zone; drawn in the visual report). A per-call value applies to every layer'),
+  minLineWidthPt: z.number().min(0).max(100).describe('Narrowest stroked line inside the trim, in points at the printed size (line-too-thin)'),
+  minTextSizePt: z.number().min(0).max(1000).describe('Smallest text inside the trim, its em height in points at the printed size (text-too-small)'),
+  minJpegQuality: z.number().min(0).max(100).describe('JPEG images of a lower estimated quality (1–100, the libjpeg scale) get a warning (image-jpeg-quality)'),
+  infoJpegQuality: z.number().min(0).max(100).describe('JPEG images of a lower estimated quality get an info (image-jpeg-quality); 0: never'),
+  minUpscaleFactor: z
+    .number()
+    .min(1)
+    .max(100)
+    .describe('Smallest enlargement reported by image-upscaled (with detail at the printed size below minPpi)'),
+  maxUnpaintedShare: z.number().min(0).max(1).describe('Share of the trim area that may be left unpainted (transparent) before page-unpainted-area'),
   boxEpsilonMm: z.number().min(0).max(100).describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
 };
 
@@ -76,6 +98,12 @@ export const LimitsSchema = z
     blankInkCoverage: LIMIT_FIELDS.blankInkCoverage.default(0.0001),
     minEdgeGapMm: LIMIT_FIELDS.minEdgeGapMm.default(1),
     safeMarginMm: LIMIT_FIELDS.safeMarginMm.optional(),
+    minLineWidthPt: LIMIT_FIELDS.minLineWidthPt.default(1),
+    minTextSizePt: LIMIT_FIELDS.minTextSizePt.default(6),
+    minJpegQuality: LIMIT_FIELDS.minJpegQuality.default(60),
+    infoJpegQuality: LIMIT_FIELDS.infoJpegQuality.default(75),
+    minUpscaleFactor: LIMIT_FIELDS.minUpscaleFactor.default(1.5),
+    maxUnpaintedShare: LIMIT_FIELDS.maxUnpaintedShare.default(0.01),
     boxEpsilonMm: LIMIT_FIELDS.boxEpsilonMm.default(0.1),
   })
   .strict();

@@ -23,6 +23,13 @@ export const LIMIT_DIRECTION: Record<keyof LimitsOverride, 'lower' | 'higher' | 
   blankInkCoverage: 'higher',
   minEdgeGapMm: 'lower',
   safeMarginMm: 'higher',
+  minLineWidthPt: 'higher',
+  minTextSizePt: 'higher',
+  minJpegQuality: 'higher',
+  infoJpegQuality: 'higher',
+  /** A smaller enlargement reported is stricter. */
+  minUpscaleFactor: 'lower',
+  maxUnpaintedShare: 'lower',
   boxEpsilonMm: 'lower',
 };
 

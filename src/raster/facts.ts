@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ImageDetailSchema } from './image-detail.js';
 
 export const EDGES = ['top', 'right', 'bottom', 'left'] as const;
 export type Edge = (typeof EDGES)[number];
@@ -25,6 +26,14 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
   ms: z.number(),
   /** What the renderer warned about (unreadable fonts, broken streams…), de-duplicated. */
   warnings: z.array(z.string()),
+  /**
+   * What the page leaves unpainted (rendered on a transparent background): the share of the page,
+   * and a grid of cells with each one's unpainted share (0–255, base64, row by row). Absent for
+   * pages drawn from their one covering image, which paints everything.
+   */
+  unpainted: z.object({ share: z.number().min(0).max(1), cols: z.number().int().positive(), rows: z.number().int().positive(), cells: z.string() }).optional(),
+  /** The detail each measured JPEG image carries (image-upscaled). */
+  imageDetail: z.array(ImageDetailSchema).optional(),
 });
 export type RasterFacts = z.infer<typeof RasterFactsSchema>;
 

@@ -63,14 +63,15 @@ export async function pdfiumHeapBytes(): Promise<number> {
  * CropBox (clipped to the MediaBox); it ignores /UserUnit, which only scales a page and so does
  * not change a render fitted to a pixel size.
  */
-export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number): Promise<RawPixels> {
+export async function renderWithPdfium(handle: PdfiumHandle, pageNumber: number, maxPx: number, transparent = false): Promise<RawPixels> {
   if (!isLive(handle)) throw new Error('the PDFium instance that opened this document was dropped');
   const page = handle.doc.getPage(pageNumber - 1);
   const { originalWidth, originalHeight } = page.getOriginalSize();
   if (!(originalWidth > 0 && originalHeight > 0)) throw new Error(`PDFium reads a page size of ${originalWidth} × ${originalHeight} pt`);
   const { width, height } = fitSize(originalWidth, originalHeight, maxPx);
   // `width`/`height` at scale 1 give the exact pixel size; 'bitmap' returns RGBA bytes.
-  const out = await page.render({ width, height, scale: 1, render: 'bitmap' });
+  // `transparent`: what the page leaves unpainted stays transparent (pixels.ts's flattenOnWhite measures it).
+  const out = await page.render({ width, height, scale: 1, render: 'bitmap', transparent });
   return { data: out.data, width: out.width, height: out.height, channels: 4 };
 }
 

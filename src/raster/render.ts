@@ -8,7 +8,11 @@ export function fitSize(widthPt: number, heightPt: number, maxPx: number): { wid
   return { width: Math.max(1, Math.round(widthPt * scale)), height: Math.max(1, Math.round(heightPt * scale)) };
 }
 
-export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number, maxPx: number): Promise<RawPixels> {
+/**
+ * `transparent`: draw on a transparent background instead of white, so that what the page leaves
+ * unpainted can be measured (pixels.ts's flattenOnWhite then puts it on paper).
+ */
+export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number, maxPx: number, transparent = false): Promise<RawPixels> {
   const page = await doc.getPage(pageNumber);
   try {
     // getViewport applies /Rotate and /UserUnit; the view is the CropBox clipped to the MediaBox.
@@ -21,7 +25,7 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
       const { canvas, context } = entry;
       // Stretch by the rounding remainder so the page fills every pixel (no unpainted last column).
       const transform = [width / viewport.width, 0, 0, height / viewport.height, 0, 0];
-      await page.render({ canvasContext: context as never, canvas: canvas as never, viewport, transform, intent: 'print', background: 'white' })
+      await page.render({ canvasContext: context as never, canvas: canvas as never, viewport, transform, intent: 'print', background: transparent ? 'rgba(0,0,0,0)' : 'white' })
         .promise;
       const image = context.getImageData(0, 0, width, height);
       return { data: image.data, width, height, channels: 4 };

@@ -10,6 +10,9 @@ import type { Finding } from '../rules/finding.js';
 import type { RasterFacts } from '../raster/facts.js';
 import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';
+import { fineDetail, seamCrossings } from '../rules/check-marks.js';
+import { unpaintedArea } from '../rules/check-unpainted.js';
+import type { LayerSpec } from '../profile/registry.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
 import { ordinal, withoutFormatControls, withoutFormatControlsDeep } from '../util/text.js';
@@ -104,6 +107,12 @@ export function buildReport({ file, facts, target, findings, limits, severities 
       maxImagePixels: limits.maxImagePixels,
       maxFileBytes: limits.maxFileBytes,
       safeMarginMm: limits.safeMarginMm ?? null,
+      minLineWidthPt: limits.minLineWidthPt,
+      minTextSizePt: limits.minTextSizePt,
+      minJpegQuality: limits.minJpegQuality,
+      infoJpegQuality: limits.infoJpegQuality,
+      minUpscaleFactor: limits.minUpscaleFactor,
+      maxUnpaintedShare: limits.maxUnpaintedShare,
     },
     verdict: verdictOf(findings),
     counts,
@@ -126,7 +135,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
   const layer = target.layers[page.index - 1] ?? null;
   const scale = printScaleOf(page, layer, limits);
   const shown = withoutFormatControlsDeep({
-    images: page.images.map((i) => reportImage(i, page, scale)),
+    images: page.images.map((i) => reportImage(i, page, scale, raster)),
     fonts: page.fonts.map((f) => ({ name: f.name, ref: f.ref ?? null, baseFont: f.baseFont, subtype: f.subtype, embedded: f.embedded })),
     notes: page.notes,
   });
@@ -153,6 +162,8 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
     fonts: shown.fonts,
     colours: page.colours.map((c) => ({ use: c.use, colourSpace: withoutFormatControls(c.colourSpace.label), family: c.colourSpace.family, count: c.count })),
     notes: shown.notes,
+    safeMarginMm: layer?.safeMarginMm ?? null,
+    marked: withoutFormatControlsDeep(markedObjects(page, layer, limits)),
     raster: raster
       ? {
           method: raster.method,
@@ -166,6 +177,7 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
             left: round(raster.edgeGapPx.left * mmX, 1),
           },
           warnings: withoutFormatControlsDeep(raster.warnings),
+          ...unpaintedOf(page, layer, limits, raster),
         }
       : null,
     preview: preview ?? null,
@@ -180,7 +192,20 @@ export function toDisplayMm(r: readonly number[], page: PageFacts): [number, num
   return [round(Math.min(a[0], b[0]), 1), round(Math.min(a[1], b[1]), 1), round(Math.max(a[0], b[0]), 1), round(Math.max(a[1], b[1]), 1)];
 }
 
-function reportImage(image: ImageFacts, page: PageFacts, scale: number): ReportImage {
+/** What the marks-based findings point at, for the overlay (the same functions the checks use). */
+function markedObjects(page: PageFacts, layer: LayerSpec | null, limits: Limits): ReportPage['marked'] {
+  const fine = fineDetail(page, layer, limits);
+  const seam = seamCrossings(page, layer, limits)?.objects ?? [];
+  return [...seam, ...fine.lines, ...fine.texts];
+}
+
+function unpaintedOf(page: PageFacts, layer: LayerSpec | null, limits: Limits, raster: RasterFacts): { unpaintedShare: number; unpaintedAreasMm: [number, number, number, number][] } {
+  const found = unpaintedArea(page, layer, limits, raster);
+  return { unpaintedShare: round(found?.share ?? 0, 4), unpaintedAreasMm: found && found.share > limits.maxUnpaintedShare ? found.areas : [] };
+}
+
+function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: RasterFacts | undefined): ReportImage {
+  const measured = raster?.imageDetail?.find((d) => d.ref === image.ref && !image.inline);
   const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY);
   return {
     ref: image.ref,
@@ -201,6 +226,8 @@ function reportImage(image: ImageFacts, page: PageFacts, scale: number): ReportI
     printedPpi: ppi === null ? null : ppiValue(ppi / scale),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
+    jpegQuality: image.jpegQuality?.quality ?? null,
+    ...(measured ? { upscaleFactor: measured.factor === null ? null : round(measured.factor, 2) } : {}),
   };
 }
 

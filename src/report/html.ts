@@ -169,7 +169,7 @@ function imageTable(page: ReportPage, report: Report): string {
       const bad = i.printedPpi !== null && i.printedPpi < report.limits.minPpiError;
       const big = Math.max(i.widthPx, i.heightPx) > report.limits.maxImagePixels;
       const rgb = /RGB/.test(i.colourSpace) && !/over Device(CMYK|Gray)|over ICCBased (CMYK|Gray)/.test(i.colourSpace);
-      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${grouped(i.widthPx)} × ${grouped(i.heightPx)}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}</td></tr>`;
+      return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${grouped(i.widthPx)} × ${grouped(i.heightPx)}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}${i.jpegQuality !== null ? ` <small class="${i.jpegQuality < (report.limits.minJpegQuality ?? 0) ? 't-warn' : ''}">(quality ${i.jpegQuality})</small>` : ''}${i.upscaleFactor ? ` <small class="t-warn">upscaled ≈ ${formatNumber(i.upscaleFactor, 1)}×</small>` : ''}</td></tr>`;
     })
     .join('');
   return `<table class="images"><caption>${plural(page.images.length, 'image')}</caption><thead><tr><th>#</th><th>pixels</th><th title="effective resolution at the printed size; warning below ${formatNumber(report.limits.minPpi)}, error below ${formatNumber(report.limits.minPpiError)}">ppi printed</th><th>colour space</th><th>encoding</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -190,7 +190,7 @@ function overlay(report: Report, page: ReportPage, findings: Finding[]): string 
       `<path class="bleed" fill-rule="evenodd" d="M0 0H${W}V${H}H0Z M${bx} ${by}V${H - by}H${W - bx}V${by}Z"/>`,
       `<rect class="trim" x="${bx}" y="${by}" width="${W - 2 * bx}" height="${H - 2 * by}"/>`,
     );
-    const safe = report.limits.safeMarginMm;
+    const safe = page.safeMarginMm ?? report.limits.safeMarginMm;
     if (safe !== null) {
       const sx = bx + (safe * W) / lw;
       const sy = by + (safe * H) / lh;
@@ -203,6 +203,19 @@ function overlay(report: Report, page: ReportPage, findings: Finding[]): string 
     if (g.bottom) parts.push(`<rect class="gap" x="0" y="${H - g.bottom}" width="${W}" height="${g.bottom}"/>`);
     if (g.left) parts.push(`<rect class="gap" x="0" y="0" width="${g.left}" height="${H}"/>`);
     if (g.right) parts.push(`<rect class="gap" x="${W - g.right}" y="0" width="${g.right}" height="${H}"/>`);
+  }
+  // Unpainted regions inside the trim (page-unpainted-area), hatched.
+  if (page.raster && findings.some((f) => f.code === 'page-unpainted-area')) {
+    for (const [x0, y0, x1, y1] of page.raster.unpaintedAreasMm) parts.push(`<rect class="unpainted" x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}"/>`);
+  }
+  // Objects in the seam zone, too-thin lines and too-small text, each box titled with what it is.
+  const shown = new Set(findings.map((f) => f.code));
+  for (const m of page.marked) {
+    if (!shown.has(m.code)) continue;
+    const [x0, y0, x1, y1] = m.bboxMm;
+    const pad = Math.max(W, H) / 400;
+    const label = `${m.code}: ${m.kind}${m.text ? ` “${m.text}”` : ''}${m.printedPt !== null ? ` (${formatNumber(m.printedPt, 2)} pt printed)` : ''}`;
+    parts.push(`<rect class="mark ${m.code}" x="${x0 - pad}" y="${y0 - pad}" width="${x1 - x0 + 2 * pad}" height="${y1 - y0 + 2 * pad}"><title>${esc(label)}</title></rect>`);
   }
   // Images named by a finding (details.image is the 1-based row of the page's image table).
   const flagged = new Map<number, string>();
@@ -226,7 +239,7 @@ function legend(report: Report): string {
   const codes = [...new Set(report.findings.map((f) => f.code))];
   return `<section class="legend">
   <h2>How to read this report</h2>
-  <p class="keys"><span class="key bleed"></span> bleed (${formatNumber(report.limits.bleedMm)} mm, cut or sewn away) <span class="key trim"></span> trim line${report.limits.safeMarginMm !== null ? ' <span class="key safe"></span> safe area' : ''} <span class="key gap"></span> white band at a sewn edge <span class="key img"></span> image with a problem</p>
+  <p class="keys"><span class="key bleed"></span> bleed (${formatNumber(report.limits.bleedMm)} mm, cut or sewn away) <span class="key trim"></span> trim line${report.limits.safeMarginMm !== null || report.pages.some((p) => p.safeMarginMm !== null) ? ' <span class="key safe"></span> safe line' : ''} <span class="key gap"></span> white band at a sewn edge <span class="key img"></span> image with a problem <span class="key seam"></span> in the seam zone <span class="key fine"></span> line or text too fine <span class="key unpainted"></span> unpainted</p>
   ${codes.length ? `<dl class="rules">${codes.map((c) => `<div><dt><code>${c}</code></dt><dd>${esc(FINDING_CODES[c].description)} <i>(${esc(FINDING_CODES[c].rule)})</i></dd></div>`).join('')}</dl>` : ''}
 </section>`;
 }
@@ -263,6 +276,8 @@ figcaption{position:absolute;top:100%;left:0;font-size:12px;color:var(--muted);p
 .overlay .safe{fill:none;stroke:#0969da;stroke-width:var(--sw);stroke-dasharray:calc(var(--sw)*1) calc(var(--sw)*2)}
 .overlay .gap{fill:rgba(207,34,46,.45);stroke:var(--err);stroke-width:calc(var(--sw)*.6)}
 .overlay .img{fill:none;stroke-width:calc(var(--sw)*2)}.overlay .img.warning{stroke:#d4a72c}.overlay .img.error{stroke:var(--err)}
+.overlay .unpainted{fill:rgba(130,80,255,.28);stroke:#8250df;stroke-width:calc(var(--sw)*.5)}
+.overlay .mark{fill:none;stroke-width:calc(var(--sw)*1.2)}.overlay .mark.content-in-seam-zone{stroke:#e16f24}.overlay .mark.line-too-thin,.overlay .mark.text-too-small{stroke:#bf3989;stroke-dasharray:calc(var(--sw)*2) calc(var(--sw)*1)}
 .overlay .img-label{fill:#fff;stroke:#000;stroke-width:calc(var(--sw)*.5);paint-order:stroke;font-weight:700}
 .details{min-width:0;padding-top:2px}.details dl{margin:0 0 10px}
 .t-ok{color:var(--ok)}.t-bad{color:var(--err);font-weight:600}.t-warn{color:var(--warn)}
@@ -280,6 +295,7 @@ table.images th,table.images td{border-bottom:1px solid var(--line);padding:3px 
 .key{display:inline-block;width:22px;height:14px;vertical-align:middle;border-radius:2px}
 .key.bleed{background:rgba(230,0,110,.16)}.key.trim{border:2px dashed #e6006e}.key.safe{border:2px dotted #0969da}
 .key.gap{background:rgba(207,34,46,.45)}.key.img{border:3px solid #d4a72c}
+.key.seam{border:2px solid #e16f24}.key.fine{border:2px dashed #bf3989}.key.unpainted{background:rgba(130,80,255,.28);border:1px solid #8250df}
 .rules div{display:block;margin:4px 0}.rules dt{display:inline;margin-right:8px}.rules dd{display:inline}
 footer{text-align:center;color:var(--muted);font-size:12px;padding:8px 0 24px}
 `;

@@ -32,7 +32,14 @@ export const ReportImageSchema = z.strictObject({
   printedPpi: z.number().nullable(),
   ppiX: z.number().nullable(),
   ppiY: z.number().nullable(),
+  /** JPEG images: the quality setting their quantisation tables fit (1–100), else null. */
+  jpegQuality: z.number().int().nullable(),
+  /** When the page was rendered and the image measured: the enlargement found (image-upscaled), null for none; absent when not measured. */
+  upscaleFactor: z.number().nullable().optional(),
 });
+
+/** A box on the page as shown: [left, top, right, bottom] in mm from its top-left corner. */
+const BoxMm = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
 export const ReportPageSchema = z.strictObject({
   index: z.number().int().min(1),
@@ -64,6 +71,19 @@ export const ReportPageSchema = z.strictObject({
   /** Vector colour use: fills, strokes, shadings and stencil masks, per colour space. */
   colours: z.array(z.strictObject({ use: z.string(), colourSpace: z.string(), family: z.string(), count: z.number().int() })),
   notes: z.array(z.string()),
+  /** The layer's safe margin inside the trim (content-in-seam-zone), null when none is set. */
+  safeMarginMm: z.number().nullable(),
+  /** Objects findings point at (text in the seam zone, too-thin lines, too-small text), at most 50 per code, for the visual report. */
+  marked: z.array(
+    z.strictObject({
+      code: FindingCodeSchema,
+      kind: z.enum(['text', 'line', 'path', 'image', 'shading']),
+      bboxMm: BoxMm,
+      text: z.string(),
+      /** Line width or text size at the printed size, in points; null for the seam zone. */
+      printedPt: z.number().nullable(),
+    }),
+  ),
   /** What the page's raster showed; null when it was not rasterised (--no-raster) or could not be. */
   raster: z
     .strictObject({
@@ -75,6 +95,9 @@ export const ReportPageSchema = z.strictObject({
       edgeGapMm: z.strictObject({ top: z.number(), right: z.number(), bottom: z.number(), left: z.number() }),
       /** What the renderer warned about on this page. */
       warnings: z.array(z.string()),
+      /** Share of the trim area left unpainted (transparent), and the mostly unpainted regions (page-unpainted-area). */
+      unpaintedShare: z.number(),
+      unpaintedAreasMm: z.array(BoxMm),
     })
     .nullable(),
   /** The preview written for this page (--previews), by file name. */
@@ -103,7 +126,15 @@ export const ReportSchema = z.strictObject({
     minPpiError: z.number(),
     maxImagePixels: z.number(),
     maxFileBytes: z.number(),
+    /** The profile's default safe margin (layers may set their own: pages[].safeMarginMm). */
     safeMarginMm: z.number().nullable(),
+    /** Thresholds of the print-quality checks (always written; optional for reports of earlier versions). */
+    minLineWidthPt: z.number().optional(),
+    minTextSizePt: z.number().optional(),
+    minJpegQuality: z.number().optional(),
+    infoJpegQuality: z.number().optional(),
+    minUpscaleFactor: z.number().optional(),
+    maxUnpaintedShare: z.number().optional(),
   }),
   /** The language of the findings' `customer` messages, when a locale was asked for (`en`, `pt`, `es`). */
   locale: LocaleSchema.optional(),

@@ -130,6 +130,40 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 1',
     description: 'Every page can be rendered; the checks that need pixels (blank page, edge gaps) could not run on one that cannot.',
   },
+  'image-upscaled': {
+    severity: 'warning',
+    rule: 'Source file requirements 7',
+    description:
+      'An image carries the detail its pixel count promises: one enlarged from a smaller picture (found from its pixels: the periodic traces interpolation leaves and the missing fine detail) passes a ppi check and still prints soft. Reported when the detail at the printed size is below minPpi; never an error, since the estimate comes from the pixels.',
+  },
+  'image-jpeg-quality': {
+    severity: 'warning',
+    rule: 'Source file requirements 7',
+    description:
+      'A JPEG image is compressed no harder than the profile allows (quality estimated from its quantisation tables, fitted to the standard tables’ scaling): blocking and ringing are enlarged with the print. Warning below minJpegQuality, info below infoJpegQuality.',
+  },
+  'content-in-seam-zone': {
+    severity: 'warning',
+    rule: 'Source file requirements 4',
+    description:
+      'Text, and objects that stop short of the trim, keep the layer’s safe margin inside the trim: what lies between the safe line and the trim is sewn into the seam or cut. Objects that run past the trim (backgrounds) are meant to be cut and are not reported.',
+  },
+  'line-too-thin': {
+    severity: 'warning',
+    rule: 'Source file requirements 7',
+    description: 'Stroked lines inside the trim are at least minLineWidthPt wide at the printed size: ink spreads on fabric and thinner lines break up or vanish.',
+  },
+  'text-too-small': {
+    severity: 'warning',
+    rule: 'Source file requirements 7',
+    description: 'Text inside the trim is at least minTextSizePt (its em height) at the printed size: smaller text fills in or becomes unreadable on fabric.',
+  },
+  'page-unpainted-area': {
+    severity: 'warning',
+    rule: 'Source file requirements 2',
+    description:
+      'Every part of the panel inside the trim is painted: an area left transparent (nothing drawn there, found by rendering on a transparent background) prints as the bare fabric colour. Reported above maxUnpaintedShare of the trim area.',
+  },
   'source-unreachable': {
     severity: 'error',
     rule: 'Source file requirements 5',

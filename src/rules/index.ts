@@ -11,6 +11,9 @@ import { checkPageRotate } from './check-page-rotate.js';
 import { checkFontsEmbedded, checkFontsReadable } from './check-fonts.js';
 import { checkPageBlank, checkPageEdgeGap, checkPageRender } from './check-page-pixels.js';
 import { checkPageSize } from './check-page-size.js';
+import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
+import { checkJpegQuality, checkUpscaled } from './check-image-quality.js';
+import { checkUnpainted } from './check-unpainted.js';
 import type { Check, CheckContext } from './context.js';
 import type { Draft, Finding } from './finding.js';
 import { ordinal } from '../util/text.js';
@@ -31,6 +34,12 @@ export const CHECKS: readonly Check[] = [
   checkPageBlank,
   checkPageEdgeGap,
   checkPageRender,
+  checkSeamZone,
+  checkLineWidth,
+  checkTextSize,
+  checkJpegQuality,
+  checkUpscaled,
+  checkUnpainted,
 ];
 
 /**

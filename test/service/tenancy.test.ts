@@ -7,8 +7,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../src/pool/pool.js';
+import { LimitsSchema } from '../../src/profile/schema.js';
 import { LIMIT_DIRECTION } from '../../src/profile/tighten.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { FINDING_CODES, FINDING_CODE_LIST } from '../../src/rules/codes.js';
@@ -142,7 +144,13 @@ describe('limits have an owner: a call may only tighten them', () => {
 
   // The duvet-cover profile's own values (profiles/duvet-cover.json and the defaults).
   const profile = JSON.parse(readFileSync('profiles/duvet-cover.json', 'utf8')) as { limits: Record<string, number>; severities?: Record<string, string> };
-  const bound: Record<string, number> = { toleranceMm: 2, scaleTolerance: 0.01, minPpi: 100, minPpiError: 50, productionPpi: 150, maxImagePixels: 15_000, maxFileBytes: 50_000_000, blankInkCoverage: 0.0001, minEdgeGapMm: 1, boxEpsilonMm: 0.1, ...profile.limits };
+  const bound = LimitsSchema.parse(profile.limits) as Record<string, number | undefined>;
+  // The schema's own range of a field: a stricter value sent must stay inside it to be accepted.
+  const range = (field: string) => {
+    const inner = (LimitsSchema.shape as Record<string, z.ZodType>)[field]!;
+    const num = (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional ? inner.unwrap() : inner) as z.ZodNumber;
+    return { min: num.minValue ?? 0, max: num.maxValue ?? Number.MAX_VALUE };
+  };
 
   it.each(Object.entries(LIMIT_DIRECTION))('limits.%s: a looser value is 422 limits-not-allowed naming it; a stricter (or equal) one is accepted', async (field, direction) => {
     const value = bound[field];
@@ -158,7 +166,9 @@ describe('limits have an owner: a call may only tighten them', () => {
     expect(body.errors).toEqual([{ path: `limits.${field}`, message: expect.stringMatching(direction === 'fixed' ? /set by the product profile only/ : direction === 'lower' ? /may only be lowered/ : /may only be raised/) }]);
     expect((await submit({ limits: { [field]: value } })).status).toBe(202);
     if (direction !== 'fixed') {
-      const stricter = direction === 'lower' ? value / 2 : Math.min(value * 2, field === 'blankInkCoverage' ? 1 : 10_000);
+      const { min, max } = range(field);
+      const stricter = direction === 'lower' ? Math.max(value / 2, min) : Math.min(value * 2, max);
+      expect(stricter, `${field} has room to be made stricter`).not.toBe(value);
       expect((await submit({ limits: { [field]: stricter } })).status, `${field}=${stricter}`).toBe(202);
     }
   });

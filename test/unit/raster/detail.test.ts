@@ -1,0 +1,109 @@
+/**
+ * image-upscaled from the pixels: ImageMagick makes a detailed picture (fractal plasma with grain)
+ * at test time, enlarges it with two filters, blurs it, compresses it hard and draws a smooth
+ * gradient; img2pdf puts them on pages. Enlargements must be found with their factor (±25 %);
+ * the blurred, compressed and smooth pictures must not be. (bench/quality.mjs measures the same
+ * on natural photographs.)
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { preflight } from '../../../src/flow/preflight.js';
+import { bandTop, measureJpegDetail, detailRequests } from '../../../src/raster/image-detail.js';
+import { estimateDetail, lumaOf } from '../../../src/raster/detail.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'detail-'));
+const policy = join(dir, 'magick');
+
+function magick(...args: string[]) {
+  execFileSync('/usr/bin/convert', args, { env: { ...process.env, MAGICK_CONFIGURE_PATH: policy } });
+}
+
+beforeAll(() => {
+  mkdirSync(policy);
+  writeFileSync(join(policy, 'policy.xml'), '<policymap><policy domain="resource" name="area" value="1GP"/><policy domain="resource" name="memory" value="2GiB"/></policymap>');
+  const native = join(dir, 'native.png');
+  magick('-seed', '7', '-size', '768x768', 'plasma:fractal', '-attenuate', '0.4', '+noise', 'Gaussian', '-colorspace', 'sRGB', native);
+  magick(native, '-quality', '92', join(dir, 'native.jpg'));
+  magick(native, '-filter', 'Catrom', '-resize', '200%', '-quality', '92', join(dir, 'up2.jpg'));
+  magick(native, '-filter', 'Lanczos', '-resize', '400%', '-quality', '92', join(dir, 'up4.jpg'));
+  magick(native, '-filter', 'Lanczos', '-resize', '300%', '-quality', '92', join(dir, 'up3.jpg'));
+  magick(native, '-gaussian-blur', '0x2', '-quality', '92', join(dir, 'blur2.jpg'));
+  magick(native, '-quality', '40', join(dir, 'q40.jpg'));
+  magick('-size', '1024x768', 'gradient:#3060c0-#f0d080', '-quality', '92', join(dir, 'gradient.jpg'));
+}, 120_000);
+
+async function detail(name: string) {
+  const bytes = new Uint8Array(readFileSync(join(dir, `${name}.jpg`)));
+  const meta = await sharp(bytes).metadata();
+  return measureJpegDetail(bytes, { ref: '1 0 R', widthPx: meta.width!, heightPx: meta.height! }, 1e9);
+}
+
+describe('enlargement from the pixels', () => {
+  it.each([
+    ['up2', 2],
+    ['up3', 3],
+    ['up4', 4],
+  ] as const)('%s is found, factor %i ± 25 %', async (name, factor) => {
+    const d = await detail(name);
+    expect(d?.factor, name).not.toBeNull();
+    expect(Math.abs(d!.factor! / factor - 1)).toBeLessThanOrEqual(0.25);
+  });
+
+  it.each(['native', 'blur2', 'q40', 'gradient'])('%s is not an enlargement', async (name) => {
+    const d = await detail(name);
+    expect(d).not.toBeNull();
+    expect(d!.factor, `${name}: evidence ${d!.evidence}`).toBeNull();
+  });
+
+  it('a tile too small to tell gives no verdict; noise is native', () => {
+    expect(estimateDetail(lumaOf(new Uint8Array(40 * 40 * 3), 40, 40, 3)).factor).toBeNull();
+    const noise = Uint8Array.from({ length: 256 * 256 }, (_, i) => (i * 2654435761) >>> 24);
+    expect(estimateDetail(lumaOf(noise, 256, 256, 1)).factor).toBeNull();
+  });
+
+  it('the band analysed is the first textured one from the top, judged on the preview', () => {
+    // A 100 × 400 overview of a 4,000-row image: flat sky above row 160 (1,600 in the image), texture below.
+    const overview = { data: Uint8Array.from({ length: 100 * 400 }, (_, i) => (Math.floor(i / 100) < 160 ? 200 : (i * 7919) % 251)), width: 100, height: 400, channels: 1 };
+    const top = bandTop(overview, 4000, 512);
+    expect(top).toBeGreaterThanOrEqual(1600 - 512);
+    expect(top).toBeLessThanOrEqual(1600);
+    expect(bandTop(null, 4000, 512)).toBe(0);
+  });
+
+  it('only JPEG XObjects large enough are measured, largest placed first, at most four', () => {
+    const img = (ref: string, w: number, filters = ['DCTDecode'], area = 1) => ({ ref, inline: false, filters, widthPx: w, heightPx: w, imageMask: false, placedWidthPt: area, placedHeightPt: area });
+    const picked = detailRequests([img('1 0 R', 100), img('2 0 R', 800, ['FlateDecode']), img('3 0 R', 800, undefined, 5), img('4 0 R', 900, undefined, 9), img('4 0 R', 900, undefined, 9), img('5 0 R', 400), img('6 0 R', 500), img('7 0 R', 600)]);
+    expect(picked.map((p) => p.ref)).toEqual(['4 0 R', '3 0 R', '5 0 R', '6 0 R']);
+  });
+});
+
+describe('in a check', () => {
+  const page = (name: string) => {
+    const pdf = join(dir, `${name}.pdf`);
+    // img2pdf places the JPEG as it is (no re-encoding) on a 200 × 200 cm duvet page.
+    execFileSync('img2pdf', ['--pagesize', '2040mmx2040mm', '--fit', 'fill', '-o', pdf, join(dir, `${name}.jpg`)]);
+    return pdf;
+  };
+
+  it('an enlarged photo page gets image-upscaled with placed and detail resolution; its native original does not', async () => {
+    const up = await preflight(page('up4'), { product: 'duvet-cover', variant: '200x200' }, { limits: { minPpi: 30, minPpiError: 10 } });
+    const f = up.findings.find((x) => x.code === 'image-upscaled');
+    expect(f).toMatchObject({ severity: 'warning', page: 1, details: { printedPpi: 38.2 } });
+    expect(f!.message).toMatch(/placed at 38\.2 ppi, it carries detail of about (9\.\d|10(\.\d)?) ppi \(upscaled about (3\.[89]|4(\.[01])?)×/);
+    expect(up.pages[0]!.images[0]!.upscaleFactor).toBeCloseTo(4, 0);
+    const native = await preflight(page('native'), { product: 'duvet-cover', variant: '200x200' });
+    expect(native.findings.map((x) => x.code)).not.toContain('image-upscaled');
+  });
+
+  it('a hard-compressed JPEG gets image-jpeg-quality with its print size', async () => {
+    const report = await preflight(page('q40'), { product: 'duvet-cover', variant: '200x200' }, { raster: false });
+    const f = report.findings.find((x) => x.code === 'image-jpeg-quality');
+    expect(f).toMatchObject({ severity: 'warning', details: { quality: 40, exact: true, printedWidthMm: 2040 } });
+    expect(f!.message).toContain('8-pixel compression blocks print 21.3 mm wide');
+    expect(report.pages[0]!.images[0]!.jpegQuality).toBe(40);
+  });
+});

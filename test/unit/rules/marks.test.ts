@@ -1,0 +1,73 @@
+/**
+ * content-in-seam-zone, line-too-thin and text-too-small on print files reportlab makes at test
+ * time (producers/marks_cases.py): each made case must give exactly its finding, where it is, and
+ * the clean page (full-bleed background, crop marks and slug text in the bleed, a 12 pt line of
+ * text and a 2 pt rule inside the safe area) none.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { preflight } from '../../../src/flow/preflight.js';
+import type { Finding } from '../../../src/rules/finding.js';
+
+const CODES = ['content-in-seam-zone', 'line-too-thin', 'text-too-small'];
+const dir = mkdtempSync(join(tmpdir(), 'marks-'));
+
+beforeAll(() => {
+  execFileSync('/usr/bin/python3', [join(__dirname, 'producers', 'marks_cases.py'), dir]);
+});
+
+async function findings(name: string, limits = {}): Promise<Finding[]> {
+  const report = await preflight(join(dir, `${name}.pdf`), { sku: 'T-SHIRT-M' }, { raster: false, limits });
+  return report.findings.filter((f) => CODES.includes(f.code));
+}
+
+describe('seam zone, line width and text size', () => {
+  it('a clean page: background past the trim, crop marks and slug in the bleed, content inside the safe line', async () => {
+    expect(await findings('clean')).toEqual([]);
+  });
+
+  it.each([
+    ['seam-text', 'JOHN', [200, 729, 222, 737]],
+    ['seam-form', 'TEAM', [250, 11, 268, 16]],
+    ['seam-rotated', 'SIDEWAYS', [11, 413, 18, 450]],
+  ] as const)('%s: text in the margin is reported with its text and position', async (name, text, box) => {
+    const [f, ...rest] = await findings(name);
+    expect(rest).toEqual([]);
+    expect(f).toMatchObject({ code: 'content-in-seam-zone', severity: 'warning', page: 1, layer: 'front', details: { count: 1, texts: 1, safeMarginMm: 10 } });
+    expect(f!.message).toContain(`text “${text}” at ${box[0]}–${box[2]} mm across, ${box[1]}–${box[3]} mm down`);
+  });
+
+  it('a shape crossing the safe line without reaching the trim is reported; a wider safe margin per call finds more', async () => {
+    const [f] = await findings('seam-logo');
+    expect(f).toMatchObject({ code: 'content-in-seam-zone', details: { count: 1, texts: 0 } });
+    expect(f!.message).toContain('a shape at 15–75 mm across, 390–450 mm down');
+    // With a 220 mm margin the 12 pt text and the rule of the clean page cross the safe line too (the slug stays out: it is in the bleed).
+    const wide = await findings('clean', { safeMarginMm: 220 });
+    expect(wide.map((x) => x.code)).toEqual(['content-in-seam-zone']);
+    expect(wide[0]!.details).toMatchObject({ count: 2, texts: 1 });
+  });
+
+  it('lines thinner than minLineWidthPt, hairlines included; crop marks outside the trim are not', async () => {
+    const [f, ...rest] = await findings('thin-lines');
+    expect(rest).toEqual([]);
+    expect(f).toMatchObject({ code: 'line-too-thin', actual: 'hairline (0 pt)', details: { count: 2, thinnestPt: 0, minLineWidthPt: 1 } });
+    expect((await findings('thin-lines', { minLineWidthPt: 0.2 })).map((x) => x.details?.count)).toEqual([1]);
+  });
+
+  it('text smaller than minTextSizePt after the CTM (12 pt scaled by 0.25 is 3 pt)', async () => {
+    const [f, ...rest] = await findings('small-text');
+    expect(rest).toEqual([]);
+    expect(f).toMatchObject({ code: 'text-too-small', actual: '3 pt', details: { count: 2, smallestPt: 3 } });
+    expect(f!.message).toContain('text “tiny print”');
+    expect(f!.message).toContain('text “scaled down”');
+  });
+
+  it('judged at the printed size: a half-size page prints its 4 pt text at 8 pt and its 0.4 pt line at 0.8 pt', async () => {
+    const found = await findings('half-size');
+    expect(found.map((x) => x.code)).toEqual(['line-too-thin']);
+    expect(found[0]!.details).toMatchObject({ thinnestPt: 0.8 });
+  });
+});
