@@ -13,6 +13,7 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { OpenApiContract } from '../helpers/contracts.js';
 import { CORPUS, form, tempDir } from './harness.js';
+import { validDraft } from '../helpers/order.js';
 
 let pool: PreflightPool;
 let service: ServiceHandle;
@@ -111,6 +112,10 @@ describe('fix with approval through the API', () => {
     expect((await call('GET', check.fixed!.url)).status).toBe(404);
     expect((await call('POST', `/v1/checks/${check.id}/approve`)).status).toBe(409);
     expect(Buffer.from((await call('GET', check.links.approval!)).body).toString('utf8')).toContain('You rejected the changes');
+    // An order naming the rejected file is refused, naming the source.
+    const order = await call('POST', '/v1/orders/payload', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(validDraft([`${service.url}${check.fixed!.url}`])) });
+    expect(order.status).toBe(422);
+    expect(json<{ errors: { path: string; message: string }[] }>(order.body).errors).toContainEqual({ path: 'rows[0].sources[0].url', message: expect.stringContaining('was rejected') });
   });
 
   it('auto: qpdf pages put in layer order, done at once, the file served and passing', async () => {
@@ -122,6 +127,13 @@ describe('fix with approval through the API', () => {
     expect(file.status).toBe(200);
     expect((await preflight(file.body, { sku: 'T-SHIRT-M' }, { pool, raster: false })).verdict).toBe('pass');
     expect((await call('POST', `/v1/checks/${check.id}/reject`, { headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(409);
+    // The order façade takes the fixed file by its URL, judged by its own report, bound to its SHA-256.
+    const url = `${service.url}${check.fixed!.url}`;
+    const order = await call('POST', '/v1/orders/payload', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(validDraft([url])) });
+    expect(order.status).toBe(200);
+    const body = json<{ payload: { rows: { sources?: { url: string }[] }[] }; reports: { verdict: string; file: { sha256: string } }[] }>(order.body);
+    expect(body.payload.rows[0]!.sources).toEqual([{ type: 'file', url }]);
+    expect(body.reports.map((r) => [r.verdict, r.file.sha256])).toEqual([['pass', check.fixed!.sha256]]);
   });
 
   it('a policy may only tighten the server\'s, and must be JSON of known codes and actions', async () => {
