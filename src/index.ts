@@ -5,7 +5,7 @@
  * const report = await preflight('design.pdf', { product: 'duvet-cover', variant: '200x200' });
  * console.log(report.verdict, report.findings);
  */
-export { preflight, preflightWithPreviews, type Preview } from './preflight.js';
+export { preflight, preflightWithPreviews, type Preview } from './flow/preflight.js';
 export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
 export { DEFAULT_DECODE_LIMITS, DecodeLimitsSchema, tightenLimits, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
 export { renderHtml, type HtmlPreview } from './report/html.js';
@@ -63,7 +63,7 @@ export { preflightFolder, type FolderOptions, type BatchProgress } from './batch
 export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js';
 export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';
 export { readManifest, resolveTarget } from './batch/discover.js';
-export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './source/preflight-url.js';
+export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './flow/preflight-url.js';
 export { buildOrderPayload, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
 export {
   OrderSchema,
@@ -98,3 +98,8 @@ export { preflightFolderOnFleet, startFleetWorker, redisQueue } from './fleet/st
 export type { FleetConnection } from './fleet/connection.js';
 export type { RetryPolicy } from './fleet/jobs.js';
 export type { FleetWorker, FleetWorkerOptions, WorkerHeartbeat } from './fleet/worker.js';
+export { checkAndFix, DEFAULT_FIX_POLICY, DEFAULT_APPROVAL, FixModeSchema, type FixMode, type CheckAndFixOptions, type CheckAndFixResult, type FixedFile, type FlowChange } from './flow/check-and-fix.js';
+export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, settleFinding, policyLoosenings, type Policy, type PolicyAction, type FixableCode } from './rules/policy.js';
+export { LOCALES, LocaleSchema, type Locale } from './messages/locales.js';
+export { customerMessage, localizeReport, loadCatalogue, type Catalogue, type NamedTarget } from './messages/catalogue.js';
+export { CustomerMessageSchema, type CustomerMessage } from './rules/finding.js';

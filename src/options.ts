@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { LimitsOverrideSchema } from './profile/schema.js';
 import { ProfileRegistry } from './profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from './rules/codes.js';
+import { PolicySchema } from './rules/policy.js';
+import { LocaleSchema } from './messages/locales.js';
 import { PreflightPool } from './pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from './raster/budget.js';
 import { DecodeLimitsOverrideSchema } from './pdf/decode-budget.js';
@@ -19,6 +21,14 @@ export const PreflightOptionsSchema = z
     profiles: z.union([z.string().min(1), z.custom<ProfileRegistry>((v) => v instanceof ProfileRegistry, 'a ProfileRegistry from loadProfiles()')]).optional(),
     /** Severity per finding code for this call (`off` drops it); overrides the profile. */
     severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).default({}),
+    /**
+     * Action per finding code for this call: `reject` (an error), `warn` (a warning), `fix` (fixed by
+     * {@link preflightAndFix}, then checked again), `off`. Overrides the profile's policy; codes not
+     * named follow the profile, then their severity.
+     */
+    policy: PolicySchema.default({}),
+    /** Fill each finding's `customer` message in this language (`en`, `pt`, `es`). Default: none. */
+    locale: LocaleSchema.optional(),
     /** Thresholds for this call; override the profile's. */
     limits: LimitsOverrideSchema.default({}),
     /** The path to name in the report when the input is bytes. */

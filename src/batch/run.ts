@@ -8,7 +8,10 @@ import { join, resolve } from 'node:path';
 import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
 import { defaultPool } from '../pool/pool.js';
-import { preflightWithPreviews } from '../preflight.js';
+import { preflightWithPreviews } from '../flow/preflight.js';
+import type { Target } from '../options.js';
+import { checkAndFix, type CheckAndFixOptions } from '../flow/check-and-fix.js';
+import type { FixMode } from '../rules/policy.js';
 import { registryFrom } from '../profile/load.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
@@ -39,6 +42,12 @@ export interface FolderOptions {
   concurrency?: number;
   /** Write each file's visual report next to its JSON. Default true. */
   html?: boolean;
+  /**
+   * Fix what the policy says to fix (the profile's `policy`, or the default fix policy, with
+   * `preflight.policy` over it): `auto` or `approve` (the fixed file is marked as waiting for
+   * approval when a change alters what prints). Fixed files land in `<out>/fixed/`; originals stay.
+   */
+  fix?: FixMode;
   /** Options of every preflight (profiles, severities, limits, raster, pool, timeoutMs…). */
   preflight?: Omit<PreflightOptions, 'signal' | 'path' | 'previewDir'>;
   /** Called after each file. */
@@ -51,7 +60,7 @@ export interface FolderOptions {
 
 /** Where a file's outputs go, relative to the output folder. */
 export function outputPaths(rel: string) {
-  return { report: `reports/${rel}.json`, html: `reports/${rel}.html` };
+  return { report: `reports/${rel}.json`, html: `reports/${rel}.html`, fixed: `fixed/${rel}`, fixedReport: `fixed/${rel}.json` };
 }
 
 /**
@@ -155,8 +164,8 @@ export async function judge(
   out: string,
   manifest: Manifest,
   registry: ProfileRegistry,
-  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal'>,
-  paths = outputPaths(file.rel),
+  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal' | 'fix'>,
+  paths: { report: string; html: string; fixed?: string; fixedReport?: string } = outputPaths(file.rel),
 ): Promise<BatchResult | 'aborted'> {
   for (let attempt = 1; ; attempt++) {
     const before = await fingerprint(file.path);
@@ -177,8 +186,8 @@ async function judgeOnce(
   out: string,
   manifest: Manifest,
   registry: ProfileRegistry,
-  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal'>,
-  paths: { report: string; html: string },
+  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal' | 'fix'>,
+  paths: { report: string; html: string; fixed?: string; fixedReport?: string },
 ): Promise<BatchResult | 'aborted'> {
   const base = { file: file.rel, report: paths.report, html: null, reason: null, rules: {}, reused: false };
   const resolution = resolveTarget(file.rel, manifest, registry);
@@ -191,12 +200,13 @@ async function judgeOnce(
     return writeError(out, base, target.sku, resolution.via, (error as Error).message);
   }
   const limits = { ...target.limits, ...options.preflight?.limits };
-  const digest = profileDigest(target, limits, options.preflight?.severities ?? {});
+  const digest = profileDigest(target, limits, options.preflight?.severities ?? {}, options.preflight?.policy ?? {});
   const earlier = await readReport(join(out, paths.report));
   const wantHtml = options.html ?? true;
   // Hashed here only to compare with an earlier report; a new file is hashed in a pool worker.
   const unchanged = earlier && earlier.profileDigest === digest && earlier.tool.version === packageVersion() && earlier.file.sha256 === sha256Hex(source.bytes);
-  if (earlier && unchanged) {
+  // A run that fixes does the fix again (its outputs are more than the report).
+  if (earlier && unchanged && !options.fix) {
     return {
       ...base,
       sku: earlier.sku,
@@ -207,6 +217,7 @@ async function judgeOnce(
       reused: true,
     };
   }
+  if (options.fix) return fixOne(source.bytes, resolution.target, out, base, resolution.via, options, { ...paths, fixed: paths.fixed ?? `fixed/${file.rel}`, fixedReport: paths.fixedReport ?? `fixed/${file.rel}.json` }, file.rel);
   let judged;
   try {
     judged = await preflightWithPreviews(source.bytes, resolution.target, {
@@ -232,6 +243,46 @@ async function judgeOnce(
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
   }
   return result;
+}
+
+/** Check, fix by policy, check again; the original's report in reports/, the fixed file and its report in fixed/. */
+async function fixOne(
+  bytes: Uint8Array,
+  target: Target,
+  out: string,
+  base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
+  via: BatchResult['via'],
+  options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal' | 'fix'>,
+  paths: { report: string; html: string; fixed: string; fixedReport: string },
+  rel: string,
+): Promise<BatchResult | 'aborted'> {
+  const wantHtml = options.html ?? true;
+  let done;
+  try {
+    done = await checkAndFix(bytes, target, { structureInThreadMaxBytes: 0, ...options.preflight, path: rel, signal: options.hardSignal, keepPreviews: wantHtml, fix: options.fix! } as CheckAndFixOptions);
+  } catch (error) {
+    if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
+    return writeError(out, base, null, via, error instanceof Error ? error.message : String(error));
+  }
+  const { before, beforePreviews, fixed, report, previews, status } = done;
+  const result: BatchResult = { ...base, sku: before.sku, via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  try {
+    if (fixed) {
+      // The fixed file, then its report (with the changes): the report last, so its presence means both are whole.
+      await writeAtomic(join(out, paths.fixed), fixed.bytes);
+      await writeAtomic(join(out, paths.fixedReport), `${JSON.stringify({ ...report, fix: { status, changes: fixed.changes, refused: fixed.refused } }, null, 2)}\n`);
+      if (wantHtml) await writeAtomic(join(out, `${paths.fixed}.html`), renderHtml(report, previews));
+    }
+    if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(before, beforePreviews));
+    await writeAtomic(join(out, paths.report), `${JSON.stringify(before, null, 2)}\n`);
+  } catch (error) {
+    return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
+  }
+  if (!fixed) return { ...result, verdict: before.verdict, rules: before.rules };
+  return {
+    ...result,
+    fixed: { file: paths.fixed, report: paths.fixedReport, sha256: fixed.sha256, changes: fixed.changes.length, needsApproval: status === 'needs-approval', originalVerdict: before.verdict },
+  };
 }
 
 /** "ENOSPC: no space left on device" → a short reason for the summary. */

@@ -24,6 +24,23 @@ export const BatchResultSchema = z.object({
   reused: z.boolean(),
   /** Why the file's report could not be written (a full disk…); the verdict above still holds. */
   outputError: z.string().optional(),
+  /**
+   * The fixed file (a run with `fix`, and the policy fixed something): `fixed/<file>` beside
+   * `fixed/<file>.json` (its report and the changes), relative to the output folder; the original
+   * is left as it is. `verdict` above is the fixed file's. `needsApproval`: the changes alter what
+   * prints and the run asked for approval (`fix: approve`): a person looks before it is used.
+   */
+  fixed: z
+    .strictObject({
+      file: z.string(),
+      report: z.string(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      changes: z.number().int().min(0),
+      needsApproval: z.boolean(),
+      /** The original file's verdict. */
+      originalVerdict: z.enum(['pass', 'warn', 'fail']),
+    })
+    .optional(),
 });
 export type BatchResult = z.infer<typeof BatchResultSchema>;
 

@@ -219,7 +219,7 @@ async function earlierResult(
   const resolution = resolveTarget(file.rel, manifest, registry);
   if ('error' in resolution) return null;
   const target = registry.resolve(resolution.target);
-  const digest = profileDigest(target, { ...target.limits, ...options.preflight?.limits }, options.preflight?.severities ?? {});
+  const digest = profileDigest(target, { ...target.limits, ...options.preflight?.limits }, options.preflight?.severities ?? {}, options.preflight?.policy ?? {});
   const matches = async (path: string): Promise<Report | null> => {
     try {
       const parsed = ReportSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));

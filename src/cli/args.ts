@@ -1,3 +1,5 @@
+import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMode, type Policy } from '../rules/policy.js';
+import { LOCALES, LocaleSchema, type Locale } from '../messages/locales.js';
 import { UnknownTargetError } from '../errors.js';
 import type { Target } from '../profile/registry.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
@@ -179,4 +181,37 @@ export function severitiesFrom(items: readonly string[] | undefined): Partial<Re
     severities[code as FindingCode] = parsed.data;
   }
   return severities;
+}
+
+/** --policy CODE=ACTION (repeatable) into a per-call policy (reject, warn, fix, off), with the nearest code for a typo. */
+export function policyFrom(items: readonly string[] | undefined): Policy {
+  const policy: Policy = {};
+  for (const item of items ?? []) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new UsageError(`--policy needs CODE=ACTION, e.g. page-order-mismatch=fix, got "${item}"`);
+    const code = item.slice(0, at);
+    const action = item.slice(at + 1);
+    if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--policy: unknown finding code "${code}"${didYouMean(code, FINDING_CODE_LIST)}`);
+    const parsed = PolicyActionSchema.safeParse(action);
+    if (!parsed.success) throw new UsageError(`--policy ${code}: action must be reject, warn, fix or off, got "${action}"`);
+    if (parsed.data === 'fix' && !isFixable(code as FindingCode)) throw new UsageError(`--policy ${code}=fix: print-preflight has no fix for ${code} (fixable: ${FIXABLE_CODES.join(', ')})`);
+    policy[code as FindingCode] = parsed.data;
+  }
+  return policy;
+}
+
+/** --fix auto|approve. */
+export function fixFlag(value: string | undefined): FixMode | undefined {
+  if (value === undefined) return undefined;
+  const parsed = FixModeSchema.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--fix must be auto or approve, got "${value}"`);
+  return parsed.data;
+}
+
+/** --locale en|pt|es. */
+export function localeFlag(value: string | undefined): Locale | undefined {
+  if (value === undefined) return undefined;
+  const parsed = LocaleSchema.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--locale must be one of ${LOCALES.join(', ')}, got "${value}"`);
+  return parsed.data;
 }

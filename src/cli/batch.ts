@@ -2,7 +2,7 @@ import { ProgressView } from '../batch/progress.js';
 import { preflightFolder, type BatchProgress } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
 import { PreflightPool } from '../pool/pool.js';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, UsageError, type CliIO, POOL_LIMITS_HELP, poolLimitsFrom } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, fixFlag, localeFlag, numberFlag, policyFrom, UsageError, type CliIO, POOL_LIMITS_HELP, poolLimitsFrom } from './args.js';
 import { safeForTerminal } from '../report/terminal.js';
 import { print, say } from './output.js';
 import { parseFlags } from './args.js';
@@ -31,6 +31,13 @@ ${POOL_LIMITS_HELP}
   --profiles DIR      product profiles folder
   --no-html           no visual report per file
   --no-raster         structure checks only
+  --fix auto|approve  fix what the policy says to fix (the profile's policy, or the default: page
+                      order, /Rotate, scale, CMYK, oversized images and files), check again, and
+                      write the fixed file and its report to <out>/fixed/ (originals kept);
+                      approve: the summary marks fixed files whose changes alter what prints
+  --policy CODE=ACTION
+                      action for a finding code in this run: reject, warn, fix or off (repeatable)
+  --locale en|pt|es   add customer messages in this language to every finding
   --watch             hot folder: judge new files once complete and move them to
                       <out>/pass/, <out>/warn/ or <out>/fail/ with their reports
   --redis URL         judge the files on the fleet's workers (print-preflight worker) through
@@ -62,6 +69,9 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         profiles: { type: 'string' },
         'no-html': { type: 'boolean' },
         'no-raster': { type: 'boolean' },
+        fix: { type: 'string' },
+        policy: { type: 'string', multiple: true },
+        locale: { type: 'string' },
         watch: { type: 'boolean' },
         stable: { type: 'string' },
         interval: { type: 'string' },
@@ -96,7 +106,11 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   if (values.queue && !values.redis) throw new UsageError('--queue needs --redis');
   if (values.redis) (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
   const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}), ...poolLimitsFrom(values) });
-  const preflight = { profiles: values.profiles, raster: !values['no-raster'], pool, ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}) };
+  const fix = fixFlag(values.fix);
+  const policy = policyFrom(values.policy);
+  const locale = localeFlag(values.locale);
+  if (fix && values.redis) throw new UsageError('--fix runs on this machine; leave out --redis');
+  const preflight = { profiles: values.profiles, raster: !values['no-raster'], pool, policy, ...(locale ? { locale } : {}), ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}) };
   const soft = new AbortController();
   const hard = new AbortController();
   let signalName: NodeJS.Signals | null = null;
@@ -119,6 +133,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         concurrency: concurrency ?? pool.threads,
         html: !values['no-html'],
         preflight,
+        ...(fix ? { fix } : {}),
         hardSignal: hard.signal,
         ...(stable !== undefined ? { stableMs: stable * 1000 } : {}),
         ...(interval !== undefined ? { intervalMs: interval * 1000 } : {}),
@@ -137,6 +152,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       ...(concurrency !== undefined ? { concurrency } : {}),
       html: !values['no-html'],
       preflight,
+      ...(fix ? { fix } : {}),
       signal: soft.signal,
       hardSignal: hard.signal,
       onProgress: ({ done, total, result }: BatchProgress) => view.update(done, total, result),

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
@@ -13,6 +13,8 @@ Options:
   --profiles DIR      load product profiles from DIR instead of the built-in ones
   --json              print the report as JSON
   --severity CODE=LEVEL  override a finding's severity (error, warning, info, off); repeatable
+  --policy CODE=ACTION   a finding's action: reject, warn, fix (marked; \`fix\` and \`batch --fix\` fix it) or off; repeatable
+  --locale en|pt|es      add the customer's message to every finding (--json)
 ${FAIL_ON_HELP}
   --min-ppi N         effective resolution at the printed size below which an image is a warning
                       (default from the profile: 100)
@@ -43,6 +45,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     profiles: { type: 'string' },
     json: { type: 'boolean' },
     severity: { type: 'string', multiple: true },
+    policy: { type: 'string', multiple: true },
+    locale: { type: 'string' },
     'fail-on': { type: 'string' },
     'min-ppi': { type: 'string' },
     'min-ppi-error': { type: 'string' },
@@ -68,6 +72,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `check takes one file, got ${positionals.length}` : 'check needs a file');
   const target = await resolveTarget(values);
   const severities = severitiesFrom(values.severity);
+  const policy = policyFrom(values.policy);
+  const locale = localeFlag(values.locale);
   const failOn = failOnFlag(values['fail-on']);
   const limits: Record<string, number> = {};
   for (const [flag, key] of [
@@ -100,7 +106,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const file = await readForCheck(positionals[0]!);
   if (!values['no-raster'] && file.needsWorker) (pool ?? defaultPool()).warm(1);
   const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
-    import('../preflight.js'),
+    import('../flow/preflight.js'),
     import('../report/html.js'),
     import('../report/text.js'),
   ]);
@@ -110,6 +116,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       path: positionals[0]!,
       profiles: values.profiles,
       severities,
+      policy,
+      ...(locale ? { locale } : {}),
       limits,
       raster: !values['no-raster'],
       previewDir: values.previews ?? null,

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
 import { mmToPt, mmToPx } from '../pdf/units.js';
-import { decodeLimitsOf, preflight } from '../preflight.js';
+import { decodeLimitsOf, preflight } from '../flow/preflight.js';
 import { BudgetExceededError, type DecodeLimits } from '../pdf/decode-budget.js';
 import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/streams.js';
 import { formatPath, registryFrom } from '../profile/load.js';

@@ -16,12 +16,12 @@ import { multiply } from '../pdf/matrix.js';
 import { N, dictOf, getDict, getName, items, PDFArray, rectOf, resolve } from '../pdf/objects.js';
 import { decodeStream, joinContentStreams } from '../pdf/streams.js';
 import { mmToPt } from '../pdf/units.js';
-import { decodeLimitsOf, preflight } from '../preflight.js';
+import { decodeLimitsOf, preflight } from '../flow/preflight.js';
 import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import { formatBytes } from '../report/format.js';
 import type { Report } from '../report/schema.js';
-import type { FindingCode } from '../rules/codes.js';
+import { FindingCodeSchema, type FindingCode } from '../rules/codes.js';
 import { readSource } from '../source/read.js';
 import { pageMatrix, type Fit } from './geometry.js';
 import { assertPermutation, reorderPages } from './reorder.js';
@@ -42,6 +42,13 @@ export const FixOptionsSchema = z
     pages: z.array(z.number().int().min(1)).min(1).optional(),
     /** The name the fixed file will be written under, for the report on it (default: the input's). */
     outPath: z.string().min(1).optional(),
+    /**
+     * Fix only findings of these codes (a policy's `fix` codes); the others are left as they are.
+     * Default: every code the options allow. `page-order-mismatch` in the list means `reorder`.
+     */
+    codes: z.array(FindingCodeSchema).optional(),
+    /** Check the fixed file again (`after`); `false` leaves that to the caller ({@link noteRemaining}). */
+    recheck: z.boolean().default(true),
     /** JPEG quality of re-encoded images. */
     jpegQuality: z.number().int().min(30).max(100).default(92),
   })
@@ -108,10 +115,12 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
     refused.push({ code: 'pdf-too-complex', page: null, reason: `the file cannot be fixed: ${error.message}` });
     return { bytes: null, changes, refused, before: original, after: null };
   };
+  const wanted = (code: FindingCode) => !opts.codes || opts.codes.includes(code);
+  const reorder = opts.reorder || (opts.codes?.includes('page-order-mismatch') ?? false);
   // 0. Page order, first: every other fix is judged against the page's layer.
   let inputBytes = source.bytes;
-  const orderFinding = before.findings.find((f) => f.code === 'page-order-mismatch');
-  const order = opts.pages ?? (opts.reorder && typeof orderFinding?.details?.order === 'string' ? orderFinding.details.order.split(',').map(Number) : null);
+  const orderFinding = wanted('page-order-mismatch') ? before.findings.find((f) => f.code === 'page-order-mismatch') : undefined;
+  const order = opts.pages ?? (reorder && typeof orderFinding?.details?.order === 'string' ? orderFinding.details.order.split(',').map(Number) : null);
   if (order) {
     assertPermutation(order, before.pdf.pageCount ?? 0);
     if (order.some((n, i) => n !== i + 1)) {
@@ -142,7 +151,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   }
   const { doc, budget } = loaded;
   const pages = doc.getPages();
-  const codesOn = (page: number) => new Set(before.findings.filter((f) => f.page === page).map((f) => f.code));
+  const codesOn = (page: number) => new Set(before.findings.filter((f) => f.page === page && wanted(f.code)).map((f) => f.code));
 
   // 1. Geometry, page by page.
   for (const reportPage of before.pages) {
@@ -158,8 +167,8 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   }
 
   // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.
-  const wantColour = before.findings.some((f) => f.code === 'colour-space-not-rgb');
-  const wantSmaller = before.findings.some((f) => f.code === 'image-too-large');
+  const wantColour = wanted('colour-space-not-rgb') && before.findings.some((f) => f.code === 'colour-space-not-rgb');
+  const wantSmaller = wanted('image-too-large') && before.findings.some((f) => f.code === 'image-too-large');
   try {
     if (wantColour || wantSmaller) await fixImages(doc, budget, wantColour, wantSmaller ? limits.maxImagePixels : null, opts.jpegQuality, changes, refused);
     if (wantColour) await fixVectorColour(doc, budget, pages, changes, refused);
@@ -169,7 +178,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
 
   // 4. Size: recompress JPEG images until the file is under the cap.
   let bytes = await doc.save({ useObjectStreams: true });
-  if (bytes.length > limits.maxFileBytes || before.findings.some((f) => f.code === 'file-too-large')) {
+  if (wanted('file-too-large') && (bytes.length > limits.maxFileBytes || before.findings.some((f) => f.code === 'file-too-large'))) {
     for (const quality of [85, 75, 65, 55]) {
       if (bytes.length <= limits.maxFileBytes) break;
       const n = await recompressJpegs(doc, quality);
@@ -181,15 +190,20 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   }
   // Nothing changed: nothing to write (a re-saved copy would only look like a fix).
   if (!changes.length) return { bytes: null, changes, refused, before: original, after: null };
+  if (!opts.recheck) return { bytes, changes, refused, before: original, after: null };
   const after = await preflight(bytes, target, { ...preflightOptions, path: opts.outPath ?? source.path });
-  // Whatever a fix set out to remove and is still there is said, not hidden.
+  noteRemaining(changes, refused, after);
+  return { bytes, changes, refused, before: original, after };
+}
+
+/** Whatever a fix set out to remove and is still there in the check after it is said (a refusal), not hidden. */
+export function noteRemaining(changes: readonly Change[], refused: Refusal[], after: Report): void {
   const attempted = new Set(changes.map((c) => c.code));
   for (const f of after.findings) {
     if (attempted.has(f.code) && !refused.some((r) => r.code === f.code && (r.page === f.page || r.page === null))) {
       refused.push({ code: f.code, page: f.page, reason: `still there after the fix: ${f.message}` });
     }
   }
-  return { bytes, changes, refused, before: original, after };
 }
 
 interface GeometryStep {

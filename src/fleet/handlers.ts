@@ -5,11 +5,11 @@
  */
 import { PreflightError } from '../errors.js';
 import { runCheckJob } from '../jobs/run.js';
-import { CheckJobSchema, type CheckRecord } from '../jobs/schema.js';
+import { CheckJobSchema, isSettled, type CheckRecord } from '../jobs/schema.js';
 import { JobStore } from '../jobs/store.js';
 import { RUN_LEASE_MS } from '../jobs/tenants.js';
 import type { Report } from '../report/schema.js';
-import type { NetworkOptions } from '../source/preflight-url.js';
+import type { NetworkOptions } from '../source/network.js';
 import { batchFileHandler } from './batch.js';
 import { JOB_BATCH_FILE, JOB_CHECK, TransientJobError } from './jobs.js';
 import type { JobHandler } from './worker.js';
@@ -90,7 +90,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
     async finished(raw, ctx) {
       const job = CheckJobSchema.parse(raw);
       const record = await (await options.store).readRecord(job.id);
-      const done = record && (record.status === 'done' || record.status === 'error') ? record : null;
+      const done = record && isSettled(record.status) ? record : null;
       if (done && job.owner) await ctx?.tenants?.remove(job.owner.tenant, [job.id]).catch(() => undefined);
       return done;
     },
@@ -98,7 +98,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;
       const record = await store.updateRecord(job.id, (r) =>
-        r.status === 'done' || r.status === 'error' ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: reason } },
+        isSettled(r.status) ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: reason } },
       );
       if (job.owner) await ctx.tenants?.remove(job.owner.tenant, [job.id]).catch(() => undefined);
       if (!record) throw new PreflightError('ERR_INVALID_ARGUMENT', `Check ${job.id} has no record in ${store.dir}`);

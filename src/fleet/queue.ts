@@ -22,7 +22,7 @@ import { JOB_CHECK, jobOptions, RetryPolicySchema, type RetryPolicy } from './jo
 import { silentLogger, type Logger } from './log.js';
 import { heartbeatKey, WorkerHeartbeatSchema, type WorkerHeartbeat } from './worker.js';
 import { RedisLedger } from './tenants.js';
-import { CheckIdSchema } from '../jobs/schema.js';
+import { CheckIdSchema, isSettled } from '../jobs/schema.js';
 import { ordinal } from '../util/text.js';
 
 /** Redis commands of answers that must not hang (admission, /metrics) fail after this long. */
@@ -155,7 +155,7 @@ export class RedisQueue implements CheckQueue {
     if (this.options.callback) {
       for (const id of await this.options.store.ids()) {
         const record = await this.options.store.readRecord(id).catch(() => null);
-        if (record?.callbackState === 'pending' && (record.status === 'done' || record.status === 'error')) this.deliver(id);
+        if (record?.callbackState === 'pending' && isSettled(record.status)) this.deliver(id);
       }
     }
   }
@@ -200,7 +200,7 @@ export class RedisQueue implements CheckQueue {
         if (!CheckIdSchema.safeParse(member).success) return Date.now() - queuedAt > TOKEN_STALE_MS;
         const record = await store.readRecord(member).catch(() => undefined);
         if (record === undefined) return false;
-        return record === null || record.status === 'done' || record.status === 'error';
+        return record === null || isSettled(record.status);
       });
       if (dropped) this.log('info', 'tenant-ledger-reconciled', { dropped });
     } catch (error) {
@@ -221,7 +221,7 @@ export class RedisQueue implements CheckQueue {
     const job = await this.queue?.getJob(id).catch(() => undefined);
     if (!job || (await job.getState()) !== 'failed') return; // a failed attempt that will be retried
     const record = await this.options.store.updateRecord(id, (r) =>
-      r.status === 'done' || r.status === 'error' ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: `The check could not be run: ${reason}` } },
+      isSettled(r.status) ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: `The check could not be run: ${reason}` } },
     ).catch(() => null);
     if (record) await this.finished(id);
   }

@@ -7,7 +7,7 @@ import type { BatchSummary } from '../batch/summary.js';
 import type { QueueContext } from '../service/options.js';
 import type { CheckQueue } from '../jobs/queue.js';
 import type { PreflightPool } from '../pool/pool.js';
-import type { NetworkOptions } from '../source/preflight-url.js';
+import type { NetworkOptions } from '../source/network.js';
 import type { FleetConnection } from './connection.js';
 import type { RetryPolicy } from './jobs.js';
 import type { Logger } from './log.js';

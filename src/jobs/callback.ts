@@ -15,7 +15,7 @@ import { signWebhook } from '../client/webhooks.js';
 import { blockedReason } from '../source/address.js';
 import { guardedLookup, hostAllowed } from '../source/download.js';
 import { packageVersion } from '../util/package-root.js';
-import type { CheckRecord } from './schema.js';
+import { isSettled, type CheckRecord } from './schema.js';
 import type { JobStore } from './store.js';
 import { checkView } from './view.js';
 
@@ -39,6 +39,8 @@ export type CallbackOptions = z.input<typeof CallbackOptionsSchema>;
 
 /** The topic header of a callback delivery. */
 export const CALLBACK_TOPIC = 'check.finished';
+/** The topic of the callback of a check that waits for approval (a `check.finished` follows the approval or rejection). */
+export const NEEDS_APPROVAL_TOPIC = 'check.needs-approval';
 
 /**
  * Why a callback URL cannot be used, checked when the check is submitted (the address it resolves
@@ -105,7 +107,7 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
   if (!job?.callbackUrl) return store.readRecord(id);
   for (;;) {
     const record = await store.readRecord(id);
-    if (!record || record.callbackState !== 'pending' || (record.status !== 'done' && record.status !== 'error')) return record;
+    if (!record || record.callbackState !== 'pending' || !isSettled(record.status)) return record;
     const n = record.callbacks.length;
     if (n >= options.maxAttempts) return store.updateRecord(id, (r) => ({ ...r, callbackState: 'failed' }));
     if (n > 0) {
@@ -119,7 +121,7 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
     const pages = [...(await store.previews(id)).keys()];
     const body = JSON.stringify(checkView(record, report, pages));
     const at = new Date().toISOString();
-    const outcome = await post(job.callbackUrl, body, options, signal);
+    const outcome = await post(job.callbackUrl, body, options, signal, record.status === 'needs-approval' ? NEEDS_APPROVAL_TOPIC : CALLBACK_TOPIC);
     if (signal?.aborted && outcome.error === 'aborted') return record;
     const updated = await store.updateRecord(id, (r) => {
       const callbacks = [...r.callbacks, { at, ...outcome }];
@@ -132,7 +134,7 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
 }
 
 /** One POST: the status it answered, or why it did not. */
-function post(url: string, body: string, options: z.output<typeof CallbackOptionsSchema>, signal?: AbortSignal): Promise<{ status?: number; error?: string }> {
+function post(url: string, body: string, options: z.output<typeof CallbackOptionsSchema>, signal: AbortSignal | undefined, topic: string): Promise<{ status?: number; error?: string }> {
   const problem = callbackUrlProblem(url, options.allowHosts);
   if (problem) return Promise.resolve({ error: `the callback URL ${problem}` });
   const u = new URL(url);
@@ -151,7 +153,7 @@ function post(url: string, body: string, options: z.output<typeof CallbackOption
           'Content-Type': 'application/json',
           'Content-Length': Buffer.byteLength(body),
           'User-Agent': `print-preflight/${packageVersion()}`,
-          'x-webhook-topic': CALLBACK_TOPIC,
+          'x-webhook-topic': topic,
           'x-webhook-signature': signWebhook(body, options.secret),
         },
       },

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import type { Registry } from 'prom-client';
 import { deliverCallback, type CallbackOptions } from './callback.js';
 import { runCheckJob, type RunContext } from './run.js';
-import type { CheckJob, CheckRecord } from './schema.js';
+import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import { MemoryLedger, RUN_LEASE_MS, type TenantLedger } from './tenants.js';
 
 export interface QueueCounts {
@@ -105,7 +105,7 @@ export class EmbeddedQueue implements CheckQueue {
     // Callbacks still owed for checks that finished before a restart.
     for (const id of await store.ids()) {
       const record = await store.readRecord(id).catch(() => null);
-      if (record?.callbackState === 'pending' && (record.status === 'done' || record.status === 'error')) this.deliver(id);
+      if (record?.callbackState === 'pending' && isSettled(record.status)) this.deliver(id);
     }
     this.pump();
   }

@@ -5,16 +5,18 @@
  * fleet worker; results are idempotent by job id, so a job run twice (at-least-once queues, a
  * restart) leaves one result.
  */
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { checkAndFix, type CheckAndFixOptions, type CheckAndFixResult } from '../flow/check-and-fix.js';
 import { InputUnreadableError, PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
 import type { PreflightPool } from '../pool/pool.js';
-import { preflightWithPreviews, type Preview } from '../preflight.js';
+import { preflightWithPreviews, type Preview } from '../flow/preflight.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import type { Report } from '../report/schema.js';
-import { preflightUrlWithPreviews, type NetworkOptions } from '../source/preflight-url.js';
-import type { CheckJob, CheckRecord } from './schema.js';
+import { preflightUrlWithPreviews, type NetworkOptions } from '../flow/preflight-url.js';
+import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import type { JobStore } from './store.js';
 
 export interface RunContext {
@@ -46,10 +48,10 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   const { store } = ctx;
   const before = await store.readRecord(job.id);
   if (!before) throw new PreflightError('ERR_INVALID_ARGUMENT', `Check ${job.id} has no record in ${store.dir}`);
-  if (before.status === 'done' || before.status === 'error') return before;
+  if (isSettled(before.status)) return before;
   const running = (await store.updateRecord(job.id, (r) => ({ ...r, status: 'running', startedAt: new Date().toISOString(), attempts: r.attempts + 1 })))!;
 
-  let result: { report: Report; previews: Map<number, Preview> };
+  let result: Checked;
   try {
     result = await check(job, ctx);
   } catch (error) {
@@ -62,27 +64,60 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   }
   const { report, previews } = result;
   if (ctx.retryLater?.(report)) return (await store.updateRecord(job.id, (r) => withoutRun({ ...r, status: 'queued' })))!;
+  const fixedState = result.fixed ? await writeFixed(job, ctx, result) : null;
   await store.writeResult(job.id, { report, html: renderHtml(report, previews), previews: job.options.previews ? previews : new Map() });
-  const done = await store.updateRecord(job.id, (r) => ({ ...r, status: 'done', finishedAt: new Date().toISOString(), verdict: report.verdict }));
+  const done = await store.updateRecord(job.id, (r) => ({
+    ...r,
+    status: result.status,
+    finishedAt: new Date().toISOString(),
+    verdict: report.verdict,
+    ...(fixedState ?? {}),
+  }));
   // The report keeps the file's sha256; the bytes are not needed any more.
   if (job.source.kind === 'upload') await store.removeUpload(job.id);
   return done ?? running;
 }
 
-async function check(job: CheckJob, ctx: RunContext): Promise<{ report: Report; previews: Map<number, Preview> }> {
+interface Checked {
+  status: 'done' | 'needs-approval';
+  report: Report;
+  previews: Map<number, Preview>;
+  fixed?: CheckAndFixResult;
+}
+
+/** The token of a check's fixed file and approval page: 192 random bits (kept in the record, so a rerun keeps it). */
+const newToken = () => randomBytes(24).toString('hex');
+
+async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Promise<Pick<CheckRecord, 'fixed' | 'approval' | 'token'>> {
+  const out = result.fixed!;
+  const fixed = out.fixed!;
+  const { store } = ctx;
+  const earlier = await store.readRecord(job.id);
+  const token = earlier?.token ?? newToken();
+  await store.writeFixed(job.id, token, { bytes: fixed.bytes, before: out.before, beforePreviews: job.options.previews ? out.beforePreviews : new Map() });
+  return {
+    token,
+    fixed: { url: `/v1/files/${token}.pdf`, sha256: fixed.sha256, bytes: fixed.bytes.length, changes: fixed.changes, refused: fixed.refused },
+    approval: result.status === 'needs-approval' ? { state: 'pending' } : { state: 'auto', at: new Date().toISOString() },
+  };
+}
+
+async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
   const options = {
     ...(ctx.profiles !== undefined ? { profiles: ctx.profiles } : {}),
     ...(ctx.pool ? { pool: ctx.pool } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     severities: job.options.severities ?? {},
     limits: job.options.limits ?? {},
+    policy: job.options.policy ?? {},
+    ...(job.options.locale ? { locale: job.options.locale } : {}),
     raster: job.options.raster,
     previewDir: null,
     // The HTML report shows previews whether or not they are kept as files.
     keepPreviews: job.options.raster,
   } as PreflightOptions;
   if (job.source.kind === 'url') {
-    return preflightUrlWithPreviews(job.source.url, job.target, { ...options, ...(ctx.network ? { network: ctx.network } : {}) });
+    return { status: 'done', ...(await preflightUrlWithPreviews(job.source.url, job.target, { ...options, ...(ctx.network ? { network: ctx.network } : {}) })) };
   }
   let buf: Buffer;
   try {
@@ -91,7 +126,11 @@ async function check(job: CheckJob, ctx: RunContext): Promise<{ report: Report; 
     throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
   }
   const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-  return preflightWithPreviews(bytes, job.target, { ...options, path: job.source.name } as PreflightOptions);
+  if (job.options.fix) {
+    const out = await checkAndFix(bytes, job.target, { ...options, path: job.source.name, fix: job.options.fix } as CheckAndFixOptions);
+    return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}) };
+  }
+  return { status: 'done', ...(await preflightWithPreviews(bytes, job.target, { ...options, path: job.source.name } as PreflightOptions)) };
 }
 
 function withoutRun(record: CheckRecord): CheckRecord {

@@ -8,6 +8,8 @@ import { TargetSchema } from '../options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
+import { FixModeSchema, PolicySchema } from '../rules/policy.js';
+import { LocaleSchema } from '../messages/locales.js';
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
 export const CheckIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be a check id (32 hex characters)');
@@ -49,6 +51,12 @@ export const CheckOptionsSchema = z
     previews: z.boolean().default(true),
     severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).optional(),
     limits: LimitsOverrideSchema.optional(),
+    /** Action per finding code for this check (a call may only tighten the server's). */
+    policy: PolicySchema.optional(),
+    /** Apply the policy's fixes: `auto` (use the fixed file), `approve` (apply them, then wait for approval). */
+    fix: FixModeSchema.optional(),
+    /** Language of the customer messages in the report and on the approval page. */
+    locale: LocaleSchema.optional(),
   })
   .strict();
 
@@ -66,7 +74,51 @@ export const CheckJobSchema = z
   })
   .strict();
 
-export const CheckStatusSchema = z.enum(['queued', 'running', 'done', 'error']);
+/**
+ * `needs-approval`: the check fixed the file and waits for a person to approve or reject the
+ * changes (`fix: approve`); its report is there, like `done`'s.
+ */
+export const CheckStatusSchema = z.enum(['queued', 'running', 'needs-approval', 'done', 'error']);
+
+/** A check that has its answer (a report, or an error): nothing more runs for it. */
+export const isSettled = (status: CheckStatus): boolean => status === 'done' || status === 'error' || status === 'needs-approval';
+
+/** One change a fix made, as the API shows it. */
+export const FixChangeSchema = z
+  .object({
+    code: FindingCodeSchema,
+    page: z.number().int().min(1).nullable(),
+    /** What was done, technically. */
+    action: z.string(),
+    /** Whether the change waits for approval (`fix: approve`). */
+    needsApproval: z.boolean(),
+    /** The change told to the customer, in the check's locale. */
+    customer: z.string().optional(),
+  })
+  .strict();
+
+/** The fixed file of a check: where it is served, its SHA-256, what was changed and what could not be. */
+export const FixedFileSchema = z
+  .object({
+    /** `/v1/files/{token}.pdf`: stable, unguessable, no API key (served once the fix is approved, or at once with `fix: auto`). */
+    url: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bytes: z.number().int().min(0),
+    changes: z.array(FixChangeSchema),
+    /** Fixes the policy asked for that were not made, and why. */
+    refused: z.array(z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() })),
+  })
+  .strict();
+
+/** Where an approval stands: `pending` (needs-approval), `approved`, `rejected`, or `auto` (approved by the policy). */
+export const ApprovalStateSchema = z
+  .object({
+    state: z.enum(['pending', 'approved', 'rejected', 'auto']),
+    at: z.iso.datetime().optional(),
+    /** Why the customer rejected it, as they said it (at most 1,000 characters). */
+    reason: z.string().max(1000).optional(),
+  })
+  .strict();
 
 export const CallbackAttemptSchema = z
   .object({
@@ -98,6 +150,12 @@ export const CheckRecordSchema = z
     callbacks: z.array(CallbackAttemptSchema),
     /** Where the callback stands: `pending` until delivered or given up (`failed`). Absent without a callbackUrl. */
     callbackState: z.enum(['pending', 'delivered', 'failed']).optional(),
+    /** The fixed file, when the check fixed one. */
+    fixed: FixedFileSchema.optional(),
+    /** The approval of the fixed file, when there is one. */
+    approval: ApprovalStateSchema.optional(),
+    /** The token of the fixed file and of the approval page (`/v1/approvals/{token}`). */
+    token: z.string().regex(/^[0-9a-f]{48}$/).optional(),
   })
   .strict();
 

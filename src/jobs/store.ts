@@ -17,9 +17,9 @@ import { constants, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
-import type { Preview } from '../preflight.js';
+import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
-import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord } from './schema.js';
+import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import { ordinal } from '../util/text.js';
 
 /** Marks temporary files; {@link JobStore.open} removes the ones a killed process left. */
@@ -135,22 +135,62 @@ export class JobStore {
     return text === null ? null : (JSON.parse(text) as Report);
   }
 
+  /**
+   * Writes what a fix made: the fixed file under its token (`files/<token>.pdf`, with
+   * `files/<token>.json` naming its check), and the original's report and previews (`before/`).
+   * Idempotent. Fixed files are kept apart from checks: deleting a check or its retention does not
+   * remove a file an order may print from.
+   */
+  async writeFixed(id: string, token: string, fixed: { bytes: Uint8Array; before: Report; beforePreviews: ReadonlyMap<number, Preview> }): Promise<void> {
+    const dir = this.checkDir(id);
+    await mkdir(join(this.dir, 'files'), { recursive: true });
+    await writeDurable(this.fixedFile(token), fixed.bytes);
+    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.json`), JSON.stringify({ check: id }));
+    for (const [n, p] of fixed.beforePreviews) await writeDurable(join(dir, 'before', 'pages', `${n}.${p.format}`), p.bytes);
+    await writeDurable(join(dir, 'before', 'report.json'), `${JSON.stringify(fixed.before, null, 2)}\n`);
+  }
+
+  /** The original file's report of a check that fixed it, or null. */
+  async readBeforeReport(id: string): Promise<Report | null> {
+    const text = await readOrNull(join(this.checkDir(id), 'before', 'report.json'));
+    return text === null ? null : (JSON.parse(text) as Report);
+  }
+
+  /** The fixed file of a token. */
+  fixedFile(token: string): string {
+    return join(this.dir, 'files', `${assertToken(token)}.pdf`);
+  }
+
+  /** The check a fixed file's token belongs to, or null. */
+  async checkOfToken(token: string): Promise<string | null> {
+    const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
+    if (text === null) return null;
+    const check = (JSON.parse(text) as { check?: unknown }).check;
+    return typeof check === 'string' && /^[0-9a-f]{32}$/.test(check) ? check : null;
+  }
+
+  /** Removes a fixed file whose fix was rejected (its token still names the check, for the approval page). */
+  async removeFixed(token: string): Promise<void> {
+    await rm(this.fixedFile(token), { force: true });
+  }
+
   reportHtmlFile(id: string): string {
     return join(this.checkDir(id), 'report.html');
   }
 
   /** Page previews present, by page number (1-based), with their file. */
-  async previews(id: string): Promise<Map<number, { file: string; format: string }>> {
+  async previews(id: string, which: 'after' | 'before' = 'after'): Promise<Map<number, { file: string; format: string }>> {
     const out = new Map<number, { file: string; format: string }>();
+    const folder = which === 'before' ? join(this.checkDir(id), 'before', 'pages') : join(this.checkDir(id), 'pages');
     let names: string[] = [];
     try {
-      names = await readdir(join(this.checkDir(id), 'pages'));
+      names = await readdir(folder);
     } catch {
       return out;
     }
     for (const name of names) {
       const m = /^(\d+)\.(png|webp)$/.exec(name);
-      if (m) out.set(Number(m[1]), { file: join(this.checkDir(id), 'pages', name), format: m[2]! });
+      if (m) out.set(Number(m[1]), { file: join(folder, name), format: m[2]! });
     }
     return new Map([...out].sort(([a], [b]) => a - b));
   }
@@ -192,7 +232,7 @@ export class JobStore {
     let removed = 0;
     for (const id of await this.ids()) {
       const record = await this.readRecord(id).catch(() => null);
-      const when = record ? Date.parse(record.finishedAt ?? (record.status === 'done' || record.status === 'error' ? record.createdAt : '')) : (await stat(this.checkDir(id)).catch(() => null))?.mtimeMs;
+      const when = record ? Date.parse(record.finishedAt ?? (isSettled(record.status) ? record.createdAt : '')) : (await stat(this.checkDir(id)).catch(() => null))?.mtimeMs;
       if (when === undefined || Number.isNaN(when)) continue;
       if (now - when > maxAgeMs) {
         await this.remove(id);
@@ -239,7 +279,7 @@ export class JobStore {
    * Resolves null at once when `signal` aborts.
    */
   async waitFinished(id: string, timeoutMs: number, { signal, pollMs = 250 }: { signal?: AbortSignal; pollMs?: number } = {}): Promise<CheckRecord | null> {
-    const finished = (r: CheckRecord | null) => r !== null && (r.status === 'done' || r.status === 'error');
+    const finished = (r: CheckRecord | null) => r !== null && isSettled(r.status);
     const first = await this.readRecord(id);
     if (finished(first) || timeoutMs <= 0 || signal?.aborted) return finished(first) ? first : null;
     return new Promise((resolve) => {
@@ -309,6 +349,13 @@ export class JobStore {
 }
 
 /** A write stream for an upload (the caller commits it with {@link JobStore.commitUpload}). */
+/** Fixed-file tokens: 48 lower-case hex characters (192 random bits). */
+export const TOKEN_PATTERN = /^[0-9a-f]{48}$/;
+function assertToken(token: string): string {
+  if (!TOKEN_PATTERN.test(token)) throw new InvalidArgumentError('not a file token');
+  return token;
+}
+
 export function uploadStream(path: string) {
   return createWriteStream(path, { flags: 'wx' });
 }

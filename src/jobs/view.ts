@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ReportSchema, VerdictSchema, type Report } from '../report/schema.js';
-import { CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, type CheckRecord } from './schema.js';
+import { ApprovalStateSchema, CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, FixedFileSchema, type CheckRecord } from './schema.js';
 
 export const CheckViewSchema = z
   .strictObject({
@@ -21,12 +21,21 @@ export const CheckViewSchema = z
     callback: z
       .strictObject({ state: z.enum(['pending', 'delivered', 'failed']), attempts: z.array(CallbackAttemptSchema) })
       .nullable(),
-    /** The report, exactly as `print-preflight check --json` prints it; null until done. */
+    /**
+     * The fixed file (`fix: auto | approve`, and the policy fixed something): its URL (served once
+     * approved, or at once with `fix: auto`), SHA-256, and the changes. Null otherwise.
+     */
+    fixed: FixedFileSchema.nullable(),
+    /** Where the approval of the fixed file stands; null when there is nothing to approve. */
+    approval: ApprovalStateSchema.nullable(),
+    /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, its report (the original's is on the approval page). */
     report: ReportSchema.nullable(),
     links: z.strictObject({
       self: z.string(),
       html: z.string().nullable(),
       previews: z.array(z.string()),
+      /** The approval page (no API key: the token is the secret), when the check fixed the file. */
+      approval: z.string().nullable().optional(),
     }),
   });
 
@@ -45,11 +54,14 @@ export function checkView(record: CheckRecord, report: Report | null, pages: rea
     error: record.error ?? null,
     attempts: record.attempts,
     callback: record.callbackState ? { state: record.callbackState, attempts: record.callbacks } : null,
+    fixed: record.fixed ?? null,
+    approval: record.approval ?? null,
     report,
     links: {
       self,
       html: report ? `${self}/report.html` : null,
       previews: pages.map((n) => `${self}/pages/${n}`),
+      ...(record.token ? { approval: `/v1/approvals/${record.token}` } : {}),
     },
   };
 }

@@ -10,7 +10,7 @@ import type { PreflightOptions } from '../options.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
-import { preflightUrl, type NetworkOptions } from '../source/preflight-url.js';
+import { preflightUrl, type NetworkOptions } from '../flow/preflight-url.js';
 import { OrderSchema, type OrderDraft, type OrderPayload } from './schema.js';
 
 /** One reason the order cannot be built, at a path like `rows[2].sources[0].url`. */

@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
+import { ApprovalSchema, PolicySchema } from '../rules/policy.js';
+import { LOCALES } from '../messages/locales.js';
 
 const id = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and hyphens, e.g. "t-shirt"');
+
+/** A name in other languages than English, by locale (`{ "pt": "Camiseta", "es": "Camiseta" }`): what customer messages call it. */
+export const LocalNamesSchema = z.partialRecord(z.enum(LOCALES), z.string().min(1).max(200));
 
 const positiveMm = z.number().positive().max(100_000);
 
@@ -19,6 +24,7 @@ export const LayerSchema = z
   .object({
     id: id.describe('Layer id, e.g. "front"; page N of the PDF is layer N of this list'),
     name: z.string().min(1).optional().describe('Human name, e.g. "Left sleeve"'),
+    names: LocalNamesSchema.optional().describe('The name in other languages, by locale, for customer messages'),
     sewnEdges: z
       .array(z.enum(['top', 'right', 'bottom', 'left']))
       .default(['top', 'right', 'bottom', 'left'])
@@ -107,6 +113,7 @@ export const ProfileSchema = z
     $schema: z.string().optional(),
     id: id.describe('Product id, e.g. "duvet-cover"'),
     name: z.string().min(1).describe('Product name as the service names it'),
+    names: LocalNamesSchema.optional().describe('The product name in other languages, by locale, for customer messages'),
     version: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a semantic version such as "1.0.0"'),
     layers: z.array(LayerSchema).min(1).describe('Layers in page order'),
     limits: LimitsSchema,
@@ -114,6 +121,10 @@ export const ProfileSchema = z
       .partialRecord(FindingCodeSchema, SeveritySettingSchema)
       .default({})
       .describe('Severity per finding code, overriding the defaults'),
+    policy: PolicySchema.optional().describe(
+      'Action per finding code: reject (error), warn (warning), fix (fixed when fixes run, then checked again; until then judged by its severity), off. Codes not named follow their severity',
+    ),
+    approval: ApprovalSchema.optional().describe('Fixable codes whose fixes the customer approves when a check asks for approval (fix=approve); other fixes are approved automatically'),
     variants: z.array(VariantSchema).min(1),
   })
   .strict()

@@ -32,6 +32,8 @@ export interface ReportInput {
   limits: Limits;
   /** Per-call severity overrides in force (part of the profile digest). */
   severities?: Readonly<Record<string, string>>;
+  /** The call's policy (part of the digest when not empty). */
+  policy?: Readonly<Record<string, string>>;
   raster?: ReadonlyMap<number, RasterFacts>;
   previews?: ReadonlyMap<number, PreviewRef>;
   totalMs?: number;
@@ -45,11 +47,13 @@ export interface PreviewRef {
   heightPx: number;
 }
 
-/** Digest of everything that decides a verdict besides the file: profile, variant, limits, severities. */
-export function profileDigest(target: ResolvedTarget, limits: Limits, severities: Readonly<Record<string, string>>): string {
+/** Digest of everything that decides a verdict besides the file: profile, variant, limits, severities, policy. */
+export function profileDigest(target: ResolvedTarget, limits: Limits, severities: Readonly<Record<string, string>>, policy: Readonly<Record<string, string>> = {}): string {
   // Sorted explicitly: pdf.js's legacy build polyfills JSON.stringify, whose array replacer then no longer fixes key order.
   const sorted = (o: object) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const parts = [JSON.stringify(target.profile), target.variant.id, sorted(limits), sorted(severities)];
+  // A call's policy joins the digest only when it says something, so digests of calls without one stay as they were.
+  if (Object.keys(policy).length) parts.push(sorted(policy));
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }
 
@@ -77,7 +81,7 @@ export function withFindings(report: Report, extra: readonly Finding[], source?:
 }
 
 /** Assembles the report. Deterministic: the same input gives the same object, timings aside. */
-export function buildReport({ file, facts, target, findings, limits, severities = {}, raster, previews, totalMs }: ReportInput): Report {
+export function buildReport({ file, facts, target, findings, limits, severities = {}, policy = {}, raster, previews, totalMs }: ReportInput): Report {
   const counts = { error: 0, warning: 0, info: 0 };
   const rules: Partial<Record<FindingCode, number>> = {};
   for (const f of findings) {
@@ -94,7 +98,7 @@ export function buildReport({ file, facts, target, findings, limits, severities 
     variant: target.variant.id,
     sku: target.sku,
     profileVersion: target.profile.version,
-    profileDigest: profileDigest(target, limits, severities),
+    profileDigest: profileDigest(target, limits, severities, policy),
     limits: {
       bleedMm: limits.bleedMm,
       toleranceMm: limits.toleranceMm,

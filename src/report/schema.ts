@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LocaleSchema } from '../messages/locales.js';
 import { ColourSpaceFactsSchema } from '../pdf/facts.js';
 import { FindingCodeSchema } from '../rules/codes.js';
 import { FindingSchema } from '../rules/finding.js';
@@ -137,6 +138,8 @@ export const ReportSchema = z.strictObject({
     minUpscaleFactor: z.number().optional(),
     maxUnpaintedShare: z.number().optional(),
   }),
+  /** The language of the findings' `customer` messages, when a locale was asked for (`en`, `pt`, `es`). */
+  locale: LocaleSchema.optional(),
   /** fail when any finding is an error, warn when any is a warning, else pass. */
   verdict: VerdictSchema,
   counts: z.strictObject({ error: z.number().int(), warning: z.number().int(), info: z.number().int() }),

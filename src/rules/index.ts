@@ -1,4 +1,5 @@
-import { FINDING_CODES, SEVERITY_RANK, type FindingCode, type SeveritySetting } from './codes.js';
+import { SEVERITY_RANK, type FindingCode, type SeveritySetting } from './codes.js';
+import { settleFinding, type Policy, type Rules } from './policy.js';
 import { checkColourSpace } from './check-colour-space.js';
 import { checkDocument } from './check-document.js';
 import { checkFileSize } from './check-file-size.js';
@@ -43,30 +44,27 @@ export const CHECKS: readonly Check[] = [
 ];
 
 /**
- * Runs every check and settles severities: the call's override, else the profile's, else the
- * case's own, else the code's default. `off` drops the finding. Findings come back in a stable
- * order: file-level first, then by page, severity, code and message.
+ * Runs every check and settles each finding's action and severity by the profile's and the call's
+ * rules ({@link settleFinding}): `off` drops it. Findings come back in a stable order: file-level
+ * first, then by page, severity, code and message.
  */
-export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}): Finding[] {
-  return settle(
-    CHECKS.flatMap((check) => check(ctx)),
-    ctx.target.profile.severities,
-    overrides,
-  );
+export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}, policy: Policy = {}): Finding[] {
+  return settle(CHECKS.flatMap((check) => check(ctx)), profileRules(ctx.target.profile), { severities: overrides, policy });
 }
 
-/** Gives drafts their severities (call override, profile, case, default), drops `off`, sorts. */
-export function settle(
-  drafts: readonly Draft[],
-  profileSeverities: Partial<Record<FindingCode, SeveritySetting>>,
-  overrides: Partial<Record<FindingCode, SeveritySetting>> = {},
-): Finding[] {
+/** A profile's level of rules. */
+export function profileRules(profile: { severities?: Rules['severities']; policy?: Rules['policy'] }): Rules {
+  return { severities: profile.severities, policy: profile.policy };
+}
+
+/** Gives drafts their action and severity (call, profile, case, default), drops `off`, sorts. */
+export function settle(drafts: readonly Draft[], profile: Rules, call: Rules = {}): Finding[] {
   const findings: Finding[] = [];
   for (const draft of drafts) {
-    const setting: SeveritySetting = overrides[draft.code] ?? profileSeverities[draft.code] ?? draft.severity ?? FINDING_CODES[draft.code].severity;
-    if (setting === 'off') continue;
+    const { action, severity } = settleFinding(draft.code, draft.severity, profile, call);
+    if (action === 'off' || severity === 'off') continue;
     const { severity: _ignored, ...rest } = draft;
-    findings.push({ ...rest, severity: setting });
+    findings.push({ ...rest, severity, ...(action === 'fix' ? { action } : {}) });
   }
   return findings.sort(compareFindings);
 }

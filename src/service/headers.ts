@@ -27,7 +27,7 @@ export function defaultPolicy(frameAncestors: readonly string[]): string {
  * inline (the report sizes each page's figure with a style attribute), images as data: URIs, and
  * fetch() to this origin when `connect` is set (the docs page loads /openapi.json).
  */
-export function pagePolicy(frameAncestors: readonly string[], { scripts, connect = false }: { scripts: readonly string[]; connect?: boolean }): string {
+export function pagePolicy(frameAncestors: readonly string[], { scripts, connect = false, forms = false }: { scripts: readonly string[]; connect?: boolean; forms?: boolean }): string {
   return [
     "default-src 'none'",
     `script-src ${scripts.map(scriptHash).join(' ') || "'none'"}`,
@@ -35,7 +35,8 @@ export function pagePolicy(frameAncestors: readonly string[], { scripts, connect
     'img-src data:',
     ...(connect ? ["connect-src 'self'"] : []),
     "base-uri 'none'",
-    "form-action 'none'",
+    // The approval page posts its two forms to this origin; no other page posts anything.
+    forms ? "form-action 'self'" : "form-action 'none'",
     `frame-ancestors ${frameAncestorsValue(frameAncestors)}`,
   ].join('; ');
 }

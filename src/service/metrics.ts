@@ -5,7 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueCounts } from '../jobs/queue.js';
-import type { CheckRecord } from '../jobs/schema.js';
+import { isSettled, type CheckRecord } from '../jobs/schema.js';
 import type { TenantLedger } from '../jobs/tenants.js';
 import { OptionalGauge } from './optional-gauge.js';
 
@@ -74,7 +74,7 @@ export class ServiceMetrics {
   }
 
   finished(record: CheckRecord): void {
-    if (record.status !== 'done' && record.status !== 'error') return;
+    if (!isSettled(record.status)) return;
     this.checks.inc({ status: record.status, verdict: record.verdict ?? 'none' });
     this.tenantChecks?.inc({ tenant: record.owner ?? 'none', status: record.status, verdict: record.verdict ?? 'none' });
     if (record.startedAt && record.finishedAt) {

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { CheckIdSchema, CheckOptionsSchema } from '../jobs/schema.js';
 import { OrderSchema } from '../order/schema.js';
 import { ReportSchema } from '../report/schema.js';
+import { FixModeSchema, PolicySchema } from '../rules/policy.js';
+import { LocaleSchema } from '../messages/locales.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 
@@ -27,6 +29,25 @@ export const CheckFormSchema = z
     callbackUrl: z.string().url().max(2048).optional(),
     /** `false` skips rendering: structure checks only, no previews (fastest). */
     raster: z.enum(['true', 'false']).optional(),
+    /** Apply the policy's fixes: `auto` (the fixed file is used at once) or `approve` (the check ends `needs-approval`). */
+    fix: FixModeSchema.optional(),
+    /** Action per finding code, as JSON (`{"page-order-mismatch":"fix"}`); may only tighten the server's policy. */
+    policy: z
+      .string()
+      .max(4096)
+      .transform((text, ctx) => {
+        try {
+          const parsed = PolicySchema.safeParse(JSON.parse(text));
+          if (parsed.success) return parsed.data;
+          for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object of finding code to reject, warn, fix or off' });
+        }
+        return z.NEVER;
+      })
+      .optional(),
+    /** Language of the customer messages (report findings' `customer`, the approval page): en, pt, es. */
+    locale: LocaleSchema.optional(),
   })
   .strict();
 
@@ -46,8 +67,21 @@ export const CheckUrlBodySchema = z
     raster: z.boolean().optional(),
     severities: CheckOptionsSchema.shape.severities,
     limits: CheckOptionsSchema.shape.limits,
+    /** Action per finding code; may only tighten the server's policy. Fixes (`fix`) run on uploads only. */
+    policy: PolicySchema.optional(),
+    locale: LocaleSchema.optional(),
   })
   .strict();
+
+/** The body of POST /v1/checks/{id}/reject (and of the approval page's form). */
+export const RejectBodySchema = z.object({ reason: z.string().max(1000).optional() }).strict();
+
+/** A fixed file: `{token}.pdf`. */
+export const FileParamsSchema = z.object({ file: z.string().regex(/^[0-9a-f]{48}\.pdf$/, 'must be a file token and .pdf') }).strict();
+/** An approval page's token. */
+export const ApprovalParamsSchema = z.object({ token: z.string().regex(/^[0-9a-f]{48}$/, 'must be an approval token (48 hex characters)') }).strict();
+/** `?locale=` of the approval page. */
+export const LocaleQuerySchema = z.object({ locale: LocaleSchema.optional() }).strict();
 
 export const SubmitQuerySchema = z
   .object({

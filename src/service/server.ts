@@ -24,6 +24,7 @@ import { isLoopbackHost, ServeOptionsSchema, type ServeOptions } from './options
 import { clientErrorProblem, Problem, rawProblem, sendProblem, toProblem } from './problem.js';
 import { useZodValidation, type RouteDoc } from './route.js';
 import { checkRoutes } from './routes/checks.js';
+import { approvalRoutes } from './routes/approvals.js';
 import { opsRoutes } from './routes/ops.js';
 import { orderRoutes } from './routes/orders.js';
 import { Callers } from './tenants.js';
@@ -217,6 +218,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   });
 
   checkRoutes(ctx);
+  approvalRoutes(ctx);
   orderRoutes(ctx);
   opsRoutes(ctx);
 

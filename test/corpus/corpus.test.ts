@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import type { Report } from '../../src/report/schema.js';
 import { ReportSchema } from '../../src/report/schema.js';
 import { expectPublished } from '../helpers/contracts.js';

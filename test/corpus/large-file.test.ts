@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pp-large-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

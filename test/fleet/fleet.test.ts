@@ -16,7 +16,7 @@ import { JobStore } from '../../src/jobs/store.js';
 import { newRecord, type CheckJob, type CheckRecord } from '../../src/jobs/schema.js';
 import type { Target } from '../../src/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { createUploadJob, doneCounts, eventually, stable, startWorker, stopWorker, writeHeavyPdf, type WorkerProcess } from './fleet-harness.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../src/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 import { BIN, doneCounts, eventually, stable, startWorker, stopWorker, writeHeavyPdf, type WorkerProcess } from './fleet-harness.js';
 import { OpenApiContract } from '../helpers/contracts.js';

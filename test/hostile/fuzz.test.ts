@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PreflightError } from '../../src/errors.js';
 import { PreflightPool } from '../../src/pool/pool.js';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import { ReportSchema } from '../../src/report/schema.js';
 import { DecodeBudget } from '../../src/pdf/decode-budget.js';
 import { decodeFilters } from '../../src/pdf/streams.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preflightFolder } from '../../src/batch/run.js';
 import { PreflightPool } from '../../src/pool/pool.js';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import { ReportSchema } from '../../src/report/schema.js';
 // @ts-expect-error plain ESM helper without types
 import { hostileCorpus } from './make-hostile.mjs';

@@ -16,7 +16,7 @@ import { DecodeBudget } from '../../src/pdf/decode-budget.js';
 import { inspectPdf } from '../../src/pdf/inspect.js';
 import { referencePoolSize } from '../../src/pdf/pdf-lib.js';
 import { PreflightPool } from '../../src/pool/pool.js';
-import { preflight } from '../../src/preflight.js';
+import { preflight } from '../../src/flow/preflight.js';
 import { ReportSchema, type Report } from '../../src/report/schema.js';
 // @ts-expect-error plain ESM helper without types
 import { budgetCases } from './make-hostile.mjs';

@@ -4,7 +4,7 @@
  * PNG previews at the preview size), each previewed page drawn by Ghostscript at the same pixel
  * size (pixels.ts), and the two compared. Where they differ, poppler and MuPDF are asked too.
  */
-import { preflightWithPreviews } from '../../src/preflight.js';
+import { preflightWithPreviews } from '../../src/flow/preflight.js';
 import type { PreflightPool } from '../../src/pool/pool.js';
 import type { Report } from '../../src/report/schema.js';
 import type { RawPixels } from '../../src/raster/pixels.js';

@@ -344,7 +344,10 @@ describe('operations', () => {
     const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/docs', '/health', '/metrics', '/openapi.json', '/v1/checks', '/v1/checks/upload', '/v1/checks/{id}', '/v1/checks/{id}/pages/{n}', '/v1/checks/{id}/report.html', '/v1/orders', '/v1/orders/payload', '/v1/profiles'].sort(),
+      [
+        '/docs', '/health', '/metrics', '/openapi.json', '/v1/checks', '/v1/checks/upload', '/v1/checks/{id}', '/v1/checks/{id}/pages/{n}', '/v1/checks/{id}/report.html', '/v1/orders', '/v1/orders/payload', '/v1/profiles',
+        '/v1/checks/{id}/approve', '/v1/checks/{id}/reject', '/v1/approvals/{token}', '/v1/approvals/{token}/approve', '/v1/approvals/{token}/reject', '/v1/files/{file}',
+      ].sort(),
     );
     expect(Object.keys(doc.paths['/v1/checks/{id}']!).sort()).toEqual(['delete', 'get']);
     expect(Object.keys(doc.components.schemas.Report!.properties!)).toEqual(expect.arrayContaining(['verdict', 'findings', 'pages', 'profileDigest']));

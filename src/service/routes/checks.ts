@@ -22,6 +22,8 @@ import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySche
 import type { ServiceContext } from '../context.js';
 import type { Caller } from '../tenants.js';
 import { grouped, withoutFormatControls } from '../../util/text.js';
+import { policyLoosenings, type Policy } from '../../rules/policy.js';
+import { profileRules } from '../../rules/index.js';
 
 const PREVIEW_TYPES: Record<string, string> = { png: 'image/png', webp: 'image/webp' };
 
@@ -36,6 +38,8 @@ const CHECK_QUEUED_EXAMPLE = {
   error: null,
   attempts: 0,
   callback: null,
+  fixed: null,
+  approval: null,
   report: null,
   links: { self: '/v1/checks/3f2b8c1d9e4a4b7c8d6e5f4a3b2c1d0e', html: null, previews: [] },
 };
@@ -292,7 +296,7 @@ async function visibleRecord(ctx: ServiceContext, caller: Caller, id: string): P
 async function finishedOrThrow(ctx: ServiceContext, caller: Caller, id: string): Promise<void> {
   const record = await visibleRecord(ctx, caller, id);
   if (record.status === 'error') throw new Problem(409, 'check-failed', `Check ${id} ended in an error and has no report: ${record.error?.message ?? 'unknown'}`);
-  if (record.status !== 'done') throw new Problem(409, 'check-not-finished', `Check ${id} is ${record.status}; its report is there once it is done.`);
+  if (record.status !== 'done' && record.status !== 'needs-approval') throw new Problem(409, 'check-not-finished', `Check ${id} is ${record.status}; its report is there once it is done.`);
 }
 
 async function sendFile(reply: FastifyReply, file: string, type: string, id: string): Promise<FastifyReply> {
@@ -310,8 +314,9 @@ async function sendFile(reply: FastifyReply, file: string, type: string, id: str
 export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecord) {
   const record = known ?? (await ctx.store.readRecord(id));
   if (!record) return null;
-  const report = record.status === 'done' ? await ctx.store.readReport(id) : null;
-  const pages = record.status === 'done' ? [...(await ctx.store.previews(id)).keys()] : [];
+  const reported = record.status === 'done' || record.status === 'needs-approval';
+  const report = reported ? await ctx.store.readReport(id) : null;
+  const pages = reported ? [...(await ctx.store.previews(id)).keys()] : [];
   return checkView(record, report, pages);
 }
 
@@ -358,9 +363,12 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
     if (!form.success || name === null) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     const target = targetOrThrow(ctx, form.data);
+    policyOrThrow(ctx, caller, target, form.data.policy);
     const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
     const file = await ctx.store.commitUpload(temp, id);
-    return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, { raster: form.data.raster !== 'false', previews: form.data.raster !== 'false' }, callbackUrl);
+    const raster = form.data.raster !== 'false';
+    const options = { raster, previews: raster, ...(form.data.policy ? { policy: form.data.policy } : {}), ...(form.data.fix ? { fix: form.data.fix } : {}), ...(form.data.locale ? { locale: form.data.locale } : {}) };
+    return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
     const code = (error as { code?: string }).code;
@@ -399,9 +407,28 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
     throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, { errors: looser });
   }
+  policyOrThrow(ctx, caller, target, b.policy);
   const callbackUrl = await callbackOrThrow(ctx, b.callbackUrl);
-  const options = { raster: b.raster ?? true, previews: b.raster ?? true, ...(b.severities ? { severities: b.severities } : {}), ...(b.limits ? { limits: b.limits } : {}) };
+  const options = {
+    raster: b.raster ?? true,
+    previews: b.raster ?? true,
+    ...(b.severities ? { severities: b.severities } : {}),
+    ...(b.limits ? { limits: b.limits } : {}),
+    ...(b.policy ? { policy: b.policy } : {}),
+    ...(b.locale ? { locale: b.locale } : {}),
+  };
   return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
+}
+
+/** A call's policy may only tighten the operator's (the profile's severities and policy). */
+function policyOrThrow(ctx: ServiceContext, caller: Caller, target: CheckJob['target'], policy: Policy | undefined): void {
+  if (!policy) return;
+  const { profile } = ctx.registry.resolve(target);
+  const looser = policyLoosenings(profileRules(profile), policy);
+  if (looser.length) {
+    ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
+    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, { errors: looser });
+  }
 }
 
 function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; product?: string | undefined; variant?: string | undefined }) {

@@ -8,7 +8,7 @@ import { OrderServiceClient } from '../../client/client.js';
 import { OrderServiceError, ServiceRateLimitError, ServiceValidationError } from '../../client/errors.js';
 import type { FastifyRequest } from 'fastify';
 import { withRunningPlace } from '../../jobs/tenants.js';
-import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft } from '../../order/build.js';
+import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft, type GivenPreflight, type OrderIssue } from '../../order/build.js';
 import type { OrderPayload } from '../../order/schema.js';
 import type { ServiceContext } from '../context.js';
 import { Problem } from '../problem.js';
@@ -62,6 +62,13 @@ export function orderRoutes(ctx: ServiceContext): void {
         limit: caller.limits.maxQueued,
       });
     }
+    let fixedFiles: GivenPreflight[];
+    try {
+      fixedFiles = await fixedSources(ctx, order);
+    } catch (error) {
+      if (error instanceof OrderPayloadError) throw orderProblem(error);
+      throw error;
+    }
     const reservation = sources ? await ctx.admission.admit(caller, sources, 'd') : null;
     ctx.metrics.acceptedDraftSources(caller.tenant, sources);
     const places = [...(reservation?.members ?? [])];
@@ -72,6 +79,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     try {
       return await buildOrderPayload(order, {
         strict,
+        preflights: fixedFiles,
         network: { allowHosts: options.allowHosts },
         preflight: { profiles: ctx.registry, ...(ctx.pool ? { pool: ctx.pool } : {}), signal: gone.signal },
         schedule: (run) => withRunningPlace(ctx.tenants, { tenant: caller.tenant, member: places.shift() ?? `d:${randomUUID()}`, maxRunning: caller.limits.maxRunning }, run, { signal: gone.signal }),
@@ -164,4 +172,38 @@ export function orderRoutes(ctx: ServiceContext): void {
       }
     },
   );
+}
+
+/**
+ * Sources that are this server's fixed files (`…/v1/files/{token}.pdf`): an approved (or automatic)
+ * fix is judged by the fixed file's own report, bound to its SHA-256, without downloading it again;
+ * a fix that is pending or was rejected refuses the draft (422 order-invalid), naming the source.
+ */
+async function fixedSources(ctx: ServiceContext, order: OrderPayload): Promise<GivenPreflight[]> {
+  const given: GivenPreflight[] = [];
+  const issues: OrderIssue[] = [];
+  for (const [r, row] of order.rows.entries()) {
+    for (const [s, source] of (row.sources ?? []).entries()) {
+      let path: string;
+      try {
+        path = new URL(source.url).pathname;
+      } catch {
+        continue;
+      }
+      const m = /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(path);
+      if (!m) continue;
+      const id = await ctx.store.checkOfToken(m[1]!);
+      const record = id ? await ctx.store.readRecord(id) : null;
+      const state = record?.approval?.state;
+      if (!record?.fixed || !state) continue;
+      if (state === 'rejected' || state === 'pending') {
+        issues.push({ path: `rows[${r}].sources[${s}].url`, message: state === 'rejected' ? `the fix of check ${record.id} was rejected: this file may not be printed; upload a new file` : `the fix of check ${record.id} waits for approval: approve it first` });
+        continue;
+      }
+      const report = await ctx.store.readReport(record.id);
+      if (report) given.push({ url: source.url, sha256: record.fixed.sha256, report });
+    }
+  }
+  if (issues.length) throw new OrderPayloadError(issues);
+  return given;
 }

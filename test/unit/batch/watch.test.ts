@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { watchFolder } from '../../../src/batch/watch.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import { ReportSchema } from '../../../src/report/schema.js';
 
 const pool = new PreflightPool({ maxThreads: 2 });

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fix } from '../../../src/convert/fix.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
 import { localExecutor } from '../../../src/pool/local.js';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import { loadProfiles } from '../../../src/profile/load.js';
 import { ProfileRegistry } from '../../../src/profile/registry.js';
 import { sha256Hex } from '../../../src/source/read.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nestedDeeperThan } from '../../../src/pdf/integrity.js';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 // @ts-expect-error plain ESM helper without types
 import { stream, writePdf } from '../../hostile/pdf-writer.mjs';
 

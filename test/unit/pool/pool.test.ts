@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, PreflightError } from '../../../src/errors.js';
 import { TimeBudget } from '../../../src/pool/budget.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import handle from '../../../src/pool/worker-main.js';
 import { heavyPdf } from '../../helpers/heavy-pdf.js';
 

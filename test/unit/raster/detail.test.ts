@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import { bandTop, measureJpegDetail, detailRequests, windowLeft } from '../../../src/raster/image-detail.js';
 import { estimateDetail, lumaOf } from '../../../src/raster/detail.js';
 

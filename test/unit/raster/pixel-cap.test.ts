@@ -6,7 +6,7 @@
 import { PDFDocument, PDFName, PDFRawStream, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 
 async function claimingImage(width: number, height: number): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../../src/pool/pool.js';
-import { preflightWithPreviews } from '../../../src/preflight.js';
+import { preflightWithPreviews } from '../../../src/flow/preflight.js';
 import { renderHtml } from '../../../src/report/html.js';
 import type { Report } from '../../../src/report/schema.js';
 import { renderText } from '../../../src/report/text.js';

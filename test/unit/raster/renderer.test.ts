@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import { imagePlan } from '../../../src/raster/fast-path.js';
 import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, fallbackRenderer, knownApproximation, pageRenderer } from '../../../src/raster/renderer.js';
 import { sha256Hex } from '../../../src/source/read.js';

@@ -1,6 +1,6 @@
 /** The visual report carries the new advice: page order, resolution at the printed size, one size format. */
 import { describe, expect, it } from 'vitest';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import { renderHtml } from '../../../src/report/html.js';
 import { renderText } from '../../../src/report/text.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../../src/report/text.js';
 import { safeForTerminal } from '../../../src/report/terminal.js';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 // @ts-expect-error plain ESM helper without types
 import { onePage } from '../../hostile/pdf-writer.mjs';
 

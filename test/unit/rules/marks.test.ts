@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { preflight } from '../../../src/preflight.js';
+import { preflight } from '../../../src/flow/preflight.js';
 import type { Finding } from '../../../src/rules/finding.js';
 
 const CODES = ['content-in-seam-zone', 'line-too-thin', 'text-too-small'];

@@ -1,32 +1,20 @@
-import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
-import { preflightWithPreviews, type Preview } from '../preflight.js';
+import { preflightWithPreviews, type Preview } from './preflight.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import { buildReport, withFindings } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import type { Draft } from '../rules/finding.js';
-import { settle } from '../rules/index.js';
+import { profileRules, settle } from '../rules/index.js';
 import { packageVersion } from '../util/package-root.js';
-import { download, type DownloadResult } from './download.js';
-import { sha256Hex } from './read.js';
-import { signedUrl } from './signed-url.js';
+import { localizeReport } from '../messages/catalogue.js';
+import { download, type DownloadResult } from '../source/download.js';
+import { NetworkOptionsSchema, type NetworkOptions } from '../source/network.js';
+import { sha256Hex } from '../source/read.js';
+import { signedUrl } from '../source/signed-url.js';
 
-/** How source URLs are downloaded. Defaults are set here and nowhere else. */
-export const NetworkOptionsSchema = z
-  .object({
-    connectTimeoutMs: z.number().int().min(1).default(10_000),
-    /** For the whole download, redirects included. */
-    totalTimeoutMs: z.number().int().min(1).default(120_000),
-    maxRedirects: z.number().int().min(0).max(20).default(5),
-    /**
-     * Hosts allowed although they resolve to loopback, private or link-local addresses (the SSRF
-     * guard refuses those by default). "127.0.0.1", "localhost", "files.internal:8080".
-     */
-    allowHosts: z.array(z.string().min(1)).default([]),
-  })
-  .strict();
-export type NetworkOptions = z.input<typeof NetworkOptionsSchema>;
+
+export { NetworkOptionsSchema, type NetworkOptions };
 
 export type UrlPreflightOptions = PreflightOptions & { network?: NetworkOptions };
 
@@ -73,8 +61,10 @@ export async function preflightUrlWithPreviews(url: string, target: Target, opti
     redirects: result.redirects,
     signed: signed ? { provider: signed.provider, expires: signed.expires?.toISOString() ?? null } : null,
   };
-  const profileSeverities = resolved.profile.severities;
-  const overrides = preflightOptions.severities ?? {};
+  const profileLevel = profileRules(resolved.profile);
+  const locale = preflightOptions.locale;
+  const localized = async (r: Report) => (locale ? localizeReport(r, resolved.profile, locale) : r);
+  const callLevel = { severities: preflightOptions.severities ?? {}, policy: preflightOptions.policy ?? {} };
   if (!result.ok) {
     const empty = buildReport({
       file: { path: url, bytes: 0, sha256: sha256Hex(new Uint8Array()) },
@@ -84,7 +74,7 @@ export async function preflightUrlWithPreviews(url: string, target: Target, opti
       limits,
       severities: preflightOptions.severities ?? {},
     });
-    return { report: withFindings(empty, settle(drafts, profileSeverities, overrides), source), previews: new Map() };
+    return { report: await localized(withFindings(empty, settle(drafts, profileLevel, callLevel), source)), previews: new Map() };
   }
   const { report, previews } = await preflightWithPreviews(result.bytes, target, { ...preflightOptions, path: url } as PreflightOptions);
   const login = looksLikeLoginPage(result.contentType, result.bytes);
@@ -98,7 +88,7 @@ export async function preflightUrlWithPreviews(url: string, target: Target, opti
       actual: `${result.contentType ?? 'HTML'} login page`,
     });
   }
-  return { report: withFindings(report, settle(drafts, profileSeverities, overrides), source), previews };
+  return { report: await localized(withFindings(report, settle(drafts, profileLevel, callLevel), source)), previews };
 }
 
 function safeSigned(url: string) {

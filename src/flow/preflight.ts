@@ -2,30 +2,31 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { InvalidArgumentError, PreflightError } from './errors.js';
-import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
-import type { DocumentFacts } from './pdf/facts.js';
-import { TimeBudget } from './pool/budget.js';
-import type { Executor } from './pool/local.js';
-import { IMAGE_PATH_DECLINED, type InspectResult, type JpegLocation } from './pool/tasks.js';
-import type { PDFContext } from './pdf/pdf-lib.js';
-import { defaultPool, PreflightPool, TaskFailure } from './pool/pool.js';
-import { formatPath, registryFrom } from './profile/load.js';
-import type { ProfileRegistry, ResolvedTarget } from './profile/registry.js';
-import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from './raster/budget.js';
-import { IMAGE_UNREADABLE, flatePlan, imagePlan } from './raster/fast-path.js';
-import { fallbackRenderer, knownApproximation, pageRenderer, pdfiumDrawsAnnotations } from './raster/renderer.js';
-import { detailRequests, worthMeasuring } from './raster/image-detail.js';
-import { printScaleOf } from './rules/check-page-size.js';
-import type { RasterFacts, RasterFailure } from './raster/facts.js';
-import type { PreviewFormat } from './raster/preview.js';
-import { buildReport, type PreviewRef } from './report/build.js';
-import type { Report } from './report/schema.js';
-import { runChecks } from './rules/index.js';
-import { readSourceBytes, sha256Hex } from './source/read.js';
-import { grouped } from './util/text.js';
-import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from './pdf/decode-budget.js';
-import type { InspectTaskOptions } from './pool/tasks.js';
+import { InvalidArgumentError, PreflightError } from '../errors.js';
+import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from '../options.js';
+import type { DocumentFacts } from '../pdf/facts.js';
+import { TimeBudget } from '../pool/budget.js';
+import type { Executor } from '../pool/local.js';
+import { IMAGE_PATH_DECLINED, type InspectResult, type JpegLocation } from '../pool/tasks.js';
+import type { PDFContext } from '../pdf/pdf-lib.js';
+import { defaultPool, PreflightPool, TaskFailure } from '../pool/pool.js';
+import { formatPath, registryFrom } from '../profile/load.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
+import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from '../raster/budget.js';
+import { IMAGE_UNREADABLE, flatePlan, imagePlan } from '../raster/fast-path.js';
+import { fallbackRenderer, knownApproximation, pageRenderer, pdfiumDrawsAnnotations } from '../raster/renderer.js';
+import { detailRequests, worthMeasuring } from '../raster/image-detail.js';
+import { printScaleOf } from '../rules/check-page-size.js';
+import type { RasterFacts, RasterFailure } from '../raster/facts.js';
+import type { PreviewFormat } from '../raster/preview.js';
+import { buildReport, type PreviewRef } from '../report/build.js';
+import type { Report } from '../report/schema.js';
+import { runChecks } from '../rules/index.js';
+import { readSourceBytes, sha256Hex } from '../source/read.js';
+import { grouped } from '../util/text.js';
+import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from '../pdf/decode-budget.js';
+import type { InspectTaskOptions } from '../pool/tasks.js';
+import { localizeReport } from '../messages/catalogue.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -89,7 +90,7 @@ export async function preflightWithPreviews(
   const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
   const limits = { ...resolved.limits, ...opts.limits };
-  const executor: Executor = opts.pool === false ? (await import('./pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
+  const executor: Executor = opts.pool === false ? (await import('../pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
 
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
   // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
@@ -108,7 +109,7 @@ export async function preflightWithPreviews(
   // decodes on libuv's threads, so pages still run in parallel, and no worker has to start for
   // them — also when a worker read a big file's structure and said where its JPEGs lie.
   const drawHere = opts.raster && executor instanceof PreflightPool && opts.structureInThreadMaxBytes > 0;
-  const here_ = drawHere ? await import('./pool/local.js') : null;
+  const here_ = drawHere ? await import('../pool/local.js') : null;
   // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
   const here = inThread ? await inspectHere(source.bytes, decodeLimits, opts.maxRenderImagePixels) : null;
   const { facts, sha256, jpegs } = here
@@ -210,7 +211,7 @@ export async function preflightWithPreviews(
   }
 
   const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
-  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities);
+  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities, opts.policy);
   const report = buildReport({
     file: { path: source.path, bytes: source.bytes.length, sha256 },
     facts,
@@ -218,11 +219,12 @@ export async function preflightWithPreviews(
     findings,
     limits,
     severities: opts.severities,
+    policy: opts.policy,
     raster: new Map([...raster].sort(([a], [b]) => a - b)),
     previews: previewRefs,
     totalMs: performance.now() - started,
   });
-  return { report, previews };
+  return { report: opts.locale ? await localizeReport(report, resolved.profile, opts.locale) : report, previews };
 }
 
 /**
@@ -252,7 +254,7 @@ async function inspectHere(
   limits: DecodeLimits,
   maxHiddenImagePixels: number,
 ): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
-  const [{ inspectPdf }, { jpegLocations }, { getHeapStatistics }] = await Promise.all([import('./pdf/inspect.js'), import('./raster/image-stream.js'), import('node:v8')]);
+  const [{ inspectPdf }, { jpegLocations }, { getHeapStatistics }] = await Promise.all([import('../pdf/inspect.js'), import('../raster/image-stream.js'), import('node:v8')]);
   let context: PDFContext | undefined;
   try {
     const facts = await inspectPdf(bytes, {
@@ -291,7 +293,7 @@ async function inspectOrExplain(
 }
 
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
-  const { pdfHeaderVersion } = await import('./pdf/inspect.js');
+  const { pdfHeaderVersion } = await import('../pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockedReason } from '../../../src/source/address.js';
-import { preflightUrl } from '../../../src/source/preflight-url.js';
+import { preflightUrl } from '../../../src/flow/preflight-url.js';
 import { signedUrl } from '../../../src/source/signed-url.js';
 import { startSourceServer, type SourceServer } from '../../helpers/source-server.js';
 

@@ -1,0 +1,121 @@
+/**
+ * Check, fix, check again: the flow a platform puts in front of its uploads. The policy names the
+ * codes to fix (`fix`); the file is checked, those findings fixed ({@link fix}), the fixed file
+ * checked again under the same rules, and the outcome says whether a person must approve the
+ * changes before the file is used (`fix: 'approve'` and a change to a code of the product's
+ * `approval` list). Used alike by the library, CLI, batch, service and fleet.
+ */
+import { createHash } from 'node:crypto';
+import { InvalidArgumentError } from '../errors.js';
+import type { PreflightOptions, Target } from '../options.js';
+import { FixOptionsSchema, fix, noteRemaining, type Change, type Refusal } from '../convert/fix.js';
+import { formatPath, registryFrom } from '../profile/load.js';
+import type { Report } from '../report/schema.js';
+import type { FindingCode } from '../rules/codes.js';
+import { FIXES, FixModeSchema, isFixable, type FixableCode, type FixMode, type Policy } from '../rules/policy.js';
+import { readSource } from '../source/read.js';
+import { customerMessage } from '../messages/catalogue.js';
+import { preflightWithPreviews, type Preview } from './preflight.js';
+
+export { FixModeSchema, type FixMode };
+
+/**
+ * The policy a product has when its profile sets none and fixes are asked for: page order, /Rotate,
+ * uniform scaling, CMYK, oversized images and oversized files are fixed; everything else is judged
+ * by its severity (low resolution, wrong sizes, missing fonts reject or warn as before).
+ */
+export const DEFAULT_FIX_POLICY: Policy = {
+  'page-order-mismatch': 'fix',
+  'page-rotate-set': 'fix',
+  'page-scale-mismatch': 'fix',
+  'colour-space-not-rgb': 'fix',
+  'image-too-large': 'fix',
+  'file-too-large': 'fix',
+};
+
+/** The codes whose fixes need approval when a profile names none: the fixes that change what prints. */
+export const DEFAULT_APPROVAL: FixableCode[] = (Object.keys(FIXES) as FixableCode[]).filter((code) => FIXES[code].changesPrint);
+
+/** One change, with what it means to the customer when a locale was asked for. */
+export interface FlowChange extends Change {
+  /** The customer's words for the change (`fixed` of the catalogue). */
+  customer?: string;
+  /** Whether this change waits for approval under `fix: 'approve'`. */
+  needsApproval: boolean;
+}
+
+export interface FixedFile {
+  bytes: Uint8Array;
+  sha256: string;
+  changes: FlowChange[];
+  refused: Refusal[];
+}
+
+export interface CheckAndFixResult {
+  /** `done`: use `report` (and the fixed file when there is one); `needs-approval`: a person approves the changes first. */
+  status: 'done' | 'needs-approval';
+  /** The report the file is judged by: the fixed file's when a fix was made, else the original's. */
+  report: Report;
+  previews: Map<number, Preview>;
+  /** The original file's report and previews (the "before"). */
+  before: Report;
+  beforePreviews: Map<number, Preview>;
+  /** The fixed file, or null when the policy fixes nothing in this file or no fix could be made. */
+  fixed: FixedFile | null;
+}
+
+export type CheckAndFixOptions = PreflightOptions & {
+  /** Apply the policy's fixes (`auto`) or apply them and wait for approval (`approve`). */
+  fix: FixMode;
+  /** Direction to turn sideways pages, when the policy fixes page-orientation-mismatch. */
+  rotate?: 'cw' | 'ccw';
+  /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
+  fit?: 'contain' | 'cover' | 'stretch';
+};
+
+/**
+ * Checks a file, fixes what the policy says to fix, checks the fixed file again.
+ * @example
+ * const out = await checkAndFix('design.pdf', { sku: 'TSHIRT-M' }, { fix: 'approve', locale: 'pt' });
+ * if (out.status === 'needs-approval') console.log(out.fixed?.changes.map((c) => c.customer));
+ * else if (out.report.verdict !== 'fail' && out.fixed) await writeFile('fixed.pdf', out.fixed.bytes);
+ */
+export async function checkAndFix(input: string | Uint8Array, target: Target, options: CheckAndFixOptions): Promise<CheckAndFixResult> {
+  const { fix: mode, rotate, fit, ...preflightOptions } = options;
+  if (!FixModeSchema.safeParse(mode).success) throw new InvalidArgumentError(`fix must be "auto" or "approve", not ${JSON.stringify(mode)}`);
+  const registry = await registryFrom(preflightOptions.profiles);
+  const resolved = registry.resolve(target);
+  const policy: Policy = { ...(resolved.profile.policy ?? DEFAULT_FIX_POLICY), ...preflightOptions.policy };
+  const approval = new Set<FindingCode>(resolved.profile.approval ?? DEFAULT_APPROVAL);
+  const fixOptions = FixOptionsSchema.safeParse({ rotate, fit });
+  if (!fixOptions.success) throw new InvalidArgumentError(`Invalid fix options: ${fixOptions.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+  const source = await readSource(input);
+  const opts: PreflightOptions = { ...preflightOptions, profiles: registry, policy, path: preflightOptions.path ?? source.path };
+  const first = await preflightWithPreviews(source.bytes, target, opts);
+  const codes = [...new Set(first.report.findings.filter((f) => f.action === 'fix' && isFixable(f.code)).map((f) => f.code))];
+  const unchanged: CheckAndFixResult = { status: 'done', report: first.report, previews: first.previews, before: first.report, beforePreviews: first.previews, fixed: null };
+  if (!codes.length) return unchanged;
+  const made = await fix(source.bytes, target, { ...fixOptions.data, codes, recheck: false }, { ...opts, locale: undefined });
+  if (!made.bytes) return { ...unchanged, fixed: null };
+  const after = await preflightWithPreviews(made.bytes, target, opts);
+  const refused = [...made.refused];
+  noteRemaining(made.changes, refused, after.report);
+  const changes: FlowChange[] = await Promise.all(
+    made.changes.map(async (change) => {
+      const needsApproval = approval.has(change.code);
+      if (!opts.locale) return { ...change, needsApproval };
+      const finding = first.report.findings.find((f) => f.code === change.code && (change.page === null || f.page === change.page));
+      const message = await customerMessage(
+        { code: change.code, page: change.page, layer: finding?.layer ?? null, details: finding?.details, message: change.action },
+        resolved.profile,
+        opts.locale,
+        { size: `${new Intl.NumberFormat(opts.locale, { maximumFractionDigits: 1 }).format(made.bytes!.length / 1_000_000)} MB` },
+      );
+      return { ...change, needsApproval, customer: message.fixed ?? message.problem };
+    }),
+  );
+  const sha256 = createHash('sha256').update(made.bytes).digest('hex');
+  // A fixed file that still fails is not put to anyone: there is nothing to approve.
+  const status = mode === 'approve' && after.report.verdict !== 'fail' && changes.some((c) => c.needsApproval) ? 'needs-approval' : 'done';
+  return { status, report: after.report, previews: after.previews, before: first.report, beforePreviews: first.previews, fixed: { bytes: made.bytes, sha256, changes, refused } };
+}

@@ -1,0 +1,256 @@
+/**
+ * Approval of fixed files and the files themselves:
+ * - POST /v1/checks/{id}/approve and /reject (API key): the platform decides;
+ * - GET /v1/approvals/{token} (no key: the token is the secret): the page a platform links its
+ *   customer to, each layer before and after and the changes in the customer's words, whose two
+ *   forms post to /v1/approvals/{token}/approve and /reject;
+ * - GET /v1/files/{token}.pdf (no key): the fixed file, once approved (or at once with `fix: auto`).
+ */
+import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { customerMessage, localizeReport } from '../../messages/catalogue.js';
+import type { Locale } from '../../messages/locales.js';
+import type { Preview } from '../../flow/preflight.js';
+import { renderApproval, withOutcome } from '../../report/approval.js';
+import type { Report } from '../../report/schema.js';
+import { CheckViewSchema } from '../../jobs/view.js';
+import type { CheckRecord } from '../../jobs/schema.js';
+import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
+import { Problem } from '../problem.js';
+import { defineRoute } from '../route.js';
+import { ApprovalParamsSchema, CheckParamsSchema, FileParamsSchema, LocaleQuerySchema, RejectBodySchema } from '../schemas.js';
+import type { ServiceContext } from '../context.js';
+import { viewOf } from './checks.js';
+
+const APPROVAL_POLICY = (frameAncestors: readonly string[]) => pagePolicy(frameAncestors, { scripts: [], forms: true });
+
+type Decision = 'approved' | 'rejected';
+
+export function approvalRoutes(ctx: ServiceContext): void {
+  const { app, routes, store } = ctx;
+  // The approval page's forms post application/x-www-form-urlencoded (no script needed).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  const notAwaiting = { description: 'The check does not wait for approval: not finished, already approved or rejected, or it fixed nothing', codes: ['check-not-awaiting-approval'] };
+  for (const decision of ['approved', 'rejected'] as const) {
+    const verb = decision === 'approved' ? 'approve' : 'reject';
+    defineRoute(
+      app,
+      routes,
+      {
+        method: 'POST',
+        url: `/v1/checks/:id/${verb}`,
+        operationId: `${verb}Check`,
+        summary: decision === 'approved' ? 'Approve the fixed file of a check' : 'Reject the fixed file of a check',
+        description:
+          decision === 'approved'
+            ? 'For a check in `needs-approval`: the fixed file becomes the check\'s file (served at `fixed.url`, used by orders); the check is `done` and its callback (`check.finished`) goes out.'
+            : 'For a check in `needs-approval`: the fix is refused; the fixed file is removed and orders refuse the check\'s source. `reason` (optional) is kept. The check is `done`; its callback goes out.',
+        tags: ['checks'],
+        auth: true,
+        params: CheckParamsSchema,
+        ...(decision === 'rejected' ? { body: RejectBodySchema } : {}),
+        responses: {
+          200: { description: 'The check, decided', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
+          404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
+          409: notAwaiting,
+        },
+      },
+      async (request, reply) => {
+        const record = await ctx.store.readRecord(request.params.id);
+        if (!record || !ctx.callers.canSee(request.caller!, record.owner)) throw new Problem(404, 'check-not-found', `There is no check ${request.params.id}: it never existed, was deleted, or retention removed it.`);
+        const reason = (request.body as { reason?: string } | undefined)?.reason;
+        const decided = await decide(ctx, record.id, decision, reason);
+        request.log.info({ checkId: record.id, tenant: request.caller!.tenant, decision }, 'fix decided');
+        return reply.header('Cache-Control', PRIVATE_NO_STORE).send(await viewOf(ctx, decided.id, decided));
+      },
+    );
+
+    defineRoute(
+      app,
+      routes,
+      {
+        method: 'POST',
+        url: `/v1/approvals/:token/${verb}`,
+        operationId: `${verb}ByPage`,
+        summary: decision === 'approved' ? 'The approval page\'s approve button' : 'The approval page\'s reject button',
+        description: `What the approval page's form posts (application/x-www-form-urlencoded${decision === 'rejected' ? ', an optional `reason`' : ''}); answers with the page, which now shows the outcome. No API key: the token is the secret.`,
+        tags: ['approvals'],
+        auth: false,
+        params: ApprovalParamsSchema,
+        ...(decision === 'rejected' ? { body: RejectBodySchema } : {}),
+        responses: {
+          200: { description: 'Decided: the approval page with the outcome', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
+          404: { description: 'No such approval', codes: ['approval-not-found'] },
+          409: notAwaiting,
+        },
+      },
+      async (request, reply) => {
+        const record = await recordOfToken(ctx, request.params.token);
+        const reason = (request.body as { reason?: string } | undefined)?.reason;
+        const decided = await decide(ctx, record.id, decision, reason || undefined);
+        request.log.info({ checkId: record.id, decision, by: 'page' }, 'fix decided');
+        const job = await store.readJob(record.id);
+        const html = await approvalPage(ctx, decided, job?.options.locale ?? 'en', job?.target);
+        reply.header('Content-Security-Policy', APPROVAL_POLICY(ctx.options.frameAncestors)).header('Cache-Control', PRIVATE_NO_STORE);
+        return reply.type('text/html; charset=utf-8').send(html);
+      },
+    );
+  }
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'GET',
+      url: '/v1/approvals/:token',
+      operationId: 'getApprovalPage',
+      summary: 'The approval page a platform links its customer to',
+      description:
+        'Each layer before and after the fix, the changes and what is still to note in the customer\'s words (`?locale=en|pt|es`, default the check\'s), and two buttons (plain forms, no script) to approve or reject. Once decided, the outcome instead of the buttons. No API key: the token (in `links.approval` of the check) is the secret.',
+      tags: ['approvals'],
+      auth: false,
+      params: ApprovalParamsSchema,
+      query: LocaleQuerySchema,
+      responses: {
+        200: { description: 'The page, under a Content-Security-Policy that runs no script and lets forms post only here', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
+        404: { description: 'No such approval', codes: ['approval-not-found'] },
+      },
+    },
+    async (request, reply) => {
+      const record = await recordOfToken(ctx, request.params.token);
+      const job = await store.readJob(record.id);
+      const locale: Locale = request.query.locale ?? job?.options.locale ?? 'en';
+      const html = await approvalPage(ctx, record, locale, job?.target);
+      reply.header('Content-Security-Policy', APPROVAL_POLICY(ctx.options.frameAncestors)).header('Cache-Control', PRIVATE_NO_STORE);
+      return reply.type('text/html; charset=utf-8').send(html);
+    },
+  );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'GET',
+      url: '/v1/files/:file',
+      operationId: 'getFixedFile',
+      summary: 'A fixed file: `/v1/files/{token}.pdf`',
+      description:
+        'The fixed PDF of a check, once approved (or at once with `fix: auto`): a stable, unguessable URL that needs no API key, for the order service to download for the whole production. `ETag` and `Repr-Digest` carry its SHA-256 (the check\'s `fixed.sha256`), so what was printed can be proved. Fixed files stay when their check is deleted or expires; a rejected fix removes its file.',
+      tags: ['approvals'],
+      auth: false,
+      params: FileParamsSchema,
+      responses: {
+        200: { description: 'The PDF', type: 'application/pdf', headers: { ETag: '"<sha256>"', 'Repr-Digest': 'sha-256=:<base64>:' } },
+        404: { description: 'No such file, or its fix is not approved (pending or rejected)', codes: ['file-not-found'] },
+      },
+    },
+    async (request, reply) => {
+      const token = request.params.file.slice(0, -'.pdf'.length);
+      const id = await store.checkOfToken(token);
+      const record = id ? await store.readRecord(id) : null;
+      const usable = record?.fixed && (record.approval?.state === 'approved' || record.approval?.state === 'auto');
+      if (!usable) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
+      return sendPdf(reply, store.fixedFile(token), record.fixed!.sha256);
+    },
+  );
+}
+
+async function sendPdf(reply: FastifyReply, file: string, sha256: string): Promise<FastifyReply> {
+  const stream = createReadStream(file);
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', reject);
+  }).catch(() => {
+    throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
+  });
+  return reply
+    .type('application/pdf')
+    .header('ETag', `"${sha256}"`)
+    .header('Repr-Digest', `sha-256=:${Buffer.from(sha256, 'hex').toString('base64')}:`)
+    // The bytes behind a token never change; a shared cache may keep them.
+    .header('Cache-Control', 'public, max-age=31536000, immutable')
+    .header('Cross-Origin-Resource-Policy', 'cross-origin')
+    .send(stream);
+}
+
+async function recordOfToken(ctx: ServiceContext, token: string): Promise<CheckRecord> {
+  const id = await ctx.store.checkOfToken(token);
+  const record = id ? await ctx.store.readRecord(id) : null;
+  if (!record || record.token !== token) throw new Problem(404, 'approval-not-found', 'There is no such approval: the link is wrong, or the check was deleted.');
+  return record;
+}
+
+/**
+ * Moves a check from `needs-approval` to `done`, approved or rejected (once: a second decision is a
+ * 409). A rejected fix's file is removed. The callback, if any, goes out again (`check.finished`).
+ */
+async function decide(ctx: ServiceContext, id: string, decision: Decision, reason: string | undefined): Promise<CheckRecord> {
+  const job = await ctx.store.readJob(id);
+  let refused: string | null = null;
+  const updated = await ctx.store.updateRecord(id, (r) => {
+    if (r.status !== 'needs-approval' || r.approval?.state !== 'pending') {
+      refused = r.approval && r.approval.state !== 'pending' ? `it was ${r.approval.state === 'auto' ? 'approved by the policy' : r.approval.state} already` : `it is ${r.status}${r.fixed ? '' : ' and fixed nothing'}`;
+      return r;
+    }
+    return {
+      ...r,
+      status: 'done',
+      approval: { state: decision, at: new Date().toISOString(), ...(reason ? { reason } : {}) },
+      ...(job?.callbackUrl ? { callbackState: 'pending' as const } : {}),
+    };
+  });
+  if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
+  if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
+  if (decision === 'rejected' && updated.token) await ctx.store.removeFixed(updated.token).catch(() => undefined);
+  return updated;
+}
+
+/** Renders the approval page from what the check stored, in a locale. */
+async function approvalPage(ctx: ServiceContext, record: CheckRecord, locale: Locale, target: Parameters<ServiceContext['registry']['resolve']>[0] | undefined): Promise<string> {
+  const [beforeRaw, afterRaw] = await Promise.all([ctx.store.readBeforeReport(record.id), ctx.store.readReport(record.id)]);
+  if (!beforeRaw || !afterRaw || !record.fixed || !target) throw new Problem(404, 'approval-not-found', 'There is no such approval: the check fixed nothing, or it was deleted.');
+  const { profile } = ctx.registry.resolve(target);
+  const [before, after] = await Promise.all([localizeReport(beforeRaw, profile, locale), localizeReport(afterRaw, profile, locale)]);
+  const [beforePreviews, afterPreviews] = await Promise.all([loadPreviews(ctx, record.id, 'before', before), loadPreviews(ctx, record.id, 'after', after)]);
+  const sizeText = `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(record.fixed.bytes / 1_000_000)} MB`;
+  const changes = await Promise.all(
+    record.fixed.changes.map(async (c) => {
+      const finding = before.findings.find((f) => f.code === c.code && (c.page === null || f.page === c.page));
+      const m = await customerMessage({ code: c.code, page: c.page, layer: finding?.layer ?? null, details: finding?.details, message: c.action }, profile, locale, { size: sizeText });
+      return { page: c.page, text: m.fixed ?? m.problem };
+    }),
+  );
+  // One line per distinct text: a change made on every page reads once.
+  const distinct = [...new Map(changes.map((c) => [c.text, c])).values()];
+  const html = renderApproval({
+    locale,
+    product: profile.names?.[locale] ?? profile.name,
+    layerNames: new Map(profile.layers.map((l) => [l.id, l.names?.[locale] ?? l.name ?? l.id])),
+    before,
+    after,
+    beforePreviews,
+    afterPreviews,
+    changes: distinct,
+    action: `/v1/approvals/${record.token}`,
+    state: record.approval?.state ?? 'auto',
+  });
+  return withOutcome(html, record.approval?.state ?? 'auto', locale);
+}
+
+async function loadPreviews(ctx: ServiceContext, id: string, which: 'before' | 'after', report: Report): Promise<Map<number, Preview>> {
+  const out = new Map<number, Preview>();
+  for (const [n, p] of await ctx.store.previews(id, which)) {
+    // The report names the preview's size when previews were written to a folder; else the page shows it at its own size.
+    const size = report.pages.find((x) => x.index === n)?.preview;
+    const bytes = await readFile(p.file).catch(() => null);
+    if (bytes) out.set(n, { bytes: new Uint8Array(bytes), format: p.format as Preview['format'], widthPx: size?.widthPx ?? 0, heightPx: size?.heightPx ?? 0 });
+  }
+  return out;
+}
+
+export type ApprovalDecision = z.infer<typeof RejectBodySchema>;

@@ -1,0 +1,81 @@
+/**
+ * Debian's Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON
+ * messages separated by NUL on fds 3 and 4), for tests that must act in a page (click a button)
+ * under the page's own Content-Security-Policy. No WebSocket, no extra package.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { CHROMIUM } from './chromium.js';
+
+export class Browser {
+  private seq = 0;
+  private readonly pending = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  private buffer = '';
+
+  private constructor(private readonly child: ChildProcess) {
+    const out = child.stdio[4] as Readable;
+    out.setEncoding('utf8');
+    out.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let end;
+      while ((end = this.buffer.indexOf('\0')) >= 0) {
+        const message = JSON.parse(this.buffer.slice(0, end)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
+        this.buffer = this.buffer.slice(end + 1);
+        const waiter = message.id === undefined ? undefined : this.pending.get(message.id);
+        if (!waiter) continue;
+        this.pending.delete(message.id!);
+        if (message.error) waiter.reject(new Error(message.error.message));
+        else waiter.resolve(message.result ?? {});
+      }
+    });
+  }
+
+  static launch(profileDir: string): Browser {
+    const child = spawn(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${profileDir}`, '--remote-debugging-pipe', 'about:blank'], {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    return new Browser(child);
+  }
+
+  send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<Record<string, unknown>> {
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      (this.child.stdio[3] as Writable).write(`${JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) })}\0`);
+    });
+  }
+
+  /** Opens a page and returns a handle to evaluate expressions in it. */
+  async open(url: string): Promise<Page> {
+    const { targetId } = (await this.send('Target.createTarget', { url })) as { targetId: string };
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
+    return new Page(this, sessionId);
+  }
+
+  close(): void {
+    this.child.kill();
+  }
+}
+
+export class Page {
+  constructor(
+    private readonly browser: Browser,
+    private readonly sessionId: string,
+  ) {}
+
+  async evaluate<T>(expression: string): Promise<T> {
+    const r = (await this.browser.send('Runtime.evaluate', { expression, returnByValue: true }, this.sessionId)) as { result: { value: T } };
+    return r.result.value;
+  }
+
+  /** Polls `expression` until it is truthy (or `ms` pass: then throws). */
+  async until<T>(expression: string, ms = 30_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const value = await this.evaluate<T>(expression).catch(() => undefined);
+      if (value) return value;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
