@@ -26,6 +26,8 @@ const P = 128;
 /** Candidate cycle frequencies, in FFT bins (α = j / P): enlargements of 8.5× down to 1.45×. */
 const J_MIN = Math.floor(P / 8.5);
 const J_MAX = Math.floor(P / 1.45);
+/** Candidates below this bin are enlargements beyond 5.3×, judged by {@link UPSCALE_EVIDENCE_LARGE}. */
+const J_LARGE = P / 5.3;
 /** Bins kept per segment: every k and α − k of the scan lies below this. */
 const KEEP = 64;
 /** Every LINE_STEP-th row (column) is analysed (every fourth let JPEG noise through: measured on bench:quality). */
@@ -128,9 +130,20 @@ function positions(length: number, window: number): number[] {
  * estimateDetail(tile); // { factor: 4, factorX: 4, factorY: 4, evidence: 0.9 } for a 4× bicubic enlargement
  */
 export function estimateDetail(tile: LumaTile): DetailEstimate {
+  if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
+  return decideDetail(candidateScores(tile));
+}
+
+/**
+ * The verdict from the candidates' scores ({@link candidateScores}): the strongest candidate (or
+ * its sub-harmonic), when it passes its threshold, has signal above rounding noise, is not part of
+ * a JPEG block-grid family and is not at 5/8.
+ * @example
+ * const score = new Float64Array(90); score[64] = 0.5; // α = 1/2 in both directions
+ * decideDetail({ score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) }).factor; // 2
+ */
+export function decideDetail({ score, partner, signal }: { score: Float64Array; partner: Int32Array; signal: Uint8Array }): DetailEstimate {
   const none = { factor: null, factorX: null, factorY: null };
-  if (tile.width < N + 1 || tile.height < N + 1) return { ...none, evidence: 0 };
-  const { score, partner, signal } = candidateScores(tile);
   let best = J_MIN;
   for (let j = J_MIN; j <= J_MAX; j++) if (score[j]! > score[best]!) best = j;
   // The fundamental: an enlargement by 4 shows at α = 1/4 and at its harmonic 1/2; prefer the
@@ -196,7 +209,10 @@ function nearestPeak(score: Float64Array, at: number): number | null {
 /**
  * JPEG's blocks leave coherence at every multiple of 1/8 at once; an enlargement at α = m/8 only
  * at α and its multiples. A candidate on the grid whose other grid points (not its multiples) are
- * at least nine tenths as coherent is the JPEG, not an enlargement.
+ * at least nine tenths as coherent is the JPEG, not an enlargement. A grid point beyond 5.3×
+ * (α = 1/8) counts only when it passes its own threshold there: smooth pictures reach 0.65–0.7 at
+ * those low frequencies by themselves (few frequency pairs), which is no block trace, and must not
+ * hide a real enlargement's peak at 1/4 or 1/2 (bench:quality: a smooth sky photo enlarged 4×).
  */
 function jpegFamily(score: Float64Array, j: number): boolean {
   if (!onGrid(j)) return false;
@@ -205,7 +221,9 @@ function jpegFamily(score: Float64Array, j: number): boolean {
   for (let m = 1; m < 8; m++) {
     const g = (m * P) / 8;
     if (g < J_MIN || g > J_MAX || m % mine === 0) continue;
-    other = Math.max(other, score[nearestPeak(score, g)!]!);
+    const at = nearestPeak(score, g)!;
+    if (at < J_LARGE && score[at]! < threshold(at)) continue;
+    other = Math.max(other, score[at]!);
   }
   return other >= 0.9 * score[j]!;
 }
@@ -224,7 +242,7 @@ function onGrid(j: number): boolean {
 }
 
 function threshold(j: number): number {
-  if (j < P / 5.3) return UPSCALE_EVIDENCE_LARGE;
+  if (j < J_LARGE) return UPSCALE_EVIDENCE_LARGE;
   return onGrid(j) ? UPSCALE_EVIDENCE_ON_JPEG_GRID : UPSCALE_EVIDENCE;
 }
 

@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/preflight.js';
 import { bandTop, measureJpegDetail, detailRequests, windowLeft } from '../../../src/raster/image-detail.js';
-import { estimateDetail, lumaOf } from '../../../src/raster/detail.js';
+import { decideDetail, estimateDetail, lumaOf } from '../../../src/raster/detail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detail-'));
 const policy = join(dir, 'magick');
@@ -63,6 +63,21 @@ describe('enlargement from the pixels', () => {
     expect(estimateDetail(lumaOf(new Uint8Array(40 * 40 * 3), 40, 40, 3)).factor).toBeNull();
     const noise = Uint8Array.from({ length: 256 * 256 }, (_, i) => (i * 2654435761) >>> 24);
     expect(estimateDetail(lumaOf(noise, 256, 256, 1)).factor).toBeNull();
+  });
+
+  it('low-frequency coherence of a smooth picture (beyond 5.3×, below its own threshold) is no JPEG block family', () => {
+    // Scores per candidate bin (α = j / 128): an enlargement by 4 peaks at 32; a smooth picture's
+    // few low-frequency pairs reach 0.42 at 15–19, which includes the grid point 1/8 (j = 16).
+    const scores = (at: Record<number, number>) => {
+      const score = new Float64Array(90);
+      for (const [j, v] of Object.entries(at)) score[Number(j)] = v;
+      return { score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) };
+    };
+    const smoothLow = { 15: 0.42, 16: 0.42, 17: 0.42, 18: 0.4, 19: 0.38 };
+    const peak = { 31: 0.44, 32: 0.45, 33: 0.44 };
+    expect(decideDetail(scores({ ...smoothLow, ...peak })).factor).toBe(4);
+    // The same coherence at another grid point (3/8) that needs no more than 0.3 is JPEG's family.
+    expect(decideDetail(scores({ ...peak, 47: 0.41, 48: 0.42, 49: 0.41 })).factor).toBeNull();
   });
 
   it('the band analysed is the first textured one from the top, judged on the preview', () => {
