@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/preflight.js';
 import { bandTop, measureJpegDetail, detailRequests, windowLeft } from '../../../src/raster/image-detail.js';
-import { decideDetail, estimateDetail, lumaOf } from '../../../src/raster/detail.js';
+import { decideDetail, estimateDetail, hasSignal, lumaOf } from '../../../src/raster/detail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detail-'));
 const policy = join(dir, 'magick');
@@ -78,6 +78,26 @@ describe('enlargement from the pixels', () => {
     expect(decideDetail(scores({ ...smoothLow, ...peak })).factor).toBe(4);
     // The same coherence at another grid point (3/8) that needs no more than 0.3 is JPEG's family.
     expect(decideDetail(scores({ ...peak, 47: 0.41, 48: 0.42, 49: 0.41 })).factor).toBeNull();
+  });
+
+  it('a peak must stand out of its neighbours; low frequencies below their threshold do not hide it', () => {
+    const scores = (at: (j: number) => number) => ({
+      score: Float64Array.from({ length: 90 }, (_, j) => at(j)),
+      partner: Int32Array.from({ length: 90 }, (_, j) => j),
+      signal: new Uint8Array(90).fill(1),
+    });
+    // A smooth picture's coherence, high at low frequencies (0.69 at 15, below 0.75 there) and
+    // falling off, with a narrow peak at 2× (64) on a floor of 0.1: the peak is the enlargement.
+    const smooth = (j: number) => Math.max(0.1, 0.69 - 0.03 * (j - 15));
+    expect(decideDetail(scores((j) => (Math.abs(j - 64) <= 1 ? 0.42 : smooth(j)))).factor).toBeCloseTo(2, 1);
+    // The same 0.42 at the top of a broad bump (0.01 less per bin away) is the picture, not a cycle frequency.
+    expect(decideDetail(scores((j) => Math.max(0.1, 0.42 - 0.01 * Math.abs(j - 55)))).factor).toBeNull();
+  });
+
+  it('detail near the cut-off is judged over both directions together, and must be there in each', () => {
+    expect(hasSignal(3.6, 2.6)).toBe(true);
+    expect(hasSignal(2.9, 2.9)).toBe(false);
+    expect(hasSignal(12, 0.8)).toBe(false);
   });
 
   it('the band analysed is the first textured one from the top, judged on the preview', () => {
