@@ -15,7 +15,9 @@
  * JPEG's 8 × 8 blocks are cyclostationary too, at α = m/8; those candidates need stronger
  * evidence, no coherence of the same strength at the grid's other points (JPEG's traces come as a
  * family), and 5/8 is never taken. Enlargements below 1.45× are not looked for (α above 0.69, where JPEG's own 5/8–7/8
- * traces are strongest), nor beyond 8.5×.
+ * traces are strongest), nor beyond 8.5×. A smooth picture's coherence is broad (high over many
+ * candidates, highest at the low frequencies beyond 5.3×); an enlargement's is a narrow peak, so a
+ * candidate must stand out of its neighbours.
  *
  * Everything here is pure arithmetic on a bounded tile of luma (at most 512 × 512 pixels).
  */
@@ -137,7 +139,7 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
 /**
  * The verdict from the candidates' scores ({@link candidateScores}): the strongest candidate (or
  * its sub-harmonic), when it passes its threshold, has signal above rounding noise, is not part of
- * a JPEG block-grid family and is not at 5/8.
+ * a JPEG block-grid family, is not at 5/8 and stands out of its neighbours.
  * @example
  * const score = new Float64Array(90); score[64] = 0.5; // α = 1/2 in both directions
  * decideDetail({ score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) }).factor; // 2
