@@ -15,7 +15,9 @@
  * JPEG's 8 × 8 blocks are cyclostationary too, at α = m/8; those candidates need stronger
  * evidence, no coherence of the same strength at the grid's other points (JPEG's traces come as a
  * family), and 5/8 is never taken. Enlargements below 1.45× are not looked for (α above 0.69, where JPEG's own 5/8–7/8
- * traces are strongest), nor beyond 8.5×.
+ * traces are strongest), nor beyond 8.5×. A smooth picture's coherence is broad (high over many
+ * candidates, highest at the low frequencies beyond 5.3×); an enlargement's is a narrow peak, so a
+ * candidate must stand out of its neighbours.
  *
  * Everything here is pure arithmetic on a bounded tile of luma (at most 512 × 512 pixels).
  */
@@ -26,6 +28,8 @@ const P = 128;
 /** Candidate cycle frequencies, in FFT bins (α = j / P): enlargements of 8.5× down to 1.45×. */
 const J_MIN = Math.floor(P / 8.5);
 const J_MAX = Math.floor(P / 1.45);
+/** Candidates below this bin are enlargements beyond 5.3×, judged by {@link UPSCALE_EVIDENCE_LARGE}. */
+const J_LARGE = P / 5.3;
 /** Bins kept per segment: every k and α − k of the scan lies below this. */
 const KEEP = 64;
 /** Every LINE_STEP-th row (column) is analysed (every fourth let JPEG noise through: measured on bench:quality). */
@@ -128,11 +132,27 @@ function positions(length: number, window: number): number[] {
  * estimateDetail(tile); // { factor: 4, factorX: 4, factorY: 4, evidence: 0.9 } for a 4× bicubic enlargement
  */
 export function estimateDetail(tile: LumaTile): DetailEstimate {
+  if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
+  return decideDetail(candidateScores(tile));
+}
+
+/**
+ * The verdict from the candidates' scores ({@link candidateScores}): the strongest candidate (or
+ * its sub-harmonic), when it passes its threshold, has signal above rounding noise, is not part of
+ * a JPEG block-grid family, is not at 5/8 and stands out of its neighbours.
+ * @example
+ * const score = new Float64Array(90); score[64] = 0.5; // α = 1/2 in both directions
+ * decideDetail({ score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) }).factor; // 2
+ */
+export function decideDetail({ score, partner, signal }: { score: Float64Array; partner: Int32Array; signal: Uint8Array }): DetailEstimate {
   const none = { factor: null, factorX: null, factorY: null };
-  if (tile.width < N + 1 || tile.height < N + 1) return { ...none, evidence: 0 };
-  const { score, partner, signal } = candidateScores(tile);
-  let best = J_MIN;
-  for (let j = J_MIN; j <= J_MAX; j++) if (score[j]! > score[best]!) best = j;
+  // The strongest candidate; those beyond 5.3× only when they pass their own (higher) threshold —
+  // a smooth picture's low-frequency coherence below it must not hide a real peak elsewhere.
+  let best = -1;
+  for (let j = J_MIN; j <= J_MAX; j++) {
+    if (j < J_LARGE && score[j]! < threshold(j)) continue;
+    if (best < 0 || score[j]! > score[best]!) best = j;
+  }
   // The fundamental: an enlargement by 4 shows at α = 1/4 and at its harmonic 1/2; prefer the
   // sub-harmonic when it is nearly as strong.
   for (const m of [4, 3, 2]) {
@@ -143,7 +163,7 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
     }
   }
   const evidence = score[best]!;
-  if (!signal[best] || evidence < threshold(best) || jpegFamily(score, best) || nearFiveEighths(best)) return { ...none, evidence };
+  if (!signal[best] || evidence < threshold(best) || jpegFamily(score, best) || nearFiveEighths(best) || !standsOut(score, best)) return { ...none, evidence };
   const fx = P / best;
   const fy = P / partner[best]!;
   return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
@@ -151,13 +171,13 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
 
 /** Per candidate bin: the weaker of the row and column coherence (columns allowed ±1 bin). */
 export function candidateScores(tile: LumaTile): { score: Float64Array; partner: Int32Array; signal: Uint8Array } {
-  const { out: rows, signal: rowSignal } = coherenceScan(tile, false, null);
+  const { out: rows, level: rowLevel } = coherenceScan(tile, false, null);
   // Columns only where rows leave the candidate a chance: a score is the weaker of the two, and no
   // decision looks at a score below ROW_FLOOR, so elsewhere the rows' value stands as its bound.
   // When no candidate reaches its threshold along rows, none can reach it in both directions: the
   // columns are not scanned, and each score is the rows' value (a bound, with no signal).
   let possible = false;
-  for (let j = J_MIN; j <= J_MAX; j++) if (rows[j]! >= threshold(j) && rowSignal[j]) possible = true;
+  for (let j = J_MIN; j <= J_MAX; j++) if (rows[j]! >= threshold(j) && rowLevel[j]! >= 1) possible = true;
   const wanted = new Uint8Array(J_MAX + 2);
   for (let j = J_MIN; j <= J_MAX; j++) if (possible && rows[j]! >= ROW_FLOOR) wanted[j - 1] = wanted[j] = wanted[j + 1] = 1;
   if (!possible) {
@@ -165,7 +185,7 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
     for (let j = J_MIN; j <= J_MAX; j++) partner[j] = j;
     return { score: Float64Array.from({ length: J_MAX + 2 }, (_, j) => rows[j] ?? 0), partner, signal: new Uint8Array(J_MAX + 2) };
   }
-  const { out: cols, signal: colSignal } = coherenceScan(tile, true, wanted);
+  const { out: cols, level: colLevel } = coherenceScan(tile, true, wanted);
   const signal = new Uint8Array(J_MAX + 2);
   const score = new Float64Array(J_MAX + 2);
   const partner = new Int32Array(J_MAX + 2);
@@ -181,7 +201,7 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
     }
     score[j] = wanted[j] ? Math.min(rows[j]!, other) : rows[j]!;
     partner[j] = at;
-    signal[j] = rowSignal[j]! && colSignal[at]! ? 1 : 0;
+    signal[j] = hasSignal(rowLevel[j]!, colLevel[at]!) ? 1 : 0;
   }
   return { score, partner, signal };
 }
@@ -194,9 +214,36 @@ function nearestPeak(score: Float64Array, at: number): number | null {
 }
 
 /**
+ * Whether a candidate's coherence stands out of its neighbourhood: an enlargement's cycle frequency
+ * is a narrow peak (its scan reaches ±1 bin), while a smooth picture's coherence is broad — as high
+ * 4–8 bins away. The floor is the median coherence of those neighbours (both sides); the peak must
+ * rise above it by a third of its threshold. Beyond 5.3× the frequency pairs of neighbouring candidates
+ * overlap (every candidate there is broad), and its own higher threshold stands instead.
+ */
+function standsOut(score: Float64Array, j: number): boolean {
+  if (j < J_LARGE) return true;
+  const around: number[] = [];
+  for (let d = NEIGHBOURS_FROM; d <= NEIGHBOURS_TO; d++) {
+    if (j - d >= J_MIN) around.push(score[j - d]!);
+    if (j + d <= J_MAX) around.push(score[j + d]!);
+  }
+  around.sort((a, b) => a - b);
+  const m = around.length >> 1;
+  const floor = around.length % 2 ? around[m]! : (around[m - 1]! + around[m]!) / 2;
+  return score[j]! - floor >= threshold(j) / 3;
+}
+
+/** The neighbours (in bins either side) whose median is a candidate's floor in {@link standsOut}. */
+const NEIGHBOURS_FROM = 4;
+const NEIGHBOURS_TO = 8;
+
+/**
  * JPEG's blocks leave coherence at every multiple of 1/8 at once; an enlargement at α = m/8 only
  * at α and its multiples. A candidate on the grid whose other grid points (not its multiples) are
- * at least nine tenths as coherent is the JPEG, not an enlargement.
+ * at least nine tenths as coherent is the JPEG, not an enlargement. A grid point beyond 5.3×
+ * (α = 1/8) counts only when it passes its own threshold there: smooth pictures reach 0.65–0.7 at
+ * those low frequencies by themselves (few frequency pairs), which is no block trace, and must not
+ * hide a real enlargement's peak at 1/4 or 1/2 (bench:quality: a smooth sky photo enlarged 4×).
  */
 function jpegFamily(score: Float64Array, j: number): boolean {
   if (!onGrid(j)) return false;
@@ -205,7 +252,9 @@ function jpegFamily(score: Float64Array, j: number): boolean {
   for (let m = 1; m < 8; m++) {
     const g = (m * P) / 8;
     if (g < J_MIN || g > J_MAX || m % mine === 0) continue;
-    other = Math.max(other, score[nearestPeak(score, g)!]!);
+    const at = nearestPeak(score, g)!;
+    if (at < J_LARGE && score[at]! < threshold(at)) continue;
+    other = Math.max(other, score[at]!);
   }
   return other >= 0.9 * score[j]!;
 }
@@ -224,7 +273,7 @@ function onGrid(j: number): boolean {
 }
 
 function threshold(j: number): number {
-  if (j < P / 5.3) return UPSCALE_EVIDENCE_LARGE;
+  if (j < J_LARGE) return UPSCALE_EVIDENCE_LARGE;
   return onGrid(j) ? UPSCALE_EVIDENCE_ON_JPEG_GRID : UPSCALE_EVIDENCE;
 }
 
@@ -262,7 +311,7 @@ const PAIRS = PAIR_K.length;
  * table per segment) that V8 optimises once and early — a process measures one or two images, so
  * the first run's cost is the cost.
  */
-function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | null): { out: Float64Array; signal: Uint8Array } {
+function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | null): { out: Float64Array; level: Float64Array } {
   const { data, width, height } = tile;
   const spans = pairSpans(wanted);
   const length = columns ? height : width;
@@ -298,7 +347,7 @@ function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | nu
     }
   }
   const out = new Float64Array(J_MAX + 1);
-  const signal = new Uint8Array(J_MAX + 1);
+  const level = new Float64Array(J_MAX + 1);
   for (let j = J_MIN; j <= J_MAX; j++) {
     const first = PAIR_FIRST[j]!;
     const end = PAIR_FIRST[j + 1]!;
@@ -312,12 +361,10 @@ function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | nu
       band += lower(power, g * KEEP, first, end);
     }
     out[j] = den > 0 ? num / den : 0;
-    // Detail near the candidate's cut-off well above 8-bit rounding: a smooth gradient's
-    // quantisation staircase is periodic too, and must not pass for an enlargement.
-    const perBin = band / ((end - first) * segs * analysed);
-    signal[j] = perBin >= MIN_SIGNAL * QUANTISATION_POWER[j]! ? 1 : 0;
+    // Detail near the candidate's cut-off, in units of 8-bit rounding noise (see hasSignal).
+    level[j] = band / ((end - first) * segs * analysed) / QUANTISATION_POWER[j]!;
   }
-  return { out, signal };
+  return { out, level };
 }
 
 /** N samples of the line's derivative from `at` (step `stride`), through the Hann window. */
@@ -392,8 +439,19 @@ function lower(power: Float64Array, o: number, from: number, to: number): number
   return s;
 }
 
-/** How far above 8-bit rounding noise the detail near a candidate's cut-off must be. */
+/** How far above 8-bit rounding noise the detail near a candidate's cut-off must be (both directions together). */
 const MIN_SIGNAL = 3;
+
+/**
+ * Whether the detail near a candidate's cut-off, along rows and along columns (in units of 8-bit
+ * rounding noise), is real: at least at the noise in each direction, and {@link MIN_SIGNAL} times
+ * it together (geometric mean, as the coherence pairs its powers) — a smooth gradient's
+ * quantisation staircase is periodic too, and must not pass for an enlargement; a photo with a
+ * little less detail one way than the other is still a photo.
+ */
+export function hasSignal(rowLevel: number, columnLevel: number): boolean {
+  return rowLevel >= 1 && columnLevel >= 1 && rowLevel * columnLevel >= MIN_SIGNAL * MIN_SIGNAL;
+}
 
 const HANN = Float64Array.from({ length: N }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / (N - 1)));
 /**

@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/flow/preflight.js';
 import { bandTop, measureJpegDetail, detailRequests, windowLeft } from '../../../src/raster/image-detail.js';
-import { estimateDetail, lumaOf } from '../../../src/raster/detail.js';
+import { decideDetail, estimateDetail, hasSignal, lumaOf } from '../../../src/raster/detail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detail-'));
 const policy = join(dir, 'magick');
@@ -63,6 +63,41 @@ describe('enlargement from the pixels', () => {
     expect(estimateDetail(lumaOf(new Uint8Array(40 * 40 * 3), 40, 40, 3)).factor).toBeNull();
     const noise = Uint8Array.from({ length: 256 * 256 }, (_, i) => (i * 2654435761) >>> 24);
     expect(estimateDetail(lumaOf(noise, 256, 256, 1)).factor).toBeNull();
+  });
+
+  it('low-frequency coherence of a smooth picture (beyond 5.3×, below its own threshold) is no JPEG block family', () => {
+    // Scores per candidate bin (α = j / 128): an enlargement by 4 peaks at 32; a smooth picture's
+    // few low-frequency pairs reach 0.42 at 15–19, which includes the grid point 1/8 (j = 16).
+    const scores = (at: Record<number, number>) => {
+      const score = new Float64Array(90);
+      for (const [j, v] of Object.entries(at)) score[Number(j)] = v;
+      return { score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) };
+    };
+    const smoothLow = { 15: 0.42, 16: 0.42, 17: 0.42, 18: 0.4, 19: 0.38 };
+    const peak = { 31: 0.44, 32: 0.45, 33: 0.44 };
+    expect(decideDetail(scores({ ...smoothLow, ...peak })).factor).toBe(4);
+    // The same coherence at another grid point (3/8) that needs no more than 0.3 is JPEG's family.
+    expect(decideDetail(scores({ ...peak, 47: 0.41, 48: 0.42, 49: 0.41 })).factor).toBeNull();
+  });
+
+  it('a peak must stand out of its neighbours; low frequencies below their threshold do not hide it', () => {
+    const scores = (at: (j: number) => number) => ({
+      score: Float64Array.from({ length: 90 }, (_, j) => at(j)),
+      partner: Int32Array.from({ length: 90 }, (_, j) => j),
+      signal: new Uint8Array(90).fill(1),
+    });
+    // A smooth picture's coherence, high at low frequencies (0.69 at 15, below 0.75 there) and
+    // falling off, with a narrow peak at 2× (64) on a floor of 0.1: the peak is the enlargement.
+    const smooth = (j: number) => Math.max(0.1, 0.69 - 0.03 * (j - 15));
+    expect(decideDetail(scores((j) => (Math.abs(j - 64) <= 1 ? 0.42 : smooth(j)))).factor).toBeCloseTo(2, 1);
+    // The same 0.42 at the top of a broad bump (0.01 less per bin away) is the picture, not a cycle frequency.
+    expect(decideDetail(scores((j) => Math.max(0.1, 0.42 - 0.01 * Math.abs(j - 55)))).factor).toBeNull();
+  });
+
+  it('detail near the cut-off is judged over both directions together, and must be there in each', () => {
+    expect(hasSignal(3.6, 2.6)).toBe(true);
+    expect(hasSignal(2.9, 2.9)).toBe(false);
+    expect(hasSignal(12, 0.8)).toBe(false);
   });
 
   it('the band analysed is the first textured one from the top, judged on the preview', () => {
