@@ -29,6 +29,9 @@ const APPROVAL_POLICY = (frameAncestors: readonly string[]) => pagePolicy(frameA
 type Decision = 'approved' | 'rejected';
 
 export function approvalRoutes(ctx: ServiceContext): void {
+  /** The approval page, under its policy (no script; forms post only here) and never cached. */
+  const sendPage = (reply: FastifyReply, html: string) =>
+    reply.header('Content-Security-Policy', APPROVAL_POLICY(ctx.options.frameAncestors)).header('Cache-Control', PRIVATE_NO_STORE).type('text/html; charset=utf-8').send(html);
   const { app, routes, store } = ctx;
   // The approval page's forms post application/x-www-form-urlencoded (no script needed).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
@@ -95,9 +98,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
         const decided = await decide(ctx, record.id, decision, reason || undefined);
         request.log.info({ checkId: record.id, decision, by: 'page' }, 'fix decided');
         const job = await store.readJob(record.id);
-        const html = await approvalPage(ctx, decided, job?.options.locale ?? 'en', job?.target);
-        reply.header('Content-Security-Policy', APPROVAL_POLICY(ctx.options.frameAncestors)).header('Cache-Control', PRIVATE_NO_STORE);
-        return reply.type('text/html; charset=utf-8').send(html);
+        return sendPage(reply, await approvalPage(ctx, decided, job?.options.locale ?? 'en', job?.target));
       },
     );
   }
@@ -125,9 +126,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       const record = await recordOfToken(ctx, request.params.token);
       const job = await store.readJob(record.id);
       const locale: Locale = request.query.locale ?? job?.options.locale ?? 'en';
-      const html = await approvalPage(ctx, record, locale, job?.target);
-      reply.header('Content-Security-Policy', APPROVAL_POLICY(ctx.options.frameAncestors)).header('Cache-Control', PRIVATE_NO_STORE);
-      return reply.type('text/html; charset=utf-8').send(html);
+      return sendPage(reply, await approvalPage(ctx, record, locale, job?.target));
     },
   );
 
