@@ -6,7 +6,7 @@
  */
 import type { DecodeBudget } from './decode-budget.js';
 import { StreamDecodeError, decodeFilters } from './streams.js';
-import { jpegQuality, type JpegQuality } from './jpeg-quality.js';
+import { jpegQuality, walkJpegSegments, type JpegQuality } from './jpeg-quality.js';
 
 export interface CodedSize {
   format: 'jpeg' | 'jpx' | 'jbig2' | 'ccitt';
@@ -24,28 +24,17 @@ const SEQUENTIAL = new Set([0xc0, 0xc1, 0xc9]);
 
 /** The frame header of a JPEG stream, or null when there is none before the first scan. */
 export function jpegSize(data: Uint8Array): CodedSize | null {
-  if (data[0] !== 0xff || data[1] !== 0xd8) return null;
-  let i = 2;
-  while (i + 3 < data.length) {
-    if (data[i] !== 0xff) return null;
-    let marker = data[i + 1]!;
-    // Fill bytes: any number of 0xFF before a marker.
-    while (marker === 0xff && i + 2 < data.length) marker = data[++i + 1]!;
-    i += 2;
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) continue; // no length
-    if (marker === 0xd9 || marker === 0xda) return null; // end of image / start of scan: no frame header
-    if (i + 1 >= data.length) return null;
-    const length = (data[i]! << 8) | data[i + 1]!;
-    if (length < 2) return null;
-    if (SOF.has(marker)) {
-      if (i + 7 >= data.length) return null;
+  let size: CodedSize | null = null;
+  walkJpegSegments(data, (marker, i) => {
+    if (!SOF.has(marker)) return false;
+    if (i + 7 < data.length) {
       const heightPx = (data[i + 3]! << 8) | data[i + 4]!;
       const widthPx = (data[i + 5]! << 8) | data[i + 6]!;
-      return { format: 'jpeg', widthPx, heightPx, components: data[i + 7]!, progressive: !SEQUENTIAL.has(marker) };
+      size = { format: 'jpeg', widthPx, heightPx, components: data[i + 7]!, progressive: !SEQUENTIAL.has(marker) };
     }
-    i += length;
-  }
-  return null;
+    return true;
+  });
+  return size;
 }
 
 const u32 = (d: Uint8Array, i: number) => ((d[i]! << 24) | (d[i + 1]! << 16) | (d[i + 2]! << 8) | d[i + 3]!) >>> 0;

@@ -37,36 +37,51 @@ export interface JpegQuality {
  * jpegQuantTables(bytes)?.get(0)?.[0]; // the luminance DC step, e.g. 8 at quality 75
  */
 export function jpegQuantTables(data: Uint8Array): Map<number, number[]> | null {
-  if (data[0] !== 0xff || data[1] !== 0xd8) return null;
   const tables = new Map<number, number[]>();
+  const wellFormed = walkJpegSegments(data, (marker, i, length) => {
+    if (marker !== 0xdb) return false;
+    const end = Math.min(data.length, i + length);
+    let p = i + 2;
+    while (p < end) {
+      const pq = data[p]! >> 4;
+      const id = data[p]! & 15;
+      const size = pq ? 128 : 64;
+      if (p + 1 + size > end || id > 3) break;
+      const natural = new Array<number>(64);
+      for (let k = 0; k < 64; k++) natural[ZIGZAG[k]!] = pq ? (data[p + 1 + 2 * k]! << 8) | data[p + 2 + 2 * k]! : data[p + 1 + k]!;
+      tables.set(id, natural);
+      p += 1 + size;
+    }
+    return false;
+  });
+  return wellFormed && tables.size ? tables : null;
+}
+
+/**
+ * Walks the marker segments of a JPEG stream up to its first scan (or its end, or where it is cut
+ * short), calling `visit` with each segment's marker, the offset of its length field and that
+ * length; `visit` returns true to stop. False when the data is not a JPEG or a marker is malformed.
+ * @example
+ * walkJpegSegments(bytes, (marker) => marker === 0xc0); // stops at a baseline frame header
+ */
+export function walkJpegSegments(data: Uint8Array, visit: (marker: number, at: number, length: number) => boolean): boolean {
+  if (data[0] !== 0xff || data[1] !== 0xd8) return false;
   let i = 2;
   while (i + 3 < data.length) {
-    if (data[i] !== 0xff) return null;
+    if (data[i] !== 0xff) return false;
     let marker = data[i + 1]!;
+    // Fill bytes: any number of 0xFF before a marker.
     while (marker === 0xff && i + 2 < data.length) marker = data[++i + 1]!;
     i += 2;
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) continue;
-    if (marker === 0xd9 || marker === 0xda) break;
-    if (i + 1 >= data.length) break;
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) continue; // no length
+    if (marker === 0xd9 || marker === 0xda) return true; // end of image / start of scan
+    if (i + 1 >= data.length) return true;
     const length = (data[i]! << 8) | data[i + 1]!;
-    if (length < 2) return null;
-    if (marker === 0xdb) {
-      const end = Math.min(data.length, i + length);
-      let p = i + 2;
-      while (p < end) {
-        const pq = data[p]! >> 4;
-        const id = data[p]! & 15;
-        const size = pq ? 128 : 64;
-        if (p + 1 + size > end || id > 3) break;
-        const natural = new Array<number>(64);
-        for (let k = 0; k < 64; k++) natural[ZIGZAG[k]!] = pq ? (data[p + 1 + 2 * k]! << 8) | data[p + 2 + 2 * k]! : data[p + 1 + k]!;
-        tables.set(id, natural);
-        p += 1 + size;
-      }
-    }
+    if (length < 2) return false;
+    if (visit(marker, i, length)) return true;
     i += length;
   }
-  return tables.size ? tables : null;
+  return true;
 }
 
 /** libjpeg's jpeg_quality_scaling + jpeg_add_quant_table (force_baseline). */
