@@ -67,8 +67,11 @@ export const CheckUrlBodySchema = z
     raster: z.boolean().optional(),
     severities: CheckOptionsSchema.shape.severities,
     limits: CheckOptionsSchema.shape.limits,
-    /** Action per finding code; may only tighten the server's policy. Fixes (`fix`) run on uploads only. */
+    /** Action per finding code; may only tighten the server's policy. */
     policy: PolicySchema.optional(),
+    /** Apply the policy's fixes to the downloaded file, as for uploads: `auto` (the fixed file is used at once) or `approve` (the check ends `needs-approval`). */
+    fix: FixModeSchema.optional(),
+    /** Language of the customer messages (report findings' `customer`, the approval page): en, pt, es. */
     locale: LocaleSchema.optional(),
   })
   .strict();

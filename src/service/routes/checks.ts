@@ -415,6 +415,7 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     ...(b.severities ? { severities: b.severities } : {}),
     ...(b.limits ? { limits: b.limits } : {}),
     ...(b.policy ? { policy: b.policy } : {}),
+    ...(b.fix ? { fix: b.fix } : {}),
     ...(b.locale ? { locale: b.locale } : {}),
   };
   return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
