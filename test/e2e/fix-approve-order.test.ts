@@ -37,6 +37,11 @@ import { form, tempDir } from '../service/harness.js';
  * page or other colours differ on most pixels).
  */
 const TOLERANCE = { meanAbs: 1.5, farShare: 0.005, far: 24 };
+/**
+ * The same pages drawn by MuPDF (`mutool draw`, another engine) against the approved preview:
+ * glyph and edge anti-aliasing differ between engines, colours and placement must not.
+ */
+const MUPDF_TOLERANCE = { meanAbs: 4, farShare: 0.02, far: 48 };
 
 const dir = tempDir('pp-fix-approve-order-');
 const made = join(dir, 'made');
@@ -217,7 +222,7 @@ async function decideInBrowser(check: View, button: 'approve' | 'reject'): Promi
 }
 
 /** Both images as 8-bit sRGB on white at the preview's size; the mean and far-pixel share of their difference. */
-async function compare(ours: Uint8Array, shown: Buffer): Promise<{ meanAbs: number; farShare: number; size: string }> {
+async function compare(ours: Uint8Array, shown: Buffer, tolerance: { far: number } = TOLERANCE): Promise<{ meanAbs: number; farShare: number; size: string }> {
   const meta = await sharp(shown).metadata();
   const w = meta.width!;
   const h = meta.height!;
@@ -228,7 +233,7 @@ async function compare(ours: Uint8Array, shown: Buffer): Promise<{ meanAbs: numb
   for (let i = 0; i < a.length; i += 3) {
     const d = Math.max(Math.abs(a[i]! - b[i]!), Math.abs(a[i + 1]! - b[i + 1]!), Math.abs(a[i + 2]! - b[i + 2]!));
     sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
-    if (d > TOLERANCE.far) far++;
+    if (d > tolerance.far) far++;
   }
   return { meanAbs: sum / a.length, farShare: far / (a.length / 3), size: `${w}x${h}` };
 }
@@ -293,6 +298,14 @@ describe('fix, approve in a browser, order to a fake order service, print what w
         diffs.push(`${entry.sku} p${n} ${diff.size}: mean ${diff.meanAbs.toFixed(3)}, far ${(diff.farShare * 100).toFixed(3)} %`);
         expect(diff.meanAbs, `${entry.sku} page ${n} ${diff.size}`).toBeLessThanOrEqual(TOLERANCE.meanAbs);
         expect(diff.farShare, `${entry.sku} page ${n} ${diff.size}`).toBeLessThanOrEqual(TOLERANCE.farShare);
+        const size = (await sharp(shown).metadata()) as { width: number; height: number };
+        const drawn = join(dir, `mupdf-${row}-${n}.png`);
+        writeFileSync(join(dir, `ordered-${row}.pdf`), bytes);
+        run('mutool', ['draw', '-q', '-F', 'png', '-w', String(size.width), '-h', String(size.height), '-o', drawn, join(dir, `ordered-${row}.pdf`), String(n)]);
+        const other = await compare(readFileSync(drawn), shown, MUPDF_TOLERANCE);
+        diffs.push(`  MuPDF: mean ${other.meanAbs.toFixed(3)}, far ${(other.farShare * 100).toFixed(3)} %`);
+        expect(other.meanAbs, `${entry.sku} page ${n} by MuPDF`).toBeLessThanOrEqual(MUPDF_TOLERANCE.meanAbs);
+        expect(other.farShare, `${entry.sku} page ${n} by MuPDF`).toBeLessThanOrEqual(MUPDF_TOLERANCE.farShare);
       }
     }
     console.log(`ordered files against the approved previews: ${diffs.join('; ')}`);
