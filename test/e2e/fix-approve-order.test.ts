@@ -290,7 +290,7 @@ describe('fix, approve in a browser, order to a fake order service, print what w
       expect(file.status).toBe(200);
       const bytes = new Uint8Array(await file.arrayBuffer());
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(entry.check.fixed!.sha256);
-      const { report, previews } = await preflightWithPreviews(bytes, { sku: entry.sku }, { pool, keepPreviews: true });
+      const { report, previews } = await preflightWithPreviews(bytes, { sku: entry.sku }, { pool });
       expect(report.verdict, JSON.stringify(report.findings.map((f) => f.code))).toBe('pass');
       expect([...previews.keys()].sort()).toEqual([...entry.after.keys()].sort());
       for (const [n, shown] of entry.after) {
