@@ -7,6 +7,7 @@
  * DATA/checks/<id>/job.json  record.json  report.json  report.html  pages/<n>.<ext>
  * DATA/files/<token>.pdf  <token>.json (check, sha256, approval state)  <token>.report.json
  * DATA/files/<token>.refs/<ref>.json   one per order that references the fixed file
+ * DATA/orders/<ref>/<token>            the fixed files an order references (to release them)
  * DATA/sources/<sha256 of url>/<id>    the checks of a URL submission, by URL
  * ```
  *
@@ -210,8 +211,27 @@ export class JobStore {
    * stands. `ref` names the order (the same order built twice is one reference). Idempotent.
    */
   async addFileReference(token: string, ref: string, about: { tenant: string; order: string | null }): Promise<void> {
-    const name = createHash('sha256').update(ref).digest('hex').slice(0, 32);
-    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.refs`, `${name}.json`), JSON.stringify({ ...about, at: new Date().toISOString() }));
+    const name = referenceName(ref);
+    // The order's list first: a reference is never written without a way to release it.
+    await writeDurable(join(this.dir, 'orders', name, assertToken(token)), '');
+    await writeDurable(join(this.dir, 'files', `${token}.refs`, `${name}.json`), JSON.stringify({ ...about, at: new Date().toISOString() }));
+  }
+
+  /**
+   * Releases every fixed file an order references (the order was delivered or cancelled): from
+   * now on each follows the retention of unreferenced files, unless another order references it.
+   * Resolves to the tokens released (none when the order references nothing).
+   */
+  async releaseFileReferences(ref: string): Promise<string[]> {
+    const name = referenceName(ref);
+    const folder = join(this.dir, 'orders', name);
+    const tokens = (await readdir(folder).catch(() => [] as string[])).filter((t) => TOKEN_PATTERN.test(t)).sort();
+    for (const token of tokens) {
+      await rm(join(this.dir, 'files', `${token}.refs`, `${name}.json`), { force: true });
+      await syncDir(join(this.dir, 'files', `${token}.refs`)).catch(() => undefined);
+    }
+    await rm(folder, { recursive: true, force: true });
+    return tokens;
   }
 
   /** The orders referencing a fixed file. */
@@ -458,6 +478,11 @@ export class JobStore {
     }
     return removed;
   }
+}
+
+/** The file name of an order's reference (its tenant and number, hashed: any number is a safe name). */
+function referenceName(ref: string): string {
+  return createHash('sha256').update(ref).digest('hex').slice(0, 32);
 }
 
 /** Where a fixed file's approval stands (the record's `approval.state`). */

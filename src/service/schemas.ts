@@ -114,6 +114,16 @@ export const OrderPayloadAnswerSchema = z.strictObject({
   reports: z.array(ReportSchema),
 });
 
+/** An order by the `number` its draft gave (URL-encoded in the path). */
+export const OrderNumberParamsSchema = z.object({ number: z.string().min(1).max(1000) }).strict();
+
+export const ReleasedReferencesSchema = z.strictObject({
+  /** The order number, as given. */
+  number: z.string(),
+  /** The fixed files (`/v1/files/{token}.pdf`) the order referenced: each now follows the retention of unreferenced files, unless another order references it. */
+  files: z.array(z.string()),
+});
+
 export const OrderForwardAnswerSchema = z.strictObject({
   payload: OrderSchema,
   /** What the order service answered, as it answered it. */

@@ -204,7 +204,7 @@ describe('fix on URL submissions', () => {
 });
 
 describe('retention of fixed files', () => {
-  it('a file an order references survives sweeps past its age and a restart; an unreferenced one is swept', async () => {
+  it('a file an order references survives sweeps past its age and a restart; an unreferenced one is swept, and a released one later', async () => {
     const referenced = await submitUrl('/designs/tshirt-sleeves-first.pdf', { sku: 'T-SHIRT-M', fix: 'auto', raster: false });
     const built = await call<Payload>('/v1/orders/payload', json(draftFor('T-SHIRT-M', [`${filesBase}/designs/tshirt-sleeves-first.pdf`], 'SHOP-7100')));
     expect(built.status).toBe(200);
@@ -237,6 +237,18 @@ describe('retention of fixed files', () => {
     expect(again.status).toBe(200);
     expect(again.body.reports.map((r) => [r.verdict, r.file.sha256])).toEqual([['pass', referenced.fixed!.sha256]]);
     expect(await service.store.fileReferences(token(referenced))).toHaveLength(1);
+
+    // The order is delivered: released, the file follows the retention of unreferenced files from now on.
+    const released = await call<{ number: string; files: string[] }>('/v1/orders/SHOP-7100/references', { method: 'DELETE' });
+    expect(released.status).toBe(200);
+    expect(released.body).toEqual({ number: 'SHOP-7100', files: [referenced.fixed!.url] });
+    expect(await service.store.fileReferences(token(referenced))).toEqual([]);
+    expect((await call('/v1/orders/SHOP-7100/references', { method: 'DELETE' })).status).toBe(404);
+    await service.store.sweep(7 * DAY, Date.now() + 29 * DAY, 30 * DAY);
+    expect(existsSync(pdf(referenced))).toBe(true);
+    await service.store.sweep(7 * DAY, Date.now() + 31 * DAY, 30 * DAY);
+    expect(existsSync(pdf(referenced))).toBe(false);
+    expect((await call(referenced.fixed!.url)).status).toBe(404);
   });
 });
 

@@ -16,7 +16,7 @@ import type { OrderPayload } from '../../order/schema.js';
 import type { ServiceContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { OrderDraftSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema, OrderQuerySchema } from '../schemas.js';
+import { OrderDraftSchema, OrderForwardAnswerSchema, OrderNumberParamsSchema, OrderPayloadAnswerSchema, OrderQuerySchema, ReleasedReferencesSchema } from '../schemas.js';
 
 /** The rule for sources that are, or were fixed into, this server's fixed files (both order routes say it). */
 const FIXED_SOURCES =
@@ -188,6 +188,33 @@ export function orderRoutes(ctx: ServiceContext): void {
       }
     },
   );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'DELETE',
+      url: '/v1/orders/:number/references',
+      operationId: 'releaseOrderFiles',
+      summary: 'Release the fixed files an order references',
+      description:
+        'Call it when the order no longer needs its files (delivered, cancelled: the order service\'s `order.updated` webhook says so). Every fixed file this tenant\'s order `number` referenced when it was built or posted here is released: it is kept as long as another order references it, and otherwise deleted after the server\'s `--fixed-retention-days`. Orders built without a `number` cannot be released by number: their files stay referenced.',
+      tags: ['orders'],
+      auth: true,
+      params: OrderNumberParamsSchema,
+      responses: {
+        200: { description: 'Released: the files the order referenced', schema: ReleasedReferencesSchema },
+        404: { description: 'This tenant built or posted no order with that number that references a fixed file (or it was released already)', codes: ['order-not-found'] },
+      },
+    },
+    async (request) => {
+      const { number } = request.params;
+      const tokens = await ctx.store.releaseFileReferences(referenceKey(request.caller!, number));
+      if (!tokens.length) throw new Problem(404, 'order-not-found', `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`);
+      request.log.info({ tenant: request.caller!.tenant, files: tokens.length }, 'order files released');
+      return { number, files: tokens.map((t) => `/v1/files/${t}.pdf`) };
+    },
+  );
 }
 
 /** A source of the draft that is (or becomes) one of this server's fixed files. */
@@ -301,6 +328,11 @@ async function newestCheckOfUrl(ctx: ServiceContext, caller: Caller, url: string
  */
 async function recordReferences(ctx: ServiceContext, caller: Caller, payload: OrderPayload, files: readonly FixedSource[]): Promise<void> {
   const order = payload.number ?? null;
-  const ref = `${caller.tenant}\u0000${order ?? createHash('sha256').update(JSON.stringify(payload)).digest('hex')}`;
+  const ref = referenceKey(caller, order ?? `\u0000${createHash('sha256').update(JSON.stringify(payload)).digest('hex')}`);
   for (const token of new Set(files.map((f) => f.token))) await ctx.store.addFileReference(token, ref, { tenant: caller.tenant, order });
+}
+
+/** What names an order's references: its tenant and number. */
+function referenceKey(caller: Caller, number: string): string {
+  return `${caller.tenant}\u0000${number}`;
 }
