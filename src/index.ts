@@ -98,7 +98,7 @@ export { preflightFolderOnFleet, startFleetWorker, redisQueue } from './fleet/st
 export type { FleetConnection } from './fleet/connection.js';
 export type { RetryPolicy } from './fleet/jobs.js';
 export type { FleetWorker, FleetWorkerOptions, WorkerHeartbeat } from './fleet/worker.js';
-export { checkAndFix, DEFAULT_FIX_POLICY, DEFAULT_APPROVAL, FixModeSchema, type FixMode, type CheckAndFixOptions, type CheckAndFixResult, type FixedFile, type FlowChange } from './flow/check-and-fix.js';
+export { checkAndFix, checkAndFixUrl, type CheckAndFixUrlOptions, DEFAULT_FIX_POLICY, DEFAULT_APPROVAL, FixModeSchema, type FixMode, type CheckAndFixOptions, type CheckAndFixResult, type FixedFile, type FlowChange } from './flow/check-and-fix.js';
 export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, settleFinding, policyLoosenings, type Policy, type PolicyAction, type FixableCode } from './rules/policy.js';
 export { LOCALES, LocaleSchema, type Locale } from './messages/locales.js';
 export { customerMessage, localizeReport, loadCatalogue, type Catalogue, type NamedTarget } from './messages/catalogue.js';

@@ -18,6 +18,12 @@ Options:
                           server only listens on loopback.                    PRINT_PREFLIGHT_API_KEY
   --workers N             worker threads (default: one per core)              PRINT_PREFLIGHT_WORKERS
   --retention-days N      delete finished checks after N days (default 7)     PRINT_PREFLIGHT_RETENTION_DAYS
+  --fixed-retention-days N  delete fixed files no order references N days
+                          after they were made or released (default 30);
+                          files orders reference are kept                     PRINT_PREFLIGHT_FIXED_RETENTION_DAYS
+  --public-url URL        the address the order service reaches this server
+                          at: fixed files replace their original source URL
+                          in orders as URL/v1/files/<token>.pdf               PRINT_PREFLIGHT_PUBLIC_URL
   --profiles DIR          product profiles folder                             PRINT_PREFLIGHT_PROFILES
   --callback-secret S     HMAC secret that signs callbacks                    PRINT_PREFLIGHT_CALLBACK_SECRET
   --allow-host HOST       a private/loopback host source URLs and callbacks
@@ -71,6 +77,8 @@ const ENV: Record<string, string> = {
   'api-key': 'API_KEY',
   workers: 'WORKERS',
   'retention-days': 'RETENTION_DAYS',
+  'fixed-retention-days': 'FIXED_RETENTION_DAYS',
+  'public-url': 'PUBLIC_URL',
   profiles: 'PROFILES',
   'callback-secret': 'CALLBACK_SECRET',
   'allow-host': 'ALLOW_HOST',
@@ -120,6 +128,9 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const port = numberFlag(one('port'), 'port', { min: 0, max: 65_535 });
   const workers = numberFlag(one('workers'), 'workers', { min: 1, max: 256 });
   const retentionDays = numberFlag(one('retention-days'), 'retention-days', { min: 0.001, integer: false });
+  const fixedRetentionDays = numberFlag(one('fixed-retention-days'), 'fixed-retention-days', { min: 0.001, integer: false });
+  const publicUrl = one('public-url');
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(publicUrl)) throw new UsageError(`--public-url must be an http(s) address without query or fragment, got "${publicUrl}"`);
   const uploadMb = numberFlag(one('max-upload-mb'), 'max-upload-mb', { min: 0.001, max: 10_000, integer: false });
   const maxQueued = numberFlag(one('max-queued'), 'max-queued', { min: 1, max: 1_000_000 });
   const maxRunning = numberFlag(one('max-running'), 'max-running', { min: 0, max: 100_000 }) ?? numberFlag(one('max-concurrent'), 'max-concurrent', { min: 0, max: 100_000 });
@@ -158,6 +169,8 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     apiKeys,
     workers,
     retentionDays,
+    fixedRetentionDays,
+    publicUrl,
     profiles: one('profiles'),
     callbackSecret,
     allowHosts,

@@ -16,6 +16,7 @@ import { FIXES, FixModeSchema, isFixable, type FixableCode, type FixMode, type P
 import { readSource } from '../source/read.js';
 import { customerMessage } from '../messages/catalogue.js';
 import { preflightWithPreviews, type Preview } from './preflight.js';
+import { downloadSource, type NetworkOptions } from './preflight-url.js';
 
 export { FixModeSchema, type FixMode };
 
@@ -118,4 +119,27 @@ export async function checkAndFix(input: string | Uint8Array, target: Target, op
   // A fixed file that still fails is not put to anyone: there is nothing to approve.
   const status = mode === 'approve' && after.report.verdict !== 'fail' && changes.some((c) => c.needsApproval) ? 'needs-approval' : 'done';
   return { status, report: after.report, previews: after.previews, before: first.report, beforePreviews: first.previews, fixed: { bytes: made.bytes, sha256, changes, refused } };
+}
+
+export type CheckAndFixUrlOptions = CheckAndFixOptions & { network?: NetworkOptions };
+
+/**
+ * {@link checkAndFix} on a source URL: downloaded the way the order service will (within the
+ * target's file-size limit and the network options, SSRF-guarded), then checked, fixed and checked
+ * again. Both reports carry what the download found (`source`, `source-*` findings); a download that
+ * gives no file ends `done` with the report saying why, and no fixed file.
+ * @example
+ * const out = await checkAndFixUrl('https://cdn.example.com/a.pdf', { sku: 'T-SHIRT-M' }, { fix: 'auto' });
+ * if (out.fixed) await writeFile('fixed.pdf', out.fixed.bytes);
+ */
+export async function checkAndFixUrl(url: string, target: Target, options: CheckAndFixUrlOptions): Promise<CheckAndFixResult> {
+  const { network, ...rest } = options;
+  if (!FixModeSchema.safeParse(rest.fix).success) throw new InvalidArgumentError(`fix must be "auto" or "approve", not ${JSON.stringify(rest.fix)}`);
+  const got = await downloadSource(url, target, { ...rest, ...(network ? { network } : {}) });
+  if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
+  const out = await checkAndFix(got.bytes, target, { ...rest, profiles: got.options.profiles, path: url });
+  const [report, before] = await Promise.all([got.finish(out.report), out.before === out.report ? null : got.finish(out.before)]);
+  // A download finding that fails the file (a login page) leaves nothing to approve.
+  const status = out.status === 'needs-approval' && report.verdict === 'fail' ? 'done' : out.status;
+  return { ...out, status, report, before: before ?? report };
 }

@@ -34,6 +34,23 @@ export async function preflightUrl(url: string, target: Target, options: UrlPref
 
 /** Like {@link preflightUrl}, and also returns each rasterised page's preview (the service keeps them). */
 export async function preflightUrlWithPreviews(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<{ report: Report; previews: Map<number, Preview> }> {
+  const got = await downloadSource(url, target, options);
+  if (!got.ok) return { report: got.report, previews: new Map() };
+  const { report, previews } = await preflightWithPreviews(got.bytes, target, { ...got.options, path: url } as PreflightOptions);
+  return { report: await got.finish(report), previews };
+}
+
+/**
+ * A source URL downloaded the way the order service will: its bytes and `finish`, which puts what
+ * the download found (the `source` member, `source-*` findings, a login page) on a report of those
+ * bytes — or, when nothing usable came, the report that says why.
+ */
+export type DownloadedSource =
+  | { ok: true; bytes: Uint8Array; options: PreflightOptions; finish: (report: Report) => Promise<Report> }
+  | { ok: false; report: Report };
+
+/** Downloads `url` within the target's file-size limit and the network options; see {@link DownloadedSource}. */
+export async function downloadSource(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<DownloadedSource> {
   const { network: rawNetwork, ...preflightOptions } = options;
   const parsed = NetworkOptionsSchema.safeParse(rawNetwork ?? {});
   if (!parsed.success) {
@@ -74,9 +91,8 @@ export async function preflightUrlWithPreviews(url: string, target: Target, opti
       limits,
       severities: preflightOptions.severities ?? {},
     });
-    return { report: await localized(withFindings(empty, settle(drafts, profileLevel, callLevel), source)), previews: new Map() };
+    return { ok: false, report: await localized(withFindings(empty, settle(drafts, profileLevel, callLevel), source)) };
   }
-  const { report, previews } = await preflightWithPreviews(result.bytes, target, { ...preflightOptions, path: url } as PreflightOptions);
   const login = looksLikeLoginPage(result.contentType, result.bytes);
   if (login) {
     drafts.push({
@@ -88,7 +104,13 @@ export async function preflightUrlWithPreviews(url: string, target: Target, opti
       actual: `${result.contentType ?? 'HTML'} login page`,
     });
   }
-  return { report: await localized(withFindings(report, settle(drafts, profileLevel, callLevel), source)), previews };
+  const findings = settle(drafts, profileLevel, callLevel);
+  return {
+    ok: true,
+    bytes: result.bytes,
+    options: { ...preflightOptions, profiles: registry },
+    finish: async (report) => localized(withFindings(report, findings, source)),
+  };
 }
 
 function safeSigned(url: string) {

@@ -38,6 +38,11 @@ export interface CheckQueue {
   readonly tenants?: TenantLedger;
   /** Checks run at once by everything that takes from this queue (the fleet's workers together); null when unknown. */
   capacity?(): Promise<number | null>;
+  /**
+   * A finished check changed (a fix approved or rejected) and owes its callback again
+   * (`callbackState: pending`): deliver it, retried like the first. Without it the server delivers.
+   */
+  redeliver?(id: string): void;
 }
 
 export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
@@ -173,6 +178,10 @@ export class EmbeddedQueue implements CheckQueue {
     else this.completed++;
     onFinished?.(record);
     if (job.callbackUrl) this.deliver(job.id);
+  }
+
+  redeliver(id: string): void {
+    if (!this.closed) this.deliver(id);
   }
 
   private deliver(id: string): void {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { checkAndFix, type CheckAndFixOptions, type CheckAndFixResult } from '../flow/check-and-fix.js';
+import { checkAndFix, checkAndFixUrl, type CheckAndFixOptions, type CheckAndFixResult, type CheckAndFixUrlOptions } from '../flow/check-and-fix.js';
 import { InputUnreadableError, PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../options.js';
 import type { PreflightPool } from '../pool/pool.js';
@@ -94,11 +94,12 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
   const { store } = ctx;
   const earlier = await store.readRecord(job.id);
   const token = earlier?.token ?? newToken();
-  await store.writeFixed(job.id, token, { bytes: fixed.bytes, before: out.before, beforePreviews: job.options.previews ? out.beforePreviews : new Map() });
+  const state = result.status === 'needs-approval' ? 'pending' : 'auto';
+  await store.writeFixed(job.id, token, { bytes: fixed.bytes, sha256: fixed.sha256, state, report: out.report, before: out.before, beforePreviews: job.options.previews ? out.beforePreviews : new Map() });
   return {
     token,
     fixed: { url: `/v1/files/${token}.pdf`, sha256: fixed.sha256, bytes: fixed.bytes.length, changes: fixed.changes, refused: fixed.refused },
-    approval: result.status === 'needs-approval' ? { state: 'pending' } : { state: 'auto', at: new Date().toISOString() },
+    approval: state === 'pending' ? { state } : { state, at: new Date().toISOString() },
   };
 }
 
@@ -117,7 +118,12 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     keepPreviews: job.options.raster,
   } as PreflightOptions;
   if (job.source.kind === 'url') {
-    return { status: 'done', ...(await preflightUrlWithPreviews(job.source.url, job.target, { ...options, ...(ctx.network ? { network: ctx.network } : {}) })) };
+    const network = ctx.network ? { network: ctx.network } : {};
+    if (job.options.fix) {
+      const out = await checkAndFixUrl(job.source.url, job.target, { ...options, ...network, fix: job.options.fix } as CheckAndFixUrlOptions);
+      return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}) };
+    }
+    return { status: 'done', ...(await preflightUrlWithPreviews(job.source.url, job.target, { ...options, ...network })) };
   }
   let buf: Buffer;
   try {

@@ -5,13 +5,17 @@
  * ```
  * DATA/uploads/<id>.pdf
  * DATA/checks/<id>/job.json  record.json  report.json  report.html  pages/<n>.<ext>
+ * DATA/files/<token>.pdf  <token>.json (check, sha256, approval state)  <token>.report.json
+ * DATA/files/<token>.refs/<ref>.json   one per order that references the fixed file
+ * DATA/orders/<ref>/<token>            the fixed files an order references (to release them)
+ * DATA/sources/<sha256 of url>/<id>    the checks of a URL submission, by URL
  * ```
  *
  * Every write is a temporary file (its name carries `.tmp-`), fsynced, then renamed, then the folder
  * fsynced: a reader sees the old or the new content, and what a 202 promised survives a power cut.
  * Result writes are idempotent by job id: writing the same result twice is harmless.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { constants, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
@@ -89,6 +93,18 @@ export class JobStore {
     await writeDurable(join(dir, 'job.json'), JSON.stringify(CheckJobSchema.parse(job), null, 2));
     await this.writeRecord(record);
     await syncDir(join(this.dir, 'checks'));
+    if (job.source.kind === 'url') await writeDurable(join(this.sourceDir(job.source.url), job.id), '');
+  }
+
+  /** The folder naming the checks of a source URL (by its SHA-256: any URL is a safe name). */
+  private sourceDir(url: string): string {
+    return join(this.dir, 'sources', createHash('sha256').update(url).digest('hex'));
+  }
+
+  /** The checks submitted for exactly this URL (any tenant, any state), by id. */
+  async checksOfUrl(url: string): Promise<string[]> {
+    const names = await readdir(this.sourceDir(url)).catch(() => [] as string[]);
+    return names.filter((n) => CheckIdSchema.safeParse(n).success).sort();
   }
 
   async readJob(id: string): Promise<CheckJob | null> {
@@ -141,13 +157,93 @@ export class JobStore {
    * Idempotent. Fixed files are kept apart from checks: deleting a check or its retention does not
    * remove a file an order may print from.
    */
-  async writeFixed(id: string, token: string, fixed: { bytes: Uint8Array; before: Report; beforePreviews: ReadonlyMap<number, Preview> }): Promise<void> {
+  async writeFixed(
+    id: string,
+    token: string,
+    fixed: { bytes: Uint8Array; sha256: string; state: FixedState; report: Report; before: Report; beforePreviews: ReadonlyMap<number, Preview> },
+  ): Promise<void> {
     const dir = this.checkDir(id);
     await mkdir(join(this.dir, 'files'), { recursive: true });
     await writeDurable(this.fixedFile(token), fixed.bytes);
-    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.json`), JSON.stringify({ check: id }));
+    // The fixed file's own report and state live beside it: it outlives its check while orders reference it.
+    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.report.json`), `${JSON.stringify(fixed.report, null, 2)}\n`);
+    await this.writeFixedMeta(token, { check: id, sha256: fixed.sha256, state: fixed.state, at: new Date().toISOString() });
     for (const [n, p] of fixed.beforePreviews) await writeDurable(join(dir, 'before', 'pages', `${n}.${p.format}`), p.bytes);
     await writeDurable(join(dir, 'before', 'report.json'), `${JSON.stringify(fixed.before, null, 2)}\n`);
+  }
+
+  private async writeFixedMeta(token: string, meta: FixedMeta): Promise<void> {
+    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.json`), JSON.stringify(meta));
+  }
+
+  /**
+   * What is known of a fixed file by its token alone (it outlives its check): the check, its
+   * SHA-256 and where its approval stands. Null for an unknown token. A token written before the
+   * state was kept beside the file takes it from the check's record.
+   */
+  async fixedMeta(token: string): Promise<FixedMeta | null> {
+    const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
+    if (text === null) return null;
+    const raw = JSON.parse(text) as Partial<FixedMeta>;
+    if (typeof raw.check !== 'string' || !CheckIdSchema.safeParse(raw.check).success) return null;
+    if (raw.sha256 && raw.state) return raw as FixedMeta;
+    const record = await this.readRecord(raw.check);
+    if (!record?.fixed || !record.approval) return null;
+    return { check: raw.check, sha256: record.fixed.sha256, state: record.approval.state, at: record.approval.at ?? record.finishedAt ?? record.createdAt };
+  }
+
+  /** Records the approval decision beside the fixed file. */
+  async setFixedState(token: string, state: FixedState): Promise<void> {
+    const meta = await this.fixedMeta(token);
+    if (meta) await this.writeFixedMeta(token, { ...meta, state, at: new Date().toISOString() });
+  }
+
+  /** The fixed file's own report (kept beside it), or its check's report for a file written before. */
+  async readFixedReport(token: string): Promise<Report | null> {
+    const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.report.json`));
+    if (text !== null) return JSON.parse(text) as Report;
+    const meta = await this.fixedMeta(token);
+    return meta ? this.readReport(meta.check) : null;
+  }
+
+  /**
+   * Records that an order references a fixed file: the file is never swept while a reference
+   * stands. `ref` names the order (the same order built twice is one reference). Idempotent.
+   */
+  async addFileReference(token: string, ref: string, about: { tenant: string; order: string | null }): Promise<void> {
+    const name = referenceName(ref);
+    // The order's list first: a reference is never written without a way to release it.
+    await writeDurable(join(this.dir, 'orders', name, assertToken(token)), '');
+    await writeDurable(join(this.dir, 'files', `${token}.refs`, `${name}.json`), JSON.stringify({ ...about, at: new Date().toISOString() }));
+  }
+
+  /**
+   * Releases every fixed file an order references (the order was delivered or cancelled): from
+   * now on each follows the retention of unreferenced files, unless another order references it.
+   * Resolves to the tokens released (none when the order references nothing).
+   */
+  async releaseFileReferences(ref: string): Promise<string[]> {
+    const name = referenceName(ref);
+    const folder = join(this.dir, 'orders', name);
+    const tokens = (await readdir(folder).catch(() => [] as string[])).filter((t) => TOKEN_PATTERN.test(t)).sort();
+    for (const token of tokens) {
+      await rm(join(this.dir, 'files', `${token}.refs`, `${name}.json`), { force: true });
+      await syncDir(join(this.dir, 'files', `${token}.refs`)).catch(() => undefined);
+    }
+    await rm(folder, { recursive: true, force: true });
+    return tokens;
+  }
+
+  /** The orders referencing a fixed file. */
+  async fileReferences(token: string): Promise<{ tenant: string; order: string | null; at: string }[]> {
+    const folder = join(this.dir, 'files', `${assertToken(token)}.refs`);
+    const names = await readdir(folder).catch(() => [] as string[]);
+    const out = [];
+    for (const n of names.filter((x) => /^[0-9a-f]{32}\.json$/.test(x)).sort()) {
+      const text = await readOrNull(join(folder, n)).catch(() => null);
+      if (text !== null) out.push(JSON.parse(text) as { tenant: string; order: string | null; at: string });
+    }
+    return out;
   }
 
   /** The original file's report of a check that fixed it, or null. */
@@ -166,7 +262,7 @@ export class JobStore {
     const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
     if (text === null) return null;
     const check = (JSON.parse(text) as { check?: unknown }).check;
-    return typeof check === 'string' && /^[0-9a-f]{32}$/.test(check) ? check : null;
+    return typeof check === 'string' && CheckIdSchema.safeParse(check).success ? check : null;
   }
 
   /** Removes a fixed file whose fix was rejected (its token still names the check, for the approval page). */
@@ -195,9 +291,11 @@ export class JobStore {
     return new Map([...out].sort(([a], [b]) => a - b));
   }
 
-  /** Deletes a check: its folder and its upload. */
+  /** Deletes a check: its folder, its upload and its entry by URL (its fixed file stays: see {@link sweep}). */
   async remove(id: string): Promise<boolean> {
     const record = await this.readRecord(id);
+    const job = await this.readJob(id).catch(() => null);
+    if (job?.source.kind === 'url') await rm(join(this.sourceDir(job.source.url), id), { force: true });
     await rm(this.resolve(this.uploadFile(id)), { force: true });
     await rm(this.checkDir(id), { recursive: true, force: true });
     return record !== null;
@@ -226,9 +324,10 @@ export class JobStore {
 
   /**
    * Retention: deletes checks finished (or created, for a check whose record is unreadable) more
-   * than `maxAgeMs` ago, and uploads whose check is gone. Resolves to the number of checks removed.
+   * than `maxAgeMs` ago, and uploads whose check is gone; then fixed files ({@link sweepFixed},
+   * `fixedMaxAgeMs`, default `maxAgeMs`). Resolves to the number of checks removed.
    */
-  async sweep(maxAgeMs: number, now = Date.now()): Promise<number> {
+  async sweep(maxAgeMs: number, now = Date.now(), fixedMaxAgeMs = maxAgeMs): Promise<number> {
     let removed = 0;
     for (const id of await this.ids()) {
       const record = await this.readRecord(id).catch(() => null);
@@ -247,6 +346,39 @@ export class JobStore {
       const info = await stat(join(this.dir, 'uploads', name)).catch(() => null);
       const orphan = !(await stat(join(this.checkDir(m[1]!), 'job.json')).catch(() => null));
       if (orphan && info && now - info.mtimeMs > maxAgeMs) await rm(join(this.dir, 'uploads', name), { force: true });
+    }
+    await this.sweepFixed(fixedMaxAgeMs, now);
+    return removed;
+  }
+
+  /**
+   * Retention of fixed files: a file an order references is never removed, however old. An
+   * unreferenced one is removed `maxAgeMs` after it was last made, decided on or released by an
+   * order (the later); its token's notes go once its check is gone too. Resolves to the number of
+   * fixed files removed.
+   */
+  async sweepFixed(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const folder = join(this.dir, 'files');
+    const names = await readdir(folder).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      const m = /^([0-9a-f]{48})\.json$/.exec(name);
+      if (!m) continue;
+      const token = m[1]!;
+      const refs = join(folder, `${token}.refs`);
+      const referenced = (await readdir(refs).catch(() => [] as string[])).some((n) => n.endsWith('.json') && !n.includes(TEMP_MARKER));
+      if (referenced) continue;
+      const meta = await this.fixedMeta(token).catch(() => null);
+      const times = await Promise.all([this.fixedFile(token), refs, join(folder, name)].map((p) => stat(p).then((i) => i.mtimeMs, () => 0)));
+      const last = Math.max(times[0]!, times[1]!, times[2]!, meta ? Date.parse(meta.at) || 0 : 0);
+      if (now - last <= maxAgeMs) continue;
+      const hadFile = times[0]! > 0;
+      await rm(this.fixedFile(token), { force: true });
+      await rm(join(folder, `${token}.report.json`), { force: true });
+      await rm(refs, { recursive: true, force: true });
+      const checkGone = !meta || !(await stat(join(this.checkDir(meta.check), 'record.json')).catch(() => null));
+      if (checkGone) await rm(join(folder, name), { force: true });
+      if (hadFile) removed++;
     }
     return removed;
   }
@@ -346,6 +478,23 @@ export class JobStore {
     }
     return removed;
   }
+}
+
+/** The file name of an order's reference (its tenant and number, hashed: any number is a safe name). */
+function referenceName(ref: string): string {
+  return createHash('sha256').update(ref).digest('hex').slice(0, 32);
+}
+
+/** Where a fixed file's approval stands (the record's `approval.state`). */
+export type FixedState = 'pending' | 'approved' | 'rejected' | 'auto';
+
+/** What `files/<token>.json` keeps of a fixed file, so it is served and judged after its check is gone. */
+export interface FixedMeta {
+  check: string;
+  sha256: string;
+  state: FixedState;
+  /** When it was made or last decided on. */
+  at: string;
 }
 
 /** A write stream for an upload (the caller commits it with {@link JobStore.commitUpload}). */

@@ -39,6 +39,22 @@ export const ServeOptionsSchema = z
     workers: z.number().int().min(1).max(256).optional(),
     /** Finished checks are deleted this many days after they finished. */
     retentionDays: z.number().positive().default(7),
+    /**
+     * Fixed files no order references are deleted this many days after they were made, decided on
+     * or last released; a file an order built or posted here references is kept while it does.
+     */
+    fixedRetentionDays: z.number().positive().default(30),
+    /**
+     * The address clients and the order service reach this server at (`https://preflight.example.com`):
+     * a fixed file put in an order in place of its original source URL is given as
+     * `<publicUrl>/v1/files/<token>.pdf`. Without it such orders are refused (501).
+     */
+    publicUrl: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//i.test(u) && !/[?#]/.test(u), 'must be an http(s) address without query or fragment')
+      .transform((u) => u.replace(/\/+$/, ''))
+      .optional(),
     /** A folder of product profiles instead of the built-in ones. */
     profiles: z.string().min(1).optional(),
     /** HMAC secret that signs callbacks (`x-webhook-signature`). Without it, callbackUrl is refused. */

@@ -67,8 +67,11 @@ export const CheckUrlBodySchema = z
     raster: z.boolean().optional(),
     severities: CheckOptionsSchema.shape.severities,
     limits: CheckOptionsSchema.shape.limits,
-    /** Action per finding code; may only tighten the server's policy. Fixes (`fix`) run on uploads only. */
+    /** Action per finding code; may only tighten the server's policy. */
     policy: PolicySchema.optional(),
+    /** Apply the policy's fixes to the downloaded file, as for uploads: `auto` (the fixed file is used at once) or `approve` (the check ends `needs-approval`). */
+    fix: FixModeSchema.optional(),
+    /** Language of the customer messages (report findings' `customer`, the approval page): en, pt, es. */
     locale: LocaleSchema.optional(),
   })
   .strict();
@@ -109,6 +112,16 @@ export const OrderPayloadAnswerSchema = z.strictObject({
   payload: OrderSchema,
   /** Each source's preflight report (one per distinct source). */
   reports: z.array(ReportSchema),
+});
+
+/** An order by the `number` its draft gave (URL-encoded in the path). */
+export const OrderNumberParamsSchema = z.object({ number: z.string().min(1).max(1000) }).strict();
+
+export const ReleasedReferencesSchema = z.strictObject({
+  /** The order number, as given. */
+  number: z.string(),
+  /** The fixed files (`/v1/files/{token}.pdf`) the order referenced: each now follows the retention of unreferenced files, unless another order references it. */
+  files: z.array(z.string()),
 });
 
 export const OrderForwardAnswerSchema = z.strictObject({

@@ -224,8 +224,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
 
   await queue.start();
   const retentionMs = options.retentionDays * 24 * 60 * 60_000;
+  const fixedRetentionMs = options.fixedRetentionDays * 24 * 60 * 60_000;
   const sweep = () =>
-    store.sweep(retentionMs).then(
+    store.sweep(retentionMs, Date.now(), fixedRetentionMs).then(
       (n) => n && app.log.info({ removed: n }, 'retention removed old checks'),
       (error: Error) => app.log.warn({ err: error }, 'retention sweep failed'),
     );

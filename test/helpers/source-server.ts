@@ -21,6 +21,7 @@ export async function startSourceServer(): Promise<SourceServer> {
   const good = file('reportlab-tshirt-M-exact.pdf');
   const bad = file('reportlab-tshirt-M-three-pages.pdf');
   const warn = file('qpdf-encrypted-owner-only-aes256.pdf'); // warn: owner password only
+  const sleevesFirst = file('qpdf-tshirt-M-sleeves-first.pdf'); // page-order-mismatch, fixable
   const hits = new Map<string, number>();
   const redirectBodyBytes = { sent: 0 };
   const pdf = (res: http.ServerResponse, body: Buffer) => {
@@ -48,6 +49,8 @@ export async function startSourceServer(): Promise<SourceServer> {
         return pdf(res, bad);
       case '/warn.pdf':
         return pdf(res, warn);
+      case '/sleeves-first.pdf':
+        return pdf(res, sleevesFirst);
       case '/401':
       case '/403':
       case '/404':

@@ -30,6 +30,8 @@ describe('serveOptionsFrom', () => {
         PRINT_PREFLIGHT_ORDER_TOKEN: 'tok',
         PRINT_PREFLIGHT_ORDER_APP_KEY: 'app',
         PRINT_PREFLIGHT_LOG_LEVEL: 'warn',
+        PRINT_PREFLIGHT_FIXED_RETENTION_DAYS: '90',
+        PRINT_PREFLIGHT_PUBLIC_URL: 'https://preflight.example.com',
       }),
     ).toEqual({
       port: 9090,
@@ -38,6 +40,8 @@ describe('serveOptionsFrom', () => {
       apiKeys: ['key-number-one', 'key-number-two'],
       workers: 3,
       retentionDays: 2.5,
+      fixedRetentionDays: 90,
+      publicUrl: 'https://preflight.example.com',
       profiles: '/srv/profiles',
       callbackSecret: 'shh',
       allowHosts: ['files.internal', '10.0.0.5'],
@@ -68,6 +72,9 @@ describe('serveOptionsFrom', () => {
     [['--log-level', 'loud'], /--log-level must be one of/],
     [['--order-service', 'https://x.example'], /needs --order-token and --order-app-key/],
     [['--nope'], /unknown option --nope/],
+    [['--public-url', 'ftp://x.example'], /--public-url must be an http\(s\) address/],
+    [['--public-url', 'https://x.example/?a=1'], /without query or fragment/],
+    [['--fixed-retention-days', '0'], /--fixed-retention-days/],
     [['extra'], /takes no arguments/],
   ])('%j is a usage error', (args, message) => {
     expect(() => serveOptionsFrom(args, {})).toThrow(UsageError);

@@ -16,6 +16,7 @@ import type { Preview } from '../../flow/preflight.js';
 import { renderApproval, withOutcome } from '../../report/approval.js';
 import type { Report } from '../../report/schema.js';
 import { CheckViewSchema } from '../../jobs/view.js';
+import { deliverCallback } from '../../jobs/callback.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
 import { Problem } from '../problem.js';
@@ -139,7 +140,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       operationId: 'getFixedFile',
       summary: 'A fixed file: `/v1/files/{token}.pdf`',
       description:
-        'The fixed PDF of a check, once approved (or at once with `fix: auto`): a stable, unguessable URL that needs no API key, for the order service to download for the whole production. `ETag` and `Repr-Digest` carry its SHA-256 (the check\'s `fixed.sha256`), so what was printed can be proved. Fixed files stay when their check is deleted or expires; a rejected fix removes its file.',
+        'The fixed PDF of a check, once approved (or at once with `fix: auto`): a stable, unguessable URL that needs no API key, for the order service to download for the whole production. `ETag` and `Repr-Digest` carry its SHA-256 (the check\'s `fixed.sha256`), so what was printed can be proved. Fixed files stay when their check is deleted or expires: a file an order built or posted here references is kept while that order references it; an unreferenced one is removed after the server\'s `--fixed-retention-days` (default 30). A rejected fix removes its file.',
       tags: ['approvals'],
       auth: false,
       params: FileParamsSchema,
@@ -150,11 +151,11 @@ export function approvalRoutes(ctx: ServiceContext): void {
     },
     async (request, reply) => {
       const token = request.params.file.slice(0, -'.pdf'.length);
-      const id = await store.checkOfToken(token);
-      const record = id ? await store.readRecord(id) : null;
-      const usable = record?.fixed && (record.approval?.state === 'approved' || record.approval?.state === 'auto');
+      // Judged by what is kept beside the file: it is served while orders reference it, after its check is gone.
+      const meta = await store.fixedMeta(token);
+      const usable = meta && (meta.state === 'approved' || meta.state === 'auto');
       if (!usable) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
-      return sendPdf(reply, store.fixedFile(token), record.fixed!.sha256);
+      return sendPdf(reply, store.fixedFile(token), meta.sha256);
     },
   );
 }
@@ -205,6 +206,12 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
   });
   if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
   if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
+  if (updated.token) await ctx.store.setFixedState(updated.token, decision);
+  // The decision's callback (`check.finished`) goes out now, retried like the first.
+  if (job?.callbackUrl && ctx.options.callbackSecret) {
+    if (ctx.queue.redeliver) ctx.queue.redeliver(id);
+    else void deliverCallback(id, ctx.store, { secret: ctx.options.callbackSecret, backoffMs: ctx.options.callbackBackoffMs, allowHosts: ctx.options.allowHosts }).catch(() => undefined);
+  }
   if (decision === 'rejected' && updated.token) await ctx.store.removeFixed(updated.token).catch(() => undefined);
   return updated;
 }

@@ -78,7 +78,7 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/checks',
       operationId: 'submitCheck',
       summary: 'Check a print file: an upload or a URL',
-      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
+      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. With \`fix\` (\`auto\` or \`approve\`), either is fixed by its policy and checked again: the check ends \`done\` with \`fixed\`, or \`needs-approval\` (callback topic \`check.needs-approval\`) until POST /v1/checks/{id}/approve or /reject or the approval page decides. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
@@ -415,6 +415,7 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     ...(b.severities ? { severities: b.severities } : {}),
     ...(b.limits ? { limits: b.limits } : {}),
     ...(b.policy ? { policy: b.policy } : {}),
+    ...(b.fix ? { fix: b.fix } : {}),
     ...(b.locale ? { locale: b.locale } : {}),
   };
   return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);

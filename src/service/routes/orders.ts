@@ -3,17 +3,24 @@
  * 422 naming every failing field and source with its report. With an order service configured,
  * POST /v1/orders forwards the payload with the existing client: only passing files reach it.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { OrderServiceClient } from '../../client/client.js';
 import { OrderServiceError, ServiceRateLimitError, ServiceValidationError } from '../../client/errors.js';
 import type { FastifyRequest } from 'fastify';
 import { withRunningPlace } from '../../jobs/tenants.js';
+import type { CheckRecord } from '../../jobs/schema.js';
+import { ordinal } from '../../util/text.js';
+import type { Caller } from '../tenants.js';
 import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft, type GivenPreflight, type OrderIssue } from '../../order/build.js';
 import type { OrderPayload } from '../../order/schema.js';
 import type { ServiceContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { OrderDraftSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema, OrderQuerySchema } from '../schemas.js';
+import { OrderDraftSchema, OrderForwardAnswerSchema, OrderNumberParamsSchema, OrderPayloadAnswerSchema, OrderQuerySchema, ReleasedReferencesSchema } from '../schemas.js';
+
+/** The rule for sources that are, or were fixed into, this server's fixed files (both order routes say it). */
+const FIXED_SOURCES =
+  'Fixed files: a source that is the original URL of a URL submission of this tenant that fixed the file (the newest check of that exact URL for the row\'s product and variant decides) is replaced in the payload by the fixed file\'s absolute URL (`--public-url` + `/v1/files/{token}.pdf`) once the fix is approved or was automatic, and judged by the fixed file\'s own report, bound to its SHA-256; a source that names a fixed file (`…/v1/files/{token}.pdf`) is judged the same way. A fix that waits for approval or was rejected, or a check of that URL still running with `fix`, refuses the draft (422 `fix-not-approved`, naming each source). Every fixed file in a built or posted order is recorded as referenced by it (the tenant and `number`) and is kept while referenced.';
 
 export function orderRoutes(ctx: ServiceContext): void {
   const { app, routes, options } = ctx;
@@ -27,8 +34,11 @@ export function orderRoutes(ctx: ServiceContext): void {
     : null;
 
   /** An OrderPayloadError as the 422 problem naming every failing field and source. */
-  const orderProblem = (error: OrderPayloadError) => {
+  const orderProblem = (error: OrderPayloadError, code = 'order-invalid') => {
     const errors = error.issues.map((i) => ({ path: i.path, message: i.message, ...(i.report ? { report: i.report } : {}) }));
+    if (code === 'fix-not-approved') {
+      return new Problem(422, code, `The order cannot be built: ${error.issues.length} source${error.issues.length === 1 ? '' : 's'} name${error.issues.length === 1 ? 's' : ''} a fixed file that is not approved (see errors).`, { errors });
+    }
     return new Problem(422, 'order-invalid', `The order cannot be built: ${error.issues.length} field${error.issues.length === 1 ? '' : 's'} or source${error.issues.length === 1 ? '' : 's'} fail (see errors).`, { errors });
   };
 
@@ -62,11 +72,11 @@ export function orderRoutes(ctx: ServiceContext): void {
         limit: caller.limits.maxQueued,
       });
     }
-    let fixedFiles: GivenPreflight[];
+    let fixedFiles: FixedSource[];
     try {
-      fixedFiles = await fixedSources(ctx, order);
+      fixedFiles = await resolveFixedSources(ctx, caller, order);
     } catch (error) {
-      if (error instanceof OrderPayloadError) throw orderProblem(error);
+      if (error instanceof OrderPayloadError) throw orderProblem(error, 'fix-not-approved');
       throw error;
     }
     const reservation = sources ? await ctx.admission.admit(caller, sources, 'd') : null;
@@ -77,13 +87,15 @@ export function orderRoutes(ctx: ServiceContext): void {
     const onClose = () => gone.abort(new Error('the client went away'));
     request.raw.socket?.once('close', onClose);
     try {
-      return await buildOrderPayload(order, {
+      const built = await buildOrderPayload(order, {
         strict,
-        preflights: fixedFiles,
+        preflights: fixedFiles.map((f) => f.given),
         network: { allowHosts: options.allowHosts },
         preflight: { profiles: ctx.registry, ...(ctx.pool ? { pool: ctx.pool } : {}), signal: gone.signal },
         schedule: (run) => withRunningPlace(ctx.tenants, { tenant: caller.tenant, member: places.shift() ?? `d:${randomUUID()}`, maxRunning: caller.limits.maxRunning }, run, { signal: gone.signal }),
       });
+      await recordReferences(ctx, caller, built.payload, fixedFiles);
+      return built;
     } catch (error) {
       if (error instanceof OrderPayloadError) throw orderProblem(error);
       throw error;
@@ -95,7 +107,11 @@ export function orderRoutes(ctx: ServiceContext): void {
 
   const bounded = {
     413: { description: 'The draft names more sources than this server checks per draft (`order-too-many-sources`), or the body is over 1 MiB', codes: ['order-too-many-sources'] },
-    422: { description: 'Every failing field and source, each source with its preflight report', codes: ['order-invalid'] },
+    422: {
+      description: 'Every failing field and source, each source with its preflight report (`order-invalid`); or sources naming a fixed file whose fix waits for approval or was rejected, or a URL whose check with `fix` is still running (`fix-not-approved`)',
+      codes: ['order-invalid', 'fix-not-approved'],
+    },
+    501: { description: 'A source\'s check fixed the file, but the server has no `--public-url` to name the fixed file in the order', codes: ['public-url-not-configured'] },
     429: {
       description: 'This tenant has as many checks queued as it may, or has used its submissions per minute; each source counts as a check',
       codes: ['too-many-queued', 'too-many-submissions'],
@@ -112,7 +128,7 @@ export function orderRoutes(ctx: ServiceContext): void {
       url: '/v1/orders/payload',
       operationId: 'buildOrderPayload',
       summary: 'Build a validated order body from a draft',
-      description: 'Every field of the draft is checked against the order service\'s rules, and every source is downloaded and preflighted for its SKU. The answer is the order creation body (only files that passed) and each source\'s report; with `strict=true`, warnings fail too.',
+      description: `Every field of the draft is checked against the order service's rules, and every source is downloaded and preflighted for its SKU. The answer is the order creation body (only files that passed) and each source's report; with \`strict=true\`, warnings fail too. ${FIXED_SOURCES}`,
       tags: ['orders'],
       auth: true,
       query: OrderQuerySchema,
@@ -134,7 +150,7 @@ export function orderRoutes(ctx: ServiceContext): void {
       url: '/v1/orders',
       operationId: 'createOrder',
       summary: 'Build the order body and create the order at the order service',
-      description: 'As POST /v1/orders/payload, then the payload is sent to the order service: only passing print files reach production. Needs the server started with --order-service and its credentials; answers with what the service answered.',
+      description: `As POST /v1/orders/payload, then the payload is sent to the order service: only passing print files reach production. Needs the server started with --order-service and its credentials; answers with what the service answered. ${FIXED_SOURCES}`,
       tags: ['orders'],
       auth: true,
       query: OrderQuerySchema,
@@ -142,13 +158,13 @@ export function orderRoutes(ctx: ServiceContext): void {
       responses: {
         201: { description: 'Created at the order service', schema: OrderForwardAnswerSchema },
         ...bounded,
-        422: { description: 'Every failing field and source (each with its report), or what the order service refused', codes: ['order-invalid', 'ERR_SERVICE_VALIDATION'] },
+        422: { description: 'Every failing field and source (each with its report), a fixed file not approved (as for /v1/orders/payload), or what the order service refused', codes: ['order-invalid', 'fix-not-approved', 'ERR_SERVICE_VALIDATION'] },
         429: {
           description: 'This tenant is over its bounds (as for /v1/orders/payload), or the order service is rate limiting',
           codes: ['too-many-queued', 'too-many-submissions', 'ERR_SERVICE_RATE_LIMITED'],
           headers: { 'Retry-After': 'seconds to wait' },
         },
-        501: { description: 'No order service configured', codes: ['order-service-not-configured'] },
+        501: { description: 'No order service configured, or no `--public-url` to name a fixed file by', codes: ['order-service-not-configured', 'public-url-not-configured'] },
         502: { description: 'The order service refused or failed', codes: ['ERR_SERVICE_AUTH', 'ERR_SERVICE_PERMISSION', 'ERR_SERVICE_NOT_FOUND', 'ERR_SERVICE_SERVER', 'ERR_SERVICE_UNREACHABLE', 'ERR_SERVICE_RESPONSE'] },
       },
     },
@@ -172,38 +188,151 @@ export function orderRoutes(ctx: ServiceContext): void {
       }
     },
   );
+
+  defineRoute(
+    app,
+    routes,
+    {
+      method: 'DELETE',
+      url: '/v1/orders/:number/references',
+      operationId: 'releaseOrderFiles',
+      summary: 'Release the fixed files an order references',
+      description:
+        'Call it when the order no longer needs its files (delivered, cancelled: the order service\'s `order.updated` webhook says so). Every fixed file this tenant\'s order `number` referenced when it was built or posted here is released: it is kept as long as another order references it, and otherwise deleted after the server\'s `--fixed-retention-days`. Orders built without a `number` cannot be released by number: their files stay referenced.',
+      tags: ['orders'],
+      auth: true,
+      params: OrderNumberParamsSchema,
+      responses: {
+        200: { description: 'Released: the files the order referenced', schema: ReleasedReferencesSchema },
+        404: { description: 'This tenant built or posted no order with that number that references a fixed file (or it was released already)', codes: ['order-not-found'] },
+      },
+    },
+    async (request) => {
+      const { number } = request.params;
+      const tokens = await ctx.store.releaseFileReferences(referenceKey(request.caller!, number));
+      if (!tokens.length) throw new Problem(404, 'order-not-found', `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`);
+      request.log.info({ tenant: request.caller!.tenant, files: tokens.length }, 'order files released');
+      return { number, files: tokens.map((t) => `/v1/files/${t}.pdf`) };
+    },
+  );
+}
+
+/** A source of the draft that is (or becomes) one of this server's fixed files. */
+interface FixedSource {
+  token: string;
+  given: GivenPreflight;
 }
 
 /**
- * Sources that are this server's fixed files (`…/v1/files/{token}.pdf`): an approved (or automatic)
- * fix is judged by the fixed file's own report, bound to its SHA-256, without downloading it again;
- * a fix that is pending or was rejected refuses the draft (422 order-invalid), naming the source.
+ * Sources that are this server's fixed files, named directly (`…/v1/files/{token}.pdf`) or by the
+ * original URL of a URL submission that fixed the file. The newest check of that URL this caller
+ * may see, for the row's product and variant, decides (checks that ended in an error aside): when
+ * it fixed the file and the fix was approved (or was automatic), the source becomes the fixed
+ * file's absolute URL (`publicUrl` + `fixed.url`) in the payload; a check that made no fix leaves
+ * the source as it is. A fixed file is judged by its own report, bound to its SHA-256, without
+ * another download. A fix that is pending or was rejected, or a check of the URL still running
+ * with `fix`, refuses the draft (422 fix-not-approved), naming each source. Changes `order` in place.
  */
-async function fixedSources(ctx: ServiceContext, order: OrderPayload): Promise<GivenPreflight[]> {
-  const given: GivenPreflight[] = [];
+async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: OrderPayload): Promise<FixedSource[]> {
+  const found: FixedSource[] = [];
   const issues: OrderIssue[] = [];
   for (const [r, row] of order.rows.entries()) {
     for (const [s, source] of (row.sources ?? []).entries()) {
-      let path: string;
-      try {
-        path = new URL(source.url).pathname;
-      } catch {
+      const path = `rows[${r}].sources[${s}].url`;
+      const token = fixedFileToken(source.url);
+      if (token) {
+        const meta = await ctx.store.fixedMeta(token);
+        if (!meta) continue;
+        const refused = refusal(meta.state, meta.check);
+        if (refused) issues.push({ path, message: refused });
+        else {
+          const report = await ctx.store.readFixedReport(token);
+          if (report) found.push({ token, given: { url: source.url, sha256: meta.sha256, report } });
+        }
         continue;
       }
-      const m = /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(path);
-      if (!m) continue;
-      const id = await ctx.store.checkOfToken(m[1]!);
-      const record = id ? await ctx.store.readRecord(id) : null;
-      const state = record?.approval?.state;
-      if (!record?.fixed || !state) continue;
-      if (state === 'rejected' || state === 'pending') {
-        issues.push({ path: `rows[${r}].sources[${s}].url`, message: state === 'rejected' ? `the fix of check ${record.id} was rejected: this file may not be printed; upload a new file` : `the fix of check ${record.id} waits for approval: approve it first` });
+      const record = row.sku ? await newestCheckOfUrl(ctx, caller, source.url, row.sku) : null;
+      if (!record) continue;
+      if (record.status === 'queued' || record.status === 'running') {
+        issues.push({ path, message: `check ${record.id} of this URL is still ${record.status} with fix: wait for it, then approve its fixed file` });
         continue;
       }
-      const report = await ctx.store.readReport(record.id);
-      if (report) given.push({ url: source.url, sha256: record.fixed.sha256, report });
+      if (!record.fixed || !record.token || !record.approval) continue;
+      const refused = refusal(record.approval.state, record.id);
+      if (refused) {
+        issues.push({ path, message: refused });
+        continue;
+      }
+      if (!ctx.options.publicUrl) {
+        throw new Problem(501, 'public-url-not-configured', `Check ${record.id} fixed the file at ${source.url}; the order must name the fixed file, but this server has no --public-url to give the order service its address.`);
+      }
+      const report = await ctx.store.readFixedReport(record.token);
+      if (!report) continue;
+      source.url = `${ctx.options.publicUrl}${record.fixed.url}`;
+      found.push({ token: record.token, given: { url: source.url, sha256: record.fixed.sha256, report } });
     }
   }
   if (issues.length) throw new OrderPayloadError(issues);
-  return given;
+  return found;
+}
+
+/** The token of a `…/v1/files/{token}.pdf` URL, or null. */
+function fixedFileToken(url: string): string | null {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  return /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(path)?.[1] ?? null;
+}
+
+function refusal(state: string, check: string): string | null {
+  if (state === 'rejected') return `the fix of check ${check} was rejected: this file may not be printed; upload a new file`;
+  if (state === 'pending') return `the fix of check ${check} waits for approval: approve it first`;
+  return null;
+}
+
+/** The newest check of exactly `url` that `caller` may see, for `sku`'s product and variant, that did not end in an error. */
+async function newestCheckOfUrl(ctx: ServiceContext, caller: Caller, url: string, sku: string): Promise<CheckRecord | null> {
+  let wanted;
+  try {
+    wanted = ctx.registry.resolve({ sku });
+  } catch {
+    return null;
+  }
+  let best: { record: CheckRecord; fix: boolean } | null = null;
+  for (const id of await ctx.store.checksOfUrl(url)) {
+    const [record, job] = await Promise.all([ctx.store.readRecord(id).catch(() => null), ctx.store.readJob(id).catch(() => null)]);
+    if (!record || !job || record.status === 'error' || !ctx.callers.canSee(caller, record.owner)) continue;
+    let target;
+    try {
+      target = ctx.registry.resolve(job.target);
+    } catch {
+      continue;
+    }
+    if (target.profile.id !== wanted.profile.id || target.variant.id !== wanted.variant.id) continue;
+    if (!best || ordinal(record.createdAt, best.record.createdAt) > 0 || (record.createdAt === best.record.createdAt && ordinal(record.id, best.record.id) > 0)) {
+      best = { record, fix: job.options.fix !== undefined };
+    }
+  }
+  // A check without fix still running decides nothing yet: the source is judged as it is.
+  if (best && !best.fix && (best.record.status === 'queued' || best.record.status === 'running')) return null;
+  return best?.record ?? null;
+}
+
+/**
+ * Records that the order references each fixed file it names: a file an order references is never
+ * swept. The order is named by its tenant and `number` (the same order built twice is one
+ * reference); an order without a number by its whole payload.
+ */
+async function recordReferences(ctx: ServiceContext, caller: Caller, payload: OrderPayload, files: readonly FixedSource[]): Promise<void> {
+  const order = payload.number ?? null;
+  const ref = referenceKey(caller, order ?? `\u0000${createHash('sha256').update(JSON.stringify(payload)).digest('hex')}`);
+  for (const token of new Set(files.map((f) => f.token))) await ctx.store.addFileReference(token, ref, { tenant: caller.tenant, order });
+}
+
+/** What names an order's references: its tenant and number. */
+function referenceKey(caller: Caller, number: string): string {
+  return `${caller.tenant}\u0000${number}`;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockedReason } from '../../../src/source/address.js';
 import { preflightUrl } from '../../../src/flow/preflight-url.js';
+import { checkAndFixUrl } from '../../../src/flow/check-and-fix.js';
 import { signedUrl } from '../../../src/source/signed-url.js';
 import { startSourceServer, type SourceServer } from '../../helpers/source-server.js';
 
@@ -178,5 +179,31 @@ describe('signed URLs', () => {
 
   it('leaves ordinary URLs alone', () => {
     expect(signedUrl(new URL('https://cdn.example.com/a.pdf?version=3&sig_name=x'))).toBeNull();
+  });
+});
+
+describe('check and fix of a source URL', () => {
+  const fixUrl = (path: string) => checkAndFixUrl(`${server.base}${path}`, { sku: 'T-SHIRT-M' }, { fix: 'approve', network: allow, raster: false });
+
+  it('downloads, fixes the page order (approved by the policy) and checks again; both reports say where the file came from', async () => {
+    const out = await fixUrl('/sleeves-first.pdf');
+    expect(codes(out.before)).toContain('page-order-mismatch');
+    expect(out.status).toBe('done');
+    expect(out.fixed?.changes.map((c) => [c.code, c.needsApproval])).toEqual([['page-order-mismatch', false]]);
+    expect(out.report.verdict).toBe('pass');
+    expect(out.report.file.sha256).toBe(out.fixed!.sha256);
+    for (const r of [out.report, out.before]) expect(r.source).toMatchObject({ url: `${server.base}/sleeves-first.pdf`, status: 200 });
+  });
+
+  it('a download that gives no file ends done with the reason and nothing fixed', async () => {
+    const out = await fixUrl('/404');
+    expect(out).toMatchObject({ status: 'done', fixed: null });
+    expect(codes(out.report)).toEqual(['source-unreachable']);
+  });
+
+  it('a file with nothing the policy fixes is judged as it is', async () => {
+    const out = await fixUrl('/bad.pdf');
+    expect(out.fixed).toBeNull();
+    expect(codes(out.report)).toEqual(['page-count-mismatch']);
   });
 });
