@@ -6,7 +6,7 @@ import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
-import { printableAppearances, printableWidgetCount, printableWithoutAppearance } from './annotations.js';
+import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -291,6 +291,7 @@ function inspectPage(
   const generated = readable ? withinBudget(() => printableWithoutAppearance(context, dict, optionalContent), 0) : 0;
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
+  const undrawn = widgets ? withinBudget(() => undrawnPrintableFields(context, dict, optionalContent), 0) : 0;
   if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {
     tooComplex: scan.tooComplex,
@@ -315,6 +316,8 @@ function inspectPage(
       marks: scan.marks,
       transparency: scan.transparency,
       printableWidgets: widgets,
+      ...(undrawn ? { undrawnFields: undrawn } : {}),
+      ...(scan.hazards.indexedOutOfRange || scan.hazards.damagedInlineImages ? { hazards: scan.hazards } : {}),
       ...(node.unreadable !== undefined ? { unreadable: node.unreadable } : {}),
     },
   };
