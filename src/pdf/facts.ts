@@ -137,6 +137,8 @@ export const FontProgramSchema = z.object({
   firstFailure: z.string().nullable(),
   /** Why the program was not checked (over the size or work limit); no judgement is made then. */
   unchecked: z.string().nullable(),
+  /** A TrueType program without a cmap table: renderers find a simple font's glyphs by other means (post names, codes as glyph ids). */
+  noCmap: z.literal(true).optional(),
 });
 export type FontProgram = z.infer<typeof FontProgramSchema>;
 

@@ -47,8 +47,10 @@ export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
   if ((page.printableWidgets ?? 0) > 0) return 'pdfjs';
   // This PDFium build blends only Normal, Multiply and Darken as the spec says (Difference, Screen,
   // Hue… come out in other colours: pdf.js transparency_group.pdf, bench/RENDERERS.md); pdf.js
-  // draws all sixteen modes as Ghostscript does.
-  if (page.transparency?.blendModes.length) return 'pdfjs';
+  // draws all sixteen modes as Ghostscript does — but draws no text at all in a simple TrueType font
+  // whose program has no cmap table (pdf.js issue14297.pdf: a header and a whole table, 1 % of the
+  // page), which PDFium draws as MuPDF does: there the text wins, and the blend is said approximate.
+  if (page.transparency?.blendModes.length && !hasCmaplessSimpleTrueType(page)) return 'pdfjs';
   // PDFium paints nothing for a colour outside its Indexed palette (pdf.js
   // IndexedCS_negative_and_high.pdf: 2 of 11 squares missing); pdf.js clamps to the palette as
   // Ghostscript and MuPDF do.
@@ -122,6 +124,11 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
  */
 export function pdfiumDrawsAnnotations(page: Pick<PageFacts, 'generatedAnnotations'>): boolean {
   return (page.generatedAnnotations ?? 0) > 0;
+}
+
+/** A simple (not CID-keyed) TrueType font whose embedded program has no cmap table. */
+function hasCmaplessSimpleTrueType(page: Partial<Pick<PageFacts, 'fonts'>>): boolean {
+  return (page.fonts ?? []).some((f) => f.subtype === 'TrueType' && f.program?.noCmap === true);
 }
 
 function isIccBased(cs: ImageFacts['colourSpace'] | undefined): boolean {

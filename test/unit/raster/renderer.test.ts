@@ -52,6 +52,8 @@ describe('which engine draws a page', () => {
     ['a knockout group (neither engine implements it: said on the page instead)', { transparency: { blendModes: [], knockoutGroups: 1 } }, 'pdfium'],
     ['a colour outside its Indexed palette (PDFium paints nothing)', { hazards: { indexedOutOfRange: 1, damagedInlineImages: 0 } }, 'pdfjs'],
     ['an inline image with corrupt data (PDFium loses the rest of the content)', { hazards: { indexedOutOfRange: 0, damagedInlineImages: 1 } }, 'pdfjs'],
+    ['a Screen blend and text in a simple TrueType font without a cmap (pdf.js draws none of that text; the blend is said approximate)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), program: { noCmap: true } }] }, 'pdfium'],
+    ['a Screen blend and a CID TrueType font without a cmap (pdf.js finds its glyphs by CID)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), subtype: 'Type0', program: { noCmap: true } }] }, 'pdfjs'],
   ])('%s → %s', (_name, extra, expected) => {
     expect(pageRenderer({ fonts: [], images: [], colours: [], ...extra } as never)).toBe(expected);
   });

@@ -195,3 +195,4 @@ button = pdf.make_indirect(Dictionary(Type=Name.Annot, Subtype=Name.Widget, FT=N
 pdf.pages[0].Annots = Array([button])
 pdf.Root.AcroForm = Dictionary(Fields=Array([button]))
 save(pdf, 'field-without-appearance.pdf')
+
