@@ -1251,8 +1251,8 @@ export class ContentScanner {
    * reader that finds the image's end by decoding it (PDFium) then reads the rest of the content
    * stream from inside the image data and loses what follows (qpdf damaged-inline-image.pdf);
    * readers that look for `EI` (pdf.js, Ghostscript, MuPDF) draw on. Only the image's own bytes
-   * are decoded, under the file's budget; images with image filters (JPEG…) or decode parameters
-   * are not judged.
+   * are decoded, up to its size (at most 4 MiB), under the file's budget; images with image filters
+   * (JPEG…) or decode parameters are not judged.
    */
   private inlineDataDamaged(dict: Map<string, Operand>, resources: PDFDict | undefined, data: Uint8Array): boolean {
     const f = dict.get('Filter') ?? dict.get('F');
@@ -1266,7 +1266,9 @@ export class ContentScanner {
     const components = info.imageMask ? 1 : Math.max(1, info.colourSpace?.components ?? 1);
     const bpc = info.imageMask ? 1 : num('BitsPerComponent', 'BPC') || 8;
     const expected = Math.ceil((num('Width', 'W') * components * bpc) / 8) * num('Height', 'H');
-    if (expected <= 0) return false;
+    // Inline images are small by intent (the standard suggests 4 KB); a large one is left unjudged
+    // rather than decoded whole a second time (renderers decode it under the screen's bounds).
+    if (expected <= 0 || expected > MAX_CHECKED_INLINE_BYTES) return false;
     try {
       decodeFilters(data, filters, [], { maxBytes: expected, prefix: expected, budget: this.budget, what: 'an inline image' });
       return false;
@@ -1291,6 +1293,9 @@ export class ContentScanner {
     return Math.ceil((info.widthPx * comps * bpc) / 8) * info.heightPx;
   }
 }
+
+/** Inline images decoded to check their data (content-scan inlineDataDamaged): at most this many bytes. */
+const MAX_CHECKED_INLINE_BYTES = 4 * 1024 * 1024;
 
 function initialState(ctm: Matrix): GState {
   return {
