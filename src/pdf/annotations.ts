@@ -125,3 +125,37 @@ export function printableWithoutAppearance(context: PDFContext, page: PDFDict, o
   }
   return count;
 }
+
+/**
+ * Form fields that print but have no appearance stream, with a background or border colour in
+ * their /MK entries that prints: Ghostscript, MuPDF and poppler draw that box (a push button
+ * without /AP in veraPDF 6-3-3-t01-fail-s.pdf), pdf.js and PDFium draw nothing. The preview then
+ * lacks them, and says so; the page is never called blank for it.
+ */
+export function undrawnPrintableFields(context: PDFContext, page: PDFDict, oc: OptionalContent): number {
+  const annots = get(context, page, 'Annots');
+  if (!(annots instanceof PDFArray)) return 0;
+  let n = 0;
+  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
+    const dict = dictOf(annot);
+    if (!dict || getName(context, dict, 'Subtype') !== 'Widget') continue;
+    const flags = getNumber(context, dict, 'F') ?? 0;
+    if (!(flags & PRINT) || flags & HIDDEN || oc.isHidden(dict.get(N('OC')))) continue;
+    if (normalAppearance(context, dict) || !rectOf(context, dict.get(N('Rect')))) continue;
+    const mk = getDict(context, dict, 'MK');
+    if (printsColour(context, get(context, mk, 'BG')) || printsColour(context, get(context, mk, 'BC'))) n++;
+  }
+  return n;
+}
+
+/** An /MK colour array (gray, RGB or CMYK by its length) that is not paper white. */
+function printsColour(context: PDFContext, value: unknown): boolean {
+  if (!(value instanceof PDFArray)) return false;
+  const c = items(context, value).map(numberOf);
+  if (c.some((v) => v === undefined || !Number.isFinite(v))) return false;
+  const v = c as number[];
+  if (v.length === 1) return v[0]! < 0.98;
+  if (v.length === 3) return v.some((x) => x < 0.98);
+  if (v.length === 4) return v.some((x) => x > 0.02);
+  return false;
+}

@@ -33,7 +33,7 @@ import {
 import { allocatedSize, codedImageSize, codedJpegQuality } from './image-header.js';
 import { BudgetExceededError, DecodeBudget, formatBytes } from './decode-budget.js';
 import { RendererScreen } from './screen.js';
-import { StreamDecodeError, StreamTooLargeError, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
+import { IMAGE_FILTERS, StreamDecodeError, StreamTooLargeError, decodeFilters, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
 import type { FontPrograms, Type3Glyphs } from './font/program.js';
@@ -99,6 +99,12 @@ export interface ScanResult {
   marks: PageMarks;
   /** Blend modes and knockout groups the page uses: renderers differ in how they draw them. */
   transparency: Transparency;
+  /**
+   * What readers draw differently, counted: colours set outside their Indexed palette (PDFium paints
+   * nothing; Ghostscript, MuPDF and pdf.js clamp to the palette), and inline images whose filtered
+   * data does not decode to the image (PDFium loses the rest of the content stream after one).
+   */
+  hazards: { indexedOutOfRange: number; damagedInlineImages: number };
 }
 
 interface GState {
@@ -107,6 +113,9 @@ interface GState {
   stroke: ColourSpaceFacts;
   fillPattern: PDFObject | undefined;
   strokePattern: PDFObject | undefined;
+  /** The highest index (hival) of the fill and stroke colour spaces when they are Indexed. */
+  fillHival: number | undefined;
+  strokeHival: number | undefined;
   textRender: number;
   /** The font selected by Tf and the resources it was looked up in. */
   font: { name: string; resources: PDFDict | undefined } | undefined;
@@ -191,6 +200,7 @@ export class ContentScanner {
   private ink = new MarkTally(undefined);
   private readonly blendModes = new Set<string>();
   private knockoutGroups = 0;
+  private readonly hazards = { indexedOutOfRange: 0, damagedInlineImages: 0 };
   /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks (and no ink of its own). */
   private inPattern = 0;
   private readonly metrics = new Map<PDFObject, FontMetrics>();
@@ -248,6 +258,23 @@ export class ContentScanner {
    * A named resource. A form without the entry falls back to the page's resources, as poppler and
    * pdf.js do for old files whose forms inherit them (PDF 1.1).
    */
+  /** The hival of the Indexed colour space a `cs`/`CS` names ([/Indexed base hival lookup]). */
+  private indexedHival(name: string, resources: PDFDict | undefined): number | undefined {
+    const cs = resolve(this.context, this.resource(resources, 'ColorSpace', name));
+    if (!(cs instanceof PDFArray)) return undefined;
+    const hival = numberOf(resolve(this.context, cs.get(2)));
+    return hival !== undefined && Number.isFinite(hival) ? Math.trunc(hival) : undefined;
+  }
+
+  /** Counts an index outside the Indexed palette in force (`sc`/`scn` and their stroke forms). */
+  private checkIndex(gs: GState, fill: boolean, args: Operand[]): void {
+    const space = fill ? gs.fill : gs.stroke;
+    const hival = fill ? gs.fillHival : gs.strokeHival;
+    if (space.family !== 'Indexed' || hival === undefined) return;
+    const index = numbers(args)[0];
+    if (index !== undefined && (index < 0 || index > hival)) this.hazards.indexedOutOfRange++;
+  }
+
   private resource(resources: PDFDict | undefined, category: string, name: string): PDFObject | undefined {
     const ctx = this.context;
     return getDict(ctx, resources, category)?.get(PDFName.of(name)) ?? getDict(ctx, this.pageResources, category)?.get(PDFName.of(name));
@@ -275,6 +302,7 @@ export class ContentScanner {
       tiling: this.tiling.cells > 0 ? { cells: Math.min(this.tiling.cells, Number.MAX_VALUE), smallestStepPt: this.tiling.smallestStepPt } : null,
       marks: { ...this.marks.result(), ...this.ink.result() },
       transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
+      hazards: { ...this.hazards },
     };
   }
 
@@ -422,6 +450,7 @@ export class ContentScanner {
         case 'SC':
           if (op === 'sc') gs.fillInk = colourInks(gs.fill, numbers(args));
           else gs.strokeInk = colourInks(gs.stroke, numbers(args));
+          this.checkIndex(gs, op === 'sc', args);
           return;
         case 'gs': {
           const n = args[0];
@@ -435,14 +464,17 @@ export class ContentScanner {
           const n = args[args.length - 1];
           if (isName(n)) this.screenColourSpace(n.name, resources);
           const cs = isName(n) ? this.colourSpaces.describe(n.name, resources) : unknownColourSpace('no name given');
+          const hival = cs.family === 'Indexed' && isName(n) ? this.indexedHival(n.name, resources) : undefined;
           if (op === 'cs') {
             gs.fill = cs;
             gs.fillPattern = undefined;
             gs.fillInk = colourInks(cs, undefined);
+            gs.fillHival = hival;
           } else {
             gs.stroke = cs;
             gs.strokePattern = undefined;
             gs.strokeInk = colourInks(cs, undefined);
+            gs.strokeHival = hival;
           }
           return;
         }
@@ -457,6 +489,7 @@ export class ContentScanner {
           const ink = isName(n) || colourInks(op === 'scn' ? gs.fill : gs.stroke, numbers(args));
           if (op === 'scn') gs.fillInk = ink;
           else gs.strokeInk = ink;
+          this.checkIndex(gs, op === 'scn', args);
           return;
         }
         case 'Tf': {
@@ -1210,6 +1243,39 @@ export class ContentScanner {
       throw new LimitReached();
     }
     this.addImage(dict, null, null, true, resources, gs, via, active, undefined, data);
+    if (this.inlineDataDamaged(dict, resources, data)) this.hazards.damagedInlineImages++;
+  }
+
+  /**
+   * Whether an inline image's filtered data is corrupt (its Flate or LZW data does not decode): a
+   * reader that finds the image's end by decoding it (PDFium) then reads the rest of the content
+   * stream from inside the image data and loses what follows (qpdf damaged-inline-image.pdf);
+   * readers that look for `EI` (pdf.js, Ghostscript, MuPDF) draw on. Only the image's own bytes
+   * are decoded, up to its size (at most 4 MiB), under the file's budget; images with image filters
+   * (JPEG…) or decode parameters are not judged.
+   */
+  private inlineDataDamaged(dict: Map<string, Operand>, resources: PDFDict | undefined, data: Uint8Array): boolean {
+    const f = dict.get('Filter') ?? dict.get('F');
+    const filters = (Array.isArray(f) ? f : f === undefined ? [] : [f]).map((x) => (isName(x) ? fullFilterName(x.name) : '?'));
+    if (!filters.length || filters.some((x) => x === '?' || IMAGE_FILTERS.has(x)) || dict.has('DecodeParms') || dict.has('DP')) return false;
+    const num = (long: string, short: string) => {
+      const v = dict.get(long) ?? dict.get(short);
+      return isNum(v) && v > 0 ? Math.trunc(v) : 0;
+    };
+    const info = this.inlineInfo(dict, resources);
+    const components = info.imageMask ? 1 : Math.max(1, info.colourSpace?.components ?? 1);
+    const bpc = info.imageMask ? 1 : num('BitsPerComponent', 'BPC') || 8;
+    const expected = Math.ceil((num('Width', 'W') * components * bpc) / 8) * num('Height', 'H');
+    // Inline images are small by intent (the standard suggests 4 KB); a large one is left unjudged
+    // rather than decoded whole a second time (renderers decode it under the screen's bounds).
+    if (expected <= 0 || expected > MAX_CHECKED_INLINE_BYTES) return false;
+    try {
+      decodeFilters(data, filters, [], { maxBytes: expected, prefix: expected, budget: this.budget, what: 'an inline image' });
+      return false;
+    } catch (error) {
+      if (error instanceof BudgetExceededError) throw error;
+      return error instanceof StreamDecodeError && !(error instanceof StreamTooLargeError);
+    }
   }
 
   /** Exact data length of an unfiltered inline image, so binary data containing "EI" is skipped. */
@@ -1228,6 +1294,9 @@ export class ContentScanner {
   }
 }
 
+/** Inline images decoded to check their data (content-scan inlineDataDamaged): at most this many bytes. */
+const MAX_CHECKED_INLINE_BYTES = 4 * 1024 * 1024;
+
 function initialState(ctm: Matrix): GState {
   return {
     ctm,
@@ -1235,6 +1304,8 @@ function initialState(ctm: Matrix): GState {
     stroke: GRAY,
     fillPattern: undefined,
     strokePattern: undefined,
+    fillHival: undefined,
+    strokeHival: undefined,
     textRender: 0,
     font: undefined,
     fillInk: true,

@@ -137,6 +137,8 @@ export const FontProgramSchema = z.object({
   firstFailure: z.string().nullable(),
   /** Why the program was not checked (over the size or work limit); no judgement is made then. */
   unchecked: z.string().nullable(),
+  /** A TrueType program without a cmap table: renderers find a simple font's glyphs by other means (post names, codes as glyph ids). */
+  noCmap: z.literal(true).optional(),
 });
 export type FontProgram = z.infer<typeof FontProgramSchema>;
 
@@ -212,6 +214,16 @@ export const PageFactsSchema = z.object({
   transparency: TransparencySchema.optional(),
   /** Form fields (widget annotations) that print: the Print flag, not hidden. */
   printableWidgets: z.number().int().min(0).optional(),
+  /**
+   * Printable form fields without an appearance stream whose /MK background or border prints:
+   * Ghostscript, MuPDF and poppler draw them, neither of our engines does. Absent when none.
+   */
+  undrawnFields: z.number().int().min(1).optional(),
+  /**
+   * What readers draw differently, counted (content-scan.ts): colours outside their Indexed
+   * palette, inline images whose filtered data is corrupt. Absent when there is none.
+   */
+  hazards: z.object({ indexedOutOfRange: z.number().int().min(0), damagedInlineImages: z.number().int().min(0) }).optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

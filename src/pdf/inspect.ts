@@ -6,7 +6,7 @@ import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
-import { printableAppearances, printableWidgetCount, printableWithoutAppearance } from './annotations.js';
+import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -176,7 +176,9 @@ async function inspectWithin(
   facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
-    problem('damaged', 'the document catalog has no page tree (/Pages)');
+    problem('damaged', noPageTree(context, catalog));
+    // qpdf, MuPDF and poppler read no pages in such a file.
+    facts.pageCount = 0;
     return false;
   }
   // Each attempt searches the file: a bounded number, so a tree of broken entries cannot make it quadratic.
@@ -289,6 +291,7 @@ function inspectPage(
   const generated = readable ? withinBudget(() => printableWithoutAppearance(context, dict, optionalContent), 0) : 0;
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
+  const undrawn = widgets ? withinBudget(() => undrawnPrintableFields(context, dict, optionalContent), 0) : 0;
   if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {
     tooComplex: scan.tooComplex,
@@ -313,6 +316,8 @@ function inspectPage(
       marks: scan.marks,
       transparency: scan.transparency,
       printableWidgets: widgets,
+      ...(undrawn ? { undrawnFields: undrawn } : {}),
+      ...(scan.hazards.indexedOutOfRange || scan.hazards.damagedInlineImages ? { hazards: scan.hazards } : {}),
       ...(node.unreadable !== undefined ? { unreadable: node.unreadable } : {}),
     },
   };
@@ -364,6 +369,31 @@ function withHeader(bytes: Uint8Array): Uint8Array {
   out.set(header);
   out.set(bytes, header.length);
   return out;
+}
+
+/**
+ * Why the catalog the trailer names gives no pages: it has no /Pages; when it is not a catalog at
+ * all (the trailer's /Root names the Info dictionary, pdf.js issue9418.pdf) and the file holds one,
+ * that is said too — pdf.js and Ghostscript would print that catalog's pages, qpdf, MuPDF and
+ * poppler none, so what prints depends on the reader.
+ */
+function noPageTree(context: PDFContext, root: PDFDict): string {
+  const type = nameOf(root.get(N('Type')));
+  if (type === 'Catalog') return 'the document catalog has no page tree (/Pages)';
+  const ref = context.trailerInfo.Root instanceof PDFRef ? ` (${context.trailerInfo.Root.objectNumber} ${context.trailerInfo.Root.generationNumber} R)` : '';
+  const looksLikeInfo = ['Producer', 'Creator', 'CreationDate', 'Title', 'Author'].some((k) => root.has(N(k)));
+  const what = type ? `a /${type} dictionary` : looksLikeInfo ? 'the document information dictionary' : 'a dictionary without /Pages';
+  const other = findCatalog(context);
+  const otherRef = other ? refOf(context, other) : undefined;
+  return (
+    `the trailer's /Root${ref} names ${what}, not the document catalog, so the file has no page tree: qpdf, MuPDF and poppler read no pages` +
+    (other ? `; a catalog${otherRef ? ` (${otherRef})` : ''} that other readers may print from is elsewhere in the file` : '')
+  );
+}
+
+function refOf(context: PDFContext, obj: PDFObject): string | undefined {
+  for (const [ref, o] of context.enumerateIndirectObjects()) if (o === obj) return `${ref.objectNumber} ${ref.generationNumber} R`;
+  return undefined;
 }
 
 function findCatalog(context: PDFContext): PDFDict | undefined {

@@ -50,7 +50,12 @@ export function walkPageTree(
   let visits = 0;
   const rootRef = root instanceof PDFRef ? root : undefined;
   const rootObj = resolve(context, root);
-  if (!dictOf(rootObj)) return { pages, problems: ['the catalog has no /Pages tree'] };
+  if (!dictOf(rootObj)) {
+    const where = rootRef ? ` (${rootRef.objectNumber} ${rootRef.generationNumber} R)` : '';
+    // An object that does not parse (a stream inside its dictionary…) is kept as raw bytes.
+    const why = rootObj === undefined ? 'is missing' : 'cannot be read as a dictionary';
+    return { pages, problems: [`the root of the page tree${where} ${why}, so no page can be found (qpdf and MuPDF read no pages)`] };
+  }
   // Depth-first, kids in order: a stack of [node, ref, inherited] with kids pushed in reverse.
   const stack: { obj: PDFObject; ref: PDFRef | undefined; inherited: PageNode['inherited']; parent: Ancestor | undefined; unreadable?: string; recovered?: number }[] = [
     { obj: rootObj!, ref: rootRef, inherited: {}, parent: undefined },

@@ -149,7 +149,11 @@ function parseDocument(parser: Parser, budget: DecodeBudget): PDFContext {
     previous = offset;
     budget.check();
   }
-  parser.maybeRecoverRoot();
+  // pdf-lib replaces a /Root that is not /Type /Catalog by the last catalog in the file. A /Root
+  // that is a dictionary stays what the trailer names, as qpdf, MuPDF and poppler read it (a
+  // trailer naming the Info dictionary gives no pages: inspect.ts says so); only a /Root that is
+  // missing or not a dictionary is searched for.
+  if (!(context.lookup(context.trailerInfo.Root as PDFObject) instanceof PDFDict)) parser.maybeRecoverRoot();
   if (context.lookup(PDFRef.of(0))) context.delete(PDFRef.of(0));
   budget.checkHeap();
   return context;
@@ -447,6 +451,19 @@ class StreamEvents {
   }
 }
 
+/**
+ * A value inside a dictionary or array. A stream there is not PDF (streams are indirect objects
+ * only, ISO 32000-2 §7.3.8): qpdf and MuPDF give up on the object that holds it, and so does this
+ * parser, where pdf-lib would read it as a stream (poppler-test mask.pdf: a page tree node holding
+ * an image stream, which qpdf and MuPDF read as no pages).
+ */
+function directObject(parser: Parser): PDFObject {
+  const start = parser.bytes.position();
+  const value = parser.parseObject();
+  if (value instanceof PDFRawStream) throw new E.PDFParsingError!(start, 'a stream inside a dictionary or array (streams must be indirect objects)');
+  return value;
+}
+
 /** The bounded replacements of pdf-lib's token and container parsers, installed once. */
 function installParserBounds(): void {
   const object = PDFObjectParser.prototype as unknown as Record<string, (this: Parser, ...args: unknown[]) => unknown>;
@@ -522,7 +539,7 @@ function installParserBounds(): void {
     const max = limits().maxContainerItems;
     while (bytes.peek() !== 0x5d) {
       if (array.size() >= max) tokenBound(this, `an array of more than ${max} items`);
-      array.push(this.parseObject());
+      array.push(directObject(this));
       this.skipWhitespaceAndComments();
     }
     bytes.assertNext(0x5d);
@@ -539,7 +556,7 @@ function installParserBounds(): void {
     while (!bytes.done() && bytes.peek() !== 0x3e && bytes.peekAhead(1) !== 0x3e) {
       if (map.size >= max) tokenBound(this, `a dictionary of more than ${max} entries`);
       const key = (this as unknown as { parseName(): PDFName }).parseName();
-      map.set(key, this.parseObject());
+      map.set(key, directObject(this));
       this.skipWhitespaceAndComments();
     }
     this.skipWhitespaceAndComments();

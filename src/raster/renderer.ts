@@ -32,7 +32,8 @@ export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
  */
 export const PDFIUM_MAX_TILING_CELLS = 1_000_000;
 
-type RendererFacts = Pick<PageFacts, 'images' | 'colours' | 'printableWidgets' | 'printableAnnotations' | 'transparency' | 'tiling'>;
+type RendererFacts = Pick<PageFacts, 'images' | 'colours' | 'printableWidgets' | 'printableAnnotations' | 'transparency' | 'tiling' | 'hazards'> &
+  Partial<Pick<PageFacts, 'fonts' | 'undrawnFields'>>;
 
 /**
  * The engine for a page that the image fast path does not take (or gives back). PDFium, unless the
@@ -46,8 +47,18 @@ export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
   if ((page.printableWidgets ?? 0) > 0) return 'pdfjs';
   // This PDFium build blends only Normal, Multiply and Darken as the spec says (Difference, Screen,
   // Hue… come out in other colours: pdf.js transparency_group.pdf, bench/RENDERERS.md); pdf.js
-  // draws all sixteen modes as Ghostscript does.
-  if (page.transparency?.blendModes.length) return 'pdfjs';
+  // draws all sixteen modes as Ghostscript does — but draws no text at all in a simple TrueType font
+  // whose program has no cmap table (pdf.js issue14297.pdf: a header and a whole table, 1 % of the
+  // page), which PDFium draws as MuPDF does: there the text wins, and the blend is said approximate.
+  if (page.transparency?.blendModes.length && !hasCmaplessSimpleTrueType(page)) return 'pdfjs';
+  // PDFium paints nothing for a colour outside its Indexed palette (pdf.js
+  // IndexedCS_negative_and_high.pdf: 2 of 11 squares missing); pdf.js clamps to the palette as
+  // Ghostscript and MuPDF do.
+  if (page.hazards?.indexedOutOfRange) return 'pdfjs';
+  // PDFium finds the end of an inline image by decoding it: after corrupt data it reads the rest of
+  // the content stream from inside the image and draws nothing more (qpdf damaged-inline-image.pdf);
+  // pdf.js looks for EI and draws on, as Ghostscript and MuPDF do.
+  if (page.hazards?.damagedInlineImages) return 'pdfjs';
   if (!pdfiumCanHold(page)) return 'pdfjs';
   // PDFium builds an lcms transform in WebAssembly for an ICC-based image: 0.4–2 s for a 400-px
   // image in bench/renderers.mjs, where pdf.js takes 0.1–1 s; and an Indexed image over an ICC
@@ -92,6 +103,16 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
   if (page.transparency?.knockoutGroups && engine !== 'image') reasons.push('a knockout transparency group is drawn as an ordinary group (its objects show through each other)');
   if (engine === 'pdfium' && (page.printableWidgets ?? 0) > 0) reasons.push('form fields are not drawn');
   if (engine === 'pdfium' && page.transparency?.blendModes.length) reasons.push(`blend modes (${page.transparency.blendModes.join(', ')}) are drawn approximately`);
+  if (engine === 'image') return reasons.length ? reasons.join('; ') : null;
+  const damaged = page.hazards?.damagedInlineImages ?? 0;
+  if (damaged) reasons.push(`${damaged === 1 ? 'an inline image has' : `${damaged} inline images have`} corrupt data, which readers draw differently (in part, black, or not at all)`);
+  const fields = page.undrawnFields ?? 0;
+  if (fields) reasons.push(`${fields === 1 ? 'a form field' : `${fields} form fields`} without an appearance stream ${fields === 1 ? 'is' : 'are'} not drawn (printers draw ${fields === 1 ? 'its' : 'their'} background or border from the field's entries)`);
+  // The glyphs of a font that is not embedded are a substitute's (pdf.js and PDFium have their own
+  // metric-compatible faces, Ghostscript, MuPDF and poppler URW's): the words sit where they print,
+  // but their shapes are the previewer's, as they will be production's (font-not-embedded).
+  const substituted = [...new Set((page.fonts ?? []).filter((f) => !f.embedded).map((f) => f.baseFont ?? f.name))];
+  if (substituted.length) reasons.push(`text in ${substituted.length === 1 ? 'a font' : 'fonts'} not embedded (${substituted.slice(0, 3).join(', ')}${substituted.length > 3 ? ', …' : ''}) is drawn with a substitute font`);
   return reasons.length ? reasons.join('; ') : null;
 }
 
@@ -103,6 +124,11 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
  */
 export function pdfiumDrawsAnnotations(page: Pick<PageFacts, 'generatedAnnotations'>): boolean {
   return (page.generatedAnnotations ?? 0) > 0;
+}
+
+/** A simple (not CID-keyed) TrueType font whose embedded program has no cmap table. */
+function hasCmaplessSimpleTrueType(page: Partial<Pick<PageFacts, 'fonts'>>): boolean {
+  return (page.fonts ?? []).some((f) => f.subtype === 'TrueType' && f.program?.noCmap === true);
 }
 
 function isIccBased(cs: ImageFacts['colourSpace'] | undefined): boolean {

@@ -15,18 +15,22 @@ const EXPECTED_INK_FACTOR = 4;
 /**
  * Why an empty raster of this page is not a blank page, or null when it is one (or is not empty):
  * the page's content paints ink in the visible area (both renderers were asked and drew nothing),
- * or an image could not be decoded.
+ * an image could not be decoded, or it has printing form fields that neither renderer draws.
  * @example
  * emptyButPaints({ inkCoverage: 0 }, { marks: { ink: 0.2 } }, 0.0001);
  * // "rendering drew nothing, but its content paints about 20 % of the page …"
  */
 export function emptyButPaints(
   raster: Pick<RasterFacts, 'inkCoverage' | 'approximate'>,
-  page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink'> },
+  page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink'>; undrawnFields?: number },
   blankInkCoverage: number,
 ): string | null {
   if (raster.inkCoverage > blankInkCoverage) return null;
   if (raster.approximate?.startsWith('an image could not be decoded')) return raster.approximate;
+  const fields = page.undrawnFields ?? 0;
+  if (fields > 0) {
+    return `${fields === 1 ? 'a form field' : `${fields} form fields`} without an appearance stream ${fields === 1 ? 'prints' : 'print'} (Ghostscript, MuPDF and poppler draw ${fields === 1 ? 'its' : 'their'} background or border from the field's entries), but the renderers draw nothing for ${fields === 1 ? 'it' : 'them'}`;
+  }
   const ink = page.marks?.ink ?? 0;
   if (ink > EXPECTED_INK_FACTOR * blankInkCoverage) {
     return `rendering drew nothing, but its content paints about ${formatNumber(ink * 100, ink < 0.01 ? 2 : 0)} % of the page in colours that print`;

@@ -33,7 +33,7 @@ import { N, dictOf, nameOf, resolve } from '../../src/pdf/objects.js';
 import type { DocumentFacts, ImageFacts } from '../../src/pdf/facts.js';
 import type { PreflightPool } from '../../src/pool/pool.js';
 import { CLOSE } from './pixels.js';
-import { comparePreviews, type FilePreviews } from './previews.js';
+import { comparePreviews, type FilePreviews, type PagePixels } from './previews.js';
 
 const run = promisify(execFile);
 
@@ -437,7 +437,10 @@ export function formatPixelDistribution(results: readonly FileResult[]): string 
     const band = (lo: number, hi: number) => xs.filter((m) => m >= lo && m < hi).length;
     return `| ${band(0, 1)} | ${band(1, 2)} | ${band(2, 4)} | ${band(4, 8)} | ${band(8, 16)} | ${band(16, 32)} | ${band(32, Infinity)} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.9).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(xs.at(-1) ?? NaN).toFixed(2)} |`;
   };
-  const textMissing = pages.filter((p) => p.verdict === 'differ' && Math.min(...ORACLE_KEYS.map((o) => p.against[o]?.missing ?? Infinity)) > 0.002).length;
+  const missesInk = (p: PagePixels) => Math.min(...ORACLE_KEYS.map((o) => p.against[o]?.missing ?? Infinity)) > 0.002;
+  const textMissing = pages.filter((p) => p.verdict === 'differ' && missesInk(p)).length;
+  // Pages that miss ink against every reader but say why on the page (a substitute font's glyphs, an image that cannot be decoded…).
+  const saidMissing = pages.filter((p) => p.verdict === 'approximate' && missesInk(p)).length;
   return [
     `${pages.length} pages compared (${failed} not rendered by us, ${unknown} drawn by no oracle).`,
     '',
@@ -450,7 +453,7 @@ export function formatPixelDistribution(results: readonly FileResult[]): string 
     `| per pixel ${row(means)}`,
     `| 4 px cells ${row(coarse)}`,
     '',
-    `Share of the page Ghostscript inks and we leave blank: p90 ${pct(q(missing, 0.9))}, p99 ${pct(q(missing, 0.99))}; pages with more than 0.2 % missing against every reader (visible text or artwork missing): ${textMissing}.`,
+    `Share of the page Ghostscript inks and we leave blank: p90 ${pct(q(missing, 0.9))}, p99 ${pct(q(missing, 0.99))}; pages with more than 0.2 % missing against every reader (visible text or artwork missing): ${textMissing}, and ${saidMissing} more whose report says on the page why its preview is approximate.`,
   ].join('\n');
 }
 

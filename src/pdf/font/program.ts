@@ -101,7 +101,7 @@ export class FontPrograms {
             ? checkType1(data, budget)
             : null;
       if (!checked) return failed(`its program is not a font of any kind renderers read (it starts with ${describe(data)})`);
-      return fromTally(checked.format, checked.tally);
+      return { ...fromTally(checked.format, checked.tally), ...('noCmap' in checked && checked.noCmap ? { noCmap: true as const } : {}) };
     } catch (error) {
       if (error instanceof FontFormatError) return failed(`its program cannot be parsed: ${error.message}`);
       if (error instanceof FontBudgetExceeded) return unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`);

@@ -13,6 +13,8 @@ import { checkCff } from './cff.js';
 export interface ProgramCheck {
   format: 'TrueType' | 'OpenType' | 'CFF' | 'Type1';
   tally: GlyphTally;
+  /** An sfnt without a cmap table (pdf.js cannot find the glyphs of a simple font in one). */
+  noCmap?: boolean;
 }
 
 const SFNT_VERSIONS = new Set([0x00010000, 0x74727565 /* true */, 0x4f54544f /* OTTO */]);
@@ -94,7 +96,7 @@ export function checkSfnt(data: Uint8Array, budget: WorkBudget): ProgramCheck {
     return end > start ? { offset: glyf.offset + start, length: end - start } : { offset: 0, length: 0 };
   };
   const tally = tallyGlyphs(glyphs, (g) => checkGlyph(b, g, glyphs, location, budget, 0));
-  return { format: 'TrueType', tally };
+  return { format: 'TrueType', tally, ...(tables.has('cmap') ? {} : { noCmap: true }) };
 }
 
 const MAX_COMPONENT_DEPTH = 32;

@@ -121,6 +121,14 @@ describe('the program checks on whole fonts', () => {
     expect(t1.tally.glyphs).toBeGreaterThan(500);
   });
 
+  it('says when a TrueType program has no cmap table (pdf.js draws no text of a simple font without one: issue14297.pdf)', () => {
+    const ttf = new Uint8Array(readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'));
+    expect(checkSfnt(ttf, budget()).noCmap).toBeUndefined();
+    const stripped = checkSfnt(withoutTable(ttf, 'cmap'), budget());
+    expect(stripped.noCmap).toBe(true);
+    expect(stripped.tally).toMatchObject({ failed: 0, firstFailure: null });
+  });
+
   it('stops at the work budget instead of judging (a font too costly to check is left unchecked)', () => {
     const data = new Uint8Array(readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf'));
     expect(() => checkSfnt(data, new WorkBudget(10_000))).toThrow(FontBudgetExceeded);
@@ -152,4 +160,28 @@ function cffIndex(items: number[][]): number[] {
   }
   for (const item of items) out.push(...item);
   return out;
+}
+
+/** The sfnt `data` without its table `tag` (the directory rewritten, the other tables kept as they are). */
+function withoutTable(data: Uint8Array, tag: string): Uint8Array {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const count = view.getUint16(4);
+  const entries = Array.from({ length: count }, (_, i) => 12 + 16 * i).filter((at) => String.fromCharCode(...data.subarray(at, at + 4)) !== tag);
+  const parts: Uint8Array[] = [];
+  let at = 12 + 16 * entries.length;
+  const directory = new Uint8Array(at);
+  directory.set(data.subarray(0, 12));
+  new DataView(directory.buffer).setUint16(4, entries.length);
+  entries.forEach((entry, i) => {
+    const offset = view.getUint32(entry + 8);
+    const length = view.getUint32(entry + 12);
+    directory.set(data.subarray(entry, entry + 8), 12 + 16 * i);
+    new DataView(directory.buffer).setUint32(12 + 16 * i + 8, at);
+    new DataView(directory.buffer).setUint32(12 + 16 * i + 12, length);
+    const padded = new Uint8Array(length + (-length & 3));
+    padded.set(data.subarray(offset, offset + length));
+    parts.push(padded);
+    at += padded.length;
+  });
+  return new Uint8Array(Buffer.concat([directory, ...parts]));
 }

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DocumentFacts, FontUse } from '../../../src/pdf/facts.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
@@ -36,7 +37,7 @@ const inspect = (name: string) => inspectPdf(read(name));
 const widths = (facts: DocumentFacts, p = 0) => facts.pages[p]!.images.map((i) => i.widthPx).sort((a, b) => a - b);
 const kinds = (facts: DocumentFacts) => facts.problems.map((p) => p.kind);
 
-/** A PDF written by hand: objects 1… in order, a classic xref table and a trailer with /Root 1 0 R. */
+/** A PDF written by hand (one byte per character): objects 1… in order, a classic xref table and a trailer with /Root 1 0 R. */
 function handMade(objects: readonly string[]): Uint8Array {
   let out = '%PDF-1.7\n';
   const offsets = objects.map((o, i) => {
@@ -47,7 +48,7 @@ function handMade(objects: readonly string[]): Uint8Array {
   const xref = out.length;
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
   out += `trailer << /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(out);
+  return new Uint8Array(Buffer.from(out, 'latin1'));
 }
 
 beforeAll(() => {
@@ -188,6 +189,48 @@ describe('page tree', () => {
     expect(facts.problems.find((p) => p.kind === 'damaged')?.detail).toContain(detail);
     expect(spawnSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).stdout.trim()).toBe('0');
     expect(/^Pages:\s+(\d+)/m.exec(spawnSync('mutool', ['info', file], { encoding: 'utf8' }).stdout)?.[1] ?? '0').toBe('0');
+  });
+
+  it('follows the newest trailer’s /Root when it names the Info dictionary: no pages and damaged, as qpdf and MuPDF read it (pdf.js issue9418.pdf)', async () => {
+    // reportlab's file with an incremental update whose trailer names its own /Info object as /Root.
+    const base = Buffer.from(read('reportlab-plain.pdf'));
+    const text = base.toString('latin1');
+    const size = Number(/\/Size (\d+)/.exec(text)![1]);
+    const prev = Number(/startxref\s+(\d+)/.exec(text.slice(text.lastIndexOf('startxref')))![1]);
+    const obj = `\n${size} 0 obj\n<< /Producer (an update) /CreationDate (D:20180130101459Z) >>\nendobj\n`;
+    const xrefAt = base.length + obj.length;
+    const xref = `xref\n0 1\n0000000000 65535 f \n${size} 1\n${String(base.length + 1).padStart(10, '0')} 00000 n \ntrailer\n<< /Size ${size + 1} /Root ${size} 0 R /Info ${size} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    const bytes = new Uint8Array(Buffer.concat([base, Buffer.from(obj + xref, 'latin1')]));
+    const file = join(dir, 'root-is-info.pdf');
+    writeFileSync(file, bytes);
+    expect(spawnSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).stdout.trim()).toBe('0');
+    expect(/^Pages:\s+(\d+)/m.exec(spawnSync('mutool', ['info', file], { encoding: 'utf8' }).stdout)?.[1] ?? '0').toBe('0');
+    const facts = await inspectPdf(bytes);
+    expect(facts.pageCount).toBe(0);
+    const damaged = facts.problems.find((p) => p.kind === 'damaged')?.detail;
+    expect(damaged).toContain(`the trailer's /Root (${size} 0 R) names the document information dictionary, not the document catalog`);
+    expect(damaged).toMatch(/a catalog \(\d+ 0 R\) that other readers may print from is elsewhere/);
+    // The file as reportlab wrote it still reads its page.
+    expect((await inspect('reportlab-plain.pdf')).pageCount).toBe(1);
+  });
+
+  it('does not read a stream inside a page tree node: the node is unreadable and the file has no pages, as qpdf and MuPDF read it (poppler-test mask.pdf)', async () => {
+    // A Flate-compressed image mask, as in mask.pdf: binary data, which qpdf reads as so many bad
+    // tokens that it gives up on the node (with a few bytes it would read on; MuPDF never does).
+    const mask = Buffer.from(deflateSync(Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 2654435761) >>> 24)))).toString('latin1');
+    const image = `<< /Type /XObject /Subtype /Image /Width 128 /Height 128 /ImageMask true /BitsPerComponent 1 /Filter /FlateDecode /Length ${mask.length} >>\nstream\n${mask}\nendstream\n`;
+    const objects = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [3 0 R] /Resources << /XObject << /Im ${image} >> >> /Count 1 /MediaBox [0 0 100 100] >>`, '<< /Type /Page /Parent 2 0 R >>'];
+    const bytes = handMade(objects);
+    const file = join(dir, 'stream-in-page-tree.pdf');
+    writeFileSync(file, bytes);
+    expect(spawnSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).stdout.trim()).toBe('0');
+    expect(/^Pages:\s+(\d+)/m.exec(spawnSync('mutool', ['info', file], { encoding: 'utf8' }).stdout)?.[1] ?? '0').toBe('0');
+    const facts = await inspectPdf(bytes);
+    expect(facts.pageCount).toBe(0);
+    expect(facts.problems).toContainEqual({ kind: 'damaged', detail: 'the root of the page tree (2 0 R) cannot be read as a dictionary, so no page can be found (qpdf and MuPDF read no pages)' });
+    // The same node with the image as an indirect object (as the standard wants) has its page.
+    const fixed = handMade([objects[0]!, '<< /Type /Pages /Kids [3 0 R] /Resources << /XObject << /Im 4 0 R >> >> /Count 1 /MediaBox [0 0 100 100] >>', objects[2]!, image]);
+    expect((await inspectPdf(fixed)).pageCount).toBe(1);
   });
 
   it('still calls a node that is its own ancestor a cycle', async () => {

@@ -15,6 +15,7 @@ import { preflightWithPreviews } from '../../../src/flow/preflight.js';
 import { renderHtml } from '../../../src/report/html.js';
 import type { Report } from '../../../src/report/schema.js';
 import { renderText } from '../../../src/report/text.js';
+import { analysePixels } from '../../../src/raster/pixels.js';
 import { comparePixels, ghostscriptPage, isClose, previewPixels } from '../../realworld/pixels.js';
 
 let dir: string;
@@ -79,6 +80,35 @@ describe('every image colour space the report names is drawn', () => {
     expect(codes(report)).toContain('page-render-failed');
     expect(codes(report)).not.toContain('page-blank');
     expect(report.pages[0]!.raster!.approximate).toMatch(/image could not be decoded/);
+  }, 120_000);
+});
+
+describe('what PDFium draws otherwise goes to pdf.js, decided from the structure', () => {
+  it('clamps fill colours outside the Indexed palette as Ghostscript does (PDFium leaves those shapes out)', async () => {
+    const { report, previews } = await check('indexed-out-of-range.pdf');
+    expect(report.pages[0]!.raster?.method).toBe('pdfjs');
+    const agreement = await againstGhostscript('indexed-out-of-range.pdf', report, previews);
+    expect(isClose(agreement), JSON.stringify(agreement)).toBe(true);
+    expect(agreement.missing).toBe(0);
+  }, 120_000);
+
+  it('draws on after an inline image with corrupt data, and says the image itself is uncertain', async () => {
+    const { report, previews } = await check('damaged-inline-image.pdf');
+    expect(report.pages[0]!.raster?.method).toBe('pdfjs');
+    expect(report.pages[0]!.raster?.approximate).toMatch(/inline image has corrupt data/);
+    // The blue bar after the image is drawn (PDFium loses it: about 43 % of the page).
+    const agreement = await againstGhostscript('damaged-inline-image.pdf', report, previews);
+    expect(agreement.missing, JSON.stringify(agreement)).toBeLessThan(0.002);
+  }, 120_000);
+
+  it('never calls a page blank whose printing form field neither engine draws: page-render-failed, said on the page', async () => {
+    const { report } = await check('field-without-appearance.pdf');
+    // Ghostscript prints the button's grey background.
+    const gs = await ghostscriptPage(join(dir, 'field-without-appearance.pdf'), 1, 300, 200, 300, 200);
+    expect(gs && analysePixels(gs).inkCoverage).toBeGreaterThan(0.1);
+    expect(codes(report)).not.toContain('page-blank');
+    expect(codes(report)).toContain('page-render-failed');
+    expect(report.pages[0]!.raster?.approximate).toMatch(/form field without an appearance stream is not drawn/);
   }, 120_000);
 });
 

@@ -50,6 +50,10 @@ describe('which engine draws a page', () => {
     ['printable form fields (PDFium leaves widgets to its form layer, which ignores the Print flag)', { printableWidgets: 2 }, 'pdfjs'],
     ['a Difference blend (PDFium blends only Normal, Multiply and Darken as the spec says)', { transparency: { blendModes: ['Difference'], knockoutGroups: 0 } }, 'pdfjs'],
     ['a knockout group (neither engine implements it: said on the page instead)', { transparency: { blendModes: [], knockoutGroups: 1 } }, 'pdfium'],
+    ['a colour outside its Indexed palette (PDFium paints nothing)', { hazards: { indexedOutOfRange: 1, damagedInlineImages: 0 } }, 'pdfjs'],
+    ['an inline image with corrupt data (PDFium loses the rest of the content)', { hazards: { indexedOutOfRange: 0, damagedInlineImages: 1 } }, 'pdfjs'],
+    ['a Screen blend and text in a simple TrueType font without a cmap (pdf.js draws none of that text; the blend is said approximate)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), program: { noCmap: true } }] }, 'pdfium'],
+    ['a Screen blend and a CID TrueType font without a cmap (pdf.js finds its glyphs by CID)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), subtype: 'Type0', program: { noCmap: true } }] }, 'pdfjs'],
   ])('%s → %s', (_name, extra, expected) => {
     expect(pageRenderer({ fonts: [], images: [], colours: [], ...extra } as never)).toBe(expected);
   });
@@ -66,6 +70,13 @@ describe('which engine draws a page', () => {
     expect(knownApproximation(page({ printableWidgets: 1 }), 'pdfium')).toBe('form fields are not drawn');
     expect(knownApproximation(page({ printableWidgets: 1 }), 'pdfjs')).toBeNull();
     expect(knownApproximation(page({ transparency: { blendModes: ['Screen'], knockoutGroups: 0 } }), 'pdfium')).toMatch(/Screen/);
+    // Fonts that are not embedded: every engine draws a substitute's glyphs; said once per font name.
+    const substitutes = page({ fonts: [{ ...font(false), baseFont: 'Helvetica' }, { ...font(false), name: '/F2', baseFont: 'Helvetica' }, font(true)] });
+    expect(knownApproximation(substitutes, 'pdfium')).toBe('text in a font not embedded (Helvetica) is drawn with a substitute font');
+    expect(knownApproximation(substitutes, 'pdfjs')).toBe('text in a font not embedded (Helvetica) is drawn with a substitute font');
+    expect(knownApproximation(page({ fonts: [font(true)] }), 'pdfium')).toBeNull();
+    expect(knownApproximation(page({ undrawnFields: 2 }), 'pdfjs')).toMatch(/^2 form fields without an appearance stream are not drawn/);
+    expect(knownApproximation(page({ hazards: { indexedOutOfRange: 0, damagedInlineImages: 1 } }), 'pdfjs')).toMatch(/inline image has corrupt data/);
   });
 
   it('sends a page with printable annotations (form fields, stamps) to pdf.js: PDFium draws widgets only through a form environment', () => {

@@ -163,3 +163,36 @@ jpx.Filter = Name.JPXDecode
 pdf.pages[0].Resources = Dictionary(XObject=Dictionary(Im0=jpx))
 pdf.pages[0].Contents = Stream(pdf, b'q 300 0 0 200 0 0 cm /Im0 Do Q')
 save(pdf, 'undecodable-image.pdf')
+
+
+# Fill colours outside the Indexed palette (as pdf.js IndexedCS_negative_and_high.pdf): index -5
+# and 9 of a palette of four (hival 3). Ghostscript, MuPDF and pdf.js clamp to the first and last
+# entries; PDFium paints nothing.
+pdf = Pdf.new()
+pdf.add_blank_page(page_size=(300, 100))
+palette = Array([Name.Indexed, Name.DeviceRGB, 3, pikepdf.String(bytes([0, 128, 0, 255, 0, 0, 0, 0, 255, 200, 0, 200]))])
+pdf.pages[0].Resources = Dictionary(ColorSpace=Dictionary(P=palette))
+pdf.pages[0].Contents = Stream(pdf, b'/P cs -5 sc 10 20 60 60 re f 1 sc 80 20 60 60 re f 2 sc 150 20 60 60 re f 9 sc 220 20 60 60 re f')
+save(pdf, 'indexed-out-of-range.pdf')
+
+
+# An inline Flate image whose data is corrupt, then a large blue bar (as qpdf damaged-inline-image.pdf):
+# PDFium loses the rest of the content stream after the image, the other readers draw the bar.
+pixels = zlib.compress(bytes((x * 5 + y * 3) % 256 for y in range(40) for x in range(40 * 3)))
+corrupt = pixels[:60] + b'\n---damaged---\n' + pixels[60:]
+pdf = Pdf.new()
+pdf.add_blank_page(page_size=(300, 200))
+pdf.pages[0].Contents = Stream(pdf, b'q 40 0 0 40 10 150 cm BI /W 40 /H 40 /BPC 8 /CS /RGB /F /Fl ID ' + corrupt + b'\nEI Q 0 0 1 rg 20 20 260 100 re f')
+save(pdf, 'damaged-inline-image.pdf')
+
+
+# A printing push button without an appearance stream, grey background in /MK (as veraPDF
+# 6-3-3-t01-fail-s.pdf): Ghostscript, MuPDF and poppler draw the grey box, pdf.js and PDFium nothing.
+pdf = Pdf.new()
+pdf.add_blank_page(page_size=(300, 200))
+button = pdf.make_indirect(Dictionary(Type=Name.Annot, Subtype=Name.Widget, FT=Name.Btn, Ff=65536, F=4, T=pikepdf.String('Button'),
+                                      Rect=Array([40, 40, 200, 160]), MK=Dictionary(BG=Array([0.75])), P=pdf.pages[0].obj))
+pdf.pages[0].Annots = Array([button])
+pdf.Root.AcroForm = Dictionary(Fields=Array([button]))
+save(pdf, 'field-without-appearance.pdf')
+
