@@ -49,7 +49,12 @@ export function lzwEncode(data: Uint8Array): Buffer {
     }
     w = c;
   }
-  if (w) put(code(w), width);
+  if (w) {
+    put(code(w), width);
+    // The decoder defines an entry on this last code too, and may widen before it reads EOD.
+    next++;
+    if (next >= 1 << width && width < 12) width++;
+  }
   put(257, width);
   if (n > 0) out.push((acc << (8 - n)) & 0xff);
   return Buffer.from(out);
