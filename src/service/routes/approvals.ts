@@ -206,6 +206,8 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
   if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
   if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
   if (decision === 'rejected' && updated.token) await ctx.store.removeFixed(updated.token).catch(() => undefined);
+  // The decision's callback (check.finished) goes out from this server, whichever process ran the check.
+  if (job?.callbackUrl) ctx.queue.deliverCallback?.(id);
   return updated;
 }
 
