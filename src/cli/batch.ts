@@ -31,7 +31,7 @@ ${POOL_LIMITS_HELP}
   --profiles DIR      product profiles folder
   --no-html           no visual report per file
   --no-raster         structure checks only
-  --fix auto|approve  fix what the policy says to fix (the profile's policy, or the default: page
+  --fix auto|approve  fix what the policy says to fix (the profile's policy — shipped products: page
                       order, /Rotate, scale, CMYK, oversized images and files), check again, and
                       write the fixed file and its report to <out>/fixed/ (originals kept);
                       approve: the summary marks fixed files whose changes alter what prints;
