@@ -25,7 +25,7 @@ export function batchFileHandler(): JobHandler<BatchResult> {
     async run(raw, ctx) {
       const job = BatchFileJobSchema.parse(raw);
       const registry = await registryFrom(job.profiles);
-      const rules = { ...(job.severities ? { severities: job.severities } : {}), ...(job.limits ? { limits: job.limits } : {}), ...(job.policy ? { policy: job.policy } : {}), ...(job.locale ? { locale: job.locale } : {}) };
+      const rules = { ...(job.severities ? { severities: job.severities } : {}), ...(job.limits ? { limits: job.limits } : {}), ...(job.policy ? { policy: job.policy } : {}), ...(job.locale ? { locale: job.locale } : {}), ...(job.fileBudgetMs ? { fileBudgetMs: job.fileBudgetMs } : {}) };
       const result = await judge({ path: job.path, rel: job.rel }, job.out, new Map([[job.rel, job.target]]), registry, {
         html: job.html,
         hardSignal: ctx.signal,
@@ -81,12 +81,13 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
   const profiles = typeof options.preflight?.profiles === 'string' ? resolve(options.preflight.profiles) : undefined;
   const run = randomBytes(6).toString('hex');
   // The run's rules and fix mode travel with each job: a worker judges and fixes as a local batch would.
-  const { severities, limits, policy: rulesPolicy, locale } = options.preflight ?? {};
+  const { severities, limits, policy: rulesPolicy, locale, fileBudgetMs } = options.preflight ?? {};
   const rules: Partial<BatchFileJob> = {
     ...(severities && Object.keys(severities).length ? { severities } : {}),
     ...(limits && Object.keys(limits).length ? { limits } : {}),
     ...(rulesPolicy && Object.keys(rulesPolicy).length ? { policy: rulesPolicy } : {}),
     ...(locale ? { locale } : {}),
+    ...(fileBudgetMs ? { fileBudgetMs } : {}),
     ...(options.fix ? { fix: options.fix } : {}),
   };
 

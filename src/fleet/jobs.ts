@@ -36,6 +36,8 @@ export const BatchFileJobSchema = z
     policy: PolicySchema.optional(),
     /** Customer messages in this language. */
     locale: LocaleSchema.optional(),
+    /** Worker time the whole file may use, in ms (`--file-budget`), or absent for the default. */
+    fileBudgetMs: z.number().int().min(1).optional(),
     /** Fix by the policy (`--fix`): the fixed file and its report into `<out>/fixed/` (shared like `out`). */
     fix: FixModeSchema.optional(),
   })
