@@ -37,6 +37,8 @@ const TOKEN_STALE_MS = 30 * 60_000;
 const RECONCILE_EVERY_MS = 60_000;
 /** How long one server's claim on a check's callback lasts at most (ten attempts with backoff fit in it). */
 const CALLBACK_CLAIM_MS = 3 * 3600_000;
+/** Times a claim is asked of a Redis that does not answer before the callback goes out unclaimed. */
+const CLAIM_TRIES = 30;
 /** Lets a claim go only when it is still ours. */
 const RELEASE_CLAIM = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
@@ -265,19 +267,41 @@ export class RedisQueue implements CheckQueue {
     const key = `${this.conn.prefix}:${this.conn.queue}:callback-claim:${id}`;
     for (;;) {
       const token = randomBytes(12).toString('hex');
-      const claimed = await this.withTimeout(this.fast.set(key, token, 'PX', CALLBACK_CLAIM_MS, 'NX'), 'answer').then(
-        (ok) => ok === 'OK',
-        () => true,
-      );
+      const claimed = await this.claim(key, token);
+      if (claimed === 'aborted') return;
       if (!claimed) return;
       try {
         await deliverCallback(id, this.options.store, callback, this.stop.signal);
       } finally {
-        await this.fast.eval(RELEASE_CLAIM, 1, key, token).catch(() => undefined);
+        await (this.redis ?? this.fast).eval(RELEASE_CLAIM, 1, key, token).catch(() => undefined);
       }
       if (this.stop.signal.aborted) return;
       const record = await this.options.store.readRecord(id).catch(() => null);
       if (record?.callbackState !== 'pending' || !isSettled(record.status)) return;
+    }
+  }
+
+  /**
+   * Claims a check's callback: true when this server got it, false when another holds it. A Redis
+   * that does not answer (a slow moment, an outage) is asked again, every second for up to
+   * CLAIM_TRIES seconds — answering "claimed" at once would let two servers deliver — and only
+   * then is the callback delivered unclaimed (twice is better than never).
+   */
+  private async claim(key: string, token: string): Promise<boolean | 'aborted'> {
+    const redis = this.redis ?? this.fast;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if ((await this.withTimeout(redis.set(key, token, 'PX', CALLBACK_CLAIM_MS, 'NX'), 'answer')) === 'OK') return true;
+        // An earlier try that timed out here may have set it all the same.
+        return (await this.withTimeout(redis.get(key), 'answer')) === token;
+      } catch (error) {
+        if (attempt >= CLAIM_TRIES) {
+          this.log('warn', 'callback-unclaimed', { key, error: (error as Error).message });
+          return true;
+        }
+        if (this.stop.signal.aborted) return 'aborted';
+        await new Promise((r) => setTimeout(r, 1_000).unref());
+      }
     }
   }
 

@@ -148,7 +148,7 @@ describe('batch --redis', () => {
     expect(readFileSync(join(dir, 'T-SHIRT-M__order.pdf')).equals(original)).toBe(true);
     expect([...doneCounts([w]).values()]).toEqual([1, 1, 1]);
     await stopWorker(w);
-  });
+  }, 240_000);
 
   it('Ctrl-C takes back the jobs no worker has started; the rerun judges them', async () => {
     const dir = makeFolder();

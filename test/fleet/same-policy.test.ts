@@ -9,7 +9,7 @@
  * rejects — a fix never turns that error into a pass) and a tanktop in CMYK and spot colours
  * (reportlab: converted, with approval).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import type { Report } from '../../src/report/schema.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { BIN, eventually, startWorker, stopWorker, type WorkerProcess } from './fleet-harness.js';
+import { BIN, eventually, startServe, startWorker, stopWorker, type ServeProcess, type WorkerProcess } from './fleet-harness.js';
 
 const CORPUS = 'test/corpus/files';
 const FILES = [
@@ -31,7 +31,7 @@ const FILES = [
 let redis: RedisServer;
 let pool: PreflightPool;
 let embedded: ServiceHandle;
-let fleet: { proc: ChildProcess; url: string } | null = null;
+let fleet: ServeProcess | null = null;
 let worker: WorkerProcess | null = null;
 const dir = mkdtempSync(join(tmpdir(), 'pp-same-policy-'));
 
@@ -40,16 +40,7 @@ beforeAll(async () => {
   pool = new PreflightPool({ maxThreads: 1 });
   embedded = await startService({ port: 0, dataDir: join(dir, 'embedded'), pool, logLevel: 'silent' });
   const data = join(dir, 'fleet');
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--redis', redis.url, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  fleet = await new Promise((resolve, reject) => {
-    let err = '';
-    proc.stderr!.on('data', (d) => {
-      err += d;
-      const m = /listening on (http:\/\/[^\s]+)/.exec(err);
-      if (m) resolve({ proc, url: m[1]! });
-    });
-    proc.once('exit', () => reject(new Error(`serve exited: ${err}`)));
-  });
+  fleet = await startServe(redis.url, data);
   worker = startWorker(redis.url, data);
 });
 
@@ -136,5 +127,5 @@ describe('the same policy in the library, CLI, batch, service and fleet', () => 
         expect([result.verdict, result.fixed!.originalVerdict], `${file}: ${name}`).toEqual([expectedFix.after.verdict, lib.verdict]);
       }
     }
-  });
+  }, 300_000);
 });
