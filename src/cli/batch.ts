@@ -31,10 +31,11 @@ ${POOL_LIMITS_HELP}
   --profiles DIR      product profiles folder
   --no-html           no visual report per file
   --no-raster         structure checks only
-  --fix auto|approve  fix what the policy says to fix (the profile's policy, or the default: page
+  --fix auto|approve  fix what the policy says to fix (the profile's policy — shipped products: page
                       order, /Rotate, scale, CMYK, oversized images and files), check again, and
                       write the fixed file and its report to <out>/fixed/ (originals kept);
-                      approve: the summary marks fixed files whose changes alter what prints
+                      approve: the summary marks fixed files whose changes alter what prints;
+                      with --redis the workers fix, into the shared <out>/fixed/
   --policy CODE=ACTION
                       action for a finding code in this run: reject, warn, fix or off (repeatable)
   --locale en|pt|es   add customer messages in this language to every finding
@@ -109,7 +110,6 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   const fix = fixFlag(values.fix);
   const policy = policyFrom(values.policy);
   const locale = localeFlag(values.locale);
-  if (fix && values.redis) throw new UsageError('--fix runs on this machine; leave out --redis');
   const preflight = { profiles: values.profiles, raster: !values['no-raster'], pool, policy, ...(locale ? { locale } : {}), ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}) };
   const soft = new AbortController();
   const hard = new AbortController();

@@ -25,10 +25,12 @@ export function batchFileHandler(): JobHandler<BatchResult> {
     async run(raw, ctx) {
       const job = BatchFileJobSchema.parse(raw);
       const registry = await registryFrom(job.profiles);
+      const rules = { ...(job.severities ? { severities: job.severities } : {}), ...(job.limits ? { limits: job.limits } : {}), ...(job.policy ? { policy: job.policy } : {}), ...(job.locale ? { locale: job.locale } : {}), ...(job.fileBudgetMs ? { fileBudgetMs: job.fileBudgetMs } : {}) };
       const result = await judge({ path: job.path, rel: job.rel }, job.out, new Map([[job.rel, job.target]]), registry, {
         html: job.html,
         hardSignal: ctx.signal,
-        preflight: { profiles: registry, raster: job.raster, pool: ctx.pool, ...(job.timeoutMs ? { timeoutMs: job.timeoutMs } : {}) },
+        ...(job.fix ? { fix: job.fix } : {}),
+        preflight: { profiles: registry, raster: job.raster, pool: ctx.pool, ...rules, ...(job.timeoutMs ? { timeoutMs: job.timeoutMs } : {}) },
       });
       if (result === 'aborted') throw new PreflightError('ERR_ABORTED', 'aborted: the worker is shutting down');
       return { ...result, via: job.via };
@@ -78,6 +80,16 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
   const raster = options.preflight?.raster ?? true;
   const profiles = typeof options.preflight?.profiles === 'string' ? resolve(options.preflight.profiles) : undefined;
   const run = randomBytes(6).toString('hex');
+  // The run's rules and fix mode travel with each job: a worker judges and fixes as a local batch would.
+  const { severities, limits, policy: rulesPolicy, locale, fileBudgetMs } = options.preflight ?? {};
+  const rules: Partial<BatchFileJob> = {
+    ...(severities && Object.keys(severities).length ? { severities } : {}),
+    ...(limits && Object.keys(limits).length ? { limits } : {}),
+    ...(rulesPolicy && Object.keys(rulesPolicy).length ? { policy: rulesPolicy } : {}),
+    ...(locale ? { locale } : {}),
+    ...(fileBudgetMs ? { fileBudgetMs } : {}),
+    ...(options.fix ? { fix: options.fix } : {}),
+  };
 
   const results: BatchResult[] = [];
   const pending: string[] = [];
@@ -100,7 +112,7 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
     toQueue.push({
       id: `batch-${run}-${i}`,
       file,
-      data: { path: file.path, rel: file.rel, out, target: resolution.target, via: resolution.via, html, raster, ...(profiles ? { profiles } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) },
+      data: { path: file.path, rel: file.rel, out, target: resolution.target, via: resolution.via, html, raster, ...(profiles ? { profiles } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...rules },
     });
   }
 

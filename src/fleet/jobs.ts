@@ -3,7 +3,11 @@
  * worker sees, or a URL), never the files themselves; and the retry policy every job is added with.
  */
 import { z } from 'zod';
+import { LocaleSchema } from '../messages/locales.js';
 import { TargetSchema } from '../options.js';
+import { LimitsOverrideSchema } from '../profile/schema.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
+import { FixModeSchema, PolicySchema } from '../rules/policy.js';
 
 /** Job names on the queue. */
 export const JOB_CHECK = 'check';
@@ -26,6 +30,16 @@ export const BatchFileJobSchema = z
     profiles: z.string().min(1).optional(),
     /** Time limit per task in ms, or absent for the worker's. */
     timeoutMs: z.number().int().min(1).optional(),
+    /** The run's rules over the profile's, as a local batch takes them (`preflight.severities`, `limits`, `policy`). */
+    severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).optional(),
+    limits: LimitsOverrideSchema.optional(),
+    policy: PolicySchema.optional(),
+    /** Customer messages in this language. */
+    locale: LocaleSchema.optional(),
+    /** Worker time the whole file may use, in ms (`--file-budget`), or absent for the default. */
+    fileBudgetMs: z.number().int().min(1).optional(),
+    /** Fix by the policy (`--fix`): the fixed file and its report into `<out>/fixed/` (shared like `out`). */
+    fix: FixModeSchema.optional(),
   })
   .strict();
 export type BatchFileJob = z.infer<typeof BatchFileJobSchema>;

@@ -8,6 +8,7 @@
  * every record still queued or running whose job Redis does not hold (a Redis that lost its data)
  * is put back on the queue; a job BullMQ gave up on becomes an `error` record.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -34,6 +35,12 @@ const VIEW_STALE_MS = 60_000;
 /** Queued members that are not checks (a submission being read, an order draft's source) are dropped after this long. */
 const TOKEN_STALE_MS = 30 * 60_000;
 const RECONCILE_EVERY_MS = 60_000;
+/** How long one server's claim on a check's callback lasts at most (ten attempts with backoff fit in it). */
+const CALLBACK_CLAIM_MS = 3 * 3600_000;
+/** Times a claim is asked of a Redis that does not answer before the callback goes out unclaimed. */
+const CLAIM_TRIES = 30;
+/** Lets a claim go only when it is still ours. */
+const RELEASE_CLAIM = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 interface FleetView {
   at: number;
@@ -83,6 +90,7 @@ export class RedisQueue implements CheckQueue {
   /** Connections given to BullMQ, which does not close them. */
   private readonly connections: Redis[] = [];
   private readonly deliveries = new Set<Promise<unknown>>();
+  private readonly delivering = new Map<string, Promise<unknown>>();
   private readonly stop = new AbortController();
   private closed = false;
   private lastError: string | null = null;
@@ -210,7 +218,8 @@ export class RedisQueue implements CheckQueue {
 
   private async finished(id: string): Promise<void> {
     const record = await this.options.store.readRecord(id).catch(() => null);
-    if (!record || (record.status !== 'done' && record.status !== 'error')) return;
+    // needs-approval too: its callback (check.needs-approval) goes out when the worker finishes.
+    if (!record || !isSettled(record.status)) return;
     if (record.owner) await this.tenants.remove(record.owner, [id]).catch(() => undefined);
     this.options.onFinished?.(record);
     if (record.callbackState === 'pending') this.deliver(id);
@@ -226,12 +235,74 @@ export class RedisQueue implements CheckQueue {
     if (record) await this.finished(id);
   }
 
+  deliverCallback(id: string): void {
+    this.deliver(id);
+  }
+
   private deliver(id: string): void {
-    if (!this.options.callback) return;
-    const delivery = deliverCallback(id, this.options.store, this.options.callback, this.stop.signal)
+    const callback = this.options.callback;
+    if (!callback) return;
+    // One delivery loop per check at a time: a second call waits for the first (which may already deliver what it owes).
+    const earlier = this.delivering.get(id) ?? Promise.resolve();
+    const delivery = earlier
+      .then(() => this.deliverClaimed(id, callback))
       .catch(() => undefined)
-      .finally(() => this.deliveries.delete(delivery));
+      .finally(() => {
+        this.deliveries.delete(delivery);
+        if (this.delivering.get(id) === delivery) this.delivering.delete(id);
+      });
     this.deliveries.add(delivery);
+    this.delivering.set(id, delivery);
+  }
+
+  /**
+   * Several servers hear of the same finished check (each listens to the queue's events): the one
+   * that claims the check's callback in Redis delivers it, the others leave it. A callback owed
+   * again when the claim is let go (a decision made on another server meanwhile) is claimed again.
+   * A server that dies holding a claim leaves it to expire (CALLBACK_CLAIM_MS); a server that
+   * starts delivers what is still owed. Without Redis, the callback goes out unclaimed: twice is
+   * better than never.
+   */
+  private async deliverClaimed(id: string, callback: CallbackOptions): Promise<void> {
+    const key = `${this.conn.prefix}:${this.conn.queue}:callback-claim:${id}`;
+    for (;;) {
+      const token = randomBytes(12).toString('hex');
+      const claimed = await this.claim(key, token);
+      if (claimed === 'aborted') return;
+      if (!claimed) return;
+      try {
+        await deliverCallback(id, this.options.store, callback, this.stop.signal);
+      } finally {
+        await (this.redis ?? this.fast).eval(RELEASE_CLAIM, 1, key, token).catch(() => undefined);
+      }
+      if (this.stop.signal.aborted) return;
+      const record = await this.options.store.readRecord(id).catch(() => null);
+      if (record?.callbackState !== 'pending' || !isSettled(record.status)) return;
+    }
+  }
+
+  /**
+   * Claims a check's callback: true when this server got it, false when another holds it. A Redis
+   * that does not answer (a slow moment, an outage) is asked again, every second for up to
+   * CLAIM_TRIES seconds — answering "claimed" at once would let two servers deliver — and only
+   * then is the callback delivered unclaimed (twice is better than never).
+   */
+  private async claim(key: string, token: string): Promise<boolean | 'aborted'> {
+    const redis = this.redis ?? this.fast;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if ((await this.withTimeout(redis.set(key, token, 'PX', CALLBACK_CLAIM_MS, 'NX'), 'answer')) === 'OK') return true;
+        // An earlier try that timed out here may have set it all the same.
+        return (await this.withTimeout(redis.get(key), 'answer')) === token;
+      } catch (error) {
+        if (attempt >= CLAIM_TRIES) {
+          this.log('warn', 'callback-unclaimed', { key, error: (error as Error).message });
+          return true;
+        }
+        if (this.stop.signal.aborted) return 'aborted';
+        await new Promise((r) => setTimeout(r, 1_000).unref());
+      }
+    }
   }
 
   /**

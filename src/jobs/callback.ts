@@ -108,7 +108,9 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
   for (;;) {
     const record = await store.readRecord(id);
     if (!record || record.callbackState !== 'pending' || !isSettled(record.status)) return record;
-    const n = record.callbacks.length;
+    // Attempts since the last one delivered: a check that waits for approval delivers twice
+    // (check.needs-approval, then check.finished after the decision), each with its own retries.
+    const n = failuresInARow(record.callbacks);
     if (n >= options.maxAttempts) return store.updateRecord(id, (r) => ({ ...r, callbackState: 'failed' }));
     if (n > 0) {
       const base = Math.min(options.maxDelayMs, options.backoffMs * 2 ** (n - 1));
@@ -125,12 +127,22 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
     if (signal?.aborted && outcome.error === 'aborted') return record;
     const updated = await store.updateRecord(id, (r) => {
       const callbacks = [...r.callbacks, { at, ...outcome }];
-      const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
-      const state = delivered ? 'delivered' : callbacks.length >= options.maxAttempts ? 'failed' : 'pending';
+      const delivered = isDelivered(outcome);
+      // Decided while this one was posted: the decision's callback is still owed.
+      const state = delivered ? (r.status !== record.status ? 'pending' : 'delivered') : failuresInARow(callbacks) >= options.maxAttempts ? 'failed' : 'pending';
       return { ...r, callbacks, callbackState: state };
     });
     if (!updated || updated.callbackState !== 'pending') return updated;
   }
+}
+
+const isDelivered = (attempt: { status?: number | undefined }) => attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300;
+
+/** Failed attempts after the last delivered one. */
+function failuresInARow(attempts: readonly { status?: number | undefined }[]): number {
+  let n = 0;
+  for (let i = attempts.length - 1; i >= 0 && !isDelivered(attempts[i]!); i--) n++;
+  return n;
 }
 
 /** One POST: the status it answered, or why it did not. */

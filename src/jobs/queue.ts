@@ -39,10 +39,11 @@ export interface CheckQueue {
   /** Checks run at once by everything that takes from this queue (the fleet's workers together); null when unknown. */
   capacity?(): Promise<number | null>;
   /**
-   * A finished check changed (a fix approved or rejected) and owes its callback again
-   * (`callbackState: pending`): deliver it, retried like the first. Without it the server delivers.
+   * Delivers the callback a settled check owes now (after an approval or a rejection made through
+   * this server: its `check.finished`), with this queue's signing and retries. Does nothing
+   * without callback options or when nothing is owed.
    */
-  redeliver?(id: string): void;
+  deliverCallback?(id: string): void;
 }
 
 export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
@@ -69,6 +70,7 @@ export class EmbeddedQueue implements CheckQueue {
   private readonly waiting: CheckJob[] = [];
   private readonly active = new Map<string, Promise<void>>();
   private readonly deliveries = new Set<Promise<unknown>>();
+  private readonly delivering = new Map<string, Promise<unknown>>();
   private readonly stop = new AbortController();
   private readonly concurrency: number;
   private started = false;
@@ -180,15 +182,23 @@ export class EmbeddedQueue implements CheckQueue {
     if (job.callbackUrl) this.deliver(job.id);
   }
 
-  redeliver(id: string): void {
+  deliverCallback(id: string): void {
     if (!this.closed) this.deliver(id);
   }
 
   private deliver(id: string): void {
-    if (!this.options.callback) return;
-    const delivery = deliverCallback(id, this.options.store, this.options.callback, this.stop.signal)
+    const callback = this.options.callback;
+    if (!callback) return;
+    // One delivery loop per check at a time: a second call waits for the first (which may already deliver what it owes).
+    const earlier = this.delivering.get(id) ?? Promise.resolve();
+    const delivery = earlier
+      .then(() => deliverCallback(id, this.options.store, callback, this.stop.signal))
       .catch(() => undefined)
-      .finally(() => this.deliveries.delete(delivery));
+      .finally(() => {
+        this.deliveries.delete(delivery);
+        if (this.delivering.get(id) === delivery) this.delivering.delete(id);
+      });
     this.deliveries.add(delivery);
+    this.delivering.set(id, delivery);
   }
 }

@@ -126,7 +126,11 @@ export class JobStore {
     return this.serialised(id, async () => {
       const current = await this.readRecord(id);
       if (!current) return null;
-      const next = CheckRecordSchema.parse(change(current));
+      const changed = change(current);
+      // Nothing to change, nothing written: in a fleet another process may have written the record
+      // since it was read here, and writing this copy back would undo that (a callback recorded).
+      if (changed === current) return current;
+      const next = CheckRecordSchema.parse(changed);
       await this.writeRecord(next);
       return next;
     });

@@ -105,6 +105,51 @@ describe('batch --redis', () => {
     await Promise.all([stopWorker(a), stopWorker(b)]);
   });
 
+  it('--fix approve: the workers fix by the policy into <out>/fixed/, as a local batch does, originals kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pp-fleet-fix-'));
+    copyFileSync('test/corpus/files/qpdf-tshirt-M-sleeves-first.pdf', join(dir, 'T-SHIRT-M__order.pdf'));
+    copyFileSync('test/corpus/files/reportlab-tanktop-cmyk-spot.pdf', join(dir, 'TANKTOP-M__cmyk.pdf'));
+    copyFileSync('test/corpus/files/reportlab-tshirt-M-exact.pdf', join(dir, 'T-SHIRT-M__exact.pdf'));
+    const original = readFileSync(join(dir, 'T-SHIRT-M__order.pdf'));
+    const data = mkdtempSync(join(tmpdir(), 'pp-fleet-bdata-'));
+    const local = join(mkdtempSync(join(tmpdir(), 'pp-fleet-flocal-')), 'out');
+    const fleet = join(mkdtempSync(join(tmpdir(), 'pp-fleet-fout-')), 'out');
+    const w = startWorker(redis.url, data, ['--queue', 'fix']);
+    workers.push(w);
+    const args = ['--fix', 'approve', '--locale', 'pt', '--policy', 'page-edge-gap=warn', '--no-raster'];
+    const l = await cli('batch', dir, '--out', local, '--workers', '1', ...args);
+    const f = await cli('batch', dir, '--out', fleet, '--redis', redis.url, '--queue', 'fix', ...args);
+    expect(f.err).not.toContain('Error');
+    expect([l.code, f.code]).toEqual([0, 0]);
+    expect(f.out.replace(fleet, 'OUT')).toBe(l.out.replace(local, 'OUT'));
+
+    const summary = BatchSummarySchema.parse(JSON.parse(readFileSync(join(fleet, 'summary.json'), 'utf8')));
+    const byFile = new Map(summary.results.map((r) => [r.file, r]));
+    expect(byFile.get('T-SHIRT-M__order.pdf')!.fixed).toMatchObject({ file: 'fixed/T-SHIRT-M__order.pdf', needsApproval: false, originalVerdict: 'fail' });
+    expect(byFile.get('T-SHIRT-M__order.pdf')!.verdict).toBe('pass');
+    expect(byFile.get('TANKTOP-M__cmyk.pdf')!.fixed?.needsApproval).toBe(true);
+    expect(byFile.get('T-SHIRT-M__exact.pdf')!.fixed).toBeUndefined();
+    // Same summary, index, reports and fixed files as the local batch, byte for byte where no timing enters.
+    expect(readFileSync(join(fleet, 'summary.json'), 'utf8')).toBe(readFileSync(join(local, 'summary.json'), 'utf8'));
+    expect(readFileSync(join(fleet, 'index.html'), 'utf8')).toBe(readFileSync(join(local, 'index.html'), 'utf8'));
+    const fixedFiles = (out: string) => readdirSync(join(out, 'fixed')).sort();
+    expect(fixedFiles(fleet)).toEqual(fixedFiles(local));
+    expect(fixedFiles(fleet)).toEqual(['T-SHIRT-M__order.pdf', 'T-SHIRT-M__order.pdf.html', 'T-SHIRT-M__order.pdf.json', 'TANKTOP-M__cmyk.pdf', 'TANKTOP-M__cmyk.pdf.html', 'TANKTOP-M__cmyk.pdf.json']);
+    for (const name of fixedFiles(local).filter((n) => n.endsWith('.pdf'))) {
+      expect(readFileSync(join(fleet, 'fixed', name)).equals(readFileSync(join(local, 'fixed', name))), name).toBe(true);
+      const mine = JSON.parse(readFileSync(join(fleet, 'fixed', `${name}.json`), 'utf8')) as { locale?: string; fix: { changes: { customer?: string }[] } };
+      expect(mine.locale).toBe('pt');
+      expect(mine.fix.changes.every((c) => typeof c.customer === 'string' && c.customer.length > 0)).toBe(true);
+      expect(stable(mine), name).toEqual(stable(JSON.parse(readFileSync(join(local, 'fixed', `${name}.json`), 'utf8'))));
+    }
+    for (const rel of reports(local)) expect(stable(JSON.parse(readFileSync(join(fleet, rel), 'utf8'))), rel).toEqual(stable(JSON.parse(readFileSync(join(local, rel), 'utf8'))));
+    // The call's policy reached the worker: it is part of every report's digest.
+    expect(JSON.parse(readFileSync(join(fleet, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest).toBe(JSON.parse(readFileSync(join(local, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest);
+    expect(readFileSync(join(dir, 'T-SHIRT-M__order.pdf')).equals(original)).toBe(true);
+    expect([...doneCounts([w]).values()]).toEqual([1, 1, 1]);
+    await stopWorker(w);
+  }, 240_000);
+
   it('Ctrl-C takes back the jobs no worker has started; the rerun judges them', async () => {
     const dir = makeFolder();
     const out = join(mkdtempSync(join(tmpdir(), 'pp-fleet-int-')), 'out');

@@ -91,6 +91,29 @@ export function startWorker(redisUrl: string, data: string, args: string[] = [])
   };
 }
 
+export interface ServeProcess {
+  proc: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+  /** What it wrote on stderr so far (its log lines). */
+  stderr(): string;
+}
+
+/** Starts `print-preflight serve --redis` on a free port with a data folder; resolves once it listens. */
+export function startServe(redisUrl: string, data: string, args: string[] = []): Promise<ServeProcess> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--redis', redisUrl, '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    let err = '';
+    proc.stderr!.on('data', (d) => {
+      err += d;
+      const m = /listening on (http:\/\/[^\s]+)/.exec(err);
+      if (m) resolve({ proc, url: m[1]!, exited, stderr: () => err });
+    });
+    void exited.then(() => reject(new Error(`serve exited: ${err}`)));
+  });
+}
+
 export async function stopWorker(w: WorkerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill(signal);
   return w.exited;

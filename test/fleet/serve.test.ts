@@ -4,7 +4,7 @@
  * kill -9 in the middle of a check. Every check is done exactly once, with the report a local
  * check gives; /health names Redis and /metrics shows the fleet.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import type { Target } from '../../src/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { preflight } from '../../src/flow/preflight.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { BIN, doneCounts, eventually, stable, startWorker, stopWorker, writeHeavyPdf, type WorkerProcess } from './fleet-harness.js';
+import { doneCounts, eventually, stable, startServe as startFleetServe, startWorker, stopWorker, writeHeavyPdf, type WorkerProcess } from './fleet-harness.js';
 import { OpenApiContract } from '../helpers/contracts.js';
 
 let redis: RedisServer;
@@ -41,19 +41,7 @@ const FILES: Array<[string, Target]> = [
   ['broken-truncated.pdf', { product: 'duvet-cover', variant: '200x200' }],
 ];
 
-function startServe(data: string): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--redis', redis.url, '--log-level', 'warn', '--max-concurrent', '100'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  return new Promise((resolve, reject) => {
-    let err = '';
-    proc.stderr!.on('data', (d) => {
-      err += d;
-      const m = /listening on (http:\/\/[^\s]+)/.exec(err);
-      if (m) resolve({ proc, url: m[1]!, exited });
-    });
-    void exited.then(() => reject(new Error(`serve exited: ${err}`)));
-  });
-}
+const startServe = (data: string) => startFleetServe(redis.url, data, ['--max-concurrent', '100']);
 
 async function post(url: string, file: string, target: Target, name: string): Promise<string> {
   const form = new FormData();

@@ -16,7 +16,6 @@ import type { Preview } from '../../flow/preflight.js';
 import { renderApproval, withOutcome } from '../../report/approval.js';
 import type { Report } from '../../report/schema.js';
 import { CheckViewSchema } from '../../jobs/view.js';
-import { deliverCallback } from '../../jobs/callback.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
 import { Problem } from '../problem.js';
@@ -207,12 +206,10 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
   if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
   if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
   if (updated.token) await ctx.store.setFixedState(updated.token, decision);
-  // The decision's callback (`check.finished`) goes out now, retried like the first.
-  if (job?.callbackUrl && ctx.options.callbackSecret) {
-    if (ctx.queue.redeliver) ctx.queue.redeliver(id);
-    else void deliverCallback(id, ctx.store, { secret: ctx.options.callbackSecret, backoffMs: ctx.options.callbackBackoffMs, allowHosts: ctx.options.allowHosts }).catch(() => undefined);
-  }
   if (decision === 'rejected' && updated.token) await ctx.store.removeFixed(updated.token).catch(() => undefined);
+  // The decision's callback (check.finished) goes out now from this server, whichever process ran
+  // the check, retried like the first (the fleet's queue claims it so one server delivers it).
+  if (job?.callbackUrl) ctx.queue.deliverCallback?.(id);
   return updated;
 }
 

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProfileError, PreflightError } from '../../../src/errors.js';
 import { loadProfiles, DEFAULT_PROFILES_DIR } from '../../../src/profile/load.js';
+import { FINDING_CODES, type FindingCode } from '../../../src/rules/codes.js';
+import { actionOf, FIXES, type FixableCode } from '../../../src/rules/policy.js';
 
 // Transcribed from shared/PROFILES.md: trim sizes in mm (width x height) per layer group and size.
 const SIZES = ['XS', 'S', 'M', 'L', 'XL', '2XL', '3XL'];
@@ -104,6 +106,42 @@ describe('default profiles (shared/PROFILES.md)', async () => {
       expect(p.limits).toMatchObject({ toleranceMm: 2, minPpi: 100, productionPpi: 150, maxImagePixels: 15000, maxFileBytes: 50_000_000 });
       expect(p.limits.bleedMm).toBe(TEXTILE[p.id] ? 20 : 10);
       for (const v of p.variants) expect(v.skus[0]).toBe(`${p.id}-${v.id}`.toUpperCase());
+    }
+  });
+
+  it('policy per product: page order, /Rotate, scale, CMYK, oversized images and files fixed; approval for what changes the print, downsampling only on home textiles', () => {
+    for (const p of registry.list()) {
+      expect(p.policy, p.id).toEqual({
+        'page-order-mismatch': 'fix',
+        'page-rotate-set': 'fix',
+        'page-scale-mismatch': 'fix',
+        'colour-space-not-rgb': 'fix',
+        'image-too-large': 'fix',
+        'file-too-large': 'fix',
+      });
+      // Fixes that print exactly as before are never put to the customer.
+      for (const code of p.approval ?? []) expect(FIXES[code as FixableCode].changesPrint, `${p.id} ${code}`).toBe(true);
+      expect(p.approval, p.id).toEqual(
+        TEXTILE[p.id]
+          ? ['page-orientation-mismatch', 'page-size-mismatch', 'colour-space-not-rgb', 'image-too-large', 'file-too-large']
+          : ['page-orientation-mismatch', 'page-size-mismatch', 'colour-space-not-rgb', 'file-too-large'],
+      );
+      // 15,000 px over the widest page is under the production resolution on home textiles, over twice it on garments.
+      const widest = Math.max(...p.variants.flatMap((v) => Object.values(v.trim).flatMap((t) => [t.widthMm, t.heightMm]))) + 2 * p.limits.bleedMm;
+      const ppiAfterDownsampling = p.limits.maxImagePixels / (widest / 25.4);
+      expect(ppiAfterDownsampling < p.limits.productionPpi, p.id).toBe(Boolean(TEXTILE[p.id]));
+      if (!TEXTILE[p.id]) expect(ppiAfterDownsampling, p.id).toBeGreaterThan(2 * p.limits.productionPpi);
+    }
+  });
+
+  it('a shipped policy changes no severity: a check that asks for no fix keeps its verdict', () => {
+    for (const p of registry.list()) {
+      for (const code of Object.keys(FINDING_CODES) as FindingCode[]) {
+        const withPolicy = actionOf(code, { severities: p.severities, policy: p.policy });
+        const without = actionOf(code, { severities: p.severities });
+        expect(withPolicy.severity, `${p.id} ${code}`).toBe(without.severity);
+        expect(withPolicy.action, `${p.id} ${code}`).toBe(p.policy?.[code] === 'fix' ? 'fix' : without.action);
+      }
     }
   });
 
