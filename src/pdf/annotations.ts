@@ -16,6 +16,23 @@ const PRINT = 1 << 2;
 /** Most annotations read per page; a page with more is a parser attack, not a design. */
 const MAX_ANNOTATIONS = 10_000;
 
+/**
+ * The page's annotations that print: the Print flag set, not hidden, not in hidden optional
+ * content — in /Annots order, at most MAX_ANNOTATIONS of them read. Every question below asks it.
+ */
+function* printableAnnotations(context: PDFContext, page: PDFDict, oc: OptionalContent): Generator<PDFDict> {
+  const annots = get(context, page, 'Annots');
+  if (!(annots instanceof PDFArray)) return;
+  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
+    const dict = dictOf(annot);
+    if (!dict) continue;
+    const flags = getNumber(context, dict, 'F') ?? 0;
+    if (flags & PRINT && !(flags & HIDDEN) && !oc.isHidden(dict.get(N('OC')))) yield dict;
+  }
+}
+
+const isWidget = (context: PDFContext, annot: PDFDict) => getName(context, annot, 'Subtype') === 'Widget';
+
 export interface Appearance {
   /** The appearance stream (a Form XObject). */
   stream: PDFRawStream;
@@ -34,15 +51,8 @@ export interface Appearance {
  * for (const a of printableAppearances(context, pageDict, oc)) scanner.scanAppearance(a);
  */
 export function printableAppearances(context: PDFContext, page: PDFDict, oc: OptionalContent): Appearance[] {
-  const annots = get(context, page, 'Annots');
-  if (!(annots instanceof PDFArray)) return [];
   const out: Appearance[] = [];
-  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
-    const dict = dictOf(annot);
-    if (!dict) continue;
-    const flags = getNumber(context, dict, 'F') ?? 0;
-    if (!(flags & PRINT) || flags & HIDDEN) continue;
-    if (oc.isHidden(dict.get(N('OC')))) continue;
+  for (const dict of printableAnnotations(context, page, oc)) {
     const stream = normalAppearance(context, dict);
     const rect = rectOf(context, dict.get(N('Rect')));
     if (!stream || !rect) continue;
@@ -59,15 +69,8 @@ export function printableAppearances(context: PDFContext, page: PDFDict, oc: Opt
  * has none when the form asks it to, /NeedAppearances).
  */
 export function printableWidgetCount(context: PDFContext, page: PDFDict, oc: OptionalContent): number {
-  const annots = get(context, page, 'Annots');
-  if (!(annots instanceof PDFArray)) return 0;
   let n = 0;
-  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
-    const dict = dictOf(annot);
-    if (!dict || getName(context, dict, 'Subtype') !== 'Widget') continue;
-    const flags = getNumber(context, dict, 'F') ?? 0;
-    if (flags & PRINT && !(flags & HIDDEN) && !oc.isHidden(dict.get(N('OC')))) n++;
-  }
+  for (const dict of printableAnnotations(context, page, oc)) if (isWidget(context, dict)) n++;
   return n;
 }
 
@@ -112,14 +115,8 @@ const GENERATED_APPEARANCE = new Set(['FreeText', 'Square', 'Circle', 'Line', 'P
  * content scan has no stream of theirs to read.
  */
 export function printableWithoutAppearance(context: PDFContext, page: PDFDict, oc: OptionalContent): number {
-  const annots = get(context, page, 'Annots');
-  if (!(annots instanceof PDFArray)) return 0;
   let count = 0;
-  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
-    const dict = dictOf(annot);
-    if (!dict) continue;
-    const flags = getNumber(context, dict, 'F') ?? 0;
-    if (!(flags & PRINT) || flags & HIDDEN || oc.isHidden(dict.get(N('OC')))) continue;
+  for (const dict of printableAnnotations(context, page, oc)) {
     if (!GENERATED_APPEARANCE.has(getName(context, dict, 'Subtype') ?? '') || normalAppearance(context, dict) || !rectOf(context, dict.get(N('Rect')))) continue;
     count++;
   }
@@ -133,14 +130,9 @@ export function printableWithoutAppearance(context: PDFContext, page: PDFDict, o
  * lacks them, and says so; the page is never called blank for it.
  */
 export function undrawnPrintableFields(context: PDFContext, page: PDFDict, oc: OptionalContent): number {
-  const annots = get(context, page, 'Annots');
-  if (!(annots instanceof PDFArray)) return 0;
   let n = 0;
-  for (const annot of items(context, annots).slice(0, MAX_ANNOTATIONS)) {
-    const dict = dictOf(annot);
-    if (!dict || getName(context, dict, 'Subtype') !== 'Widget') continue;
-    const flags = getNumber(context, dict, 'F') ?? 0;
-    if (!(flags & PRINT) || flags & HIDDEN || oc.isHidden(dict.get(N('OC')))) continue;
+  for (const dict of printableAnnotations(context, page, oc)) {
+    if (!isWidget(context, dict)) continue;
     if (normalAppearance(context, dict) || !rectOf(context, dict.get(N('Rect')))) continue;
     const mk = getDict(context, dict, 'MK');
     if (printsColour(context, get(context, mk, 'BG')) || printsColour(context, get(context, mk, 'BC'))) n++;
