@@ -1,6 +1,7 @@
 import { ProfileSchema } from './profile/schema.js';
 import { ReportSchema } from './report/schema.js';
 import { OrderSchema } from './order/schema.js';
+import { BatchErrorRecordSchema, BatchSummarySchema, FixedReportSchema } from './batch/summary.js';
 import { toJsonSchema } from './util/json-schema.js';
 
 /**
@@ -13,5 +14,8 @@ export function jsonSchemas(): Record<string, unknown> {
     'profile.schema.json': { ...toJsonSchema(ProfileSchema, 'input'), title: 'print-preflight product profile' },
     'order.schema.json': { ...toJsonSchema(OrderSchema, 'output'), title: 'order creation request body' },
     'report.schema.json': { ...toJsonSchema(ReportSchema, 'output'), title: 'print-preflight report' },
+    'fixed-report.schema.json': { ...toJsonSchema(FixedReportSchema, 'output'), title: 'print-preflight report of a fixed file (batch --fix: <out>/fixed/<file>.json)' },
+    'batch-summary.schema.json': { ...toJsonSchema(BatchSummarySchema, 'output'), title: 'print-preflight batch summary (<out>/summary.json)' },
+    'batch-error.schema.json': { ...toJsonSchema(BatchErrorRecordSchema, 'output'), title: 'print-preflight batch record of a file that could not be judged (<out>/reports/<file>.json)' },
   };
 }

@@ -21,7 +21,7 @@ import { readSourceBytes, sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeAtomic } from './atomic.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
-import { renderIndexHtml, type BatchResult, type BatchSummary } from './summary.js';
+import { renderIndexHtml, type BatchErrorRecord, type BatchResult, type BatchSummary, type FixedReport } from './summary.js';
 import { pushAll } from '../util/array.js';
 
 export interface BatchProgress {
@@ -270,7 +270,8 @@ async function fixOne(
     if (fixed) {
       // The fixed file, then its report (with the changes): the report last, so its presence means both are whole.
       await writeAtomic(join(out, paths.fixed), fixed.bytes);
-      await writeAtomic(join(out, paths.fixedReport), `${JSON.stringify({ ...report, fix: { status, changes: fixed.changes, refused: fixed.refused } }, null, 2)}\n`);
+      const fixedReport: FixedReport = { ...report, fix: { status, changes: fixed.changes, refused: fixed.refused } };
+      await writeAtomic(join(out, paths.fixedReport), `${JSON.stringify(fixedReport, null, 2)}\n`);
       if (wantHtml) await writeAtomic(join(out, `${paths.fixed}.html`), renderHtml(report, previews));
     }
     if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(before, beforePreviews));
@@ -300,7 +301,8 @@ export async function writeError(
 ): Promise<BatchResult> {
   const result: BatchResult = { ...base, sku, via, verdict: 'error', reason };
   try {
-    await writeAtomic(join(out, base.report), `${JSON.stringify({ file: base.file, verdict: 'error', reason }, null, 2)}\n`);
+    const record: BatchErrorRecord = { file: base.file, verdict: 'error', reason };
+    await writeAtomic(join(out, base.report), `${JSON.stringify(record, null, 2)}\n`);
   } catch (error) {
     return { ...result, outputError: `the error report could not be written (${describeWriteError(error)})` };
   }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FixChangeSchema, RefusedFixSchema } from '../rules/policy.js';
+import { ReportSchema } from '../report/schema.js';
 import { FindingCodeSchema } from '../rules/codes.js';
 import { escapeHtml, ordinal } from '../util/text.js';
 
@@ -43,6 +45,38 @@ export const BatchResultSchema = z.object({
     .optional(),
 });
 export type BatchResult = z.infer<typeof BatchResultSchema>;
+
+/**
+ * `<out>/fixed/<file>.json`: the fixed file's report (the same JSON as `check --json`) with `fix`,
+ * what the fix did — `status` `needs-approval` when the changes alter what prints and the run asked
+ * for approval, the changes made and the fixes refused. Published as schemas/fixed-report.schema.json.
+ * @example
+ * const fixed: FixedReport = FixedReportSchema.parse(JSON.parse(readFileSync('out/fixed/a.pdf.json', 'utf8')));
+ */
+export const FixedReportSchema = ReportSchema.extend({
+  fix: z.strictObject({
+    status: z.enum(['done', 'needs-approval']),
+    changes: z.array(FixChangeSchema),
+    refused: z.array(RefusedFixSchema),
+  }),
+});
+export type FixedReport = z.infer<typeof FixedReportSchema>;
+
+/**
+ * `<out>/reports/<file>.json` of a file that could not be judged (no product for it, unreadable,
+ * an internal failure): the file, `verdict: "error"` and why. Published as
+ * schemas/batch-error.schema.json; a judged file's report follows schemas/report.schema.json.
+ * @example
+ * const record = JSON.parse(text);
+ * if (record.verdict === 'error') console.log(BatchErrorRecordSchema.parse(record).reason);
+ */
+export const BatchErrorRecordSchema = z.strictObject({
+  /** Path relative to the batch folder. */
+  file: z.string(),
+  verdict: z.literal('error'),
+  reason: z.string(),
+});
+export type BatchErrorRecord = z.infer<typeof BatchErrorRecordSchema>;
 
 export const BatchSummarySchema = z.object({
   files: z.number().int(),

@@ -23,7 +23,7 @@ Commands:
   order <draft.json> [--out payload.json] [--strict]
                      build a validated order body whose sources all passed
   profiles [--json]  list products, variants, layers and page sizes
-  schema <profile|report|order>
+  schema <profile|report|fixed-report|batch-summary|batch-error|order>
                      print a JSON Schema
   serve [--port N] [--data DIR] [--api-key KEY]
                      run the HTTP API (uploads, URLs, callbacks, order façade)

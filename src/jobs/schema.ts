@@ -8,7 +8,7 @@ import { TargetSchema } from '../options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
-import { FixModeSchema, PolicySchema } from '../rules/policy.js';
+import { FixChangeSchema, FixModeSchema, PolicySchema, RefusedFixSchema } from '../rules/policy.js';
 import { LocaleSchema } from '../messages/locales.js';
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
@@ -83,19 +83,7 @@ export const CheckStatusSchema = z.enum(['queued', 'running', 'needs-approval', 
 /** A check that has its answer (a report, or an error): nothing more runs for it. */
 export const isSettled = (status: CheckStatus): boolean => status === 'done' || status === 'error' || status === 'needs-approval';
 
-/** One change a fix made, as the API shows it. */
-export const FixChangeSchema = z
-  .object({
-    code: FindingCodeSchema,
-    page: z.number().int().min(1).nullable(),
-    /** What was done, technically. */
-    action: z.string(),
-    /** Whether the change waits for approval (`fix: approve`). */
-    needsApproval: z.boolean(),
-    /** The change told to the customer, in the check's locale. */
-    customer: z.string().optional(),
-  })
-  .strict();
+export { FixChangeSchema, RefusedFixSchema };
 
 /** The fixed file of a check: where it is served, its SHA-256, what was changed and what could not be. */
 export const FixedFileSchema = z
@@ -106,7 +94,7 @@ export const FixedFileSchema = z
     bytes: z.number().int().min(0),
     changes: z.array(FixChangeSchema),
     /** Fixes the policy asked for that were not made, and why. */
-    refused: z.array(z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() })),
+    refused: z.array(RefusedFixSchema),
   })
   .strict();
 

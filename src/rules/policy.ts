@@ -14,6 +14,23 @@ import { FINDING_CODES, FindingCodeSchema, type FindingCode, type Severity, type
 export const FixModeSchema = z.enum(['auto', 'approve']);
 export type FixMode = z.infer<typeof FixModeSchema>;
 
+/** One change a fix made, as the API shows it. */
+export const FixChangeSchema = z
+  .object({
+    code: FindingCodeSchema,
+    page: z.number().int().min(1).nullable(),
+    /** What was done, technically. */
+    action: z.string(),
+    /** Whether the change waits for approval (`fix: approve`). */
+    needsApproval: z.boolean(),
+    /** The change told to the customer, in the check's locale. */
+    customer: z.string().optional(),
+  })
+  .strict();
+
+/** A fix the policy asked for that was not made, and why. */
+export const RefusedFixSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() });
+
 export const POLICY_ACTIONS = ['reject', 'warn', 'fix', 'off'] as const;
 /** `reject`: the finding is an error; `warn`: a warning; `fix`: fixed when fixes run, else judged by its severity; `off`: dropped. */
 export const PolicyActionSchema = z.enum(POLICY_ACTIONS);

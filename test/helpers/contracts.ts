@@ -22,7 +22,7 @@ export function strictAjv(): Ajv2020 {
   return ajv;
 }
 
-export type Published = 'report' | 'profile' | 'order';
+export type Published = 'report' | 'fixed-report' | 'batch-summary' | 'batch-error' | 'profile' | 'order';
 
 const published = new Map<Published, ValidateFunction>();
 

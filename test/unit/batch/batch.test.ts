@@ -59,7 +59,7 @@ describe('preflightFolder', () => {
       preflight: { pool },
       onProgress: (p) => progress.push(p.done),
     });
-    BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    BatchSummarySchema.parse(expectPublished('batch-summary', readFileSync(join(out, 'summary.json')), 'summary.json'));
     expect(Object.fromEntries(summary.results.map((r) => [r.file, r.verdict]))).toEqual(expected);
     expect(summary).toMatchObject({ files: 6, pass: 1, warn: 1, fail: 3, error: 1, reused: 0, interrupted: false });
     expect(progress.sort()).toEqual([1, 2, 3, 4, 5, 6]);
@@ -68,8 +68,7 @@ describe('preflightFolder', () => {
     expect(summary.results.find((r) => r.file === 'orders/unmapped.pdf')!.reason).toMatch(/no product for this file/);
     for (const r of summary.results) {
       const bytes = readFileSync(join(out, r.report));
-      const json = JSON.parse(bytes.toString('utf8'));
-      if (r.verdict === 'error') expect(json).toMatchObject({ verdict: 'error' });
+      if (r.verdict === 'error') expect(expectPublished('batch-error', bytes, r.report)).toMatchObject({ verdict: 'error' });
       else expect(ReportSchema.parse(expectPublished('report', bytes, r.report)).verdict).toBe(r.verdict);
       if (r.html) expect(readFileSync(join(out, r.html), 'utf8')).toContain(`data-verdict="${r.verdict}"`);
     }

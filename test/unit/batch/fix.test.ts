@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { preflightFolder } from '../../../src/batch/run.js';
 import { preflight } from '../../../src/flow/preflight.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
+import { expectPublished } from '../../helpers/contracts.js';
 
 const pool = new PreflightPool({ maxThreads: 2 });
 const dir = mkdtempSync(join(tmpdir(), 'pp-batch-fix-'));
@@ -41,7 +42,10 @@ describe('batch with fix', () => {
     const fixedBytes = readFileSync(join(out, 'fixed/order.pdf'));
     expect(createHash('sha256').update(fixedBytes).digest('hex')).toBe(order.fixed!.sha256);
     expect((await preflight(new Uint8Array(fixedBytes), { sku: 'T-SHIRT-M' }, { pool, raster: false })).verdict).toBe('pass');
-    const fixedReport = JSON.parse(readFileSync(join(out, 'fixed/order.pdf.json'), 'utf8')) as { verdict: string; fix: { changes: { code: string }[] } };
+    // Both outputs as an integrator reads them: against schemas/fixed-report and batch-summary (ajv).
+    expectPublished('batch-summary', readFileSync(join(out, 'summary.json')), 'summary.json');
+    expectPublished('fixed-report', readFileSync(join(out, 'fixed/cmyk.pdf.json')), 'fixed/cmyk.pdf.json');
+    const fixedReport = expectPublished<{ verdict: string; fix: { changes: { code: string }[] } }>('fixed-report', readFileSync(join(out, 'fixed/order.pdf.json')), 'fixed/order.pdf.json');
     expect(fixedReport.fix.changes.map((c) => c.code)).toContain('page-order-mismatch');
     // The original and its report are untouched.
     expect(readFileSync(join(input, 'order.pdf')).equals(original)).toBe(true);
