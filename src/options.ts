@@ -27,6 +27,18 @@ export const PreflightOptionsSchema = z
      * named follow the profile, then their severity.
      */
     policy: PolicySchema.default({}),
+    /**
+     * The call's severities, policy and limits may only make the profile's verdict stricter,
+     * finding by finding (a service's clients): an image the profile's limits make an error stays
+     * an error whatever the call says, a limit the call loosens keeps the profile's value. Default
+     * false: the caller owns the rules (the library, the CLI, batch).
+     */
+    tightenOnly: z.boolean().default(false),
+    /**
+     * The policy of a product whose profile sets none, at the profile's level (the call's severities
+     * and policy still come first). checkAndFix sets DEFAULT_FIX_POLICY. Default: none.
+     */
+    defaultPolicy: PolicySchema.optional(),
     /** Fill each finding's `customer` message in this language (`en`, `pt`, `es`). Default: none. */
     locale: LocaleSchema.optional(),
     /** Thresholds for this call; override the profile's. */

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { assemble, type LayerInput } from '../convert/assemble.js';
+import { assemble, type LayerInput } from '../flow/assemble.js';
 import { renderText } from '../report/text.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';

@@ -1,6 +1,6 @@
 import { realpath, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fix } from '../convert/fix.js';
+import { fix } from '../flow/fix.js';
 import { formatBytes } from '../report/format.js';
 import { renderText } from '../report/text.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';

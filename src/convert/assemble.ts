@@ -1,189 +1,165 @@
 /**
- * Assembles a compliant print file from one image (PNG, JPEG, TIFF, WebP) or one-page PDF per
- * layer: every page exactly the layer's size, the image fitted (cover, contain on a background
- * colour, or stretch), colour-managed to sRGB (embedded ICC profiles honoured, CMYK converted
- * through lcms, alpha flattened), resampled to the production resolution capped at the pixel
- * limit (never upsampled unless asked), JPEG at a chosen quality or lossless, and kept under the
- * file-size cap by recompressing when needed. The output is checked before it is returned.
+ * The assembly transform: one image (PNG, JPEG, TIFF, WebP) or one-page PDF per layer becomes a page
+ * of exactly the layer's size, the image fitted (cover, contain on a background colour, or stretch),
+ * colour-managed to sRGB (embedded ICC profiles honoured, CMYK converted through lcms, alpha
+ * flattened), resampled to the production resolution capped at the pixel limit (never upsampled
+ * unless asked), JPEG at a chosen quality or lossless, and kept under the file-size cap by
+ * recompressing when needed.
+ *
+ * Runs in a pool worker (flow/assemble.ts asks it, then checks the result). Each image goes
+ * through libvips end to end — decode, orient, flatten, resize, convert, encode — in its
+ * demand-driven strips and within a pixel limit: no layer is ever held as raw pixels here (a
+ * lossless layer is a PNG whose IDAT data is the PDF's Flate stream, with the PNG predictor).
  */
-import { formatBytes } from '../report/format.js';
-import { readFile } from 'node:fs/promises';
-import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { PDFDocument, loadDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
-import { PDFArray, PDFName, PDFNumber, PDFRawStream } from '../pdf/pdf-lib.js';
-import { z } from 'zod';
-import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from '../options.js';
+import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFDict } from '../pdf/pdf-lib.js';
 import { mmToPt, mmToPx } from '../pdf/units.js';
-import { decodeLimitsOf, preflight } from '../flow/preflight.js';
 import { BudgetExceededError, type DecodeLimits } from '../pdf/decode-budget.js';
 import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/streams.js';
-import { formatPath, registryFrom } from '../profile/load.js';
-import type { Report } from '../report/schema.js';
+import { formatBytes } from '../report/format.js';
 import { fitInto } from './geometry.js';
+import { MAX_CONVERT_PIXELS } from './images.js';
+import type { AssemblyOutcome, AssemblyPlan } from './plan.js';
 
-export const AssembleOptionsSchema = z
-  .object({
-    fit: z.enum(['contain', 'cover', 'stretch']).default('cover'),
-    /** Background for `contain` and for transparent images, CSS colour. */
-    background: z.string().default('#ffffff'),
-    /** JPEG quality; ignored with `lossless`. */
-    jpegQuality: z.number().int().min(30).max(100).default(90),
-    lossless: z.boolean().default(false),
-    /** Resample up to the production resolution even when the image has fewer pixels. */
-    upsample: z.boolean().default(false),
-  })
-  .strict();
-export type AssembleOptions = z.input<typeof AssembleOptionsSchema>;
-
-/** An input for one layer: by position, or named (`{ layer: 'front', input }`). */
-export type LayerInput = string | Uint8Array | { layer: string; input: string | Uint8Array };
-
-export interface AssembleResult {
-  bytes: Uint8Array;
-  /** What was done, layer by layer, and any recompression. */
-  changes: string[];
-  report: Report;
+/** Why an assembly cannot be made from its inputs (an unreadable image, a PDF of many pages…): the caller's InvalidArgumentError. */
+export class AssemblyInputError extends Error {
+  override readonly name = 'AssemblyInputError';
 }
 
-/**
- * @example
- * const { bytes, report } = await assemble({ sku: 'T-SHIRT-M' }, ['front.png', 'back.png', 'left.jpg', 'right.jpg']);
- * await writeFile('order.pdf', bytes);
- */
-export async function assemble(target: Target, inputs: readonly LayerInput[], options: AssembleOptions = {}, preflightOptions: PreflightOptions = {}): Promise<AssembleResult> {
-  const parsed = AssembleOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid assemble options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  const opts = parsed.data;
-  const registry = await registryFrom(preflightOptions.profiles);
-  const resolved = registry.resolve(target);
-  const limits = { ...resolved.limits, ...preflightOptions.limits };
-  // Inputs by layer: named ones where named, the rest in order.
-  const byLayer = new Map<string, string | Uint8Array>();
-  const positional = inputs.filter((i): i is string | Uint8Array => typeof i === 'string' || i instanceof Uint8Array);
-  for (const i of inputs) {
-    if (typeof i === 'object' && !(i instanceof Uint8Array)) {
-      if (!resolved.layers.some((l) => l.id === i.layer)) throw new InvalidArgumentError(`${resolved.profile.id} has no layer "${i.layer}"; its layers: ${resolved.layers.map((l) => l.id).join(', ')}`);
-      byLayer.set(i.layer, i.input);
-    }
-  }
-  for (const layer of resolved.layers) if (!byLayer.has(layer.id) && positional.length) byLayer.set(layer.id, positional.shift()!);
-  const missing = resolved.layers.filter((l) => !byLayer.has(l.id)).map((l) => l.id);
-  if (missing.length || positional.length) {
-    throw new InvalidArgumentError(
-      missing.length
-        ? `${resolved.profile.id} ${resolved.variant.id} needs one file per layer (${resolved.layers.map((l) => l.id).join(', ')}); missing: ${missing.join(', ')}`
-        : `${positional.length} file(s) more than ${resolved.profile.id}'s ${resolved.layers.length} layers`,
-    );
-  }
-
-  const encoded = new Map<string, Encoded>();
-  const changes: string[] = [];
-  for (const layer of resolved.layers) {
-    const input = await load(byLayer.get(layer.id)!);
-    encoded.set(layer.id, await prepare(input, layer.pageWidthMm, layer.pageHeightMm, limits.productionPpi, limits.maxImagePixels, opts));
-    changes.push(`${layer.id}: ${encoded.get(layer.id)!.note}`);
-  }
-  const decodeLimits = decodeLimitsOf(preflightOptions.pool, preflightOptions.decodeLimits);
-  let bytes = await build(resolved.layers, encoded, opts, decodeLimits);
-  // Keep the file under the cap: lower the JPEG quality step by step.
-  for (let quality = Math.min(opts.jpegQuality, 85) - 5; bytes.length > limits.maxFileBytes && quality >= 50; quality -= 10) {
-    for (const [id, e] of encoded) if (e.kind === 'image' && e.raw) encoded.set(id, { ...e, ...(await encodeRaster(e.raw, e.widthPx, e.heightPx, { ...opts, lossless: false, jpegQuality: quality })) });
-    bytes = await build(resolved.layers, encoded, opts, decodeLimits);
-    changes.push(`recompressed at JPEG quality ${quality} to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
-  }
-  // Still too big: fewer pixels (the resolution drops, and the check will say so).
-  for (let step = 1; bytes.length > limits.maxFileBytes && step <= 4; step++) {
-    for (const [id, e] of encoded) {
-      if (e.kind !== 'image' || !e.raw) continue;
-      const w = Math.max(1, Math.round(e.widthPx * 0.8));
-      const h = Math.max(1, Math.round(e.heightPx * 0.8));
-      const raw = new Uint8Array(await sharp(e.raw, { raw: { width: e.widthPx, height: e.heightPx, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer());
-      encoded.set(id, { ...e, raw, widthPx: w, heightPx: h, ...(await encodeRaster(raw, w, h, { lossless: false, jpegQuality: 50 })) });
-    }
-    bytes = await build(resolved.layers, encoded, opts, decodeLimits);
-    changes.push(`downsampled the images to ${Math.round(0.8 ** step * 100)} % to stay under ${size(limits.maxFileBytes)}: ${size(bytes.length)}`);
-  }
-  if (bytes.length > limits.maxFileBytes) changes.push(`could not get under ${size(limits.maxFileBytes)}: ${size(bytes.length)} (the check reports file-too-large)`);
-  const report = await preflight(bytes, target, { path: null, ...preflightOptions });
-  return { bytes, changes, report };
-}
-
+type Layer = AssemblyPlan['layers'][number];
 type Encoded =
-  | { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDecode'; widthPx: number; heightPx: number; raw?: Uint8Array; note: string }
+  | { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDecode'; widthPx: number; heightPx: number; note: string }
   | { kind: 'pdf'; bytes: Uint8Array; note: string };
 
-async function load(input: string | Uint8Array): Promise<Uint8Array> {
-  if (input instanceof Uint8Array) return input;
-  try {
-    return new Uint8Array(await readFile(input));
-  } catch (cause) {
-    throw new InputUnreadableError(`Cannot read ${input} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
+/**
+ * Builds the print file of an assembly plan. Throws {@link AssemblyInputError} for inputs that
+ * cannot be used.
+ * @example
+ * const { bytes, changes } = await buildAssembly(plan, DEFAULT_DECODE_LIMITS);
+ */
+export async function buildAssembly(plan: AssemblyPlan, limits: DecodeLimits): Promise<AssemblyOutcome> {
+  const changes: string[] = [];
+  const encoded = new Map<string, Encoded>();
+  for (const layer of plan.layers) {
+    const e = await prepare(layer, plan, { lossless: plan.lossless, jpegQuality: plan.jpegQuality, shrink: 1 });
+    encoded.set(layer.id, e);
+    changes.push(`${layer.id}: ${e.note}`);
   }
+  let bytes = await build(plan, encoded, limits);
+  // Keep the file under the cap: lower the JPEG quality step by step, from the originals.
+  for (let quality = Math.min(plan.jpegQuality, 85) - 5; bytes.length > plan.maxFileBytes && quality >= 50; quality -= 10) {
+    for (const layer of plan.layers) if (encoded.get(layer.id)!.kind === 'image') encoded.set(layer.id, await prepare(layer, plan, { lossless: false, jpegQuality: quality, shrink: 1 }));
+    bytes = await build(plan, encoded, limits);
+    changes.push(`recompressed at JPEG quality ${quality} to stay under ${formatBytes(plan.maxFileBytes)}: ${formatBytes(bytes.length)}`);
+  }
+  // Still too big: fewer pixels (the resolution drops, and the check will say so).
+  for (let step = 1; bytes.length > plan.maxFileBytes && step <= 4; step++) {
+    for (const layer of plan.layers) if (encoded.get(layer.id)!.kind === 'image') encoded.set(layer.id, await prepare(layer, plan, { lossless: false, jpegQuality: 50, shrink: 0.8 ** step }));
+    bytes = await build(plan, encoded, limits);
+    changes.push(`downsampled the images to ${Math.round(0.8 ** step * 100)} % to stay under ${formatBytes(plan.maxFileBytes)}: ${formatBytes(bytes.length)}`);
+  }
+  if (bytes.length > plan.maxFileBytes) changes.push(`could not get under ${formatBytes(plan.maxFileBytes)}: ${formatBytes(bytes.length)} (the check reports file-too-large)`);
+  return { bytes, changes };
 }
 
-async function prepare(input: Uint8Array, wMm: number, hMm: number, ppi: number, maxPx: number, opts: z.output<typeof AssembleOptionsSchema>): Promise<Encoded> {
+async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolean; jpegQuality: number; shrink: number }): Promise<Encoded> {
+  const input = layer.input;
   if (Buffer.from(input.subarray(0, 1024)).toString('latin1').includes('%PDF-')) {
-    return { kind: 'pdf', bytes: input, note: `one-page PDF placed as vector content (${opts.fit})` };
+    return { kind: 'pdf', bytes: input, note: `one-page PDF placed as vector content (${plan.fit})` };
   }
   let meta;
   try {
-    meta = await sharp(input, { limitInputPixels: false }).metadata();
+    meta = await sharp(input, { limitInputPixels: MAX_CONVERT_PIXELS }).metadata();
   } catch (error) {
-    throw new InvalidArgumentError(`Expected a PNG, JPEG, TIFF, WebP or PDF file for a layer, but it cannot be read (${(error as Error).message})`);
+    throw new AssemblyInputError(`Expected a PNG, JPEG, TIFF, WebP or PDF file for layer ${layer.id}, but it cannot be read (${(error as Error).message})`);
   }
+  if (!meta.width || !meta.height) throw new AssemblyInputError(`the image for layer ${layer.id} has no size`);
   // Pixels needed at the production resolution, capped at the pixel limit.
-  let tw = Math.round(mmToPx(wMm, ppi));
-  let th = Math.round(mmToPx(hMm, ppi));
-  const cap = maxPx / Math.max(tw, th);
+  let tw = Math.round(mmToPx(layer.pageWidthMm, plan.productionPpi));
+  let th = Math.round(mmToPx(layer.pageHeightMm, plan.productionPpi));
+  const cap = plan.maxImagePixels / Math.max(tw, th);
   if (cap < 1) {
     tw = Math.floor(tw * cap);
     th = Math.floor(th * cap);
   }
   const upright = (meta.orientation ?? 1) >= 5;
-  const sw = upright ? meta.height! : meta.width!;
-  const sh = upright ? meta.width! : meta.height!;
-  const scale = opts.fit === 'contain' ? Math.min(tw / sw, th / sh) : Math.max(tw / sw, th / sh);
-  if (scale > 1 && !opts.upsample) {
+  const sw = upright ? meta.height : meta.width;
+  const sh = upright ? meta.width : meta.height;
+  const scale = plan.fit === 'contain' ? Math.min(tw / sw, th / sh) : Math.max(tw / sw, th / sh);
+  if (scale > 1 && !plan.upsample) {
     tw = Math.max(1, Math.round(tw / scale));
     th = Math.max(1, Math.round(th / scale));
   }
-  const pipeline = sharp(input, { limitInputPixels: false, failOn: 'none' })
+  tw = Math.max(1, Math.round(tw * how.shrink));
+  th = Math.max(1, Math.round(th * how.shrink));
+  const pipeline = sharp(input, { limitInputPixels: MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'none' })
     .rotate() // EXIF orientation
-    .flatten({ background: opts.background })
-    .resize(tw, th, { fit: opts.fit === 'stretch' ? 'fill' : opts.fit, background: opts.background, kernel: 'lanczos3' })
-    .toColourspace('srgb');
-  const raw = await pipeline.removeAlpha().raw().toBuffer();
-  const encoded = await encodeRaster(new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength), tw, th, opts);
-  const eff = Math.min(tw / (wMm / 25.4), th / (hMm / 25.4));
+    .flatten({ background: plan.background })
+    .resize(tw, th, { fit: plan.fit === 'stretch' ? 'fill' : plan.fit, background: plan.background, kernel: 'lanczos3' })
+    .toColourspace('srgb')
+    .removeAlpha();
+  let data: Uint8Array;
+  let filter: 'DCTDecode' | 'FlateDecode';
+  try {
+    if (how.lossless) {
+      data = pngIdat(new Uint8Array(await pipeline.png({ compressionLevel: 6, adaptiveFiltering: true, palette: false, progressive: false }).toBuffer()));
+      filter = 'FlateDecode';
+    } else {
+      const jpeg = await pipeline.jpeg({ quality: how.jpegQuality, chromaSubsampling: '4:4:4' }).toBuffer();
+      data = new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
+      filter = 'DCTDecode';
+    }
+  } catch (error) {
+    throw new AssemblyInputError(`the image for layer ${layer.id} cannot be converted (${(error as Error).message})`);
+  }
+  const eff = Math.min(tw / (layer.pageWidthMm / 25.4), th / (layer.pageHeightMm / 25.4));
   const source = `${meta.format ?? 'image'} ${meta.width} × ${meta.height} px${meta.space && meta.space !== 'srgb' ? `, ${meta.space}` : ''}${meta.icc ? ' with ICC profile' : ''}${meta.depth && meta.depth !== 'uchar' ? `, ${meta.depth}` : ''}${meta.hasAlpha ? ', alpha' : ''}`;
   return {
     kind: 'image',
-    ...encoded,
+    data,
+    filter,
     widthPx: tw,
     heightPx: th,
-    raw: new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength),
-    note: `${source} → ${tw} × ${th} px sRGB (${Math.round(eff)} ppi, ${opts.fit}, ${encoded.filter === 'DCTDecode' ? `JPEG q${opts.jpegQuality}` : 'lossless'})`,
+    note: `${source} → ${tw} × ${th} px sRGB (${Math.round(eff)} ppi, ${plan.fit}, ${filter === 'DCTDecode' ? `JPEG q${how.jpegQuality}` : 'lossless'})`,
   };
 }
 
-async function encodeRaster(raw: Uint8Array, w: number, h: number, opts: { lossless: boolean; jpegQuality: number }) {
-  if (opts.lossless) return { data: new Uint8Array(deflateSync(raw, { level: 6 })), filter: 'FlateDecode' as const };
-  const jpeg = await sharp(raw, { raw: { width: w, height: h, channels: 3 }, limitInputPixels: false }).jpeg({ quality: opts.jpegQuality, chromaSubsampling: '4:4:4' }).toBuffer();
-  return { data: new Uint8Array(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength), filter: 'DCTDecode' as const };
+/**
+ * The zlib data of a PNG (its IDAT chunks joined): exactly a PDF Flate stream with the PNG
+ * predictor (/Predictor 15, /Colors 3, /BitsPerComponent 8, /Columns width).
+ */
+export function pngIdat(png: Uint8Array): Uint8Array {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const parts: Uint8Array[] = [];
+  let at = 8;
+  while (at + 8 <= png.length) {
+    const length = view.getUint32(at);
+    const type = String.fromCharCode(png[at + 4]!, png[at + 5]!, png[at + 6]!, png[at + 7]!);
+    if (type === 'IHDR' && (png[at + 8 + 8] !== 8 || png[at + 8 + 9] !== 2 || png[at + 8 + 12] !== 0)) throw new Error('expected an 8-bit RGB PNG without interlacing');
+    if (type === 'IDAT') parts.push(png.subarray(at + 8, at + 8 + length));
+    if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }
 
 /**
  * A layer's one-page PDF, ready to embed: parsed under the decode budget, and its page content
  * decoded under it once — pdf-lib's embedder decodes the content again with its own filters, which
  * have no limit, so a bomb behind LZW or RunLength must stop here first. A layer over the budget,
- * or whose content cannot be decoded, is refused (InvalidArgumentError), never a crash or a hang.
+ * or whose content cannot be decoded, is refused, never a crash or a hang.
  */
 async function layerPdf(bytes: Uint8Array, id: string, limits: DecodeLimits): Promise<PDFDocument> {
   try {
     const { doc, budget } = await loadDocument(bytes, limits, { ignoreEncryption: true });
-    if (doc.getPageCount() !== 1) throw new InvalidArgumentError(`the PDF for layer ${id} has ${doc.getPageCount()} pages; give one page per layer`);
+    if (doc.getPageCount() !== 1) throw new AssemblyInputError(`the PDF for layer ${id} has ${doc.getPageCount()} pages; give one page per layer`);
     const contents = doc.getPage(0).node.Contents();
     const streams = contents instanceof PDFArray ? contents.asArray().map((c) => doc.context.lookup(c)) : [contents];
     for (const stream of streams) {
@@ -191,34 +167,31 @@ async function layerPdf(bytes: Uint8Array, id: string, limits: DecodeLimits): Pr
     }
     return doc;
   } catch (error) {
-    if (error instanceof BudgetExceededError || error instanceof StreamTooLargeError) throw new InvalidArgumentError(`the PDF for layer ${id} is too complex to place: ${error.message}`);
-    if (error instanceof StreamDecodeError) throw new InvalidArgumentError(`the PDF for layer ${id} cannot be placed: its page content cannot be decoded (${error.message})`);
+    if (error instanceof BudgetExceededError || error instanceof StreamTooLargeError) throw new AssemblyInputError(`the PDF for layer ${id} is too complex to place: ${error.message}`);
+    if (error instanceof StreamDecodeError) throw new AssemblyInputError(`the PDF for layer ${id} cannot be placed: its page content cannot be decoded (${error.message})`);
+    if (error instanceof RangeError) throw new AssemblyInputError(`the PDF for layer ${id} cannot be placed: its structure is too deeply nested`);
     throw error;
   }
 }
 
-async function build(
-  layers: readonly { id: string; pageWidthMm: number; pageHeightMm: number }[],
-  encoded: Map<string, Encoded>,
-  opts: z.output<typeof AssembleOptionsSchema>,
-  decodeLimits: DecodeLimits,
-): Promise<Uint8Array> {
+async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: DecodeLimits): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setProducer('print-preflight');
-  for (const layer of layers) {
+  for (const layer of plan.layers) {
     const W = mmToPt(layer.pageWidthMm);
     const H = mmToPt(layer.pageHeightMm);
     const page = doc.addPage([W, H]);
     const e = encoded.get(layer.id)!;
     if (e.kind === 'pdf') {
-      const source = await layerPdf(e.bytes, layer.id, decodeLimits);
+      const source = await layerPdf(e.bytes, layer.id, limits);
       const [embedded] = await doc.embedPdf(source, [0]);
-      const m = fitInto(embedded!.width, embedded!.height, W, H, opts.fit);
-      if (opts.fit !== 'cover') page.drawRectangle({ x: 0, y: 0, width: W, height: H, color: hexColour(opts.background) });
+      const m = fitInto(embedded!.width, embedded!.height, W, H, plan.fit);
+      if (plan.fit !== 'cover') page.drawRectangle({ x: 0, y: 0, width: W, height: H, color: hexColour(plan.background) });
       page.drawPage(embedded!, { x: m[4], y: m[5], xScale: m[0], yScale: m[3] });
       continue;
     }
-    const dict = doc.context.obj({ Type: 'XObject', Subtype: 'Image', Width: e.widthPx, Height: e.heightPx, BitsPerComponent: 8, ColorSpace: 'DeviceRGB', Filter: e.filter });
+    const dict = doc.context.obj({ Type: 'XObject', Subtype: 'Image', Width: e.widthPx, Height: e.heightPx, BitsPerComponent: 8, ColorSpace: 'DeviceRGB', Filter: e.filter }) as PDFDict;
+    if (e.filter === 'FlateDecode') dict.set(PDFName.of('DecodeParms'), doc.context.obj({ Predictor: 15, Colors: 3, BitsPerComponent: 8, Columns: e.widthPx }));
     dict.set(PDFName.of('Length'), PDFNumber.of(e.data.length));
     const ref = doc.context.register(PDFRawStream.of(dict, e.data));
     page.node.setXObject(PDFName.of('Im0'), ref);
@@ -226,8 +199,6 @@ async function build(
   }
   return doc.save({ useObjectStreams: true });
 }
-
-const size = formatBytes;
 
 function hexColour(css: string) {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(css.trim());

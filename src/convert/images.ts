@@ -2,19 +2,33 @@
  * Rewrites one image XObject: to sRGB (through lcms, honouring the PDF's ICC profile), and/or
  * downsampled to a pixel cap. A JPEG stays a JPEG (re-encoded at `jpegQuality`), anything else is
  * stored losslessly (Flate). Soft masks and other entries of the image dictionary are kept.
+ *
+ * Bounded by design, as the checks are: no image is ever held whole in memory as samples.
+ * - A JPEG (bare, or behind ASCII85/Flate/… filters) goes through libvips end to end — decode with
+ *   the PDF's colour space (its ICC profile put into the JPEG in place of the JPEG's own), lcms to
+ *   sRGB, resize, encode — in libvips's demand-driven strips, within a pixel limit.
+ * - Any other image is decoded a strip of rows at a time (Flate streamed, the predictor undone row
+ *   by row; other filter chains decoded to the image's own size and no further), each strip
+ *   converted (lcms through sharp for gray and CMYK, a palette table for Indexed, a table per tint
+ *   for Separation and DeviceN), reduced row by row when too large, and deflated as it goes.
+ * Every byte decoded is charged to the file's decode budget; a spent budget propagates
+ * ({@link BudgetExceededError}) and the fix is refused, never swallowed as "left as it is".
  */
-import { deflateSync } from 'node:zlib';
-import sharp from 'sharp';
+import { createDeflate, createInflate } from 'node:zlib';
 import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFDict, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
-import { ColourSpaceResolver } from '../pdf/colour-space.js';
+import type { ColourSpaceResolver } from '../pdf/colour-space.js';
 import type { ColourSpaceFacts } from '../pdf/facts.js';
-import { parseFunction } from '../pdf/functions.js';
+import { parseFunction, type PdfFunction } from '../pdf/functions.js';
+import { jpegSize } from '../pdf/image-header.js';
 import { bytesOf, get, getBool, getNumber, items, numberOf, resolve } from '../pdf/objects.js';
-import type { DecodeBudget } from '../pdf/decode-budget.js';
-import { decodeStream, filtersOf, fullFilterName } from '../pdf/streams.js';
+import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js';
+import { StreamDecodeError, decodeFilters, decodeStream, filterParamsOf, filtersOf, fullFilterName, type FilterParams } from '../pdf/streams.js';
 import { hasAdobeMarker } from '../raster/fast-path.js';
+import { BoxReducer } from '../raster/flate-path.js';
+import { loadSharp } from '../raster/sharp.js';
 import { samplesToSrgb } from './colour.js';
 import type { SampleModel } from './tiff.js';
+import { grouped } from '../util/text.js';
 
 export interface ImageRewrite {
   toSrgb: boolean;
@@ -22,13 +36,33 @@ export interface ImageRewrite {
   maxPx: number | null;
   jpegQuality: number;
   /** The file's decode budget: every stream decoded draws on it. */
-  budget?: DecodeBudget | undefined;
+  budget: DecodeBudget;
+  /** Images with more pixels (as their data declares) are not converted. Default {@link MAX_CONVERT_PIXELS}. */
+  maxInputPixels?: number | undefined;
 }
 
 export type ImageResult = { changed: true; what: string } | { changed: false; why: string | null };
 
-const DECODE_LIMIT = 2 * 1024 * 1024 * 1024;
+/** sharp's own default input limit (0x3FFF²): about 15 s of CMYK → sRGB through lcms on one core. */
+export const MAX_CONVERT_PIXELS = 268_402_689;
+/** Most bytes a non-Flate filter chain may decode to in one piece (the image's own size, at most this). */
+const MAX_WHOLE_DECODE_BYTES = 512 * 1024 * 1024;
+/** Most bytes a re-encoded image may take: past it the image is left as it is. */
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+/** Rows are converted this many bytes at a time. */
+const STRIP_BYTES = 4 * 1024 * 1024;
+/** Distinct DeviceN colours remembered; past it each new colour is computed anew. */
+const MAX_CACHED_COLOURS = 1 << 20;
 
+/** Why an image is left as it is (the message of a refusal). */
+class LeftAsItIs extends Error {}
+
+/**
+ * Converts and/or downsamples one image XObject in place.
+ * @example
+ * const r = await rewriteImage(doc.context, ref, colourSpaces, { toSrgb: true, maxPx: null, jpegQuality: 92, budget });
+ * if (r.changed) console.log(r.what); // "DeviceCMYK → sRGB"
+ */
 export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpaces: ColourSpaceResolver, job: ImageRewrite): Promise<ImageResult> {
   const stream = context.lookup(ref);
   if (!(stream instanceof PDFRawStream)) return { changed: false, why: null };
@@ -36,7 +70,7 @@ export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpace
   if (getBool(context, dict, 'ImageMask')) return { changed: false, why: null };
   const width = Math.trunc(getNumber(context, dict, 'Width') ?? 0);
   const height = Math.trunc(getNumber(context, dict, 'Height') ?? 0);
-  if (!width || !height) return { changed: false, why: 'the image has no size' };
+  if (!(width > 0 && height > 0)) return { changed: false, why: 'the image has no size' };
   const csObj = get(context, dict, 'ColorSpace');
   const cs = csObj ? colourSpaces.describe(csObj, undefined) : null;
   const filters = filtersOf(context, dict).map(fullFilterName);
@@ -44,147 +78,642 @@ export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpace
   const convert = job.toSrgb && cs !== null && !(cs.model === 'rgb' && cs.family !== 'Indexed');
   if (!tooLarge && !convert) return { changed: false, why: null };
   if (!cs) return { changed: false, why: 'its colour space is inside the JPEG 2000 data' };
-  const label = cs.label;
-
-  let rgb: Uint8Array;
+  const maxInput = job.maxInputPixels ?? MAX_CONVERT_PIXELS;
+  if (width * height > maxInput) {
+    return { changed: false, why: `it has ${grouped(width * height)} pixels, more than the ${grouped(maxInput)} an image may have to be converted within the memory and time limits` };
+  }
+  const target = tooLarge ? scaledTo(width, height, job.maxPx!) : { width, height };
   try {
-    const pixels = await decodeToRgb(context, stream, dict, cs, csObj, width, height, filters, job.budget);
-    if (typeof pixels === 'string') return { changed: false, why: pixels };
-    rgb = pixels;
+    const encoded = filters.at(-1) === 'DCTDecode' ? await viaLibvips(context, stream, cs, csObj, filters, target, job) : await viaRows(context, stream, cs, csObj, filters, width, height, target, job);
+    replaceImage(context, ref, dict, encoded.data, target.width, target.height, encoded.filter);
   } catch (error) {
-    return { changed: false, why: `it cannot be decoded (${(error as Error).message})` };
+    if (error instanceof BudgetExceededError) throw error;
+    if (error instanceof LeftAsItIs) return { changed: false, why: error.message };
+    return { changed: false, why: `it cannot be decoded (${((error as Error).message ?? String(error)).split('\n')[0]})` };
   }
-  let w = width;
-  let h = height;
-  let img = sharp(rgb, { raw: { width, height, channels: 3 }, limitInputPixels: false });
-  if (tooLarge) {
-    const s = job.maxPx! / Math.max(width, height);
-    w = Math.max(1, Math.floor(width * s));
-    h = Math.max(1, Math.floor(height * s));
-    img = img.resize(w, h, { fit: 'fill', kernel: 'lanczos3' });
-  }
-  const wasJpeg = filters.length === 1 && filters[0] === 'DCTDecode';
-  let data: Uint8Array;
-  let filter: string;
-  if (wasJpeg) {
-    data = new Uint8Array(await img.jpeg({ quality: job.jpegQuality, chromaSubsampling: '4:4:4' }).toBuffer());
-    filter = 'DCTDecode';
-  } else {
-    data = new Uint8Array(deflateSync(tooLarge ? await img.raw().toBuffer() : rgb));
-    filter = 'FlateDecode';
-  }
-  replaceImage(context, ref, dict, data, w, h, filter);
-  const parts = [convert ? `${label} → sRGB` : null, tooLarge ? `${width} × ${height} → ${w} × ${h} px` : null].filter(Boolean);
+  const parts = [convert ? `${cs.label} → sRGB` : null, tooLarge ? `${width} × ${height} → ${target.width} × ${target.height} px` : null].filter(Boolean);
   return { changed: true, what: parts.join(', ') };
 }
 
-async function decodeToRgb(
-  context: PDFContext,
-  stream: PDFRawStream,
-  dict: PDFDict,
-  cs: ColourSpaceFacts,
-  csObj: PDFObject | undefined,
-  width: number,
-  height: number,
-  filters: string[],
-  budget: DecodeBudget | undefined,
-): Promise<Uint8Array | string> {
-  const bpc = Math.trunc(getNumber(context, dict, 'BitsPerComponent') ?? 8);
-  const decode = resolve(context, dict.get(PDFName.of('Decode')));
-  const decodeValues = decode instanceof PDFArray ? items(context, decode).map(numberOf) : [];
-  const inverted = decodeValues.length > 0 && decodeValues[0] === 1 && decodeValues[1] === 0;
-  const iccOf = (space: PDFObject | undefined): Uint8Array | undefined => {
-    const arr = resolve(context, space);
-    if (!(arr instanceof PDFArray)) return undefined;
-    const parts = items(context, arr);
-    if (parts[0]?.toString() !== '/ICCBased' || !(parts[1] instanceof PDFRawStream)) return undefined;
-    try {
-      return decodeStream(context, parts[1], { maxBytes: 16 * 1024 * 1024, budget });
-    } catch {
-      return undefined;
-    }
-  };
-  const modelOf = (c: ColourSpaceFacts): SampleModel | null =>
-    c.model === 'cmyk' ? 'cmyk' : c.model === 'gray' ? 'gray' : c.model === 'rgb' ? 'rgb' : null;
-
-  if (filters.length === 1 && filters[0] === 'DCTDecode') {
-    const model = modelOf(cs);
-    if (!model || cs.family === 'Indexed') return `a JPEG in ${cs.label} is not converted`;
-    if (model === 'cmyk' && hasAdobeMarker(stream.contents) !== inverted) return 'its /Decode array and JPEG markers disagree';
-    if (model !== 'cmyk' && decodeValues.length) return 'it has a /Decode array';
-    const raw = await sharp(stream.contents, { limitInputPixels: false, failOn: 'none' })
-      .toColourspace(model === 'cmyk' ? 'cmyk' : model === 'gray' ? 'b-w' : 'srgb')
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    if (raw.info.width !== width || raw.info.height !== height) return 'the JPEG does not have the size the PDF says';
-    const samples = new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength);
-    return model === 'rgb' ? samples : samplesToSrgb(samples, width, height, model, iccOf(csObj));
-  }
-  if (filters.some((f) => ['JPXDecode', 'JBIG2Decode', 'CCITTFaxDecode', 'DCTDecode'].includes(f))) return `${filters.join(' + ')} images are not converted`;
-  const samples = decodeStream(context, stream, { maxBytes: DECODE_LIMIT, budget, what: 'an image' });
-  if (cs.family === 'Indexed') {
-    const arr = items(context, resolve(context, csObj) as PDFArray);
-    const base = cs.base!;
-    const baseModel = modelOf(base);
-    if (!baseModel) return `Indexed over ${base.label} is not converted`;
-    const lookupObj = arr[3];
-    const lookup = bytesOf(lookupObj) ?? (lookupObj instanceof PDFRawStream ? decodeStream(context, lookupObj, { maxBytes: 4096 * 4, budget }) : undefined);
-    if (!lookup) return 'its palette cannot be read';
-    if (decodeValues.length) return 'it has a /Decode array';
-    const n = base.components;
-    const expanded = new Uint8Array(width * height * n);
-    const rowBytes = Math.ceil((width * bpc) / 8);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const bit = x * bpc;
-        const byte = samples[y * rowBytes + (bit >> 3)] ?? 0;
-        const index = bpc === 8 ? byte : (byte >> (8 - bpc - (bit & 7))) & ((1 << bpc) - 1);
-        for (let c = 0; c < n; c++) expanded[(y * width + x) * n + c] = lookup[index * n + c] ?? 0;
-      }
-    }
-    return baseModel === 'rgb' ? expanded : samplesToSrgb(expanded, width, height, baseModel, iccOf(arr[1]));
-  }
-  if (bpc !== 8 && bpc !== 16) return `${bpc}-bit images are not converted`;
-  if (decodeValues.length) return 'it has a /Decode array';
-  // 16-bit samples (big-endian): their high bytes.
-  const eight = bpc === 16 ? samples.filter((_, i) => i % 2 === 0) : samples;
-  if (cs.family === 'Separation' || cs.family === 'DeviceN') return spotToRgb(context, csObj, cs, eight, width, height, iccOf);
-  const model = modelOf(cs);
-  if (!model) return `images in ${cs.label} are not converted`;
-  return model === 'rgb' ? eight : samplesToSrgb(eight, width, height, model, iccOf(csObj));
+function scaledTo(width: number, height: number, maxPx: number): { width: number; height: number } {
+  const s = maxPx / Math.max(width, height);
+  return { width: Math.max(1, Math.floor(width * s)), height: Math.max(1, Math.floor(height * s)) };
 }
 
-/** Spot-colour samples → their alternate space (the tint transform, cached per distinct tint) → sRGB. */
-async function spotToRgb(
+const modelOf = (c: ColourSpaceFacts | undefined): SampleModel | null => (c?.model === 'cmyk' ? 'cmyk' : c?.model === 'gray' ? 'gray' : c?.model === 'rgb' ? 'rgb' : null);
+
+/** The /Decode array of an image as numbers ([] when absent). */
+function decodeArray(context: PDFContext, dict: PDFDict): number[] {
+  const decode = resolve(context, dict.get(PDFName.of('Decode')));
+  return decode instanceof PDFArray ? items(context, decode).map((v) => numberOf(v) ?? Number.NaN) : [];
+}
+
+/** The ICC profile of an ICCBased colour space object, decoded under the budget (undefined for other spaces). */
+function iccOf(context: PDFContext, space: PDFObject | undefined, budget: DecodeBudget): Uint8Array | undefined {
+  const arr = resolve(context, space);
+  if (!(arr instanceof PDFArray)) return undefined;
+  const parts = items(context, arr);
+  if (parts[0]?.toString() !== '/ICCBased' || !(parts[1] instanceof PDFRawStream)) return undefined;
+  try {
+    return decodeStream(context, parts[1], { maxBytes: 16 * 1024 * 1024, budget, what: 'an ICC profile' });
+  } catch (error) {
+    if (error instanceof BudgetExceededError) throw error;
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JPEG images: libvips end to end.
+
+async function viaLibvips(
   context: PDFContext,
-  csObj: PDFObject | undefined,
+  stream: PDFRawStream,
   cs: ColourSpaceFacts,
-  samples: Uint8Array,
+  csObj: PDFObject | undefined,
+  filters: string[],
+  target: { width: number; height: number },
+  job: ImageRewrite,
+): Promise<{ data: Uint8Array; filter: string }> {
+  const model = modelOf(cs);
+  if (!model || cs.family === 'Indexed') throw new LeftAsItIs(`a JPEG in ${cs.label} is not converted`);
+  if (filters.slice(0, -1).some((f) => f === 'DCTDecode' || f === 'JPXDecode' || f === 'JBIG2Decode' || f === 'CCITTFaxDecode')) throw new LeftAsItIs(`${filters.join(' + ')} images are not converted`);
+  // The JPEG itself: the filters before DCTDecode undone (ASCII85 from reportlab, Flate…).
+  const jpeg = filters.length === 1 ? stream.contents : decodeFilters(stream.contents, filters.slice(0, -1), filterParamsOf(context, stream.dict, filters.length - 1), { maxBytes: MAX_WHOLE_DECODE_BYTES, budget: job.budget, what: 'an image' });
+  const width = Math.trunc(getNumber(context, stream.dict, 'Width') ?? 0);
+  const height = Math.trunc(getNumber(context, stream.dict, 'Height') ?? 0);
+  const coded = jpegSize(jpeg);
+  if (!coded) throw new LeftAsItIs('its JPEG data has no frame header');
+  if (coded.widthPx !== width || coded.heightPx !== height) throw new LeftAsItIs('the JPEG does not have the size the PDF says');
+  const decode = decodeArray(context, stream.dict);
+  const inverted = decode.length > 0 && decode[0] === 1 && decode[1] === 0;
+  if (model === 'cmyk' && hasAdobeMarker(jpeg) !== inverted) throw new LeftAsItIs('its /Decode array and JPEG markers disagree');
+  if (model !== 'cmyk' && decode.length) throw new LeftAsItIs('it has a /Decode array');
+  // The PDF's colour space decides what the samples mean (ISO 32000-2 §8.9.5): its ICC profile, or
+  // none for a device space — never a profile the JPEG carries itself.
+  const input = withIccProfile(jpeg, iccOf(context, csObj, job.budget));
+  job.budget.chargeDecoded(width * height * coded.components, 'an image');
+  const sharp = await loadSharp();
+  let image = sharp(input, { limitInputPixels: job.maxInputPixels ?? MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'truncated' });
+  if (target.width !== width || target.height !== height) image = image.resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' });
+  const out = await image.toColourspace('srgb').jpeg({ quality: job.jpegQuality, chromaSubsampling: '4:4:4' }).toBuffer({ resolveWithObject: true });
+  if (out.info.width !== target.width || out.info.height !== target.height) throw new LeftAsItIs('the JPEG decodes to another size than the PDF says');
+  return { data: new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength), filter: 'DCTDecode' };
+}
+
+/**
+ * The JPEG with its APP2 ICC_PROFILE segments replaced by `icc` (none when undefined), so that
+ * libvips converts from the colour space the PDF gives.
+ */
+export function withIccProfile(jpeg: Uint8Array, icc: Uint8Array | undefined): Uint8Array {
+  const kept: Uint8Array[] = [jpeg.subarray(0, 2)];
+  let i = 2;
+  let dropped = false;
+  while (i + 4 <= jpeg.length && jpeg[i] === 0xff) {
+    const marker = jpeg[i + 1]!;
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      kept.push(jpeg.subarray(i, i + 2));
+      i += 2;
+      continue;
+    }
+    if (marker === 0xda || marker === 0xd9) break;
+    const len = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
+    const end = i + 2 + len;
+    const isIcc = marker === 0xe2 && len >= 16 && String.fromCharCode(...jpeg.subarray(i + 4, i + 15)) === 'ICC_PROFILE';
+    if (isIcc) dropped = true;
+    else kept.push(jpeg.subarray(i, Math.min(end, jpeg.length)));
+    i = end;
+  }
+  if (!dropped && !icc) return jpeg;
+  const segments: Uint8Array[] = [];
+  if (icc?.length) {
+    const chunk = 65_519;
+    const count = Math.ceil(icc.length / chunk);
+    if (count <= 255) {
+      for (let n = 0; n < count; n++) {
+        const part = icc.subarray(n * chunk, (n + 1) * chunk);
+        const seg = new Uint8Array(4 + 14 + part.length);
+        const len = 2 + 14 + part.length;
+        seg.set([0xff, 0xe2, len >> 8, len & 0xff]);
+        seg.set(new TextEncoder().encode('ICC_PROFILE\0'), 4);
+        seg[16] = n + 1;
+        seg[17] = count;
+        seg.set(part, 18);
+        segments.push(seg);
+      }
+    }
+  }
+  const head = kept[0]!;
+  const rest = [...kept.slice(1), jpeg.subarray(Math.min(i, jpeg.length))];
+  return concat([head, ...segments, ...rest]);
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Other images: a strip of rows at a time.
+
+/** Turns a strip of decoded rows (8-bit samples, `n` per pixel) into sRGB (3 bytes per pixel). */
+type StripConverter = (samples: Uint8Array, width: number, rows: number) => Promise<Uint8Array>;
+
+async function viaRows(
+  context: PDFContext,
+  stream: PDFRawStream,
+  cs: ColourSpaceFacts,
+  csObj: PDFObject | undefined,
+  filters: string[],
   width: number,
   height: number,
-  iccOf: (space: PDFObject | undefined) => Uint8Array | undefined,
-): Promise<Uint8Array | string> {
+  target: { width: number; height: number },
+  job: ImageRewrite,
+): Promise<{ data: Uint8Array; filter: string }> {
+  if (filters.some((f) => ['JPXDecode', 'JBIG2Decode', 'CCITTFaxDecode', 'DCTDecode'].includes(f))) throw new LeftAsItIs(`${filters.join(' + ')} images are not converted`);
+  const dict = stream.dict;
+  const bpc = Math.trunc(getNumber(context, dict, 'BitsPerComponent') ?? 8);
+  if (![1, 2, 4, 8, 16].includes(bpc)) throw new LeftAsItIs(`${bpc}-bit images are not converted`);
+  const components = cs.family === 'Indexed' ? 1 : cs.components;
+  if (!(components >= 1 && components <= 32)) throw new LeftAsItIs(`images in ${cs.label} are not converted`);
+  const decode = decodeArray(context, dict);
+  const invert = decode.length === 2 * components && decode.every((v, i) => v === (i % 2 === 0 ? 1 : 0)) && cs.family !== 'Indexed';
+  if (decode.length && !invert) throw new LeftAsItIs('it has a /Decode array');
+  const toRgb = await stripConverter(context, cs, csObj, bpc, job.budget);
+  const rowBytes = Math.ceil((width * components * bpc) / 8);
+  const unpack = unpacker(width, components, bpc, cs.family === 'Indexed', invert);
+  const sink = new RowSink(width, height, target);
+  const stripRows = Math.max(1, Math.floor(STRIP_BYTES / Math.max(rowBytes, width * components)));
+  let strip = new Uint8Array(stripRows * width * components);
+  let inStrip = 0;
+  let rowsSeen = 0;
+  const flush = async () => {
+    if (!inStrip) return;
+    const rgb = await toRgb(strip.subarray(0, inStrip * width * components), width, inStrip);
+    await sink.add(rgb, inStrip);
+    inStrip = 0;
+  };
+  const rows = new ImageRows(rowBytes, height, (row) => {
+    unpack(row, strip.subarray(inStrip * width * components, (inStrip + 1) * width * components));
+    inStrip++;
+    rowsSeen++;
+    return inStrip === stripRows;
+  });
+  await decodeRows(context, stream, filters, rowBytes * height, rows, flush, job.budget);
+  await flush();
+  strip = new Uint8Array(0);
+  if (rowsSeen < height) throw new LeftAsItIs(`its data ends after ${rowsSeen} of ${height} rows`);
+  return { data: await sink.finish(), filter: 'FlateDecode' };
+}
+
+/**
+ * Cuts decoded bytes into image rows. `emit` returns true when a strip is full: the caller then
+ * converts it before more rows come.
+ */
+class ImageRows {
+  private row: Uint8Array;
+  private fill = 0;
+  count = 0;
+  constructor(
+    readonly rowBytes: number,
+    readonly height: number,
+    private readonly emit: (row: Uint8Array) => boolean,
+  ) {
+    this.row = new Uint8Array(rowBytes);
+  }
+
+  get done(): boolean {
+    return this.count >= this.height;
+  }
+
+  /** Takes decoded bytes; returns the offset it stopped at when a strip filled up (-1: all taken, the strip not full). */
+  push(chunk: Uint8Array, from = 0): number {
+    let at = from;
+    while (at < chunk.length && !this.done) {
+      const n = Math.min(chunk.length - at, this.rowBytes - this.fill);
+      this.row.set(chunk.subarray(at, at + n), this.fill);
+      this.fill += n;
+      at += n;
+      if (this.fill < this.rowBytes) return -1;
+      this.fill = 0;
+      this.count++;
+      if (this.emit(this.row)) return at;
+    }
+    return -1;
+  }
+}
+
+/**
+ * Feeds the image's decoded bytes to `rows`, converting each full strip (`flush`) before going on.
+ * A bare Flate stream (with any predictor) is inflated in chunks and stops once the image's rows are
+ * read (trailing data is ignored, as readers do); other chains are decoded to the image's size at
+ * most.
+ */
+async function decodeRows(
+  context: PDFContext,
+  stream: PDFRawStream,
+  filters: string[],
+  expectedBytes: number,
+  rows: ImageRows,
+  flush: () => Promise<void>,
+  budget: DecodeBudget,
+): Promise<void> {
+  const params = filterParamsOf(context, stream.dict, filters.length);
+  const feed = async (chunk: Uint8Array) => {
+    let at = 0;
+    while (!rows.done && at < chunk.length) {
+      const stop = rows.push(chunk, at);
+      if (stop < 0) return;
+      await flush();
+      at = stop;
+    }
+  };
+  if (filters.length === 0) {
+    budget.chargeDecoded(Math.min(stream.contents.length, expectedBytes), 'an image');
+    await feed(stream.contents.subarray(0, expectedBytes));
+    return;
+  }
+  // The filters before the last (ASCII85 before Flate…) decoded whole: they hold compressed data.
+  const last = filters.length - 1;
+  let data = stream.contents;
+  if (last > 0) data = wholeDecode(data, filters.slice(0, last), params.slice(0, last), { maxBytes: MAX_WHOLE_DECODE_BYTES, budget, what: 'an image' });
+  if (filters[last] === 'FlateDecode') {
+    const predictor = new Predictor(params[last], expectedBytes);
+    const inflate = createInflate({ chunkSize: 1 << 16 });
+    inflate.end(data);
+    const chunks = inflate[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        let next: IteratorResult<Buffer>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          // A damaged end: the rows read so far stand, and the caller says how many are missing.
+          if (rows.count === 0) throw new LeftAsItIs(`its Flate data is corrupt (${(error as Error).message})`);
+          break;
+        }
+        if (next.done) break;
+        budget.chargeDecoded(next.value.length, 'an image');
+        await feed(predictor.push(next.value));
+        if (rows.done) break;
+      }
+    } finally {
+      inflate.destroy();
+    }
+    await feed(predictor.end());
+    return;
+  }
+  if (expectedBytes > MAX_WHOLE_DECODE_BYTES) throw new LeftAsItIs(`${filters.join(' + ')} images over ${grouped(MAX_WHOLE_DECODE_BYTES)} bytes are not converted`);
+  await feed(wholeDecode(data, filters.slice(last), params.slice(last), { maxBytes: expectedBytes, prefix: expectedBytes, budget, what: 'an image' }));
+}
+
+/** {@link decodeFilters}, a stream that cannot be decoded said as the reason the image is left. */
+function wholeDecode(data: Uint8Array, filters: readonly string[], params: readonly (FilterParams | undefined)[], options: Parameters<typeof decodeFilters>[3]): Uint8Array {
+  try {
+    return decodeFilters(data, filters, params, options);
+  } catch (error) {
+    if (error instanceof StreamDecodeError) throw new LeftAsItIs(`it cannot be decoded (${error.message})`);
+    throw error;
+  }
+}
+
+/**
+ * The PNG (10–15) or TIFF (2) predictor of a Flate stream undone as the data comes, with the rows
+ * its own parameters give (which need not be the image's). Rows longer than the image's data are
+ * refused (nothing a real file has).
+ */
+class Predictor {
+  private readonly kind: 'none' | 'png' | 'tiff';
+  private readonly rowLength: number;
+  private readonly bpp: number;
+  private readonly bpc: number;
+  private readonly colors: number;
+  private readonly stride: number;
+  private cur: Uint8Array;
+  private prev: Uint8Array;
+  private fill = 0;
+
+  constructor(params: FilterParams | undefined, expectedBytes: number) {
+    const predictor = params?.predictor ?? 1;
+    this.kind = predictor >= 10 ? 'png' : predictor === 2 ? 'tiff' : 'none';
+    this.colors = Math.trunc(params?.colors ?? 1);
+    this.bpc = [1, 2, 4, 8, 16].includes(params?.bitsPerComponent ?? 8) ? (params?.bitsPerComponent ?? 8) : 8;
+    const columns = Math.trunc(params?.columns ?? 1);
+    if (this.kind !== 'none' && (!(this.colors >= 1 && this.colors <= 32) || !(columns >= 1))) {
+      throw new LeftAsItIs(`its predictor parameters (/Colors ${params?.colors}, /Columns ${params?.columns}) are out of range`);
+    }
+    this.rowLength = this.kind === 'none' ? 0 : Math.ceil((this.colors * this.bpc * columns) / 8);
+    if (this.rowLength > Math.max(expectedBytes, 1) + 16) throw new LeftAsItIs(`its predictor rows (${grouped(this.rowLength)} bytes) are longer than the whole image`);
+    this.bpp = Math.max(1, Math.ceil((this.colors * this.bpc) / 8));
+    this.stride = this.rowLength + (this.kind === 'png' ? 1 : 0);
+    this.cur = new Uint8Array(this.stride);
+    this.prev = new Uint8Array(this.stride);
+  }
+
+  /** The decoded bytes of `chunk` that complete rows (a view valid until the next call). */
+  push(chunk: Uint8Array): Uint8Array {
+    if (this.kind === 'none') return chunk;
+    const out = new Uint8Array(Math.floor((this.fill + chunk.length) / this.stride) * this.rowLength);
+    let o = 0;
+    let at = 0;
+    while (at < chunk.length) {
+      const n = Math.min(chunk.length - at, this.stride - this.fill);
+      this.cur.set(chunk.subarray(at, at + n), this.fill);
+      this.fill += n;
+      at += n;
+      if (this.fill < this.stride) break;
+      this.fill = 0;
+      const row = this.kind === 'png' ? this.unfilterPng() : this.undoTiff();
+      out.set(row, o);
+      o += row.length;
+      const t = this.prev;
+      this.prev = this.cur;
+      this.cur = t;
+    }
+    return out.subarray(0, o);
+  }
+
+  /** A last partial row, as readers keep it. */
+  end(): Uint8Array {
+    if (this.kind === 'none' || this.fill === 0) return new Uint8Array(0);
+    const partial = this.cur.subarray(this.kind === 'png' ? 1 : 0, this.fill);
+    this.fill = 0;
+    return partial.slice();
+  }
+
+  private unfilterPng(): Uint8Array {
+    const row = this.cur;
+    const up = this.prev;
+    const bpp = this.bpp;
+    const end = this.stride;
+    switch (row[0]) {
+      case 1:
+        for (let i = 1 + bpp; i < end; i++) row[i] = (row[i]! + row[i - bpp]!) & 0xff;
+        break;
+      case 2:
+        for (let i = 1; i < end; i++) row[i] = (row[i]! + up[i]!) & 0xff;
+        break;
+      case 3:
+        for (let i = 1; i < end; i++) row[i] = (row[i]! + (((i > bpp ? row[i - bpp]! : 0) + up[i]!) >> 1)) & 0xff;
+        break;
+      case 4:
+        for (let i = 1; i < end; i++) {
+          const a = i > bpp ? row[i - bpp]! : 0;
+          const b = up[i]!;
+          const c = i > bpp ? up[i - bpp]! : 0;
+          const p = a + b - c;
+          const pa = Math.abs(p - a);
+          const pb = Math.abs(p - b);
+          const pc = Math.abs(p - c);
+          row[i] = (row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 0xff;
+        }
+        break;
+      default:
+        break; // 0 and unknown types: the row as it is (as pdf.js and MuPDF do)
+    }
+    return row.subarray(1);
+  }
+
+  private undoTiff(): Uint8Array {
+    const row = this.cur;
+    const n = this.colors;
+    if (this.bpc === 8) for (let i = n; i < row.length; i++) row[i] = (row[i]! + row[i - n]!) & 0xff;
+    else if (this.bpc === 16) {
+      for (let i = 2 * n; i + 1 < row.length; i += 2) {
+        const v = (((row[i]! << 8) | row[i + 1]!) + ((row[i - 2 * n]! << 8) | row[i - 2 * n + 1]!)) & 0xffff;
+        row[i] = v >> 8;
+        row[i + 1] = v & 0xff;
+      }
+    }
+    return row;
+  }
+}
+
+/**
+ * Unpacks one row of `bpc`-bit samples into 8-bit samples: scaled to 0–255 (16-bit: the high
+ * byte), or kept as they are for palette indices; inverted for /Decode [1 0 …].
+ */
+function unpacker(width: number, components: number, bpc: number, indices: boolean, invert: boolean): (row: Uint8Array, out: Uint8Array) => void {
+  const n = width * components;
+  const max = (1 << bpc) - 1;
+  const scale = indices ? 1 : 255 / max;
+  return (row, out) => {
+    if (bpc === 8) out.set(row.subarray(0, n));
+    else if (bpc === 16) for (let i = 0; i < n; i++) out[i] = row[2 * i]!;
+    else {
+      const perByte = 8 / bpc;
+      for (let i = 0; i < n; i++) {
+        const byte = row[(i / perByte) | 0]!;
+        const v = (byte >> (8 - bpc * ((i % perByte) + 1))) & max;
+        out[i] = indices ? v : Math.round(v * scale);
+      }
+    }
+    if (invert) for (let i = 0; i < n; i++) out[i] = 255 - out[i]!;
+  };
+}
+
+/** The converter of a strip of 8-bit samples in `cs` to sRGB. */
+async function stripConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget): Promise<StripConverter> {
+  const model = modelOf(cs);
+  if (cs.family === 'Indexed') return paletteConverter(context, cs, csObj, bpc, budget);
+  if (cs.family === 'Separation' || cs.family === 'DeviceN') {
+    const spot = await spotConverter(context, cs, csObj, budget);
+    return async (samples, width, rows) => spot(samples, width * rows);
+  }
+  if (!model) throw new LeftAsItIs(`images in ${cs.label} are not converted`);
+  if (model === 'rgb') return async (samples) => samples;
+  const icc = iccOf(context, csObj, budget);
+  return (samples, width, rows) => samplesToSrgb(samples, width, rows, model, icc);
+}
+
+/** Indexed: the palette converted once (at most 256 colours), then each index looked up. */
+async function paletteConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget): Promise<StripConverter> {
+  const arr = items(context, resolve(context, csObj) as PDFArray);
+  const base = cs.base;
+  if (!base) throw new LeftAsItIs('its palette has no base colour space');
+  const hival = Math.max(0, Math.min(255, Math.trunc(numberOf(arr[2]) ?? 0)));
+  const entries = Math.min(hival + 1, 1 << bpc);
+  const n = base.components;
+  const lookupObj = arr[3];
+  const lookup = bytesOf(lookupObj) ?? (lookupObj instanceof PDFRawStream ? decodeStream(context, lookupObj, { maxBytes: 256 * 32, budget, what: 'a palette' }) : undefined);
+  if (!lookup) throw new LeftAsItIs('its palette cannot be read');
+  const colours = new Uint8Array(entries * n);
+  colours.set(lookup.subarray(0, colours.length));
+  let rgb: Uint8Array;
+  if (base.family === 'Separation' || base.family === 'DeviceN') rgb = await (await spotConverter(context, base, arr[1], budget))(colours, entries);
+  else {
+    const baseModel = modelOf(base);
+    if (!baseModel) throw new LeftAsItIs(`Indexed over ${base.label} is not converted`);
+    rgb = baseModel === 'rgb' ? colours : await samplesToSrgb(colours, entries, 1, baseModel, iccOf(context, arr[1], budget));
+  }
+  // Indices past the palette take its last colour (as pdf.js clamps).
+  const table = new Uint8Array(256 * 3);
+  for (let i = 0; i < 256; i++) table.set(rgb.subarray(Math.min(i, entries - 1) * 3, Math.min(i, entries - 1) * 3 + 3), i * 3);
+  return async (samples, width, rows) => {
+    const count = width * rows;
+    const out = new Uint8Array(count * 3);
+    for (let p = 0; p < count; p++) {
+      const t = samples[p]! * 3;
+      out[p * 3] = table[t]!;
+      out[p * 3 + 1] = table[t + 1]!;
+      out[p * 3 + 2] = table[t + 2]!;
+    }
+    return out;
+  };
+}
+
+/**
+ * Separation and DeviceN: the tint transform evaluated once per distinct tint (a table of 256 for
+ * one colorant, a bounded cache for several), its results converted to sRGB through lcms in one
+ * batch per strip.
+ */
+async function spotConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, budget: DecodeBudget): Promise<(samples: Uint8Array, count: number) => Promise<Uint8Array>> {
   const arr = items(context, resolve(context, csObj) as PDFArray);
   const why: string[] = [];
-  const fn = parseFunction(context, arr[3], why);
+  const fn: PdfFunction | null = parseFunction(context, arr[3], why);
   const alt = cs.base;
-  const altModel = alt?.model === 'cmyk' ? 'cmyk' : alt?.model === 'gray' ? 'gray' : alt?.model === 'rgb' ? 'rgb' : null;
-  if (!fn || !altModel) return `its tint transform cannot be evaluated (${why.join('; ') || `alternate ${alt?.label}`})`;
+  const altModel = modelOf(alt);
+  if (!fn || !altModel) throw new LeftAsItIs(`its tint transform cannot be evaluated (${why.join('; ') || `alternate ${alt?.label}`})`);
   const n = cs.components;
   const outN = altModel === 'cmyk' ? 4 : altModel === 'gray' ? 1 : 3;
-  const out = new Uint8Array(width * height * outN);
-  const cache = new Map<string, number[]>();
-  for (let p = 0; p < width * height; p++) {
-    const tints = Array.from({ length: n }, (_, c) => samples[p * n + c]! / 255);
-    const key = tints.join(',');
-    let v = cache.get(key);
-    if (!v) {
-      v = fn(tints);
-      if (cache.size < 1 << 16) cache.set(key, v);
+  const icc = iccOf(context, arr[2], budget);
+  const toAlt = (tints: number[]): number[] => {
+    try {
+      return fn(tints);
+    } catch {
+      return [];
     }
-    for (let c = 0; c < outN; c++) out[p * outN + c] = Math.round(Math.max(0, Math.min(1, v[c] ?? 0)) * 255);
+  };
+  const altToRgb = (alts: Uint8Array, count: number) => (altModel === 'rgb' ? Promise.resolve(alts) : samplesToSrgb(alts, count, 1, altModel, icc));
+  const clampByte = (v: number | undefined) => Math.round(Math.max(0, Math.min(1, v ?? 0)) * 255);
+
+  if (n === 1) {
+    const alts = new Uint8Array(256 * outN);
+    for (let t = 0; t < 256; t++) {
+      const v = toAlt([t / 255]);
+      for (let c = 0; c < outN; c++) alts[t * outN + c] = clampByte(v[c]);
+    }
+    const table = await altToRgb(alts, 256);
+    return async (samples, count) => {
+      const out = new Uint8Array(count * 3);
+      for (let p = 0; p < count; p++) {
+        const t = samples[p]! * 3;
+        out[p * 3] = table[t]!;
+        out[p * 3 + 1] = table[t + 1]!;
+        out[p * 3 + 2] = table[t + 2]!;
+      }
+      return out;
+    };
   }
-  return altModel === 'rgb' ? out : samplesToSrgb(out, width, height, altModel, iccOf(arr[2]));
+  // Several colorants: distinct tints keyed as one number (up to 6 colorants) or a string.
+  const cache = new Map<number | string, number>();
+  const keyOf = (samples: Uint8Array, at: number): number | string => {
+    if (n <= 6) {
+      let k = 0;
+      for (let c = 0; c < n; c++) k = k * 256 + samples[at + c]!;
+      return k;
+    }
+    return String.fromCharCode(...samples.subarray(at, at + n));
+  };
+  return async (samples, count) => {
+    const out = new Uint8Array(count * 3);
+    const missing = new Map<number | string, number[]>();
+    for (let p = 0; p < count; p++) {
+      const k = keyOf(samples, p * n);
+      const packed = cache.get(k);
+      if (packed !== undefined) {
+        out[p * 3] = packed >> 16;
+        out[p * 3 + 1] = (packed >> 8) & 0xff;
+        out[p * 3 + 2] = packed & 0xff;
+        continue;
+      }
+      let list = missing.get(k);
+      if (!list) missing.set(k, (list = []));
+      list.push(p);
+    }
+    if (!missing.size) return out;
+    const keys = [...missing.keys()];
+    const alts = new Uint8Array(keys.length * outN);
+    keys.forEach((k, i) => {
+      const at = missing.get(k)![0]! * n;
+      const tints = Array.from(samples.subarray(at, at + n), (v) => v / 255);
+      const v = toAlt(tints);
+      for (let c = 0; c < outN; c++) alts[i * outN + c] = clampByte(v[c]);
+    });
+    const rgb = await altToRgb(alts, keys.length);
+    keys.forEach((k, i) => {
+      const r = rgb[i * 3]!;
+      const g = rgb[i * 3 + 1]!;
+      const b = rgb[i * 3 + 2]!;
+      if (cache.size < MAX_CACHED_COLOURS) cache.set(k, (r << 16) | (g << 8) | b);
+      for (const p of missing.get(k)!) {
+        out[p * 3] = r;
+        out[p * 3 + 1] = g;
+        out[p * 3 + 2] = b;
+      }
+    });
+    return out;
+  };
+}
+
+/**
+ * Where converted rows go: reduced to the target size row by row when smaller (area averaging),
+ * and deflated as they come. Memory: a few rows and the compressed output.
+ */
+class RowSink {
+  private readonly deflate = createDeflate({ level: 6 });
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private failure: Error | undefined;
+  private readonly reducer: BoxReducer | null;
+  private readonly pending: Uint8Array[] = [];
+
+  constructor(
+    private readonly width: number,
+    height: number,
+    target: { width: number; height: number },
+  ) {
+    this.deflate.on('data', (chunk: Buffer) => {
+      this.size += chunk.length;
+      if (this.size > MAX_OUTPUT_BYTES) this.failure ??= new LeftAsItIs(`re-encoded it would take more than ${grouped(MAX_OUTPUT_BYTES)} bytes`);
+      else this.chunks.push(chunk);
+    });
+    this.deflate.on('error', (error) => (this.failure ??= error));
+    this.reducer = target.width !== width || target.height !== height ? new BoxReducer(width, height, 3, target.width, target.height, 8, (row) => this.pending.push(row.slice())) : null;
+  }
+
+  async add(rgb: Uint8Array, rows: number): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.reducer) {
+      for (let r = 0; r < rows; r++) this.reducer.addRow(rgb.subarray(r * this.width * 3, (r + 1) * this.width * 3));
+      const out = this.pending.splice(0);
+      for (const row of out) await this.write(row);
+    } else await this.write(rgb);
+  }
+
+  private async write(data: Uint8Array): Promise<void> {
+    if (!this.deflate.write(data)) await new Promise<void>((resolve) => this.deflate.once('drain', resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  async finish(): Promise<Uint8Array> {
+    if (this.reducer) {
+      this.reducer.finish();
+      for (const row of this.pending.splice(0)) await this.write(row);
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.deflate.once('end', resolve);
+      this.deflate.once('error', reject);
+      this.deflate.end();
+      this.deflate.resume();
+    });
+    if (this.failure) throw this.failure;
+    return new Uint8Array(Buffer.concat(this.chunks));
+  }
 }
 
 function replaceImage(context: PDFContext, ref: PDFRef, old: PDFDict, data: Uint8Array, width: number, height: number, filter: string) {

@@ -1,37 +1,30 @@
-import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.js';
-import { loadDocument } from '../pdf/pdf-lib-document.js';
-import { PDFName } from '../pdf/pdf-lib.js';
 import { InvalidArgumentError } from '../errors.js';
-
-const INHERITABLE = ['MediaBox', 'CropBox', 'Resources', 'Rotate'] as const;
+import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.js';
+import { N, PDFArray, dictOf, resolve } from '../pdf/objects.js';
+import { loadForTransform } from './document.js';
 
 /** Throws unless `order` names every page of an n-page file exactly once (1-based). */
 export function assertPermutation(order: readonly number[], pageCount: number): void {
   const ok = order.length === pageCount && order.every((n) => Number.isInteger(n) && n >= 1 && n <= pageCount) && new Set(order).size === pageCount;
   if (!ok) {
-    throw new InvalidArgumentError(`The page order must name each of the file's ${pageCount} pages once (e.g. ${Array.from({ length: pageCount }, (_, i) => pageCount - i).join(',')}), got ${order.join(',') || 'nothing'}`);
+    throw new InvalidArgumentError(`The page order must name each of the file's ${pageCount} pages once (e.g. ${Array.from({ length: Math.min(pageCount, 8) }, (_, i) => pageCount - i).join(',')}), got ${order.slice(0, 16).join(',') || 'nothing'}`);
   }
 }
 
 /**
  * Puts a document's pages in another order: `order[i]` is the page (1-based) that becomes page
- * i + 1. Attributes a page inherits from its page tree (MediaBox, CropBox, Resources, Rotate) are
- * copied onto the page first, so no page changes size or content by moving.
- * Parsed under the decode budget of `limits` (BudgetExceededError past it).
+ * i + 1. The page tree is rebuilt flat first (convert/document.ts), with the attributes each page
+ * inherited (MediaBox, CropBox, Resources, Rotate) written onto it, so no page changes size or
+ * content by moving. Parsed under the decode budget of `limits` (BudgetExceededError past it).
+ * Runs in a pool worker when called through the flow (pool/worker-main.ts).
  * @example const bytes = await reorderPages(input, [3, 4, 1, 2]);
  */
 export async function reorderPages(bytes: Uint8Array, order: readonly number[], limits: DecodeLimits = DEFAULT_DECODE_LIMITS): Promise<Uint8Array> {
-  const { doc } = await loadDocument(bytes, limits);
-  const pages = doc.getPages();
+  const { doc, pages } = await loadForTransform(bytes, limits);
   assertPermutation(order, pages.length);
-  for (const page of pages) {
-    for (const key of INHERITABLE) {
-      const name = PDFName.of(key);
-      const value = page.node.getInheritableAttribute(name);
-      if (value !== undefined && page.node.get(name) === undefined) page.node.set(name, value);
-    }
-  }
-  for (let i = pages.length - 1; i >= 0; i--) doc.removePage(i);
-  for (const n of order) doc.addPage(pages[n - 1]!);
+  const root = dictOf(resolve(doc.context, doc.catalog.get(N('Pages'))))!;
+  const kids = PDFArray.withContext(doc.context);
+  for (const n of order) kids.push(pages[n - 1]!.ref);
+  root.set(N('Kids'), kids);
   return doc.save({ useObjectStreams: true });
 }

@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
-import { FixOptionsSchema, fix, noteRemaining, type Change, type Refusal } from '../convert/fix.js';
+import { FixOptionsSchema, fix, noteRemaining, type Change, type Refusal } from './fix.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../rules/codes.js';
-import { FIXES, FixModeSchema, isFixable, type FixableCode, type FixMode, type Policy } from '../rules/policy.js';
+import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, isFixable, type FixMode } from '../rules/policy.js';
 import { readSource } from '../source/read.js';
 import { customerMessage } from '../messages/catalogue.js';
 import { preflightWithPreviews, type Preview } from './preflight.js';
@@ -20,22 +20,7 @@ import { downloadSource, type NetworkOptions } from './preflight-url.js';
 
 export { FixModeSchema, type FixMode };
 
-/**
- * The policy a product has when its profile sets none and fixes are asked for: page order, /Rotate,
- * uniform scaling, CMYK, oversized images and oversized files are fixed; everything else is judged
- * by its severity (low resolution, wrong sizes, missing fonts reject or warn as before).
- */
-export const DEFAULT_FIX_POLICY: Policy = {
-  'page-order-mismatch': 'fix',
-  'page-rotate-set': 'fix',
-  'page-scale-mismatch': 'fix',
-  'colour-space-not-rgb': 'fix',
-  'image-too-large': 'fix',
-  'file-too-large': 'fix',
-};
-
-/** The codes whose fixes need approval when a profile names none: the fixes that change what prints. */
-export const DEFAULT_APPROVAL: FixableCode[] = (Object.keys(FIXES) as FixableCode[]).filter((code) => FIXES[code].changesPrint);
+export { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY };
 
 /** One change, with what it means to the customer when a locale was asked for. */
 export interface FlowChange extends Change {
@@ -86,17 +71,19 @@ export async function checkAndFix(input: string | Uint8Array, target: Target, op
   if (!FixModeSchema.safeParse(mode).success) throw new InvalidArgumentError(`fix must be "auto" or "approve", not ${JSON.stringify(mode)}`);
   const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
-  const policy: Policy = { ...(resolved.profile.policy ?? DEFAULT_FIX_POLICY), ...preflightOptions.policy };
   const approval = new Set<FindingCode>(resolved.profile.approval ?? DEFAULT_APPROVAL);
   const fixOptions = FixOptionsSchema.safeParse({ rotate, fit });
   if (!fixOptions.success) throw new InvalidArgumentError(`Invalid fix options: ${fixOptions.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
   const source = await readSource(input);
-  const opts: PreflightOptions = { ...preflightOptions, profiles: registry, policy, path: preflightOptions.path ?? source.path };
+  // The profile's policy (DEFAULT_FIX_POLICY when it has none) at the profile's level, the call's
+  // severities and policy over it: a client's tightening is kept, and a bounded call stays bounded.
+  const opts: PreflightOptions = { ...preflightOptions, profiles: registry, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY, path: preflightOptions.path ?? source.path };
   const first = await preflightWithPreviews(source.bytes, target, opts);
   const codes = [...new Set(first.report.findings.filter((f) => f.action === 'fix' && isFixable(f.code)).map((f) => f.code))];
   const unchanged: CheckAndFixResult = { status: 'done', report: first.report, previews: first.previews, before: first.report, beforePreviews: first.previews, fixed: null };
   if (!codes.length) return unchanged;
-  const made = await fix(source.bytes, target, { ...fixOptions.data, codes, recheck: false }, { ...opts, locale: undefined });
+  // This flow asks for approval itself (status needs-approval): every fix the policy names is made.
+  const made = await fix(source.bytes, target, { ...fixOptions.data, codes, approve: 'all', recheck: false }, { ...opts, locale: undefined });
   if (!made.bytes) return { ...unchanged, fixed: null };
   const after = await preflightWithPreviews(made.bytes, target, opts);
   const refused = [...made.refused];

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
-import { preflightWithPreviews, type Preview } from './preflight.js';
+import { callLimits, preflightWithPreviews, type Preview } from './preflight.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import { buildReport, withFindings } from '../report/build.js';
 import type { Report } from '../report/schema.js';
@@ -60,7 +60,7 @@ export async function downloadSource(url: string, target: Target, options: UrlPr
   // Resolve the target and limits first: an unknown SKU is misuse, not a finding.
   const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
-  const limits = { ...resolved.limits, ...preflightOptions.limits };
+  const limits = callLimits(resolved.limits, preflightOptions.limits, preflightOptions.tightenOnly ?? false);
 
   const result = await download(url, {
     ...network,
@@ -78,7 +78,8 @@ export async function downloadSource(url: string, target: Target, options: UrlPr
     redirects: result.redirects,
     signed: signed ? { provider: signed.provider, expires: signed.expires?.toISOString() ?? null } : null,
   };
-  const profileLevel = profileRules(resolved.profile);
+  const profileLevel = profileRules(resolved.profile, preflightOptions.defaultPolicy);
+  const how = { tightenOnly: preflightOptions.tightenOnly ?? false };
   const locale = preflightOptions.locale;
   const localized = async (r: Report) => (locale ? localizeReport(r, resolved.profile, locale) : r);
   const callLevel = { severities: preflightOptions.severities ?? {}, policy: preflightOptions.policy ?? {} };
@@ -91,7 +92,7 @@ export async function downloadSource(url: string, target: Target, options: UrlPr
       limits,
       severities: preflightOptions.severities ?? {},
     });
-    return { ok: false, report: await localized(withFindings(empty, settle(drafts, profileLevel, callLevel), source)) };
+    return { ok: false, report: await localized(withFindings(empty, settle(drafts, profileLevel, callLevel, how), source)) };
   }
   const login = looksLikeLoginPage(result.contentType, result.bytes);
   if (login) {
@@ -104,7 +105,7 @@ export async function downloadSource(url: string, target: Target, options: UrlPr
       actual: `${result.contentType ?? 'HTML'} login page`,
     });
   }
-  const findings = settle(drafts, profileLevel, callLevel);
+  const findings = settle(drafts, profileLevel, callLevel, how);
   return {
     ok: true,
     bytes: result.bytes,

@@ -27,6 +27,8 @@ import { grouped } from '../util/text.js';
 import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from '../pdf/decode-budget.js';
 import type { InspectTaskOptions } from '../pool/tasks.js';
 import { localizeReport } from '../messages/catalogue.js';
+import { tightenedLimits } from '../profile/tighten.js';
+import type { Limits, LimitsOverride } from '../profile/schema.js';
 
 /** A page's preview image, as encoded by the worker. */
 export interface Preview {
@@ -85,11 +87,11 @@ export async function preflightWithPreviews(
     );
   }
   const registry: ProfileRegistry = await registryFrom(opts.profiles);
-  const resolved = withSafeMargin(registry.resolve(t.data), opts.limits.safeMarginMm);
+  const resolved = withSafeMargin(registry.resolve(t.data), opts.limits.safeMarginMm, opts.tightenOnly);
   throwIfAborted(opts.signal);
   const source = await readSourceBytes(input, opts.path);
   throwIfAborted(opts.signal);
-  const limits = { ...resolved.limits, ...opts.limits };
+  const limits = callLimits(resolved.limits, opts.limits, opts.tightenOnly);
   const executor: Executor = opts.pool === false ? (await import('../pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
 
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
@@ -211,7 +213,7 @@ export async function preflightWithPreviews(
   }
 
   const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
-  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities, opts.policy);
+  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities, opts.policy, { tightenOnly: opts.tightenOnly, defaultPolicy: opts.defaultPolicy });
   const report = buildReport({
     file: { path: source.path, bytes: source.bytes.length, sha256 },
     facts,
@@ -220,6 +222,7 @@ export async function preflightWithPreviews(
     limits,
     severities: opts.severities,
     policy: opts.policy,
+    settled: { tightenOnly: opts.tightenOnly, defaultPolicy: opts.defaultPolicy },
     raster: new Map([...raster].sort(([a], [b]) => a - b)),
     previews: previewRefs,
     totalMs: performance.now() - started,
@@ -320,9 +323,23 @@ function withKnownApproximation(facts: RasterFacts, page: DocumentFacts['pages']
   return { ...facts, approximate: facts.approximate ? `${facts.approximate}; ${known}` : known };
 }
 
-/** A per-call safe margin applies to every layer, over the layers' own. */
-function withSafeMargin(target: ResolvedTarget, safeMarginMm: number | undefined): ResolvedTarget {
-  return safeMarginMm === undefined ? target : { ...target, layers: target.layers.map((l) => ({ ...l, safeMarginMm })) };
+/**
+ * A per-call safe margin applies to every layer, over the layers' own — for a call that may only
+ * tighten, where it is wider than the layer's.
+ */
+function withSafeMargin(target: ResolvedTarget, safeMarginMm: number | undefined, tightenOnly: boolean): ResolvedTarget {
+  if (safeMarginMm === undefined) return target;
+  return { ...target, layers: target.layers.map((l) => ({ ...l, safeMarginMm: tightenOnly && (l.safeMarginMm ?? 0) > safeMarginMm ? l.safeMarginMm : safeMarginMm })) };
+}
+
+/**
+ * The limits a call works under: the profile's with the call's over them, or — for a call that may
+ * only tighten — each of the call's only where it is stricter.
+ * @example
+ * callLimits(resolved.limits, { minPpi: 40 }, true).minPpi; // the profile's 100
+ */
+export function callLimits(profile: Limits, call: LimitsOverride | undefined, tightenOnly: boolean): Limits {
+  return tightenOnly ? tightenedLimits(profile, call) : ({ ...profile, ...call } as Limits);
 }
 
 function overBudget(pixels: number, max: number): string {

@@ -12,7 +12,7 @@ import { parsePdf, quietly } from './parse.js';
 type PdfLib = typeof import('pdf-lib');
 const lib = createRequire(import.meta.url)('pdf-lib') as PdfLib;
 
-export const { PDFDocument, ParseSpeeds, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } = lib;
+export const { PDFDocument, PDFPageLeaf, PDFPageTree, ParseSpeeds, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } = lib;
 export type PDFDocument = import('pdf-lib').PDFDocument;
 
 /**

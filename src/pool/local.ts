@@ -1,8 +1,13 @@
-/** Runs the worker's tasks in this thread: for `pool: false`, debugging and in-process benchmarks. */
+/**
+ * Runs the worker's tasks in this thread: for `pool: false`, debugging and in-process benchmarks
+ * (no time limit or heap cap guards this thread: never for untrusted files in a server).
+ */
 import { valueSymbol } from 'piscina';
 import type { TimeBudget } from './budget.js';
 import { TaskFailure } from './pool.js';
-import { InspectResultSchema, RenderResultSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask } from './tasks.js';
+import { InspectResultSchema, RenderResultSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
+import { TransformAnswerSchema } from '../convert/plan.js';
+import type { TransformAnswer } from '../convert/transform.js';
 import handle from './worker-main.js';
 
 export interface Executor {
@@ -17,6 +22,7 @@ export interface Executor {
     options?: InspectTaskOptions,
   ): Promise<InspectResult>;
   render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult>;
+  transform(task: Omit<TransformTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<TransformAnswer>;
 }
 
 export const localExecutor: Executor = {
@@ -27,6 +33,10 @@ export const localExecutor: Executor = {
   async render(task) {
     const out = (await run({ kind: 'render', ...task })) as Record<PropertyKey, unknown>;
     return RenderResultSchema.parse(valueSymbol in out ? out[valueSymbol] : out);
+  },
+  async transform(task) {
+    const out = (await run({ kind: 'transform', ...task })) as Record<PropertyKey, unknown>;
+    return TransformAnswerSchema.parse(valueSymbol in out ? out[valueSymbol] : out);
   },
 };
 

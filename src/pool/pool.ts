@@ -19,7 +19,9 @@ import { packageRoot } from '../util/package-root.js';
 import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
 import { DEFAULT_DECODE_LIMITS, DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-budget.js';
-import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask } from './tasks.js';
+import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
+import { TransformAnswerSchema } from '../convert/plan.js';
+import type { TransformAnswer } from '../convert/transform.js';
 
 export const PoolOptionsSchema = z
   .object({
@@ -165,6 +167,18 @@ export class PreflightPool {
     const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs, budget, estimate);
     const parsed = RenderResultSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed raster: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  }
+
+  /**
+   * A transform of a file (fix, reorder, assemble) in a worker, under the task's time limit, the
+   * worker's heap cap and the memory watchdog. A timeout or crash rejects with {@link TaskFailure}.
+   */
+  async transform(task: Omit<TransformTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<TransformAnswer> {
+    // A transform holds the parsed file and what it writes: some multiple of the file's size.
+    const result = await this.run({ kind: 'transform', ...task }, signal, timeoutMs, budget, task.bytes.byteLength * 12 + 64 * 1024 * 1024);
+    const parsed = TransformAnswerSchema.safeParse(result);
+    if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed transform: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 

@@ -4,6 +4,7 @@ import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 import { DecodeLimitsSchema } from '../pdf/decode-budget.js';
 import { DetailRequestSchema } from '../raster/image-detail.js';
+import { TransformOpSchema } from '../convert/plan.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
 const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
@@ -113,7 +114,20 @@ export const RenderTaskSchema = z.object({
   detail: z.array(DetailRequestSchema).optional(),
 });
 
-export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema]);
+/**
+ * A transform of a file (fix, reorder, assemble: convert/plan.ts): its bytes, what to do, and the
+ * decode budget in force. It runs in a worker like every other reading of a file's bytes.
+ */
+export const TransformTaskSchema = z.object({
+  kind: z.literal('transform'),
+  taskId: TaskId,
+  bytes: Shared,
+  op: TransformOpSchema,
+  limits: DecodeLimitsSchema,
+});
+export type TransformTask = z.infer<typeof TransformTaskSchema>;
+
+export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema, TransformTaskSchema]);
 export type InspectTask = z.infer<typeof InspectTaskSchema>;
 export type RenderTask = z.infer<typeof RenderTaskSchema>;
 export type Task = z.infer<typeof TaskSchema>;

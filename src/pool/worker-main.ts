@@ -14,7 +14,7 @@ import type { ImageDetail } from '../raster/image-detail.js';
 import type { PixelFacts, RasterFacts } from '../raster/facts.js';
 import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
-import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask } from './tasks.js';
+import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
 import { grouped } from '../util/text.js';
 
 /*
@@ -70,7 +70,24 @@ export default async function handle(message: unknown): Promise<unknown> {
   if (task.kind === 'warm') return null;
   // Starts the task's clock in the pool (it is not charged for its time in the queue).
   if (task.taskId !== undefined) parentPort?.postMessage({ taskStarted: task.taskId });
+  if (task.kind === 'transform') return transform(task);
   return task.kind === 'inspect' ? inspect(task) : render(task);
+}
+
+/** A fix, reorder or assembly of the task's bytes; the output bytes are handed over, not copied. */
+async function transform(task: TransformTask) {
+  const { runTransform, answerBuffers } = await import('../convert/transform.js');
+  const answer = await runTransform(new Uint8Array(task.bytes), task.op, task.limits);
+  const buffers = answerBuffers(answer);
+  if (!buffers.length) return answer;
+  return move({
+    get [transferableSymbol]() {
+      return buffers;
+    },
+    get [valueSymbol]() {
+      return answer;
+    },
+  } as never);
 }
 
 async function inspect(task: InspectTask) {

@@ -80,3 +80,26 @@ export function loosenings(
   }
   return out;
 }
+
+/**
+ * The limits a call that may only tighten works under: each override where it is stricter than the
+ * operator's (`LIMIT_DIRECTION`), the operator's where it is not; the product's own values
+ * (`fixed`) stay the profile's.
+ * @example
+ * tightenedLimits(resolved.limits, { minPpi: 40, maxFileBytes: 1e6 }); // minPpi stays 100, maxFileBytes 1,000,000
+ */
+export function tightenedLimits(limits: Limits, overrides: LimitsOverride | undefined): Limits {
+  const out = { ...limits } as Record<string, number | undefined>;
+  for (const [field, value] of Object.entries(overrides ?? {}) as [keyof LimitsOverride, number | undefined][]) {
+    if (value === undefined || !(field in LIMIT_DIRECTION)) continue;
+    const bound = limits[field];
+    const direction = LIMIT_DIRECTION[field];
+    if (bound === undefined) {
+      if (direction !== 'fixed') out[field] = value;
+      continue;
+    }
+    if (direction === 'lower' && value < bound) out[field] = value;
+    else if (direction === 'higher' && value > bound) out[field] = value;
+  }
+  return out as Limits;
+}

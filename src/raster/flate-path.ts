@@ -285,6 +285,8 @@ export class BoxReducer {
     readonly tw: number,
     readonly th: number,
     bitsPerComponent: 8 | 16 = 8,
+    /** Each finished target row goes here instead of into one output buffer (a streaming consumer: the fix). */
+    private readonly onRow?: (row: Uint8Array) => void,
   ) {
     this.sixteen = bitsPerComponent === 16;
     this.col0 = new Uint32Array(w);
@@ -297,7 +299,7 @@ export class BoxReducer {
     this.hrow = new Float64Array((tw + 1) * c);
     this.acc = new Float64Array(tw * c);
     this.next = new Float64Array(tw * c);
-    this.out = new Uint8Array(tw * th * c);
+    this.out = new Uint8Array(onRow ? tw * c : tw * th * c);
   }
 
   /** One decoded row: `w` × `c` samples of 8 bits, or 16 bits big-endian. */
@@ -334,8 +336,9 @@ export class BoxReducer {
   private flush(): void {
     if (this.j >= this.th) return;
     const norm = this.w * this.h;
-    const base = this.j * this.tw * this.c;
+    const base = this.onRow ? 0 : this.j * this.tw * this.c;
     for (let i = 0; i < this.acc.length; i++) this.out[base + i] = Math.min(255, Math.round(this.acc[i]! / norm));
+    this.onRow?.(this.out);
     const t = this.acc;
     this.acc = this.next;
     this.next = t.fill(0);

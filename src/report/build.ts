@@ -34,6 +34,8 @@ export interface ReportInput {
   severities?: Readonly<Record<string, string>>;
   /** The call's policy (part of the digest when not empty). */
   policy?: Readonly<Record<string, string>>;
+  /** How the call's rules met the profile's (part of the digest when set): bounded, or a default policy. */
+  settled?: { tightenOnly?: boolean | undefined; defaultPolicy?: Readonly<Record<string, string>> | undefined };
   raster?: ReadonlyMap<number, RasterFacts>;
   previews?: ReadonlyMap<number, PreviewRef>;
   totalMs?: number;
@@ -48,12 +50,21 @@ export interface PreviewRef {
 }
 
 /** Digest of everything that decides a verdict besides the file: profile, variant, limits, severities, policy. */
-export function profileDigest(target: ResolvedTarget, limits: Limits, severities: Readonly<Record<string, string>>, policy: Readonly<Record<string, string>> = {}): string {
+export function profileDigest(
+  target: ResolvedTarget,
+  limits: Limits,
+  severities: Readonly<Record<string, string>>,
+  policy: Readonly<Record<string, string>> = {},
+  settled: ReportInput['settled'] = {},
+): string {
   // Sorted explicitly: pdf.js's legacy build polyfills JSON.stringify, whose array replacer then no longer fixes key order.
   const sorted = (o: object) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const parts = [JSON.stringify(target.profile), target.variant.id, sorted(limits), sorted(severities)];
   // A call's policy joins the digest only when it says something, so digests of calls without one stay as they were.
   if (Object.keys(policy).length) parts.push(sorted(policy));
+  // Likewise how the rules met: only when a call bounded them or gave a default policy.
+  if (settled.tightenOnly) parts.push('tighten-only');
+  if (settled.defaultPolicy && !target.profile.policy) parts.push(`default:${sorted(settled.defaultPolicy)}`);
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }
 
@@ -81,7 +92,7 @@ export function withFindings(report: Report, extra: readonly Finding[], source?:
 }
 
 /** Assembles the report. Deterministic: the same input gives the same object, timings aside. */
-export function buildReport({ file, facts, target, findings, limits, severities = {}, policy = {}, raster, previews, totalMs }: ReportInput): Report {
+export function buildReport({ file, facts, target, findings, limits, severities = {}, policy = {}, settled = {}, raster, previews, totalMs }: ReportInput): Report {
   const counts = { error: 0, warning: 0, info: 0 };
   const rules: Partial<Record<FindingCode, number>> = {};
   for (const f of findings) {
@@ -98,7 +109,7 @@ export function buildReport({ file, facts, target, findings, limits, severities 
     variant: target.variant.id,
     sku: target.sku,
     profileVersion: target.profile.version,
-    profileDigest: profileDigest(target, limits, severities, policy),
+    profileDigest: profileDigest(target, limits, severities, policy, settled),
     limits: {
       bleedMm: limits.bleedMm,
       toleranceMm: limits.toleranceMm,

@@ -1,5 +1,5 @@
 import { SEVERITY_RANK, type FindingCode, type SeveritySetting } from './codes.js';
-import { settleFinding, type Policy, type Rules } from './policy.js';
+import { settleBounded, settleFinding, type Policy, type Rules } from './policy.js';
 import { checkColourSpace } from './check-colour-space.js';
 import { checkDocument } from './check-document.js';
 import { checkFileSize } from './check-file-size.js';
@@ -48,20 +48,31 @@ export const CHECKS: readonly Check[] = [
  * rules ({@link settleFinding}): `off` drops it. Findings come back in a stable order: file-level
  * first, then by page, severity, code and message.
  */
-export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}, policy: Policy = {}): Finding[] {
-  return settle(CHECKS.flatMap((check) => check(ctx)), profileRules(ctx.target.profile), { severities: overrides, policy });
+export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}, policy: Policy = {}, how: SettleOptions = {}): Finding[] {
+  return settle(CHECKS.flatMap((check) => check(ctx)), profileRules(ctx.target.profile, how.defaultPolicy), { severities: overrides, policy }, how);
 }
 
-/** A profile's level of rules. */
-export function profileRules(profile: { severities?: Rules['severities']; policy?: Rules['policy'] }): Rules {
-  return { severities: profile.severities, policy: profile.policy };
+/**
+ * How a call's rules meet the profile's: `tightenOnly` for a service's clients (finding by finding,
+ * never looser than the operator: {@link settleBounded}); `defaultPolicy` for a profile that sets no
+ * policy (checkAndFix's DEFAULT_FIX_POLICY), at the profile's level.
+ */
+export interface SettleOptions {
+  tightenOnly?: boolean | undefined;
+  defaultPolicy?: Policy | undefined;
+}
+
+/** A profile's level of rules (its policy, else `defaultPolicy`). */
+export function profileRules(profile: { severities?: Rules['severities']; policy?: Rules['policy'] }, defaultPolicy?: Policy): Rules {
+  return { severities: profile.severities, policy: profile.policy ?? defaultPolicy };
 }
 
 /** Gives drafts their action and severity (call, profile, case, default), drops `off`, sorts. */
-export function settle(drafts: readonly Draft[], profile: Rules, call: Rules = {}): Finding[] {
+export function settle(drafts: readonly Draft[], profile: Rules, call: Rules = {}, how: SettleOptions = {}): Finding[] {
   const findings: Finding[] = [];
+  const decide = how.tightenOnly ? settleBounded : settleFinding;
   for (const draft of drafts) {
-    const { action, severity } = settleFinding(draft.code, draft.severity, profile, call);
+    const { action, severity } = decide(draft.code, draft.severity, profile, call);
     if (action === 'off' || severity === 'off') continue;
     const { severity: _ignored, ...rest } = draft;
     findings.push({ ...rest, severity, ...(action === 'fix' ? { action } : {}) });

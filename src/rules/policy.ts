@@ -121,6 +121,42 @@ export function actionOf(code: FindingCode, profile: Rules, call: Rules = {}): S
 /** Strictness of an outcome, least to most strict. */
 const RANK: Record<SeveritySetting, number> = { off: 0, info: 1, warning: 2, error: 3 };
 
+/**
+ * Settles one finding for a call that may only tighten the operator's rules (a service's client):
+ * the operator's outcome for this very finding — its case severity included, so an image below
+ * `minPpiError` stays an error whatever the call says of `image-low-resolution` — and the call's,
+ * and the stricter of the two. A call may ask for a fix unless the operator's policy rejects the code
+ * (the fix keeps the severity it is judged by when it does not run or fails, never a looser one).
+ * @example
+ * settleBounded('image-low-resolution', 'error', {}, { severities: { 'image-low-resolution': 'warning' } });
+ * // { action: 'reject', severity: 'error' }
+ */
+export function settleBounded(code: FindingCode, caseSeverity: Severity | undefined, profile: Rules, call: Rules): Settled {
+  const operator = settleFinding(code, caseSeverity, profile, {});
+  const asked = settleFinding(code, caseSeverity, profile, call);
+  const severity = RANK[asked.severity] >= RANK[operator.severity] ? asked.severity : operator.severity;
+  if (severity === 'off') return { action: 'off', severity };
+  const fix = asked.action === 'fix' && profile.policy?.[code] !== 'reject';
+  return { action: fix ? 'fix' : fromSeverity(severity), severity };
+}
+
+/**
+ * The policy a product has when its profile sets none and fixes are asked for: page order, /Rotate,
+ * uniform scaling, CMYK, oversized images and oversized files are fixed; everything else is judged
+ * by its severity (low resolution, wrong sizes, missing fonts reject or warn as before).
+ */
+export const DEFAULT_FIX_POLICY: Policy = {
+  'page-order-mismatch': 'fix',
+  'page-rotate-set': 'fix',
+  'page-scale-mismatch': 'fix',
+  'colour-space-not-rgb': 'fix',
+  'image-too-large': 'fix',
+  'file-too-large': 'fix',
+};
+
+/** The codes whose fixes need approval when a profile names none: the fixes that change what prints. */
+export const DEFAULT_APPROVAL: FixableCode[] = (Object.keys(FIXES) as FixableCode[]).filter((code) => FIXES[code].changesPrint);
+
 export interface PolicyLoosening {
   path: string;
   message: string;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { assemble } from '../../../src/convert/assemble.js';
+import { assemble } from '../../../src/flow/assemble.js';
 import { InvalidArgumentError } from '../../../src/errors.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { sha256Hex } from '../../../src/source/read.js';

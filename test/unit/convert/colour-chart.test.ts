@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { cmykColoursToRgb } from '../../../src/convert/colour.js';
 import { rawToTiff } from '../../../src/convert/tiff.js';
-import { fix } from '../../../src/convert/fix.js';
+import { fix } from '../../../src/flow/fix.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { sha256Hex } from '../../../src/source/read.js';
 // @ts-expect-error plain ESM helper without types
@@ -78,7 +78,7 @@ describe('CMYK → sRGB within ΔE 2 of lcms', async () => {
   });
 
   it.each(['vector', 'image'] as const)('%s chart', async (kind) => {
-    const r = await fix(chartPdf(kind), { sku: 'TANKTOP-M' }, {}, { pool: false, raster: false });
+    const r = await fix(chartPdf(kind), { sku: 'TANKTOP-M' }, { approve: 'all' }, { pool: false, raster: false });
     expect(r.changes.some((c) => c.code === 'colour-space-not-rgb')).toBe(true);
     const got = await patches(r.bytes!);
     got.forEach((rgb, i) => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PDFDocument, degrees } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fix } from '../../../src/convert/fix.js';
+import { fix } from '../../../src/flow/fix.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { preflight } from '../../../src/flow/preflight.js';
@@ -123,11 +123,20 @@ describe('fix: colour and pixels', () => {
   ])('%s: colour-space-not-rgb gone, nothing new, render within %i levels', async (file, tolerance) => {
     const bytes = corpus(file);
     const before = await preflight(bytes, { sku: 'TANKTOP-M' }, { pool });
-    const r = await fix(bytes, { sku: 'TANKTOP-M' }, {}, { pool });
+    const r = await fix(bytes, { sku: 'TANKTOP-M' }, { approve: 'all' }, { pool });
     expect(codes(before).has('colour-space-not-rgb')).toBe(true);
     expect(codes(r.after!).has('colour-space-not-rgb')).toBe(false);
     for (const c of codes(r.after!)) expect([...codes(before)], `${file}: new finding ${c}`).toContain(c);
     for (const page of [1, 2]) expect(await meanDiff(await render(bytes, page), await render(r.bytes!, page))).toBeLessThanOrEqual(tolerance);
+  });
+
+  it('holds a colour conversion the product\'s approval list names until it is approved, as checkAndFix does', async () => {
+    const bytes = corpus('img2pdf-tanktop-cmyk-jpeg.pdf');
+    const held = await fix(bytes, { sku: 'TANKTOP-M' }, {}, { pool });
+    expect(held.bytes).toBeNull();
+    expect(held.refused.filter((r) => r.code === 'colour-space-not-rgb').map((r) => r.reason)).toEqual([expect.stringMatching(/^held for approval: .*--approve colour-space-not-rgb/), expect.stringMatching(/^held for approval/)]);
+    const approved = await fix(bytes, { sku: 'TANKTOP-M' }, { approve: ['colour-space-not-rgb'] }, { pool });
+    expect(codes(approved.after!).has('colour-space-not-rgb')).toBe(false);
   });
 
   it('downsamples images over 15,000 px', async () => {
@@ -138,11 +147,11 @@ describe('fix: colour and pixels', () => {
 
   it('recompresses images until the file is under the size cap, or says it cannot', async () => {
     const bytes = corpus('img2pdf-tanktop-cmyk-jpeg.pdf');
-    const r = await fix(bytes, { sku: 'TANKTOP-M' }, {}, { pool, limits: { maxFileBytes: 20_000 } });
+    const r = await fix(bytes, { sku: 'TANKTOP-M' }, { approve: 'all' }, { pool, limits: { maxFileBytes: 15_000 } });
     expect(r.changes.some((c) => c.code === 'file-too-large')).toBe(true);
-    expect(r.bytes!.length).toBeLessThanOrEqual(20_000);
+    expect(r.bytes!.length).toBeLessThanOrEqual(15_000);
     expect(codes(r.after!).has('file-too-large')).toBe(false);
-    const tiny = await fix(bytes, { sku: 'TANKTOP-M' }, {}, { pool, limits: { maxFileBytes: 2_000 } });
+    const tiny = await fix(bytes, { sku: 'TANKTOP-M' }, { approve: 'all' }, { pool, limits: { maxFileBytes: 2_000 } });
     expect(tiny.refused.find((x) => x.code === 'file-too-large')!.reason).toMatch(/still .* kB after recompressing/);
   });
 
@@ -176,9 +185,12 @@ describe('fix: page order (a reportlab t-shirt reordered by qpdf as sleeve, slee
     for (const p of [1, 3]) expect(await meanDiff(await render(r.bytes!, p), await render(exact, p))).toBeLessThan(1);
   });
 
-  it('without --reorder it is refused with the order to give; an explicit --pages is honoured and checked', async () => {
+  it('the policy reorders as checkAndFix does; a policy that does not is refused with the order to give; an explicit --pages is honoured and checked', async () => {
     const bytes = shuffled();
-    const refused = await fix(bytes, { sku: 'T-SHIRT-M' }, {}, { pool });
+    const byPolicy = await fix(bytes, { sku: 'T-SHIRT-M' }, {}, { pool });
+    expect(byPolicy.changes.map((c) => c.code)).toEqual(['page-order-mismatch']);
+    expect(byPolicy.after!.verdict).toBe('pass');
+    const refused = await fix(bytes, { sku: 'T-SHIRT-M' }, {}, { pool, policy: { 'page-order-mismatch': 'reject' } });
     expect(refused.bytes).toBeNull();
     expect(refused.refused[0]).toMatchObject({ code: 'page-order-mismatch', reason: expect.stringContaining('--reorder (pages 3, 4, 1, 2)') });
     const explicit = await fix(bytes, { sku: 'T-SHIRT-M' }, { pages: [3, 4, 1, 2] }, { pool });

@@ -1,0 +1,116 @@
+/**
+ * What a transform is asked to do and what it answers, as zod schemas: the messages that cross the
+ * worker boundary for fix, reorder and assemble (they run in the pool, like every other reading of
+ * a file's bytes). A transform takes the findings it fixes in this plan — it never checks a file
+ * itself; check → fix → check again is flow/'s.
+ */
+import { z } from 'zod';
+import { FindingCodeSchema, type FindingCode } from '../rules/codes.js';
+
+const Fit = z.enum(['contain', 'cover', 'stretch']);
+
+/** One page of a fix plan: the findings on it that are to be fixed, and what its layer needs. */
+export const FixPagePlanSchema = z
+  .object({
+    /** 1-based page number. */
+    index: z.number().int().min(1),
+    /** The page's /Rotate as the check read it. */
+    rotate: z.number().int(),
+    /** The size of the page's layer (page size, bleed included), when the page has a layer. */
+    layer: z.object({ widthMm: z.number().positive(), heightMm: z.number().positive() }).nullable(),
+    /** Codes of this page's findings to fix. */
+    codes: z.array(FindingCodeSchema),
+  })
+  .strict();
+
+/** Everything a fix needs to know, decided before it runs (flow/fix.ts plans it from a check). */
+export const FixPlanSchema = z
+  .object({
+    pages: z.array(FixPagePlanSchema),
+    /** Direction to turn sideways pages (page-orientation-mismatch); without it that fix is refused. */
+    rotate: z.enum(['cw', 'ccw']).optional(),
+    /** How to fit pages of other proportions (page-size-mismatch); without it that fix is refused. */
+    fit: Fit.optional(),
+    jpegQuality: z.number().int().min(30).max(100),
+    /** Convert images and vector colours to sRGB. */
+    colour: z.boolean(),
+    /** Downsample images to this many pixels on the longest side (image-too-large), or null. */
+    maxImagePixels: z.number().int().min(1).nullable(),
+    /** Recompress JPEG images until the file is under `maxFileBytes` (file-too-large). */
+    fileTooLarge: z.boolean(),
+    maxFileBytes: z.number().int().min(1),
+  })
+  .strict();
+export type FixPlan = z.infer<typeof FixPlanSchema>;
+export type FixPagePlan = z.infer<typeof FixPagePlanSchema>;
+export type Fit = z.infer<typeof Fit>;
+
+/** One change made to the file. */
+export const ChangeSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), action: z.string() });
+export interface Change {
+  code: FindingCode;
+  page: number | null;
+  action: string;
+}
+
+/** A fix that was asked for by a finding but not made, and why. */
+export const RefusalSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() });
+export interface Refusal {
+  code: FindingCode;
+  page: number | null;
+  reason: string;
+}
+
+/** What a fix transform answers: the new bytes (null when nothing changed), its changes and refusals. */
+export const FixOutcomeSchema = z.strictObject({
+  bytes: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes').nullable(),
+  changes: z.array(ChangeSchema),
+  refused: z.array(RefusalSchema),
+});
+export type FixOutcome = z.infer<typeof FixOutcomeSchema>;
+
+/** A layer of an assembly: an image or one-page PDF, by its bytes, and the page it becomes. */
+export const AssemblyLayerSchema = z.strictObject({
+  id: z.string().min(1),
+  pageWidthMm: z.number().positive(),
+  pageHeightMm: z.number().positive(),
+  input: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'),
+});
+
+export const AssemblyPlanSchema = z.strictObject({
+  layers: z.array(AssemblyLayerSchema).min(1),
+  fit: Fit,
+  background: z.string(),
+  jpegQuality: z.number().int().min(30).max(100),
+  lossless: z.boolean(),
+  upsample: z.boolean(),
+  productionPpi: z.number().positive(),
+  maxImagePixels: z.number().int().min(1),
+  maxFileBytes: z.number().int().min(1),
+});
+export type AssemblyPlan = z.infer<typeof AssemblyPlanSchema>;
+
+export const AssemblyOutcomeSchema = z.strictObject({
+  bytes: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'),
+  changes: z.array(z.string()),
+});
+export type AssemblyOutcome = z.infer<typeof AssemblyOutcomeSchema>;
+
+/** A transform run in the pool: the file's bytes (shared), what to do, and the decode budget in force. */
+export const TransformOpSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('fix'), plan: FixPlanSchema }),
+  z.strictObject({ op: z.literal('reorder'), order: z.array(z.number().int().min(1)).min(1) }),
+  z.strictObject({ op: z.literal('assemble'), plan: AssemblyPlanSchema }),
+]);
+export type TransformOp = z.infer<typeof TransformOpSchema>;
+
+const Bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes');
+
+/** What a transform answers across the worker boundary (validated by the pool). */
+export const TransformAnswerSchema = z.union([
+  z.strictObject({ op: z.literal('fix'), outcome: FixOutcomeSchema }),
+  z.strictObject({ op: z.literal('reorder'), bytes: Bytes }),
+  z.strictObject({ op: z.literal('reorder'), refused: z.strictObject({ code: z.enum(['pdf-too-complex', 'pdf-damaged']), reason: z.string() }) }),
+  z.strictObject({ op: z.literal('assemble'), outcome: AssemblyOutcomeSchema }),
+  z.strictObject({ op: z.literal('assemble'), invalid: z.string() }),
+]);
