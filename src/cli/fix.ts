@@ -3,39 +3,51 @@ import { resolve } from 'node:path';
 import { fix } from '../flow/fix.js';
 import { formatBytes } from '../report/format.js';
 import { renderText } from '../report/text.js';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FINDING_CODE_LIST, type FindingCode } from '../rules/codes.js';
 import { say } from './output.js';
 
 export const FIX_HELP = `Usage: print-preflight fix <in.pdf> (--product ID --variant ID | --sku SKU) --out out.pdf [options]
 
-Fixes what can be fixed, each fix a separate step, then checks the output again:
-  page-order-mismatch        puts the pages in layer order (needs --reorder or --pages)
+Fixes what the product's policy says to fix, each fix a separate step, then checks the output
+again — by the same rules as batch --fix, the service and the fleet:
+  page-order-mismatch        puts the pages in layer order (or the order --pages gives)
   page-rotate-set            bakes /Rotate into the content (/Rotate 0)
-  page-orientation-mismatch  turns the content 90° (needs --rotate: the direction is never guessed)
+  page-orientation-mismatch  turns the content 90° (--rotate: the direction is never guessed)
   page-scale-mismatch        scales the page uniformly to the layer size
-  page-size-mismatch         fits the page to the layer (needs --fit)
+  page-size-mismatch         fits the page to the layer (--fit)
   colour-space-not-rgb       images and vector colours to sRGB through lcms (ICC profiles honoured)
   image-too-large            downsamples images to at most 15,000 px per side
   file-too-large             recompresses JPEG images until under 50 MB
-When nothing could be fixed, nothing is written. The input is never overwritten unless --force.
+A fix the product's approval list holds (it changes what prints: colour conversion, fitting…) is
+made only with --approve; otherwise it is listed as held, and the file keeps that finding.
+The fixes run in worker threads under the file's decode budget and time limit: a file that cannot be
+fixed within them is refused with the reason. When nothing could be fixed, nothing is written. The
+input is never overwritten unless --force.
 
 Options:
   --out FILE          where to write the fixed PDF (required; not the input, unless --force)
   --force             allow --out to be the input file (replacing it)
-  --reorder           put pages that are in another order than the layers in layer order
+  --approve CODE[,CODE]|all
+                      make the fixes the approval list holds for these codes (repeatable)
+  --reorder           put pages in layer order (the shipped products' policy already does)
   --pages 3,4,1,2     or give the order: page 3 first, then 4, 1, 2
-  --rotate cw|ccw     direction to turn sideways pages
+  --rotate cw|ccw     direction to turn sideways pages (asks for and approves that fix)
   --fit contain|cover|stretch
-                      how to fit pages of other proportions than their layer
+                      how to fit pages of other proportions than their layer (asks for and
+                      approves that fix)
+  --policy CODE=ACTION  a finding's action for this run: reject, warn, fix or off (repeatable)
   --jpeg-quality Q    quality of re-encoded JPEG images (default 92)
   --severity CODE=LEVEL  override a finding's severity (as check); repeatable
 ${FAIL_ON_HELP}
+${POOL_LIMITS_HELP}
   --profiles DIR      product profiles folder
   --json              print the changes, refusals and the new report as JSON
 
 The file written is named on stderr.
 Exit status: 0 written and the output does not fail (or nothing needed fixing and the input does not
-fail), 1 it still fails (or warns, with --fail-on warning) or a needed fix was refused, 2 misuse.`;
+fail), 1 it still fails (or warns, with --fail-on warning) or a needed fix was refused or held for
+approval, 2 misuse.`;
 
 export async function fixCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
@@ -50,6 +62,10 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
     fit: { type: 'string' },
     'jpeg-quality': { type: 'string' },
     severity: { type: 'string', multiple: true },
+    policy: { type: 'string', multiple: true },
+    approve: { type: 'string', multiple: true },
+    'decode-budget-mb': { type: 'string' },
+    'max-rss-mb': { type: 'string' },
     'fail-on': { type: 'string' },
     profiles: { type: 'string' },
     json: { type: 'boolean' },
@@ -73,7 +89,12 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
     if (!/^\d+(,\d+)*$/.test(values.pages)) throw new UsageError(`--pages needs page numbers separated by commas, e.g. 3,4,1,2, got "${values.pages}"`);
     pages = values.pages.split(',').map(Number);
   }
+  const policy = policyFrom(values.policy);
+  const approve = approveFrom(values.approve);
   const target = await resolveTarget(values);
+  const poolLimits = poolLimitsFrom(values);
+  const { PreflightPool } = await import('../pool/pool.js');
+  const pool = Object.keys(poolLimits).length ? new PreflightPool(poolLimits) : undefined;
   const result = await fix(
     input,
     target,
@@ -84,9 +105,10 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       rotate: values.rotate as 'cw' | 'ccw' | undefined,
       fit: values.fit as 'contain' | undefined,
       ...(quality ? { jpegQuality: quality } : {}),
+      approve,
     },
-    { profiles: values.profiles, severities },
-  );
+    { profiles: values.profiles, severities, policy, ...(pool ? { pool } : {}) },
+  ).finally(() => pool?.destroy());
   if (result.bytes) {
     try {
       await writeFile(values.out, result.bytes);
@@ -99,10 +121,13 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout(`${JSON.stringify({ written: result.bytes ? values.out : null, changes: result.changes, refused: result.refused, report: result.after }, null, 2)}\n`);
   } else {
     const nothing = result.changes.length === 0;
+    const held = result.refused.filter((r) => r.reason.startsWith('held for approval'));
+    const notFixed = result.refused.filter((r) => !held.includes(r));
     const lines = [
       result.bytes ? `Fixed ${input} → ${values.out}.` : nothing ? `Nothing to fix in ${input} that can be fixed: nothing was written.` : 'Nothing was written.',
       ...(result.changes.length ? ['', 'Changes:', ...result.changes.map((c) => `  ✓ ${c.page ? `page ${c.page}: ` : ''}${c.action} [${c.code}]`)] : []),
-      ...(result.refused.length ? ['', 'Not fixed:', ...result.refused.map((r) => `  ✗ ${r.page ? `page ${r.page}: ` : ''}${r.reason} [${r.code}]`)] : []),
+      ...(notFixed.length ? ['', 'Not fixed:', ...notFixed.map((r) => `  ✗ ${r.page ? `page ${r.page}: ` : ''}${r.reason} [${r.code}]`)] : []),
+      ...(held.length ? ['', 'Held for approval (not made; add --approve CODE to make them):', ...held.map((r) => `  ⏸ ${r.page ? `page ${r.page}: ` : ''}${r.reason.replace(/^held for approval: /, '')} [${r.code}]`)] : []),
       '',
     ];
     io.stdout(lines.join('\n'));
@@ -117,4 +142,12 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
 async function samePath(a: string, b: string): Promise<boolean> {
   const real = async (p: string) => realpath(p).catch(() => resolve(p));
   return (await real(a)) === (await real(b));
+}
+
+/** --approve CODE[,CODE] (repeatable) or `all`: the fixes the approval list holds that are approved here. */
+function approveFrom(items: readonly string[] | undefined): 'all' | FindingCode[] {
+  const codes = (items ?? []).flatMap((i) => i.split(',')).map((c) => c.trim()).filter(Boolean);
+  if (codes.includes('all')) return 'all';
+  for (const code of codes) if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--approve: unknown finding code "${code}"`);
+  return codes as FindingCode[];
 }

@@ -51,8 +51,6 @@ const MAX_WHOLE_DECODE_BYTES = 512 * 1024 * 1024;
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** Rows are converted this many bytes at a time. */
 const STRIP_BYTES = 4 * 1024 * 1024;
-/** Distinct DeviceN colours remembered; past it each new colour is computed anew. */
-const MAX_CACHED_COLOURS = 1 << 20;
 
 /** Why an image is left as it is (the message of a refusal). */
 class LeftAsItIs extends Error {}
@@ -609,53 +607,81 @@ async function spotConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: P
       return out;
     };
   }
-  // Several colorants: distinct tints keyed as one number (up to 6 colorants) or a string.
-  const cache = new Map<number | string, number>();
-  const keyOf = (samples: Uint8Array, at: number): number | string => {
-    if (n <= 6) {
-      let k = 0;
-      for (let c = 0; c < n; c++) k = k * 256 + samples[at + c]!;
-      return k;
+  // Several colorants (up to 6): the tint transform sampled on a grid and interpolated
+  // (multilinear), as renderers sample Type 4 transforms; its alternate colours go through lcms a
+  // strip at a time. More colorants: each pixel's tints evaluated, within a bound.
+  const grid = n <= 3 ? 33 : n === 4 ? 17 : n <= 6 ? 9 : 0;
+  const toAltBytes = grid ? gridInterpolator(n, outN, grid, toAlt) : exactEvaluator(n, outN, toAlt, cs.label);
+  return async (samples, count) => altToRgb(toAltBytes(samples, count), count);
+}
+
+/** The tint transform sampled at `grid` points per colorant, then each pixel interpolated between the 2^n nearest. */
+function gridInterpolator(n: number, outN: number, grid: number, toAlt: (tints: number[]) => number[]): (samples: Uint8Array, count: number) => Uint8Array {
+  const points = grid ** n;
+  const table = new Float32Array(points * outN);
+  const tints = new Array<number>(n).fill(0);
+  for (let i = 0; i < points; i++) {
+    let rest = i;
+    for (let c = n - 1; c >= 0; c--) {
+      tints[c] = (rest % grid) / (grid - 1);
+      rest = Math.floor(rest / grid);
     }
-    return String.fromCharCode(...samples.subarray(at, at + n));
-  };
-  return async (samples, count) => {
-    const out = new Uint8Array(count * 3);
-    const missing = new Map<number | string, number[]>();
+    const v = toAlt(tints);
+    for (let k = 0; k < outN; k++) table[i * outN + k] = Math.max(0, Math.min(1, v[k] ?? 0));
+  }
+  const stride = new Int32Array(n);
+  for (let c = 0, m = 1; c < n; c++, m *= grid) stride[n - 1 - c] = m;
+  const base = new Int32Array(n);
+  const frac = new Float64Array(n);
+  const acc = new Float64Array(outN);
+  const corners = 1 << n;
+  return (samples, count) => {
+    const out = new Uint8Array(count * outN);
     for (let p = 0; p < count; p++) {
-      const k = keyOf(samples, p * n);
-      const packed = cache.get(k);
-      if (packed !== undefined) {
-        out[p * 3] = packed >> 16;
-        out[p * 3 + 1] = (packed >> 8) & 0xff;
-        out[p * 3 + 2] = packed & 0xff;
+      for (let c = 0; c < n; c++) {
+        const x = (samples[p * n + c]! * (grid - 1)) / 255;
+        const b = Math.min(grid - 2, Math.floor(x));
+        base[c] = b;
+        frac[c] = x - b;
+      }
+      acc.fill(0);
+      for (let corner = 0; corner < corners; corner++) {
+        let w = 1;
+        let index = 0;
+        for (let c = 0; c < n; c++) {
+          const bit = (corner >> c) & 1;
+          w *= bit ? frac[c]! : 1 - frac[c]!;
+          index += (base[c]! + bit) * stride[c]!;
+        }
+        if (w === 0) continue;
+        for (let k = 0; k < outN; k++) acc[k]! += w * table[index * outN + k]!;
+      }
+      for (let k = 0; k < outN; k++) out[p * outN + k] = Math.round(acc[k]! * 255);
+    }
+    return out;
+  };
+}
+
+/** Most tint transform evaluations for one image of more than 6 colorants. */
+const MAX_TINT_EVALUATIONS = 4_000_000;
+
+/** Each pixel's tints evaluated (runs of one colour once), at most {@link MAX_TINT_EVALUATIONS} for the image. */
+function exactEvaluator(n: number, outN: number, toAlt: (tints: number[]) => number[], label: string): (samples: Uint8Array, count: number) => Uint8Array {
+  let evaluations = 0;
+  const tints = new Array<number>(n).fill(0);
+  return (samples, count) => {
+    const out = new Uint8Array(count * outN);
+    for (let p = 0; p < count; p++) {
+      const same = p > 0 && samples.subarray(p * n, p * n + n).every((v, c) => v === samples[(p - 1) * n + c]);
+      if (same) {
+        out.copyWithin(p * outN, (p - 1) * outN, p * outN);
         continue;
       }
-      let list = missing.get(k);
-      if (!list) missing.set(k, (list = []));
-      list.push(p);
-    }
-    if (!missing.size) return out;
-    const keys = [...missing.keys()];
-    const alts = new Uint8Array(keys.length * outN);
-    keys.forEach((k, i) => {
-      const at = missing.get(k)![0]! * n;
-      const tints = Array.from(samples.subarray(at, at + n), (v) => v / 255);
+      if (++evaluations > MAX_TINT_EVALUATIONS) throw new LeftAsItIs(`its ${label} colours need more than ${grouped(MAX_TINT_EVALUATIONS)} tint transform evaluations`);
+      for (let c = 0; c < n; c++) tints[c] = samples[p * n + c]! / 255;
       const v = toAlt(tints);
-      for (let c = 0; c < outN; c++) alts[i * outN + c] = clampByte(v[c]);
-    });
-    const rgb = await altToRgb(alts, keys.length);
-    keys.forEach((k, i) => {
-      const r = rgb[i * 3]!;
-      const g = rgb[i * 3 + 1]!;
-      const b = rgb[i * 3 + 2]!;
-      if (cache.size < MAX_CACHED_COLOURS) cache.set(k, (r << 16) | (g << 8) | b);
-      for (const p of missing.get(k)!) {
-        out[p * 3] = r;
-        out[p * 3 + 1] = g;
-        out[p * 3 + 2] = b;
-      }
-    });
+      for (let k = 0; k < outN; k++) out[p * outN + k] = Math.round(Math.max(0, Math.min(1, v[k] ?? 0)) * 255);
+    }
     return out;
   };
 }

@@ -92,13 +92,24 @@ export class VectorColourRewriter {
     const v = conv.toModel(values);
     if (!v) return null;
     const key = this.key(conv.model, v, conv.icc);
-    if (!this.pending.has(key) && !this.rgb.has(key)) this.pending.set(key, { model: conv.model, values: v, icc: conv.icc });
+    if (!this.pending.has(key) && !this.rgb.has(key)) {
+      // Real artwork has hundreds of distinct colours; a file with millions is refused, not held in memory.
+      if (this.pending.size + this.rgb.size >= MAX_DISTINCT_COLOURS) {
+        this.left.add(`more than ${MAX_DISTINCT_COLOURS.toLocaleString('en')} distinct vector colours: the rest are not converted`);
+        return null;
+      }
+      this.pending.set(key, { model: conv.model, values: v, icc: conv.icc });
+    }
     return key;
   }
 
   /** Walks a content stream; in `collect` mode gathers colours, otherwise returns the rewritten bytes. */
   private walk(bytes: Uint8Array, resources: PDFDict | undefined, mode: 'collect' | 'rewrite'): { bytes: Uint8Array; changed: number } {
-    const state = { fill: null as Converter | null, stroke: null as Converter | null };
+    // The colour spaces in force, saved by q and restored by Q (ISO 32000-2 §8.4.2): after `q … rg Q`
+    // the fill is the CMYK space again, and its `sc` must still be converted.
+    let state = { fill: null as Converter | null, stroke: null as Converter | null };
+    const saved: (typeof state)[] = [];
+    let unsaved = 0;
     const edits: { start: number; end: number; text: string }[] = [];
     const rgbText = (key: string | null, op: string) => {
       const c = key ? this.rgb.get(key) : undefined;
@@ -110,6 +121,14 @@ export class VectorColourRewriter {
         const nums = args.filter(isNum) as number[];
         const stroke = op === op.toUpperCase() && op !== 'k';
         switch (op) {
+          case 'q':
+            if (saved.length < MAX_SAVED_STATES) saved.push({ ...state });
+            else unsaved++;
+            return;
+          case 'Q':
+            if (unsaved > 0) unsaved--;
+            else state = saved.pop() ?? state;
+            return;
           case 'k':
           case 'K': {
             if (nums.length !== 4) return;
@@ -220,6 +239,12 @@ function safeDecode(context: PDFContext, s: PDFRawStream, budget: DecodeBudget |
 }
 
 const round = (v: number) => String(Math.round(v * 10000) / 10000);
+
+/** Distinct colours one file's vector content may have converted. */
+const MAX_DISTINCT_COLOURS = 262_144;
+
+/** Deeper q nesting than any renderer keeps (pdf.js and MuPDF cap theirs lower): the rest are not saved. */
+const MAX_SAVED_STATES = 4096;
 
 
 

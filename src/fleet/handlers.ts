@@ -52,6 +52,8 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
     async run(raw, ctx) {
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;
+      // Records are changed under the fleet's lock, runs under its lease: the servers decide on the same records.
+      if (ctx.recordLock) store.useRecordLock(ctx.recordLock);
       const owner = job.owner && ctx.tenants ? { ledger: ctx.tenants, tenant: job.owner.tenant } : null;
       const renewal = owner ? setInterval(() => void owner.ledger.renew(owner.tenant, job.id, RUN_LEASE_MS).catch(() => undefined), RUN_LEASE_MS / 3) : null;
       renewal?.unref();
@@ -97,6 +99,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
     async poison(raw, reason, ctx) {
       const job = CheckJobSchema.parse(raw);
       const store = await options.store;
+      if (ctx.recordLock) store.useRecordLock(ctx.recordLock);
       const record = await store.updateRecord(job.id, (r) =>
         isSettled(r.status) ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: reason } },
       );

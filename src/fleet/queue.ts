@@ -19,6 +19,7 @@ import type { CheckQueue, QueueCounts } from '../jobs/queue.js';
 import type { CheckJob, CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
 import { connectRedis, reachable, redactRedisUrl, resolveConnection, settledWithin, type FleetConnection, type ResolvedFleetConnection } from './connection.js';
+import { RedisRecordLock } from './record-lock.js';
 import { JOB_CHECK, jobOptions, RetryPolicySchema, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { heartbeatKey, WorkerHeartbeatSchema, type WorkerHeartbeat } from './worker.js';
@@ -111,6 +112,8 @@ export class RedisQueue implements CheckQueue {
     this.fast = connectRedis(this.conn.url, 'server-ledger', (error) => (this.lastError = error.message), { failFastMs: FAIL_FAST_MS });
     this.connections.push(this.fast);
     this.tenants = new RedisLedger(this.fast, `${this.conn.prefix}:${this.conn.queue}`);
+    // Every server and worker on this queue decides on the same records: one at a time, in Redis.
+    options.store.useRecordLock(new RedisRecordLock(this.fast, `${this.conn.prefix}:${this.conn.queue}`));
   }
 
   /**

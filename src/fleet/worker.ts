@@ -20,6 +20,8 @@ import type { Redis } from 'ioredis';
 import { PreflightError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import { connectRedis, reachable, resolveConnection, settledWithin, type FleetConnection } from './connection.js';
+import type { RecordLock } from '../jobs/record-lock.js';
+import { RedisRecordLock } from './record-lock.js';
 import { RetryPolicySchema, TransientJobError, type RetryPolicy } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { RedisLedger } from './tenants.js';
@@ -38,6 +40,8 @@ export interface JobContext {
   log: Logger;
   /** The fleet's tenants' ledger: a check takes a running place of its owner from it. */
   tenants?: TenantLedger;
+  /** The fleet's record lock and run lease (Redis): what a check's record says is decided in one place at a time. */
+  recordLock?: RecordLock;
 }
 
 /** Runs one kind of job. Results must be written idempotently (keyed by job id, atomically). */
@@ -111,6 +115,7 @@ export class FleetWorker {
   private readonly startedAt = new Date().toISOString();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly tenants: RedisLedger;
+  private readonly recordLock: RecordLock;
   private closing: Promise<{ graceful: boolean }> | null = null;
 
   /**
@@ -137,6 +142,7 @@ export class FleetWorker {
     this.redis.on('ready', () => log('info', 'redis-ready', {}));
     this.workerRedis = connectRedis(conn.url, `${this.name}:worker`, onRedisError);
     this.tenants = new RedisLedger(this.redis, `${conn.prefix}:${conn.queue}`);
+    this.recordLock = new RedisRecordLock(this.redis, `${conn.prefix}:${conn.queue}`);
     this.worker = new Worker(conn.queue, (job, token) => this.process(job, token, policy.crashLimit), {
       connection: this.workerRedis,
       prefix: conn.prefix,
@@ -193,6 +199,7 @@ export class FleetWorker {
       lastAttempt: job.attemptsMade + 1 >= attempts,
       log: this.log,
       tenants: this.tenants,
+      recordLock: this.recordLock,
     };
     if (!handler) {
       this.log('error', 'job-unknown', { jobId, name: job.name });

@@ -48,6 +48,8 @@ export interface CheckAndFixResult {
   beforePreviews: Map<number, Preview>;
   /** The fixed file, or null when the policy fixes nothing in this file or no fix could be made. */
   fixed: FixedFile | null;
+  /** With no fixed file: the fixes the policy asked for that could not be made, and why (a file over the limits, an image that cannot be decoded…). */
+  refused?: Refusal[];
 }
 
 export type CheckAndFixOptions = PreflightOptions & {
@@ -84,7 +86,8 @@ export async function checkAndFix(input: string | Uint8Array, target: Target, op
   if (!codes.length) return unchanged;
   // This flow asks for approval itself (status needs-approval): every fix the policy names is made.
   const made = await fix(source.bytes, target, { ...fixOptions.data, codes, approve: 'all', recheck: false }, { ...opts, locale: undefined });
-  if (!made.bytes) return { ...unchanged, fixed: null };
+  // No fixed file: the fixes the policy asked for and why each was not made stay with the result.
+  if (!made.bytes) return { ...unchanged, fixed: null, ...(made.refused.length ? { refused: made.refused } : {}) };
   const after = await preflightWithPreviews(made.bytes, target, opts);
   const refused = [...made.refused];
   noteRemaining(made.changes, refused, after.report);

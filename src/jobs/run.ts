@@ -17,7 +17,7 @@ import { renderHtml } from '../report/html.js';
 import type { Report } from '../report/schema.js';
 import { preflightUrlWithPreviews, type NetworkOptions } from '../flow/preflight-url.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
-import type { JobStore } from './store.js';
+import type { FixedState, JobStore } from './store.js';
 
 export interface RunContext {
   store: JobStore;
@@ -49,33 +49,88 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   const before = await store.readRecord(job.id);
   if (!before) throw new PreflightError('ERR_INVALID_ARGUMENT', `Check ${job.id} has no record in ${store.dir}`);
   if (isSettled(before.status)) return before;
-  const running = (await store.updateRecord(job.id, (r) => ({ ...r, status: 'running', startedAt: new Date().toISOString(), attempts: r.attempts + 1 })))!;
+  // One run at a time, wherever it runs: a second (a job the queue thinks stalled) waits for the
+  // first to end instead of running beside it, then finds the check settled.
+  const lease = await leaseRun(job.id, ctx);
+  if (!lease) return (await store.readRecord(job.id)) ?? before;
+  const renewal = setInterval(() => void lease.renew().catch(() => undefined), RUN_LEASE_MS / 3);
+  renewal.unref();
+  try {
+    return await runLeased(job, ctx);
+  } finally {
+    clearInterval(renewal);
+    await lease.release();
+  }
+}
+
+/** How long a run lease lasts without renewal (a run renews it every third of this). */
+const RUN_LEASE_MS = 30_000;
+/** A check whose run ended with its process this many times is not run again. */
+const MAX_CRASHES = 2;
+
+/** Waits for the run lease of a check; null when the check was settled meanwhile (or the run was aborted). */
+async function leaseRun(id: string, ctx: RunContext) {
+  for (let wait = 250; ; wait = Math.min(5_000, wait * 2)) {
+    const lease = await ctx.store.leaseRun(id, RUN_LEASE_MS);
+    if (lease) return lease;
+    const record = await ctx.store.readRecord(id);
+    if (!record || isSettled(record.status) || ctx.signal?.aborted) return null;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
+  const { store } = ctx;
+  const run = randomBytes(8).toString('hex');
+  // A record still `running` when a run starts belongs to a run whose process died with it (the lease
+  // says no other run is alive): counted, and after MAX_CRASHES the check is an error, never resumed.
+  const claimed = (await store.updateRecord(job.id, (r) => {
+    if (isSettled(r.status)) return r;
+    const crashes = (r.crashes ?? 0) + (r.status === 'running' ? 1 : 0);
+    if (crashes >= MAX_CRASHES) {
+      return released({
+        ...r,
+        status: 'error',
+        crashes,
+        finishedAt: new Date().toISOString(),
+        error: { code: 'ERR_WORKER_CRASHED', message: `Checking this file stopped the process ${crashes} times (crashed, killed or out of memory); it was not tried again.` },
+      });
+    }
+    return { ...r, status: 'running', run, crashes, startedAt: new Date().toISOString(), attempts: r.attempts + 1 };
+  }))!;
+  if (claimed.status !== 'running' || claimed.run !== run) return claimed;
+  /** A change of this run's record, made only while the record is still this run's (compare-and-set). */
+  const ours = (change: (r: CheckRecord) => CheckRecord) => async () =>
+    (await store.updateRecord(job.id, (r) => (r.status === 'running' && r.run === run ? change(r) : r))) ?? claimed;
 
   let result: Checked;
   try {
     result = await check(job, ctx);
   } catch (error) {
-    if (ctx.signal?.aborted) {
-      return (await store.updateRecord(job.id, (r) => withoutRun({ ...r, status: 'queued' })))!;
-    }
+    if (ctx.signal?.aborted) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
     const code = error instanceof PreflightError ? error.code : 'ERR_INTERNAL';
     const message = error instanceof PreflightError ? error.message : `The check failed unexpectedly: ${(error as Error).message ?? String(error)}`;
-    return (await store.updateRecord(job.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message } }))) ?? running;
+    return ours((r) => released({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message } }))();
   }
   const { report, previews } = result;
-  if (ctx.retryLater?.(report)) return (await store.updateRecord(job.id, (r) => withoutRun({ ...r, status: 'queued' })))!;
+  if (ctx.retryLater?.(report)) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
+  const current = await store.readRecord(job.id);
+  if (!current || current.status !== 'running' || current.run !== run) return current ?? claimed;
   const fixedState = result.fixed ? await writeFixed(job, ctx, result) : null;
   await store.writeResult(job.id, { report, html: renderHtml(report, previews), previews: job.options.previews ? previews : new Map() });
-  const done = await store.updateRecord(job.id, (r) => ({
-    ...r,
-    status: result.status,
-    finishedAt: new Date().toISOString(),
-    verdict: report.verdict,
-    ...(fixedState ?? {}),
-  }));
+  const done = await ours((r) =>
+    released({
+      ...r,
+      status: fixedState?.approval.state === 'pending' ? 'needs-approval' : 'done',
+      finishedAt: new Date().toISOString(),
+      verdict: report.verdict,
+      ...(fixedState ?? {}),
+      ...(!fixedState && result.refused?.length ? { fixRefused: result.refused } : {}),
+    }),
+  )();
   // The report keeps the file's sha256; the bytes are not needed any more.
-  if (job.source.kind === 'upload') await store.removeUpload(job.id);
-  return done ?? running;
+  if (job.source.kind === 'upload' && isSettled(done.status)) await store.removeUpload(job.id);
+  return done;
 }
 
 interface Checked {
@@ -83,23 +138,35 @@ interface Checked {
   report: Report;
   previews: Map<number, Preview>;
   fixed?: CheckAndFixResult;
+  /** With no fixed file: the fixes that could not be made, and why. */
+  refused?: CheckAndFixResult['refused'];
 }
 
 /** The token of a check's fixed file and approval page: 192 random bits (kept in the record, so a rerun keeps it). */
 const newToken = () => randomBytes(24).toString('hex');
 
-async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Promise<Pick<CheckRecord, 'fixed' | 'approval' | 'token'>> {
+async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Promise<Pick<CheckRecord, 'fixed' | 'token'> & { approval: NonNullable<CheckRecord['approval']> }> {
   const out = result.fixed!;
   const fixed = out.fixed!;
   const { store } = ctx;
   const earlier = await store.readRecord(job.id);
   const token = earlier?.token ?? newToken();
-  const state = result.status === 'needs-approval' ? 'pending' : 'auto';
+  // A fixed file that still fails is never served, whatever the mode: nothing to approve, no order
+  // can use it. It is kept for the record as rejected, with the reason.
+  const failing = out.report.verdict === 'fail';
+  const state: FixedState = failing ? 'rejected' : result.status === 'needs-approval' ? 'pending' : 'auto';
   await store.writeFixed(job.id, token, { bytes: fixed.bytes, sha256: fixed.sha256, state, report: out.report, before: out.before, beforePreviews: job.options.previews ? out.beforePreviews : new Map() });
+  if (failing) await store.removeFixed(token);
+  const at = new Date().toISOString();
   return {
     token,
     fixed: { url: `/v1/files/${token}.pdf`, sha256: fixed.sha256, bytes: fixed.bytes.length, changes: fixed.changes, refused: fixed.refused },
-    approval: state === 'pending' ? { state } : { state, at: new Date().toISOString() },
+    approval:
+      state === 'pending'
+        ? { state }
+        : failing
+          ? { state, at, reason: 'The fixed file still fails its checks, so it is not used: upload a new file.' }
+          : { state, at },
   };
 }
 
@@ -111,6 +178,8 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     severities: job.options.severities ?? {},
     limits: job.options.limits ?? {},
     policy: job.options.policy ?? {},
+    // A service's client may only tighten the operator's rules, finding by finding.
+    tightenOnly: true,
     ...(job.options.locale ? { locale: job.options.locale } : {}),
     raster: job.options.raster,
     previewDir: null,
@@ -121,7 +190,7 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     const network = ctx.network ? { network: ctx.network } : {};
     if (job.options.fix) {
       const out = await checkAndFixUrl(job.source.url, job.target, { ...options, ...network, fix: job.options.fix } as CheckAndFixUrlOptions);
-      return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}) };
+      return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
     }
     return { status: 'done', ...(await preflightUrlWithPreviews(job.source.url, job.target, { ...options, ...network })) };
   }
@@ -134,12 +203,19 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
   const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   if (job.options.fix) {
     const out = await checkAndFix(bytes, job.target, { ...options, path: job.source.name, fix: job.options.fix } as CheckAndFixOptions);
-    return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}) };
+    return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
   }
   return { status: 'done', ...(await preflightWithPreviews(bytes, job.target, { ...options, path: job.source.name } as PreflightOptions)) };
 }
 
+/** The record back in the queue: no run holds it, and it has not started. */
 function withoutRun(record: CheckRecord): CheckRecord {
-  const { startedAt: _s, ...rest } = record;
+  const { startedAt: _s, run: _r, ...rest } = record;
+  return rest;
+}
+
+/** The record of a finished run: no run holds it any more. */
+function released(record: CheckRecord): CheckRecord {
+  const { run: _r, ...rest } = record;
   return rest;
 }

@@ -144,6 +144,14 @@ export const CheckRecordSchema = z
     approval: ApprovalStateSchema.optional(),
     /** The token of the fixed file and of the approval page (`/v1/approvals/{token}`). */
     token: z.string().regex(/^[0-9a-f]{48}$/).optional(),
+    /** With no fixed file: the fixes the policy asked for that could not be made, and why. */
+    fixRefused: z.array(RefusedFixSchema).optional(),
+    /** Raised by every write (JobStore.updateRecord): what a change was made against. Internal. */
+    version: z.number().int().min(0).optional(),
+    /** The run that holds the check while it is `running`: only its result is written. Internal. */
+    run: z.string().optional(),
+    /** Runs that ended with their process (it died while the check was running). Internal. */
+    crashes: z.number().int().min(0).optional(),
   })
   .strict();
 

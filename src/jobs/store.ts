@@ -25,6 +25,7 @@ import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
 import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import { ordinal } from '../util/text.js';
+import { ProcessRecordLock, type RecordLock, type RunLease } from './record-lock.js';
 
 /** Marks temporary files; {@link JobStore.open} removes the ones a killed process left. */
 export const TEMP_MARKER = '.tmp-';
@@ -34,7 +35,10 @@ const STALE_TEMP_MS = 15 * 60_000;
 /** Where a check's files are, and how to write them durably. */
 export class JobStore {
   private readonly events = new EventEmitter<{ record: [CheckRecord] }>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Changes of one record in this process, one after another; runs leased in this process. */
+  private readonly local = new ProcessRecordLock();
+  /** The lock every process sharing the folder takes (a fleet's Redis), or none for one process. */
+  private recordLock: RecordLock | null = null;
 
   private constructor(readonly dir: string) {
     this.events.setMaxListeners(0);
@@ -119,21 +123,41 @@ export class JobStore {
   }
 
   /**
-   * Changes a record: the change runs after any other change of the same record in this process,
-   * so a run and a callback delivery never overwrite each other's fields.
+   * Where records are locked and runs leased: this process (the default), or a fleet's Redis
+   * (fleet/record-lock.ts) when several processes share the folder.
    */
-  async updateRecord(id: string, change: (record: CheckRecord) => CheckRecord): Promise<CheckRecord | null> {
-    return this.serialised(id, async () => {
-      const current = await this.readRecord(id);
-      if (!current) return null;
-      const changed = change(current);
-      // Nothing to change, nothing written: in a fleet another process may have written the record
-      // since it was read here, and writing this copy back would undo that (a callback recorded).
-      if (changed === current) return current;
-      const next = CheckRecordSchema.parse(changed);
-      await this.writeRecord(next);
-      return next;
-    });
+  useRecordLock(lock: RecordLock): void {
+    this.recordLock = lock;
+  }
+
+  /** The run lease of a check (one run at a time, in every process sharing the folder). */
+  leaseRun(id: string, ttlMs: number): Promise<RunLease | null> {
+    return (this.recordLock ?? this.local).lease(id, ttlMs);
+  }
+
+  /**
+   * Changes a record under its lock — after any other change of the same record, in this process
+   * and (with a fleet's lock) in every process sharing the folder — so a run, a decision and a
+   * callback delivery never overwrite each other's fields. Each write raises the record's
+   * `version`. `then` runs under the same lock once the change is written (what must agree with
+   * the record: a fixed file's state), with the record written.
+   */
+  async updateRecord(id: string, change: (record: CheckRecord) => CheckRecord, then?: (next: CheckRecord) => Promise<void>): Promise<CheckRecord | null> {
+    const shared = this.recordLock;
+    return this.local.run(id, () =>
+      (shared ? (fn: () => Promise<CheckRecord | null>) => shared.run(id, fn) : (fn: () => Promise<CheckRecord | null>) => fn())(async () => {
+        const current = await this.readRecord(id);
+        if (!current) return null;
+        const changed = change(current);
+        // Nothing to change, nothing written: in a fleet another process may have written the record
+        // since it was read here, and writing this copy back would undo that (a callback recorded).
+        if (changed === current) return current;
+        const next = CheckRecordSchema.parse({ ...changed, version: (current.version ?? 0) + 1 });
+        await this.writeRecord(next);
+        await then?.(next);
+        return next;
+      }),
+    );
   }
 
   /** Writes the report (exactly `check --json`), the HTML report and the previews. Idempotent. */
@@ -451,17 +475,6 @@ export class JobStore {
   private async writeRecord(record: CheckRecord): Promise<void> {
     await writeDurable(join(this.checkDir(record.id), 'record.json'), JSON.stringify(record, null, 2));
     this.events.emit('record', record);
-  }
-
-  private serialised<T>(id: string, task: () => Promise<T>): Promise<T> {
-    const before = this.locks.get(id) ?? Promise.resolve();
-    const run = before.then(task, task);
-    const tail = run.catch(() => undefined);
-    this.locks.set(id, tail);
-    void tail.then(() => {
-      if (this.locks.get(id) === tail) this.locks.delete(id);
-    });
-    return run;
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ReportSchema, VerdictSchema, type Report } from '../report/schema.js';
-import { ApprovalStateSchema, CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, FixedFileSchema, type CheckRecord } from './schema.js';
+import { ApprovalStateSchema, CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, FixedFileSchema, RefusedFixSchema, type CheckRecord } from './schema.js';
 
 export const CheckViewSchema = z
   .strictObject({
@@ -26,6 +26,11 @@ export const CheckViewSchema = z
      * approved, or at once with `fix: auto`), SHA-256, and the changes. Null otherwise.
      */
     fixed: FixedFileSchema.nullable(),
+    /**
+     * With `fix` and no fixed file: the fixes the policy asked for that could not be made, and why
+     * (the file over the decode or time limits, an image that cannot be decoded…). Absent otherwise.
+     */
+    fixRefused: z.array(RefusedFixSchema).optional(),
     /** Where the approval of the fixed file stands; null when there is nothing to approve. */
     approval: ApprovalStateSchema.nullable(),
     /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, its report (the original's is on the approval page). */
@@ -55,6 +60,7 @@ export function checkView(record: CheckRecord, report: Report | null, pages: rea
     attempts: record.attempts,
     callback: record.callbackState ? { state: record.callbackState, attempts: record.callbacks } : null,
     fixed: record.fixed ?? null,
+    ...(record.fixRefused?.length ? { fixRefused: record.fixRefused } : {}),
     approval: record.approval ?? null,
     report,
     links: {

@@ -63,7 +63,7 @@ export function profileDigest(
   // A call's policy joins the digest only when it says something, so digests of calls without one stay as they were.
   if (Object.keys(policy).length) parts.push(sorted(policy));
   // Likewise how the rules met: only when a call bounded them or gave a default policy.
-  if (settled.tightenOnly) parts.push('tighten-only');
+  if (settled.tightenOnly && (Object.keys(severities).length || Object.keys(policy).length)) parts.push('tighten-only');
   if (settled.defaultPolicy && !target.profile.policy) parts.push(`default:${sorted(settled.defaultPolicy)}`);
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }

@@ -14,6 +14,7 @@ import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { OpenApiContract } from '../helpers/contracts.js';
 import { CORPUS, form, tempDir } from './harness.js';
 import { validDraft } from '../helpers/order.js';
+import { freePort } from '../helpers/redis.js';
 
 let pool: PreflightPool;
 let service: ServiceHandle;
@@ -22,7 +23,9 @@ const dir = tempDir('pp-approval-');
 
 beforeAll(async () => {
   pool = new PreflightPool({ maxThreads: 2 });
-  service = await startService({ port: 0, dataDir: join(dir, 'data'), pool, logLevel: 'silent' });
+  // A fixed file named in an order is trusted only at the server's public origin: it names its own.
+  const port = await freePort();
+  service = await startService({ port, dataDir: join(dir, 'data'), pool, logLevel: 'silent', publicUrl: `http://127.0.0.1:${port}` });
   contract = new OpenApiContract((await (await fetch(`${service.url}/openapi.json`)).json()) as Record<string, unknown>);
 });
 

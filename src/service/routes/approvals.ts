@@ -38,6 +38,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
+  const lockUnavailable = { description: 'The decision cannot be recorded now (a fleet\'s Redis does not answer); retry in a moment', codes: ['queue-unavailable'], headers: { 'Retry-After': 'seconds to wait' } };
   const notAwaiting = { description: 'The check does not wait for approval: not finished, already approved or rejected, or it fixed nothing', codes: ['check-not-awaiting-approval'] };
   for (const decision of ['approved', 'rejected'] as const) {
     const verb = decision === 'approved' ? 'approve' : 'reject';
@@ -61,6 +62,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
           200: { description: 'The check, decided', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
           404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
           409: notAwaiting,
+          503: lockUnavailable,
         },
       },
       async (request, reply) => {
@@ -90,6 +92,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
           200: { description: 'Decided: the approval page with the outcome', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
           404: { description: 'No such approval', codes: ['approval-not-found'] },
           409: notAwaiting,
+          503: lockUnavailable,
         },
       },
       async (request, reply) => {
@@ -191,22 +194,31 @@ async function recordOfToken(ctx: ServiceContext, token: string): Promise<CheckR
 async function decide(ctx: ServiceContext, id: string, decision: Decision, reason: string | undefined): Promise<CheckRecord> {
   const job = await ctx.store.readJob(id);
   let refused: string | null = null;
-  const updated = await ctx.store.updateRecord(id, (r) => {
-    if (r.status !== 'needs-approval' || r.approval?.state !== 'pending') {
-      refused = r.approval && r.approval.state !== 'pending' ? `it was ${r.approval.state === 'auto' ? 'approved by the policy' : r.approval.state} already` : `it is ${r.status}${r.fixed ? '' : ' and fixed nothing'}`;
-      return r;
-    }
-    return {
-      ...r,
-      status: 'done',
-      approval: { state: decision, at: new Date().toISOString(), ...(reason ? { reason } : {}) },
-      ...(job?.callbackUrl ? { callbackState: 'pending' as const } : {}),
-    };
-  });
+  // One decision per check, in every server sharing the data folder: the record, the fixed file's
+  // state and the file itself change together under the record's lock (Redis in a fleet); a second
+  // decision, here or on another server, finds it decided and gets 409.
+  const updated = await ctx.store.updateRecord(
+    id,
+    (r) => {
+      if (r.status !== 'needs-approval' || r.approval?.state !== 'pending') {
+        refused = r.approval && r.approval.state !== 'pending' ? `it was ${r.approval.state === 'auto' ? 'approved by the policy' : r.approval.state} already` : `it is ${r.status}${r.fixed ? '' : ' and fixed nothing'}`;
+        return r;
+      }
+      return {
+        ...r,
+        status: 'done',
+        approval: { state: decision, at: new Date().toISOString(), ...(reason ? { reason } : {}) },
+        ...(job?.callbackUrl ? { callbackState: 'pending' as const } : {}),
+      };
+    },
+    async (next) => {
+      if (!next.token) return;
+      await ctx.store.setFixedState(next.token, decision);
+      if (decision === 'rejected') await ctx.store.removeFixed(next.token);
+    },
+  );
   if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
   if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
-  if (updated.token) await ctx.store.setFixedState(updated.token, decision);
-  if (decision === 'rejected' && updated.token) await ctx.store.removeFixed(updated.token).catch(() => undefined);
   // The decision's callback (check.finished) goes out now from this server, whichever process ran
   // the check, retried like the first (the fleet's queue claims it so one server delivers it).
   if (job?.callbackUrl) ctx.queue.deliverCallback?.(id);

@@ -4,6 +4,7 @@
  * POST /v1/orders forwards the payload with the existing client: only passing files reach it.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { OrderServiceClient } from '../../client/client.js';
 import { OrderServiceError, ServiceRateLimitError, ServiceValidationError } from '../../client/errors.js';
 import type { FastifyRequest } from 'fastify';
@@ -239,11 +240,13 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
   for (const [r, row] of order.rows.entries()) {
     for (const [s, source] of (row.sources ?? []).entries()) {
       const path = `rows[${r}].sources[${s}].url`;
-      const token = fixedFileToken(source.url);
+      // Only a URL at this server's own public origin names one of its fixed files: the same path
+      // on another host is somebody else's file, judged as any other source.
+      const token = fixedFileToken(source.url, ctx.options.publicUrl);
       if (token) {
         const meta = await ctx.store.fixedMeta(token);
         if (!meta) continue;
-        const refused = refusal(meta.state, meta.check);
+        const refused = refusal(meta.state, meta.check) ?? (await notServed(ctx, token, meta.check));
         if (refused) issues.push({ path, message: refused });
         else {
           const report = await ctx.store.readFixedReport(token);
@@ -266,6 +269,11 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
       if (!ctx.options.publicUrl) {
         throw new Problem(501, 'public-url-not-configured', `Check ${record.id} fixed the file at ${source.url}; the order must name the fixed file, but this server has no --public-url to give the order service its address.`);
       }
+      const gone = await notServed(ctx, record.token, record.id);
+      if (gone) {
+        issues.push({ path, message: gone });
+        continue;
+      }
       const report = await ctx.store.readFixedReport(record.token);
       if (!report) continue;
       source.url = `${ctx.options.publicUrl}${record.fixed.url}`;
@@ -276,19 +284,37 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
   return found;
 }
 
-/** The token of a `…/v1/files/{token}.pdf` URL, or null. */
-function fixedFileToken(url: string): string | null {
-  let path: string;
+/**
+ * The token of a `{publicUrl}/v1/files/{token}.pdf` URL — at this server's public origin (scheme,
+ * host and port) and under its path — or null (another server's URL, or no public URL configured).
+ */
+export function fixedFileToken(url: string, publicUrl: string | null | undefined): string | null {
+  if (!publicUrl) return null;
+  let given: URL;
+  let ours: URL;
   try {
-    path = new URL(url).pathname;
+    given = new URL(url);
+    ours = new URL(publicUrl);
   } catch {
     return null;
   }
-  return /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(path)?.[1] ?? null;
+  if (given.origin !== ours.origin || given.username || given.password || given.search || given.hash) return null;
+  const base = ours.pathname.replace(/\/+$/, '');
+  if (!given.pathname.startsWith(`${base}/v1/files/`)) return null;
+  return /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(given.pathname.slice(base.length))?.[1] ?? null;
+}
+
+/** Why an approved fixed file cannot be ordered: it is not served any more (removed); null while it is. */
+async function notServed(ctx: ServiceContext, token: string, check: string): Promise<string | null> {
+  const there = await stat(ctx.store.fixedFile(token)).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  return there ? null : `the fixed file of check ${check} is not served any more (it was removed): check the file again`;
 }
 
 function refusal(state: string, check: string): string | null {
-  if (state === 'rejected') return `the fix of check ${check} was rejected: this file may not be printed; upload a new file`;
+  if (state === 'rejected') return `the fix of check ${check} was rejected (or the fixed file still failed its checks): this file may not be printed; upload a new file`;
   if (state === 'pending') return `the fix of check ${check} waits for approval: approve it first`;
   return null;
 }
