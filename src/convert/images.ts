@@ -26,7 +26,7 @@ import { StreamDecodeError, decodeFilters, decodeStream, filterParamsOf, filters
 import { hasAdobeMarker } from '../raster/fast-path.js';
 import { BoxReducer } from '../raster/flate-path.js';
 import { loadSharp } from '../raster/sharp.js';
-import { samplesToSrgb } from './colour.js';
+import { GridTable, samplesToSrgb } from './colour.js';
 import type { SampleModel } from './tiff.js';
 import { grouped } from '../util/text.js';
 
@@ -607,59 +607,26 @@ async function spotConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: P
       return out;
     };
   }
-  // Several colorants (up to 6): the tint transform sampled on a grid and interpolated
-  // (multilinear), as renderers sample Type 4 transforms; its alternate colours go through lcms a
-  // strip at a time. More colorants: each pixel's tints evaluated, within a bound.
+  // Several colorants (up to 6): the tint transform and the alternate space's conversion sampled
+  // together on a grid (as renderers sample Type 4 transforms), each pixel interpolated in it.
+  // More colorants: each pixel's tints evaluated, within a bound.
   const grid = n <= 3 ? 33 : n === 4 ? 17 : n <= 6 ? 9 : 0;
-  const toAltBytes = grid ? gridInterpolator(n, outN, grid, toAlt) : exactEvaluator(n, outN, toAlt, cs.label);
-  return async (samples, count) => altToRgb(toAltBytes(samples, count), count);
-}
-
-/** The tint transform sampled at `grid` points per colorant, then each pixel interpolated between the 2^n nearest. */
-function gridInterpolator(n: number, outN: number, grid: number, toAlt: (tints: number[]) => number[]): (samples: Uint8Array, count: number) => Uint8Array {
-  const points = grid ** n;
-  const table = new Float32Array(points * outN);
-  const tints = new Array<number>(n).fill(0);
-  for (let i = 0; i < points; i++) {
-    let rest = i;
-    for (let c = n - 1; c >= 0; c--) {
-      tints[c] = (rest % grid) / (grid - 1);
-      rest = Math.floor(rest / grid);
+  if (grid) {
+    const points = grid ** n;
+    const alts = new Uint8Array(points * outN);
+    const tints = new Array<number>(n).fill(0);
+    const at = new Array<number>(n).fill(0);
+    for (let i = 0; i < points; i++) {
+      GridTable.point(i, n, grid, at);
+      for (let c = 0; c < n; c++) tints[c] = at[c]! / 255;
+      const v = toAlt(tints);
+      for (let k = 0; k < outN; k++) alts[i * outN + k] = clampByte(v[k]);
     }
-    const v = toAlt(tints);
-    for (let k = 0; k < outN; k++) table[i * outN + k] = Math.max(0, Math.min(1, v[k] ?? 0));
+    const table = new GridTable(n, grid, Float32Array.from(await altToRgb(alts, points)), 3);
+    return async (samples, count) => table.apply(samples, count);
   }
-  const stride = new Int32Array(n);
-  for (let c = 0, m = 1; c < n; c++, m *= grid) stride[n - 1 - c] = m;
-  const base = new Int32Array(n);
-  const frac = new Float64Array(n);
-  const acc = new Float64Array(outN);
-  const corners = 1 << n;
-  return (samples, count) => {
-    const out = new Uint8Array(count * outN);
-    for (let p = 0; p < count; p++) {
-      for (let c = 0; c < n; c++) {
-        const x = (samples[p * n + c]! * (grid - 1)) / 255;
-        const b = Math.min(grid - 2, Math.floor(x));
-        base[c] = b;
-        frac[c] = x - b;
-      }
-      acc.fill(0);
-      for (let corner = 0; corner < corners; corner++) {
-        let w = 1;
-        let index = 0;
-        for (let c = 0; c < n; c++) {
-          const bit = (corner >> c) & 1;
-          w *= bit ? frac[c]! : 1 - frac[c]!;
-          index += (base[c]! + bit) * stride[c]!;
-        }
-        if (w === 0) continue;
-        for (let k = 0; k < outN; k++) acc[k]! += w * table[index * outN + k]!;
-      }
-      for (let k = 0; k < outN; k++) out[p * outN + k] = Math.round(acc[k]! * 255);
-    }
-    return out;
-  };
+  const exact = exactEvaluator(n, outN, toAlt, cs.label);
+  return async (samples, count) => altToRgb(exact(samples, count), count);
 }
 
 /** Most tint transform evaluations for one image of more than 6 colorants. */
