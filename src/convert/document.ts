@@ -12,8 +12,8 @@ import type { DecodeBudget, DecodeLimits } from '../pdf/decode-budget.js';
 import { walkPageTree } from '../pdf/page-tree.js';
 import { loadDocument, type PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFArray, PDFName, PDFNumber, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
-import { PDFPageLeaf, PDFPageTree } from '../pdf/pdf-lib-document.js';
-import { N } from '../pdf/objects.js';
+import { PDFCatalog, PDFPageLeaf, PDFPageTree } from '../pdf/pdf-lib-document.js';
+import { N, dictOf, resolve } from '../pdf/objects.js';
 
 /** Pages a transform handles: far above any product (a handful of layers), far below an attack. */
 export const MAX_TRANSFORM_PAGES = 10_000;
@@ -41,6 +41,16 @@ export interface TransformDocument {
 export async function loadForTransform(bytes: Uint8Array, limits: DecodeLimits): Promise<TransformDocument> {
   const { doc, budget } = await loadDocument(bytes, limits);
   const context = doc.context;
+  // A /Root without /Type /Catalog is read as a plain dictionary: made pdf-lib's catalog (the
+  // check reads its /Pages all the same), so that pdf-lib's page API works on it.
+  if (!(doc.catalog instanceof PDFCatalog)) {
+    const root = context.trailerInfo.Root;
+    const dict = dictOf(resolve(context, root));
+    if (!dict || !(root instanceof PDFRef)) throw new UntransformableError('its document catalog (/Root) cannot be read');
+    const catalog = PDFCatalog.fromMapWithContext(new Map(dict.entries()), context);
+    context.assign(root, catalog);
+    (doc as unknown as { catalog: PDFCatalog }).catalog = catalog;
+  }
   const oldRoot = doc.catalog.get(N('Pages'));
   const tree = walkPageTree(context, oldRoot, MAX_TRANSFORM_PAGES);
   if (tree.problems.length) throw new UntransformableError(`its page tree cannot be read whole (${tree.problems[0]})`);

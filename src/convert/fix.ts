@@ -15,7 +15,7 @@ import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import { BudgetExceededError, type DecodeBudget, type DecodeLimits } from '../pdf/decode-budget.js';
 import type { PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFName, PDFRawStream, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
-import { decodeStream, filtersOf, fullFilterName, joinContentStreams } from '../pdf/streams.js';
+import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDecodeError } from '../pdf/streams.js';
 import { mmToPt } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { formatBytes } from '../report/format.js';
@@ -146,7 +146,9 @@ async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[
       if (done.has(key)) continue;
       done.add(key);
       const r = await rewriteImage(context, ref, colourSpaces, { toSrgb: plan.colour, maxPx: plan.maxImagePixels, jpegQuality: plan.jpegQuality, budget });
-      const code: FindingCode = plan.colour ? 'colour-space-not-rgb' : 'image-too-large';
+      // A change is filed under the conversion when colour was asked for; an image left as it is
+      // under what it needed (downsampling when it is over the cap, else its colour).
+      const code: FindingCode = r.changed ? (plan.colour ? 'colour-space-not-rgb' : 'image-too-large') : r.tooLarge ? 'image-too-large' : 'colour-space-not-rgb';
       if (r.changed) changes.push({ code, page: index + 1, action: `image ${key}: ${r.what}` });
       else if (r.why) refused.push({ code, page: index + 1, reason: `image ${key} left as it is: ${r.why}` });
     }
@@ -184,7 +186,15 @@ async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PD
     const resources = dictOf(resolve(context, page.node.get(N('Resources'))));
     const contents = resolve(context, page.node.get(N('Contents')));
     const streams = contents instanceof PDFArray ? items(context, contents) : [contents];
-    const parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStream(context, s, { maxBytes: 256 * 1024 * 1024, budget, what: 'page content' }));
+    let parts: Uint8Array[];
+    try {
+      parts = streams.filter((s): s is PDFRawStream => s instanceof PDFRawStream).map((s) => decodeStream(context, s, { maxBytes: 256 * 1024 * 1024, budget, what: 'page content' }));
+    } catch (error) {
+      if (!(error instanceof StreamDecodeError)) throw error;
+      // Content that cannot be decoded is left as it is (its colours with it), said as a refusal.
+      refused.push({ code: 'colour-space-not-rgb', page: index + 1, reason: `the page's vector colours are left as they are: its content cannot be decoded (${error.message})` });
+      continue;
+    }
     const joined = joinContentStreams(parts);
     jobs.push({ page: index + 1, bytes: joined, resources, write: (b) => page.node.set(PDFName.of('Contents'), context.register(context.flateStream(b))) });
     const visitForms = (res: ReturnType<typeof dictOf>, depth: number) => {
@@ -196,9 +206,17 @@ async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PD
         if (!(form instanceof PDFRawStream) || getName(context, form.dict, 'Subtype') !== 'Form') continue;
         formsSeen.add(value.toString());
         const formResources = getDict(context, form.dict, 'Resources') ?? res;
+        let bytes: Uint8Array;
+        try {
+          bytes = decodeStream(context, form, { maxBytes: 256 * 1024 * 1024, budget, what: 'a form' });
+        } catch (error) {
+          if (!(error instanceof StreamDecodeError)) throw error;
+          refused.push({ code: 'colour-space-not-rgb', page: index + 1, reason: `form ${value.toString()} is left as it is: its content cannot be decoded (${error.message})` });
+          continue;
+        }
         jobs.push({
           page: index + 1,
-          bytes: decodeStream(context, form, { maxBytes: 256 * 1024 * 1024, budget, what: 'a form' }),
+          bytes,
           resources: formResources,
           write: (b) => {
             const dict = form.dict.clone(context);

@@ -41,7 +41,8 @@ export interface ImageRewrite {
   maxInputPixels?: number | undefined;
 }
 
-export type ImageResult = { changed: true; what: string } | { changed: false; why: string | null };
+/** What became of an image; `tooLarge` when it was over the pixel cap (its finding is image-too-large). */
+export type ImageResult = ({ changed: true; what: string } | { changed: false; why: string | null }) & { tooLarge?: boolean };
 
 /** sharp's own default input limit (0x3FFF²): about 15 s of CMYK → sRGB through lcms on one core. */
 export const MAX_CONVERT_PIXELS = 268_402_689;
@@ -75,10 +76,10 @@ export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpace
   const tooLarge = job.maxPx !== null && Math.max(width, height) > job.maxPx;
   const convert = job.toSrgb && cs !== null && !(cs.model === 'rgb' && cs.family !== 'Indexed');
   if (!tooLarge && !convert) return { changed: false, why: null };
-  if (!cs) return { changed: false, why: 'its colour space is inside the JPEG 2000 data' };
+  if (!cs) return { changed: false, tooLarge, why: 'its colour space is inside the JPEG 2000 data' };
   const maxInput = job.maxInputPixels ?? MAX_CONVERT_PIXELS;
   if (width * height > maxInput) {
-    return { changed: false, why: `it has ${grouped(width * height)} pixels, more than the ${grouped(maxInput)} an image may have to be converted within the memory and time limits` };
+    return { changed: false, tooLarge, why: `it has ${grouped(width * height)} pixels, more than the ${grouped(maxInput)} an image may have to be converted within the memory and time limits` };
   }
   const target = tooLarge ? scaledTo(width, height, job.maxPx!) : { width, height };
   try {
@@ -86,11 +87,11 @@ export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpace
     replaceImage(context, ref, dict, encoded.data, target.width, target.height, encoded.filter);
   } catch (error) {
     if (error instanceof BudgetExceededError) throw error;
-    if (error instanceof LeftAsItIs) return { changed: false, why: error.message };
-    return { changed: false, why: `it cannot be decoded (${((error as Error).message ?? String(error)).split('\n')[0]})` };
+    if (error instanceof LeftAsItIs) return { changed: false, tooLarge, why: error.message };
+    return { changed: false, tooLarge, why: `it cannot be decoded (${((error as Error).message ?? String(error)).split('\n')[0]})` };
   }
   const parts = [convert ? `${cs.label} → sRGB` : null, tooLarge ? `${width} × ${height} → ${target.width} × ${target.height} px` : null].filter(Boolean);
-  return { changed: true, what: parts.join(', ') };
+  return { changed: true, tooLarge, what: parts.join(', ') };
 }
 
 function scaledTo(width: number, height: number, maxPx: number): { width: number; height: number } {

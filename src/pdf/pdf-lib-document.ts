@@ -12,8 +12,9 @@ import { parsePdf, quietly } from './parse.js';
 type PdfLib = typeof import('pdf-lib');
 const lib = createRequire(import.meta.url)('pdf-lib') as PdfLib;
 
-export const { PDFDocument, PDFPageLeaf, PDFPageTree, ParseSpeeds, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } = lib;
+export const { PDFDocument, PDFCatalog, PDFPageLeaf, PDFPageTree, ParseSpeeds, concatTransformationMatrix, drawObject, popGraphicsState, pushGraphicsState } = lib;
 export type PDFDocument = import('pdf-lib').PDFDocument;
+export type PDFCatalog = import('pdf-lib').PDFCatalog;
 
 /**
  * Memory the parse of a document in the calling thread may add to its heap before it stops: no

@@ -140,6 +140,11 @@ export class PreflightPool {
     return this.options.maxThreads;
   }
 
+  /** Tasks a worker is running now (each within its time limit), and tasks waiting for a worker. */
+  get runningTasks(): number {
+    return this.running.size + this.waiting.size;
+  }
+
   /**
    * Structural facts of a whole file, and the SHA-256 of its bytes.
    * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)

@@ -118,6 +118,17 @@ function cachedPoolProbe(pool: PreflightPool | undefined): () => Promise<{ ok: b
       (error: Error) => ({ ok: false, detail: `the worker pool cannot inspect a one-page PDF: ${error.message}` }),
     );
     last = { at: Date.now(), result };
-    return result;
+    // A probe waiting behind running tasks (a long fix on every worker) says nothing about the
+    // pool's health: while its tasks run within their time limits, it is busy, not failing.
+    const busy = new Promise<{ ok: boolean; detail?: string } | null>((resolve) => {
+      // (The probe itself is one of the tasks counted.)
+      const timer = setTimeout(() => resolve(pool.runningTasks > 1 ? { ok: true, detail: `busy: ${pool.runningTasks - 1} task(s) running or waiting, each within its time limit` } : null), POOL_PROBE_WAIT_MS);
+      timer.unref();
+      void result.finally(() => clearTimeout(timer));
+    });
+    return Promise.race([result, busy.then((b) => b ?? result)]);
   };
 }
+
+/** How long /health waits for the pool's probe before it answers from the pool's running tasks. */
+const POOL_PROBE_WAIT_MS = 1_500;
