@@ -32,6 +32,11 @@ export { GENDERS, type Gender } from './genders.js';
 export interface Grammar {
   /** Lower-case a name's first letter inside a sentence ("Left sleeve" → "the left sleeve"); German nouns keep their capital. */
   lowerInText: boolean;
+  /**
+   * Articles follow the noun's gender: a name whose gender the profile does not give stays as
+   * written, without an article ("en Delantera", never a wrong "el delantera").
+   */
+  genderedArticles: boolean;
   /** A page by its number, when the page is no part of the product ("page {page}"). */
   pageName: string;
   /** The whole design, when a finding is about the whole file ("your design"). */
@@ -170,7 +175,8 @@ const upperFirst = (s: string) => (s ? s[0]!.toLocaleUpperCase() + s.slice(1) : 
  */
 export function nounValues(prefix: 'layer' | 'product', noun: Noun, loaded: LoadedCatalogue): Record<string, string> {
   const { grammar } = loaded.catalogue;
-  const inText = grammar.lowerInText ? lowerFirst(noun.name) : noun.name;
+  // A name of unknown gender stays as written (a label, without an article): "en Delantera", not "en el delantera".
+  const inText = grammar.lowerInText && !(grammar.genderedArticles && noun.gender === 'other') ? lowerFirst(noun.name) : noun.name;
   const out: Record<string, string> = { [prefix]: noun.name, [`${prefix}_gender`]: noun.gender };
   for (const [form, template] of Object.entries(grammar[prefix])) {
     const value = loaded.format(template, { name: inText, gender: noun.gender });

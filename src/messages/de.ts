@@ -10,6 +10,7 @@ import type { Catalogue } from './catalogue.js';
 
 export const de: Catalogue = {
   grammar: {
+    genderedArticles: true,
     lowerInText: false,
     pageName: 'Seite {page}',
     designName: 'Ihr Design',
@@ -21,9 +22,10 @@ export const de: Catalogue = {
       design: '{gender, select, f {das Design für die {name}} m {das Design für den {name}} n {das Design für das {name}} fp {das Design für die {name}} mp {das Design für die {name}} np {das Design für die {name}} x {Ihr Design} p {das Design auf {name}} other {das Design für {name}}}',
     },
     product: {
-      ihr: '{gender, select, f {Ihre {name}} fp {Ihre {name}} mp {Ihre {name}} np {Ihre {name}} other {Ihr {name}}}',
-      ihrAkk: '{gender, select, m {Ihren {name}} f {Ihre {name}} fp {Ihre {name}} mp {Ihre {name}} np {Ihre {name}} other {Ihr {name}}}',
-      fuer: '{gender, select, m {für Ihren {name}} f {für Ihre {name}} fp {für Ihre {name}} mp {für Ihre {name}} np {für Ihre {name}} other {für Ihr {name}}}',
+      ihr: '{gender, select, m {Ihr {name}} n {Ihr {name}} f {Ihre {name}} fp {Ihre {name}} mp {Ihre {name}} np {Ihre {name}} other {Ihr Produkt ({name})}}',
+      ihrAkk: '{gender, select, m {Ihren {name}} n {Ihr {name}} f {Ihre {name}} fp {Ihre {name}} mp {Ihre {name}} np {Ihre {name}} other {Ihr Produkt ({name})}}',
+      fuer: '{gender, select, m {für Ihren {name}} n {für Ihr {name}} f {für Ihre {name}} fp {für Ihre {name}} mp {für Ihre {name}} np {für Ihre {name}} other {für Ihr Produkt ({name})}}',
+      gen: '{gender, select, m {Ihres {name}s} n {Ihres {name}s} f {Ihrer {name}} fp {Ihrer {name}} mp {Ihrer {name}} np {Ihrer {name}} other {Ihres Produkts ({name})}}',
     },
   },
   placed: '{name} (Seite {page} Ihrer Datei)',
@@ -141,7 +143,7 @@ export const de: Catalogue = {
     'file-too-large': {
       title: 'Die Datei ist zu groß',
       problem: 'Die Datei ist {size} groß; erlaubt sind {maxSize}.',
-      production: 'So große Dateien können abgelehnt werden oder die Produktion {product_fuer} verzögern.',
+      production: 'So große Dateien können abgelehnt werden oder die Produktion {product_gen} verzögern.',
       advice: 'Verwenden Sie kleinere Bilder, oder speichern Sie mit stärkerer Komprimierung.',
       fixed: 'Wir haben die Bilder in Ihrer Datei komprimiert; sie ist jetzt {size} groß.',
     },
@@ -155,12 +157,12 @@ export const de: Catalogue = {
       title: 'Die Seiten sind in der falschen Reihenfolge',
       problem: 'Nach ihren Größen gehören Ihre Designs in eine andere Reihenfolge: {placement}.',
       production: 'Jede Seite wird auf das Teil an derselben Stelle gedruckt, Ihre Designs kämen also auf die falschen Teile.',
-      advice: 'Bringen Sie die Seiten in die Reihenfolge der Teile {product_fuer}.',
-      fixed: 'Wir haben die Seiten in die Reihenfolge der Teile {product_fuer} gebracht. Bitte prüfen Sie, ob jedes Design auf dem richtigen Teil ist.',
+      advice: 'Bringen Sie die Seiten in die Reihenfolge der Teile {product_gen}.',
+      fixed: 'Wir haben die Seiten in die Reihenfolge der Teile {product_gen} gebracht. Bitte prüfen Sie, ob jedes Design auf dem richtigen Teil ist.',
     },
     'page-size-mismatch': {
       title: '{layer_Design} hat die falsche Größe',
-      problem: '{layer_Design} hat eine andere Größe und Form als dieses Teil {product_fuer}.',
+      problem: '{layer_Design} hat eine andere Größe und Form als dieses Teil {product_gen}.',
       production: 'Es würde passend gestreckt oder beschnitten, und ein Teil Ihres Designs könnte verloren gehen.',
       advice: 'Legen Sie {layer_design} genau in der Größe an, die {product_fuer} angegeben ist, Beschnittzugabe eingeschlossen.',
       fixed: 'Wir haben {layer_design} an seine Größe angepasst. Bitte prüfen Sie, ob nichts Wichtiges abgeschnitten wurde.',

@@ -9,6 +9,7 @@ import type { Catalogue } from './catalogue.js';
 
 export const en: Catalogue = {
   grammar: {
+    genderedArticles: false,
     lowerInText: true,
     pageName: 'page {page}',
     designName: 'your design',

@@ -8,21 +8,22 @@ import type { Catalogue } from './catalogue.js';
 
 export const es: Catalogue = {
   grammar: {
+    genderedArticles: true,
     lowerInText: true,
     pageName: 'página {page}',
     designName: 'su diseño',
     layer: {
-      el: '{gender, select, f {la {name}} fp {las {name}} mp {los {name}} x {su diseño} p {la {name}} other {el {name}}}',
-      del: '{gender, select, f {de la {name}} fp {de las {name}} mp {de los {name}} x {de su diseño} p {de la {name}} other {del {name}}}',
-      en: '{gender, select, f {en la {name}} fp {en las {name}} mp {en los {name}} x {en su diseño} p {en la {name}} other {en el {name}}}',
-      diseno: '{gender, select, f {el diseño de la {name}} fp {el diseño de las {name}} mp {el diseño de los {name}} x {su diseño} p {el diseño de la {name}} other {el diseño del {name}}}',
+      el: '{gender, select, m {el {name}} f {la {name}} mp {los {name}} fp {las {name}} x {su diseño} p {la {name}} other {{name}}}',
+      del: '{gender, select, m {del {name}} f {de la {name}} mp {de los {name}} fp {de las {name}} x {de su diseño} p {de la {name}} other {de {name}}}',
+      en: '{gender, select, m {en el {name}} f {en la {name}} mp {en los {name}} fp {en las {name}} x {en su diseño} p {en la {name}} other {en {name}}}',
+      diseno: '{gender, select, m {el diseño del {name}} f {el diseño de la {name}} mp {el diseño de los {name}} fp {el diseño de las {name}} x {su diseño} p {el diseño de la {name}} other {el diseño de {name}}}',
     },
     product: {
-      su: '{gender, select, fp {sus {name}} mp {sus {name}} other {su {name}}}',
+      su: '{gender, select, mp {sus {name}} fp {sus {name}} other {su {name}}}',
     },
   },
   placed: '{name} (página {page} de su archivo)',
-  placedItem: '{layer_el}, en la página {page}',
+  placedItem: '{layer_el} en la página {page}',
   ui: {
     verdictPass: 'Listo para imprimir',
     verdictWarn: 'Listo para imprimir, con observaciones',

@@ -9,20 +9,21 @@ import type { Catalogue } from './catalogue.js';
 
 export const fr: Catalogue = {
   grammar: {
+    genderedArticles: true,
     lowerInText: true,
     pageName: 'page {page}',
     designName: 'votre motif',
     layer: {
-      le: '{gender, select, f {la {name}} fp {les {name}} mp {les {name}} x {votre motif} p {la {name}} other {le {name}}}',
-      du: '{gender, select, f {de la {name}} fp {des {name}} mp {des {name}} x {de votre motif} p {de la {name}} other {du {name}}}',
-      sur: '{gender, select, f {sur la {name}} fp {sur les {name}} mp {sur les {name}} x {sur votre motif} p {sur la {name}} other {sur le {name}}}',
-      a: '{gender, select, f {à la {name}} fp {aux {name}} mp {aux {name}} x {à votre motif} p {à la {name}} other {au {name}}}',
-      motif: '{gender, select, f {le motif de la {name}} fp {le motif des {name}} mp {le motif des {name}} x {votre motif} p {le motif de la {name}} other {le motif du {name}}}',
+      le: '{gender, select, m {le {name}} f {la {name}} mp {les {name}} fp {les {name}} x {votre motif} p {la {name}} other {{name}}}',
+      du: '{gender, select, m {du {name}} f {de la {name}} mp {des {name}} fp {des {name}} x {de votre motif} p {de la {name}} other {de {name}}}',
+      sur: '{gender, select, m {sur le {name}} f {sur la {name}} mp {sur les {name}} fp {sur les {name}} x {sur votre motif} p {sur la {name}} other {sur {name}}}',
+      a: '{gender, select, m {au {name}} f {à la {name}} mp {aux {name}} fp {aux {name}} x {à votre motif} p {à la {name}} other {à {name}}}',
+      motif: '{gender, select, m {le motif du {name}} f {le motif de la {name}} mp {le motif des {name}} fp {le motif des {name}} x {votre motif} p {le motif de la {name}} other {le motif de {name}}}',
     },
     product: {
-      votre: '{gender, select, fp {vos {name}} mp {vos {name}} other {votre {name}}}',
-      deVotre: '{gender, select, fp {de vos {name}} mp {de vos {name}} other {de votre {name}}}',
-      surVotre: '{gender, select, fp {sur vos {name}} mp {sur vos {name}} other {sur votre {name}}}',
+      votre: '{gender, select, mp {vos {name}} fp {vos {name}} other {votre {name}}}',
+      deVotre: '{gender, select, mp {de vos {name}} fp {de vos {name}} other {de votre {name}}}',
+      surVotre: '{gender, select, mp {sur vos {name}} fp {sur vos {name}} other {sur votre {name}}}',
     },
   },
   placed: '{name} (page {page} de votre fichier)',

@@ -9,20 +9,21 @@ import type { Catalogue } from './catalogue.js';
 
 export const it: Catalogue = {
   grammar: {
+    genderedArticles: true,
     lowerInText: true,
     pageName: 'pagina {page}',
     designName: 'il tuo design',
     layer: {
-      il: '{gender, select, f {la {name}} fp {le {name}} mp {i {name}} x {il tuo design} p {la {name}} other {il {name}}}',
-      del: '{gender, select, f {della {name}} fp {delle {name}} mp {dei {name}} x {del tuo design} p {della {name}} other {del {name}}}',
-      sul: '{gender, select, f {sulla {name}} fp {sulle {name}} mp {sui {name}} x {sul tuo design} p {sulla {name}} other {sul {name}}}',
-      al: '{gender, select, f {alla {name}} fp {alle {name}} mp {ai {name}} x {al tuo design} p {alla {name}} other {al {name}}}',
-      design: '{gender, select, f {il design della {name}} fp {il design delle {name}} mp {il design dei {name}} x {il tuo design} p {il design della {name}} other {il design del {name}}}',
+      il: '{gender, select, m {il {name}} f {la {name}} mp {i {name}} fp {le {name}} x {il tuo design} p {la {name}} other {{name}}}',
+      del: '{gender, select, m {del {name}} f {della {name}} mp {dei {name}} fp {delle {name}} x {del tuo design} p {della {name}} other {di {name}}}',
+      sul: '{gender, select, m {sul {name}} f {sulla {name}} mp {sui {name}} fp {sulle {name}} x {sul tuo design} p {sulla {name}} other {su {name}}}',
+      al: '{gender, select, m {al {name}} f {alla {name}} mp {ai {name}} fp {alle {name}} x {al tuo design} p {alla {name}} other {a {name}}}',
+      design: '{gender, select, m {il design del {name}} f {il design della {name}} mp {il design dei {name}} fp {il design delle {name}} x {il tuo design} p {il design della {name}} other {il design di {name}}}',
     },
     product: {
-      tuo: '{gender, select, f {la tua {name}} fp {le tue {name}} mp {i tuoi {name}} other {il tuo {name}}}',
-      delTuo: '{gender, select, f {della tua {name}} fp {delle tue {name}} mp {dei tuoi {name}} other {del tuo {name}}}',
-      sulTuo: '{gender, select, f {sulla tua {name}} fp {sulle tue {name}} mp {sui tuoi {name}} other {sul tuo {name}}}',
+      tuo: '{gender, select, m {il tuo {name}} f {la tua {name}} mp {i tuoi {name}} fp {le tue {name}} other {il tuo prodotto ({name})}}',
+      delTuo: '{gender, select, m {del tuo {name}} f {della tua {name}} mp {dei tuoi {name}} fp {delle tue {name}} other {del tuo prodotto ({name})}}',
+      sulTuo: '{gender, select, m {sul tuo {name}} f {sulla tua {name}} mp {sui tuoi {name}} fp {sulle tue {name}} other {sul tuo prodotto ({name})}}',
     },
   },
   placed: '{name} (pagina {page} del tuo file)',

@@ -9,20 +9,21 @@ import type { Catalogue } from './catalogue.js';
 
 export const ptBR: Catalogue = {
   grammar: {
+    genderedArticles: true,
     lowerInText: true,
     pageName: 'página {page}',
     designName: 'seu design',
     layer: {
-      o: '{gender, select, f {a {name}} fp {as {name}} mp {os {name}} x {seu design} p {a {name}} other {o {name}}}',
-      do: '{gender, select, f {da {name}} fp {das {name}} mp {dos {name}} x {do seu design} p {da {name}} other {do {name}}}',
-      no: '{gender, select, f {na {name}} fp {nas {name}} mp {nos {name}} x {no seu design} p {na {name}} other {no {name}}}',
-      a: '{gender, select, f {à {name}} fp {às {name}} mp {aos {name}} x {ao seu design} p {à {name}} other {ao {name}}}',
-      design: '{gender, select, f {o design da {name}} fp {o design das {name}} mp {o design dos {name}} x {seu design} p {o design da {name}} other {o design do {name}}}',
+      o: '{gender, select, m {o {name}} f {a {name}} mp {os {name}} fp {as {name}} x {seu design} p {a {name}} other {{name}}}',
+      do: '{gender, select, m {do {name}} f {da {name}} mp {dos {name}} fp {das {name}} x {do seu design} p {da {name}} other {de {name}}}',
+      no: '{gender, select, m {no {name}} f {na {name}} mp {nos {name}} fp {nas {name}} x {no seu design} p {na {name}} other {em {name}}}',
+      a: '{gender, select, m {ao {name}} f {à {name}} mp {aos {name}} fp {às {name}} x {ao seu design} p {à {name}} other {a {name}}}',
+      design: '{gender, select, m {o design do {name}} f {o design da {name}} mp {o design dos {name}} fp {o design das {name}} x {seu design} p {o design da {name}} other {o design de {name}}}',
     },
     product: {
-      seu: '{gender, select, f {sua {name}} fp {suas {name}} mp {seus {name}} other {seu {name}}}',
-      doSeu: '{gender, select, f {da sua {name}} fp {das suas {name}} mp {dos seus {name}} other {do seu {name}}}',
-      naSua: '{gender, select, f {na sua {name}} fp {nas suas {name}} mp {nos seus {name}} other {no seu {name}}}',
+      seu: '{gender, select, f {sua {name}} fp {suas {name}} mp {seus {name}} m {seu {name}} other {seu produto ({name})}}',
+      doSeu: '{gender, select, f {da sua {name}} fp {das suas {name}} mp {dos seus {name}} m {do seu {name}} other {do seu produto ({name})}}',
+      naSua: '{gender, select, f {na sua {name}} fp {nas suas {name}} mp {nos seus {name}} m {no seu {name}} other {no seu produto ({name})}}',
     },
   },
   placed: '{name} (página {page} do seu arquivo)',

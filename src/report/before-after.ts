@@ -110,9 +110,10 @@ const DIFF_SIDE = 160;
 
 /**
  * Where two pictures of one page differ, as a box of the AFTER page: the original's preview is
- * turned as the fix turned the content and brought to the same size, and the box bounds the pixels
- * that differ clearly (more than a mean difference or 24 levels, whichever is more). Null when they
- * do not differ, or differ nearly everywhere (the page itself changed: the two pictures show it).
+ * turned as the fix turned the content and brought to the same size, and the box bounds the largest
+ * group of places where they differ clearly (8 levels, or three times the page's mean difference).
+ * Null when they do not differ, or differ nearly everywhere (the page itself changed: the two
+ * pictures show it).
  */
 export async function findChangedArea(beforeImage: Uint8Array, afterImage: Uint8Array, turn: LayerPair['turn']): Promise<UnitBox | null> {
   const sharp = (await import('sharp')).default;
@@ -130,25 +131,58 @@ export async function findChangedArea(beforeImage: Uint8Array, afterImage: Uint8
     diff[i] = d;
     sum += d;
   }
-  const threshold = Math.max(24, 2 * (sum / (w * h)));
-  let x0 = w;
-  let y0 = h;
-  let x1 = -1;
-  let y1 = -1;
-  let count = 0;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (diff[y * w + x]! <= threshold) continue;
-      count++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
+  // Clearly different: above the coding noise of the previews (a few levels), and above the page's own level.
+  const threshold = Math.max(8, 3 * (sum / (w * h)));
+  // Cells of 8 × 8 pixels where a quarter of the pixels differ; the change is the largest group of touching cells
+  // (anti-aliased edges differ here and there, a changed object everywhere on it).
+  const cell = 8;
+  const cw = Math.ceil(w / cell);
+  const ch = Math.ceil(h / cell);
+  const marked = new Uint8Array(cw * ch);
+  for (let cy = 0; cy < ch; cy++) {
+    for (let cx = 0; cx < cw; cx++) {
+      let n = 0;
+      let over = 0;
+      for (let y = cy * cell; y < Math.min(h, (cy + 1) * cell); y++) {
+        for (let x = cx * cell; x < Math.min(w, (cx + 1) * cell); x++) {
+          n++;
+          if (diff[y * w + x]! > threshold) over++;
+        }
+      }
+      if (over >= n / 4) marked[cy * cw + cx] = 1;
     }
   }
-  // A few stray pixels (anti-aliased edges) are no change.
-  if (count < Math.max(4, (w * h) / 2000)) return null;
-  const box: UnitBox = [x0 / w, y0 / h, (x1 + 1) / w, (y1 + 1) / h];
+  let best: { size: number; box: [number, number, number, number] } | null = null;
+  const seen = new Uint8Array(cw * ch);
+  for (let start = 0; start < cw * ch; start++) {
+    if (!marked[start] || seen[start]) continue;
+    const stack = [start];
+    seen[start] = 1;
+    let size = 0;
+    let [x0, y0, x1, y1] = [cw, ch, -1, -1];
+    while (stack.length) {
+      const c = stack.pop()!;
+      const cx = c % cw;
+      const cy = (c - cx) / cw;
+      size++;
+      x0 = Math.min(x0, cx);
+      y0 = Math.min(y0, cy);
+      x1 = Math.max(x1, cx);
+      y1 = Math.max(y1, cy);
+      for (const [nx, ny] of [[cx - 1, cy], [cx + 1, cy], [cx, cy - 1], [cx, cy + 1]] as const) {
+        if (nx < 0 || ny < 0 || nx >= cw || ny >= ch) continue;
+        const k = ny * cw + nx;
+        if (marked[k] && !seen[k]) {
+          seen[k] = 1;
+          stack.push(k);
+        }
+      }
+    }
+    if (!best || size > best.size) best = { size, box: [x0, y0, x1, y1] };
+  }
+  if (!best) return null;
+  const [x0, y0, x1, y1] = best.box;
+  const box: UnitBox = [(x0 * cell) / w, (y0 * cell) / h, Math.min(1, ((x1 + 1) * cell) / w), Math.min(1, ((y1 + 1) * cell) / h)];
   if ((box[2] - box[0]) * (box[3] - box[1]) > 0.85) return null;
   return box;
 }

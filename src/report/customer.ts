@@ -11,6 +11,7 @@ import type { Finding } from '../rules/finding.js';
 import { escapeHtml as esc } from '../util/text.js';
 import type { PageImage } from './approval.js';
 import { REPORT_SCRIPT } from './html.js';
+import { pageSizeOff } from './page-size.js';
 import type { Report, ReportPage } from './schema.js';
 
 /** Where the fix of a fixed check stands. */
@@ -47,16 +48,7 @@ const src = (p: PageImage) => `data:image/${p.format};base64,${Buffer.from(p.byt
 const SEVERITY_KEY = { error: 'severityError', warning: 'severityWarning', info: 'severityInfo' } as const;
 const RANK = { error: 3, warning: 2, info: 1, ok: 0 } as const;
 
-/**
- * Whether a page is off its layer's page size by more than the tolerance (a design in another
- * part's position is): such a page never gets a ✓, findings or not.
- */
-export function pageSizeOff(page: Pick<ReportPage, 'expectedWidthMm' | 'expectedHeightMm' | 'widthMm' | 'heightMm' | 'printScale'>, toleranceMm: number): boolean {
-  if (page.expectedWidthMm === null || page.expectedHeightMm === null) return false;
-  const w = page.widthMm * page.printScale;
-  const h = page.heightMm * page.printScale;
-  return Math.abs(w - page.expectedWidthMm) > toleranceMm + 1e-6 || Math.abs(h - page.expectedHeightMm) > toleranceMm + 1e-6;
-}
+export { pageSizeOff };
 
 /**
  * The customer's report as a self-contained HTML page, in the locale of `t`.
@@ -96,7 +88,7 @@ export function renderCustomerReport(input: CustomerReportInput): string {
 ${input.notice ? `<p class="notice" role="note">${esc(input.notice)}</p>` : ''}
 ${input.fix ? fixBlock(input.fix, t) : ''}
 ${input.original ? `<section class="state original"><h2>${esc(t('originalTitle'))}</h2><p>${esc(t('originalLine'))}</p></section>` : ''}
-<p class="verdict-line">${esc(t(report.verdict === 'pass' ? 'verdictLinePass' : report.verdict === 'warn' ? 'verdictLineWarn' : 'verdictLineFail'))}</p>
+${pending || input.fix?.state === 'rejected' ? '' : `<p class="verdict-line">${esc(t(report.verdict === 'pass' ? 'verdictLinePass' : report.verdict === 'warn' ? 'verdictLineWarn' : 'verdictLineFail'))}</p>`}
 ${fileFindings.length ? `<section class="file-findings" aria-labelledby="file-findings"><h2 id="file-findings">${esc(t('fileFindings'))}</h2>${findingList(fileFindings, t)}</section>` : ''}
 ${report.pages.map((p) => partSection(input, p, designs)).join('\n')}
 <section class="legend" aria-label="${esc(t('printFile'))}"><p><span class="key bleed"></span> ${esc(t('legendBleed'))}</p><p><span class="key trim"></span> ${esc(t('legendTrim'))}</p><p><span class="key safe"></span> ${esc(t('legendSafe'))}</p></section>
@@ -157,7 +149,7 @@ function partSection(input: CustomerReportInput, page: ReportPage, designs: Read
   <p class="sub">${esc(t('pageOfFile', { page: page.index }))} · <span class="${ok ? 't-ok' : 't-bad'}">${esc(t(ok ? 'partOk' : 'partNotOk'))}</span></p>
   <div class="figs">
     ${mockup ? `<figure class="mockup"><img alt="${esc(alt('mockupAlt'))}" src="${src(mockup)}" width="${mockup.widthPx}" height="${mockup.heightPx}"><figcaption>${esc(t('onProduct'))}</figcaption></figure>` : ''}
-    <figure class="print"><div class="frame" style="aspect-ratio: ${W} / ${H}">${
+    <figure class="print"><div class="frame" style="aspect-ratio: ${W} / ${H}; max-width: ${Math.round((520 * W) / H)}px">${
       preview ? `<img class="preview" alt="${esc(alt('previewAlt'))}" src="${src(preview)}">` : `<p class="no-preview">${esc(t('noPreview'))}</p>`
     }${overlay(report, page)}</div><figcaption>${esc(t('printFile'))}</figcaption></figure>
   </div>
@@ -247,7 +239,7 @@ h3{font-size:1rem;margin:0 0 .2rem}
 figure{margin:0}
 figcaption{font-size:.9rem;color:var(--muted);margin-top:4px}
 .mockup img{max-width:100%;height:auto;max-height:520px;display:block;margin:0 auto}
-.frame{position:relative;width:100%;max-height:520px;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px;border:1px solid var(--line)}
+.frame{position:relative;width:100%;margin:0 auto;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px;border:1px solid var(--line)}
 .frame img,.no-preview{position:absolute;inset:0;width:100%;height:100%;display:block;margin:0}
 .no-preview{display:flex;align-items:center;justify-content:center;color:var(--muted)}
 .overlay{position:absolute;inset:0;width:100%;height:100%;overflow:visible}

@@ -11,6 +11,7 @@ import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
 import { formatBytes } from './format.js';
 import type { Report, ReportPage } from './schema.js';
 import { escapeHtml, grouped } from '../util/text.js';
+import { pageSizeOff } from './page-size.js';
 
 export interface HtmlPreview {
   bytes: Uint8Array;
@@ -125,12 +126,14 @@ function findingList(findings: Finding[]): string {
 
 function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | undefined): string {
   const findings = report.findings.filter((f) => f.page === page.index);
-  const worst = findings[0]?.severity ?? 'ok';
+  // A page off its layer's size (in another part's position) is never shown as fine.
+  const off = pageSizeOff(page, report.limits.toleranceMm);
+  const worst = findings[0]?.severity ?? (off ? 'error' : 'ok');
   const W = page.widthMm;
   const H = page.heightMm;
   const sizeFinding = findings.find((f) => f.code.startsWith('page-') && f.code.endsWith('-mismatch'));
-  const sizeOk = !sizeFinding;
-  const sizeClass = !sizeFinding ? 't-ok' : sizeFinding.severity === 'error' ? 't-bad' : 't-warn';
+  const sizeOk = !sizeFinding && !off;
+  const sizeClass = sizeOk ? 't-ok' : sizeFinding?.severity === 'warning' ? 't-warn' : 't-bad';
   const expected = page.expectedWidthMm !== null ? formatMm(page.expectedWidthMm, page.expectedHeightMm!) : null;
   const img = preview
     ? `<img class="preview" alt="Page ${page.index} preview" src="data:${PREVIEW_MIME[preview.format]};base64,${Buffer.from(preview.bytes).toString('base64')}">`
@@ -154,7 +157,7 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
         ${page.raster?.approximate ? `<div><dt>Preview</dt><dd class="t-warn">approximate: ${esc(page.raster.approximate)}</dd></div>` : ''}
       </dl>
       ${imageTable(page, report)}
-      ${findings.length ? findingList(findings) : '<p class="clean">✓ No findings on this page.</p>'}
+      ${findings.length ? findingList(findings) : off ? '<p class="off">✗ Its size is not its position’s layer size: see the file’s findings.</p>' : '<p class="clean">✓ No findings on this page.</p>'}
     </div>
   </div>
 </section>`;
@@ -288,7 +291,7 @@ figcaption{position:absolute;top:100%;left:0;font-size:12px;color:var(--muted);p
 .finding p{margin:4px 0 0}.finding .ea{color:var(--muted);font-size:13px}
 .sev{font-weight:700;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 .finding.error .sev{color:var(--err)}.finding.warning .sev{color:var(--warn)}.finding.info .sev{color:var(--info)}
-.clean{color:var(--ok);font-weight:600;margin:8px 0}
+.clean{color:var(--ok);font-weight:600;margin:8px 0}.off{color:var(--err);font-weight:600;margin:8px 0}
 table.images{border-collapse:collapse;width:100%;margin:0 0 12px;font-size:13px}
 table.images caption{text-align:left;color:var(--muted);padding-bottom:4px}
 table.images th,table.images td{border-bottom:1px solid var(--line);padding:3px 8px 3px 0;text-align:left}
