@@ -209,7 +209,7 @@ export const es: Catalogue = {
       fixed: 'Hemos convertido los colores {layer_del} a los colores que usa producción. Compruebe en la imagen que se ven bien.',
     },
     'page-blank': {
-      title: '{layer_El} está {layer_gender, select, f {vacía} fp {vacías} mp {vacíos} p {vacía} other {vacío}}',
+      title: '{layer_El} {layer_gender, select, fp {están vacías} mp {están vacíos} f {está vacía} p {está vacía} other {está vacío}}',
       problem: '{layer_Diseno} está en blanco.',
       production: '{layer_El} se {layer_gender, select, fp {imprimirán} mp {imprimirán} other {imprimirá}} sin diseño.',
       advice: 'Si {layer_el} debe llevar un diseño, añádalo en su página.',

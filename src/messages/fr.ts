@@ -213,7 +213,7 @@ export const fr: Catalogue = {
       fixed: 'Nous avons converti les couleurs {layer_du} dans celles qu’utilise la production. Vérifiez sur l’image qu’elles vous conviennent.',
     },
     'page-blank': {
-      title: '{layer_Le} est {layer_gender, select, f {vide} fp {vides} mp {vides} other {vide}}',
+      title: '{layer_Le} {layer_gender, select, fp {sont vides} mp {sont vides} other {est vide}}',
       problem: '{layer_Motif} est vierge.',
       production: '{layer_Le} {layer_gender, select, f {sera imprimée} fp {seront imprimées} mp {seront imprimés} p {sera imprimée} other {sera imprimé}} sans motif.',
       advice: 'Si {layer_le} doit porter un motif, ajoutez-le sur la page correspondante.',

@@ -213,7 +213,7 @@ export const it: Catalogue = {
       fixed: 'Abbiamo convertito i colori {layer_del} in quelli usati dalla produzione. Controlla nell’immagine che ti sembrino giusti.',
     },
     'page-blank': {
-      title: '{layer_Il} è {layer_gender, select, f {vuota} fp {vuote} mp {vuoti} p {vuota} other {vuoto}}',
+      title: '{layer_Il} {layer_gender, select, fp {sono vuote} mp {sono vuoti} f {è vuota} p {è vuota} other {è vuoto}}',
       problem: '{layer_Design} è bianco.',
       production: '{layer_Il} {layer_gender, select, f {verrà stampata} fp {verranno stampate} mp {verranno stampati} p {verrà stampata} other {verrà stampato}} senza design.',
       advice: 'Se {layer_il} deve avere un design, aggiungilo nella pagina corrispondente.',

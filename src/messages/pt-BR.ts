@@ -213,7 +213,7 @@ export const ptBR: Catalogue = {
       fixed: 'Convertemos as cores {layer_do} para as cores usadas na produção. Confira na imagem se elas estão boas.',
     },
     'page-blank': {
-      title: '{layer_O} está {layer_gender, select, f {vazia} fp {vazias} mp {vazios} p {vazia} other {vazio}}',
+      title: '{layer_O} {layer_gender, select, fp {estão vazias} mp {estão vazios} f {está vazia} p {está vazia} other {está vazio}}',
       problem: '{layer_Design} está em branco.',
       production: '{layer_O} {layer_gender, select, fp {serão impressas} mp {serão impressos} f {será impressa} p {será impressa} other {será impresso}} sem design.',
       advice: 'Se {layer_o} deve ter um design, coloque-o na página correspondente.',

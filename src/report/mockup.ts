@@ -33,7 +33,7 @@ export const MOCKUP_SIZE_PX = 520;
  * A garment piece's outline in unit coordinates of its trim box (x right, y down, 0–1), absolute
  * M, L, C, Q commands only (every number pair is a point, so it can be placed and mirrored).
  */
-const OUTLINES: Record<PanelShape, string> = {
+const LEFT_OUTLINES = {
   // A T-shirt, sweater or hoodie body: shoulders sloping from the neck, armholes, straight sides.
   'body-front': 'M 0.33 0 C 0.37 0.13 0.63 0.13 0.67 0 L 0.96 0.05 C 0.9 0.14 0.92 0.25 1 0.3 L 1 1 L 0 1 L 0 0.3 C 0.08 0.25 0.1 0.14 0.04 0.05 Z',
   'body-back': 'M 0.33 0 C 0.38 0.04 0.62 0.04 0.67 0 L 0.96 0.05 C 0.9 0.14 0.92 0.25 1 0.3 L 1 1 L 0 1 L 0 0.3 C 0.08 0.25 0.1 0.14 0.04 0.05 Z',
@@ -45,22 +45,37 @@ const OUTLINES: Record<PanelShape, string> = {
   'sleeve-long': 'M 0 0.3 C 0.15 0.08 0.32 0 0.5 0 C 0.68 0 0.85 0.08 1 0.3 L 0.8 1 L 0.2 1 Z',
   // Hood sides: the face opening straight at the front, the crown rounded at the back.
   'hood-left': 'M 0.12 1 L 0 0.55 C 0 0.18 0.3 0 0.62 0 C 0.85 0 0.98 0.12 1 0.3 L 1 0.9 L 0.88 1 Z',
-  'hood-right': 'M 0.88 1 L 1 0.55 C 1 0.18 0.7 0 0.38 0 C 0.15 0 0.02 0.12 0 0.3 L 0 0.9 L 0.12 1 Z',
   // A kangaroo pocket: the hand openings curve down the sides.
   pocket: 'M 0.2 0 L 0.8 0 C 0.84 0.45 0.92 0.75 1 1 L 0 1 C 0.08 0.75 0.16 0.45 0.2 0 Z',
   // Trouser legs: the crotch curve on the inner side, tapering to the cuff.
   'leg-front-left': 'M 0 0 L 0.82 0 L 0.84 0.22 C 0.86 0.28 0.92 0.3 1 0.31 L 0.86 1 L 0.12 1 Z',
-  'leg-front-right': 'M 1 0 L 0.18 0 L 0.16 0.22 C 0.14 0.28 0.08 0.3 0 0.31 L 0.14 1 L 0.88 1 Z',
   'leg-back-left': 'M 0 0.02 L 0.78 0 L 0.82 0.24 C 0.86 0.31 0.93 0.34 1 0.35 L 0.88 1 L 0.1 1 Z',
-  'leg-back-right': 'M 1 0.02 L 0.22 0 L 0.18 0.24 C 0.14 0.31 0.07 0.34 0 0.35 L 0.12 1 L 0.9 1 Z',
   'shorts-front-left': 'M 0 0 L 0.82 0 L 0.84 0.42 C 0.86 0.54 0.93 0.58 1 0.6 L 0.96 1 L 0.04 1 Z',
-  'shorts-front-right': 'M 1 0 L 0.18 0 L 0.16 0.42 C 0.14 0.54 0.07 0.58 0 0.6 L 0.04 1 L 0.96 1 Z',
   'shorts-back-left': 'M 0 0.03 L 0.78 0 L 0.82 0.45 C 0.86 0.58 0.93 0.63 1 0.65 L 0.97 1 L 0.03 1 Z',
-  'shorts-back-right': 'M 1 0.03 L 0.22 0 L 0.18 0.45 C 0.14 0.58 0.07 0.63 0 0.65 L 0.03 1 L 0.97 1 Z',
   // Flat panels: a duvet face, a curtain (drawn hanging from its rod).
   panel: 'M 0.015 0 L 0.985 0 Q 1 0 1 0.015 L 1 0.985 Q 1 1 0.985 1 L 0.015 1 Q 0 1 0 0.985 L 0 0.015 Q 0 0 0.015 0 Z',
   'curtain-left': 'M 0 0 L 1 0 L 1 1 L 0 1 Z',
-  'curtain-right': 'M 0 0 L 1 0 L 1 1 L 0 1 Z',
+};
+
+/** A unit outline mirrored left to right (every x → 1 − x). */
+function mirrored(path: string): string {
+  let axis = 0;
+  return path.replace(/-?\d+(?:\.\d+)?/g, (n) => {
+    const out = axis === 0 ? String(Math.round((1 - Number(n)) * 1000) / 1000) : n;
+    axis = 1 - axis;
+    return out;
+  });
+}
+
+/** The right-hand parts are the left-hand ones mirrored. */
+const OUTLINES: Record<PanelShape, string> = {
+  ...LEFT_OUTLINES,
+  'hood-right': mirrored(LEFT_OUTLINES['hood-left']),
+  'leg-front-right': mirrored(LEFT_OUTLINES['leg-front-left']),
+  'leg-back-right': mirrored(LEFT_OUTLINES['leg-back-left']),
+  'shorts-front-right': mirrored(LEFT_OUTLINES['shorts-front-left']),
+  'shorts-back-right': mirrored(LEFT_OUTLINES['shorts-back-left']),
+  'curtain-right': LEFT_OUTLINES['curtain-left'],
 };
 
 const isCurtain = (shape: PanelShape) => shape === 'curtain-left' || shape === 'curtain-right';
