@@ -48,6 +48,7 @@ export const de: Catalogue = {
     stateRejectedLine: 'Sie haben die Änderungen am {date, date, long} abgelehnt. Diese Datei wird nicht gedruckt; bitte schicken Sie eine neue.',
     stateAutoTitle: 'Für den Druck geändert',
     stateAutoLine: 'Wir haben Ihre Datei geändert, damit sie richtig gedruckt wird. Gedruckt wird die geänderte Datei.',
+    stateStillFailsLine: 'Wir haben geändert, was möglich war, aber die Datei kann noch nicht gedruckt werden: Unten steht, was Sie ändern müssen.',
     originalTitle: 'Ihre Datei, wie Sie sie geschickt haben',
     originalLine: 'Dieser Bericht gilt der Datei, die Sie geschickt haben. Wir haben sie geändert; der Bericht zur geänderten Datei zeigt, wie sie jetzt aussieht.',
     changes: 'Was wir geändert haben',

@@ -43,6 +43,7 @@ export const en: Catalogue = {
     stateRejectedLine: 'You rejected the changes on {date, date, long}. This file will not be printed; please send a new one.',
     stateAutoTitle: 'Changed for printing',
     stateAutoLine: 'We changed your file so that it prints correctly. The changed file is the one that will be printed.',
+    stateStillFailsLine: 'We changed what we could, but the file still cannot be printed: see below what to change.',
     originalTitle: 'Your file as you sent it',
     originalLine: 'This report is about the file you sent. We changed that file; the report on the changed file shows what it looks like now.',
     changes: 'What we changed',

@@ -42,6 +42,7 @@ export const es: Catalogue = {
     stateRejectedLine: 'Ha rechazado los cambios el {date, date, long}. Este archivo no se imprimirá; envíe uno nuevo, por favor.',
     stateAutoTitle: 'Modificado para imprimir',
     stateAutoLine: 'Hemos modificado su archivo para que se imprima correctamente. Se imprimirá el archivo modificado.',
+    stateStillFailsLine: 'Hemos cambiado lo que se podía, pero el archivo todavía no se puede imprimir: a continuación verá qué cambiar.',
     originalTitle: 'Su archivo tal como lo envió',
     originalLine: 'Este informe trata del archivo que envió. Lo hemos modificado; el informe del archivo modificado muestra cómo ha quedado.',
     changes: 'Qué hemos cambiado',

@@ -46,6 +46,7 @@ export const fr: Catalogue = {
     stateRejectedLine: 'Vous avez refusé les modifications le {date, date, long}. Ce fichier ne sera pas imprimé ; merci d’en envoyer un nouveau.',
     stateAutoTitle: 'Modifié pour l’impression',
     stateAutoLine: 'Nous avons modifié votre fichier pour qu’il s’imprime correctement. C’est le fichier modifié qui sera imprimé.',
+    stateStillFailsLine: 'Nous avons modifié ce qui pouvait l’être, mais le fichier ne peut toujours pas être imprimé : voici ce qu’il faut changer.',
     originalTitle: 'Votre fichier tel que vous l’avez envoyé',
     originalLine: 'Ce rapport porte sur le fichier que vous avez envoyé. Nous l’avons modifié ; le rapport sur le fichier modifié montre à quoi il ressemble maintenant.',
     changes: 'Ce que nous avons modifié',

@@ -46,6 +46,7 @@ export const it: Catalogue = {
     stateRejectedLine: 'Hai rifiutato le modifiche il {date, date, long}. Questo file non verrà stampato; inviane uno nuovo, per favore.',
     stateAutoTitle: 'Modificato per la stampa',
     stateAutoLine: 'Abbiamo modificato il tuo file perché venga stampato correttamente. Verrà stampato il file modificato.',
+    stateStillFailsLine: 'Abbiamo modificato quello che si poteva, ma il file non può ancora essere stampato: qui sotto trovi cosa cambiare.',
     originalTitle: 'Il tuo file così come l’hai inviato',
     originalLine: 'Questo rapporto riguarda il file che hai inviato. L’abbiamo modificato; il rapporto sul file modificato mostra com’è adesso.',
     changes: 'Cosa abbiamo modificato',

@@ -46,6 +46,7 @@ export const ptBR: Catalogue = {
     stateRejectedLine: 'Você recusou as alterações em {date, date, long}. Este arquivo não será impresso; envie um novo, por favor.',
     stateAutoTitle: 'Alterado para impressão',
     stateAutoLine: 'Alteramos seu arquivo para que ele seja impresso corretamente. O arquivo alterado é o que será impresso.',
+    stateStillFailsLine: 'Alteramos o que foi possível, mas o arquivo ainda não pode ser impresso: veja abaixo o que ajustar.',
     originalTitle: 'Seu arquivo do jeito que você enviou',
     originalLine: 'Este relatório é sobre o arquivo que você enviou. Nós alteramos esse arquivo; o relatório do arquivo alterado mostra como ele ficou.',
     changes: 'O que alteramos',

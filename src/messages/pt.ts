@@ -45,6 +45,7 @@ export const pt: Catalogue = {
     stateRejectedLine: 'Rejeitou as alterações a {date, date, long}. Este ficheiro não será impresso; envie um novo, por favor.',
     stateAutoTitle: 'Alterado para impressão',
     stateAutoLine: 'Alterámos o seu ficheiro para que seja impresso corretamente. É o ficheiro alterado que será impresso.',
+    stateStillFailsLine: 'Alterámos o que foi possível, mas o ficheiro ainda não pode ser impresso: veja abaixo o que alterar.',
     originalTitle: 'O seu ficheiro tal como o enviou',
     originalLine: 'Este relatório é sobre o ficheiro que enviou. Alterámos esse ficheiro; o relatório do ficheiro alterado mostra como está agora.',
     changes: 'O que alterámos',

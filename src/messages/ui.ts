@@ -24,6 +24,7 @@ export const UI_KEYS = [
   'stateRejectedLine',
   'stateAutoTitle',
   'stateAutoLine',
+  'stateStillFailsLine',
   'originalTitle',
   'originalLine',
   'changes',

@@ -59,6 +59,8 @@ export interface ApprovalPageInput {
   state: 'pending' | 'approved' | 'rejected' | 'auto';
   /** When it was decided. */
   decidedAt: Date | null;
+  /** The fixed file still fails: there was nothing to approve. */
+  stillFails?: boolean;
 }
 
 const src = (p: PageImage) => `data:image/${p.format};base64,${Buffer.from(p.bytes).toString('base64')}`;
@@ -119,6 +121,8 @@ function actions(input: ApprovalPageInput): string {
 function outcomeBlock(input: ApprovalPageInput): string {
   const { t } = input;
   const date = input.decidedAt ?? new Date(0);
+  // Nothing to approve: the fixed file still fails, and no one prints it.
+  if (input.state === 'auto' && input.stillFails) return `<div class="outcome rejected" role="status"><p><strong>${esc(t('stateStillFailsLine'))}</strong></p></div>`;
   const key = input.state === 'rejected' ? 'decidedRejected' : input.state === 'auto' ? 'decidedAuto' : 'decidedApproved';
   return `<div class="outcome ${input.state}" role="status"><p><strong>${esc(t(key, { date }))}</strong></p><p>${esc(t('decidedNext'))}</p></div>`;
 }

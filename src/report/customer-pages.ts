@@ -115,6 +115,7 @@ export async function approvalPage(input: ApprovalPageDataInput): Promise<string
     ...(input.actionQuery ? { actionQuery: input.actionQuery } : {}),
     state,
     decidedAt: input.record.approval?.at ? new Date(input.record.approval.at) : null,
+    stillFails: after.verdict === 'fail',
   });
 }
 

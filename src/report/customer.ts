@@ -86,7 +86,7 @@ export function renderCustomerReport(input: CustomerReportInput): string {
 </header>
 <main>
 ${input.notice ? `<p class="notice" role="note">${esc(input.notice)}</p>` : ''}
-${input.fix ? fixBlock(input.fix, t) : ''}
+${input.fix ? fixBlock(input.fix, t, report.verdict === 'fail') : ''}
 ${input.original ? `<section class="state original"><h2>${esc(t('originalTitle'))}</h2><p>${esc(t('originalLine'))}</p></section>` : ''}
 ${pending || input.fix?.state === 'rejected' ? '' : `<p class="verdict-line">${esc(t(report.verdict === 'pass' ? 'verdictLinePass' : report.verdict === 'warn' ? 'verdictLineWarn' : 'verdictLineFail'))}</p>`}
 ${fileFindings.length ? `<section class="file-findings" aria-labelledby="file-findings"><h2 id="file-findings">${esc(t('fileFindings'))}</h2>${findingList(fileFindings, t)}</section>` : ''}
@@ -104,17 +104,21 @@ ${report.pages.map((p) => partSection(input, p, designs)).join('\n')}
 `;
 }
 
-function fixBlock(fix: FixState, t: UiFormatter): string {
+function fixBlock(fix: FixState, t: UiFormatter, stillFails: boolean): string {
   const date = fix.at ?? new Date(0);
   const [title, line] =
-    fix.state === 'pending'
+    // A fixed file that still fails is printed by no one, whatever its approval says.
+    stillFails && fix.state !== 'rejected'
+      ? [t('changes'), t('stateStillFailsLine')]
+      : fix.state === 'pending'
       ? [t('statePendingTitle'), t('statePendingLine')]
       : fix.state === 'approved'
         ? [t('stateApprovedTitle'), t('stateApprovedLine', { date })]
         : fix.state === 'rejected'
           ? [t('stateRejectedTitle'), t('stateRejectedLine', { date })]
           : [t('stateAutoTitle'), t('stateAutoLine')];
-  return `<section class="state ${fix.state}" aria-labelledby="fix-state"><h2 id="fix-state">${esc(title)}</h2><p>${esc(line)}</p>${fix.changes.length ? `<h3>${esc(t('changes'))}</h3><ul class="changes">${fix.changes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''}</section>`;
+  const heading = stillFails && fix.state !== 'rejected' ? '' : `<h3>${esc(t('changes'))}</h3>`;
+  return `<section class="state ${stillFails && fix.state !== 'rejected' ? 'rejected' : fix.state}" aria-labelledby="fix-state"><h2 id="fix-state">${esc(title)}</h2><p>${esc(line)}</p>${fix.changes.length ? `${heading}<ul class="changes">${fix.changes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''}</section>`;
 }
 
 function findingList(findings: readonly Finding[], t: UiFormatter): string {
