@@ -254,11 +254,11 @@ const CSS = `
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
 code{font:13px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .banner{display:flex;gap:24px;align-items:center;padding:20px 32px;color:#fff}
-.banner.pass{background:var(--ok)}.banner.warn{background:#bf8700}.banner.fail{background:var(--err)}
+.banner.pass{background:#116329}.banner.warn{background:#7d4e00}.banner.fail{background:#a40e26}
 .verdict{font-size:30px;font-weight:700;padding:6px 18px;border:3px solid rgba(255,255,255,.85);border-radius:10px;white-space:nowrap}
 .what{flex:1;min-width:0}.what h1{margin:0;font-size:20px;word-break:break-all}.what p{margin:2px 0 0;opacity:.95}
 .counts{list-style:none;margin:0;padding:0;display:flex;gap:8px}
-.counts li{background:rgba(255,255,255,.18);border-radius:999px;padding:4px 12px;font-weight:600;white-space:nowrap}
+.counts li{background:rgba(0,0,0,.22);border-radius:999px;padding:4px 12px;font-weight:600;white-space:nowrap}
 main{max-width:1280px;margin:0 auto;padding:20px 24px}
 section{background:#fff;border:1px solid var(--line);border-radius:10px;margin:0 0 18px;padding:16px 20px}
 h2{margin:0 0 12px;font-size:18px;display:flex;align-items:center;gap:8px}

@@ -291,6 +291,12 @@ describe('the record keeps both, and the customer always gets a page', () => {
       expect((await sharp(Buffer.from(await res.arrayBuffer())).metadata()).format).toBe('png');
     }
     expect((await fetch(`${service.url}/v1/checks/${check.id}/mockup/hood-left.png`)).status).toBe(404);
+    // The technical report for print professionals, in English, no less accessible.
+    const prepress = await open(`${view.links.original}?view=prepress`, 1280);
+    expect(await prepress.evaluate('document.documentElement.lang')).toBe('en');
+    expect(await prepress.evaluate("document.querySelector('[data-code=\"page-order-mismatch\"]') !== null")).toBe(true);
+    expect(await axeViolations(prepress), 'the technical report').toEqual([]);
+    await prepress.close();
   });
 
   it('a language we do not have: the page, in English (or the check\'s language), saying so; never an error page', async () => {
