@@ -144,10 +144,10 @@ h2{font-size:1.2rem;margin:1.25rem 0 .5rem}
 ul{padding-left:1.25rem}li{margin:.2rem 0}
 .remaining .error strong{color:var(--bad)}
 .moved{background:#ddf4ff;border-left:4px solid var(--accent);padding:.4rem .6rem;margin:.25rem 0 .75rem}
-.pair{display:grid;grid-template-columns:1fr;gap:12px}
-@media (min-width:640px){.pair{grid-template-columns:1fr 1fr}}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:8px}
+@media (min-width:640px){.pair{gap:12px}}
 figure{margin:0}
-.pair figure,.mockup,.closeups{border:1px solid var(--line);border-radius:8px;padding:8px;background:#fff}
+.pair figure,.mockup,.closeups{border:1px solid var(--line);border-radius:8px;padding:6px;background:#fff;min-width:0}
 figcaption{font-size:.95rem;margin-bottom:6px}
 img{max-width:100%;height:auto;display:block;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px}
 .none{color:var(--muted)}
