@@ -145,16 +145,16 @@ export const en: Catalogue = {
     },
     'page-count-mismatch': {
       title: 'Wrong number of pages',
-      problem: '{layers, plural, one {# side is} other {# sides are}} printed on {product_your}, and your file has {pages, plural, one {# page} other {# pages}}.',
-      production: 'Each page is printed on one side, in order; with a different number of pages, {product_your} cannot be printed as intended.',
-      advice: 'Make one page per printed side, in the order of the product, and upload the file again.',
+      problem: '{layers, plural, one {# part is} other {# parts are}} printed on {product_your}, and your file has {pages, plural, one {# page} other {# pages}}.',
+      production: 'Each page is printed on one part, in order; with a different number of pages, {product_your} cannot be printed as intended.',
+      advice: 'Make one page per printed part, in the order of the product, and upload the file again.',
     },
     'page-order-mismatch': {
       title: 'The pages are in the wrong order',
       problem: 'Going by their sizes, your designs belong in another order: {placement}.',
-      production: 'Each page is printed on the side in the same position, so your designs would land on the wrong sides.',
-      advice: 'Put the pages in the order of the sides of {product_your}.',
-      fixed: 'We put the pages in the order of the sides of {product_your}. Please check that each design is on the right side.',
+      production: 'Each page is printed on the part in the same position, so your designs would land on the wrong parts.',
+      advice: 'Put the pages in the order of the parts of {product_your}.',
+      fixed: 'We put the pages in the order of the parts of {product_your}. Please check that each design is on the right part.',
     },
     'page-size-mismatch': {
       title: '{layer_Design} has the wrong size',

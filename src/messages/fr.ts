@@ -148,16 +148,16 @@ export const fr: Catalogue = {
     },
     'page-count-mismatch': {
       title: 'Nombre de pages incorrect',
-      problem: 'L’impression {product_deVotre} comporte {layers, plural, one {# face} other {# faces}}, et votre fichier compte {pages, plural, one {# page} other {# pages}}.',
-      production: 'Chaque page est imprimée sur une face, dans l’ordre ; avec un autre nombre de pages, impossible d’imprimer {product_votre} comme prévu.',
-      advice: 'Prévoyez une page par face imprimée, dans l’ordre du produit, puis envoyez de nouveau le fichier.',
+      problem: 'L’impression {product_deVotre} comporte {layers, plural, one {# partie} other {# parties}}, et votre fichier compte {pages, plural, one {# page} other {# pages}}.',
+      production: 'Chaque page est imprimée sur une partie, dans l’ordre ; avec un autre nombre de pages, impossible d’imprimer {product_votre} comme prévu.',
+      advice: 'Prévoyez une page par partie imprimée, dans l’ordre du produit, puis envoyez de nouveau le fichier.',
     },
     'page-order-mismatch': {
       title: 'Les pages ne sont pas dans le bon ordre',
       problem: 'D’après leurs formats, vos motifs vont dans un autre ordre : {placement}.',
-      production: 'Chaque page est imprimée sur la face qui occupe la même position : vos motifs se retrouveraient sur les mauvaises faces.',
-      advice: 'Placez les pages dans l’ordre des faces {product_deVotre}.',
-      fixed: 'Nous avons placé les pages dans l’ordre des faces {product_deVotre}. Vérifiez que chaque motif est sur la bonne face.',
+      production: 'Chaque page est imprimée sur la partie qui occupe la même position : vos motifs se retrouveraient sur les mauvaises parties.',
+      advice: 'Placez les pages dans l’ordre des parties {product_deVotre}.',
+      fixed: 'Nous avons placé les pages dans l’ordre des parties {product_deVotre}. Vérifiez que chaque motif est sur la bonne partie.',
     },
     'page-size-mismatch': {
       title: '{layer_Motif} n’a pas le bon format',

@@ -215,7 +215,7 @@ export const it: Catalogue = {
     },
     'page-blank': {
       title: '{layer_Il} {layer_gender, select, fp {sono vuote} mp {sono vuoti} f {è vuota} p {è vuota} other {è vuoto}}',
-      problem: '{layer_Design} è bianco.',
+      problem: '{layer_Design} è vuoto.',
       production: '{layer_Il} {layer_gender, select, f {verrà stampata} fp {verranno stampate} mp {verranno stampati} p {verrà stampata} other {verrà stampato}} senza design.',
       advice: 'Se {layer_il} deve avere un design, aggiungilo nella pagina corrispondente.',
     },

@@ -112,7 +112,7 @@ describe('customer message catalogue', () => {
     const pt = await customerMessage({ code: 'file-too-large', page: null, layer: null, details, message: 'x' }, target, 'pt');
     expect(pt.problem).toBe('O ficheiro tem 61,2 MB; o limite é 50 MB.');
     const en = await customerMessage({ code: 'page-count-mismatch', page: null, layer: null, details: { pages: 1, layers: 2 }, message: 'x' }, target, 'en');
-    expect(en.problem).toBe('2 sides are printed on your T-shirt, and your file has 1 page.');
+    expect(en.problem).toBe('2 parts are printed on your T-shirt, and your file has 1 page.');
     expect((await customerMessage({ code: 'page-blank', page: 3, layer: null, message: 'x' }, target, 'pt')).title).toBe('A página 3 está vazia');
     expect((await customerMessage({ code: 'colour-space-not-rgb', page: 3, layer: 'left-sleeve', message: 'x' }, target, 'de')).title).toBe('Die Farben auf dem Ärmel links werden umgewandelt');
     expect((await customerMessage({ code: 'file-too-large', page: null, layer: null, details, message: 'x' }, target, 'fr')).problem).toBe('Le fichier pèse 61,2\u202fMo\u202f; la limite est de 50\u202fMo.');
