@@ -1,5 +1,5 @@
 import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMode, type Policy } from '../rules/policy.js';
-import { LOCALES, LocaleSchema, type Locale } from '../messages/locales.js';
+import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../messages/locales.js';
 import { UnknownTargetError } from '../errors.js';
 import type { Target } from '../profile/registry.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
@@ -208,10 +208,15 @@ export function fixFlag(value: string | undefined): FixMode | undefined {
   return parsed.data;
 }
 
-/** --locale en|pt|es. */
+/**
+ * --locale: one of the languages (`en`, `pt`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`), or a
+ * BCP 47 tag matched to one (`es-MX` → `es`, `pt_br` → `pt-BR`); another language is a usage error.
+ */
 export function localeFlag(value: string | undefined): Locale | undefined {
   if (value === undefined) return undefined;
   const parsed = LocaleSchema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`--locale must be one of ${LOCALES.join(', ')}, got "${value}"`);
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const matched = matchLocale(value);
+  if (!matched) throw new UsageError(`--locale must be one of ${LOCALES.join(', ')} (or a regional tag of one, such as es-MX), got "${value}"`);
+  return matched;
 }

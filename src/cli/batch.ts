@@ -38,7 +38,8 @@ ${POOL_LIMITS_HELP}
                       with --redis the workers fix, into the shared <out>/fixed/
   --policy CODE=ACTION
                       action for a finding code in this run: reject, warn, fix or off (repeatable)
-  --locale en|pt|es   add customer messages in this language to every finding
+  --locale L          add customer messages in this language to every finding (en, pt-PT,
+                      pt-BR, es, fr, de, it; pt is pt-PT)
   --watch             hot folder: judge new files once complete and move them to
                       <out>/pass/, <out>/warn/ or <out>/fail/ with their reports
   --redis URL         judge the files on the fleet's workers (print-preflight worker) through

@@ -1,6 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
+import type { Locale } from '../messages/locales.js';
+import type { Preview } from '../flow/preflight.js';
+import type { Report } from '../report/schema.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
 
@@ -14,7 +17,10 @@ Options:
   --json              print the report as JSON
   --severity CODE=LEVEL  override a finding's severity (error, warning, info, off); repeatable
   --policy CODE=ACTION   a finding's action: reject, warn, fix (marked; \`fix\` and \`batch --fix\` fix it) or off; repeatable
-  --locale en|pt|es      add the customer's message to every finding (--json)
+  --locale L          the customer's language (en, pt-PT, pt-BR, es, fr, de, it; pt is pt-PT;
+                      a BCP 47 tag such as es-MX takes its language): every finding gets its
+                      customer message (--json), the text and --html report are the customer's,
+                      in that language
 ${FAIL_ON_HELP}
   --min-ppi N         effective resolution at the printed size below which an image is a warning
                       (default from the profile: 100)
@@ -134,9 +140,11 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     await pool?.destroy();
   }
   const { report, previews } = result;
+  // With --locale, the customer's pages: report.html and the text in their language.
+  const customer = locale ? await customerOutput(values.profiles, target, locale) : null;
   if (values.html) {
     try {
-      await writeFile(values.html, renderHtml(report, previews));
+      await writeFile(values.html, customer ? await customer.html(report, previews) : renderHtml(report, previews));
     } catch (error) {
       throw new UsageError(`cannot write ${values.html} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
@@ -147,8 +155,27 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     say(io, `Wrote ${written} preview${written === 1 ? '' : 's'} into ${values.previews}`);
   }
   if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else if (customer) io.stdout(customer.text(report, { colour: io.isTTY && !values['no-colour'] && !values['no-color'] && !process.env.NO_COLOR, ...(io.columns ? { width: io.columns } : {}) }));
   else io.stdout(renderText(report, { colour: io.isTTY && !values['no-colour'] && !values['no-color'] && !process.env.NO_COLOR, ...(io.columns ? { width: io.columns } : {}) }));
   return fails(report.verdict, failOn) ? 1 : 0;
+}
+
+/** The customer's report in a locale: its text, and report.html with each part's mockup. */
+async function customerOutput(profiles: string | undefined, target: Parameters<typeof import('../flow/preflight.js').preflightWithPreviews>[1], locale: Locale) {
+  const [{ registryFrom }, { uiFormatter }, { renderCustomerText }, { customerReportPage }, { layerMockups }] = await Promise.all([
+    import('../profile/load.js'),
+    import('../messages/catalogue.js'),
+    import('../report/customer-text.js'),
+    import('../report/customer-pages.js'),
+    import('../report/mockup.js'),
+  ]);
+  const resolved = (await registryFrom(profiles)).resolve(target);
+  const t = await uiFormatter(locale);
+  return {
+    text: (report: Report, options: { colour?: boolean; width?: number }) => renderCustomerText(report, t, resolved.profile, options),
+    html: async (report: Report, previews: ReadonlyMap<number, Preview>) =>
+      customerReportPage({ report, which: 'after', images: previews, mockups: await layerMockups(report, previews, resolved), record: {}, profile: resolved.profile, locale }),
+  };
 }
 
 /** Files read here: over this size a worker reads the structure. */

@@ -14,7 +14,7 @@ import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../rules/codes.js';
 import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, isFixable, type FixMode } from '../rules/policy.js';
 import { readSource } from '../source/read.js';
-import { customerMessage } from '../messages/catalogue.js';
+import { changeText, formatMegabytes } from '../messages/catalogue.js';
 import { preflightWithPreviews, type Preview } from './preflight.js';
 import { downloadSource, type NetworkOptions } from './preflight-url.js';
 
@@ -59,7 +59,29 @@ export type CheckAndFixOptions = PreflightOptions & {
   rotate?: 'cw' | 'ccw';
   /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
   fit?: 'contain' | 'cover' | 'stretch';
+  /** The name the fixed file's report gives it (default: the input's name with `.fixed.pdf`, {@link fixedFileName}). */
+  fixedPath?: string;
 };
+
+/**
+ * The name of a fixed file, for its report: the input's name with `.fixed` before `.pdf`
+ * (`order-12/design.pdf` → `order-12/design.fixed.pdf`; a URL gives its last segment, as the
+ * fixed file is served elsewhere). Null stays null (bytes from memory).
+ * @example
+ * fixedFileName('apparel.pdf'); // 'apparel.fixed.pdf'
+ */
+export function fixedFileName(path: string | null): string | null {
+  if (path === null) return null;
+  let name = path;
+  if (/^https?:\/\//i.test(path)) {
+    try {
+      name = decodeURIComponent(new URL(path).pathname.split('/').pop() ?? '') || 'download.pdf';
+    } catch {
+      name = 'download.pdf';
+    }
+  }
+  return /\.pdf$/i.test(name) ? name.replace(/\.pdf$/i, '.fixed.pdf') : `${name}.fixed.pdf`;
+}
 
 /**
  * Checks a file, fixes what the policy says to fix, checks the fixed file again.
@@ -69,7 +91,7 @@ export type CheckAndFixOptions = PreflightOptions & {
  * else if (out.report.verdict !== 'fail' && out.fixed) await writeFile('fixed.pdf', out.fixed.bytes);
  */
 export async function checkAndFix(input: string | Uint8Array, target: Target, options: CheckAndFixOptions): Promise<CheckAndFixResult> {
-  const { fix: mode, rotate, fit, ...preflightOptions } = options;
+  const { fix: mode, rotate, fit, fixedPath: _fixedPath, ...preflightOptions } = options;
   if (!FixModeSchema.safeParse(mode).success) throw new InvalidArgumentError(`fix must be "auto" or "approve", not ${JSON.stringify(mode)}`);
   const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
@@ -88,21 +110,17 @@ export async function checkAndFix(input: string | Uint8Array, target: Target, op
   const made = await fix(source.bytes, target, { ...fixOptions.data, codes, approve: 'all', recheck: false }, { ...opts, locale: undefined });
   // No fixed file: the fixes the policy asked for and why each was not made stay with the result.
   if (!made.bytes) return { ...unchanged, fixed: null, ...(made.refused.length ? { refused: made.refused } : {}) };
-  const after = await preflightWithPreviews(made.bytes, target, opts);
+  // The fixed file's report names it as the fixed file (its checksum is the fixed file's).
+  const after = await preflightWithPreviews(made.bytes, target, { ...opts, path: options.fixedPath ?? fixedFileName(opts.path ?? null) });
   const refused = [...made.refused];
   noteRemaining(made.changes, refused, after.report);
   const changes: FlowChange[] = await Promise.all(
     made.changes.map(async (change) => {
       const needsApproval = approval.has(change.code);
       if (!opts.locale) return { ...change, needsApproval };
-      const finding = first.report.findings.find((f) => f.code === change.code && (change.page === null || f.page === change.page));
-      const message = await customerMessage(
-        { code: change.code, page: change.page, layer: finding?.layer ?? null, details: finding?.details, message: change.action },
-        resolved.profile,
-        opts.locale,
-        { size: `${new Intl.NumberFormat(opts.locale, { maximumFractionDigits: 1 }).format(made.bytes!.length / 1_000_000)} MB` },
-      );
-      return { ...change, needsApproval, customer: message.fixed ?? message.problem };
+      // A change's page is a page of the fixed file: its layer is that page's, the finding behind it the original page's that became it.
+      const customer = await changeText(change, { before: first.report, after: after.report }, resolved.profile, opts.locale, { size: formatMegabytes(made.bytes!.length, opts.locale) });
+      return { ...change, needsApproval, customer };
     }),
   );
   const sha256 = createHash('sha256').update(made.bytes).digest('hex');

@@ -14,6 +14,8 @@ import type { PreflightPool } from '../pool/pool.js';
 import { preflightWithPreviews, type Preview } from '../flow/preflight.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
+import { registryFrom } from '../profile/load.js';
+import { keepRunPages } from './pages.js';
 import type { Report } from '../report/schema.js';
 import { preflightUrlWithPreviews, type NetworkOptions } from '../flow/preflight-url.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
@@ -117,7 +119,8 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
   const current = await store.readRecord(job.id);
   if (!current || current.status !== 'running' || current.run !== run) return current ?? claimed;
   const fixedState = result.fixed ? await writeFixed(job, ctx, result) : null;
-  await store.writeResult(job.id, { report, html: renderHtml(report, previews), previews: job.options.previews ? previews : new Map() });
+  const html = await customerPages(job, ctx, result, fixedState);
+  await store.writeResult(job.id, { report, html, previews: job.options.previews ? previews : new Map() });
   const done = await ours((r) =>
     released({
       ...r,
@@ -168,6 +171,23 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
           ? { state, at, reason: 'The fixed file still fails its checks, so it is not used: upload a new file.' }
           : { state, at },
   };
+}
+
+/**
+ * report.html of the run in the check's locale (the customer's report; the original's beside it
+ * for a fixed file) and the mockups the pages show. A page that cannot be made leaves the
+ * technical report in its place: the check's answer never waits on its pictures.
+ */
+async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fixedState: Pick<CheckRecord, 'fixed' | 'approval'> | null): Promise<string> {
+  try {
+    const resolved = (await registryFrom(ctx.profiles)).resolve(job.target);
+    const out = result.fixed;
+    const pages = await keepRunPages(ctx.store, job, resolved, { ...fixedState, finishedAt: new Date().toISOString() }, { report: result.report, previews: result.previews }, out ? { report: out.before, previews: out.beforePreviews } : null);
+    if (pages.originalHtml !== null) await ctx.store.writeOriginalHtml(job.id, pages.originalHtml);
+    return pages.html;
+  } catch {
+    return renderHtml(result.report, result.previews);
+  }
 }
 
 async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {

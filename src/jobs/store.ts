@@ -319,6 +319,51 @@ export class JobStore {
     return new Map([...out].sort(([a], [b]) => a - b));
   }
 
+  /**
+   * What the customer's pages show of a report (the fixed or only report: `after`; the original
+   * of a fixed file: `before`): the mockup of each page (`mockups/<n>.png`) and, when the check
+   * keeps no previews, the pictures report.html shows (`report-pages/`, never served as previews).
+   * Idempotent.
+   */
+  async writeCustomerImages(id: string, which: 'after' | 'before', images: { mockups: ReadonlyMap<number, { bytes: Uint8Array }>; previews?: ReadonlyMap<number, Preview> }): Promise<void> {
+    const dir = which === 'before' ? join(this.checkDir(id), 'before') : this.checkDir(id);
+    for (const [n, m] of images.mockups) await writeDurable(join(dir, 'mockups', `${n}.png`), m.bytes);
+    for (const [n, p] of images.previews ?? []) await writeDurable(join(dir, 'report-pages', `${n}.${p.format}`), p.bytes);
+  }
+
+  /** The mockups of a report's pages, by page number. */
+  async mockups(id: string, which: 'after' | 'before' = 'after'): Promise<Map<number, string>> {
+    const folder = join(which === 'before' ? join(this.checkDir(id), 'before') : this.checkDir(id), 'mockups');
+    const names = await readdir(folder).catch(() => [] as string[]);
+    const out = new Map<number, string>();
+    for (const name of names) {
+      const m = /^(\d+)\.png$/.exec(name);
+      if (m) out.set(Number(m[1]), join(folder, name));
+    }
+    return new Map([...out].sort(([a], [b]) => a - b));
+  }
+
+  /** The pictures a report's pages show: its previews, else those kept for report.html only. */
+  async reportImages(id: string, which: 'after' | 'before' = 'after'): Promise<Map<number, { file: string; format: string }>> {
+    const out = await this.previews(id, which);
+    const folder = join(which === 'before' ? join(this.checkDir(id), 'before') : this.checkDir(id), 'report-pages');
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      const m = /^(\d+)\.(png|webp)$/.exec(name);
+      if (m && !out.has(Number(m[1]))) out.set(Number(m[1]), { file: join(folder, name), format: m[2]! });
+    }
+    return new Map([...out].sort(([a], [b]) => a - b));
+  }
+
+  /** The original's report.html of a check that fixed its file (`before/report.html`). */
+  originalHtmlFile(id: string): string {
+    return join(this.checkDir(id), 'before', 'report.html');
+  }
+
+  /** Writes the original's report.html of a check that fixed its file. Idempotent. */
+  async writeOriginalHtml(id: string, html: string): Promise<void> {
+    await writeDurable(this.originalHtmlFile(id), html);
+  }
+
   /** Deletes a check: its folder, its upload and its entry by URL (its fixed file stays: see {@link sweep}). */
   async remove(id: string): Promise<boolean> {
     const record = await this.readRecord(id);

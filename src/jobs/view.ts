@@ -33,21 +33,27 @@ export const CheckViewSchema = z
     fixRefused: z.array(RefusedFixSchema).optional(),
     /** Where the approval of the fixed file stands; null when there is nothing to approve. */
     approval: ApprovalStateSchema.nullable(),
-    /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, its report (the original's is on the approval page). */
+    /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, the fixed file's report (named `<name>.fixed.pdf`, its SHA-256 the fixed file's); the original's is `original`. */
     report: ReportSchema.nullable(),
+    /** For a check that fixed its file: the report on the file as it was sent (its own SHA-256). Absent otherwise. */
+    original: ReportSchema.nullable().optional(),
     links: z.strictObject({
       self: z.string(),
       html: z.string().nullable(),
       previews: z.array(z.string()),
       /** The approval page (no API key: the token is the secret), when the check fixed the file. */
       approval: z.string().nullable().optional(),
+      /** The original's report.html, when the check fixed the file. */
+      original: z.string().nullable().optional(),
+      /** Each layer's mockup (`/v1/checks/{id}/mockup/{layer}.png`), when the check rendered its pages. */
+      mockups: z.array(z.string()).optional(),
     }),
   });
 
 export type CheckView = z.infer<typeof CheckViewSchema>;
 
-/** Builds the API's view of a check; `pages` are the page numbers that have a preview. */
-export function checkView(record: CheckRecord, report: Report | null, pages: readonly number[]): CheckView {
+/** Builds the API's view of a check; `pages` are the page numbers that have a preview; `original` the original's report of a fixed check. */
+export function checkView(record: CheckRecord, report: Report | null, pages: readonly number[], original: Report | null = null): CheckView {
   const self = `/v1/checks/${record.id}`;
   return {
     id: record.id,
@@ -63,11 +69,14 @@ export function checkView(record: CheckRecord, report: Report | null, pages: rea
     ...(record.fixRefused?.length ? { fixRefused: record.fixRefused } : {}),
     approval: record.approval ?? null,
     report,
+    ...(original ? { original } : {}),
     links: {
       self,
       html: report ? `${self}/report.html` : null,
       previews: pages.map((n) => `${self}/pages/${n}`),
       ...(record.token ? { approval: `/v1/approvals/${record.token}` } : {}),
+      ...(original ? { original: `${self}/original/report.html` } : {}),
+      ...(report?.pages.some((p) => p.raster && p.layer) ? { mockups: [...new Set(report.pages.filter((p) => p.raster && p.layer).map((p) => p.layer!))].map((l) => `${self}/mockup/${l}.png`) } : {}),
     },
   };
 }

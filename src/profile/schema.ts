@@ -2,13 +2,29 @@ import { z } from 'zod';
 import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
 import { ApprovalSchema, PolicySchema } from '../rules/policy.js';
 import { LOCALES } from '../messages/locales.js';
+import { GENDERS } from '../messages/genders.js';
+import { PANEL_SHAPES } from './shapes.js';
 
 const id = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and hyphens, e.g. "t-shirt"');
 
-/** A name in other languages than English, by locale (`{ "pt": "Camiseta", "es": "Camiseta" }`): what customer messages call it. */
-export const LocalNamesSchema = z.partialRecord(z.enum(LOCALES), z.string().min(1).max(200));
+/**
+ * A name in one language: the text, or the text and its grammatical gender (`m`, `f`, `n`, or a
+ * plural `mp`, `fp`, `np`), which sentences need for the article and agreement ("la espalda",
+ * "auf dem Ärmel links", "as costas").
+ */
+export const LocalNameSchema = z.union([
+  z.string().min(1).max(200),
+  z.strictObject({ name: z.string().min(1).max(200), gender: z.enum(GENDERS).describe('Grammatical gender and number: m, f, n; mp, fp, np for a plural') }),
+]);
+
+/**
+ * A name in other languages, by locale (`{ "pt-BR": { "name": "Camiseta", "gender": "f" }, "de": { "name": "T-Shirt", "gender": "n" } }`):
+ * what the customer's report, approval page and messages call it. `pt` and `pt-PT` are European
+ * Portuguese; `en` may give the English name its gender (a plural: "Curtains").
+ */
+export const LocalNamesSchema = z.partialRecord(z.enum(LOCALES), LocalNameSchema);
 
 const positiveMm = z.number().positive().max(100_000);
 
@@ -37,6 +53,10 @@ export const LayerSchema = z
       .describe(
         'Safe margin of this layer: distance inside the trim that text and important content keep clear of, because it is sewn into the seam or cut (content-in-seam-zone). Default: the profile limits’ safeMarginMm; none: the check is off for the layer',
       ),
+    shape: z
+      .enum(PANEL_SHAPES)
+      .optional()
+      .describe('The shape of this part on the finished product, for mockups (the cut of a garment piece, or a flat panel). Default: panel'),
   })
   .strict();
 

@@ -1,124 +1,166 @@
 /**
  * The approval page: what a platform links its customer to when a check fixed their file and waits
- * for approval. Each layer before and after, side by side; the changes and the remaining findings
- * in the customer's words; two buttons that post a plain form (no script). Self-contained: previews
- * are inlined as data: URIs, every text from the file or the profile is escaped.
+ * for approval. Each part of the product with the ORIGINAL page that became it beside the page as
+ * it will print (paired by design, through a reorder, a turn or a scaling), each change up close
+ * where it happened, the design drawn on the product, and two buttons that post a plain form (no
+ * script). Once decided, the outcome stands at the top. Everything is in the customer's language;
+ * self-contained (images as data: URIs); every text from the file or the profile is escaped.
  */
-import type { Preview } from '../flow/preflight.js';
-import type { Locale } from '../messages/locales.js';
-import type { Report } from './schema.js';
+import type { UiFormatter } from '../messages/catalogue.js';
 import { escapeHtml as esc } from '../util/text.js';
 
-const UI: Record<Locale, Record<'heading' | 'intro' | 'before' | 'after' | 'changes' | 'remaining' | 'approve' | 'reject' | 'reason' | 'approved' | 'rejected' | 'page', string>> = {
-  en: {
-    heading: 'Please check the changes to your design',
-    intro: 'We changed your file so that it prints correctly. Compare each side before and after, then approve or reject the changes.',
-    before: 'Before',
-    after: 'After',
-    changes: 'What we changed',
-    remaining: 'Still to note',
-    approve: 'Approve the changes',
-    reject: 'Reject the changes',
-    reason: 'Why (optional)',
-    approved: 'You approved the changes. Thank you!',
-    rejected: 'You rejected the changes. Your original file will not be printed as it is; please upload a new file.',
-    page: 'Page',
-  },
-  pt: {
-    heading: 'Verifique as alterações ao seu design',
-    intro: 'Alterámos o seu ficheiro para que seja impresso corretamente. Compare cada lado antes e depois e aprove ou rejeite as alterações.',
-    before: 'Antes',
-    after: 'Depois',
-    changes: 'O que alterámos',
-    remaining: 'A ter em conta',
-    approve: 'Aprovar as alterações',
-    reject: 'Rejeitar as alterações',
-    reason: 'Porquê (opcional)',
-    approved: 'Aprovou as alterações. Obrigado!',
-    rejected: 'Rejeitou as alterações. O ficheiro original não será impresso assim; envie um novo ficheiro.',
-    page: 'Página',
-  },
-  es: {
-    heading: 'Revise los cambios en su diseño',
-    intro: 'Hemos cambiado su archivo para que se imprima correctamente. Compare cada cara antes y después, y apruebe o rechace los cambios.',
-    before: 'Antes',
-    after: 'Después',
-    changes: 'Qué hemos cambiado',
-    remaining: 'A tener en cuenta',
-    approve: 'Aprobar los cambios',
-    reject: 'Rechazar los cambios',
-    reason: 'Por qué (opcional)',
-    approved: 'Ha aprobado los cambios. ¡Gracias!',
-    rejected: 'Ha rechazado los cambios. Su archivo original no se imprimirá así; suba un archivo nuevo.',
-    page: 'Página',
-  },
-};
-
-export interface ApprovalPageInput {
-  locale: Locale;
-  /** Product and layer names in the locale. */
-  product: string;
-  layerNames: ReadonlyMap<string, string>;
-  before: Report;
-  after: Report;
-  beforePreviews: ReadonlyMap<number, Preview>;
-  afterPreviews: ReadonlyMap<number, Preview>;
-  /** The changes, in the customer's words (or technical when no locale was asked for). */
-  changes: readonly { page: number | null; text: string }[];
-  /** Where the form posts: `…/approve` and `…/reject` are appended. */
-  action: string;
-  /** `pending` shows the buttons; `approved`/`rejected` the outcome. */
-  state: 'pending' | 'approved' | 'rejected' | 'auto';
+/** An image on the page. */
+export interface PageImage {
+  bytes: Uint8Array;
+  format: 'png' | 'webp';
+  widthPx: number;
+  heightPx: number;
 }
 
-const img = (p: Preview | undefined, alt: string) =>
-  p ? `<img alt="${esc(alt)}" src="data:image/${p.format};base64,${Buffer.from(p.bytes).toString('base64')}"${p.widthPx > 0 ? ` width="${p.widthPx}" height="${p.heightPx}"` : ''}>` : `<div class="none">—</div>`;
+/** One part of the product: the original page that became it, and the page as it will print. */
+export interface ApprovalPart {
+  /** The part's name in the locale. */
+  name: string;
+  /** Page of the fixed file, and the original page that became it. */
+  afterPage: number;
+  beforePage: number | null;
+  before: PageImage | null;
+  after: PageImage | null;
+  beforeAlt: string;
+  afterAlt: string;
+  /** Said when the design came from another page of the file ("This design was on page 3…"). */
+  moved: string | null;
+  /** The changes made on this part, in the customer's words. */
+  changes: string[];
+  /** Each change up close: the same spot before and after. */
+  closeUps: { before: PageImage; after: PageImage }[];
+  mockup: PageImage | null;
+  mockupAlt: string;
+}
+
+export interface ApprovalPageInput {
+  t: UiFormatter;
+  /** A language asked for that the page is not in, said at the top (in the page's language). */
+  notice: string | null;
+  /** "T-shirt, size M". */
+  productLine: string;
+  /** Values for the intro: the product's forms (`product_…`). */
+  productValues: Record<string, string>;
+  /** Every change, in the customer's words (one line per distinct text). */
+  changes: readonly string[];
+  /** What the fixed file still has to note. */
+  remaining: readonly { severity: 'error' | 'warning' | 'info'; title: string; text: string }[];
+  parts: readonly ApprovalPart[];
+  /** Where the forms post: `…/approve` and `…/reject` are appended. */
+  action: string;
+  /** A query the forms post with (`?locale=pt-BR`: the outcome comes in the language the page was read in). */
+  actionQuery?: string;
+  /** `pending` shows the buttons; the others the outcome, at the top. */
+  state: 'pending' | 'approved' | 'rejected' | 'auto';
+  /** When it was decided. */
+  decidedAt: Date | null;
+  /** The fixed file still fails: there was nothing to approve. */
+  stillFails?: boolean;
+}
+
+const src = (p: PageImage) => `data:image/${p.format};base64,${Buffer.from(p.bytes).toString('base64')}`;
+const img = (p: PageImage | null, alt: string, cls = '') =>
+  p ? `<img${cls ? ` class="${cls}"` : ''} alt="${esc(alt)}" src="${src(p)}"${p.widthPx > 0 ? ` width="${p.widthPx}" height="${p.heightPx}"` : ''}>` : '';
 
 /**
  * The approval page's HTML.
  * @example
- * const html = renderApproval({ locale: 'pt', product: 'T-shirt', layerNames, before, after, beforePreviews, afterPreviews, changes, action: '/v1/approvals/abc', state: 'pending' });
+ * const html = renderApproval({ t: await uiFormatter('pt-BR'), notice: null, productLine: 'Camiseta, tamanho M', productValues, changes, remaining: [], parts, action: '/v1/approvals/abc', state: 'pending', decidedAt: null });
  */
 export function renderApproval(input: ApprovalPageInput): string {
-  const t = UI[input.locale];
-  const pages = Math.max(input.before.pages.length, input.after.pages.length);
-  const rows: string[] = [];
-  for (let n = 1; n <= pages; n++) {
-    const layer = input.after.pages[n - 1]?.layer ?? input.before.pages[n - 1]?.layer ?? null;
-    const name = (layer && input.layerNames.get(layer)) ?? `${t.page} ${n}`;
-    const beforePage = input.before.pages.find((p) => p.index === n);
-    // Pages were reordered: show the original page that became this one, if the report knows it.
-    rows.push(`<section class="layer" data-page="${n}"><h2>${esc(name)}</h2><div class="pair"><figure class="before"><figcaption>${esc(t.before)}</figcaption>${img(beforePage ? input.beforePreviews.get(n) : undefined, `${name} — ${t.before}`)}</figure><figure class="after"><figcaption>${esc(t.after)}</figcaption>${img(input.afterPreviews.get(n), `${name} — ${t.after}`)}</figure></div></section>`);
-  }
-  const changes = input.changes.map((c) => `<li>${esc(c.text)}</li>`).join('');
-  const remaining = input.after.findings
-    .map((f) => (f.customer ? `<li class="${esc(f.severity)}"><strong>${esc(f.customer.title)}</strong> ${esc(f.customer.production)} ${esc(f.customer.advice)}</li>` : `<li class="${esc(f.severity)}">${esc(f.message)}</li>`))
-    .join('');
-  const outcome =
-    input.state === 'pending'
-      ? `<!--actions--><div class="actions"><form method="post" action="${esc(input.action)}/approve"><button type="submit" class="approve">${esc(t.approve)}</button></form><form method="post" action="${esc(input.action)}/reject"><label>${esc(t.reason)} <input name="reason" maxlength="1000"></label><button type="submit" class="reject">${esc(t.reject)}</button></form></div><!--/actions-->`
-      : outcomeBlock(input.state, input.locale);
+  const { t } = input;
+  const parts = input.parts.map((p) => partSection(input, p)).join('\n');
+  const changes = input.changes.map((c) => `<li>${esc(c)}</li>`).join('');
+  const remaining = input.remaining.map((f) => `<li class="${f.severity}"><strong>${esc(f.title)}</strong> ${esc(f.text)}</li>`).join('');
+  const decided = input.state !== 'pending';
   return `<!doctype html>
-<html lang="${input.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${esc(t.heading)} — ${esc(input.product)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:1rem;color:#222}.pair{display:flex;gap:1rem;flex-wrap:wrap}figure{flex:1 1 300px;margin:0;border:1px solid #ccc;padding:.5rem}figure img{max-width:100%;height:auto;display:block;background:#eee}figcaption{font-weight:600}.actions{display:flex;gap:1rem;flex-wrap:wrap;margin:1.5rem 0}button{font:inherit;padding:.6rem 1.2rem;border-radius:4px;border:1px solid #555;cursor:pointer}.approve{background:#1a7f37;color:#fff}.reject{background:#fff}.error{color:#a40e26}.outcome{font-weight:600;padding:1rem;border:1px solid #999}</style></head>
-<body><main><h1>${esc(t.heading)}</h1><p class="product">${esc(input.product)}</p><p>${esc(t.intro)}</p>
-<h2>${esc(t.changes)}</h2><ul class="changes">${changes}</ul>
-${remaining ? `<h2>${esc(t.remaining)}</h2><ul class="remaining">${remaining}</ul>` : ''}
-${rows.join('\n')}
-${outcome}</main></body></html>
+<html lang="${t.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${esc(t('approvalTitle'))} — ${esc(input.productLine)}</title>
+<style>${CSS}</style></head>
+<body><main>
+${input.notice ? `<p class="notice" role="note">${esc(input.notice)}</p>` : ''}
+${decided ? outcomeBlock(input) : ''}
+<h1>${esc(t('approvalTitle'))}</h1>
+<p class="product">${esc(input.productLine)}</p>
+<p>${esc(t('approvalIntro', input.productValues))}</p>
+<section class="summary" aria-labelledby="changes-title"><h2 id="changes-title">${esc(t('changes'))}</h2><ul class="changes">${changes}</ul>
+${remaining ? `<h2>${esc(t('stillToNote'))}</h2><ul class="remaining">${remaining}</ul>` : ''}</section>
+${parts}
+${decided ? '' : actions(input)}
+</main></body></html>
 `;
 }
 
-function outcomeBlock(state: 'approved' | 'rejected' | 'auto', locale: Locale): string {
-  const t = UI[locale];
-  return `<p class="outcome ${state}" role="status">${esc(state === 'rejected' ? t.rejected : t.approved)}</p>`;
+function partSection(input: ApprovalPageInput, p: ApprovalPart): string {
+  const { t } = input;
+  const id = `part-${p.afterPage}`;
+  const closeUps = p.closeUps.length
+    ? `<figure class="closeups"><figcaption>${esc(t('whereChanged'))}</figcaption>${p.closeUps
+        .map((c) => `<div class="closeup"><figure class="detail-before"><figcaption>${esc(t('before'))}</figcaption>${img(c.before, t('cropBeforeAlt'))}</figure><figure class="detail-after"><figcaption>${esc(t('after'))}</figcaption>${img(c.after, t('cropAfterAlt'))}</figure></div>`)
+        .join('')}</figure>`
+    : '';
+  return `<section class="layer" data-page="${p.afterPage}" data-before-page="${p.beforePage ?? ''}" aria-labelledby="${id}">
+<h2 id="${id}">${esc(p.name)}</h2>
+${p.moved ? `<p class="moved">${esc(p.moved)}</p>` : ''}
+${p.changes.length ? `<ul class="part-changes">${p.changes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''}
+<div class="pair"><figure class="before"><figcaption><strong>${esc(t('before'))}</strong> · ${esc(p.beforePage !== null ? t('beforeCaption', { page: p.beforePage }) : t('noPreview'))}</figcaption>${img(p.before, p.beforeAlt) || `<p class="none">${esc(t('noPreview'))}</p>`}</figure><figure class="after"><figcaption><strong>${esc(t('after'))}</strong> · ${esc(t('afterCaption'))}</figcaption>${img(p.after, p.afterAlt) || `<p class="none">${esc(t('noPreview'))}</p>`}</figure></div>
+${closeUps}
+${p.mockup ? `<figure class="mockup"><figcaption>${esc(t('onProduct'))}</figcaption>${img(p.mockup, p.mockupAlt)}</figure>` : ''}
+</section>`;
 }
 
-/**
- * The page of a decided approval: the buttons replaced by the outcome (the page is rendered once,
- * while pending, with its previews; this only swaps the marked block).
- */
-export function withOutcome(html: string, state: 'pending' | 'approved' | 'rejected' | 'auto', locale: Locale): string {
-  if (state === 'pending') return html;
-  return html.replace(/<!--actions-->[\s\S]*?<!--\/actions-->/, () => outcomeBlock(state, locale));
+function actions(input: ApprovalPageInput): string {
+  const { t } = input;
+  return `<!--actions--><section class="actions" aria-label="${esc(t('approvalTitle'))}"><form method="post" action="${esc(`${input.action}/approve${input.actionQuery ?? ''}`)}"><button type="submit" class="approve">${esc(t('approve'))}</button></form><form method="post" action="${esc(`${input.action}/reject${input.actionQuery ?? ''}`)}"><label for="reason">${esc(t('reason'))}</label><input id="reason" name="reason" maxlength="1000" autocomplete="off"><button type="submit" class="reject">${esc(t('reject'))}</button></form></section><!--/actions-->`;
 }
+
+function outcomeBlock(input: ApprovalPageInput): string {
+  const { t } = input;
+  const date = input.decidedAt ?? new Date(0);
+  // Nothing to approve: the fixed file still fails, and no one prints it.
+  if (input.state === 'auto' && input.stillFails) return `<div class="outcome rejected" role="status"><p><strong>${esc(t('stateStillFailsLine'))}</strong></p></div>`;
+  const key = input.state === 'rejected' ? 'decidedRejected' : input.state === 'auto' ? 'decidedAuto' : 'decidedApproved';
+  return `<div class="outcome ${input.state}" role="status"><p><strong>${esc(t(key, { date }))}</strong></p><p>${esc(t('decidedNext'))}</p></div>`;
+}
+
+const CSS = `
+:root{--ink:#1f2328;--muted:#555f6b;--line:#c9d1d9;--ok:#116329;--bad:#a40e26;--accent:#0550ae}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:var(--ink);background:#f6f8fa}
+main{max-width:1100px;margin:0 auto;padding:16px}
+h1{font-size:1.5rem;line-height:1.25;margin:.25rem 0 .5rem}
+h2{font-size:1.2rem;margin:1.25rem 0 .5rem}
+.product{color:var(--muted);margin:0 0 .5rem}
+.notice{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:.6rem .8rem}
+.outcome{border-radius:8px;padding:.8rem 1rem;margin:0 0 1rem;border:2px solid var(--ok);background:#dafbe1}
+.outcome.rejected{border-color:var(--bad);background:#ffebe9}
+.outcome p{margin:.2rem 0}
+.summary,.layer,.actions{background:#fff;border:1px solid var(--line);border-radius:10px;padding:12px 16px;margin:0 0 16px}
+.summary h2:first-child,.layer h2{margin-top:0}
+ul{padding-left:1.25rem}li{margin:.2rem 0}
+.remaining .error strong{color:var(--bad)}
+.moved{background:#ddf4ff;border-left:4px solid var(--accent);padding:.4rem .6rem;margin:.25rem 0 .75rem}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:8px}
+@media (min-width:640px){.pair{gap:12px}}
+figure{margin:0}
+.pair figure,.mockup,.closeups{border:1px solid var(--line);border-radius:8px;padding:6px;background:#fff;min-width:0}
+figcaption{font-size:.95rem;margin-bottom:6px}
+img{max-width:100%;height:auto;display:block;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px}
+.none{color:var(--muted)}
+.closeups,.mockup{margin-top:12px}
+.closeup{display:grid;grid-template-columns:1fr 1fr;gap:8px;margin-top:6px}
+.closeup figure{border:0;padding:0}
+.mockup img{max-height:560px;width:auto;margin:0 auto}
+.actions{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-end}
+.actions form{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end}
+label{display:block;width:100%;font-weight:600}
+input{font:inherit;padding:.5rem;border:1px solid #6e7781;border-radius:6px;min-width:0;width:100%;max-width:22rem}
+button{font:inherit;font-weight:600;padding:.7rem 1.2rem;border-radius:6px;border:2px solid var(--ink);cursor:pointer;min-height:44px}
+button:focus-visible,input:focus-visible,summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.approve{background:var(--ok);border-color:var(--ok);color:#fff}
+.reject{background:#fff;color:var(--bad);border-color:var(--bad)}
+`;

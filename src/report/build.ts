@@ -59,13 +59,27 @@ export function profileDigest(
 ): string {
   // Sorted explicitly: pdf.js's legacy build polyfills JSON.stringify, whose array replacer then no longer fixes key order.
   const sorted = (o: object) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  const parts = [JSON.stringify(target.profile), target.variant.id, sorted(limits), sorted(severities)];
+  const parts = [JSON.stringify(rulesOf(target.profile)), target.variant.id, sorted(limits), sorted(severities)];
   // A call's policy joins the digest only when it says something, so digests of calls without one stay as they were.
   if (Object.keys(policy).length) parts.push(sorted(policy));
   // Likewise how the rules met: only when a call bounded them or gave a default policy.
   if (settled.tightenOnly && (Object.keys(severities).length || Object.keys(policy).length)) parts.push('tighten-only');
   if (settled.defaultPolicy && !target.profile.policy) parts.push(`default:${sorted(settled.defaultPolicy)}`);
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
+}
+
+/**
+ * The profile as far as it decides verdicts: without what only names and draws its parts (names in
+ * other languages, panel shapes for mockups), which never change a verdict — a profile that gains
+ * translations keeps its digest.
+ */
+function rulesOf(profile: ResolvedTarget['profile']): object {
+  // Key order kept: the digest is of the JSON text.
+  return Object.fromEntries(
+    Object.entries(profile)
+      .filter(([key]) => key !== 'names')
+      .map(([key, value]) => [key, key === 'layers' ? profile.layers.map(({ names: _n, shape: _s, ...layer }) => layer) : value]),
+  );
 }
 
 /** The report with more findings (e.g. about its download) merged in, counts and verdict redone. */

@@ -11,6 +11,7 @@ import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
 import { formatBytes } from './format.js';
 import type { Report, ReportPage } from './schema.js';
 import { escapeHtml, grouped } from '../util/text.js';
+import { pageSizeOff } from './page-size.js';
 
 export interface HtmlPreview {
   bytes: Uint8Array;
@@ -125,12 +126,14 @@ function findingList(findings: Finding[]): string {
 
 function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | undefined): string {
   const findings = report.findings.filter((f) => f.page === page.index);
-  const worst = findings[0]?.severity ?? 'ok';
+  // A page off its layer's size (in another part's position) is never shown as fine.
+  const off = pageSizeOff(page, report.limits.toleranceMm);
+  const worst = findings[0]?.severity ?? (off ? 'error' : 'ok');
   const W = page.widthMm;
   const H = page.heightMm;
   const sizeFinding = findings.find((f) => f.code.startsWith('page-') && f.code.endsWith('-mismatch'));
-  const sizeOk = !sizeFinding;
-  const sizeClass = !sizeFinding ? 't-ok' : sizeFinding.severity === 'error' ? 't-bad' : 't-warn';
+  const sizeOk = !sizeFinding && !off;
+  const sizeClass = sizeOk ? 't-ok' : sizeFinding?.severity === 'warning' ? 't-warn' : 't-bad';
   const expected = page.expectedWidthMm !== null ? formatMm(page.expectedWidthMm, page.expectedHeightMm!) : null;
   const img = preview
     ? `<img class="preview" alt="Page ${page.index} preview" src="data:${PREVIEW_MIME[preview.format]};base64,${Buffer.from(preview.bytes).toString('base64')}">`
@@ -154,7 +157,7 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
         ${page.raster?.approximate ? `<div><dt>Preview</dt><dd class="t-warn">approximate: ${esc(page.raster.approximate)}</dd></div>` : ''}
       </dl>
       ${imageTable(page, report)}
-      ${findings.length ? findingList(findings) : '<p class="clean">✓ No findings on this page.</p>'}
+      ${findings.length ? findingList(findings) : off ? '<p class="off">✗ Its size is not its position’s layer size: see the file’s findings.</p>' : '<p class="clean">✓ No findings on this page.</p>'}
     </div>
   </div>
 </section>`;
@@ -251,11 +254,11 @@ const CSS = `
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
 code{font:13px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .banner{display:flex;gap:24px;align-items:center;padding:20px 32px;color:#fff}
-.banner.pass{background:var(--ok)}.banner.warn{background:#bf8700}.banner.fail{background:var(--err)}
+.banner.pass{background:#116329}.banner.warn{background:#7d4e00}.banner.fail{background:#a40e26}
 .verdict{font-size:30px;font-weight:700;padding:6px 18px;border:3px solid rgba(255,255,255,.85);border-radius:10px;white-space:nowrap}
 .what{flex:1;min-width:0}.what h1{margin:0;font-size:20px;word-break:break-all}.what p{margin:2px 0 0;opacity:.95}
 .counts{list-style:none;margin:0;padding:0;display:flex;gap:8px}
-.counts li{background:rgba(255,255,255,.18);border-radius:999px;padding:4px 12px;font-weight:600;white-space:nowrap}
+.counts li{background:rgba(0,0,0,.22);border-radius:999px;padding:4px 12px;font-weight:600;white-space:nowrap}
 main{max-width:1280px;margin:0 auto;padding:20px 24px}
 section{background:#fff;border:1px solid var(--line);border-radius:10px;margin:0 0 18px;padding:16px 20px}
 h2{margin:0 0 12px;font-size:18px;display:flex;align-items:center;gap:8px}
@@ -288,7 +291,7 @@ figcaption{position:absolute;top:100%;left:0;font-size:12px;color:var(--muted);p
 .finding p{margin:4px 0 0}.finding .ea{color:var(--muted);font-size:13px}
 .sev{font-weight:700;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 .finding.error .sev{color:var(--err)}.finding.warning .sev{color:var(--warn)}.finding.info .sev{color:var(--info)}
-.clean{color:var(--ok);font-weight:600;margin:8px 0}
+.clean{color:var(--ok);font-weight:600;margin:8px 0}.off{color:var(--err);font-weight:600;margin:8px 0}
 table.images{border-collapse:collapse;width:100%;margin:0 0 12px;font-size:13px}
 table.images caption{text-align:left;color:var(--muted);padding-bottom:4px}
 table.images th,table.images td{border-bottom:1px solid var(--line);padding:3px 8px 3px 0;text-align:left}

@@ -3,6 +3,7 @@ import { formatPpi } from '../rules/check-image-resolution.js';
 import type { Finding } from '../rules/finding.js';
 import { formatRanges } from '../util/ranges.js';
 import { formatBytes } from './format.js';
+import { pageSizeOff } from './page-size.js';
 import type { Report } from './schema.js';
 import { wrap } from './wrap.js';
 
@@ -67,7 +68,8 @@ export function renderText(report: Report, options: TextOptions = {}): string {
       const imgs = p.images.length ? `, ${p.images.length} image${p.images.length === 1 ? '' : 's'}${lowestPpi(p.images)}` : ', no images';
       const approximate = p.raster?.approximate ? `; preview approximate: ${safeForTerminal(p.raster.approximate)}` : '';
       const body = `${formatMm(p.widthMm, p.heightMm)}${expected}${p.rotate ? `, /Rotate ${p.rotate}` : ''}${p.printScale !== 1 ? `, printed at ${Math.round(p.printScale * 100)} %` : ''}${imgs}${approximate}`;
-      const worst = worstByPage.get(p.index);
+      // A page off its layer's size (a design in another part's position) never gets a ✓.
+      const worst = worstByPage.get(p.index) ?? (pageSizeOff(p, report.limits.toleranceMm) ? 'error' : undefined);
       const last = rows[rows.length - 1];
       if (last && last.last === p.index - 1 && last.body === body && last.worst === worst && last.layer === null && p.layer === null) last.last = p.index;
       else rows.push({ first: p.index, last: p.index, layer: p.layer, body, worst });

@@ -83,8 +83,25 @@ export const RejectBodySchema = z.object({ reason: z.string().max(1000).optional
 export const FileParamsSchema = z.object({ file: z.string().regex(/^[0-9a-f]{48}\.pdf$/, 'must be a file token and .pdf') }).strict();
 /** An approval page's token. */
 export const ApprovalParamsSchema = z.object({ token: z.string().regex(/^[0-9a-f]{48}$/, 'must be an approval token (48 hex characters)') }).strict();
-/** `?locale=` of the approval page. */
-export const LocaleQuerySchema = z.object({ locale: LocaleSchema.optional() }).strict();
+/**
+ * `?locale=` of a customer's page: any BCP 47 tag (`pt-BR`, `de-CH`, `es-419`), matched to the
+ * languages the pages are written in; a language they are not in is said on the page, never an error.
+ */
+const PageLocaleSchema = z
+  .string()
+  .max(1000)
+  .optional()
+  .describe('The language of the page, a BCP 47 tag (`en`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`; `pt` is `pt-PT`; a region falls back to its language). Default: the check\'s `locale`, else the browser\'s `Accept-Language`, else English. A language the page is not in is shown in the next choice with a notice, never an error');
+
+/** `?locale=` of the approval page (other query parameters, as links gain them, are ignored). */
+export const LocaleQuerySchema = z.object({ locale: PageLocaleSchema });
+
+/** `?locale=` and `?view=` of report.html. */
+export const ReportPageQuerySchema = z.object({
+  locale: PageLocaleSchema,
+  /** `prepress`: the full technical report, in English, for print professionals. */
+  view: z.enum(['customer', 'prepress']).optional().describe('`customer` (default): the report in the customer\'s language; `prepress`: the full technical report (English) for print professionals'),
+});
 
 export const SubmitQuerySchema = z
   .object({

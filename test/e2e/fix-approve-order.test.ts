@@ -28,6 +28,7 @@ import { Browser, type Page } from '../helpers/cdp.js';
 import { publishedErrors } from '../helpers/contracts.js';
 import { freePort } from '../helpers/redis.js';
 import { Traffic } from '../helpers/traffic.js';
+import { makeApparel } from '../helpers/made-files.js';
 import { form, tempDir } from '../service/harness.js';
 
 /**
@@ -55,49 +56,11 @@ let ordersBase: string;
 const received: { body: Buffer; auth: string | undefined; errors: string[] }[] = [];
 const traffic = new Traffic();
 
-const MAKE = String.raw`
-import sys, pikepdf
-from reportlab.pdfgen import canvas
-from reportlab.lib.colors import CMYKColor
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFont
+/** A 40 × 55 px CMYK JPEG (PIL), for a tank top whose picture is 2 ppi. */
+const TINY = String.raw`
+import sys
 from PIL import Image, ImageDraw
 out = sys.argv[1]
-MM = 72 / 25.4
-pdfmetrics.registerFont(TTFont("DejaVuSans", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
-
-def design(c, w, h, i):
-    c.setFillColorRGB(0.15 + 0.2 * i, 0.55, 0.85 - 0.15 * i)
-    c.rect(0, 0, w * MM, h * MM, stroke=0, fill=1)
-    c.setFillColorRGB(0.95, 0.85, 0.1)
-    c.rect(0, h * MM * 0.62, w * MM, h * MM * 0.12, stroke=0, fill=1)
-    if i == 0:
-        c.setFillColor(CMYKColor(0.05, 0.9, 0.7, 0.05))
-    else:
-        c.setFillColorRGB(0.8, 0.1, 0.2)
-    c.circle(w * MM * 0.5, h * MM * 0.35, min(w, h) * MM * 0.15, stroke=0, fill=1)
-    c.setFillColorRGB(1, 1, 1)
-    c.setFont("DejaVuSans", 60)
-    c.drawString(w * MM * 0.4, h * MM * 0.5, "L%d ^" % (i + 1))
-
-# T-shirt M: front, back 560 x 750 mm, sleeves 460 x 260 mm; written sleeves first, the front
-# stored landscape with /Rotate 90 (it shows upright), a CMYK disc on the front.
-layers = [(560, 750), (560, 750), (460, 260), (460, 260)]
-c = canvas.Canvas(out + "/apparel.pdf")
-for i in [2, 3, 0, 1]:
-    w, h = layers[i]
-    if i == 0:
-        c.setPageSize((h * MM, w * MM))
-        c.transform(0, 1, -1, 0, h * MM, 0)
-    else:
-        c.setPageSize((w * MM, h * MM))
-    design(c, w, h, i)
-    c.showPage()
-c.save()
-pdf = pikepdf.open(out + "/apparel.pdf", allow_overwriting_input=True)
-pdf.pages[2].obj.Rotate = 90
-pdf.save(out + "/apparel.pdf")
-
 # A 40 x 55 px CMYK picture, for a whole tank top page (2 ppi).
 img = Image.new("RGB", (40, 55), (30, 120, 200))
 ImageDraw.Draw(img).ellipse((5, 10, 35, 40), fill=(220, 40, 40))
@@ -125,7 +88,8 @@ function run(cmd: string, args: string[]): void {
 /** Makes the test files with real producers (Debian's python3 with reportlab/pikepdf/PIL, Ghostscript, img2pdf). */
 function makeFiles(): void {
   spawnSync('mkdir', ['-p', made]);
-  writeFileSync(join(made, 'make.py'), MAKE);
+  makeApparel(made);
+  writeFileSync(join(made, 'make.py'), TINY);
   run('/usr/bin/python3', [join(made, 'make.py'), made]);
   writeFileSync(join(made, 'tank-half.ps'), TANK_HALF_PS);
   run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dColorConversionStrategy=/LeaveColorUnchanged', `-sOutputFile=${join(made, 'tank-half-cmyk.pdf')}`, join(made, 'tank-half.ps')]);

@@ -52,6 +52,20 @@ export class Browser {
     return new Page(this, sessionId);
   }
 
+  /**
+   * Opens a page at a window size (390 wide: a phone), optionally with the page's own
+   * Content-Security-Policy bypassed (to inject axe-core into a page that runs no script).
+   */
+  async openSized(url: string, { width, height = 900, mobile = false, bypassCSP = false }: { width: number; height?: number; mobile?: boolean; bypassCSP?: boolean }): Promise<Page> {
+    const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
+    await this.send('Page.enable', {}, sessionId);
+    if (bypassCSP) await this.send('Page.setBypassCSP', { enabled: true }, sessionId);
+    await this.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile }, sessionId);
+    await this.send('Page.navigate', { url }, sessionId);
+    return new Page(this, sessionId, targetId);
+  }
+
   close(): void {
     this.child.kill();
   }
@@ -61,7 +75,26 @@ export class Page {
   constructor(
     private readonly browser: Browser,
     private readonly sessionId: string,
+    private readonly targetId?: string,
   ) {}
+
+  /** Evaluates an expression that returns a promise, and its value. */
+  async evaluateAsync<T>(expression: string): Promise<T> {
+    const r = (await this.browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, this.sessionId)) as { result: { value: T }; exceptionDetails?: { text: string; exception?: { description?: string } } };
+    if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    return r.result.value;
+  }
+
+  /** The whole page as a PNG, at the window's width. */
+  async screenshot(): Promise<Buffer> {
+    const { width, height } = await this.evaluate<{ width: number; height: number }>('({ width: document.documentElement.clientWidth, height: document.documentElement.scrollHeight })');
+    const r = (await this.browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } }, this.sessionId)) as { data: string };
+    return Buffer.from(r.data, 'base64');
+  }
+
+  async close(): Promise<void> {
+    if (this.targetId) await this.browser.send('Target.closeTarget', { targetId: this.targetId });
+  }
 
   async evaluate<T>(expression: string): Promise<T> {
     const r = (await this.browser.send('Runtime.evaluate', { expression, returnByValue: true }, this.sessionId)) as { result: { value: T } };

@@ -347,6 +347,7 @@ describe('operations', () => {
       [
         '/docs', '/health', '/metrics', '/openapi.json', '/v1/checks', '/v1/checks/upload', '/v1/checks/{id}', '/v1/checks/{id}/pages/{n}', '/v1/checks/{id}/report.html', '/v1/orders', '/v1/orders/payload', '/v1/profiles',
         '/v1/checks/{id}/approve', '/v1/checks/{id}/reject', '/v1/approvals/{token}', '/v1/approvals/{token}/approve', '/v1/approvals/{token}/reject', '/v1/files/{file}', '/v1/orders/{number}/references',
+        '/v1/checks/{id}/original/report.html', '/v1/checks/{id}/mockup/{layer}.png',
       ].sort(),
     );
     expect(Object.keys(doc.paths['/v1/checks/{id}']!).sort()).toEqual(['delete', 'get']);

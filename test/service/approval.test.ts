@@ -79,7 +79,7 @@ describe('fix with approval through the API', () => {
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
     expect(page.headers.get('content-security-policy')).toContain("script-src 'none'");
     const html = Buffer.from(page.body).toString('utf8');
-    expect(html).toContain('<html lang="pt">');
+    expect(html).toContain('<html lang="pt-PT">');
     expect(html).toContain('Convertemos as cores');
     expect(html.match(/<img alt=/g)?.length).toBeGreaterThanOrEqual(2);
     const es = Buffer.from((await call('GET', `${check.links.approval!}?locale=es`)).body).toString('utf8');

@@ -6,15 +6,12 @@
  *   forms post to /v1/approvals/{token}/approve and /reject;
  * - GET /v1/files/{token}.pdf (no key): the fixed file, once approved (or at once with `fix: auto`).
  */
-import { readFile } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { customerMessage, localizeReport } from '../../messages/catalogue.js';
-import type { Locale } from '../../messages/locales.js';
-import type { Preview } from '../../flow/preflight.js';
-import { renderApproval, withOutcome } from '../../report/approval.js';
-import type { Report } from '../../report/schema.js';
+import { localeNotice } from '../../messages/catalogue.js';
+import { negotiateLocale, type NegotiatedLocale } from '../../messages/locales.js';
+import { storedApprovalPage } from '../../jobs/pages.js';
 import { CheckViewSchema } from '../../jobs/view.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
@@ -87,6 +84,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
         tags: ['approvals'],
         auth: false,
         params: ApprovalParamsSchema,
+        query: LocaleQuerySchema,
         ...(decision === 'rejected' ? { body: RejectBodySchema } : {}),
         responses: {
           200: { description: 'Decided: the approval page with the outcome', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
@@ -100,8 +98,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
         const reason = (request.body as { reason?: string } | undefined)?.reason;
         const decided = await decide(ctx, record.id, decision, reason || undefined);
         request.log.info({ checkId: record.id, decision, by: 'page' }, 'fix decided');
-        const job = await store.readJob(record.id);
-        return sendPage(reply, await approvalPage(ctx, decided, job?.options.locale ?? 'en', job?.target));
+        return sendPage(reply, await approvalPage(ctx, decided, await negotiated(ctx, record.id, request.query.locale, request.headers['accept-language'])));
       },
     );
   }
@@ -115,7 +112,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       operationId: 'getApprovalPage',
       summary: 'The approval page a platform links its customer to',
       description:
-        'Each layer before and after the fix, the changes and what is still to note in the customer\'s words (`?locale=en|pt|es`, default the check\'s), and two buttons (plain forms, no script) to approve or reject. Once decided, the outcome instead of the buttons. No API key: the token (in `links.approval` of the check) is the secret.',
+        'Each part of the product with the original page that became it beside the page as it will print (paired by design through a reorder, a turn or a scaling), each change up close where it happened, the design drawn on the product, what is still to note — all in the customer\'s language — and two buttons (plain forms, no script) to approve or reject. Once decided, the outcome at the top instead of the buttons. Language: `?locale=` (BCP 47: `en`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`; `pt` is `pt-PT`), else the check\'s `locale`, else the browser\'s `Accept-Language`, else English; a language the page is not in is said on the page, never an error. No API key: the token (in `links.approval` of the check) is the secret.',
       tags: ['approvals'],
       auth: false,
       params: ApprovalParamsSchema,
@@ -127,9 +124,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
     },
     async (request, reply) => {
       const record = await recordOfToken(ctx, request.params.token);
-      const job = await store.readJob(record.id);
-      const locale: Locale = request.query.locale ?? job?.options.locale ?? 'en';
-      return sendPage(reply, await approvalPage(ctx, record, locale, job?.target));
+      return sendPage(reply, await approvalPage(ctx, record, await negotiated(ctx, record.id, request.query.locale, request.headers['accept-language'])));
     },
   );
 
@@ -225,47 +220,26 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
   return updated;
 }
 
-/** Renders the approval page from what the check stored, in a locale. */
-async function approvalPage(ctx: ServiceContext, record: CheckRecord, locale: Locale, target: Parameters<ServiceContext['registry']['resolve']>[0] | undefined): Promise<string> {
-  const [beforeRaw, afterRaw] = await Promise.all([ctx.store.readBeforeReport(record.id), ctx.store.readReport(record.id)]);
-  if (!beforeRaw || !afterRaw || !record.fixed || !target) throw new Problem(404, 'approval-not-found', 'There is no such approval: the check fixed nothing, or it was deleted.');
-  const { profile } = ctx.registry.resolve(target);
-  const [before, after] = await Promise.all([localizeReport(beforeRaw, profile, locale), localizeReport(afterRaw, profile, locale)]);
-  const [beforePreviews, afterPreviews] = await Promise.all([loadPreviews(ctx, record.id, 'before', before), loadPreviews(ctx, record.id, 'after', after)]);
-  const sizeText = `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(record.fixed.bytes / 1_000_000)} MB`;
-  const changes = await Promise.all(
-    record.fixed.changes.map(async (c) => {
-      const finding = before.findings.find((f) => f.code === c.code && (c.page === null || f.page === c.page));
-      const m = await customerMessage({ code: c.code, page: c.page, layer: finding?.layer ?? null, details: finding?.details, message: c.action }, profile, locale, { size: sizeText });
-      return { page: c.page, text: m.fixed ?? m.problem };
-    }),
-  );
-  // One line per distinct text: a change made on every page reads once.
-  const distinct = [...new Map(changes.map((c) => [c.text, c])).values()];
-  const html = renderApproval({
-    locale,
-    product: profile.names?.[locale] ?? profile.name,
-    layerNames: new Map(profile.layers.map((l) => [l.id, l.names?.[locale] ?? l.name ?? l.id])),
-    before,
-    after,
-    beforePreviews,
-    afterPreviews,
-    changes: distinct,
-    action: `/v1/approvals/${record.token}`,
-    state: record.approval?.state ?? 'auto',
-  });
-  return withOutcome(html, record.approval?.state ?? 'auto', locale);
+/** The page's language: `?locale=`, the check's, the browser's, English. */
+async function negotiated(ctx: ServiceContext, id: string, query: string | undefined, acceptLanguage: string | undefined): Promise<NegotiatedLocale> {
+  const job = await ctx.store.readJob(id);
+  return negotiateLocale({ query, check: job?.options.locale, acceptLanguage });
 }
 
-async function loadPreviews(ctx: ServiceContext, id: string, which: 'before' | 'after', report: Report): Promise<Map<number, Preview>> {
-  const out = new Map<number, Preview>();
-  for (const [n, p] of await ctx.store.previews(id, which)) {
-    // The report names the preview's size when previews were written to a folder; else the page shows it at its own size.
-    const size = report.pages.find((x) => x.index === n)?.preview;
-    const bytes = await readFile(p.file).catch(() => null);
-    if (bytes) out.set(n, { bytes: new Uint8Array(bytes), format: p.format as Preview['format'], widthPx: size?.widthPx ?? 0, heightPx: size?.heightPx ?? 0 });
-  }
-  return out;
+/** Renders the approval page from what the check stored, in the negotiated language. */
+async function approvalPage(ctx: ServiceContext, record: CheckRecord, language: NegotiatedLocale): Promise<string> {
+  const job = await ctx.store.readJob(record.id);
+  const html = job
+    ? await storedApprovalPage(ctx.store, ctx.registry, record, job, {
+        locale: language.locale,
+        notice: await localeNotice(language),
+        action: `/v1/approvals/${record.token}`,
+        // The outcome comes back in the language the page was read in.
+        actionQuery: `?locale=${encodeURIComponent(language.locale)}`,
+      })
+    : null;
+  if (!html) throw new Problem(404, 'approval-not-found', 'There is no such approval: the check fixed nothing, or it was deleted.');
+  return html;
 }
 
 export type ApprovalDecision = z.infer<typeof RejectBodySchema>;

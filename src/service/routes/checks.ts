@@ -14,11 +14,11 @@ import { CheckJobSchema, CheckOptionsSchema, newRecord, type CheckJob, type Chec
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
 import { loosenings } from '../../profile/tighten.js';
-import { REPORT_SCRIPT } from '../../report/html.js';
-import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
+import { PRIVATE_NO_STORE } from '../headers.js';
 import { Problem, toProblem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, SubmitQuerySchema, targetOf } from '../schemas.js';
+import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, ReportPageQuerySchema, SubmitQuerySchema, targetOf } from '../schemas.js';
+import { customerRoutes, REPORT_HTML_DOC, sendReportPage } from './customer.js';
 import type { ServiceContext } from '../context.js';
 import type { Caller } from '../tenants.js';
 import { grouped, withoutFormatControls } from '../../util/text.js';
@@ -148,21 +148,18 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/checks/:id/report.html',
       operationId: 'getCheckReportHtml',
       summary: 'The visual report of a finished check',
-      description: 'A self-contained HTML page: every page drawn on its layer with bleed, trim and safe area, and the findings beside it (previews inlined, no external resources).',
+      description: `${REPORT_HTML_DOC.description} For a fixed check, the fixed file's report (its own SHA-256); the original's is at /v1/checks/{id}/original/report.html.`,
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
+      query: ReportPageQuerySchema,
       responses: {
-        200: { description: 'The HTML report, under a Content-Security-Policy that runs only the report\'s own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
+        200: { description: 'The HTML report, under a Content-Security-Policy that runs only the report\'s own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' } },
         404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
         409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
       },
     },
-    async (request, reply) => {
-      await finishedOrThrow(ctx, request.caller!, request.params.id);
-      reply.header('Content-Security-Policy', REPORT_POLICY(ctx.options.frameAncestors));
-      return sendFile(reply, store.reportHtmlFile(request.params.id), 'text/html; charset=utf-8', request.params.id);
-    },
+    async (request, reply) => sendReportPage(ctx, request, reply, await finishedOrThrow(ctx, request.caller!, request.params.id), 'after'),
   );
 
   defineRoute(
@@ -236,6 +233,8 @@ export function checkRoutes(ctx: ServiceContext): void {
     },
     async () => profileListing(ctx.registry),
   );
+
+  customerRoutes(ctx, (caller, id) => finishedOrThrow(ctx, caller, id));
 }
 
 /** Accepts a submission within the key's limit, queues it, and answers with the check. */
@@ -281,7 +280,6 @@ function notFound(id: string): Problem {
   return new Problem(404, 'check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
 }
 
-const REPORT_POLICY = (frameAncestors: readonly string[]) => pagePolicy(frameAncestors, { scripts: [REPORT_SCRIPT] });
 
 /**
  * The record of a check the caller may see. Another tenant's check is answered exactly like one
@@ -293,10 +291,11 @@ async function visibleRecord(ctx: ServiceContext, caller: Caller, id: string): P
   return record;
 }
 
-async function finishedOrThrow(ctx: ServiceContext, caller: Caller, id: string): Promise<void> {
+async function finishedOrThrow(ctx: ServiceContext, caller: Caller, id: string): Promise<CheckRecord> {
   const record = await visibleRecord(ctx, caller, id);
   if (record.status === 'error') throw new Problem(409, 'check-failed', `Check ${id} ended in an error and has no report: ${record.error?.message ?? 'unknown'}`);
   if (record.status !== 'done' && record.status !== 'needs-approval') throw new Problem(409, 'check-not-finished', `Check ${id} is ${record.status}; its report is there once it is done.`);
+  return record;
 }
 
 async function sendFile(reply: FastifyReply, file: string, type: string, id: string): Promise<FastifyReply> {
@@ -317,7 +316,9 @@ export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecor
   const reported = record.status === 'done' || record.status === 'needs-approval';
   const report = reported ? await ctx.store.readReport(id) : null;
   const pages = reported ? [...(await ctx.store.previews(id)).keys()] : [];
-  return checkView(record, report, pages);
+  // A fixed check carries the original's report too, each bound to its own file's SHA-256.
+  const original = reported && record.fixed ? await ctx.store.readBeforeReport(id) : null;
+  return checkView(record, report, pages, original);
 }
 
 const newId = () => randomUUID().replaceAll('-', '');

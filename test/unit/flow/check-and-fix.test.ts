@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkAndFix } from '../../../src/flow/check-and-fix.js';
+import { checkAndFix, fixedFileName } from '../../../src/flow/check-and-fix.js';
 import { preflight } from '../../../src/flow/preflight.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
 
@@ -36,7 +36,7 @@ describe('checkAndFix', () => {
     expect(out.fixed!.changes.every((c) => c.code === 'colour-space-not-rgb' && c.needsApproval)).toBe(true);
     expect(out.fixed!.changes[0]?.customer).toMatch(/^Convertemos as cores/);
     expect(out.before.locale).toBe('pt');
-    expect(out.before.findings.find((f) => f.code === 'colour-space-not-rgb')?.customer?.title).toMatch(/serão convertidas/);
+    expect(out.before.findings.find((f) => f.code === 'colour-space-not-rgb')?.customer?.title).toMatch(/vão ser convertidas/);
     expect(out.beforePreviews.size).toBeGreaterThan(0);
     expect(out.previews.size).toBe(out.beforePreviews.size);
   });
@@ -53,4 +53,15 @@ describe('checkAndFix', () => {
     expect(fixed.status).toBe('done');
     expect(codes(fixed.report)).not.toContain('page-rotate-set');
   });
+});
+
+describe('the fixed file\'s name in its report', () => {
+  it.each([
+    ['apparel.pdf', 'apparel.fixed.pdf'],
+    ['orders/12/Design.PDF', 'orders/12/Design.fixed.pdf'],
+    ['scan', 'scan.fixed.pdf'],
+    ['https://cdn.example.com/a/b%20c.pdf?sig=1', 'b c.fixed.pdf'],
+    ['https://cdn.example.com/', 'download.fixed.pdf'],
+    [null, null],
+  ])('%s → %s', (path, name) => expect(fixedFileName(path)).toBe(name));
 });

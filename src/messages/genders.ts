@@ -1,0 +1,6 @@
+/**
+ * Grammatical gender (and number) of a part or product name: masculine, feminine, neuter, and
+ * their plurals. Kept apart from the catalogue so that profile schemas load no message code.
+ */
+export const GENDERS = ['m', 'f', 'n', 'mp', 'fp', 'np'] as const;
+export type Gender = (typeof GENDERS)[number];

@@ -1,0 +1,14 @@
+import type { ReportPage } from './schema.js';
+
+/**
+ * Whether a page is off its layer's page size by more than the tolerance, as printed (a design in
+ * another part's position is): such a page never gets a ✓, whatever findings it has.
+ * @example
+ * pageSizeOff({ widthMm: 460, heightMm: 260, expectedWidthMm: 560, expectedHeightMm: 750, printScale: 1 }, 2); // true
+ */
+export function pageSizeOff(page: Pick<ReportPage, 'expectedWidthMm' | 'expectedHeightMm' | 'widthMm' | 'heightMm' | 'printScale'>, toleranceMm: number): boolean {
+  if (page.expectedWidthMm === null || page.expectedHeightMm === null) return false;
+  const w = page.widthMm * page.printScale;
+  const h = page.heightMm * page.printScale;
+  return Math.abs(w - page.expectedWidthMm) > toleranceMm + 1e-6 || Math.abs(h - page.expectedHeightMm) > toleranceMm + 1e-6;
+}
