@@ -20,6 +20,7 @@ import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/str
 import { formatBytes } from '../report/format.js';
 import { fitInto } from './geometry.js';
 import { MAX_CONVERT_PIXELS } from './images.js';
+import { concatBytes } from '../util/array.js';
 import type { AssemblyOutcome, AssemblyPlan } from './plan.js';
 
 /** Why an assembly cannot be made from its inputs (an unreadable image, a PDF of many pages…): the caller's InvalidArgumentError. */
@@ -141,13 +142,7 @@ export function pngIdat(png: Uint8Array): Uint8Array {
     if (type === 'IEND') break;
     at += 12 + length;
   }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /**

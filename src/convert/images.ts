@@ -25,10 +25,12 @@ import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js'
 import { StreamDecodeError, decodeFilters, decodeStream, filterParamsOf, filtersOf, fullFilterName, type FilterParams } from '../pdf/streams.js';
 import { hasAdobeMarker } from '../raster/fast-path.js';
 import { BoxReducer } from '../raster/flate-path.js';
+import { unfilterPngRow } from '../pdf/png-predictor.js';
 import { loadSharp } from '../raster/sharp.js';
 import { GridTable, samplesToSrgb } from './colour.js';
 import type { SampleModel } from './tiff.js';
 import { grouped } from '../util/text.js';
+import { concatBytes } from '../util/array.js';
 
 export interface ImageRewrite {
   toSrgb: boolean;
@@ -203,17 +205,7 @@ export function withIccProfile(jpeg: Uint8Array, icc: Uint8Array | undefined): U
   }
   const head = kept[0]!;
   const rest = [...kept.slice(1), jpeg.subarray(Math.min(i, jpeg.length))];
-  return concat([head, ...segments, ...rest]);
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes([head, ...segments, ...rest]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,36 +437,9 @@ class Predictor {
   }
 
   private unfilterPng(): Uint8Array {
-    const row = this.cur;
-    const up = this.prev;
-    const bpp = this.bpp;
-    const end = this.stride;
-    switch (row[0]) {
-      case 1:
-        for (let i = 1 + bpp; i < end; i++) row[i] = (row[i]! + row[i - bpp]!) & 0xff;
-        break;
-      case 2:
-        for (let i = 1; i < end; i++) row[i] = (row[i]! + up[i]!) & 0xff;
-        break;
-      case 3:
-        for (let i = 1; i < end; i++) row[i] = (row[i]! + (((i > bpp ? row[i - bpp]! : 0) + up[i]!) >> 1)) & 0xff;
-        break;
-      case 4:
-        for (let i = 1; i < end; i++) {
-          const a = i > bpp ? row[i - bpp]! : 0;
-          const b = up[i]!;
-          const c = i > bpp ? up[i - bpp]! : 0;
-          const p = a + b - c;
-          const pa = Math.abs(p - a);
-          const pb = Math.abs(p - b);
-          const pc = Math.abs(p - c);
-          row[i] = (row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 0xff;
-        }
-        break;
-      default:
-        break; // 0 and unknown types: the row as it is (as pdf.js and MuPDF do)
-    }
-    return row.subarray(1);
+    // A type PNG does not define leaves the row as it is (as pdf.js and MuPDF do).
+    unfilterPngRow(this.cur[0]!, this.cur.subarray(1), this.prev.subarray(1), this.bpp);
+    return this.cur.subarray(1);
   }
 
   private undoTiff(): Uint8Array {

@@ -14,6 +14,7 @@ import { getDict, items, resolve } from '../pdf/objects.js';
 import type { DecodeBudget } from '../pdf/decode-budget.js';
 import { decodeStream } from '../pdf/streams.js';
 import { cmykColoursToRgb } from './colour.js';
+import { concatBytes } from '../util/array.js';
 
 /** How values in one colour space become CMYK / gray / RGB before lcms. */
 interface Converter {
@@ -193,13 +194,7 @@ export class VectorColourRewriter {
       at = e.end;
     }
     parts.push(bytes.subarray(at));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let o = 0;
-    for (const p of parts) {
-      out.set(p, o);
-      o += p.length;
-    }
-    return { bytes: out, changed: edits.length };
+    return { bytes: concatBytes(parts), changed: edits.length };
   }
 
   collect(bytes: Uint8Array, resources: PDFDict | undefined) {

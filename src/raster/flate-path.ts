@@ -19,6 +19,7 @@ import { MAX_FAST_PATH_INPUT_PIXELS } from './budget.js';
 import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
+import { unfilterPngRow } from '../pdf/png-predictor.js';
 
 const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
 
@@ -212,36 +213,8 @@ export class RowDecoder {
 
   /** PNG filters (RFC 2083 §6), the type in each row's first byte. */
   private unfilterPng(): void {
-    const row = this.cur;
-    const up = this.prev;
-    const bpp = this.bpp;
-    const end = this.stride;
-    switch (row[0]) {
-      case 0:
-        break;
-      case 1:
-        for (let i = 1 + bpp; i < end; i++) row[i] = (row[i]! + row[i - bpp]!) & 0xff;
-        break;
-      case 2:
-        for (let i = 1; i < end; i++) row[i] = (row[i]! + up[i]!) & 0xff;
-        break;
-      case 3:
-        for (let i = 1; i < end; i++) row[i] = (row[i]! + (((i > bpp ? row[i - bpp]! : 0) + up[i]!) >> 1)) & 0xff;
-        break;
-      case 4:
-        for (let i = 1; i < end; i++) {
-          const a = i > bpp ? row[i - bpp]! : 0;
-          const b = up[i]!;
-          const c = i > bpp ? up[i - bpp]! : 0;
-          const p = a + b - c;
-          const pa = Math.abs(p - a);
-          const pb = Math.abs(p - b);
-          const pc = Math.abs(p - c);
-          row[i] = (row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 0xff;
-        }
-        break;
-      default:
-        throw new FlateFallback(`row ${this.count + 1} has an unknown PNG filter type ${row[0]}`);
+    if (!unfilterPngRow(this.cur[0]!, this.cur.subarray(1), this.prev.subarray(1), this.bpp)) {
+      throw new FlateFallback(`row ${this.count + 1} has an unknown PNG filter type ${this.cur[0]}`);
     }
   }
 

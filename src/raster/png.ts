@@ -3,6 +3,7 @@
  * writes with `compressionLevel: 2, adaptiveFiltering: false`, without loading libvips for it.
  * The deflate runs on libuv's thread pool, so the caller's thread goes on (measuring the pixels).
  */
+import { concatBytes } from '../util/array.js';
 import { crc32, deflate } from 'node:zlib';
 import { promisify } from 'node:util';
 import type { RawPixels } from './pixels.js';
@@ -36,13 +37,7 @@ export async function encodePng(pixels: RawPixels, level = 2): Promise<Uint8Arra
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // colour type: RGB
   const parts = [SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 function chunk(type: string, body: Uint8Array): Uint8Array {

@@ -31,3 +31,14 @@ export function pushAll<T>(target: T[], items: Iterable<T>): T[] {
   for (const item of items) target.push(item);
   return target;
 }
+
+/** The byte arrays one after another, in one new array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

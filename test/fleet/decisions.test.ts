@@ -106,13 +106,16 @@ describe('decisions across two fleet servers', () => {
   it('a fix longer than the job lock runs once, and the decision taken after it stands', async () => {
     // Two more workers with a 2 s lock, checked every 0.5 s: a worker whose event loop were blocked
     // by the fix would lose its lock and the job would run again on the other one.
+    const slow = ((await fixHostileCorpus()) as { name: string; bytes: Uint8Array }[]).find((c) => c.name === 'fix-devicen-4-noise-3000px.pdf')!;
     for (const w of workers.splice(0)) await stopWorker(w, 'SIGTERM');
+    if (servers.length < 2) servers.push(await startServe(redis.url, data), await startServe(redis.url, data));
     const lock = ['--lock-duration', '2', '--stalled-interval', '0.5', '--concurrency', '1'];
     workers.push(startWorker(redis.url, data, lock), startWorker(redis.url, data, lock));
-    const slow = ((await fixHostileCorpus()) as { name: string; bytes: Uint8Array }[]).find((c) => c.name === 'fix-devicen-4-noise-3000px.pdf')!;
     const [a, b] = servers as [ServeProcess, ServeProcess];
     const id = await submit(a.url, slow.name, slow.bytes, { sku: 'TANKTOP-M', fix: 'approve', raster: 'false' });
-    const settled = await eventually(() => view(a.url, id), (v) => v.status !== 'queued' && v.status !== 'running', 600_000);
+    const settled = await eventually(() => view(a.url, id), (v) => v.status !== 'queued' && v.status !== 'running', 600_000).catch((error: Error) => {
+      throw new Error(`${error.message}\nworkers said: ${JSON.stringify(workers.map((w) => w.lines.slice(-8)))}; exit codes ${workers.map((w) => w.proc.exitCode).join(', ')}`);
+    });
     expect(settled.attempts).toBe(1);
     const starts = workers.flatMap((w) => w.lines.filter((l) => l.event === 'job-start' && l.jobId === id));
     expect(starts).toHaveLength(1);

@@ -38,7 +38,9 @@ export interface WorkerProcess {
 }
 
 export function startWorker(redisUrl: string, data: string, args: string[] = []): WorkerProcess {
-  const proc = spawn(process.execPath, [BIN, 'worker', '--redis', redisUrl, '--data', data, '--workers', '1', ...FAST_RECOVERY, ...args], {
+  // Lock and stall settings of its own replace the fast recovery ones.
+  const recovery = args.includes('--lock-duration') || args.includes('--stalled-interval') ? [] : FAST_RECOVERY;
+  const proc = spawn(process.execPath, [BIN, 'worker', '--redis', redisUrl, '--data', data, '--workers', '1', ...recovery, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: LogLine[] = [];
@@ -99,9 +101,10 @@ export interface ServeProcess {
   stderr(): string;
 }
 
-/** Starts `print-preflight serve --redis` on a free port with a data folder; resolves once it listens. */
+/** Starts `print-preflight serve --redis` on a free port (or the `--port` in `args`) with a data folder; resolves once it listens. */
 export function startServe(redisUrl: string, data: string, args: string[] = []): Promise<ServeProcess> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data', data, '--redis', redisUrl, '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = args.includes('--port') ? [] : ['--port', '0'];
+  const proc = spawn(process.execPath, [BIN, 'serve', ...port, '--data', data, '--redis', redisUrl, '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     let err = '';

@@ -246,12 +246,16 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
       if (token) {
         const meta = await ctx.store.fixedMeta(token);
         if (!meta) continue;
+        // A fix whose file still failed its checks was rejected by the server, not by a person (a
+        // person decides only fixes that pass): the order fails on that file's own findings.
+        const report = await ctx.store.readFixedReport(token);
+        if (meta.state === 'rejected' && report?.verdict === 'fail') {
+          found.push({ token, given: { url: source.url, sha256: meta.sha256, report } });
+          continue;
+        }
         const refused = refusal(meta.state, meta.check) ?? (await notServed(ctx, token, meta.check));
         if (refused) issues.push({ path, message: refused });
-        else {
-          const report = await ctx.store.readFixedReport(token);
-          if (report) found.push({ token, given: { url: source.url, sha256: meta.sha256, report } });
-        }
+        else if (report) found.push({ token, given: { url: source.url, sha256: meta.sha256, report } });
         continue;
       }
       const record = row.sku ? await newestCheckOfUrl(ctx, caller, source.url, row.sku) : null;
@@ -261,6 +265,8 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
         continue;
       }
       if (!record.fixed || !record.token || !record.approval) continue;
+      // Its fix did not make a printable file (rejected by the server): the source is judged as it is.
+      if (record.approval.state === 'rejected' && (await ctx.store.readFixedReport(record.token))?.verdict === 'fail') continue;
       const refused = refusal(record.approval.state, record.id);
       if (refused) {
         issues.push({ path, message: refused });
@@ -314,7 +320,7 @@ async function notServed(ctx: ServiceContext, token: string, check: string): Pro
 }
 
 function refusal(state: string, check: string): string | null {
-  if (state === 'rejected') return `the fix of check ${check} was rejected (or the fixed file still failed its checks): this file may not be printed; upload a new file`;
+  if (state === 'rejected') return `the fix of check ${check} was rejected: this file may not be printed; upload a new file`;
   if (state === 'pending') return `the fix of check ${check} waits for approval: approve it first`;
   return null;
 }
