@@ -98,9 +98,11 @@ export interface Comparison {
 /**
  * Compares two drawings of the same size: a pixel is matched when the other drawing has a pixel of
  * a colour within `maxDeltaE` at most `slack` pixels away (both ways), so a shape off by a pixel or
- * two at the drawn scale, or a colour converted within the tolerance, still matches.
+ * two at the drawn scale, or a colour converted within the tolerance, still matches. Pixels within
+ * `border` of the edge are not judged: a renderer rounds a box with fractional pixel edges outward
+ * and shows a sliver of what lies outside it.
  */
-export function compareDrawings(a: Drawing, b: Drawing, slack: number, maxDeltaE: number): Comparison {
+export function compareDrawings(a: Drawing, b: Drawing, slack: number, maxDeltaE: number, border = 0): Comparison {
   if (a.width !== b.width || a.height !== b.height) throw new Error(`drawings of different sizes: ${a.width} × ${a.height} and ${b.width} × ${b.height}`);
   const { width, height } = a;
   const labOf = (d: Drawing) => {
@@ -124,8 +126,8 @@ export function compareDrawings(a: Drawing, b: Drawing, slack: number, maxDeltaE
   let sum = 0;
   let first: Comparison['first'];
   const oneWay = (p: Float32Array, q: Float32Array, pd: Drawing, qd: Drawing) => {
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
+    for (let y = border; y < height - border; y++) {
+      for (let x = border; x < width - border; x++) {
         const i = y * width + x;
         if (dist(p, i, q, i) <= maxDeltaE) continue;
         let ok = false;
@@ -146,5 +148,5 @@ export function compareDrawings(a: Drawing, b: Drawing, slack: number, maxDeltaE
   for (let i = 0; i < width * height; i++) sum += dist(la, i, lb, i);
   oneWay(la, lb, a, b);
   oneWay(lb, la, b, a);
-  return { unmatched, total: 2 * width * height, meanDeltaE: sum / (width * height), ...(first ? { first } : {}) };
+  return { unmatched, total: 2 * Math.max(0, width - 2 * border) * Math.max(0, height - 2 * border), meanDeltaE: sum / (width * height), ...(first ? { first } : {}) };
 }

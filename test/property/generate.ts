@@ -1,7 +1,7 @@
 /**
  * Random but valid print files for the transform properties: one to four pages, each of a layer's
  * size (possibly scaled uniformly, turned by /Rotate, expressed in /UserUnit, with its MediaBox away
- * from the origin), drawing solid rectangles and images through nested q/Q with cm, in every colour
+ * from the origin, or a CropBox inside a larger MediaBox painted outside it), drawing solid rectangles and images through nested q/Q with cm, in every colour
  * space the fixes meet (DeviceRGB, DeviceGray, DeviceCMYK, ICCBased RGB and CMYK, Indexed,
  * Separation, DeviceN), images behind every filter chain producers write (Flate with and without
  * TIFF/PNG predictors, DCT, ASCII85 before DCT or Flate, LZW, RunLength), and the page content
@@ -37,6 +37,11 @@ export interface Paint {
   cell: number;
   /** Nested q … cm … Q around the paint: each a matrix (translations and scales that cancel out). */
   nesting: number;
+  /**
+   * For a rectangle in a space set by cs: the colour set once, then a q … Q that sets another space
+   * and colour, then the colour set again before painting — the state q/Q must restore.
+   */
+  reSet: boolean;
   filter: ImageFilter;
   /** Image size in pixels (square blocks of 2 × 2 colours). */
   pixels: number;
@@ -53,6 +58,8 @@ export interface PageCase {
   paints: Paint[];
   /** How many content streams the page's content is split into. */
   streams: number;
+  /** A MediaBox this much larger (pt, user units) on every side, painted there, with a CropBox of the page's size; 0: MediaBox only. */
+  cropMargin: number;
 }
 
 export interface FileCase {
@@ -65,6 +72,7 @@ const paint: fc.Arbitrary<Omit<Paint, 'cell'>> = fc.record({
   space: fc.constantFrom<Space>('rgb', 'gray', 'cmyk', 'icc-rgb', 'icc-cmyk', 'indexed', 'separation', 'devicen'),
   colour: fc.tuple(unit, unit, unit, unit),
   nesting: fc.integer({ min: 0, max: 4 }),
+  reSet: fc.boolean(),
   filter: fc.constantFrom<ImageFilter>('none', 'flate', 'flate-tiff', 'flate-png', 'dct', 'a85-dct', 'a85-flate', 'lzw', 'runlength'),
   pixels: fc.constantFrom(8, 24, 64, 160),
 });
@@ -83,6 +91,7 @@ export const fileCase: fc.Arbitrary<FileCase> = fc
           origin: fc.tuple(fc.constantFrom(0, 0, -50, 30), fc.constantFrom(0, 0, 20, -10)),
           paints: fc.array(paint, { minLength: 1, maxLength: 4 }),
           streams: fc.integer({ min: 1, max: 3 }),
+          cropMargin: fc.constantFrom(0, 0, 24),
         }),
         { minLength: n, maxLength: n },
       ),
@@ -167,9 +176,14 @@ async function encodeImage(p: Paint, samples: Uint8Array): Promise<{ filter: str
     const channels = c as 1 | 3 | 4;
     let img = sharp(Buffer.from(samples), { raw: { width: p.pixels, height: p.pixels, channels: channels === 4 ? 4 : channels } });
     if (channels === 4) img = img.toColourspace('cmyk');
+    // One band stays one component (libvips would write a three-component JPEG otherwise).
+    if (channels === 1) img = img.toColourspace('b-w');
     // libjpeg writes CMYK as Adobe does (inverted, with the Adobe marker): in a PDF such a JPEG
     // carries /Decode [1 0 1 0 1 0 1 0] (encodeImage's `decode`), as Photoshop's do.
-    return new Uint8Array(await img.jpeg({ quality: 95, chromaSubsampling: '4:4:4' }).toBuffer());
+    const data = await img.jpeg({ quality: 95, chromaSubsampling: '4:4:4' }).toBuffer();
+    const made = (await sharp(data).metadata()).channels;
+    if (made !== channels) throw new Error(`sharp wrote a JPEG of ${made} components for ${channels}`);
+    return new Uint8Array(data);
   };
   switch (filter) {
     case 'none':
@@ -219,6 +233,9 @@ export async function writeCase(file: FileCase): Promise<Uint8Array> {
     const mh = (turned ? wPt : hPt) / page.userUnit;
     const [x0, y0] = page.origin;
     const ops: string[] = [];
+    const m = page.cropMargin;
+    // Outside the CropBox: a frame a viewer never shows (nor may the fixed page).
+    if (m) ops.push(`q 0 0.6 0 rg ${n(x0 - m)} ${n(y0 - m)} ${n(mw + 2 * m)} ${n(m)} re ${n(x0 - m)} ${n(y0 + mh)} ${n(mw + 2 * m)} ${n(m)} re ${n(x0 - m)} ${n(y0)} ${n(m)} ${n(mh)} re ${n(x0 + mw)} ${n(y0)} ${n(m)} ${n(mh)} re f Q`);
     const xobjects: string[] = [];
     const colourSpaces = Object.entries(spaces).map(([k, v]) => `/${k} ${v}`).join(' ');
     for (const p of page.paints) {
@@ -236,7 +253,11 @@ export async function writeCase(file: FileCase): Promise<Uint8Array> {
         if (p.space === 'rgb') parts.push(`${values} rg`);
         else if (p.space === 'gray') parts.push(`${values} g`);
         else if (p.space === 'cmyk') parts.push(`${values} k`);
-        else parts.push(`/${p.space} cs ${p.space === 'indexed' ? String(Math.round(p.colour[0]! * 3)) : values} ${p.space === 'separation' || p.space === 'devicen' ? 'scn' : 'sc'}`);
+        else {
+          const set = `${p.space === 'indexed' ? String(Math.round(p.colour[0]! * 3)) : values} ${p.space === 'separation' || p.space === 'devicen' ? 'scn' : 'sc'}`;
+          parts.push(`/${p.space} cs ${set}`);
+          if (p.reSet) parts.push(`q /rgb cs 1 0 0 sc Q ${set}`);
+        }
         parts.push(`${n(cx)} ${n(cy)} ${n(cw)} ${n(ch)} re f`);
       } else {
         const samples = imageSamples(p);
@@ -251,7 +272,7 @@ export async function writeCase(file: FileCase): Promise<Uint8Array> {
     const contents = splitAtOperators(ops.join('\n'), page.streams).map((c) => b.add(streamObject('/Filter /FlateDecode', deflateSync(Buffer.from(c, 'latin1')))));
     b.page(
       [
-        `/MediaBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]`,
+        m ? `/MediaBox [${n(x0 - m)} ${n(y0 - m)} ${n(x0 + mw + m)} ${n(y0 + mh + m)}] /CropBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]` : `/MediaBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]`,
         page.rotate ? `/Rotate ${page.rotate}` : '',
         page.userUnit !== 1 ? `/UserUnit ${page.userUnit}` : '',
         `/Contents [${contents.join(' ')}]`,
