@@ -8,6 +8,7 @@
  *   npm run fuzz                                  every target, FUZZ_SECONDS (default 60) each
  *   FUZZ_TARGETS=structure,content npm run fuzz   some of them
  *   FUZZ_SECONDS=600 FUZZ_TIMEOUT_MS=30000 FUZZ_RSS_MB=2048 FUZZ_MAX_LEN=65536 npm run fuzz
+ *   FUZZ_DIST=… FUZZ_WORK=… (default dist-fuzz/, fuzz-work/)
  *
  * Bounds: an input that runs past FUZZ_TIMEOUT_MS is a hang (default 60 s: the instrumented code runs
  * about ten times slower than plain, so this is the 30 s bound of a check or fix with room for the
@@ -35,6 +36,9 @@ const seconds = Number(env.FUZZ_SECONDS ?? 60);
 const timeoutMs = Number(env.FUZZ_TIMEOUT_MS ?? 60_000);
 const rssMb = Number(env.FUZZ_RSS_MB ?? 2048);
 const maxLen = env.FUZZ_MAX_LEN ? Number(env.FUZZ_MAX_LEN) : null;
+/** Where the compiled targets (inside the repository, where their imports resolve) and the campaign's files go: a test gives its own, to run beside a campaign. */
+const dist = resolve(root, env.FUZZ_DIST ?? 'dist-fuzz');
+const work = resolve(root, env.FUZZ_WORK ?? 'fuzz-work');
 /** Function exported by targets.ts for each target name. */
 const ENTRY = { structure: 'structure', content: 'content', decoders: 'decoders', fix: 'fixFile', images: 'images', vector: 'vector', reorder: 'reorder', assemble: 'assembleImages' };
 /** Longest input libFuzzer makes per target (its default is the longest seed). */
@@ -54,14 +58,13 @@ function run(cmd, args, options = {}) {
 
 // 1. The addon, and the targets compiled (with src/) to dist-fuzz/.
 run(process.execPath, [join(here, 'jazzer/build-addon.mjs')]);
-rmSync(join(root, 'dist-fuzz'), { recursive: true, force: true });
-run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(here, 'tsconfig.json')]);
-mkdirSync(join(root, 'dist-fuzz/test/hostile'), { recursive: true });
-for (const f of ['make-hostile.mjs', 'pdf-writer.mjs']) copyFileSync(join(root, 'test/hostile', f), join(root, 'dist-fuzz/test/hostile', f));
+rmSync(dist, { recursive: true, force: true });
+run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(here, 'tsconfig.json'), '--outDir', dist]);
+mkdirSync(join(dist, 'test/hostile'), { recursive: true });
+for (const f of ['make-hostile.mjs', 'pdf-writer.mjs']) copyFileSync(join(root, 'test/hostile', f), join(dist, 'test/hostile', f));
 
 // 2. Seeds, written once per campaign to fuzz-work/<target>/seeds (libFuzzer reads them, never writes there).
-const { seedsFor } = await import(pathToFileURL(join(root, 'dist-fuzz/test/fuzz/seeds.js')).href);
-const work = join(root, 'fuzz-work');
+const { seedsFor } = await import(pathToFileURL(join(dist, 'test/fuzz/seeds.js')).href);
 const summary = [];
 for (const target of wanted) {
   const dir = join(work, target);
@@ -77,12 +80,12 @@ for (const target of wanted) {
   console.log(`\nfuzz: ${target}: ${seconds} s from ${seeds.length} seeds and ${readdirSync(corpusDir).length} corpus inputs (per input ${timeoutMs} ms, ${rssMb} MB)`);
   const args = [
     join(root, 'node_modules/@jazzer.js/core/dist/cli.js'),
-    join(root, 'dist-fuzz/test/fuzz/entry.js'),
+    join(dist, 'test/fuzz/entry.js'),
     corpusDir,
     seedDir,
     '--fuzzEntryPoint', ENTRY[target],
-    '--includes', 'dist-fuzz/src/',
-    '--excludes', 'node_modules', '--excludes', 'dist-fuzz/test/',
+    '--includes', `${dist}/src/`,
+    '--excludes', 'node_modules', '--excludes', `${dist}/test/`,
     '--timeout', String(timeoutMs),
     '--',
     `-max_total_time=${seconds}`,

@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'pp-jazzer-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+/** The smoke campaign's compiled targets: inside the repository, where their imports resolve; apart from a campaign's dist-fuzz/. */
+const dist = join(root, 'dist-fuzz-test');
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(dist, { recursive: true, force: true });
+});
 
 describe('coverage-guided fuzzing with Jazzer.js', () => {
   beforeAll(() => {
@@ -36,9 +41,10 @@ describe('coverage-guided fuzzing with Jazzer.js', () => {
   }, 180_000);
 
   it('runs a 10-second campaign on the decoders target and finds nothing', () => {
-    const r = spawnSync(process.execPath, [join(root, 'test/fuzz/campaign.mjs')], { cwd: root, encoding: 'utf8', env: { ...process.env, FUZZ_TARGETS: 'decoders', FUZZ_SECONDS: '10' } });
+    const env = { ...process.env, FUZZ_TARGETS: 'decoders', FUZZ_SECONDS: '10', FUZZ_DIST: dist, FUZZ_WORK: join(work, 'campaign') };
+    const r = spawnSync(process.execPath, [join(root, 'test/fuzz/campaign.mjs')], { cwd: root, encoding: 'utf8', env });
     expect(r.status, `${r.stdout.slice(-2000)}${r.stderr.slice(-2000)}`).toBe(0);
-    const summary = JSON.parse(readFileSync(join(root, 'fuzz-work/summary.json'), 'utf8')) as { target: string; runs: number; found: string[] }[];
+    const summary = JSON.parse(readFileSync(join(work, 'campaign/summary.json'), 'utf8')) as { target: string; runs: number; found: string[] }[];
     expect(summary.map((s) => s.target)).toEqual(['decoders']);
     expect(summary[0]!.found).toEqual([]);
     expect(summary[0]!.runs).toBeGreaterThan(500);
