@@ -19,7 +19,8 @@
  * The result goes to node_modules/@jazzer.js/fuzzer/dist/prebuilds/, which the package's loader
  * looks at before its own prebuilds/ folder. Nothing is downloaded but the npm tarball.
  *
- * Usage: node test/fuzz/jazzer/build-addon.mjs [--force]
+ * Usage: node test/fuzz/jazzer/build-addon.mjs [--force | --check]
+ *   --check: only say whether the addon loads (exit 1 if not); reaches no network.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,6 +34,7 @@ const root = resolve(here, '../../..');
 const require = createRequire(join(root, 'package.json'));
 const SOURCES = { name: '@jazzer.js/fuzzer', version: '2.1.0', integrity: 'sha512-WroUAGH1+AFoI+5kRGOjvh9+1GsYEmCinvEt9yF0E0pBTeadssCG6Y8adeYh6W0rum2LjPsjVfLEWMunRLt/Ew==' };
 const force = process.argv.includes('--force');
+const checkOnly = process.argv.includes('--check');
 
 const fuzzerDir = dirname(require.resolve('@jazzer.js/fuzzer/package.json'));
 const target = join(fuzzerDir, 'dist', 'prebuilds', `fuzzer-${process.platform}-${process.arch}.node`);
@@ -54,6 +56,7 @@ if (before.ok && !force) {
   process.exit(0);
 }
 if (!before.ok) console.log(`build-addon: the shipped addon does not load here: ${before.error.trim()}`);
+if (checkOnly) fail('the Jazzer.js addon does not load: build it with `node test/fuzz/jazzer/build-addon.mjs` (needs g++ and libclang-rt-16-dev)');
 if (process.platform !== 'linux') fail(`building the addon is only set up for Linux (this is ${process.platform})`);
 
 const arch = { x64: 'x86_64', arm64: 'aarch64' }[process.arch] ?? fail(`no libFuzzer build for ${process.arch}`);
