@@ -89,8 +89,11 @@ function qpdfCheck(bytes: Uint8Array): string | null {
   }
 }
 
-/** Runs one case: fix (or checkAndFix) and every property. Returns nothing; fails by expect. */
-async function checkCase(file: FileCase, viaFlow: boolean, explicitOrder: number[] | null) {
+/**
+ * Runs one case: fix (or checkAndFix) and every property. Returns nothing; fails by expect.
+ * `allowOpenBugs`: let through what an open bug of OPEN_BUGS does (the tests of the bugs themselves say false).
+ */
+async function checkCase(file: FileCase, viaFlow: boolean, explicitOrder: number[] | null, allowOpenBugs = true) {
   const original = await writeCase(file);
   const sku = `PROP-${file.pages.length}`;
   const options = { profiles: registry, raster: false, pool: false as const };
@@ -134,8 +137,10 @@ async function checkCase(file: FileCase, viaFlow: boolean, explicitOrder: number
   // The order: as asked, or as the check found it.
   const reordered = changes.find((c) => c.code === 'page-order-mismatch');
   const order = explicitOrder ?? (reordered ? /order ([\d, ]+)/.exec(reordered.action)![1]!.split(',').map((s) => Number(s.trim())) : file.pages.map((_, i) => i + 1));
-  if (!explicitOrder && !reordered) {
-    // No reorder made: then the pages were in layer order already (or the check could not tell).
+  const orderSeenLate = allowOpenBugs && !before.findings.some((f) => f.code === 'page-order-mismatch') && before.findings.some((f) => f.code === 'page-scale-mismatch');
+  if (orderSeenLate) tally.set('scaled pages, order not judged (open bug)', (tally.get('scaled pages, order not judged (open bug)') ?? 0) + 1);
+  if (!explicitOrder && !reordered && !orderSeenLate) {
+    // No reorder made: then the pages were in layer order already.
     expect(after!.findings.filter((f) => f.code === 'page-order-mismatch' && !refused.some((r) => r.code === 'page-order-mismatch'))).toEqual([]);
   }
   // Every page, drawn by both renderers, against the original page it came from.
@@ -182,6 +187,18 @@ const OPEN_BUGS = [
       ],
     } as FileCase,
   },
+  {
+    bug: 'src/convert/fix.ts plans the page order from the first check only: when a page is off its layer by a uniform scale, the check cannot match it to a layer and says nothing of the order; fix scales it, and the fixed file is then found out of order (page-order-mismatch, action fix, "fix --reorder puts them as pages 1, 3, 2") though reorder was asked, with neither a change nor a refusal',
+    // Told apart in checkCase (the first check found a scale mismatch and no order), not by the case.
+    hits: (_file: FileCase) => false,
+    example: {
+      pages: [
+        { layer: 0, rotate: 0, scale: 0.5, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }] },
+        { layer: 2, rotate: 0, scale: 1, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }] },
+        { layer: 1, rotate: 0, scale: 1, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }] },
+      ],
+    } as FileCase,
+  },
 ];
 
 /** Which fixes the generated files got, over the run (said at the end: the properties are not vacuous). */
@@ -206,7 +223,7 @@ describe('fixes, judged by qpdf, MuPDF and Ghostscript (properties)', () => {
 
   for (const open of OPEN_BUGS) {
     it.fails(`open bug, still there: ${open.bug}`, async () => {
-      await checkCase(open.example, false, null);
+      await checkCase(open.example, false, null, false);
     }, 120_000);
   }
 });
