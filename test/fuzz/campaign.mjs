@@ -10,7 +10,8 @@
  *   FUZZ_SECONDS=600 FUZZ_TIMEOUT_MS=30000 FUZZ_RSS_MB=2048 FUZZ_MAX_LEN=65536 npm run fuzz
  *   FUZZ_DIST=… FUZZ_WORK=… (default dist-fuzz/, fuzz-work/)
  *
- * Bounds: an input that runs past FUZZ_TIMEOUT_MS is a hang (default 60 s: the instrumented code runs
+ * Bounds (kept by libFuzzer, and for asynchronous targets, whose inputs libFuzzer's alarm cannot
+ * stop here, by watchdog.ts in a thread of its own): an input that runs past FUZZ_TIMEOUT_MS is a hang (default 60 s: the instrumented code runs
  * about ten times slower than plain, so this is the 30 s bound of a check or fix with room for the
  * instrumentation; the replay, uninstrumented, tells a real hang from a slow instrumented run); a process past FUZZ_RSS_MB resident (default 2048: the 1 GB bound of a check plus Node,
  * Jazzer and the instrumented code) is a memory bound broken; any exception the target does not
@@ -96,14 +97,15 @@ for (const target of wanted) {
     '-print_final_stats=1',
   ];
   const started = Date.now();
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --max-old-space-size=${Math.max(1024, rssMb)}`.trim() } });
+  const childEnv = { ...env, FUZZ_WATCHDOG_DIR: artifacts, FUZZ_TIMEOUT_MS: String(timeoutMs), FUZZ_RSS_MB: String(rssMb), NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --max-old-space-size=${Math.max(1024, rssMb)}`.trim() };
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: childEnv });
   const log = r.stderr.toString('utf8');
   writeFileSync(join(dir, 'last-run.log'), log);
   process.stderr.write(log.split('\n').filter((l) => !/^#\d+\s+(NEW|REDUCE|pulse)/.test(l)).slice(-40).join('\n') + '\n');
   // 4. Whatever libFuzzer wrote as a finding (crash-, timeout-, oom-) is kept as a regression file;
   // slow units (past -report_slow_units, within the time limit) are only said.
   const slow = readdirSync(artifacts).filter((name) => name.startsWith('slow-unit-'));
-  const found = readdirSync(artifacts).filter((name) => !name.startsWith('slow-unit-')).map((name) => {
+  const found = readdirSync(artifacts).filter((name) => !name.startsWith('slow-unit-') && name !== 'current-input').map((name) => {
     const bytes = readFileSync(join(artifacts, name));
     const kind = name.split('-')[0];
     const keep = `${kind}-${createHash('sha1').update(bytes).digest('hex').slice(0, 16)}.bin`;
