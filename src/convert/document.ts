@@ -7,9 +7,11 @@
  * CropBox, Rotate, Resources) are written onto the page itself, and every page becomes a child of one
  * new /Pages node: after that no pdf-lib walk goes deeper than one level.
  */
-import { InvalidArgumentError } from '../errors.js';
+import { InvalidArgumentError, PreflightError } from '../errors.js';
 import type { DecodeBudget, DecodeLimits } from '../pdf/decode-budget.js';
 import { walkPageTree } from '../pdf/page-tree.js';
+import { recoverDictionary } from '../pdf/recover.js';
+import { BudgetExceededError } from '../pdf/decode-budget.js';
 import { loadDocument, type PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFArray, PDFName, PDFNumber, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import { PDFCatalog, PDFPageLeaf, PDFPageTree } from '../pdf/pdf-lib-document.js';
@@ -17,10 +19,18 @@ import { N, dictOf, resolve } from '../pdf/objects.js';
 
 /** Pages a transform handles: far above any product (a handful of layers), far below an attack. */
 export const MAX_TRANSFORM_PAGES = 10_000;
+/** Page objects read again from the bytes at most (as the check: inspect.ts). */
+const MAX_RECOVERED_PAGES = 64;
 
-/** Why a document cannot be transformed (a damaged page tree): the caller refuses the fix with it. */
-export class UntransformableError extends Error {
+/**
+ * Why a document cannot be transformed (a page tree that cannot be read whole): `ERR_PDF_DAMAGED`.
+ * The flows refuse the fix with it (a `pdf-damaged` refusal); a direct caller of a transform gets it.
+ */
+export class UntransformableError extends PreflightError {
   override readonly name = 'UntransformableError';
+  constructor(message: string) {
+    super('ERR_PDF_DAMAGED', message);
+  }
 }
 
 export interface TransformDocument {
@@ -39,7 +49,7 @@ export interface TransformDocument {
  * pages[0].setRotation(degrees(0));
  */
 export async function loadForTransform(bytes: Uint8Array, limits: DecodeLimits): Promise<TransformDocument> {
-  const { doc, budget } = await loadDocument(bytes, limits);
+  const { doc, budget, parsed } = await loadDocument(bytes, limits);
   const context = doc.context;
   // A /Root without /Type /Catalog is read as a plain dictionary: made pdf-lib's catalog (the
   // check reads its /Pages all the same), so that pdf-lib's page API works on it.
@@ -52,7 +62,19 @@ export async function loadForTransform(bytes: Uint8Array, limits: DecodeLimits):
     (doc as unknown as { catalog: PDFCatalog }).catalog = catalog;
   }
   const oldRoot = doc.catalog.get(N('Pages'));
-  const tree = walkPageTree(context, oldRoot, MAX_TRANSFORM_PAGES);
+  // Page objects pdf-lib could not parse are read again from the bytes, as the check reads them
+  // (inspect.ts): a fix works on the pages the check judged.
+  let recoveries = 0;
+  const recover = (ref: PDFRef) => {
+    if (recoveries++ >= MAX_RECOVERED_PAGES) return undefined;
+    try {
+      return recoverDictionary(parsed, context, ref);
+    } catch (error) {
+      if (error instanceof BudgetExceededError) throw error;
+      return undefined;
+    }
+  };
+  const tree = walkPageTree(context, oldRoot, MAX_TRANSFORM_PAGES, recover);
   if (tree.problems.length) throw new UntransformableError(`its page tree cannot be read whole (${tree.problems[0]})`);
   const unreadable = tree.pages.findIndex((p) => p.unreadable !== undefined);
   if (unreadable >= 0) throw new UntransformableError(`page ${unreadable + 1} cannot be read (${tree.pages[unreadable]!.unreadable})`);

@@ -50,14 +50,8 @@ const MAX_RECOVERED_PAGES = 64;
 /** Deeper nesting of arrays/dictionaries is refused (real files stay far below; PDF's own limit advice is 28). */
 const MAX_OBJECT_NESTING = 256;
 
-/** Finds "%PDF-x.y" in the first 1024 bytes; returns the version or null. */
-export function pdfHeaderVersion(bytes: Uint8Array): string | null {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
-  const at = head.indexOf('%PDF-');
-  if (at < 0) return null;
-  const m = /^%PDF-(\d+\.\d+)/.exec(head.slice(at));
-  return m ? m[1]! : '?';
-}
+import { looksLikePdfObjects, pdfHeaderVersion, withHeader } from './header.js';
+export { pdfHeaderVersion };
 
 /** True when the last "%%EOF" marker is missing: the file was cut short. */
 export function looksTruncated(bytes: Uint8Array): boolean {
@@ -355,20 +349,6 @@ function safely<T>(check: () => T, fallback: T): T {
     if (error instanceof BudgetExceededError) throw error;
     return fallback;
   }
-}
-
-/** "1 0 obj" near the start, as in a PDF whose header was lost. */
-function looksLikePdfObjects(bytes: Uint8Array): boolean {
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
-  return /(^|[\r\n])\s*\d+\s+\d+\s+obj\b/.test(head);
-}
-
-function withHeader(bytes: Uint8Array): Uint8Array {
-  const header = Buffer.from('%PDF-1.7\n', 'latin1');
-  const out = new Uint8Array(header.length + bytes.length);
-  out.set(header);
-  out.set(bytes, header.length);
-  return out;
 }
 
 /**

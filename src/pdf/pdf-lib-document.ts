@@ -8,6 +8,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { PDFContext } from 'pdf-lib';
 import { DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { parsePdf, quietly } from './parse.js';
+import { looksLikePdfObjects, pdfHeaderVersion, withHeader } from './header.js';
 
 type PdfLib = typeof import('pdf-lib');
 const lib = createRequire(import.meta.url)('pdf-lib') as PdfLib;
@@ -39,10 +40,13 @@ export async function loadDocument(
   bytes: Uint8Array,
   limits: DecodeLimits,
   options: { ignoreEncryption?: boolean } = {},
-): Promise<{ doc: PDFDocument; budget: DecodeBudget }> {
+): Promise<{ doc: PDFDocument; budget: DecodeBudget; parsed: Uint8Array }> {
   const budget = new DecodeBudget(limits, { heapCeilingBytes: getHeapStatistics().used_heap_size + LOAD_HEAP_MB * 1024 * 1024 });
-  const context = await quietly(() => parsePdf(bytes, budget));
+  // A file that holds PDF objects without a `%PDF-` header is read with one put in front, as the
+  // check (inspect.ts) and qpdf, poppler and pdf.js read it.
+  const parseBytes = pdfHeaderVersion(bytes) === null && looksLikePdfObjects(bytes) ? withHeader(bytes) : bytes;
+  const context = await quietly(() => parsePdf(parseBytes, budget));
   // What PDFDocument.load does once it has the context (its constructor is not in the typings).
   const Document = PDFDocument as unknown as new (context: PDFContext, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument;
-  return { doc: new Document(context, options.ignoreEncryption ?? false, false), budget };
+  return { doc: new Document(context, options.ignoreEncryption ?? false, false), budget, parsed: parseBytes };
 }

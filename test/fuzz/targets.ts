@@ -13,8 +13,8 @@
  * (reorderPages) and `assemble` (assemble on mutated images).
  */
 import { PreflightError } from '../../src/errors.js';
-import { fix } from '../../src/convert/fix.js';
-import { assemble } from '../../src/convert/assemble.js';
+import { fix } from '../../src/flow/fix.js';
+import { assemble } from '../../src/flow/assemble.js';
 import { rewriteImage } from '../../src/convert/images.js';
 import { VectorColourRewriter } from '../../src/convert/vector.js';
 import { reorderPages } from '../../src/convert/reorder.js';
@@ -215,6 +215,7 @@ export async function fixFile(data: Uint8Array): Promise<void> {
       fit: (['contain', 'cover', 'stretch'] as const)[(k >> 3) % 3],
       reorder: (k & 0x20) !== 0,
       jpegQuality: k & 0x40 ? 30 : 92,
+      approve: 'all' as const,
     };
     const out = await bounded('fix', () => fix(bytes, { sku }, options, preflightOptions), typed);
     if (!out) return;
@@ -406,7 +407,7 @@ function colourOperandCheck(bytes: Uint8Array, resources: PDFDict, resolver: Col
 /**
  * reorderPages on a mutated file that the check reads as whole (the only files fix reorders), in
  * an order the input's last bytes pick: it writes a file of the same page count whose page i has
- * the size of original page order[i], or refuses with a spent budget.
+ * the size of original page order[i], or refuses with a spent budget or a typed error.
  */
 export async function reorder(data: Uint8Array): Promise<void> {
   if (data.length < 2) return;
@@ -421,7 +422,8 @@ export async function reorder(data: Uint8Array): Promise<void> {
     const j = seed % (i + 1);
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
-  const out = await bounded('reorderPages', () => reorderPages(bytes, order, FUZZ_LIMITS), (e) => e instanceof BudgetExceededError);
+  // A spent budget, or a page the check itself could not read (ERR_PDF_DAMAGED: a page-damaged file) is a refusal.
+  const out = await bounded('reorderPages', () => reorderPages(bytes, order, FUZZ_LIMITS), (e) => e instanceof BudgetExceededError || typed(e));
   if (!out) return;
   const after = await inspectChecked(out, 'inspectPdf of the reordered file');
   if (after.pageCount !== n) throw new FuzzFinding(`reorderPages wrote ${after.pageCount} pages of ${n}`);
