@@ -67,7 +67,7 @@ export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js
 export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';
 export { readManifest, resolveTarget } from './batch/discover.js';
 export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './flow/preflight-url.js';
-export { buildOrderPayload, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
+export { buildOrderPayload, validateDraft, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
 export {
   OrderSchema,
   RowSchema,
@@ -96,3 +96,4 @@ export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, settleFinding, 
 export { LOCALES, LocaleSchema, type Locale } from './messages/locales.js';
 export { customerMessage, localizeReport, loadCatalogue, type Catalogue, type NamedTarget } from './messages/catalogue.js';
 export { CustomerMessageSchema, type CustomerMessage } from './rules/finding.js';
+export * from './public-types.js';

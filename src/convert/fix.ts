@@ -47,7 +47,7 @@ export const FixOptionsSchema = z
      * Default: every code the options allow. `page-order-mismatch` in the list means `reorder`.
      */
     codes: z.array(FindingCodeSchema).optional(),
-    /** Check the fixed file again (`after`); `false` leaves that to the caller ({@link noteRemaining}). */
+    /** Check the fixed file again (`after`); `false` leaves that to the caller (`noteRemaining`). */
     recheck: z.boolean().default(true),
     /** JPEG quality of re-encoded images. */
     jpegQuality: z.number().int().min(30).max(100).default(92),

@@ -10,3 +10,5 @@ export { RedisQueue, redisQueueFactory, QueueUnavailableError, type RedisQueueOp
 export { preflightFolderOnFleet, batchFileHandler, type FleetFolderOptions } from './batch.js';
 export { checkJobHandler, fleetHandlers, transientDownloadFailure, type CheckHandlerOptions } from './handlers.js';
 export { startFleetWorker, redisQueue } from './start.js';
+export type { RedisLedger } from './tenants.js';
+export type { TenantAdmission, TenantLedger, TenantLoad } from '../jobs/tenants.js';
