@@ -147,7 +147,7 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
       version: packageVersion(),
       summary: 'Preflight print files for the order service over HTTP',
       description:
-        'Preflight print files for the order service over HTTP. Submit a PDF (multipart upload) or a URL with its SKU; get the report `print-preflight check --json` prints, the visual HTML report and page previews. Errors are application/problem+json (RFC 9457) with a stable `code`. Reports carry `schemaVersion`; what may change within one is written in the README (Versioned contracts).',
+        'Preflight print files for the order service over HTTP. Submit a PDF (multipart upload) or a URL with its SKU; get the report `print-preflight check --json` prints, the visual HTML report and page previews. Errors are application/problem+json (RFC 9457) with a stable `code`. Reports carry `schemaVersion`; what may change within one is written in docs/contracts.md (Versioned contracts).',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'print-preflight' },
     },
