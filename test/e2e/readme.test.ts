@@ -67,9 +67,12 @@ describe('README and docs TypeScript snippets', () => {
     // Controls: what the old API allowed must not compile, or this harness proves nothing.
     files['control-verify.ts'] = `import { verifyWebhook } from 'print-preflight';\nconst v = verifyWebhook('{}', 'sig', 'secret');\nif (!v.ok) throw new Error('forged');\n`;
     files['control-created.ts'] = `import { OrderServiceClient, type OrderPayload } from 'print-preflight';\ndeclare const c: OrderServiceClient; declare const p: OrderPayload;\nconst n: string = (await c.createOrder(p)).data.nope.toUpperCase();\nconsole.log(n);\n`;
+    files['control-draft.ts'] = `import { buildOrderPayload } from 'print-preflight';\ndeclare const fromJson: unknown;\nawait buildOrderPayload(fromJson);\n`;
     const errors = typecheck(files);
     expect(errors.filter((e) => e.file.startsWith('snippet-'))).toEqual([]);
-    expect(errors.map((e) => e.file).sort(), JSON.stringify(errors)).toEqual(expect.arrayContaining(['control-created.ts', 'control-verify.ts']));
+    expect(errors.map((e) => e.file).sort(), JSON.stringify(errors)).toEqual(expect.arrayContaining(['control-created.ts', 'control-draft.ts', 'control-verify.ts']));
+    // buildOrderPayload takes an OrderDraft: JSON goes through validateDraft first.
+    expect(errors.some((e) => e.file === 'control-draft.ts' && /Argument of type 'unknown' is not assignable/.test(e.message))).toBe(true);
     expect(errors.some((e) => e.file === 'control-verify.ts' && /Property 'ok' does not exist on type 'boolean'/.test(e.message))).toBe(true);
     expect(errors.some((e) => e.file === 'control-created.ts')).toBe(true);
   });
