@@ -3,7 +3,8 @@
 // and credentials, and the loopback file server for your CDN, and nothing else changes.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { OrderServiceClient, buildOrderPayload, closeDefaultPool, startFakeOrderService, webhookHandler } from 'print-preflight';
+import { OrderServiceClient, buildOrderPayload, closeDefaultPool, webhookHandler } from 'print-preflight';
+import { startFakeOrderService } from 'print-preflight/testing';
 
 const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}`)));
 

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'ERR_SERVICE_SERVER',
   'ERR_SERVICE_UNREACHABLE',
   'ERR_SERVICE_RESPONSE',
+  'ERR_MISSING_DEPENDENCY',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -76,6 +77,38 @@ export class InputUnreadableError extends PreflightError {
     super('ERR_INPUT_UNREADABLE', message, { cause });
   }
 }
+
+/**
+ * A feature needs packages that are not installed: the HTTP service and the Redis fleet load
+ * fastify, @fastify/multipart, BullMQ, ioredis and prom-client only when they start, and the
+ * `print-preflight` package lists them as optional peer dependencies (the `print-preflight-server`
+ * package installs them). `packages` names what is missing.
+ * @example
+ * try { await startService(); }
+ * catch (e) { if (e instanceof MissingDependencyError) console.error(e.message, e.packages); }
+ */
+export class MissingDependencyError extends PreflightError {
+  readonly packages: readonly string[];
+  constructor(feature: string, packages: readonly string[], cause?: unknown) {
+    const list = packages.length === 1 ? packages[0]! : `${packages.slice(0, -1).join(', ')} and ${packages.at(-1)!}`;
+    super(
+      'ERR_MISSING_DEPENDENCY',
+      `${feature} needs ${list}, which ${packages.length === 1 ? 'is' : 'are'} not installed. Install the server package, which pins the versions this release is tested with: npm install print-preflight-server; or add them yourself: npm install ${packages.map((p) => `${p}@${SERVER_PACKAGE_RANGES[p as ServerPackage] ?? 'latest'}`).join(' ')}.`,
+      { cause },
+    );
+    this.packages = packages;
+  }
+}
+
+/** The server stack: optional peer dependencies of print-preflight, with the majors it supports. */
+export const SERVER_PACKAGE_RANGES = {
+  fastify: '5',
+  '@fastify/multipart': '10',
+  bullmq: '6',
+  ioredis: '5',
+  'prom-client': '15',
+} as const;
+export type ServerPackage = keyof typeof SERVER_PACKAGE_RANGES;
 
 /** Formats a value for an argument error the way sharp does: value and its type. */
 export function describeValue(value: unknown): string {

@@ -4,6 +4,10 @@
  * import { preflight } from 'print-preflight';
  * const report = await preflight('design.pdf', { product: 'duvet-cover', variant: '200x200' });
  * console.log(report.verdict, report.findings);
+ *
+ * The HTTP service is `print-preflight/service`, the Redis fleet `print-preflight/fleet`, test
+ * doubles `print-preflight/testing`: this entry point loads none of the server packages (fastify,
+ * BullMQ, ioredis, prom-client), which are optional peer dependencies.
  */
 export { preflight, preflightWithPreviews, type Preview } from './flow/preflight.js';
 export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
@@ -38,7 +42,6 @@ export {
 } from './client/errors.js';
 export { verifyWebhook, webhookSignatureProblem, signWebhook, parseWebhook, webhookHandler, type WebhookEvent, type WebhookSignatureProblem, type WebhookHandlerOptions } from './client/webhooks.js';
 export { studioUrl, studioPreviewUrl, listenToStudio } from './client/studio.js';
-export { startFakeOrderService, type FakeOrderService, type FakeServiceOptions } from './client/fake-service.js';
 export {
   FulfillmentSchema,
   ProductSchema,
@@ -64,7 +67,7 @@ export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js
 export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';
 export { readManifest, resolveTarget } from './batch/discover.js';
 export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './flow/preflight-url.js';
-export { buildOrderPayload, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
+export { buildOrderPayload, validateDraft, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
 export {
   OrderSchema,
   RowSchema,
@@ -82,22 +85,12 @@ export {
   UnknownTargetError,
   ProfileError,
   InputUnreadableError,
+  MissingDependencyError,
   ERROR_CODES,
   type ErrorCode,
 } from './errors.js';
-export { startService } from './service/start.js';
-export { ServeOptionsSchema, type ServeOptions, type QueueContext } from './service/options.js';
-export type { ServiceHandle } from './service/server.js';
-export { CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord, type CheckStatus } from './jobs/schema.js';
 export { CheckViewSchema, type CheckView } from './jobs/view.js';
-export { JobStore } from './jobs/store.js';
-export { runCheckJob, type RunContext } from './jobs/run.js';
-export { EmbeddedQueue, type CheckQueue, type QueueCounts, type EmbeddedQueueOptions } from './jobs/queue.js';
-export { deliverCallback, CallbackOptionsSchema, type CallbackOptions } from './jobs/callback.js';
-export { preflightFolderOnFleet, startFleetWorker, redisQueue } from './fleet/start.js';
-export type { FleetConnection } from './fleet/connection.js';
-export type { RetryPolicy } from './fleet/jobs.js';
-export type { FleetWorker, FleetWorkerOptions, WorkerHeartbeat } from './fleet/worker.js';
+export type { CheckStatus } from './jobs/schema.js';
 export { checkAndFix, checkAndFixUrl, type CheckAndFixUrlOptions, DEFAULT_FIX_POLICY, DEFAULT_APPROVAL, FixModeSchema, type FixMode, type CheckAndFixOptions, type CheckAndFixResult, type FixedFile, type FlowChange } from './flow/check-and-fix.js';
 export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, settleFinding, policyLoosenings, type Policy, type PolicyAction, type FixableCode } from './rules/policy.js';
 export { LOCALES, LocaleSchema, MESSAGE_LOCALES, matchLocale, negotiateLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './messages/locales.js';
@@ -111,3 +104,4 @@ export { renderApproval, type ApprovalPageInput } from './report/approval.js';
 export { renderMockup, layerMockups } from './report/mockup.js';
 export { pairLayers, type LayerPair } from './report/before-after.js';
 export { CustomerMessageSchema, type CustomerMessage } from './rules/finding.js';
+export * from './public-types.js';

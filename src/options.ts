@@ -23,7 +23,7 @@ export const PreflightOptionsSchema = z
     severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).default({}),
     /**
      * Action per finding code for this call: `reject` (an error), `warn` (a warning), `fix` (fixed by
-     * {@link preflightAndFix}, then checked again), `off`. Overrides the profile's policy; codes not
+     * `checkAndFix()`, then checked again), `off`. Overrides the profile's policy; codes not
      * named follow the profile, then their severity.
      */
     policy: PolicySchema.default({}),

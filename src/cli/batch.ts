@@ -106,7 +106,11 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   }
   if (values.redis && values.watch) throw new UsageError('--watch runs on this machine; leave out --redis');
   if (values.queue && !values.redis) throw new UsageError('--queue needs --redis');
-  if (values.redis) (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
+  if (values.redis) {
+    const { requireServerPackages, FLEET_PACKAGES } = await import('../util/optional-deps.js');
+    await requireServerPackages('print-preflight batch --redis', FLEET_PACKAGES);
+    (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
+  }
   const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}), ...poolLimitsFrom(values) });
   const fix = fixFlag(values.fix);
   const policy = policyFrom(values.policy);

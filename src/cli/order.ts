@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { buildOrderPayload, OrderPayloadError } from '../order/build.js';
+import { buildOrderPayload, validateDraft, OrderPayloadError } from '../order/build.js';
 import { UsageError, type CliIO } from './args.js';
 import { safeForTerminal } from '../report/terminal.js';
 import { say } from './output.js';
@@ -43,7 +43,7 @@ export async function orderCommand(args: string[], io: CliIO): Promise<number> {
     throw new UsageError(e.code ? `cannot read ${positionals[0]} (${e.code})` : `${positionals[0]} is not valid JSON (${e.message})`);
   }
   try {
-    const { payload, reports } = await buildOrderPayload(draft, {
+    const { payload, reports } = await buildOrderPayload(validateDraft(draft), {
       strict: values.strict ?? false,
       network: { allowHosts: values['allow-host'] ?? [] },
       preflight: { profiles: values.profiles },

@@ -234,7 +234,9 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout(`${SERVE_HELP}\n`);
     return 0;
   }
-  // fastify loads only for this command: the other verbs do not pay for it.
+  // fastify loads only for this command: the other verbs do not pay for it (nor install it).
+  const { requireServerPackages, SERVICE_PACKAGES, FLEET_PACKAGES } = await import('../util/optional-deps.js');
+  await requireServerPackages('print-preflight serve', options.queue ? [...new Set([...SERVICE_PACKAGES, ...FLEET_PACKAGES])] : SERVICE_PACKAGES);
   const { startService } = await import('../service/server.js');
   let service;
   try {

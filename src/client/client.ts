@@ -61,7 +61,7 @@ export interface DeprecationWarning {
   migration: string;
 }
 
-interface ClientEvents {
+export interface ClientEvents {
   deprecation: [DeprecationWarning];
   retry: [{ method: string; path: string; attempt: number; delayMs: number; reason: string }];
 }

@@ -22,7 +22,7 @@ export function studioPreviewUrl({ apiUrl, cartItemKey, applicationKey }: { apiU
   return u.toString();
 }
 
-interface MessageTarget {
+export interface MessageTarget {
   addEventListener(type: 'message', listener: (event: { origin: string; data: unknown }) => void): void;
   removeEventListener(type: 'message', listener: (event: { origin: string; data: unknown }) => void): void;
 }

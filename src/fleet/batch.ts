@@ -63,7 +63,7 @@ export interface FleetFolderOptions extends FolderOptions {
 }
 
 /**
- * Preflights every PDF under `dir` on the fleet's workers; same outputs as {@link preflightFolder}.
+ * Preflights every PDF under `dir` on the fleet's workers; same outputs as `preflightFolder` (print-preflight).
  * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
  * @example
  * const summary = await preflightFolderOnFleet('/mnt/shared/incoming', {

@@ -9,3 +9,6 @@ export { FleetWorker, FleetWorkerOptionsSchema, WorkerHeartbeatSchema, type Flee
 export { RedisQueue, redisQueueFactory, QueueUnavailableError, type RedisQueueOptions } from './queue.js';
 export { preflightFolderOnFleet, batchFileHandler, type FleetFolderOptions } from './batch.js';
 export { checkJobHandler, fleetHandlers, transientDownloadFailure, type CheckHandlerOptions } from './handlers.js';
+export { startFleetWorker, redisQueue } from './start.js';
+export type { RedisLedger } from './tenants.js';
+export type { TenantAdmission, TenantLedger, TenantLoad } from '../jobs/tenants.js';

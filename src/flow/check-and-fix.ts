@@ -59,7 +59,7 @@ export type CheckAndFixOptions = PreflightOptions & {
   rotate?: 'cw' | 'ccw';
   /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
   fit?: 'contain' | 'cover' | 'stretch';
-  /** The name the fixed file's report gives it (default: the input's name with `.fixed.pdf`, {@link fixedFileName}). */
+  /** The name the fixed file's report gives it (default: the input's name with `.fixed.pdf`, `fixedFileName`). */
   fixedPath?: string;
 };
 

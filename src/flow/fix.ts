@@ -50,7 +50,7 @@ export const FixOptionsSchema = z
      * `fit` and `pages` approve their own fix (they say exactly what to do).
      */
     approve: z.union([z.literal('all'), z.array(FindingCodeSchema)]).default([]),
-    /** Check the fixed file again (`after`); `false` leaves that to the caller ({@link noteRemaining}). */
+    /** Check the fixed file again (`after`); `false` leaves that to the caller (`noteRemaining`). */
     recheck: z.boolean().default(true),
     /** JPEG quality of re-encoded images. */
     jpegQuality: z.number().int().min(30).max(100).default(92),

@@ -79,7 +79,7 @@ export interface Noun {
   gender: Gender | 'x' | 'p' | 'other';
 }
 
-type Formatter = (message: string, values: Record<string, string | number | Date>) => string;
+export type Formatter = (message: string, values: Record<string, string | number | Date>) => string;
 
 export interface LoadedCatalogue {
   locale: MessageLocale;

@@ -71,12 +71,20 @@ const zodPath = (path: readonly PropertyKey[]) => formatPath(path) || '(body)';
  * const { payload } = await buildOrderPayload(draft, { network: { allowHosts: [] } });
  * await fetch(`${baseUrl}/orders`, { method: 'POST', body: JSON.stringify(payload), headers });
  */
-export async function buildOrderPayload(draft: OrderDraft | unknown, options: BuildOptions = {}): Promise<{ payload: OrderPayload; reports: Report[] }> {
+export async function buildOrderPayload(draft: OrderDraft, options: BuildOptions = {}): Promise<{ payload: OrderPayload; reports: Report[] }> {
   return buildOrderPayloadFrom(validateDraft(draft), options);
 }
 
-/** The draft parsed, or an {@link OrderPayloadError} naming every failing field. */
-export function validateDraft(draft: OrderDraft | unknown): OrderPayload {
+/**
+ * A draft from outside (parsed JSON, a request body) checked against the order schema: the typed
+ * draft with its defaults filled, ready for {@link buildOrderPayload}.
+ * @param draft any value
+ * @throws {OrderPayloadError} naming every failing field, with a message a person can act on
+ * @example
+ * const draft = validateDraft(JSON.parse(await readFile('draft.json', 'utf8')));
+ * const { payload } = await buildOrderPayload(draft);
+ */
+export function validateDraft(draft: unknown): OrderPayload {
   const parsed = OrderSchema.safeParse(draft);
   if (!parsed.success) {
     throw new OrderPayloadError(parsed.error.issues.map((i) => ({ path: zodPath(i.path), message: friendlyMessage(i, draft) })));

@@ -163,7 +163,12 @@ async function render(task: RenderTask) {
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   measured ??= analysePixels(pixels);
   const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
-  const preview = encoding ? await encoding : null;
+  const encoded = encoding ? await encoding : null;
+  // The encoder's bytes may live in memory Node will not hand to another thread (its Buffer pool,
+  // or memory it marks untransferable): on Node 24 transferring them throws DataCloneError, which
+  // made every preview drawn in a worker fail. Hand over a copy this worker owns (a preview is a
+  // few hundred KB; the copy costs far less than encoding it).
+  const preview = encoded ? new Uint8Array(encoded) : null;
   const result: RenderResult = {
     facts: {
       index: task.page,

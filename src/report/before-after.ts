@@ -41,7 +41,7 @@ export interface LayerPair {
   resized: boolean;
   /** The changes made on this page. */
   changes: PairChange[];
-  /** Where they happened, when the reports say (images); vector changes are found by {@link findChangedArea}. */
+  /** Where they happened, when the reports say (images); vector changes are found by `findChangedArea`. */
   spots: ChangeSpot[];
 }
 

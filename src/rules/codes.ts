@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { openEnum } from '../util/json-schema.js';
 
 /**
  * The fixed list of finding codes. Stable: codes may be added, never renamed or removed (deprecate
@@ -199,7 +200,11 @@ export const FINDING_CODES = {
 
 export type FindingCode = keyof typeof FINDING_CODES;
 export const FINDING_CODE_LIST = Object.keys(FINDING_CODES) as FindingCode[];
-export const FindingCodeSchema = z.enum(FINDING_CODE_LIST as [FindingCode, ...FindingCode[]]);
+/**
+ * A finding code. The library emits only these; the published schemas of what it writes declare the
+ * list open (a string, these values as `examples`): codes are added within a schemaVersion.
+ */
+export const FindingCodeSchema = openEnum(z.enum(FINDING_CODE_LIST as [FindingCode, ...FindingCode[]]), 'A finding code (kebab-case)');
 
 export const SEVERITIES = ['error', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];

@@ -10,8 +10,8 @@ import { ProfileListingSchema } from '../profile/listing.js';
 import { ReportSchema } from '../report/schema.js';
 import { FindingSchema } from '../rules/finding.js';
 import { packageVersion } from '../util/package-root.js';
-import { normaliseJsonSchema } from '../util/json-schema.js';
-import { ProblemFieldSchema, ProblemSchema, problemTitle } from './problem.js';
+import { normaliseJsonSchema, openEnumOverride } from '../util/json-schema.js';
+import { ProblemFieldSchema, ProblemSchema, problemCode, problemTitle } from './problem.js';
 import { allResponses, jsonSchema, type ResponseDoc, type RouteDoc } from './route.js';
 import { CheckUploadSchema, CheckUrlBodySchema, HealthSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema } from './schemas.js';
 
@@ -53,7 +53,7 @@ function components(): Record<string, unknown> {
   ] as const) {
     const registry = z.registry<{ id: string }>();
     for (const [id, schema] of list) registry.add(schema, { id });
-    const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Record<string, unknown>> };
+    const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}`, override: openEnumOverride(io) }) as { schemas: Record<string, Record<string, unknown>> };
     for (const [id, schema] of Object.entries(schemas)) {
       const { $schema: _s, $id: _i, ...rest } = schema;
       out[id] = normaliseJsonSchema(rest);
@@ -67,15 +67,17 @@ function refOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknow
   return named ? { $ref: `#/components/schemas/${named[0]}` } : jsonSchema(schema, io);
 }
 
-function problemExample(status: number, code: string, detail: string, url: string): Record<string, unknown> {
-  return { type: `urn:print-preflight:problem:${code}`, title: problemTitle(status), status, detail, instance: url, code };
+function problemExample(status: number, given: string, detail: string, url: string): Record<string, unknown> {
+  const code = problemCode(given);
+  return { type: `urn:print-preflight:problem:${code}`, title: problemTitle(status), status, detail, instance: url, code, ...(code !== given ? { legacyCode: given } : {}) };
 }
 
-function responseObject(status: number, doc: ResponseDoc, path: string): Record<string, unknown> {
+function responseObject(status: number, given: ResponseDoc, path: string): Record<string, unknown> {
+  const doc: ResponseDoc = given.codes ? { ...given, codes: given.codes.map(problemCode) } : given;
   const problem = status >= 400;
   const types = doc.type ? [doc.type].flat() : problem ? ['application/problem+json'] : doc.schema ? ['application/json'] : [];
   const schema = doc.schema ?? (problem ? ProblemSchema : undefined);
-  const example = doc.example ?? (problem && doc.codes?.length ? problemExample(status, doc.codes[0]!, doc.description, path) : undefined);
+  const example = doc.example ?? (problem && given.codes?.length ? problemExample(status, given.codes[0]!, doc.description, path) : undefined);
   const description = doc.codes?.length ? `${doc.description}. Problem codes: ${doc.codes.map((c) => `\`${c}\``).join(', ')}.` : doc.description;
   return {
     description,
@@ -145,7 +147,7 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
       version: packageVersion(),
       summary: 'Preflight print files for the order service over HTTP',
       description:
-        'Preflight print files for the order service over HTTP. Submit a PDF (multipart upload) or a URL with its SKU; get the report `print-preflight check --json` prints, the visual HTML report and page previews. Errors are application/problem+json (RFC 9457) with a stable `code`. Reports carry `schemaVersion`; what may change within one is written in the README (Versioned contracts).',
+        'Preflight print files for the order service over HTTP. Submit a PDF (multipart upload) or a URL with its SKU; get the report `print-preflight check --json` prints, the visual HTML report and page previews. Errors are application/problem+json (RFC 9457) with a stable `code`. Reports carry `schemaVersion`; what may change within one is written in docs/contracts.md (Versioned contracts).',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'print-preflight' },
     },
@@ -153,7 +155,7 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
     tags: [...new Set(routes.flatMap((r) => r.tags))].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}.` })),
     paths,
     components: {
-      schemas: components(),
+      schemas: withKnownProblemCodes(components(), paths),
       // Declared when the server has API keys (an unused scheme is a lint warning).
       ...(options.apiKeys
         ? {
@@ -165,6 +167,26 @@ export function openApiDocument(routes: readonly RouteDoc[], options: { apiKeys:
         : {}),
     },
   };
+}
+
+/**
+ * The Problem schema's `code` documents every code this server's routes list (`x-problem-codes`),
+ * as `examples`: an open string — a newer server may answer a code a client has not seen; the
+ * status says what kind of failure it is.
+ */
+function withKnownProblemCodes(schemas: Record<string, unknown>, paths: Record<string, Record<string, unknown>>): Record<string, unknown> {
+  const known = new Set<string>();
+  for (const ops of Object.values(paths))
+    for (const op of Object.values(ops) as { responses: Record<string, { 'x-problem-codes'?: string[] }> }[])
+      for (const r of Object.values(op.responses)) for (const c of r['x-problem-codes'] ?? []) known.add(c);
+  const problem = schemas.Problem as { properties: Record<string, Record<string, unknown>> };
+  const codes = [...known].sort();
+  problem.properties.code = {
+    ...problem.properties.code,
+    description: `A stable problem code, in kebab-case; the \`type\` URI ends in it. Known codes: ${codes.join(', ')}. The list is open: match the ones you handle and treat others by the status.`,
+    examples: codes,
+  };
+  return schemas;
 }
 
 /** A page that fetches /openapi.json and shows every operation; text is set with textContent only. */

@@ -9,6 +9,20 @@ import { z } from 'zod';
 import { PreflightError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 
+/** Problem codes are kebab-case, as finding codes are. */
+export const PROBLEM_CODE_PATTERN = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/**
+ * The one spelling of a problem code: kebab-case. A library error code (`ERR_UNKNOWN_SKU`, the
+ * spelling problem bodies used for them before 0.2.0) becomes `unknown-sku`; a code already in
+ * kebab-case is returned as it is. Clients that stored old codes can pass them through this too.
+ * @example problemCode('ERR_UNKNOWN_SKU') // 'unknown-sku'
+ * @example problemCode('request-invalid') // 'request-invalid'
+ */
+export function problemCode(code: string): string {
+  return /^ERR_[A-Z0-9_]+$/.test(code) ? code.slice(4).toLowerCase().replaceAll('_', '-') : code;
+}
+
 export const ProblemFieldSchema = z.strictObject({
   /** Where: a JSON path (`rows[0].sources[1].url`), a query parameter or a form field. */
   path: z.string(),
@@ -24,8 +38,13 @@ export const ProblemSchema = z
     status: z.number().int(),
     detail: z.string(),
     instance: z.string().optional(),
-    /** A stable code (`ERR_UNKNOWN_SKU`, `upload-too-large`…). */
-    code: z.string(),
+    /** A stable code in kebab-case (`unknown-sku`, `upload-too-large`…); the `type` URI ends in it. */
+    code: z.string().regex(PROBLEM_CODE_PATTERN),
+    /**
+     * Deprecated: the code's spelling before 0.2.0 (`ERR_UNKNOWN_SKU`), sent beside `code` for codes
+     * that had another spelling, for 12 months from the 0.2.0 release. Match on `code`.
+     */
+    legacyCode: z.string().optional().meta({ deprecated: true }),
     errors: z.array(ProblemFieldSchema).optional(),
   })
   .loose();
@@ -81,8 +100,9 @@ export class RequestInvalid extends Problem {
   }
 }
 
-export function problemBody(status: number, code: string, detail: string, request: FastifyRequest, extra: Record<string, unknown> = {}): ProblemBody {
+export function problemBody(status: number, given: string, detail: string, request: FastifyRequest, extra: Record<string, unknown> = {}): ProblemBody {
   const { headers: _h, ...rest } = extra;
+  const code = problemCode(given);
   return {
     type: `urn:print-preflight:problem:${code}`,
     title: problemTitle(status),
@@ -90,6 +110,7 @@ export function problemBody(status: number, code: string, detail: string, reques
     detail,
     instance: request.url.split('?')[0],
     code,
+    ...(code !== given ? { legacyCode: given } : {}),
     ...rest,
   };
 }

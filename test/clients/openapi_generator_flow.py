@@ -11,8 +11,8 @@ import sys
 import time
 
 sys.path.insert(0, sys.argv[1])
-import pp_client  # noqa: E402  (the generated package)
-from pp_client.rest import ApiException  # noqa: E402
+import print_preflight_client as pp_client  # noqa: E402  (the generated package)
+from print_preflight_client.rest import ApiException  # noqa: E402
 
 base, key, pdf, sku, source = sys.argv[2:7]
 

@@ -80,7 +80,7 @@ describe('docs/service-client.py driving a real server', () => {
     expect(r.preview).toEqual({ type: 'image/webp', bytes: expect.any(Number) });
     expect(r.deleted).toBe(204);
     expect(r.afterDelete).toEqual({ status: 404, code: 'check-not-found' });
-    expect(r.unknownSku).toMatchObject({ status: 422, code: 'ERR_UNKNOWN_SKU', errors: [{ path: 'sku' }] });
+    expect(r.unknownSku).toMatchObject({ status: 422, code: 'unknown-sku', errors: [{ path: 'sku' }] });
     expect(r.retryAfterDate).toBe(10);
     expect(r.retryAfterBad).toBeNull();
     expect(r.quoted).toBe('"a\\"b\\\\c  d"');

@@ -1,11 +1,12 @@
 /**
  * The integrator's flow, written against the TypeScript SDK that @hey-api/openapi-ts generates from
- * the server's /openapi.json (into ./generated at test time: typescript.test.ts generates it,
- * type-checks this file with it, then runs it). Only the generated code talks to the server.
+ * the server's /openapi.json by the README's recipe (typescript.test.ts copies this file to
+ * src/flow.ts of an ESM NodeNext project, generates the SDK into src/print-preflight/, compiles
+ * both, then runs it). Only the generated code talks to the server.
  */
-import { createClient, createConfig } from './generated/client';
-import { deleteCheck, getCheck, getCheckPagePreview, getCheckReportHtml, listProfiles, submitCheck, uploadCheck } from './generated/sdk.gen';
-import type { Check, Problem, ProfileListing } from './generated/types.gen';
+import { createClient, createConfig } from './print-preflight/client/index.js';
+import { deleteCheck, getCheck, getCheckPagePreview, getCheckReportHtml, listProfiles, submitCheck, uploadCheck } from './print-preflight/sdk.gen.js';
+import type { Check, Problem, ProfileListing } from './print-preflight/types.gen.js';
 
 export interface FlowInput {
   baseUrl: string;

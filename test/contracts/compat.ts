@@ -112,7 +112,13 @@ function subset(a: Side, b: Side, path: string, o: CompatOptions, out: string[])
   if (bValues) {
     const aValues = valuesOf(A);
     const open = o.openEnum?.(o.direction === 'output' ? bValues : (aValues ?? [])) ?? false;
-    if (!aValues) out.push(`${path}: any value was allowed, now one of ${bValues.length}`);
+    // An open list published as a string that documents its values (`examples`): a reader of the
+    // old enum was told the list grows, and every value it knew is still among the documented ones.
+    const documented = Array.isArray(A.examples) ? (A.examples as unknown[]) : [];
+    const openString = !aValues && open && outerOutput && aTypes?.size === 1 && aTypes.has('string') && bValues.every((v) => documented.includes(v));
+    if (openString) {
+      // compatible: see above
+    } else if (!aValues) out.push(`${path}: any value was allowed, now one of ${bValues.length}`);
     else if (!(open && outerOutput)) {
       const missing = aValues.filter((v) => !bValues.some((w) => JSON.stringify(w) === JSON.stringify(v)));
       if (missing.length) out.push(`${path}: ${missing.map((v) => JSON.stringify(v)).join(', ')} not allowed`);

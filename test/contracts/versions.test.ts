@@ -80,6 +80,16 @@ describe('the compatibility checker', () => {
   const profile = () => clone(current['profile.schema.json']!) as Obj;
   const check = (before: Obj, after: Obj, direction: 'input' | 'output') => schemaIncompatibilities(before, after, { direction, openEnum });
 
+  it('takes a closed list of finding codes becoming an open string that documents them all as compatible, and one that leaves a code out as not', () => {
+    const closed = report();
+    const code = closed.properties.findings.items.properties.code;
+    closed.properties.findings.items.properties.code = { type: 'string', enum: [...code.examples] };
+    expect(check(closed, report(), 'output')).toEqual([]);
+    const missing = report();
+    missing.properties.findings.items.properties.code.examples.pop();
+    expect(check(closed, missing, 'output').length).toBeGreaterThan(0);
+  });
+
   it('finds the report unchanged compatible with itself', () => {
     expect(check(report(), report(), 'output')).toEqual([]);
     expect(check(profile(), profile(), 'input')).toEqual([]);
@@ -87,8 +97,9 @@ describe('the compatibility checker', () => {
 
   it.each<[string, boolean, (r: Obj) => void]>([
     ['a field added to each page', true, (r) => (r.properties.pages.items.properties.newField = { type: 'string' })],
-    ['a new finding code', true, (r) => r.properties.findings.items.properties.code.enum.push('page-new-code')],
-    ['a new finding code as a key of rules', true, (r) => r.properties.rules.propertyNames.enum.push('page-new-code')],
+    ['a new finding code', true, (r) => r.properties.findings.items.properties.code.examples.push('page-new-code')],
+    ['a new finding code as a key of rules', true, (r) => r.properties.rules.propertyNames.examples.push('page-new-code')],
+    ['a closed list (verdict) made an open string', false, (r) => (r.properties.verdict = { type: 'string', examples: ['pass', 'warn', 'fail'] })],
     ['a field removed', false, (r) => ((r.properties.pages.items.required = r.properties.pages.items.required.filter((x: string) => x !== 'rotate')), delete r.properties.pages.items.properties.rotate)],
     ['a required field made optional', false, (r) => (r.properties.pages.items.required = r.properties.pages.items.required.filter((x: string) => x !== 'rotate'))],
     ['null allowed where a number was promised', false, (r) => (r.properties.pages.items.properties.widthMm = { type: ['number', 'null'] })],

@@ -1,10 +1,12 @@
 /**
- * The README's examples as a user meets them: every ```ts snippet type-checks under `strict`
- * against the built package, imported as 'print-preflight'; every ```sh line runs through the
- * installed command line in a scratch folder that holds the repository's test files.
+ * The examples of the README and of the guides in docs/ as a user meets them: every ```ts snippet
+ * type-checks under `strict` against the built package, imported as 'print-preflight' (or one of
+ * its subpaths); every ```sh line runs through the installed command line in a scratch folder that
+ * holds the repository's test files. A ```typescript snippet is code written against something
+ * else (a generated client) and names the test that compiles and runs it.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import sharp from 'sharp';
@@ -13,8 +15,10 @@ import { validDraft } from '../helpers/order.js';
 import { startSourceServer, type SourceServer } from '../helpers/source-server.js';
 
 const root = resolve('.');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const blocks = (lang: string) => [...readme.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!);
+/** The README and every guide: what a newcomer reads. */
+const DOCS = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const texts = DOCS.map((f) => readFileSync(join(root, f), 'utf8'));
+const blocks = (lang: string) => texts.flatMap((text) => [...text.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!));
 
 /** Type-checks TypeScript files as a user's project that depends on print-preflight would. */
 function typecheck(files: Record<string, string>): { file: string; message: string }[] {
@@ -38,12 +42,23 @@ function typecheck(files: Record<string, string>): { file: string; message: stri
     .map((l) => ({ file: basename(l.split('(')[0]!), message: l }));
 }
 
-describe('README TypeScript snippets', () => {
+describe('README and docs TypeScript snippets', () => {
   const snippets = blocks('ts');
 
   it('there are snippets, and each imports from the package as a user would', () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(3);
-    for (const s of snippets) expect(s).toMatch(/from 'print-preflight'/);
+    expect(snippets.length).toBeGreaterThanOrEqual(10);
+    for (const s of snippets) expect(s).toMatch(/from 'print-preflight(\/(service|fleet|testing))?'/);
+  });
+
+  it('a snippet written against something else names the test that compiles and runs it', () => {
+    const others = blocks('typescript');
+    expect(others.length).toBeGreaterThanOrEqual(1);
+    for (const s of others) {
+      const test = /compiled and run [^\n]* by (test\/[\w/.-]+\.test\.ts)/.exec(s)?.[1];
+      expect(test, s.slice(0, 120)).toBeDefined();
+      expect(existsSync(join(root, test!)), test).toBe(true);
+      expect(readFileSync(join(root, test!), 'utf8')).toMatch(/README/);
+    }
   });
 
   it('every snippet compiles under strict against the built package; the harness itself catches misuse', { timeout: 180_000 }, () => {
@@ -52,15 +67,18 @@ describe('README TypeScript snippets', () => {
     // Controls: what the old API allowed must not compile, or this harness proves nothing.
     files['control-verify.ts'] = `import { verifyWebhook } from 'print-preflight';\nconst v = verifyWebhook('{}', 'sig', 'secret');\nif (!v.ok) throw new Error('forged');\n`;
     files['control-created.ts'] = `import { OrderServiceClient, type OrderPayload } from 'print-preflight';\ndeclare const c: OrderServiceClient; declare const p: OrderPayload;\nconst n: string = (await c.createOrder(p)).data.nope.toUpperCase();\nconsole.log(n);\n`;
+    files['control-draft.ts'] = `import { buildOrderPayload } from 'print-preflight';\ndeclare const fromJson: unknown;\nawait buildOrderPayload(fromJson);\n`;
     const errors = typecheck(files);
     expect(errors.filter((e) => e.file.startsWith('snippet-'))).toEqual([]);
-    expect(errors.map((e) => e.file).sort(), JSON.stringify(errors)).toEqual(expect.arrayContaining(['control-created.ts', 'control-verify.ts']));
+    expect(errors.map((e) => e.file).sort(), JSON.stringify(errors)).toEqual(expect.arrayContaining(['control-created.ts', 'control-draft.ts', 'control-verify.ts']));
+    // buildOrderPayload takes an OrderDraft: JSON goes through validateDraft first.
+    expect(errors.some((e) => e.file === 'control-draft.ts' && /Argument of type 'unknown' is not assignable/.test(e.message))).toBe(true);
     expect(errors.some((e) => e.file === 'control-verify.ts' && /Property 'ok' does not exist on type 'boolean'/.test(e.message))).toBe(true);
     expect(errors.some((e) => e.file === 'control-created.ts')).toBe(true);
   });
 });
 
-describe('README shell examples', () => {
+describe('README and docs shell examples', () => {
   /** Lines that are not examples of the command line: the test suite itself and the benchmarks (run from a checkout). */
   const NOT_RUN = new Set(['npm test', 'npm run bench', 'npm run bench -- --rows issue-24', 'BENCH_SMOKE=1 node bench/run.mjs']);
   const lines = blocks('sh')
@@ -115,7 +133,8 @@ describe('README shell examples', () => {
     const ran: string[] = [];
     for (const line of lines.filter((l) => !NOT_RUN.has(l))) {
       const watch = line.includes('--watch');
-      const command = line.replace(/^npm ci && npx /, '');
+      // `npx print-preflight` in a project is its installed bin, which is on PATH here.
+      const command = line.replace(/^(npm ci && )?npx /, '');
       const r = await sh(command, watch ? 4_000 : undefined);
       const what = `${line}\n${r.err}`;
       if (watch) expect(r.code, what).toBe(130);

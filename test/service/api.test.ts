@@ -264,9 +264,10 @@ describe('errors are problem+json', () => {
   });
 
   it('422 for an unknown SKU, product or variant', async () => {
-    const body = await expectProblem(await post('/v1/checks', form(join(CORPUS, 'gs-duvet-exact.pdf'), { sku: 'NO-SUCH-SKU' })), 422, 'ERR_UNKNOWN_SKU');
+    const body = await expectProblem(await post('/v1/checks', form(join(CORPUS, 'gs-duvet-exact.pdf'), { sku: 'NO-SUCH-SKU' })), 422, 'unknown-sku');
+    expect(body.legacyCode, 'the spelling before 0.2.0, beside the code for a deprecation period').toBe('ERR_UNKNOWN_SKU');
     expect(body.errors).toEqual([expect.objectContaining({ path: 'sku' })]);
-    await expectProblem(await post('/v1/checks', { url: `${sources.base}/good.pdf`, product: 'duvet-cover', variant: '1x1' }), 422, 'ERR_UNKNOWN_VARIANT');
+    await expectProblem(await post('/v1/checks', { url: `${sources.base}/good.pdf`, product: 'duvet-cover', variant: '1x1' }), 422, 'unknown-variant');
   });
 
   it('413 while the upload streams: the answer comes before the body is sent, nothing is kept', async () => {
@@ -280,7 +281,7 @@ describe('errors are problem+json', () => {
   it('422 for an unknown SKU sent before the file, before the file is read', async () => {
     const answer = await streamUpload({ sku: 'NO-SUCH-SKU' }, 64 * 1024 * 800);
     expect(answer.status, answer.body).toBe(422);
-    expect(JSON.parse(answer.body)).toMatchObject({ status: 422, code: 'ERR_UNKNOWN_SKU' });
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 422, code: 'unknown-sku', legacyCode: 'ERR_UNKNOWN_SKU' });
     expect(answer.sentWhenAnswered).toBeLessThan(answer.total / 2);
   });
 

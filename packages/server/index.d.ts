@@ -1,0 +1,2 @@
+export * from 'print-preflight/service';
+export * from 'print-preflight/fleet';
