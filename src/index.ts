@@ -10,6 +10,7 @@
  * BullMQ, ioredis, prom-client), which are optional peer dependencies.
  */
 export { preflight, preflightWithPreviews, type Preview } from './flow/preflight.js';
+export { check, type CheckSource, type CheckOptions as PipelineOptions, type CheckResult } from './flow/check.js';
 export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
 export { DEFAULT_DECODE_LIMITS, DecodeLimitsSchema, tightenLimits, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
 export { renderHtml, type HtmlPreview } from './report/html.js';

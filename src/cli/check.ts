@@ -190,12 +190,11 @@ const IN_THREAD_MAX_BYTES = 16 * 1024 * 1024;
  * a worker's start-up, or leaves the start where it was.
  */
 async function readForCheck(path: string): Promise<{ bytes?: Uint8Array; needsWorker: boolean }> {
-  const [{ stat }, { readSourceBytes }] = await Promise.all([import('node:fs/promises'), import('../source/read.js')]);
+  const [{ stat }, { readSourceBytes }, { likelyNeedsWorker }] = await Promise.all([import('node:fs/promises'), import('../source/read.js'), import('../raster/worker-need.js')]);
   try {
     if ((await stat(path)).size > IN_THREAD_MAX_BYTES) return { needsWorker: true };
     const { bytes } = await readSourceBytes(path);
-    const has = (marker: string) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes(marker);
-    return { bytes, needsWorker: !has('/DCTDecode') || ['/Font', '/Pattern', '/Shading'].some(has) };
+    return { bytes, needsWorker: likelyNeedsWorker(bytes) };
   } catch {
     return { needsWorker: false };
   }

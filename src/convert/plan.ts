@@ -5,6 +5,7 @@
  * itself; check → fix → check again is flow/'s.
  */
 import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
 import { FindingCodeSchema, type FindingCode } from '../rules/codes.js';
 
 const Fit = z.enum(['contain', 'cover', 'stretch']);
@@ -114,3 +115,12 @@ export const TransformAnswerSchema = z.union([
   z.strictObject({ op: z.literal('assemble'), outcome: AssemblyOutcomeSchema }),
   z.strictObject({ op: z.literal('assemble'), invalid: z.string() }),
 ]);
+
+/** Throws unless `order` names every page of an n-page file exactly once (1-based). */
+export function assertPermutation(order: readonly number[], pageCount: number): void {
+  const ok = order.length === pageCount && order.every((n) => Number.isInteger(n) && n >= 1 && n <= pageCount) && new Set(order).size === pageCount;
+  if (!ok) {
+    throw new InvalidArgumentError(`The page order must name each of the file's ${pageCount} pages once (e.g. ${Array.from({ length: Math.min(pageCount, 8) }, (_, i) => pageCount - i).join(',')}), got ${order.slice(0, 16).join(',') || 'nothing'}`);
+  }
+}
+

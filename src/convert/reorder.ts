@@ -1,15 +1,9 @@
-import { InvalidArgumentError } from '../errors.js';
 import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.js';
 import { N, PDFArray, dictOf, resolve } from '../pdf/objects.js';
 import { loadForTransform } from './document.js';
+import { assertPermutation } from './plan.js';
 
-/** Throws unless `order` names every page of an n-page file exactly once (1-based). */
-export function assertPermutation(order: readonly number[], pageCount: number): void {
-  const ok = order.length === pageCount && order.every((n) => Number.isInteger(n) && n >= 1 && n <= pageCount) && new Set(order).size === pageCount;
-  if (!ok) {
-    throw new InvalidArgumentError(`The page order must name each of the file's ${pageCount} pages once (e.g. ${Array.from({ length: Math.min(pageCount, 8) }, (_, i) => pageCount - i).join(',')}), got ${order.slice(0, 16).join(',') || 'nothing'}`);
-  }
-}
+export { assertPermutation };
 
 /**
  * Puts a document's pages in another order: `order[i]` is the page (1-based) that becomes page

@@ -9,19 +9,19 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
-import type { Executor } from '../pool/local.js';
-import { defaultPool, PreflightPool, TaskFailure } from '../pool/pool.js';
+import { TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';
-import { formatPath, registryFrom } from '../profile/load.js';
+import { formatPath } from '../profile/load.js';
+import type { Limits } from '../profile/schema.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
 import { FindingCodeSchema, type FindingCode } from '../rules/codes.js';
 import { actionOf, DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FIXES, isFixable, type Policy } from '../rules/policy.js';
 import { profileRules } from '../rules/index.js';
 import { readSource } from '../source/read.js';
-import { assertPermutation } from '../convert/reorder.js';
-import type { Change, FixPlan, Refusal } from '../convert/plan.js';
-import { callLimits, decodeLimitsOf, preflight } from './preflight.js';
+import { assertPermutation, type Change, type FixPlan, type Refusal } from '../convert/plan.js';
+import { checkResolved } from './preflight.js';
+import { resolveRun, type ResolvedRun } from './run.js';
 
 export type { Change, Refusal };
 
@@ -82,23 +82,49 @@ const FATAL: FindingCode[] = ['file-not-pdf', 'pdf-damaged', 'pdf-encrypted', 'p
  * if (bytes && after?.verdict !== 'fail') await writeFile('out.pdf', bytes);
  */
 export async function fix(input: string | Uint8Array, target: Target, options: FixOptions = {}, preflightOptions: PreflightOptions = {}): Promise<FixResult> {
-  const parsed = FixOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid fix options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  const opts = parsed.data;
-  const registry = await registryFrom(preflightOptions.profiles);
-  const resolved = registry.resolve(target);
-  const source = await readSource(input);
-  const executor: Executor = preflightOptions.pool === false ? (await import('../pool/local.js')).localExecutor : (preflightOptions.pool ?? defaultPool());
-  const decodeLimits = decodeLimitsOf(executor instanceof PreflightPool ? executor : undefined, preflightOptions.decodeLimits);
-  const budget = new TimeBudget(preflightOptions.fileBudgetMs ?? 300_000);
+  const opts = parseFixOptions(options);
   // The instructions of the options are the call's policy too: `--rotate cw` asks for the turn.
   const policy: Policy = { ...instructed(opts), ...preflightOptions.policy };
-  const checkOptions: PreflightOptions = { ...preflightOptions, profiles: registry, policy, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY, path: source.path };
-  let before = await preflight(source.bytes, target, { ...checkOptions, raster: false });
-  const original = before;
+  const run = await resolveRun(target, { ...preflightOptions, policy, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY });
+  const source = await readSource(input);
+  const before = (await checkResolved(run, source.bytes, { keepPreviews: false, path: source.path, raster: false })).report;
+  const made = await fixResolved(run, source.bytes, before, opts, source.path);
+  if (!made.bytes || !opts.recheck) return { ...made, before, after: null };
+  const after = (await checkResolved(run, made.bytes, { keepPreviews: false, path: opts.outPath ?? source.path })).report;
+  noteRemaining(made.changes, made.refused, after);
+  return { ...made, before, after };
+}
+
+/** What a fix made of a file: the new bytes (null when nothing changed or it cannot be fixed), the changes and the refusals. */
+export interface FixMade {
+  bytes: Uint8Array | null;
+  changes: Change[];
+  refused: Refusal[];
+}
+
+/** Parses fix options, or throws InvalidArgumentError naming each problem. */
+export function parseFixOptions(options: FixOptions): z.output<typeof FixOptionsSchema> {
+  const parsed = FixOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new InvalidArgumentError(`Invalid fix options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * Fixes a file under a resolved run, from a check of it (`before`, any report of these bytes under
+ * the run's rules): plans what to fix, reorders (and checks the reordered file without rasters),
+ * and runs the transform — each in the pool. Refusals say what was not fixed and why.
+ * @param path the name reports give the file
+ * @example
+ * const run = await resolveRun({ sku: 'T-SHIRT-M' });
+ * const { report } = await checkResolved(run, bytes);
+ * const made = await fixResolved(run, bytes, report, parseFixOptions({ approve: 'all' }), 'design.pdf');
+ */
+export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: Report, opts: z.output<typeof FixOptionsSchema>, path: string | null): Promise<FixMade> {
+  const { executor, decodeLimits, target: resolved, options: checkOptions } = run;
+  const budget = new TimeBudget(checkOptions.fileBudgetMs);
   const changes: Change[] = [];
   const refused: Refusal[] = [];
-  const nothing = (): FixResult => ({ bytes: null, changes: [], refused, before: original, after: null });
+  const nothing = (): FixMade => ({ bytes: null, changes: [], refused });
   const fatal = before.findings.find((f) => FATAL.includes(f.code) && f.severity === 'error');
   if (fatal || before.pdf.encrypted) {
     const f = fatal ?? before.findings.find((x) => x.code === 'pdf-encrypted')!;
@@ -108,9 +134,9 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   const wanted = wantedCodes(before, opts, resolved, refused);
   // A fix can make the file too large (a CMYK JPEG re-encoded): when the rules fix file-too-large
   // and it is approved, the output is kept under the cap even if the input had no such finding.
-  const sizeRule = actionOf('file-too-large', profileRules(resolved.profile, checkOptions.defaultPolicy), { severities: checkOptions.severities, policy });
+  const sizeRule = actionOf('file-too-large', profileRules(resolved.profile, checkOptions.defaultPolicy), { severities: checkOptions.severities, policy: checkOptions.policy });
   if (!opts.codes && sizeRule.action === 'fix' && approvedCode('file-too-large', opts, resolved)) wanted.add('file-too-large');
-  const run = async <T>(task: () => Promise<T>): Promise<T | null> => {
+  const pooled = async <T>(task: () => Promise<T>): Promise<T | null> => {
     try {
       return await task();
     } catch (error) {
@@ -126,14 +152,15 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   };
 
   // 0. Page order, first: every other fix is judged against the page's layer.
-  let bytes = source.bytes;
+  let bytes = input;
   let reordered = false;
+  let judged = before;
   const orderFinding = wanted.has('page-order-mismatch') ? before.findings.find((f) => f.code === 'page-order-mismatch') : undefined;
   const order = opts.pages ?? (orderFinding && typeof orderFinding.details?.order === 'string' ? orderFinding.details.order.split(',').map(Number) : null);
   if (order) {
     assertPermutation(order, before.pdf.pageCount ?? 0);
     if (order.some((n, i) => n !== i + 1)) {
-      const answer = await run(() => executor.transform({ bytes: shared(bytes), op: { op: 'reorder', order }, limits: decodeLimits }, preflightOptions.signal, preflightOptions.timeoutMs, budget));
+      const answer = await pooled(() => executor.transform({ bytes: shared(bytes), op: { op: 'reorder', order }, limits: decodeLimits }, checkOptions.signal, checkOptions.timeoutMs, budget));
       if (!answer) return nothing();
       if (answer.op !== 'reorder') throw new Error('a worker answered another transform');
       if ('refused' in answer) {
@@ -148,7 +175,7 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
         page: null,
         action: `put the pages in the order ${order.join(', ')}${ambiguous ? ' (layers of the same size keep the order they had: check which is which)' : ''}`,
       });
-      before = await preflight(bytes, target, { ...checkOptions, raster: false });
+      judged = (await checkResolved(run, bytes, { keepPreviews: false, path, raster: false })).report;
     }
   } else {
     const unordered = before.findings.find((f) => f.code === 'page-order-mismatch');
@@ -158,25 +185,21 @@ export async function fix(input: string | Uint8Array, target: Target, options: F
   }
 
   // 1–4. Geometry, colour, pixels and size: one transform in the pool.
-  const plan = planFix(before, resolved, wanted, opts, callLimits(resolved.limits, preflightOptions.limits, preflightOptions.tightenOnly ?? false), bytes.length);
+  const plan = planFix(judged, resolved, wanted, opts, run.limits, bytes.length);
   if (plan) {
-    const answer = await run(() => executor.transform({ bytes: shared(bytes), op: { op: 'fix', plan }, limits: decodeLimits }, preflightOptions.signal, preflightOptions.timeoutMs, budget));
-    if (!answer) return reordered ? finish() : nothing();
+    const answer = await pooled(() => executor.transform({ bytes: shared(bytes), op: { op: 'fix', plan }, limits: decodeLimits }, checkOptions.signal, checkOptions.timeoutMs, budget));
+    if (!answer) return reordered ? done() : nothing();
     if (answer.op !== 'fix') throw new Error('a worker answered another transform');
     changes.push(...answer.outcome.changes);
     refused.push(...answer.outcome.refused);
     if (answer.outcome.bytes) bytes = answer.outcome.bytes;
-    else if (!reordered) return { bytes: null, changes: [], refused, before: original, after: null };
+    else if (!reordered) return nothing();
   }
-  return finish();
+  return done();
 
-  async function finish(): Promise<FixResult> {
+  function done(): FixMade {
     // Nothing changed: nothing to write (a re-saved copy would only look like a fix).
-    if (!changes.length) return { bytes: null, changes, refused, before: original, after: null };
-    if (!opts.recheck) return { bytes, changes, refused, before: original, after: null };
-    const after = await preflight(bytes, target, { ...checkOptions, path: opts.outPath ?? source.path });
-    noteRemaining(changes, refused, after);
-    return { bytes, changes, refused, before: original, after };
+    return changes.length ? { bytes, changes, refused } : { bytes: null, changes, refused };
   }
 }
 
@@ -221,7 +244,7 @@ function approvedCode(code: FindingCode, opts: z.output<typeof FixOptionsSchema>
 }
 
 /** The transform's plan from a check of the file (after any reorder); null when nothing is to be done. */
-function planFix(report: Report, resolved: ResolvedTarget, wanted: Set<FindingCode>, opts: z.output<typeof FixOptionsSchema>, limits: ReturnType<typeof callLimits>, fileBytes: number): FixPlan | null {
+function planFix(report: Report, resolved: ResolvedTarget, wanted: Set<FindingCode>, opts: z.output<typeof FixOptionsSchema>, limits: Limits, fileBytes: number): FixPlan | null {
   const has = (code: FindingCode) => wanted.has(code) && report.findings.some((f) => f.code === code);
   const pages = report.pages.map((p) => {
     const layer = resolved.layers[p.index - 1];

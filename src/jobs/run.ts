@@ -7,17 +7,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { checkAndFix, checkAndFixUrl, type CheckAndFixOptions, type CheckAndFixResult, type CheckAndFixUrlOptions } from '../flow/check-and-fix.js';
+import { check as checkSource, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
 import { InputUnreadableError, PreflightError } from '../errors.js';
-import type { PreflightOptions } from '../options.js';
 import type { PreflightPool } from '../pool/pool.js';
-import { preflightWithPreviews, type Preview } from '../flow/preflight.js';
+import type { Preview } from '../flow/preflight.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import { registryFrom } from '../profile/load.js';
 import { keepRunPages } from './pages.js';
 import type { Report } from '../report/schema.js';
-import { preflightUrlWithPreviews, type NetworkOptions } from '../flow/preflight-url.js';
+import type { NetworkOptions } from '../source/network.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import type { FixedState, JobStore } from './store.js';
 
@@ -140,9 +139,9 @@ interface Checked {
   status: 'done' | 'needs-approval';
   report: Report;
   previews: Map<number, Preview>;
-  fixed?: CheckAndFixResult;
+  fixed?: CheckResult;
   /** With no fixed file: the fixes that could not be made, and why. */
-  refused?: CheckAndFixResult['refused'];
+  refused?: CheckResult['refused'];
 }
 
 /** The token of a check's fixed file and approval page: 192 random bits (kept in the record, so a rerun keeps it). */
@@ -191,7 +190,7 @@ async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fi
 }
 
 async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
-  const options = {
+  const options: CheckOptions = {
     ...(ctx.profiles !== undefined ? { profiles: ctx.profiles } : {}),
     ...(ctx.pool ? { pool: ctx.pool } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -205,27 +204,24 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     previewDir: null,
     // The HTML report shows previews whether or not they are kept as files.
     keepPreviews: job.options.raster,
-  } as PreflightOptions;
+    ...(job.options.fix ? { fix: job.options.fix } : {}),
+  };
+  let source: CheckSource;
   if (job.source.kind === 'url') {
-    const network = ctx.network ? { network: ctx.network } : {};
-    if (job.options.fix) {
-      const out = await checkAndFixUrl(job.source.url, job.target, { ...options, ...network, fix: job.options.fix } as CheckAndFixUrlOptions);
-      return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
+    source = { url: job.source.url };
+    if (ctx.network) options.network = ctx.network;
+  } else {
+    let buf: Buffer;
+    try {
+      buf = await readFile(ctx.store.resolve(job.source.file));
+    } catch (cause) {
+      throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
     }
-    return { status: 'done', ...(await preflightUrlWithPreviews(job.source.url, job.target, { ...options, ...network })) };
+    source = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    options.path = job.source.name;
   }
-  let buf: Buffer;
-  try {
-    buf = await readFile(ctx.store.resolve(job.source.file));
-  } catch (cause) {
-    throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
-  }
-  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (job.options.fix) {
-    const out = await checkAndFix(bytes, job.target, { ...options, path: job.source.name, fix: job.options.fix } as CheckAndFixOptions);
-    return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
-  }
-  return { status: 'done', ...(await preflightWithPreviews(bytes, job.target, { ...options, path: job.source.name } as PreflightOptions)) };
+  const out = await checkSource(source, job.target, options);
+  return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
 }
 
 /** The record back in the queue: no run holds it, and it has not started. */
