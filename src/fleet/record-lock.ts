@@ -13,8 +13,10 @@ const EXTEND = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call(
 
 /** How long a record lock is held at most (a holder that dies frees it after this). */
 const LOCK_TTL_MS = 30_000;
-/** How long a taker waits for a record lock before the caller is told Redis is unavailable. */
+/** How long a taker waits for a record lock held by another process before it gives up. */
 const LOCK_WAIT_MS = 15_000;
+/** How long one command to Redis may take before Redis counts as unreachable. */
+const COMMAND_MS = 2_000;
 
 /**
  * @example
@@ -27,7 +29,7 @@ export class RedisRecordLock implements RecordLock {
     private readonly prefix: string,
   ) {}
 
-  async run<T>(id: string, fn: () => Promise<T>): Promise<T> {
+  async run<T>(id: string, fn: () => Promise<T>, options: { required?: boolean } = {}): Promise<T> {
     const key = `${this.prefix}:record-lock:${id}`;
     const token = randomBytes(12).toString('hex');
     const deadline = Date.now() + LOCK_WAIT_MS;
@@ -35,9 +37,11 @@ export class RedisRecordLock implements RecordLock {
     for (;;) {
       let taken: string | null;
       try {
-        taken = await withTimeout(this.redis.set(key, token, 'PX', LOCK_TTL_MS, 'NX'), Math.max(1, deadline - Date.now()));
+        taken = await withTimeout(this.redis.set(key, token, 'PX', LOCK_TTL_MS, 'NX'), COMMAND_MS);
       } catch (error) {
-        throw new RecordLockUnavailableError(`the record of check ${id} cannot be locked: Redis does not answer (${(error as Error).message})`);
+        // Redis away: a decision waits for it (503); what a run finished is written all the same.
+        if (options.required) throw new RecordLockUnavailableError(`the record of check ${id} cannot be locked: Redis does not answer (${(error as Error).message})`);
+        return fn();
       }
       if (taken === 'OK') break;
       if (Date.now() >= deadline) throw new RecordLockUnavailableError(`the record of check ${id} stayed locked by another process for ${LOCK_WAIT_MS / 1000} s`);
@@ -47,19 +51,25 @@ export class RedisRecordLock implements RecordLock {
     try {
       return await fn();
     } finally {
-      await this.redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+      await withTimeout(this.redis.eval(RELEASE, 1, key, token), COMMAND_MS).catch(() => undefined);
     }
   }
 
   async lease(id: string, ttlMs: number): Promise<RunLease | null> {
     const key = `${this.prefix}:run-lease:${id}`;
     const token = randomBytes(12).toString('hex');
-    const taken = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
+    let taken: string | null;
+    try {
+      taken = await withTimeout(this.redis.set(key, token, 'PX', ttlMs, 'NX'), COMMAND_MS);
+    } catch {
+      // Redis away: the run goes on (BullMQ gave it this job); its result is written only while the record is its own.
+      return { renew: async () => true, release: async () => undefined };
+    }
     if (taken !== 'OK') return null;
     return {
-      renew: async () => Number(await this.redis.eval(EXTEND, 1, key, token, String(ttlMs)).catch(() => 0)) === 1,
+      renew: async () => Number(await withTimeout(this.redis.eval(EXTEND, 1, key, token, String(ttlMs)), COMMAND_MS).catch(() => 0)) === 1,
       release: async () => {
-        await this.redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+        await withTimeout(this.redis.eval(RELEASE, 1, key, token), COMMAND_MS).catch(() => undefined);
       },
     };
   }

@@ -14,8 +14,13 @@ export interface RunLease {
 }
 
 export interface RecordLock {
-  /** Runs `fn` while holding the lock of record `id` (no other holder, in any process). */
-  run<T>(id: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the lock of record `id` (no other holder, in any process). When the
+   * lock's store cannot be reached, `required` (a decision) throws {@link RecordLockUnavailableError};
+   * otherwise (a run's own result, a callback's record) `fn` runs under this process's lock alone:
+   * a fleet whose Redis restarts still records what its workers finish.
+   */
+  run<T>(id: string, fn: () => Promise<T>, options?: { required?: boolean }): Promise<T>;
   /** Takes the run lease of check `id` for `ttlMs`, or null when another live run holds it. */
   lease(id: string, ttlMs: number): Promise<RunLease | null>;
 }
@@ -36,7 +41,7 @@ export class ProcessRecordLock implements RecordLock {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly leases = new Set<string>();
 
-  run<T>(id: string, fn: () => Promise<T>): Promise<T> {
+  run<T>(id: string, fn: () => Promise<T>, _options?: { required?: boolean }): Promise<T> {
     const before = this.chains.get(id) ?? Promise.resolve();
     const run = before.then(fn, fn);
     const tail = run.catch(() => undefined);

@@ -64,8 +64,11 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   }
 }
 
-/** How long a run lease lasts without renewal (a run renews it every third of this). */
-const RUN_LEASE_MS = 30_000;
+/**
+ * How long a run lease lasts without renewal (a run renews it every third of this): a run whose
+ * process died frees its check this long after, for the run the queue gives it to next.
+ */
+const RUN_LEASE_MS = 10_000;
 /** A check whose run ended with its process this many times is not run again. */
 const MAX_CRASHES = 2;
 

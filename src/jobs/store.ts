@@ -140,12 +140,19 @@ export class JobStore {
    * and (with a fleet's lock) in every process sharing the folder — so a run, a decision and a
    * callback delivery never overwrite each other's fields. Each write raises the record's
    * `version`. `then` runs under the same lock once the change is written (what must agree with
-   * the record: a fixed file's state), with the record written.
+   * the record: a fixed file's state), with the record written. `required`: the fleet's lock must
+   * be had (a decision), else RecordLockUnavailableError; without it a Redis that is away leaves the
+   * change to this process's lock alone.
    */
-  async updateRecord(id: string, change: (record: CheckRecord) => CheckRecord, then?: (next: CheckRecord) => Promise<void>): Promise<CheckRecord | null> {
+  async updateRecord(
+    id: string,
+    change: (record: CheckRecord) => CheckRecord,
+    then?: (next: CheckRecord) => Promise<void>,
+    options: { required?: boolean } = {},
+  ): Promise<CheckRecord | null> {
     const shared = this.recordLock;
     return this.local.run(id, () =>
-      (shared ? (fn: () => Promise<CheckRecord | null>) => shared.run(id, fn) : (fn: () => Promise<CheckRecord | null>) => fn())(async () => {
+      (shared ? (fn: () => Promise<CheckRecord | null>) => shared.run(id, fn, options) : (fn: () => Promise<CheckRecord | null>) => fn())(async () => {
         const current = await this.readRecord(id);
         if (!current) return null;
         const changed = change(current);

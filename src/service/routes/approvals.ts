@@ -211,6 +211,7 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
       await ctx.store.setFixedState(next.token, decision);
       if (decision === 'rejected') await ctx.store.removeFixed(next.token);
     },
+    { required: true },
   );
   if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
   if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
