@@ -1,0 +1,278 @@
+/**
+ * Issue 33: classes on which `check` itself broke its bounds (1 GB, 30 s, a schema-valid report with
+ * the right finding), and their close relatives — JBIG2 sizes declared in any segment, enormous
+ * counts of content operators, predictor parameters, font programs whose glyphs call themselves,
+ * names from the file that meet JavaScript's own object keys, and actions hidden deep in chains.
+ * Each file is built here, deterministically, at test time.
+ */
+import { deflateSync } from 'node:zlib';
+import { onePage, stream, writePdf } from './pdf-writer.mjs';
+
+/**
+ * One JBIG2 segment as embedded in a PDF (ISO 32000-2 §7.4.7: no file header): its number, type,
+ * page association (1 byte), the segments it refers to (1 byte each), and its data.
+ */
+export function jbig2Segment(number, type, data, { referred = [], page = 1 } = {}) {
+  const refs = Buffer.from(referred);
+  const head = Buffer.alloc(6);
+  head.writeUInt32BE(number, 0);
+  head[4] = type;
+  head[5] = referred.length << 5;
+  const tail = Buffer.alloc(5);
+  tail[0] = page;
+  tail.writeUInt32BE(data.length, 1);
+  return Buffer.concat([head, refs, tail, data]);
+}
+
+/** Page information segment data: `height` 0xffffffff with `striped` is a page of unknown height. */
+export function jbig2PageData(width, height, { striped = false, stripe = 64 } = {}) {
+  const d = Buffer.alloc(19);
+  d.writeUInt32BE(width, 0);
+  d.writeUInt32BE(height, 4);
+  d.writeUInt32BE(300, 8);
+  d.writeUInt32BE(300, 12);
+  d[16] = 0;
+  d.writeUInt16BE((striped ? 0x8000 : 0) | stripe, 17);
+  return d;
+}
+
+/** Region segment information (§7.4.1): width, height, x, y, combination operator. */
+function regionInfo(width, height, x = 0, y = 0) {
+  const d = Buffer.alloc(17);
+  d.writeUInt32BE(width, 0);
+  d.writeUInt32BE(height, 4);
+  d.writeUInt32BE(x, 8);
+  d.writeUInt32BE(y, 12);
+  return d;
+}
+
+/** An immediate generic region (type 38), arithmetic template 0 with the nominal AT pixels, over `data`. */
+export function jbig2GenericRegion(width, height, { x = 0, y = 0, data = Buffer.alloc(32) } = {}) {
+  return Buffer.concat([regionInfo(width, height, x, y), Buffer.from([0x00, 3, 0xff, 0xfd, 0xff, 2, 0xfe, 0xfe, 0xfe]), data]);
+}
+
+/** A 1-bit JBIG2 image XObject (image mask) of `segments`, declared `width` × `height` in the PDF. */
+function jbig2Image(segments, { width = 64, height = 64, globals } = {}) {
+  const parms = globals ? ` /DecodeParms << /JBIG2Globals ${globals} >>` : '';
+  return stream(`/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /BitsPerComponent 1 /ImageMask true /Filter /JBIG2Decode${parms}`, Buffer.concat(segments));
+}
+
+/** A page that draws image object 5 over itself, with more objects from 6. */
+function pageWithImage(image, more = []) {
+  return onePage({ content: 'q 400 0 0 400 0 0 cm /Im Do Q', resources: '/XObject << /Im 5 0 R >>', extra: [image, ...more] });
+}
+
+/**
+ * A minimal TrueType program: glyph 0 empty, glyph 1 a triangle, and `composites` — each a list
+ * of component glyph numbers — as glyphs 2, 3, …; cmap maps 'A' (65) onward to glyphs 2, 3, ….
+ */
+export function trueTypeFont({ composites = [], numGlyphs } = {}) {
+  const glyphs = [Buffer.alloc(0), simpleTriangle(), ...composites.map(compositeGlyph)];
+  const count = numGlyphs ?? glyphs.length;
+  const glyf = [];
+  const offsets = [0];
+  for (const g of glyphs) {
+    const padded = Buffer.concat([g, Buffer.alloc((4 - (g.length % 4)) % 4)]);
+    glyf.push(padded);
+    offsets.push(offsets[offsets.length - 1] + padded.length);
+  }
+  const loca = Buffer.alloc(offsets.length * 4);
+  offsets.forEach((o, i) => loca.writeUInt32BE(o, i * 4));
+  const head = Buffer.alloc(54);
+  head.writeUInt32BE(0x00010000, 0);
+  head.writeUInt32BE(0x5f0f3cf5, 12); // magic
+  head.writeUInt16BE(1000, 18); // unitsPerEm
+  head.writeInt16BE(1000, 40); // xMax
+  head.writeInt16BE(1000, 42); // yMax
+  head.writeInt16BE(1, 50); // long loca
+  const hhea = Buffer.alloc(36);
+  hhea.writeUInt32BE(0x00010000, 0);
+  hhea.writeInt16BE(800, 4);
+  hhea.writeInt16BE(-200, 6);
+  hhea.writeUInt16BE(1000, 10);
+  hhea.writeUInt16BE(count, 34);
+  const maxp = Buffer.alloc(32);
+  maxp.writeUInt32BE(0x00010000, 0);
+  maxp.writeUInt16BE(count, 4);
+  maxp.writeUInt16BE(3, 6); // maxPoints
+  maxp.writeUInt16BE(1, 8); // maxContours
+  maxp.writeUInt16BE(64, 10); // maxCompositePoints
+  maxp.writeUInt16BE(4, 12);
+  maxp.writeUInt16BE(2, 14); // maxZones
+  maxp.writeUInt16BE(16, 28); // maxComponentElements
+  maxp.writeUInt16BE(2, 30); // maxComponentDepth
+  const hmtx = Buffer.alloc(count * 4);
+  for (let i = 0; i < count; i++) hmtx.writeUInt16BE(1000, i * 4);
+  const post = Buffer.alloc(32);
+  post.writeUInt32BE(0x00030000, 0);
+  const tables = { cmap: cmapFormat4(65, Math.max(1, glyphs.length - 2), 2), glyf: Buffer.concat(glyf), head, hhea, hmtx, loca, maxp, post };
+  return sfnt(tables);
+}
+
+function simpleTriangle() {
+  const g = Buffer.alloc(10 + 2 + 2 + 3 + 6);
+  g.writeInt16BE(1, 0); // one contour
+  g.writeInt16BE(1000, 6);
+  g.writeInt16BE(1000, 8);
+  g.writeUInt16BE(2, 10); // last point 2
+  g.writeUInt16BE(0, 12); // no instructions
+  g.set([1, 1, 1], 14); // on-curve, 2-byte coordinates
+  const xs = [0, 1000, -500];
+  const ys = [0, 0, 1000];
+  xs.forEach((x, i) => g.writeInt16BE(x, 17 + i * 2)); // x deltas …
+  const out = Buffer.concat([g.subarray(0, 17 + 6), Buffer.alloc(6)]);
+  ys.forEach((y, i) => out.writeInt16BE(y, 23 + i * 2)); // … then y deltas
+  return out;
+}
+
+/** A composite glyph of `components` (glyph numbers), each at offset (0, 0), words as arguments. */
+function compositeGlyph(components) {
+  const parts = components.map((glyph, i) => {
+    const c = Buffer.alloc(8);
+    c.writeUInt16BE(0x0001 | 0x0002 | (i < components.length - 1 ? 0x0020 : 0), 0); // ARG_1_AND_2_ARE_WORDS, ARGS_ARE_XY_VALUES, MORE_COMPONENTS
+    c.writeUInt16BE(glyph, 2);
+    return c;
+  });
+  const head = Buffer.alloc(10);
+  head.writeInt16BE(-1, 0);
+  head.writeInt16BE(1000, 6);
+  head.writeInt16BE(1000, 8);
+  return Buffer.concat([head, ...parts]);
+}
+
+/** A (3,1) cmap of format 4 mapping `count` codes from `first` to glyphs from `glyph`. */
+function cmapFormat4(first, count, glyph) {
+  const segs = 2;
+  const sub = Buffer.alloc(16 + segs * 8);
+  sub.writeUInt16BE(4, 0);
+  sub.writeUInt16BE(sub.length, 2);
+  sub.writeUInt16BE(segs * 2, 6);
+  sub.writeUInt16BE(2, 8);
+  sub.writeUInt16BE(0, 10);
+  sub.writeUInt16BE(0, 12);
+  let p = 14;
+  sub.writeUInt16BE(first + count - 1, p);
+  sub.writeUInt16BE(0xffff, p + 2);
+  p += 4 + 2; // reservedPad
+  sub.writeUInt16BE(first, p);
+  sub.writeUInt16BE(0xffff, p + 2);
+  p += 4;
+  sub.writeUInt16BE((glyph - first) & 0xffff, p);
+  sub.writeInt16BE(1, p + 2);
+  p += 4;
+  sub.writeUInt16BE(0, p);
+  sub.writeUInt16BE(0, p + 2);
+  const head = Buffer.alloc(12);
+  head.writeUInt16BE(0, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt16BE(3, 4);
+  head.writeUInt16BE(1, 6);
+  head.writeUInt32BE(12, 8);
+  return Buffer.concat([head, sub]);
+}
+
+/** An sfnt of `tables` (tag → data), sorted by tag, 4-byte aligned. */
+function sfnt(tables) {
+  const tags = Object.keys(tables).sort();
+  const dir = Buffer.alloc(12 + tags.length * 16);
+  dir.writeUInt32BE(0x00010000, 0);
+  dir.writeUInt16BE(tags.length, 4);
+  let offset = dir.length;
+  const bodies = [];
+  tags.forEach((tag, i) => {
+    const data = tables[tag];
+    const at = 12 + i * 16;
+    dir.write(tag.padEnd(4, ' '), at, 'latin1');
+    dir.writeUInt32BE(offset, at + 8);
+    dir.writeUInt32BE(data.length, at + 12);
+    const padded = Buffer.concat([data, Buffer.alloc((4 - (data.length % 4)) % 4)]);
+    bodies.push(padded);
+    offset += padded.length;
+  });
+  return Buffer.concat([dir, ...bodies]);
+}
+
+/** A page showing `text` in TrueType font program `program` (FontFile2), as /F1. */
+function trueTypePage(program, text = 'ABC') {
+  return onePage({
+    content: `BT /F1 48 Tf 50 200 Td (${text}) Tj ET`,
+    resources: '/Font << /F1 5 0 R >>',
+    extra: [
+      '<< /Type /Font /Subtype /TrueType /BaseFont /Cycle /FirstChar 65 /LastChar 90 /Widths [1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000 1000] /FontDescriptor 6 0 R >>',
+      '<< /Type /FontDescriptor /FontName /Cycle /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 7 0 R >>',
+      stream(`/Length1 ${program.length} /Filter /FlateDecode`, deflateSync(program)),
+    ],
+  });
+}
+
+/** @returns {Promise<{ name: string, bytes: Uint8Array, expect: string[], why: string, issue: 33 }[]>} */
+export async function checkClasses() {
+  const cases = [];
+  const add = (name, bytes, expect, why) => cases.push({ name, bytes, expect, why, issue: 33 });
+
+  // 1. JBIG2: every segment that declares a size.
+  add(
+    'jbig2-region-after-end-of-stripe.pdf',
+    pageWithImage(
+      jbig2Image([
+        jbig2Segment(0, 48, jbig2PageData(64, 0xffffffff, { striped: true })),
+        jbig2Segment(1, 49, Buffer.from([0, 0, 0, 63])),
+        jbig2Segment(2, 38, jbig2GenericRegion(60_000, 60_000, { y: 64 })),
+      ]),
+    ),
+    ['image-too-large'],
+    'a striped JBIG2 page whose generic region, after an end-of-stripe segment, is 60,000 × 60,000 px',
+  );
+
+  // 2, 3. Enormous counts of text runs and hairlines on one page.
+  add(
+    'text-runs-2.4-million.pdf',
+    onePage({
+      content: concatContent('BT /F1 1 Tf 0 0 Td\n', '0.0001 0 Td (a) Tj\n', 2_400_000, 'ET'),
+      resources: '/Font << /F1 5 0 R >>',
+      extra: ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'],
+    }),
+    ['pdf-too-complex'],
+    '2,400,000 text runs on one page',
+  );
+  add('hairlines-1.6-million.pdf', onePage({ content: concatContent('0 w 0 0 0 RG\n', '0 0 m 0.0002 400 l S\n', 1_600_000, '') }), ['pdf-too-complex'], '1,600,000 hairlines on one page');
+
+  // 4. Predictor parameters.
+  add(
+    'predictor-colors-4096.pdf',
+    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 4096 /BitsPerComponent 8 /Columns 1 >>', deflateSync(Buffer.alloc(16 << 20), { level: 9 })) }),
+    ['pdf-damaged', 'pdf-too-complex', 'page-size-mismatch'],
+    'a content stream behind a PNG predictor of /Colors 4096',
+  );
+
+  // 5. A TrueType font whose composite glyphs form a cycle (each refers twice to the next).
+  add(
+    'truetype-composite-cycle.pdf',
+    trueTypePage(trueTypeFont({ composites: [[3, 3], [4, 4], [2, 2]] })),
+    ['font-unusable'],
+    'a TrueType font whose composite glyphs refer to each other in a cycle, each twice',
+  );
+
+  // 6. Names from the file that are JavaScript's own object keys.
+  add(
+    'resource-named-proto.pdf',
+    onePage({
+      content: '/__proto__ cs 1 0 0 sc 0 0 400 400 re f /constructor CS 0 0 1 SC 10 10 100 100 re S',
+      resources: '/ColorSpace << /__proto__ [/ICCBased 5 0 R] /constructor /DeviceCMYK >>',
+      extra: [stream('/N 3 /Alternate /DeviceRGB', Buffer.alloc(128))],
+    }),
+    ['colour-space-not-rgb', 'page-size-mismatch'],
+    'colour spaces named /__proto__ and /constructor',
+  );
+
+  // 7. JavaScript 64 levels down an action's /Next chain.
+  let chain = '<< /S /JavaScript /JS (app.alert\\(1\\)) >>';
+  for (let i = 0; i < 64; i++) chain = `<< /S /GoTo /D [3 0 R /Fit] /Next ${chain} >>`;
+  add('javascript-64-down-next-chain.pdf', onePage({ catalogExtra: `/OpenAction ${chain}` }), ['pdf-active-content'], 'an OpenAction whose JavaScript is 64 actions down its /Next chain');
+  return cases;
+}
+
+/** Deflated content: `head`, then `unit` `times` times, then `tail`. */
+function concatContent(head, unit, times, tail) {
+  return stream('/Filter /FlateDecode', deflateSync(Buffer.from(head + unit.repeat(times) + tail, 'latin1'), { level: 9 }));
+}
