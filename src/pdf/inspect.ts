@@ -160,6 +160,8 @@ async function inspectWithin(
     }
     if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
   }
+  // Before any bound below can stop the read: a script is reported whatever else is wrong.
+  facts.activeContent = activeContent(context);
   const nesting = maxNesting(context, MAX_OBJECT_NESTING);
   if (nesting > MAX_OBJECT_NESTING) {
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
@@ -173,7 +175,6 @@ async function inspectWithin(
     if (xref?.kind === 'damaged' || xref?.kind === 'too-complex') problem(xref.kind, xref.detail);
     else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
   }
-  facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
     problem('damaged', noPageTree(context, catalog));

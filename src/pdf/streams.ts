@@ -13,6 +13,7 @@ import { inflateRawSync, inflateSync, constants as zlibConstants } from 'node:zl
 import { PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { get, items, nameOf, numberOf, dictOf, PDFArray } from './objects.js';
 import { formatBytes, type DecodeBudget } from './decode-budget.js';
+import { own } from '../util/own.js';
 
 export class StreamDecodeError extends Error {}
 /** The decoded data would exceed the limit: a decompression bomb, or simply too big to inspect. */
@@ -80,7 +81,7 @@ const ABBREVIATIONS: Record<string, string> = {
   CCF: 'CCITTFaxDecode',
   DCT: 'DCTDecode',
 };
-export const fullFilterName = (name: string): string => ABBREVIATIONS[name] ?? name;
+export const fullFilterName = (name: string): string => own(ABBREVIATIONS, name) ?? name;
 
 /** A stream's /DecodeParms (or /DP) for each of its filters, as plain numbers. */
 export function filterParamsOf(context: PDFContext, dict: PDFDict, count: number): (FilterParams | undefined)[] {
