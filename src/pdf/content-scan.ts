@@ -1127,8 +1127,6 @@ export class ContentScanner {
       const reason = this.screen.colourSpace(csObj);
       if (reason) this.refuse(reason);
     }
-    const globals = filters.includes('JBIG2Decode') ? this.jbig2Globals(dict) : null;
-    if (globals) this.refuse(globals);
     if (!imageMask) {
       colourSpace = csObj
         ? this.colourSpaces.describe(csObj, resources)
@@ -1157,18 +1155,24 @@ export class ContentScanner {
   private codedSize(stream: PDFRawStream) {
     const ctx = this.context;
     const filters = filtersOf(ctx, stream.dict).map(fullFilterName);
+    if (filters.at(-1) === 'JBIG2Decode') {
+      // Every segment counts, in the globals too: the whole data is read, not a header.
+      const { claims, reason } = this.screen.jbig2(stream, this.jbig2Globals(stream.dict));
+      if (reason) this.refuse(reason);
+      return claims && claims.widthPx && claims.heightPx ? { format: 'jbig2' as const, widthPx: claims.widthPx, heightPx: claims.heightPx, components: 1, progressive: false } : null;
+    }
     const params = filterParamsOf(ctx, stream.dict, filters.length).at(-1);
     const height = getNumber(ctx, stream.dict, 'Height');
     return codedImageSize(stream.contents, filters, this.budget, { columns: params?.columns, rows: params?.rows, height });
   }
 
-  /** A JBIG2 image's /JBIG2Globals stream, which a renderer decodes whole. */
-  private jbig2Globals(dict: PDFDict): string | null {
+  /** A JBIG2 image's /JBIG2Globals entry (in the JBIG2Decode filter's parameters). */
+  private jbig2Globals(dict: PDFDict): PDFObject | undefined {
     const ctx = this.context;
     const filters = filtersOf(ctx, dict).map(fullFilterName);
     const parms = get(ctx, dict, 'DecodeParms') ?? get(ctx, dict, 'DP');
     const own = parms instanceof PDFArray ? dictOf(items(ctx, parms)[filters.indexOf('JBIG2Decode')]) : dictOf(parms);
-    return this.screen.stream(own?.get(PDFName.of('JBIG2Globals')), 'a JBIG2 image’s /JBIG2Globals');
+    return own?.get(PDFName.of('JBIG2Globals'));
   }
 
   /** A JPEG 2000 image without /ColorSpace carries its space in its own header (colr box or SIZ). */

@@ -12,6 +12,7 @@ import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, it
 import { StreamDecodeError, StreamTooLargeError, type StreamReader } from './streams.js';
 import { formatBytes } from './decode-budget.js';
 import { grouped } from '../util/text.js';
+import { jbig2Claims, type Jbig2Claims } from './jbig2.js';
 
 export interface ScreenLimits {
   /** Largest decoded size of a stream a renderer decodes whole: a font program, ICC profile, shading's data, JBIG2 globals. */
@@ -22,6 +23,16 @@ export interface ScreenLimits {
   maxFunctionSamples: number;
   /** Most colorants of one DeviceN colour space (PDF's own limit is 32). */
   maxColorants: number;
+  /**
+   * Most pixels of the bitmaps one JBIG2 image's segments make a decoder decode, all together
+   * (pages, regions, pattern dictionaries, halftone grids: jbig2.ts). An A4 page scanned at 600
+   * dpi and coded as one generic region is about 70 million.
+   */
+  maxJbig2Pixels: number;
+  /** Most symbols the symbol dictionaries of one JBIG2 image declare (a decoder decodes each). */
+  maxJbig2Symbols: number;
+  /** Most symbol instances the text regions of one JBIG2 image declare (a decoder decodes and draws each). */
+  maxJbig2Instances: number;
 }
 
 export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
@@ -29,6 +40,9 @@ export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
   maxCalculatorBytes: 1024 * 1024,
   maxFunctionSamples: 4_000_000,
   maxColorants: 256,
+  maxJbig2Pixels: 96_000_000,
+  maxJbig2Symbols: 200_000,
+  maxJbig2Instances: 1_000_000,
 };
 
 /** A shading's cost for a renderer: mesh elements (vertices; patches count 64 each, as a renderer subdivides them). */
@@ -45,6 +59,7 @@ export class RendererScreen {
   private readonly functions = new Map<PDFObject, string | null>();
   private readonly shadings = new Map<PDFObject, ShadingCost>();
   private readonly spaces = new Map<PDFObject, string | null>();
+  private readonly jbig2s = new Map<PDFObject, { claims: Jbig2Claims | null; reason: string | null }>();
 
   constructor(
     private readonly context: PDFContext,
@@ -69,6 +84,41 @@ export class RendererScreen {
     }
     this.streams.set(stream, reason);
     return reason;
+  }
+
+  /**
+   * A JBIG2 image (its own data and its /JBIG2Globals, each decoded through the filters before
+   * JBIG2Decode, whole, within the renderer stream limit): what its segments declare (jbig2.ts),
+   * and why a decoder must not be given it, or null. Once per stream.
+   */
+  jbig2(image: PDFRawStream, globals: PDFObject | undefined): { claims: Jbig2Claims | null; reason: string | null } {
+    const known = this.jbig2s.get(image);
+    if (known) return known;
+    const limits = this.limits;
+    let reason: string | null = null;
+    const chunks: Uint8Array[] = [];
+    for (const [obj, what] of [
+      [resolve(this.context, globals), 'a JBIG2 image’s /JBIG2Globals'],
+      [image, 'a JBIG2 image'],
+    ] as const) {
+      if (reason || !(obj instanceof PDFRawStream)) continue;
+      try {
+        chunks.push(this.readStream(obj, { maxBytes: limits.maxRendererStreamBytes, untilImageFilter: true, what }));
+      } catch (error) {
+        if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(limits.maxRendererStreamBytes)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
+        else if (!(error instanceof StreamDecodeError)) throw error;
+      }
+    }
+    let claims: Jbig2Claims | null = null;
+    if (!reason && chunks.length) {
+      claims = jbig2Claims(chunks);
+      if (claims.pixels > limits.maxJbig2Pixels) reason = `a JBIG2 image’s segments declare bitmaps of ${grouped(claims.pixels)} pixels together (a decoder decodes each; more than ${grouped(limits.maxJbig2Pixels)})`;
+      else if (claims.symbols > limits.maxJbig2Symbols) reason = `a JBIG2 image’s symbol dictionaries declare ${grouped(claims.symbols)} symbols (more than ${grouped(limits.maxJbig2Symbols)})`;
+      else if (claims.instances > limits.maxJbig2Instances) reason = `a JBIG2 image’s text regions declare ${grouped(claims.instances)} symbol instances (more than ${grouped(limits.maxJbig2Instances)})`;
+    }
+    const result = { claims, reason };
+    this.jbig2s.set(image, result);
+    return result;
   }
 
   /** A font's program (FontFile, FontFile2, FontFile3; a Type0 font's descendant's). */

@@ -224,6 +224,94 @@ export async function checkClasses() {
     'a striped JBIG2 page whose generic region, after an end-of-stripe segment, is 60,000 × 60,000 px',
   );
 
+  const page64 = () => jbig2Segment(0, 48, jbig2PageData(64, 64));
+  const huge = (number) => jbig2Segment(number, 38, jbig2GenericRegion(60_000, 60_000));
+  add(
+    'jbig2-region-after-end-of-page.pdf',
+    pageWithImage(jbig2Image([page64(), jbig2Segment(1, 50, Buffer.alloc(0)), huge(2)])),
+    ['image-too-large'],
+    'a JBIG2 stream whose 60,000 × 60,000 px region comes after its end-of-page segment (pdf.js reads on)',
+  );
+  // A generic region of unknown length ends with its closing pattern (0xFF 0xAC and its row count).
+  const unknownLength = Buffer.concat([jbig2GenericRegion(64, 8, { data: Buffer.alloc(8) }), Buffer.from([0xff, 0xac, 0, 0, 0, 8])]);
+  const unknownSegment = jbig2Segment(1, 38, unknownLength);
+  unknownSegment.writeUInt32BE(0xffffffff, 7);
+  add(
+    'jbig2-region-after-unknown-length-region.pdf',
+    pageWithImage(jbig2Image([page64(), unknownSegment, huge(2)])),
+    ['image-too-large'],
+    'a JBIG2 region of 60,000 × 60,000 px after a generic region whose length is left to be found by its end pattern',
+  );
+  add(
+    'jbig2-page-in-globals-100000px.pdf',
+    pageWithImage(jbig2Image([jbig2Segment(1, 38, jbig2GenericRegion(64, 64))], { globals: '6 0 R' }), [stream('', jbig2Segment(0, 48, jbig2PageData(100_000, 100_000)))]),
+    ['image-too-large'],
+    'a JBIG2 image whose page information segment, in its /JBIG2Globals, says 100,000 × 100,000 px',
+  );
+  const patternDict = Buffer.alloc(7);
+  patternDict[0] = 0; // arithmetic, template 0
+  patternDict[1] = 255;
+  patternDict[2] = 255;
+  patternDict.writeUInt32BE(0xfffffffe, 3);
+  add(
+    'jbig2-pattern-dictionary-4-billion-patterns.pdf',
+    pageWithImage(jbig2Image([page64(), jbig2Segment(1, 16, Buffer.concat([patternDict, Buffer.alloc(16)]))])),
+    ['image-too-large', 'pdf-too-complex'],
+    'a JBIG2 pattern dictionary of 4 billion 255 × 255 px patterns (decoded as one collective bitmap)',
+  );
+  const halftone = Buffer.alloc(17 + 1 + 20);
+  jbig2GenericRegion(64, 64).subarray(0, 17).copy(halftone);
+  halftone.writeUInt32BE(100_000, 18);
+  halftone.writeUInt32BE(100_000, 22);
+  add(
+    'jbig2-halftone-grid-100000.pdf',
+    pageWithImage(jbig2Image([page64(), jbig2Segment(1, 16, Buffer.concat([Buffer.from([0, 4, 4, 0, 0, 0, 3]), Buffer.alloc(16)])), jbig2Segment(2, 22, Buffer.concat([halftone, Buffer.alloc(16)]), { referred: [1] })])),
+    ['image-too-large', 'pdf-too-complex'],
+    'a JBIG2 halftone region of 64 × 64 px over a grid of 100,000 × 100,000 cells',
+  );
+  const textRegion = Buffer.alloc(17 + 2 + 4);
+  jbig2GenericRegion(64, 64).subarray(0, 17).copy(textRegion);
+  textRegion.writeUInt16BE(0, 17);
+  textRegion.writeUInt32BE(0xffffffff, 19);
+  const symbols = Buffer.alloc(2 + 8 + 8);
+  symbols.writeUInt16BE(0, 0);
+  Buffer.from([3, 0xff, 0xfd, 0xff, 2, 0xfe, 0xfe, 0xfe]).copy(symbols, 2);
+  symbols.writeUInt32BE(1, 10);
+  symbols.writeUInt32BE(1, 14);
+  add(
+    'jbig2-text-region-4-billion-instances.pdf',
+    pageWithImage(jbig2Image([page64(), jbig2Segment(1, 0, Buffer.concat([symbols, Buffer.alloc(16)])), jbig2Segment(2, 6, Buffer.concat([textRegion, Buffer.alloc(16)]), { referred: [1] })])),
+    ['pdf-too-complex'],
+    'a JBIG2 text region of 64 × 64 px that declares 4,294,967,295 symbol instances',
+  );
+  const manySymbols = Buffer.from(symbols);
+  manySymbols.writeUInt32BE(0xffffffff, 10);
+  manySymbols.writeUInt32BE(0xffffffff, 14);
+  add(
+    'jbig2-symbol-dictionary-4-billion-symbols.pdf',
+    pageWithImage(jbig2Image([page64(), jbig2Segment(1, 0, Buffer.concat([manySymbols, Buffer.alloc(16)]))])),
+    ['pdf-too-complex'],
+    'a JBIG2 symbol dictionary that declares 4,294,967,295 new symbols',
+  );
+  add(
+    'jbig2-2000-regions-of-4000px.pdf',
+    pageWithImage(jbig2Image([jbig2Segment(0, 48, jbig2PageData(4000, 4000)), ...Array.from({ length: 2000 }, (_, i) => jbig2Segment(i + 1, 38, jbig2GenericRegion(4000, 4000)))])),
+    ['pdf-too-complex'],
+    'a JBIG2 image of 4,000 × 4,000 px (within every size limit) made of 2,000 regions of its full size: 32 billion pixels to decode',
+  );
+  // Behind Flate, past the first MiB a header reader looks at: 2 MiB of a small region's data first.
+  add(
+    'jbig2-behind-flate-region-past-2mib.pdf',
+    pageWithImage(
+      stream(
+        '/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter [/FlateDecode /JBIG2Decode]',
+        deflateSync(Buffer.concat([page64(), jbig2Segment(1, 38, jbig2GenericRegion(64, 64, { data: Buffer.alloc(2 << 20) })), huge(2)])),
+      ),
+    ),
+    ['image-too-large'],
+    'a Flate-wrapped JBIG2 stream whose 60,000 × 60,000 px region lies after 2 MiB of a small region’s data',
+  );
+
   // 2, 3. Enormous counts of text runs and hairlines on one page.
   add(
     'text-runs-2.4-million.pdf',
