@@ -325,12 +325,26 @@ export async function checkClasses() {
   );
   add('hairlines-1.6-million.pdf', onePage({ content: concatContent('0 w 0 0 0 RG\n', '0 0 m 0.0002 400 l S\n', 1_600_000, '') }), ['pdf-too-complex'], '1,600,000 hairlines on one page');
 
-  // 4. Predictor parameters.
+  // 4. Predictor parameters: content as PNG rows of /Colors 4096 — read with other parameters
+  // (once clamped to 64 colours here) it is other content; renderers read 300,000 hairlines.
+  const hairlines = Buffer.from(`0 w 0 0 0 RG\n${Array.from({ length: 300_000 }, (_, i) => `${i % 400} 0 m ${i % 400} 400 l S`).join('\n')}`, 'latin1');
   add(
     'predictor-colors-4096.pdf',
-    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 4096 /BitsPerComponent 8 /Columns 1 >>', deflateSync(Buffer.alloc(16 << 20), { level: 9 })) }),
-    ['pdf-damaged', 'pdf-too-complex', 'page-size-mismatch'],
-    'a content stream behind a PNG predictor of /Colors 4096',
+    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 4096 /BitsPerComponent 8 /Columns 1 >>', deflateSync(pngRows(hairlines, 4096), { level: 9 })) }),
+    ['pdf-too-complex'],
+    'a content stream of 300,000 hairlines behind a PNG predictor of /Colors 4096',
+  );
+  add(
+    'predictor-tiff-16-bit-content.pdf',
+    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 2 /Colors 1 /BitsPerComponent 16 /Columns 4096 >>', deflateSync(tiff16(hairlines, 8192), { level: 9 })) }),
+    ['pdf-too-complex'],
+    'a content stream of 300,000 hairlines behind a 16-bit TIFF predictor (once left undone here)',
+  );
+  add(
+    'predictor-row-256-mib-per-stream.pdf',
+    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 268435456 >>', deflateSync(Buffer.concat([Buffer.from([0]), Buffer.from('0 0 1 rg 0 0 400 400 re f')]))), pageExtra: '/Contents [4 0 R 4 0 R 4 0 R 4 0 R]' }),
+    ['pdf-too-complex'],
+    'a 26-byte content stream behind a PNG predictor of 256 MiB rows (a renderer allocates the row), listed 4 times',
   );
 
   // 5. A TrueType font whose composite glyphs form a cycle (each refers twice to the next).
@@ -358,6 +372,23 @@ export async function checkClasses() {
   for (let i = 0; i < 64; i++) chain = `<< /S /GoTo /D [3 0 R /Fit] /Next ${chain} >>`;
   add('javascript-64-down-next-chain.pdf', onePage({ catalogExtra: `/OpenAction ${chain}` }), ['pdf-active-content'], 'an OpenAction whose JavaScript is 64 actions down its /Next chain');
   return cases;
+}
+
+/** `data` as PNG-predicted rows of `rowLength` bytes, each behind filter type 0 (None). */
+function pngRows(data, rowLength) {
+  const rows = [];
+  for (let i = 0; i < data.length; i += rowLength) rows.push(Buffer.from([0]), data.subarray(i, i + rowLength));
+  return Buffer.concat(rows);
+}
+
+/** `data` (padded to whole rows of `rowLength` bytes) as 16-bit TIFF-predicted samples: each the difference from the one to its left. */
+function tiff16(data, rowLength) {
+  const out = Buffer.alloc(Math.ceil(data.length / rowLength) * rowLength, 0x20);
+  data.copy(out);
+  for (let r = out.length - rowLength; r >= 0; r -= rowLength) {
+    for (let i = rowLength - 2; i >= 2; i -= 2) out.writeUInt16BE((out.readUInt16BE(r + i) - out.readUInt16BE(r + i - 2)) & 0xffff, r + i);
+  }
+  return out;
 }
 
 /** Deflated content: `head`, then `unit` `times` times, then `tail`. */
