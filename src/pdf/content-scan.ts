@@ -33,6 +33,7 @@ import {
 import { allocatedSize, codedImageSize, codedJpegQuality } from './image-header.js';
 import { BudgetExceededError, DecodeBudget, formatBytes } from './decode-budget.js';
 import { RendererScreen } from './screen.js';
+import { RenderCost } from './render-cost.js';
 import { IMAGE_FILTERS, StreamDecodeError, StreamTooLargeError, decodeFilters, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
@@ -67,6 +68,12 @@ export interface ScanLimits {
    * sequence and XObject with /OC costs the groups it lists or its expression expanded.
    */
   maxOptionalContentSteps: number;
+  /**
+   * A renderer's estimated time to draw the page, in ms (render-cost.ts): its operators, path
+   * points and glyphs, and the pixels its fills, strokes, glyphs, images and shadings cover. A page
+   * over it is too complex: its inspection stops and it is not rendered.
+   */
+  maxRenderMs: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -78,6 +85,7 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxHiddenImagePixels: 48_000_000,
   maxMeshElements: 500_000,
   maxOptionalContentSteps: 5_000_000,
+  maxRenderMs: 10_000,
 };
 
 
@@ -105,6 +113,8 @@ export interface ScanResult {
    * data does not decode to the image (PDFium loses the rest of the content stream after one).
    */
   hazards: { indexedOutOfRange: number; damagedInlineImages: number };
+  /** What drawing the page costs a renderer (render-cost.ts). */
+  renderWork: { operations: number; estimatedMs: number };
 }
 
 interface GState {
@@ -198,12 +208,18 @@ export class ContentScanner {
   /** Where the page paints, mark by mark (bounded), and the area it inks. */
   private marks = new MarkCollector(null);
   private ink = new MarkTally(undefined);
+  /** What drawing the page costs a renderer, estimated as it is read. */
+  private cost = new RenderCost(null);
   private readonly blendModes = new Set<string>();
   private knockoutGroups = 0;
   private readonly hazards = { indexedOutOfRange: 0, damagedInlineImages: 0 };
   /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks (and no ink of its own). */
   private inPattern = 0;
   private readonly metrics = new Map<PDFObject, FontMetrics>();
+  /** The last colour recorded, and the last font selected (by the Tf that selected it): runs repeat them. */
+  private lastColour: { use: ColourUse['use']; space: ColourSpaceFacts; entry: ColourUse } | undefined;
+  private lastFont: { key: GState['font'] | null; codes: Uint8Array | undefined } = { key: null, codes: undefined };
+  private lastMetrics: { key: GState['font'] | null; metrics: FontMetrics | undefined } = { key: null, metrics: undefined };
 
   constructor(
     private readonly context: PDFContext,
@@ -230,6 +246,7 @@ export class ContentScanner {
     this.marks = new MarkCollector(pageBox);
     if (pageArea !== undefined && pageArea > 0) this.pageArea = pageArea;
     this.ink = new MarkTally(pageBox ?? undefined);
+    this.cost = new RenderCost(pageBox);
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -244,6 +261,7 @@ export class ContentScanner {
       for (const a of appearances) {
         this.runForm(a.stream, a.label, resources, initialState(a.placement), [], new Set(), false);
       }
+      this.checkRenderCost();
     } catch (error) {
       if (error instanceof BudgetExceededError) {
         // The file's budget is spent: the page is not inspected further, nor rendered.
@@ -303,6 +321,7 @@ export class ContentScanner {
       marks: { ...this.marks.result(), ...this.ink.result() },
       transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
       hazards: { ...this.hazards },
+      renderWork: { operations: this.cost.operations, estimatedMs: Math.round(this.cost.micros / 1000) },
     };
   }
 
@@ -380,6 +399,8 @@ export class ContentScanner {
         throw new LimitReached();
       }
       this.budget.chargeOperator();
+      this.cost.operator();
+      if (this.cost.micros > this.limits.maxRenderMs * 1000) this.checkRenderCost();
       switch (op) {
         case 'BMC':
         case 'BDC': {
@@ -397,7 +418,7 @@ export class ContentScanner {
       // Hidden optional content changes the graphics state but paints nothing.
       if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
       if (PATH_OPS.has(op)) {
-        extendPath(path, op, args, gs.ctm);
+        this.cost.points(extendPath(path, op, args, gs.ctm));
         return;
       }
       switch (op) {
@@ -555,6 +576,7 @@ export class ContentScanner {
           if (!dictOf(shading)) return;
           this.useShading(shading!, resources, via);
           if (!this.inPattern && gs.fillAlpha > 0 && !gs.masked) this.ink.shade(gs.clip);
+          this.cost.shading(gs.clip, gs.clip);
           return;
         }
         case 'Do': {
@@ -566,10 +588,14 @@ export class ContentScanner {
           if (FILL_OPS.has(op)) {
             this.paint('fill', gs, resources, via, active);
             if (!this.inPattern && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(path, gs.clip);
+            if (gs.fill.family === 'Pattern' && isShadingPattern(this.context, gs.fillPattern)) this.cost.shading(path.rect(), gs.clip);
+            else this.cost.fill(path, gs.clip);
           }
           if (STROKE_OPS.has(op)) {
             this.paint('stroke', gs, resources, via, active);
-            if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
+            const width = gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2]));
+            if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, width, gs.clip);
+            this.cost.stroke(path, width, gs.clip);
           }
           if (PATH_END_OPS.has(op)) {
             const box = path.rect();
@@ -586,13 +612,20 @@ export class ContentScanner {
             }
             const run = this.showText(bytes, opStart, opEnd, gs, tm);
             if (run) {
+              this.cost.glyphs(run.glyphs, run.box, gs.clip);
               tm = multiply([1, 0, 0, 1, run.advance, 0], tm);
               if (run.mark && !this.inPattern) lastText = this.addText(run.mark, lastText);
             }
             const mode = gs.textRender;
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
             if (gs.font && mode !== 3 && mode !== 7) {
-              const codes = this.useFont(gs.font.name, gs.font.resources);
+              // The font a Tf selected: looked up once, however many runs show text in it.
+              let codes: Uint8Array | undefined;
+              if (!this.screening && this.lastFont.key === gs.font) codes = this.lastFont.codes;
+              else {
+                codes = this.useFont(gs.font.name, gs.font.resources);
+                if (!this.screening) this.lastFont = { key: gs.font, codes };
+              }
               if (codes) markCodesShown(bytes, opStart, opEnd, codes);
             }
             if (mode === 0 || mode === 2 || mode === 4 || mode === 6) this.paint('fill', gs, resources, via, active);
@@ -663,20 +696,27 @@ export class ContentScanner {
    * mark — the glyph boxes through the text matrix and CTM, the em height, ASCII text when the
    * font's codes are ASCII. Invisible text (Tr 3 and 7) advances without a mark.
    */
-  private showText(bytes: Uint8Array, start: number, end: number, gs: GState, tm: Matrix): { advance: number; mark: TextMark | null } | null {
+  private showText(bytes: Uint8Array, start: number, end: number, gs: GState, tm: Matrix): { advance: number; mark: TextMark | null; glyphs: number; box: Rect | null } | null {
     if (!gs.font) return null;
-    const metrics = this.fontMetricsOf(gs.font.name, gs.font.resources);
+    let metrics: FontMetrics;
+    if (this.lastMetrics.key === gs.font) metrics = this.lastMetrics.metrics!;
+    else {
+      metrics = this.fontMetricsOf(gs.font.name, gs.font.resources);
+      this.lastMetrics = { key: gs.font, metrics };
+    }
     const size = gs.fontSize;
     const th = gs.hScale;
     let x = 0;
     let minX = 0;
     let maxX = 0;
     let text = '';
+    let glyphs = 0;
     for (const item of showOperands(bytes, start, end)) {
       if (typeof item === 'number') {
         x -= (item / 1000) * size * th;
       } else {
         const n = metrics.codeBytes;
+        glyphs += Math.floor(item.length / n);
         for (let i = 0; i + n - 1 < item.length; i += n) {
           const code = n === 2 ? (item[i]! << 8) | item[i + 1]! : item[i]!;
           x += (metrics.advance(code) * size + gs.charSpacing + (n === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
@@ -686,13 +726,15 @@ export class ContentScanner {
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;
     }
-    if (gs.textRender === 3 || gs.textRender === 7 || maxX - minX <= 0 || size === 0) return { advance: x, mark: null };
+    if (maxX - minX <= 0 || size === 0) return { advance: x, mark: null, glyphs, box: null };
     const m = multiply(tm, gs.ctm);
     const y0 = gs.rise + metrics.descent * size;
     const y1 = gs.rise + metrics.ascent * size;
     const box = clipBox(transformedBox(m, [minX, Math.min(y0, y1), maxX, Math.max(y0, y1)]), gs.clip);
+    // Invisible text (Tr 3, 7) is still laid out, glyph by glyph, but paints nothing and marks nothing.
+    if (gs.textRender === 3 || gs.textRender === 7) return { advance: x, mark: null, glyphs, box: null };
     const sizePt = Math.abs(size) * metrics.em * Math.hypot(m[2], m[3]) * this.userUnit;
-    return { advance: x, mark: box && Number.isFinite(sizePt) ? { box, sizePt, text: text.trim() } : null };
+    return { advance: x, mark: box && Number.isFinite(sizePt) ? { box, sizePt, text: text.trim() } : null, glyphs, box };
   }
 
   /** Adds a text run, or extends the previous run of the same line and size. */
@@ -825,10 +867,17 @@ export class ContentScanner {
 
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
     if (this.screening) return;
+    // A page paints in the same colour space many times in a row: the last entry, without a key.
+    const last = this.lastColour;
+    if (last && last.use === use && last.space === colourSpace) {
+      last.entry.count++;
+      return;
+    }
     const key = `${use}\u0000${colourSpace.label}`;
-    const hit = this.colours.get(key);
-    if (hit) hit.count++;
-    else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
+    let entry = this.colours.get(key);
+    if (entry) entry.count++;
+    else this.colours.set(key, (entry = { use, colourSpace, count: 1, via: [...via] }));
+    this.lastColour = { use, space: colourSpace, entry };
   }
 
   private useShading(shading: PDFObject, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
@@ -840,6 +889,17 @@ export class ContentScanner {
     }
     const cs = this.colourSpaces.describe(get(this.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);
+  }
+
+  /** Past the render-cost limit: the page is too complex to draw, and its inspection stops here. */
+  private checkRenderCost(): void {
+    const ms = this.cost.micros / 1000;
+    if (ms <= this.limits.maxRenderMs) return;
+    const c = this.cost;
+    this.refuse(
+      `drawing it would take a renderer ${grouped(Math.round(ms / 1000))} s or more (${c.describe()}), more than the ${grouped(this.limits.maxRenderMs / 1000)} s a page may take: inspection stopped`,
+    );
+    throw new LimitReached();
   }
 
   /** Something a renderer would be given is over its budget: the page is kept from the renderer. */
@@ -1042,6 +1102,7 @@ export class ContentScanner {
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
+    this.cost.image(unitSquareBox(gs.ctm), gs.clip);
     if (!this.inPattern) {
       if (!info.imageMask) this.ink.image(unitSquareBox(gs.ctm), gs.clip);
       else if (gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
@@ -1332,23 +1393,33 @@ function numbers(args: Operand[]): number[] {
   return args.filter(isNum);
 }
 
-/** Grows the path's box by the points of one construction operator (re: x y w h). */
-function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): void {
+/** Grows the path's box by the points of one construction operator (re: x y w h); returns how many points it added. */
+function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): number {
   const n = args.length;
   if (op === 're') {
     const [x, y, w, h] = [args[n - 4], args[n - 3], args[n - 2], args[n - 1]];
-    if (!isNum(x) || !isNum(y) || !isNum(w) || !isNum(h)) return;
+    if (!isNum(x) || !isNum(y) || !isNum(w) || !isNum(h)) return 0;
     path.add(ctm, x, y);
     path.add(ctm, x + w, y);
     path.add(ctm, x, y + h);
     path.add(ctm, x + w, y + h);
-    return;
+    return 4;
   }
+  let points = 0;
   for (let i = 0; i + 1 < n; i += 2) {
     const x = args[i];
     const y = args[i + 1];
-    if (isNum(x) && isNum(y)) path.add(ctm, x, y);
+    if (isNum(x) && isNum(y)) {
+      path.add(ctm, x, y);
+      points++;
+    }
   }
+  return points;
+}
+
+/** Whether a pattern is a shading pattern (type 2): a fill with it paints a shading over the path. */
+function isShadingPattern(context: PDFContext, pattern: PDFObject | undefined): boolean {
+  return getNumber(context, dictOf(pattern), 'PatternType') === 2;
 }
 
 /** The smallest and largest scale a 2 × 2 matrix applies to any direction. */

@@ -224,6 +224,11 @@ export const PageFactsSchema = z.object({
    * palette, inline images whose filtered data is corrupt. Absent when there is none.
    */
   hazards: z.object({ indexedOutOfRange: z.number().int().min(0), damagedInlineImages: z.number().int().min(0) }).optional(),
+  /**
+   * What drawing the page costs a renderer (render-cost.ts): the operators, path points and glyphs
+   * it builds and keeps (pdf.js keeps ~1.6 KB each), and its estimated time at the preview size.
+   */
+  renderWork: z.object({ operations: z.number().int().min(0), estimatedMs: z.number().min(0) }).optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

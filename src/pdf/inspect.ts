@@ -319,6 +319,7 @@ function inspectPage(
       printableWidgets: widgets,
       ...(undrawn ? { undrawnFields: undrawn } : {}),
       ...(scan.hazards.indexedOutOfRange || scan.hazards.damagedInlineImages ? { hazards: scan.hazards } : {}),
+      renderWork: scan.renderWork,
       ...(node.unreadable !== undefined ? { unreadable: node.unreadable } : {}),
     },
   };

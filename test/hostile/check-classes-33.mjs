@@ -341,10 +341,10 @@ export async function checkClasses() {
     'a content stream of 300,000 hairlines behind a 16-bit TIFF predictor (once left undone here)',
   );
   add(
-    'predictor-row-256-mib-per-stream.pdf',
-    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 268435456 >>', deflateSync(Buffer.concat([Buffer.from([0]), Buffer.from('0 0 1 rg 0 0 400 400 re f')]))), pageExtra: '/Contents [4 0 R 4 0 R 4 0 R 4 0 R]' }),
+    'predictor-row-200-mb-per-stream.pdf',
+    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 200000000 >>', deflateSync(Buffer.concat([Buffer.from([0]), Buffer.from('0 0 1 rg 0 0 400 400 re f')]))), pageExtra: '/Contents [4 0 R 4 0 R 4 0 R 4 0 R]' }),
     ['pdf-too-complex'],
-    'a 26-byte content stream behind a PNG predictor of 256 MiB rows (a renderer allocates the row), listed 4 times',
+    'a 26-byte content stream behind a PNG predictor of 200 MB rows (a renderer allocates the row), listed 4 times',
   );
 
   // 5. A TrueType font whose composite glyphs form a cycle (each refers twice to the next).
