@@ -808,8 +808,11 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
-    if (this.screening) return undefined;
     const program = this.fontPrograms?.check(dict);
+    // A font whose glyphs a renderer would work on for minutes keeps the page from every renderer,
+    // wherever it is used (a glyph procedure or a soft mask draws text too).
+    if (program?.hazard) this.refuse(`font /${name}: ${program.hazard}`);
+    if (this.screening) return undefined;
     const use: FontUse = {
       name,
       ref: refLabel(entry instanceof PDFRef ? entry : undefined),

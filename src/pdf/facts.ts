@@ -139,6 +139,8 @@ export const FontProgramSchema = z.object({
   unchecked: z.string().nullable(),
   /** A TrueType program without a cmap table: renderers find a simple font's glyphs by other means (post names, codes as glyph ids). */
   noCmap: z.literal(true).optional(),
+  /** Why no renderer may be given the font: drawing one of its glyphs would take it minutes (components or subroutines used again and again). */
+  hazard: z.string().optional(),
 });
 export type FontProgram = z.infer<typeof FontProgramSchema>;
 

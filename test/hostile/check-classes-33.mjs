@@ -63,11 +63,12 @@ function pageWithImage(image, more = []) {
 }
 
 /**
- * A minimal TrueType program: glyph 0 empty, glyph 1 a triangle, and `composites` — each a list
- * of component glyph numbers — as glyphs 2, 3, …; cmap maps 'A' (65) onward to glyphs 2, 3, ….
+ * A minimal TrueType program: glyph 0 empty (or the composite `notdef`), glyph 1 a triangle, and
+ * `composites` — each a list of component glyph numbers — as glyphs 2, 3, …; cmap maps 'A' (65)
+ * onward to glyphs 2, 3, ….
  */
-export function trueTypeFont({ composites = [], numGlyphs } = {}) {
-  const glyphs = [Buffer.alloc(0), simpleTriangle(), ...composites.map(compositeGlyph)];
+export function trueTypeFont({ composites = [], numGlyphs, notdef } = {}) {
+  const glyphs = [notdef ? compositeGlyph(notdef) : Buffer.alloc(0), simpleTriangle(), ...composites.map(compositeGlyph)];
   const count = numGlyphs ?? glyphs.length;
   const glyf = [];
   const offsets = [0];
@@ -192,8 +193,90 @@ function sfnt(tables) {
   return Buffer.concat([dir, ...bodies]);
 }
 
+/** A Type 2 charstring number (−107…107), as one byte. */
+const t2 = (n) => n + 139;
+
+/**
+ * A bare CFF program (FontFile3 /Type1C) of `glyphs` glyphs after .notdef, each calling global
+ * subroutine 0 `fanOut` times; subroutine i calls subroutine i + 1 `fanOut` times, `depth` deep:
+ * fanOut^depth calls to draw one glyph.
+ */
+export function cffFont({ glyphs = 40, fanOut = 30, depth = 10 } = {}) {
+  const call = (subr) => [t2(subr - 107), 29]; // callgsubr, bias 107
+  const subrs = Array.from({ length: depth }, (_, i) => (i === depth - 1 ? [11] : [...Array.from({ length: fanOut }, () => call(i + 1)).flat(), 11]));
+  const glyph = [t2(0), t2(0), 21, ...Array.from({ length: fanOut }, () => call(0)).flat(), 14]; // rmoveto, the calls, endchar
+  const charStrings = [[14], ...Array.from({ length: glyphs }, () => glyph)];
+  const index = (items) => {
+    if (items.length === 0) return [0, 0];
+    const out = [items.length >> 8, items.length & 0xff, 4];
+    let offset = 1;
+    for (const item of [[], ...items]) {
+      offset += item.length;
+      out.push((offset >>> 24) & 0xff, (offset >>> 16) & 0xff, (offset >>> 8) & 0xff, offset & 0xff);
+    }
+    for (const item of items) out.push(...item);
+    return out;
+  };
+  const top = [29, 0, 0, 0, 0, 17]; // CharStrings at (patched below)
+  const head = [1, 0, 4, 1, ...index([[0x4c, 0x6f, 0x6f, 0x70]]), ...index([top]), ...index([]), ...index(subrs)];
+  const bytes = Buffer.from([...head, ...index(charStrings)]);
+  bytes.writeInt32BE(head.length, bytes.indexOf(29, 4) + 1);
+  return bytes;
+}
+
+/**
+ * A Type 1 program (FontFile) whose glyphs call subroutine 4 `fanOut` times; subroutine 4 + i calls
+ * 4 + i + 1 as often, `depth` deep. Its private part is eexec-encrypted, its charstrings too.
+ */
+export function type1Font({ fanOut = 30, depth = 10 } = {}) {
+  const encrypt = (plain, key) => {
+    let r = key;
+    const out = Buffer.alloc(plain.length);
+    for (let i = 0; i < plain.length; i++) {
+      const c = plain[i] ^ (r >> 8);
+      out[i] = c;
+      r = ((c + r) * 52845 + 22719) & 0xffff;
+    }
+    return out;
+  };
+  const charstring = (codes) => encrypt(Buffer.concat([Buffer.alloc(4), Buffer.from(codes)]), 4330);
+  const call = (subr) => [t2(subr), 10];
+  const subrs = Array.from({ length: 4 + depth }, (_, i) => (i < 4 || i === 3 + depth ? [11] : [...Array.from({ length: fanOut }, () => call(i + 1)).flat(), 11]));
+  const glyph = [t2(0), t2(0), 13, ...Array.from({ length: fanOut }, () => call(4)).flat(), 14]; // hsbw, the calls, endchar
+  const entry = (head, codes, tail) => {
+    const cs = charstring(codes);
+    return Buffer.concat([Buffer.from(`${head} ${cs.length} RD `, 'latin1'), cs, Buffer.from(` ${tail}\n`, 'latin1')]);
+  };
+  const priv = Buffer.concat([
+    Buffer.alloc(4),
+    Buffer.from('dup /Private 8 dict dup begin /RD {string currentfile exch readstring pop} executeonly def /ND {noaccess def} executeonly def /NP {noaccess put} executeonly def /lenIV 4 def /MinFeature {16 16} def /password 5839 def /BlueValues [] def\n', 'latin1'),
+    Buffer.from(`/Subrs ${subrs.length} array\n`, 'latin1'),
+    ...subrs.map((codes, i) => entry(`dup ${i}`, codes, 'NP')),
+    Buffer.from('ND\n2 index /CharStrings 4 dict dup begin\n', 'latin1'),
+    entry('/.notdef', [t2(0), t2(0), 13, 14], 'ND'),
+    ...['A', 'B', 'C'].map((name) => entry(`/${name}`, glyph, 'ND')),
+    Buffer.from('end\nend\nreadonly put\nnoaccess put\ndup /FontName get exch definefont pop\nmark currentfile closefile\n', 'latin1'),
+  ]);
+  const clear = Buffer.from('%!PS-AdobeFont-1.0: Loop 001\n11 dict begin /FontName /Loop def /Encoding StandardEncoding def /PaintType 0 def /FontType 1 def /FontMatrix [0.001 0 0 0.001 0 0] readonly def /FontBBox {0 0 1000 1000} readonly def currentdict end\ncurrentfile eexec\n', 'latin1');
+  const trailer = Buffer.from(`${'0'.repeat(64)}\n`.repeat(8) + 'cleartomark\n', 'latin1');
+  return { bytes: Buffer.concat([clear, encrypt(priv, 55665), trailer]), lengths: [clear.length, priv.length, trailer.length] };
+}
+
+/** A page showing "ABC" in a Type 1 font whose descriptor carries `file` (FontFile or FontFile3 /Type1C). */
+function type1Page(key, program, dict) {
+  return onePage({
+    content: 'BT /F1 48 Tf 50 200 Td (ABC) Tj ET',
+    resources: '/Font << /F1 5 0 R >>',
+    extra: [
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Loop /FirstChar 65 /LastChar 67 /Widths [1000 1000 1000] /FontDescriptor 6 0 R >>',
+      `<< /Type /FontDescriptor /FontName /Loop /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /${key} 7 0 R >>`,
+      stream(`${dict} /Filter /FlateDecode`, deflateSync(program)),
+    ],
+  });
+}
+
 /** A page showing `text` in TrueType font program `program` (FontFile2), as /F1. */
-function trueTypePage(program, text = 'ABC') {
+export function trueTypePage(program, text = 'ABC') {
   return onePage({
     content: `BT /F1 48 Tf 50 200 Td (${text}) Tj ET`,
     resources: '/Font << /F1 5 0 R >>',
@@ -353,6 +436,28 @@ export async function checkClasses() {
     trueTypePage(trueTypeFont({ composites: [[3, 3], [4, 4], [2, 2]] })),
     ['font-unusable'],
     'a TrueType font whose composite glyphs refer to each other in a cycle, each twice',
+  );
+
+  // Its relatives: no cycle, but each glyph made of the next one twice, 30 deep (2^30 outlines
+  // for a renderer that expands components as it meets them); and .notdef made of itself.
+  add(
+    'truetype-composite-doubling-30-deep.pdf',
+    trueTypePage(trueTypeFont({ composites: Array.from({ length: 30 }, (_, i) => (i === 29 ? [1, 1] : [i + 3, i + 3])) })),
+    ['font-unusable'],
+    'a TrueType font whose glyphs are each made of the next one twice, 30 levels deep (a billion outlines to expand)',
+  );
+  add(
+    'cff-subroutines-30-calls-10-deep.pdf',
+    type1Page('FontFile3', cffFont(), '/Subtype /Type1C'),
+    ['font-unusable', 'pdf-too-complex'],
+    'a CFF font whose glyphs call a subroutine 30 times, each calling the next 30 times, 10 deep (30^10 calls per glyph)',
+  );
+  const t1 = type1Font();
+  add(
+    'type1-subroutines-30-calls-10-deep.pdf',
+    type1Page('FontFile', t1.bytes, `/Length1 ${t1.lengths[0]} /Length2 ${t1.lengths[1]} /Length3 ${t1.lengths[2]}`),
+    ['font-unusable', 'pdf-too-complex'],
+    'a Type 1 font whose glyphs call a subroutine 30 times, each calling the next 30 times, 10 deep',
   );
 
   // 6. Names from the file that are JavaScript's own object keys.
