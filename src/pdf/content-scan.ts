@@ -38,7 +38,7 @@ import { IMAGE_FILTERS, StreamDecodeError, StreamTooLargeError, decodeFilters, f
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
 import type { FontPrograms, Type3Glyphs } from './font/program.js';
-import { markCodesShown } from './font/codes.js';
+import { markCodesShown, sumCodesShown } from './font/codes.js';
 import { ppiOf } from './units.js';
 import { grouped } from '../util/text.js';
 
@@ -74,6 +74,11 @@ export interface ScanLimits {
    * over it is too complex: its inspection stops and it is not rendered.
    */
   maxRenderMs: number;
+  /**
+   * The same for all the file's pages together (renderers draw one after another): pages past it
+   * are too complex and not rendered, so a file of many heavy pages stays within the file's time.
+   */
+  maxFileRenderMs: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -86,6 +91,7 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxMeshElements: 500_000,
   maxOptionalContentSteps: 5_000_000,
   maxRenderMs: 10_000,
+  maxFileRenderMs: 20_000,
 };
 
 
@@ -138,6 +144,8 @@ interface GState {
   masked: boolean;
   /** Line width (w, or /LW of an ExtGState), in user space units. */
   lineWidth: number;
+  /** The dash pattern's period (d), in user space units; 0 for a solid line. */
+  dashPeriod: number;
   /** Bounding box of the clipping path in default user space; null: not clipped. */
   clip: Rect | null;
   /** Text state: Tf size, Tc, Tw, Tz (as a factor), TL, Ts. */
@@ -166,6 +174,12 @@ const PATH_OPS = new Set(['m', 'l', 'c', 'v', 'y', 're']);
 const NORMAL_BLEND = new Set(['Normal', 'Compatible']);
 
 class LimitReached extends Error {}
+
+/** What showing text in a font asks of the scan: the Type 3 codes to mark, the operators each Type 3 glyph replays. */
+interface FontShown {
+  codes?: Uint8Array | undefined;
+  procOperations?: Float64Array;
+}
 
 export class ContentScanner {
   private readonly images: ImageFacts[] = [];
@@ -216,9 +230,13 @@ export class ContentScanner {
   /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks (and no ink of its own). */
   private inPattern = 0;
   private readonly metrics = new Map<PDFObject, FontMetrics>();
+  private stateTooDeep = false;
+  private markedTooDeep = false;
   /** The last colour recorded, and the last font selected (by the Tf that selected it): runs repeat them. */
   private lastColour: { use: ColourUse['use']; space: ColourSpaceFacts; entry: ColourUse } | undefined;
-  private lastFont: { key: GState['font'] | null; codes: Uint8Array | undefined } = { key: null, codes: undefined };
+  private lastFont: { key: GState['font'] | null; shown: FontShown } = { key: null, shown: {} };
+  /** The operators of each Type 3 font's glyph procedures, by code (screened once per page). */
+  private readonly type3Operations = new Map<PDFObject, Float64Array>();
   private lastMetrics: { key: GState['font'] | null; metrics: FontMetrics | undefined } = { key: null, metrics: undefined };
 
   constructor(
@@ -408,6 +426,11 @@ export class ContentScanner {
           if (marked.length < this.limits.maxStateDepth) {
             marked.push(hide);
             if (hide) hiddenDepth++;
+          } else if (!this.markedTooDeep) {
+            // PDFium copies the open sequences onto every object it reads: it ran out of memory on
+            // 500,000 of them. Real pages nest a few.
+            this.markedTooDeep = true;
+            this.refuse(`marked-content sequences are nested more than ${this.limits.maxStateDepth} deep (a renderer keeps every open one with every object)`);
           }
           return;
         }
@@ -431,9 +454,16 @@ export class ContentScanner {
           if (isNum(width) && width >= 0) gs.lineWidth = width;
           return;
         }
+        case 'd':
+          gs.dashPeriod = dashPeriod(args[0]);
+          return;
         case 'q':
           if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
-          else this.notes.add(`graphics state nested deeper than ${this.limits.maxStateDepth}`);
+          else if (!this.stateTooDeep) {
+            // pdf.js saves its canvas state at every q: a million of them took it more than a minute.
+            this.stateTooDeep = true;
+            this.refuse(`the graphics state is saved (q) more than ${this.limits.maxStateDepth} times without being restored (a renderer keeps every saved state)`);
+          }
           return;
         case 'Q':
           gs = stack.pop() ?? gs;
@@ -595,7 +625,7 @@ export class ContentScanner {
             this.paint('stroke', gs, resources, via, active);
             const width = gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2]));
             if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, width, gs.clip);
-            this.cost.stroke(path, width, gs.clip);
+            this.cost.stroke(path, width, gs.clip, gs.dashPeriod * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])));
           }
           if (PATH_END_OPS.has(op)) {
             const box = path.rect();
@@ -620,13 +650,15 @@ export class ContentScanner {
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
             if (gs.font && mode !== 3 && mode !== 7) {
               // The font a Tf selected: looked up once, however many runs show text in it.
-              let codes: Uint8Array | undefined;
-              if (!this.screening && this.lastFont.key === gs.font) codes = this.lastFont.codes;
+              let shown: FontShown;
+              if (!this.screening && this.lastFont.key === gs.font) shown = this.lastFont.shown;
               else {
-                codes = this.useFont(gs.font.name, gs.font.resources);
-                if (!this.screening) this.lastFont = { key: gs.font, codes };
+                shown = this.useFont(gs.font.name, gs.font.resources);
+                if (!this.screening) this.lastFont = { key: gs.font, shown };
               }
-              if (codes) markCodesShown(bytes, opStart, opEnd, codes);
+              if (shown.codes) markCodesShown(bytes, opStart, opEnd, shown.codes);
+              // pdf.js runs a Type 3 glyph's procedure again at every glyph it shows.
+              if (shown.procOperations) this.cost.replayed(sumCodesShown(bytes, opStart, opEnd, shown.procOperations));
             }
             if (mode === 0 || mode === 2 || mode === 4 || mode === 6) this.paint('fill', gs, resources, via, active);
             if (mode === 1 || mode === 2 || mode === 5 || mode === 6) this.paint('stroke', gs, resources, via, active);
@@ -666,6 +698,11 @@ export class ContentScanner {
     if (ca !== undefined) gs.fillAlpha = ca;
     if (CA !== undefined) gs.strokeAlpha = CA;
     if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+    const dash = get(ctx, dict, 'D');
+    if (dash instanceof PDFArray) {
+      const pattern = resolve(ctx, dash.get(0));
+      gs.dashPeriod = dashPeriod(pattern instanceof PDFArray ? items(ctx, pattern).map((v) => numberOf(v) ?? Number.NaN) : undefined);
+    }
     const smask = resolve(ctx, dict.get(PDFName.of('SMask')));
     if (smask !== undefined) gs.masked = nameOf(smask) !== 'None';
     const bm = resolve(ctx, dict.get(PDFName.of('BM')));
@@ -781,20 +818,28 @@ export class ContentScanner {
   }
 
   /**
-   * Records the font a text operator shows; returns the flags of the codes shown with it when the
-   * font's glyphs are judged by code (Type 3), for the caller to mark.
+   * Records the font a text operator shows; returns, for a Type 3 font, the flags of the codes
+   * shown with it (its glyphs are judged by code), for the caller to mark, and the operators of
+   * each code's glyph procedure.
    */
-  private useFont(name: string, resources: PDFDict | undefined): Uint8Array | undefined {
+  private useFont(name: string, resources: PDFDict | undefined): FontShown {
+    const shown = this.fontShown(name, resources);
+    const font = resolve(this.context, this.resource(resources, 'Font', name));
+    const procOperations = font ? this.type3Operations.get(font) : undefined;
+    return procOperations ? { ...shown, procOperations } : shown;
+  }
+
+  private fontShown(name: string, resources: PDFDict | undefined): FontShown {
     const ctx = this.context;
     const entry = this.resource(resources, 'Font', name);
     const font = resolve(ctx, entry);
     const dict = dictOf(font);
     if (!font || !dict) {
       this.notes.add(`font /${name} is missing from the resources`);
-      return undefined;
+      return {};
     }
-    if (this.fonts.has(font)) return this.type3Codes.get(font)?.codes;
-    if (this.screened.has(font)) return undefined;
+    if (this.fonts.has(font)) return { codes: this.type3Codes.get(font)?.codes };
+    if (this.screened.has(font)) return {};
     if (this.screening) this.screened.add(font);
     const subtype = getName(ctx, dict, 'Subtype') ?? null;
     const reason = this.screen.font(dict, `/${name}`);
@@ -812,7 +857,7 @@ export class ContentScanner {
     // A font whose glyphs a renderer would work on for minutes keeps the page from every renderer,
     // wherever it is used (a glyph procedure or a soft mask draws text too).
     if (program?.hazard) this.refuse(`font /${name}: ${program.hazard}`);
-    if (this.screening) return undefined;
+    if (this.screening) return {};
     const use: FontUse = {
       name,
       ref: refLabel(entry instanceof PDFRef ? entry : undefined),
@@ -823,10 +868,10 @@ export class ContentScanner {
     };
     this.fonts.set(font, use);
     const glyphs = subtype === 'Type3' ? this.fontPrograms?.type3(dict) : null;
-    if (!glyphs) return undefined;
+    if (!glyphs) return {};
     const codes = new Uint8Array(256);
     this.type3Codes.set(font, { use, glyphs, codes });
-    return codes;
+    return { codes };
   }
 
   /** Type 3 fonts: the glyphs of the codes this page shows that cannot be drawn. */
@@ -857,15 +902,27 @@ export class ContentScanner {
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
     const matrix = matrixOf(ctx, dict, 'FontMatrix') ?? [0.001, 0, 0, 0.001, 0, 0];
     const active = new Set<PDFObject>([font]);
+    const operations = new Map<string, number>();
     this.screenRun(() => {
       for (const [key, value] of procs.entries()) {
         const proc = resolve(ctx, value);
         if (!(proc instanceof PDFRawStream) || this.screened.has(proc)) continue;
         this.screened.add(proc);
-        const data = this.read(proc, `glyph /${key.decodeText()} of Type 3 font /${name}`);
+        const glyph = key.decodeText();
+        const data = this.read(proc, `glyph /${glyph} of Type 3 font /${name}`);
+        const before = this.cost.operations;
         if (data) this.run(data, inner, initialState(matrix), [`font /${name}`], active);
+        operations.set(glyph, this.cost.operations - before);
       }
     });
+    const glyphs = this.fontPrograms?.type3(dict);
+    if (!glyphs) return;
+    const byCode = new Float64Array(256);
+    for (let code = 0; code < 256; code++) {
+      const glyph = glyphs.glyphName(code);
+      byCode[code] = glyph === undefined ? 0 : (operations.get(glyph) ?? 0);
+    }
+    this.type3Operations.set(font, byCode);
   }
 
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
@@ -1382,6 +1439,7 @@ function initialState(ctm: Matrix): GState {
     strokeAlpha: 1,
     masked: false,
     lineWidth: 1,
+    dashPeriod: 0,
     clip: null,
     fontSize: 0,
     charSpacing: 0,
@@ -1418,6 +1476,19 @@ function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): nu
     }
   }
   return points;
+}
+
+/** The period of a dash array ([on off …], numbers ≥ 0), or 0 for a solid line (an empty or all-zero array, or nonsense). */
+function dashPeriod(array: Operand | undefined): number {
+  if (!Array.isArray(array) || array.length === 0) return 0;
+  let sum = 0;
+  for (const v of array) {
+    if (!isNum(v) || v < 0) return 0;
+    sum += v;
+  }
+  // An odd count repeats once more to make whole on–off pairs.
+  const period = array.length % 2 ? 2 * sum : sum;
+  return Number.isFinite(period) ? period : 0;
 }
 
 /** Whether a pattern is a shading pattern (type 2): a fill with it paints a shading over the path. */

@@ -14,6 +14,7 @@ import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js
 import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
+import { grouped } from '../util/text.js';
 import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
 import { recoverDictionary } from './recover.js';
@@ -213,6 +214,7 @@ async function inspectWithin(
   const screen = new RendererScreen(context, readStream, { ...DEFAULT_SCREEN_LIMITS, ...options.screen });
   const optionalContent = OptionalContent.fromCatalog(context, catalog, budget);
   const fontPrograms = new FontPrograms(context, readStream, { ...DEFAULT_FONT_LIMITS, ...options.fonts });
+  let renderMs = 0;
   pages.forEach((node, i) => {
     const label = refLabel(node.ref) ?? 'a direct object';
     if (node.recovered !== undefined) {
@@ -224,6 +226,15 @@ async function inspectWithin(
       );
     }
     const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms });
+    // Renderers draw the pages one after another: past the file's render budget, no more of them.
+    if (!page.tooComplex && !page.facts.unreadable) {
+      renderMs += page.facts.renderWork?.estimatedMs ?? 0;
+      if (renderMs > scanLimits.maxFileRenderMs) {
+        page.tooComplex = true;
+        page.facts.tooComplex = true;
+        page.facts.notes.push(`drawing the file's pages up to this one would take a renderer more than the ${grouped(scanLimits.maxFileRenderMs / 1000)} s a file may take; it is not rendered`);
+      }
+    }
     facts.pages.push(page.facts);
     // Once the file's budget is spent, its finding says so once, not once per page.
     if (page.tooComplex && !(budget.exceeded && page.facts.notes.every((n) => n.startsWith('not inspected')))) {

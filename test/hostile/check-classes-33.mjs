@@ -408,6 +408,77 @@ export async function checkClasses() {
   );
   add('hairlines-1.6-million.pdf', onePage({ content: concatContent('0 w 0 0 0 RG\n', '0 0 m 0.0002 400 l S\n', 1_600_000, '') }), ['pdf-too-complex'], '1,600,000 hairlines on one page');
 
+  // Their relatives: what renderers work through for a page, however few operators it has.
+  const img2x2 = stream('/Type /XObject /Subtype /Image /Width 2 /Height 2 /BitsPerComponent 8 /ColorSpace /DeviceRGB', Buffer.alloc(12, 0x80));
+  add(
+    'image-drawn-over-the-page-2000-times.pdf',
+    onePage({ content: concatContent('', 'q 400 0 0 400 0 0 cm /Im Do Q\n', 2_000, ''), resources: '/XObject << /Im 5 0 R >>', extra: [img2x2] }),
+    ['pdf-too-complex'],
+    'a 2 × 2 px image drawn over the whole page 2,000 times (43 s in PDFium: it resamples every pixel every time)',
+  );
+  add(
+    'shading-over-the-page-1000-times.pdf',
+    onePage({ content: concatContent('', '/Sh sh\n', 1_000, ''), resources: '/Shading << /Sh << /ShadingType 3 /ColorSpace /DeviceRGB /Coords [200 200 0 200 200 300] /Function << /FunctionType 2 /Domain [0 1] /C0 [1 0 0] /C1 [0 0 1] /N 1 >> /Extend [true true] >> >>' }),
+    ['pdf-too-complex'],
+    'a radial shading painted over the whole page 1,000 times',
+  );
+  add(
+    'dash-of-0.0001-pt.pdf',
+    onePage({ content: `[0.0001] 0 d 1 w ${Array.from({ length: 20 }, (_, i) => `${i * 20} 0 m ${i * 20} 400 l S`).join(' ')}` }),
+    ['pdf-too-complex'],
+    '20 lines dashed every 0.0001 pt: 80 million dashes (26 s in PDFium)',
+  );
+  add(
+    'text-one-run-of-2-million-glyphs.pdf',
+    onePage({ content: concatContent('BT /F1 1 Tf 0 0 Td [(', 'a', 2_000_000, ')] TJ ET'), resources: '/Font << /F1 5 0 R >>', extra: ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'] }),
+    ['pdf-too-complex'],
+    'one TJ showing 2,000,000 glyphs',
+  );
+  add(
+    'clip-paths-1-million.pdf',
+    onePage({ content: concatContent('q ', '0 0 400 400 re W n\n', 1_000_000, 'Q 0 0 1 rg 0 0 400 400 re f') }),
+    ['pdf-too-complex'],
+    '1,000,000 clipping paths on one page',
+  );
+  add(
+    'graphics-state-saved-1-million-times.pdf',
+    onePage({ content: concatContent('', 'q ', 1_000_000, '0 0 1 rg 0 0 400 400 re f') }),
+    ['pdf-too-complex'],
+    'q a million times without Q (pdf.js saves its canvas state at each: more than a minute)',
+  );
+  add(
+    'marked-content-nested-500000-deep.pdf',
+    onePage({ content: concatContent('', '/P BMC ', 500_000, '0 0 1 rg 0 0 400 400 re f') }),
+    ['pdf-too-complex'],
+    'marked-content sequences nested 500,000 deep (PDFium ran out of memory)',
+  );
+  add(
+    'type3-glyph-of-1000-fills-shown-100000-times.pdf',
+    onePage({
+      content: concatContent('BT /T3 1 Tf 50 200 Td ', '(aaaaaaaaaa) Tj\n', 10_000, 'ET'),
+      resources: '/Font << /T3 5 0 R >>',
+      extra: [
+        '<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a 6 0 R >> /Encoding << /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [0] >>',
+        concatContent('1000 0 d0 ', '0 0 1000 1000 re f\n', 1_000, ''),
+      ],
+    }),
+    ['page-size-mismatch'],
+    'a Type 3 glyph of 1,000 fills shown 100,000 times (pdf.js replays it at every glyph: drawn by PDFium, which draws it once; only the size is wrong)',
+  );
+  const pages = 8;
+  const heavyPage = concatContent('0 w\n', '0 0 m 0 400 l S\n', 15_000, '');
+  add(
+    'pages-8-of-4-seconds-each.pdf',
+    writePdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      `<< /Type /Pages /Kids [${Array.from({ length: pages }, (_, i) => `${i + 4} 0 R`).join(' ')}] /Count ${pages} /MediaBox [0 0 400 400] >>`,
+      heavyPage,
+      ...Array.from({ length: pages }, () => '<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>'),
+    ]),
+    ['pdf-too-complex'],
+    '8 pages of 15,000 full-height hairlines each: within the page budget, 30 s or more together',
+  );
+
   // 4. Predictor parameters: content as PNG rows of /Colors 4096 — read with other parameters
   // (once clamped to 64 colours here) it is other content; renderers read 300,000 hairlines.
   const hairlines = Buffer.from(`0 w 0 0 0 RG\n${Array.from({ length: 300_000 }, (_, i) => `${i % 400} 0 m ${i % 400} 400 l S`).join('\n')}`, 'latin1');

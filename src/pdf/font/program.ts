@@ -141,6 +141,8 @@ export class FontPrograms {
 export interface Type3Glyphs {
   /** Glyph procedures in /CharProcs. */
   count: number;
+  /** The glyph name the font's encoding gives a code, if any. */
+  glyphName(code: number): string | undefined;
   /** Why the code draws nothing when it should draw ink, or null when it draws (or is blank). */
   failure(code: number): string | null;
 }
@@ -165,6 +167,7 @@ function type3Glyphs(ctx: PDFContext, font: PDFDict): Type3Glyphs | null {
   const failures = new Map<number, string | null>();
   return {
     count: procs.keys().length,
+    glyphName: (c: number) => names[c],
     failure(c: number) {
       let known = failures.get(c);
       if (known !== undefined) return known;
