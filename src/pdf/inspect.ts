@@ -6,7 +6,7 @@ import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
-import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields } from './annotations.js';
+import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields, widgetFieldChains } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -48,6 +48,9 @@ export interface InspectOptions {
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
 /** Page objects read again from the bytes at most (pdf/recover.ts); later broken entries are unreadable pages. */
 const MAX_RECOVERED_PAGES = 64;
+/** A widget deeper in its form's field tree than this, or the page's widgets this deep together, keep the page from renderers (annotations.ts). */
+const MAX_FIELD_DEPTH = 256;
+const MAX_FIELD_CHAIN_STEPS = 20_000;
 /** Deeper nesting of arrays/dictionaries is refused (real files stay far below; PDF's own limit advice is 28). */
 const MAX_OBJECT_NESTING = 256;
 
@@ -303,6 +306,13 @@ function inspectPage(
   const generated = readable ? withinBudget(() => printableWithoutAppearance(context, dict, optionalContent), 0) : 0;
   const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
+  const fields = readable ? withinBudget(() => widgetFieldChains(context, dict), { total: 0, deepest: 0 }) : { total: 0, deepest: 0 };
+  if (fields.deepest > MAX_FIELD_DEPTH || fields.total > MAX_FIELD_CHAIN_STEPS) {
+    scan.tooComplex = true;
+    scan.notes.push(
+      `its form fields sit ${grouped(fields.deepest)} levels deep in the form's field tree (${grouped(fields.total)} levels for all its widgets; a renderer walks each chain again for every property: more than ${MAX_FIELD_DEPTH} deep, or ${grouped(MAX_FIELD_CHAIN_STEPS)} together, is too many); the page is not rendered`,
+    );
+  }
   const undrawn = widgets ? withinBudget(() => undrawnPrintableFields(context, dict, optionalContent), 0) : 0;
   if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {

@@ -543,10 +543,91 @@ export async function checkClasses() {
     'colour spaces named /__proto__ and /constructor',
   );
 
+  // Its relatives: every name-keyed map a file fills — resources of every kind, a filter, an
+  // annotation subtype, an action type, Type 3 glyph names, a marked-content tag, a font name.
+  const protoNames = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'prototype'];
+  add(
+    'object-prototype-names-everywhere.pdf',
+    onePage({
+      content: [
+        ...protoNames.map((n) => `/${n} cs 1 0 0 sc /${n} gs 0 0 10 10 re f`),
+        '/Pattern cs /__proto__ scn 0 0 40 40 re f /__proto__ sh',
+        '/OC /__proto__ BDC /__proto__ Do EMC /constructor BMC /toString Do EMC',
+        'BT /__proto__ 12 Tf 10 300 Td <0001> Tj /constructor 12 Tf (a) Tj ET',
+      ].join('\n'),
+      resources: [
+        `/ColorSpace << ${protoNames.map((n, i) => `/${n} ${i % 2 ? '/DeviceCMYK' : '[/ICCBased 7 0 R]'}`).join(' ')} >>`,
+        `/ExtGState << ${protoNames.map((n) => `/${n} << /CA 0.5 /BM /${n} >>`).join(' ')} >>`,
+        '/Pattern << /__proto__ << /PatternType 2 /Shading << /ShadingType 2 /ColorSpace /DeviceRGB /Coords [0 0 1 1] /Function << /FunctionType 2 /Domain [0 1] /C0 [0 0 0] /C1 [1 1 1] /N 1 >> >> >> >>',
+        '/Shading << /__proto__ << /ShadingType 2 /ColorSpace /__proto__ /Coords [0 0 1 1] /Function << /FunctionType 2 /Domain [0 1] /C0 [0] /C1 [1] /N 1 >> >> >>',
+        '/Properties << /__proto__ << /Type /OCG /Name (__proto__) >> >>',
+        '/XObject << /__proto__ 8 0 R /toString 9 0 R >>',
+        '/Font << /__proto__ 5 0 R /constructor 6 0 R >>',
+      ].join(' '),
+      pageExtra: '/Annots [<< /Type /Annot /Subtype /__proto__ /Rect [0 0 10 10] /F 4 /A << /S /__proto__ /Next << /S /constructor >> >> >> << /Type /Annot /Subtype /toString /Rect [0 0 10 10] /F 4 >>]',
+      extra: [
+        '<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /__proto__ 10 0 R /constructor 10 0 R >> /Encoding << /Differences [0 /__proto__ /constructor] >> /FirstChar 0 /LastChar 1 /Widths [500 500] >>',
+        '<< /Type /Font /Subtype /__proto__ /BaseFont /constructor /Encoding /__proto__ >>',
+        stream('/N 3 /Alternate /__proto__', Buffer.alloc(128)),
+        stream('/Type /XObject /Subtype /Image /Width 2 /Height 2 /BitsPerComponent 8 /ColorSpace /__proto__ /Filter /__proto__ /DecodeParms << /__proto__ 1 >>', Buffer.alloc(12)),
+        stream('/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /ColorSpace << /hasOwnProperty /DeviceGray >> >>', '/hasOwnProperty cs 0.5 sc 0 0 5 5 re f'),
+        stream('', '500 0 d0 0 0 500 500 re f'),
+      ],
+    }),
+    ['colour-space-not-rgb', 'page-size-mismatch'],
+    'names that are JavaScript’s own object keys (__proto__, constructor, toString…) for resources of every kind, a filter, an annotation subtype, an action, Type 3 glyphs, a marked-content tag and a font',
+  );
+
   // 7. JavaScript 64 levels down an action's /Next chain.
   let chain = '<< /S /JavaScript /JS (app.alert\\(1\\)) >>';
   for (let i = 0; i < 64; i++) chain = `<< /S /GoTo /D [3 0 R /Fit] /Next ${chain} >>`;
   add('javascript-64-down-next-chain.pdf', onePage({ catalogExtra: `/OpenAction ${chain}` }), ['pdf-active-content'], 'an OpenAction whose JavaScript is 64 actions down its /Next chain');
+  // Its relatives: /Next as an array of actions, nested 100 deep; an action type given by reference;
+  // and chains elsewhere, long and deep: outlines 100,000 items long whose last runs JavaScript, a
+  // JavaScript name tree whose /Kids nest 20,000 deep, a form field 20,000 /Kids down whose widget
+  // runs JavaScript on the page.
+  let arrays = '<< /S /JavaScript /JS (this.print\\(\\)) >>';
+  for (let i = 0; i < 100; i++) arrays = `<< /S /GoTo /D [3 0 R /Fit] /Next [<< /S /GoTo /D [3 0 R /Fit] >> ${arrays}] >>`;
+  add(
+    'javascript-in-next-arrays-100-deep.pdf',
+    onePage({ catalogExtra: `/OpenAction ${arrays}` }),
+    ['pdf-active-content'],
+    'JavaScript 100 /Next arrays down an OpenAction',
+  );
+  add(
+    'launch-action-type-by-reference.pdf',
+    onePage({ pageExtra: '/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 100 100] /A << /S 5 0 R /F (calc.exe) >> >>]', extra: ['/Launch'] }),
+    ['pdf-active-content'],
+    'a link whose action type, /Launch, is an indirect object',
+  );
+  const items = 100_000;
+  const depth = 20_000;
+  const first = 5;
+  const outline = Array.from({ length: items }, (_, i) =>
+    `<< /Title (${i}) /Parent 4 0 R ${i + 1 < items ? `/Next ${first + i + 1} 0 R` : '/A << /S /JavaScript /JS (app.alert\\(1\\)) >>'} ${i ? `/Prev ${first + i - 1} 0 R` : ''} >>`,
+  );
+  const treeFirst = first + items;
+  const tree = Array.from({ length: depth }, (_, i) => (i + 1 < depth ? `<< /Kids [${treeFirst + i + 1} 0 R] >>` : '<< /Names [(x) << /S /JavaScript /JS (this.print\\(\\)) >>] >>'));
+  const fieldFirst = treeFirst + depth;
+  const fields = Array.from({ length: depth }, (_, i) =>
+    i + 1 < depth
+      ? `<< /T (f${i}) /Kids [${fieldFirst + i + 1} 0 R] ${i ? `/Parent ${fieldFirst + i - 1} 0 R` : ''} >>`
+      : `<< /Type /Annot /Subtype /Widget /FT /Btn /Rect [0 0 20 20] /F 4 /P 3 0 R /Parent ${fieldFirst + i - 1} 0 R /AA << /E << /S /JavaScript /JS (app.alert\\(2\\)) >> >> >>`,
+  );
+  add(
+    'javascript-at-the-end-of-long-and-deep-chains.pdf',
+    writePdf([
+      `<< /Type /Catalog /Pages 2 0 R /Outlines 4 0 R /Names << /JavaScript ${treeFirst} 0 R >> /AcroForm << /Fields [${fieldFirst} 0 R] >> >>`,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Annots [${fieldFirst + depth - 1} 0 R] >>`,
+      `<< /Type /Outlines /First ${first} 0 R /Last ${first + items - 1} 0 R /Count ${items} >>`,
+      ...outline,
+      ...tree,
+      ...fields,
+    ]),
+    ['pdf-active-content'],
+    'JavaScript at the end of 100,000 outline items, 20,000 name-tree levels down, and in a widget 20,000 form-field levels down (pdf.js walks the fields for minutes)',
+  );
   return cases;
 }
 
