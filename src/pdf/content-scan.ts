@@ -120,7 +120,7 @@ export interface ScanResult {
    */
   hazards: { indexedOutOfRange: number; damagedInlineImages: number };
   /** What drawing the page costs a renderer (render-cost.ts). */
-  renderWork: { operations: number; estimatedMs: number };
+  renderWork: { operations: number; estimatedMs: number; groups: number };
 }
 
 interface GState {
@@ -142,6 +142,8 @@ interface GState {
   strokeAlpha: number;
   /** A soft mask is in force: what shows through it cannot be told without drawing, so it counts as no ink. */
   masked: boolean;
+  /** What drawing the soft mask in force costs a renderer (µs): it draws it again for every object painted through it. */
+  maskMicros: number;
   /** Line width (w, or /LW of an ExtGState), in user space units. */
   lineWidth: number;
   /** The dash pattern's period (d), in user space units; 0 for a solid line. */
@@ -231,6 +233,8 @@ export class ContentScanner {
   private inPattern = 0;
   private readonly metrics = new Map<PDFObject, FontMetrics>();
   private stateTooDeep = false;
+  /** What drawing each soft-mask group costs a renderer, measured when it is screened. */
+  private readonly maskMicros = new Map<PDFObject, number>();
   private markedTooDeep = false;
   /** The last colour recorded, and the last font selected (by the Tf that selected it): runs repeat them. */
   private lastColour: { use: ColourUse['use']; space: ColourSpaceFacts; entry: ColourUse } | undefined;
@@ -339,7 +343,7 @@ export class ContentScanner {
       marks: { ...this.marks.result(), ...this.ink.result() },
       transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
       hazards: { ...this.hazards },
-      renderWork: { operations: this.cost.operations, estimatedMs: Math.round(this.cost.micros / 1000) },
+      renderWork: { operations: this.cost.operations, estimatedMs: Math.round(this.cost.micros / 1000), groups: Math.round(this.cost.groups * 100) / 100 },
     };
   }
 
@@ -607,18 +611,25 @@ export class ContentScanner {
           this.useShading(shading!, resources, via);
           if (!this.inPattern && gs.fillAlpha > 0 && !gs.masked) this.ink.shade(gs.clip);
           this.cost.shading(gs.clip, gs.clip);
+          this.cost.evaluatedOver(gs.clip, gs.clip, this.shadingSteps(shading));
+          if (gs.maskMicros) this.cost.again(gs.maskMicros);
           return;
         }
         case 'Do': {
           const n = args[0];
+          if (gs.maskMicros) this.cost.again(gs.maskMicros);
           if (isName(n)) this.doXObject(n.name, resources, gs, via, active);
           return;
         }
         default:
+          if (gs.maskMicros && (FILL_OPS.has(op) || STROKE_OPS.has(op) || TEXT_SHOW_OPS.has(op))) this.cost.again(gs.maskMicros);
           if (FILL_OPS.has(op)) {
             this.paint('fill', gs, resources, via, active);
             if (!this.inPattern && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(path, gs.clip);
-            if (gs.fill.family === 'Pattern' && isShadingPattern(this.context, gs.fillPattern)) this.cost.shading(path.rect(), gs.clip);
+            if (gs.fill.family === 'Pattern' && isShadingPattern(this.context, gs.fillPattern)) {
+              this.cost.shading(path.rect(), gs.clip);
+              this.cost.evaluatedOver(path.rect(), gs.clip, this.shadingSteps(get(this.context, dictOf(gs.fillPattern), 'Shading')));
+            }
             else this.cost.fill(path, gs.clip);
           }
           if (STROKE_OPS.has(op)) {
@@ -704,7 +715,10 @@ export class ContentScanner {
       gs.dashPeriod = dashPeriod(pattern instanceof PDFArray ? items(ctx, pattern).map((v) => numberOf(v) ?? Number.NaN) : undefined);
     }
     const smask = resolve(ctx, dict.get(PDFName.of('SMask')));
-    if (smask !== undefined) gs.masked = nameOf(smask) !== 'None';
+    if (smask !== undefined) {
+      gs.masked = nameOf(smask) !== 'None';
+      if (!gs.masked) gs.maskMicros = 0;
+    }
     const bm = resolve(ctx, dict.get(PDFName.of('BM')));
     // An array names modes in order of preference; readers use the first they know.
     const mode = bm instanceof PDFArray ? nameOf(resolve(ctx, bm.get(0))) : nameOf(bm);
@@ -951,6 +965,19 @@ export class ContentScanner {
     this.record(use, cs, via);
   }
 
+  /**
+   * Function steps a renderer evaluates per pixel of a shading: a function-based shading's (type 1),
+   * and a mesh shading's whose colours come from a function (types 4–7); axial and radial shadings
+   * sample theirs a few hundred times, whatever their size.
+   */
+  private shadingSteps(shading: PDFObject | undefined): number {
+    const dict = dictOf(resolve(this.context, shading));
+    if (!dict) return 0;
+    const type = getNumber(this.context, dict, 'ShadingType') ?? 0;
+    const fn = get(this.context, dict, 'Function');
+    return fn && (type === 1 || type >= 4) ? this.screen.evaluationSteps(fn) : 0;
+  }
+
   /** Past the render-cost limit: the page is too complex to draw, and its inspection stops here. */
   private checkRenderCost(): void {
     const ms = this.cost.micros / 1000;
@@ -992,10 +1019,17 @@ export class ContentScanner {
     const reason = this.screen.func(get(ctx, smask, 'TR'), `the soft mask transfer function of graphics state /${name}`);
     if (reason) this.refuse(reason);
     const group = resolve(ctx, smask.get(PDFName.of('G')));
-    if (group instanceof PDFRawStream && !this.screened.has(group)) {
+    if (!(group instanceof PDFRawStream)) return;
+    if (!this.screened.has(group)) {
       this.screened.add(group);
+      const before = this.cost.micros;
       this.screenRun(() => this.runForm(group, `the soft mask of graphics state /${name}`, resources, gs, via, active, false));
+      this.maskMicros.set(group, this.cost.micros - before);
     }
+    // pdf.js draws the page through a buffer of its own from here; every object painted through
+    // the mask has it drawn again (3,000 fills through a mask of 200 took both engines minutes).
+    this.cost.group(gs.clip, null);
+    gs.maskMicros = this.maskMicros.get(group) ?? 0;
   }
 
   /** Runs content a renderer draws but the page's facts do not list (glyph procedures, soft-mask groups). */
@@ -1134,7 +1168,9 @@ export class ContentScanner {
     // A form is clipped to its /BBox.
     const bbox = rectOf(ctx, get(ctx, dict, 'BBox'));
     const clip = bbox ? (clipBox(transformedBox(ctm, bbox), gs.clip) ?? [0, 0, 0, 0]) : gs.clip;
-    if (getBool(ctx, getDict(ctx, dict, 'Group'), 'K') === true) this.knockoutGroups++;
+    const group = getDict(ctx, dict, 'Group');
+    if (getBool(ctx, group, 'K') === true) this.knockoutGroups++;
+    if (getName(ctx, group, 'S') === 'Transparency') this.cost.group(clip as Rect | null, null);
     active.add(xobj);
     this.run(data, inner, { ...gs, ctm, clip: clip as Rect | null }, [...via, name], active);
     active.delete(xobj);
@@ -1247,6 +1283,9 @@ export class ContentScanner {
     if (!imageMask && csObj) {
       const reason = this.screen.colourSpace(csObj);
       if (reason) this.refuse(reason);
+      // A DeviceN image's tint transform is evaluated at each of its pixels, once per page.
+      const steps = this.screen.pixelSteps(csObj);
+      if (steps) this.cost.evaluated(steps * Math.max(0, getNumber(ctx, dict, 'Width') ?? 0) * Math.max(0, getNumber(ctx, dict, 'Height') ?? 0));
     }
     if (!imageMask) {
       colourSpace = csObj
@@ -1438,6 +1477,7 @@ function initialState(ctm: Matrix): GState {
     fillAlpha: 1,
     strokeAlpha: 1,
     masked: false,
+    maskMicros: 0,
     lineWidth: 1,
     dashPeriod: 0,
     clip: null,

@@ -228,9 +228,17 @@ export const PageFactsSchema = z.object({
   hazards: z.object({ indexedOutOfRange: z.number().int().min(0), damagedInlineImages: z.number().int().min(0) }).optional(),
   /**
    * What drawing the page costs a renderer (render-cost.ts): the operators, path points and glyphs
-   * it builds and keeps (pdf.js keeps ~1.6 KB each), and its estimated time at the preview size.
+   * it builds and keeps (pdf.js keeps ~1.6 KB each), its estimated time at the preview size, and
+   * the transparency groups it composites.
    */
-  renderWork: z.object({ operations: z.number().int().min(0), estimatedMs: z.number().min(0) }).optional(),
+  renderWork: z
+    .object({
+      operations: z.number().int().min(0),
+      estimatedMs: z.number().min(0),
+      /** How many times transparency groups and soft masks cover the page (pdf.js keeps a buffer for each until the page is done). */
+      groups: z.number().min(0).optional(),
+    })
+    .optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

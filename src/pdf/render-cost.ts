@@ -32,6 +32,16 @@ const SHADING_PAGE_US = 50_000;
 const STROKE_SIDE_US = 250;
 /** Estimated cost (µs) of one dash of a dashed stroke. */
 const DASH_US = 0.35;
+/**
+ * Estimated cost (µs) of a transparency group (a form with /Group, a soft mask set) covering the
+ * page: an offscreen buffer drawn and composited — and pdf.js keeps every one until the page is done
+ * (2,000 groups over the page took it 34 s and 11.8 GB).
+ */
+const GROUP_PAGE_US = 10_000;
+/** Estimated cost (µs) of one step of a function evaluated for one pixel (PDFium's calculator: 25 ns). */
+const STEP_US = 0.025;
+/** Pixels of the whole page at the default preview size (1,200 px square). */
+const PAGE_PIXELS = 1200 * 1200;
 
 /** The page without a box: US Letter. */
 const DEFAULT_AREA = 612 * 792;
@@ -47,6 +57,10 @@ export class RenderCost {
   strokeLength = 0;
   /** Dashes the dashed strokes are cut into. */
   dashes = 0;
+  /** How many times transparency groups cover the page (pdf.js keeps a buffer for each). */
+  groups = 0;
+  /** Function steps evaluated pixel by pixel. */
+  steps = 0;
   private readonly area: number;
   private readonly side: number;
 
@@ -75,6 +89,35 @@ export class RenderCost {
    */
   replayed(n: number): void {
     this.operations += n;
+  }
+
+  /** `micros` of work a renderer does again (a soft mask drawn again for an object painted through it). */
+  again(micros: number): void {
+    this.micros += micros;
+  }
+
+  /** A transparency group drawn over `box` (the clip in force, or the page without one). */
+  group(box: Rect | null, clip: Rect | null): void {
+    const seen = this.seen(...(box ?? this.visible ?? [0, 0, 1e9, 1e9]), clip);
+    if (!seen) return;
+    const share = Math.min(1, ((seen[2] - seen[0]) * (seen[3] - seen[1])) / this.area);
+    this.groups += share;
+    this.micros += share * GROUP_PAGE_US;
+  }
+
+  /** A function of `steps` evaluated at every pixel of `region` (the clip, or the page). */
+  evaluatedOver(region: Rect | null, clip: Rect | null, steps: number): void {
+    if (steps <= 0) return;
+    const seen = this.seen(...(region ?? this.visible ?? [0, 0, 1e9, 1e9]), clip);
+    if (!seen) return;
+    const share = Math.min(1, ((seen[2] - seen[0]) * (seen[3] - seen[1])) / this.area);
+    this.evaluated(share * PAGE_PIXELS * steps);
+  }
+
+  /** `steps` function steps evaluated (an image's pixels times its tint transform's steps…). */
+  evaluated(steps: number): void {
+    this.steps += steps;
+    this.micros += steps * STEP_US;
   }
 
   fill(box: PathBox | Rect | null, clip: Rect | null): void {
@@ -131,12 +174,14 @@ export class RenderCost {
     this.micros += share * pageUs;
   }
 
-  /** What the estimate is made of, for a message: "1,249,756 operators, path points and glyphs; …". */
+  /** What the estimate is made of, for a message: "operators, path points and glyphs: 1,249,756; …". */
   describe(): string {
-    const parts = [`${grouped(this.operations)} operators, path points and glyphs`];
+    const parts = [`operators, path points and glyphs: ${grouped(this.operations)}`];
     if (this.coverage >= 1) parts.push(`fills, text, images and shadings covering the page ${grouped(Math.round(this.coverage))} times`);
     if (this.strokeLength >= 1) parts.push(`strokes ${grouped(Math.round(this.strokeLength))} times as long as the page`);
     if (this.dashes >= 1) parts.push(`${grouped(Math.round(this.dashes))} dashes`);
+    if (this.groups >= 1) parts.push(`transparency groups covering the page ${grouped(Math.round(this.groups))} times`);
+    if (this.steps >= 1) parts.push(`${grouped(Math.round(this.steps))} function steps evaluated pixel by pixel`);
     return parts.join('; ');
   }
 

@@ -60,6 +60,7 @@ export class RendererScreen {
   private readonly shadings = new Map<PDFObject, ShadingCost>();
   private readonly spaces = new Map<PDFObject, string | null>();
   private readonly jbig2s = new Map<PDFObject, { claims: Jbig2Claims | null; reason: string | null }>();
+  private readonly steps = new Map<PDFObject, number>();
 
   constructor(
     private readonly context: PDFContext,
@@ -119,6 +120,56 @@ export class RendererScreen {
     const result = { claims, reason };
     this.jbig2s.set(image, result);
     return result;
+  }
+
+  /**
+   * Steps a renderer takes to evaluate a function once: a calculator (Type 4) program's tokens, a
+   * stitching function's own step and its dearest part, one for the others (an array: its parts
+   * together). PDFium evaluates a function-based shading's function at every pixel, and a DeviceN
+   * tint transform at every pixel of an image.
+   */
+  evaluationSteps(obj: PDFObject | undefined, depth = 0): number {
+    const ctx = this.context;
+    const fn = resolve(ctx, obj);
+    if (!fn || depth > MAX_FUNCTION_DEPTH) return 0;
+    const known = this.steps.get(fn);
+    if (known !== undefined) return known;
+    let steps = 1;
+    if (fn instanceof PDFArray) {
+      steps = 0;
+      for (const part of items(ctx, fn).slice(0, 64)) steps += this.evaluationSteps(part, depth + 1);
+    } else {
+      const dict = dictOf(fn);
+      const type = getNumber(ctx, dict, 'FunctionType');
+      if (type === 4 && fn instanceof PDFRawStream && !this.func(fn, 'a calculator function')) {
+        try {
+          steps = Math.max(1, countTokens(this.readStream(fn, { maxBytes: this.limits.maxCalculatorBytes, what: 'a calculator function' })));
+        } catch (error) {
+          if (!(error instanceof StreamDecodeError)) throw error;
+        }
+      } else if (type === 3) {
+        const parts = get(ctx, dict, 'Functions');
+        let dearest = 0;
+        for (const part of parts instanceof PDFArray ? items(ctx, parts).slice(0, 64) : []) dearest = Math.max(dearest, this.evaluationSteps(part, depth + 1));
+        steps = 1 + dearest;
+      }
+    }
+    this.steps.set(fn, steps);
+    return steps;
+  }
+
+  /**
+   * Steps to convert one pixel of an image in this colour space: a DeviceN space's tint transform
+   * (PDFium and pdf.js evaluate it per pixel; a Separation's single component is looked up in a
+   * 256-entry table, and an Indexed space converts its palette only), else 0.
+   */
+  pixelSteps(obj: PDFObject | undefined): number {
+    const cs = resolve(this.context, obj);
+    if (!(cs instanceof PDFArray)) return 0;
+    const parts = items(this.context, cs);
+    if (nameOf(parts[0]) !== 'DeviceN') return 0;
+    const names = parts[1];
+    return names instanceof PDFArray && names.size() > 1 ? this.evaluationSteps(parts[3]) : 0;
   }
 
   /** A font's program (FontFile, FontFile2, FontFile3; a Type0 font's descendant's). */
@@ -262,4 +313,21 @@ export class RendererScreen {
     this.shadings.set(shading, cost);
     return cost;
   }
+}
+
+/** Whitespace-separated tokens of a calculator program (its braces apart): the operators and operands it runs. */
+function countTokens(data: Uint8Array): number {
+  let tokens = 0;
+  let inToken = false;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i]!;
+    if (c === 0x7b || c === 0x7d) {
+      inToken = false;
+      continue;
+    }
+    const space = c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0;
+    if (!space && !inToken) tokens++;
+    inToken = !space;
+  }
+  return tokens;
 }

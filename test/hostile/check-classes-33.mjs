@@ -465,6 +465,42 @@ export async function checkClasses() {
     ['page-size-mismatch'],
     'a Type 3 glyph of 1,000 fills shown 100,000 times (pdf.js replays it at every glyph: drawn by PDFium, which draws it once; only the size is wrong)',
   );
+  add(
+    'transparency-group-over-the-page-2000-times.pdf',
+    onePage({ content: concatContent('', '/Fm Do\n', 2_000, ''), resources: '/XObject << /Fm 5 0 R >>', extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /I true /K true >>', '0 0 1 rg 0 0 400 400 re f')] }),
+    ['pdf-too-complex'],
+    'a transparency group over the page drawn 2,000 times (pdf.js: 34 s and 11.8 GB, it keeps a buffer for each; PDFium 19 s)',
+  );
+  add(
+    'soft-mask-of-200-fills-under-3000-objects.pdf',
+    onePage({
+      content: concatContent('/GS0 gs\n', '0 0 1 rg 0 0 400 400 re f\n', 3_000, ''),
+      resources: '/ExtGState << /GS0 << /SMask << /S /Luminosity /G 5 0 R >> >> >>',
+      extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >> /Filter /FlateDecode', deflateSync(Buffer.from('0.5 g ' + '0 0 400 400 re f\n'.repeat(200))))],
+    }),
+    ['pdf-too-complex'],
+    'a soft mask of 200 fills over the page, and 3,000 objects painted through it (each has it drawn again: minutes in both engines)',
+  );
+  const calculator = (steps) => `{ ${'0.5 mul '.repeat(steps)} dup dup }`;
+  add(
+    'function-shading-of-a-20000-step-calculator.pdf',
+    onePage({ content: '/Sh sh', resources: '/Shading << /Sh << /ShadingType 1 /ColorSpace /DeviceRGB /Domain [0 1 0 1] /Matrix [400 0 0 400 0 0] /Function 5 0 R >> >>', extra: [stream('/FunctionType 4 /Domain [0 1 0 1] /Range [0 1 0 1 0 1]', calculator(20_000))] }),
+    ['pdf-too-complex'],
+    'a function-based shading over the page whose calculator function takes 20,000 steps (PDFium evaluates it at every pixel: over a minute)',
+  );
+  add(
+    'devicen-image-with-a-2000-step-tint-transform.pdf',
+    onePage({
+      content: 'q 400 0 0 400 0 0 cm /Im Do Q',
+      resources: '/XObject << /Im 5 0 R >>',
+      extra: [
+        stream('/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /BitsPerComponent 8 /ColorSpace [/DeviceN [/A /B /C] /DeviceCMYK 6 0 R] /Filter /FlateDecode', deflateSync(Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7) % 251)))),
+        stream('/FunctionType 4 /Domain [0 1 0 1 0 1] /Range [0 1 0 1 0 1 0 1]', `{ ${'0.9 mul '.repeat(2_000)} }`),
+      ],
+    }),
+    ['pdf-too-complex'],
+    'a 1,000 × 1,000 px DeviceN image whose tint transform takes 2,000 steps (evaluated at every pixel: 2 billion steps)',
+  );
   const pages = 8;
   const heavyPage = concatContent('0 w\n', '0 0 m 0 400 l S\n', 15_000, '');
   add(
