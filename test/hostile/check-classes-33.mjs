@@ -435,6 +435,25 @@ export async function checkClasses() {
     'one TJ showing 2,000,000 glyphs',
   );
   add(
+    'one-path-of-3-million-segments.pdf',
+    onePage({ content: concatContent('0 0 m\n', '400 400 l 0 1 l\n', 1_500_000, 'S') }),
+    ['pdf-too-complex'],
+    'one path of 3,000,000 segments, stroked',
+  );
+  add(
+    'type3-glyph-that-shows-itself.pdf',
+    onePage({
+      content: 'BT /T3 24 Tf 50 200 Td (a) Tj ET',
+      resources: '/Font << /T3 5 0 R >>',
+      extra: [
+        '<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a 6 0 R >> /Encoding << /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] /Resources << /Font << /T3 5 0 R >> >> >>',
+        stream('', '1000 0 0 0 1000 1000 d1 0 0 500 500 re f BT /T3 500 Tf 0 0 Td (aa) Tj ET'),
+      ],
+    }),
+    ['page-size-mismatch'],
+    'a Type 3 glyph whose procedure shows the same glyph twice, in its own font (renderers stop the recursion; only the size is wrong)',
+  );
+  add(
     'clip-paths-1-million.pdf',
     onePage({ content: concatContent('q ', '0 0 400 400 re W n\n', 1_000_000, 'Q 0 0 1 rg 0 0 400 400 re f') }),
     ['pdf-too-complex'],
