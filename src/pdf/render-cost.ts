@@ -6,8 +6,8 @@
  * the visible page and the clip in force, and counted every time it is painted.
  *
  * The rates are PDFium's (the engine that draws most pages), measured at the default preview size
- * (1,200 px) on a loaded 2-core machine: 1 µs per operator read, 3 µs per path point and per
- * painting operator, 5 µs per glyph; a fill covering
+ * (1,200 px) on a loaded 2-core machine: 2 µs per operator read (this scan's reading included),
+ * 1 µs per path point, 3 µs per painting operator, 2 µs per glyph, 0.5 µs per point filled and 5 µs per point stroked; a fill covering
  * the page 0.5 ms; a hairline as long as the page's side 0.25 ms; glyphs covering the page 2 ms;
  * an image or a shading covering the page 20–70 ms (PDFium resamples and evaluates every pixel:
  * pdf.js is ten times faster there, and twenty times slower per operator). A page whose estimate
@@ -18,11 +18,18 @@ import type { Rect } from './facts.js';
 import type { PathBox } from './marks.js';
 import { grouped } from '../util/text.js';
 
-/** Estimated cost (µs) of reading one operator, of one path point, of one painting operator and of one glyph. */
-const OPERATOR_US = 1;
-const POINT_US = 3;
+/**
+ * Estimated cost (µs) of reading one operator (the renderer's parser, and this scan's own: a page
+ * over the limit is also one this scan stops reading) or one path point, of one painting operator,
+ * of one glyph, and of one point of a path filled or stroked (PDFium strokes a long path at 7 µs a
+ * segment, fills a rectangle at 4.5 µs).
+ */
+const OPERATOR_US = 2;
+const POINT_US = 1;
 const PAINT_US = 3;
-const GLYPH_US = 5;
+const GLYPH_US = 2;
+const FILLED_POINT_US = 0.5;
+const STROKED_POINT_US = 5;
 /** Estimated cost (µs) of painting the whole visible page once, by kind. */
 const FILL_PAGE_US = 500;
 const GLYPH_PAGE_US = 2_000;
@@ -121,6 +128,7 @@ export class RenderCost {
   }
 
   fill(box: PathBox | Rect | null, clip: Rect | null): void {
+    if (box && !Array.isArray(box)) this.micros += box.points * FILLED_POINT_US;
     this.paint(box, clip, FILL_PAGE_US);
   }
 
@@ -145,7 +153,7 @@ export class RenderCost {
    * box's half) of `width` in default user space, dashed with a period of `dash` (0: solid).
    */
   stroke(box: PathBox, width: number, clip: Rect | null, dash = 0): void {
-    this.micros += PAINT_US;
+    this.micros += PAINT_US + box.points * STROKED_POINT_US;
     if (box.empty) return;
     const w = Math.max(0, width);
     const seen = this.seen(box.x0 - w / 2, box.y0 - w / 2, box.x1 + w / 2, box.y1 + w / 2, clip);

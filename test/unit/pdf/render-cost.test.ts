@@ -27,7 +27,7 @@ describe('RenderCost', () => {
     c.points(4);
     c.glyphs(10, null, null);
     expect(c.operations).toBe(15);
-    expect(c.micros).toBe(1 + 4 * 3 + 10 * 5 + 3);
+    expect(c.micros).toBe(2 + 4 * 1 + 10 * 2 + 3);
   });
 
   it('charges what a paint covers, clipped to the page and to the clip, at most the page each time', () => {
