@@ -91,7 +91,7 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxMeshElements: 500_000,
   maxOptionalContentSteps: 5_000_000,
   maxRenderMs: 10_000,
-  maxFileRenderMs: 20_000,
+  maxFileRenderMs: 12_000,
 };
 
 
