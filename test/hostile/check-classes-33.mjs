@@ -520,6 +520,20 @@ export async function checkClasses() {
     ['pdf-too-complex'],
     'a 1,000 × 1,000 px DeviceN image whose tint transform takes 2,000 steps (evaluated at every pixel: 2 billion steps)',
   );
+  const images = 9_000;
+  add(
+    'icc-images-9000-distinct.pdf',
+    writePdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Contents 4 0 R /Resources << /XObject << ${Array.from({ length: images }, (_, i) => `/I${i} ${i + 6} 0 R`).join(' ')} >> >> >>`,
+      concatContent('', '', 0, Array.from({ length: images }, (_, i) => `q 4 0 0 4 ${(i % 100) * 4} ${Math.floor(i / 100) * 4} cm /I${i} Do Q`).join('\n')),
+      stream('/N 3 /Alternate /DeviceRGB', Buffer.alloc(128)),
+      ...Array.from({ length: images }, (_, i) => stream('/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace [/ICCBased 5 0 R]', Buffer.from([i & 255, 0, 0]))),
+    ]),
+    ['image-low-resolution'],
+    '9,000 distinct ICC-based images of 1 × 1 px (pdf.js, which draws ICC-based images, kept 1.4 GB for them: drawn by PDFium)',
+  );
   const pages = 8;
   const heavyPage = concatContent('0 w\n', '0 0 m 0 400 l S\n', 15_000, '');
   add(

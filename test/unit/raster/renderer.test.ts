@@ -57,6 +57,8 @@ describe('which engine draws a page', () => {
     ['a Difference blend over 150,000 operators, path points and glyphs (pdf.js would take minutes and gigabytes)', { transparency: { blendModes: ['Difference'], knockoutGroups: 0 }, renderWork: { operations: PDFJS_MAX_OPERATIONS + 1, estimatedMs: 2000 } }, 'pdfium'],
     ['printable form fields on a page of 150,000 operators or fewer', { printableWidgets: 1, renderWork: { operations: PDFJS_MAX_OPERATIONS, estimatedMs: 2000 } }, 'pdfjs'],
     ['printable form fields on a page whose transparency groups cover it 31 times (pdf.js keeps a buffer for each)', { printableWidgets: 1, renderWork: { operations: 10, estimatedMs: 400, groups: 31 } }, 'pdfium'],
+    ['2,001 distinct ICC-based images (pdf.js keeps ~160 KB for each)', { images: Array.from({ length: 2_001 }, (_, i) => image(1, 1, { ref: `${i + 10} 0 R`, colourSpace: { family: 'ICCBased' } })) }, 'pdfium'],
+    ['2,001 draws of one ICC-based image', { images: Array.from({ length: 2_001 }, () => image(1, 1, { ref: '10 0 R', colourSpace: { family: 'ICCBased' } })) }, 'pdfjs'],
     ['an image larger than PDFium is given, over 150,000 operators (PDFium holds it rather than pdf.js)', { images: [image(5000, 5000)], renderWork: { operations: 400_000, estimatedMs: 3000 } }, 'pdfium'],
   ])('%s → %s', (_name, extra, expected) => {
     expect(pageRenderer({ fonts: [], images: [], colours: [], ...extra } as never)).toBe(expected);
