@@ -75,10 +75,13 @@ export interface ScanLimits {
    */
   maxRenderMs: number;
   /**
-   * The same for all the file's pages together (renderers draw one after another): pages past it
-   * are too complex and not rendered, so a file of many heavy pages stays within the file's time.
+   * The same for the file's first `renderedPages` pages together (renderers draw one after
+   * another): pages past it are too complex and not rendered, so a file of many heavy pages stays
+   * within the file's time.
    */
   maxFileRenderMs: number;
+  /** The pages the file's render budget counts: those a check renders (`maxRasterPages`, 64 by default). */
+  renderedPages: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -92,6 +95,7 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxOptionalContentSteps: 5_000_000,
   maxRenderMs: 10_000,
   maxFileRenderMs: 12_000,
+  renderedPages: 64,
 };
 
 

@@ -228,9 +228,15 @@ async function inspectWithin(
           : `page ${i + 1}: its page object (${label}) was lost to the object before it, which has no endobj; it was read again from the file`,
       );
     }
-    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms });
-    // Renderers draw the pages one after another: past the file's render budget, no more of them.
-    if (!page.tooComplex && !page.facts.unreadable) {
+    // Renderers draw the pages one after another: past the file's render budget, no more of them,
+    // and the pages after are not read either (the file is too complex to draw as it is).
+    const overFileBudget = renderMs > scanLimits.maxFileRenderMs;
+    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms, skipContent: overFileBudget });
+    if (overFileBudget) {
+      page.tooComplex = true;
+      page.facts.tooComplex = true;
+      page.facts.notes.push(`not inspected: the pages before it already take a renderer more than the ${grouped(scanLimits.maxFileRenderMs / 1000)} s a file may take; it is not rendered`);
+    } else if (!page.tooComplex && !page.facts.unreadable && i < scanLimits.renderedPages) {
       renderMs += page.facts.renderWork?.estimatedMs ?? 0;
       if (renderMs > scanLimits.maxFileRenderMs) {
         page.tooComplex = true;
@@ -260,6 +266,8 @@ function inspectPage(
     budget: DecodeBudget;
     screen: RendererScreen;
     fontPrograms: FontPrograms;
+    /** The page's content and annotations are not read (its boxes are). */
+    skipContent?: boolean;
   },
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
   const { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms } = shared;
@@ -292,7 +300,7 @@ function inspectPage(
 
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen, fontPrograms });
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
-  const readable = node.unreadable === undefined;
+  const readable = node.unreadable === undefined && !shared.skipContent;
   // Annotations are read under the file's budget too: once it is spent, the page has none to add.
   const withinBudget = <T>(fn: () => T, none: T): T => {
     try {
@@ -304,7 +312,7 @@ function inspectPage(
   };
   const appearances = readable ? withinBudget(() => printableAppearances(context, dict, optionalContent), []) : [];
   const generated = readable ? withinBudget(() => printableWithoutAppearance(context, dict, optionalContent), 0) : 0;
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
+  const scan = scanner.scanPage(shared.skipContent ? undefined : dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
   const fields = readable ? withinBudget(() => widgetFieldChains(context, dict), { total: 0, deepest: 0 }) : { total: 0, deepest: 0 };
   if (fields.deepest > MAX_FIELD_DEPTH || fields.total > MAX_FIELD_CHAIN_STEPS) {
@@ -314,7 +322,7 @@ function inspectPage(
     );
   }
   const undrawn = widgets ? withinBudget(() => undrawnPrintableFields(context, dict, optionalContent), 0) : 0;
-  if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
+  if (node.unreadable !== undefined) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
