@@ -6,6 +6,7 @@
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import type { ColourSpaceFacts } from './facts.js';
 import { PDFArray, PDFName, PDFRawStream, dictOf, getDict, getNumber, items, nameOf, resolve } from './objects.js';
+import { own } from '../util/own.js';
 
 const DEVICE: Record<string, ColourSpaceFacts> = {
   DeviceGray: { family: 'DeviceGray', model: 'gray', components: 1, label: 'DeviceGray' },
@@ -55,11 +56,12 @@ export class ColourSpaceResolver {
   describe(value: PDFObject | string | undefined, resources: PDFDict | undefined, inline = false, depth = 0): ColourSpaceFacts {
     if (depth > 8) return unknownColourSpace('nested too deeply');
     if (typeof value === 'string') {
-      const name = inline ? (SHORT[value] ?? value) : value;
-      if (DEVICE[name]) {
+      const name = inline ? (own(SHORT, value) ?? value) : value;
+      const device = own(DEVICE, name);
+      if (device) {
         // A default colour space (DefaultRGB…) in the resources replaces the device space; it is
         // still the same colour model, so the device description stands.
-        return DEVICE[name]!;
+        return device;
       }
       const named = resolve(this.context, getDict(this.context, resources, 'ColorSpace')?.get(PDFName.of(name)));
       if (!named) return unknownColourSpace(`/${name} is not in the page resources`);
@@ -145,8 +147,9 @@ export class ColourSpaceResolver {
       try {
         const data = this.readStream(stream);
         const signature = String.fromCharCode(...data.subarray(16, 20));
-        if (ICC_MODELS[signature]) {
-          model = ICC_MODELS[signature]!;
+        const fromSignature = own(ICC_MODELS, signature);
+        if (fromSignature) {
+          model = fromSignature;
           fromHeader = true;
         }
       } catch {

@@ -33,11 +33,12 @@ import {
 import { allocatedSize, codedImageSize, codedJpegQuality } from './image-header.js';
 import { BudgetExceededError, DecodeBudget, formatBytes } from './decode-budget.js';
 import { RendererScreen } from './screen.js';
+import { RenderCost } from './render-cost.js';
 import { IMAGE_FILTERS, StreamDecodeError, StreamTooLargeError, decodeFilters, filterParamsOf, filtersOf, fullFilterName, joinContentStreams, type StreamReader } from './streams.js';
 import { jpxColourSpace } from './jpx.js';
 import type { OptionalContent } from './optional-content.js';
 import type { FontPrograms, Type3Glyphs } from './font/program.js';
-import { markCodesShown } from './font/codes.js';
+import { markCodesShown, sumCodesShown } from './font/codes.js';
 import { ppiOf } from './units.js';
 import { grouped } from '../util/text.js';
 
@@ -67,6 +68,20 @@ export interface ScanLimits {
    * sequence and XObject with /OC costs the groups it lists or its expression expanded.
    */
   maxOptionalContentSteps: number;
+  /**
+   * A renderer's estimated time to draw the page, in ms (render-cost.ts): its operators, path
+   * points and glyphs, and the pixels its fills, strokes, glyphs, images and shadings cover. A page
+   * over it is too complex: its inspection stops and it is not rendered.
+   */
+  maxRenderMs: number;
+  /**
+   * The same for the file's first `renderedPages` pages together (renderers draw one after
+   * another): pages past it are too complex and not rendered, so a file of many heavy pages stays
+   * within the file's time.
+   */
+  maxFileRenderMs: number;
+  /** The pages the file's render budget counts: those a check renders (`maxRasterPages`, 64 by default). */
+  renderedPages: number;
 }
 
 export const DEFAULT_SCAN_LIMITS: ScanLimits = {
@@ -78,6 +93,9 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   maxHiddenImagePixels: 48_000_000,
   maxMeshElements: 500_000,
   maxOptionalContentSteps: 5_000_000,
+  maxRenderMs: 10_000,
+  maxFileRenderMs: 12_000,
+  renderedPages: 64,
 };
 
 
@@ -105,6 +123,8 @@ export interface ScanResult {
    * data does not decode to the image (PDFium loses the rest of the content stream after one).
    */
   hazards: { indexedOutOfRange: number; damagedInlineImages: number };
+  /** What drawing the page costs a renderer (render-cost.ts). */
+  renderWork: { operations: number; estimatedMs: number; groups: number };
 }
 
 interface GState {
@@ -126,8 +146,12 @@ interface GState {
   strokeAlpha: number;
   /** A soft mask is in force: what shows through it cannot be told without drawing, so it counts as no ink. */
   masked: boolean;
+  /** What drawing the soft mask in force costs a renderer (µs): it draws it again for every object painted through it. */
+  maskMicros: number;
   /** Line width (w, or /LW of an ExtGState), in user space units. */
   lineWidth: number;
+  /** The dash pattern's period (d), in user space units; 0 for a solid line. */
+  dashPeriod: number;
   /** Bounding box of the clipping path in default user space; null: not clipped. */
   clip: Rect | null;
   /** Text state: Tf size, Tc, Tw, Tz (as a factor), TL, Ts. */
@@ -156,6 +180,12 @@ const PATH_OPS = new Set(['m', 'l', 'c', 'v', 'y', 're']);
 const NORMAL_BLEND = new Set(['Normal', 'Compatible']);
 
 class LimitReached extends Error {}
+
+/** What showing text in a font asks of the scan: the Type 3 codes to mark, the operators each Type 3 glyph replays. */
+interface FontShown {
+  codes?: Uint8Array | undefined;
+  procOperations?: Float64Array;
+}
 
 export class ContentScanner {
   private readonly images: ImageFacts[] = [];
@@ -198,12 +228,24 @@ export class ContentScanner {
   /** Where the page paints, mark by mark (bounded), and the area it inks. */
   private marks = new MarkCollector(null);
   private ink = new MarkTally(undefined);
+  /** What drawing the page costs a renderer, estimated as it is read. */
+  private cost = new RenderCost(null);
   private readonly blendModes = new Set<string>();
   private knockoutGroups = 0;
   private readonly hazards = { indexedOutOfRange: 0, damagedInlineImages: 0 };
   /** Inside a tiling pattern's cell: its content is drawn wherever the pattern fills, so no marks (and no ink of its own). */
   private inPattern = 0;
   private readonly metrics = new Map<PDFObject, FontMetrics>();
+  private stateTooDeep = false;
+  /** What drawing each soft-mask group costs a renderer, measured when it is screened. */
+  private readonly maskMicros = new Map<PDFObject, number>();
+  private markedTooDeep = false;
+  /** The last colour recorded, and the last font selected (by the Tf that selected it): runs repeat them. */
+  private lastColour: { use: ColourUse['use']; space: ColourSpaceFacts; entry: ColourUse } | undefined;
+  private lastFont: { key: GState['font'] | null; shown: FontShown } = { key: null, shown: {} };
+  /** The operators of each Type 3 font's glyph procedures, by code (screened once per page). */
+  private readonly type3Operations = new Map<PDFObject, Float64Array>();
+  private lastMetrics: { key: GState['font'] | null; metrics: FontMetrics | undefined } = { key: null, metrics: undefined };
 
   constructor(
     private readonly context: PDFContext,
@@ -230,6 +272,7 @@ export class ContentScanner {
     this.marks = new MarkCollector(pageBox);
     if (pageArea !== undefined && pageArea > 0) this.pageArea = pageArea;
     this.ink = new MarkTally(pageBox ?? undefined);
+    this.cost = new RenderCost(pageBox);
     // /Contents is a stream, an array of streams, or a reference to either (ISO 32000-2 §7.7.3.3).
     const resolved = resolve(this.context, contents);
     const streams = resolved instanceof PDFArray ? items(this.context, resolved) : [resolved];
@@ -244,6 +287,7 @@ export class ContentScanner {
       for (const a of appearances) {
         this.runForm(a.stream, a.label, resources, initialState(a.placement), [], new Set(), false);
       }
+      this.checkRenderCost();
     } catch (error) {
       if (error instanceof BudgetExceededError) {
         // The file's budget is spent: the page is not inspected further, nor rendered.
@@ -303,6 +347,7 @@ export class ContentScanner {
       marks: { ...this.marks.result(), ...this.ink.result() },
       transparency: { blendModes: [...this.blendModes].sort(), knockoutGroups: this.knockoutGroups },
       hazards: { ...this.hazards },
+      renderWork: { operations: this.cost.operations, estimatedMs: Math.round(this.cost.micros / 1000), groups: Math.round(this.cost.groups * 100) / 100 },
     };
   }
 
@@ -380,6 +425,8 @@ export class ContentScanner {
         throw new LimitReached();
       }
       this.budget.chargeOperator();
+      this.cost.operator();
+      if (this.cost.micros > this.limits.maxRenderMs * 1000) this.checkRenderCost();
       switch (op) {
         case 'BMC':
         case 'BDC': {
@@ -387,6 +434,11 @@ export class ContentScanner {
           if (marked.length < this.limits.maxStateDepth) {
             marked.push(hide);
             if (hide) hiddenDepth++;
+          } else if (!this.markedTooDeep) {
+            // PDFium copies the open sequences onto every object it reads: it ran out of memory on
+            // 500,000 of them. Real pages nest a few.
+            this.markedTooDeep = true;
+            this.refuse(`marked-content sequences are nested more than ${this.limits.maxStateDepth} deep (a renderer keeps every open one with every object)`);
           }
           return;
         }
@@ -397,7 +449,7 @@ export class ContentScanner {
       // Hidden optional content changes the graphics state but paints nothing.
       if (hiddenDepth > 0 && !STATE_OPS.has(op)) return;
       if (PATH_OPS.has(op)) {
-        extendPath(path, op, args, gs.ctm);
+        this.cost.points(extendPath(path, op, args, gs.ctm));
         return;
       }
       switch (op) {
@@ -410,9 +462,16 @@ export class ContentScanner {
           if (isNum(width) && width >= 0) gs.lineWidth = width;
           return;
         }
+        case 'd':
+          gs.dashPeriod = dashPeriod(args[0]);
+          return;
         case 'q':
           if (stack.length < this.limits.maxStateDepth) stack.push({ ...gs });
-          else this.notes.add(`graphics state nested deeper than ${this.limits.maxStateDepth}`);
+          else if (!this.stateTooDeep) {
+            // pdf.js saves its canvas state at every q: a million of them took it more than a minute.
+            this.stateTooDeep = true;
+            this.refuse(`the graphics state is saved (q) more than ${this.limits.maxStateDepth} times without being restored (a renderer keeps every saved state)`);
+          }
           return;
         case 'Q':
           gs = stack.pop() ?? gs;
@@ -555,21 +614,33 @@ export class ContentScanner {
           if (!dictOf(shading)) return;
           this.useShading(shading!, resources, via);
           if (!this.inPattern && gs.fillAlpha > 0 && !gs.masked) this.ink.shade(gs.clip);
+          this.cost.shading(gs.clip, gs.clip);
+          this.cost.evaluatedOver(gs.clip, gs.clip, this.shadingSteps(shading));
+          if (gs.maskMicros) this.cost.again(gs.maskMicros);
           return;
         }
         case 'Do': {
           const n = args[0];
+          if (gs.maskMicros) this.cost.again(gs.maskMicros);
           if (isName(n)) this.doXObject(n.name, resources, gs, via, active);
           return;
         }
         default:
+          if (gs.maskMicros && (FILL_OPS.has(op) || STROKE_OPS.has(op) || TEXT_SHOW_OPS.has(op))) this.cost.again(gs.maskMicros);
           if (FILL_OPS.has(op)) {
             this.paint('fill', gs, resources, via, active);
             if (!this.inPattern && gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(path, gs.clip);
+            if (gs.fill.family === 'Pattern' && isShadingPattern(this.context, gs.fillPattern)) {
+              this.cost.shading(path.rect(), gs.clip);
+              this.cost.evaluatedOver(path.rect(), gs.clip, this.shadingSteps(get(this.context, dictOf(gs.fillPattern), 'Shading')));
+            }
+            else this.cost.fill(path, gs.clip);
           }
           if (STROKE_OPS.has(op)) {
             this.paint('stroke', gs, resources, via, active);
-            if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])), gs.clip);
+            const width = gs.lineWidth * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2]));
+            if (!this.inPattern && gs.strokeInk && gs.strokeAlpha > 0 && !gs.masked) this.ink.stroke(path, width, gs.clip);
+            this.cost.stroke(path, width, gs.clip, gs.dashPeriod * Math.sqrt(Math.abs(gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2])));
           }
           if (PATH_END_OPS.has(op)) {
             const box = path.rect();
@@ -586,14 +657,23 @@ export class ContentScanner {
             }
             const run = this.showText(bytes, opStart, opEnd, gs, tm);
             if (run) {
+              this.cost.glyphs(run.glyphs, run.box, gs.clip);
               tm = multiply([1, 0, 0, 1, run.advance, 0], tm);
               if (run.mark && !this.inPattern) lastText = this.addText(run.mark, lastText);
             }
             const mode = gs.textRender;
             // Invisible text (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
             if (gs.font && mode !== 3 && mode !== 7) {
-              const codes = this.useFont(gs.font.name, gs.font.resources);
-              if (codes) markCodesShown(bytes, opStart, opEnd, codes);
+              // The font a Tf selected: looked up once, however many runs show text in it.
+              let shown: FontShown;
+              if (!this.screening && this.lastFont.key === gs.font) shown = this.lastFont.shown;
+              else {
+                shown = this.useFont(gs.font.name, gs.font.resources);
+                if (!this.screening) this.lastFont = { key: gs.font, shown };
+              }
+              if (shown.codes) markCodesShown(bytes, opStart, opEnd, shown.codes);
+              // pdf.js runs a Type 3 glyph's procedure again at every glyph it shows.
+              if (shown.procOperations) this.cost.replayed(sumCodesShown(bytes, opStart, opEnd, shown.procOperations));
             }
             if (mode === 0 || mode === 2 || mode === 4 || mode === 6) this.paint('fill', gs, resources, via, active);
             if (mode === 1 || mode === 2 || mode === 5 || mode === 6) this.paint('stroke', gs, resources, via, active);
@@ -633,8 +713,16 @@ export class ContentScanner {
     if (ca !== undefined) gs.fillAlpha = ca;
     if (CA !== undefined) gs.strokeAlpha = CA;
     if (lw !== undefined && lw >= 0) gs.lineWidth = lw;
+    const dash = get(ctx, dict, 'D');
+    if (dash instanceof PDFArray) {
+      const pattern = resolve(ctx, dash.get(0));
+      gs.dashPeriod = dashPeriod(pattern instanceof PDFArray ? items(ctx, pattern).map((v) => numberOf(v) ?? Number.NaN) : undefined);
+    }
     const smask = resolve(ctx, dict.get(PDFName.of('SMask')));
-    if (smask !== undefined) gs.masked = nameOf(smask) !== 'None';
+    if (smask !== undefined) {
+      gs.masked = nameOf(smask) !== 'None';
+      if (!gs.masked) gs.maskMicros = 0;
+    }
     const bm = resolve(ctx, dict.get(PDFName.of('BM')));
     // An array names modes in order of preference; readers use the first they know.
     const mode = bm instanceof PDFArray ? nameOf(resolve(ctx, bm.get(0))) : nameOf(bm);
@@ -663,20 +751,27 @@ export class ContentScanner {
    * mark — the glyph boxes through the text matrix and CTM, the em height, ASCII text when the
    * font's codes are ASCII. Invisible text (Tr 3 and 7) advances without a mark.
    */
-  private showText(bytes: Uint8Array, start: number, end: number, gs: GState, tm: Matrix): { advance: number; mark: TextMark | null } | null {
+  private showText(bytes: Uint8Array, start: number, end: number, gs: GState, tm: Matrix): { advance: number; mark: TextMark | null; glyphs: number; box: Rect | null } | null {
     if (!gs.font) return null;
-    const metrics = this.fontMetricsOf(gs.font.name, gs.font.resources);
+    let metrics: FontMetrics;
+    if (this.lastMetrics.key === gs.font) metrics = this.lastMetrics.metrics!;
+    else {
+      metrics = this.fontMetricsOf(gs.font.name, gs.font.resources);
+      this.lastMetrics = { key: gs.font, metrics };
+    }
     const size = gs.fontSize;
     const th = gs.hScale;
     let x = 0;
     let minX = 0;
     let maxX = 0;
     let text = '';
+    let glyphs = 0;
     for (const item of showOperands(bytes, start, end)) {
       if (typeof item === 'number') {
         x -= (item / 1000) * size * th;
       } else {
         const n = metrics.codeBytes;
+        glyphs += Math.floor(item.length / n);
         for (let i = 0; i + n - 1 < item.length; i += n) {
           const code = n === 2 ? (item[i]! << 8) | item[i + 1]! : item[i]!;
           x += (metrics.advance(code) * size + gs.charSpacing + (n === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
@@ -686,13 +781,15 @@ export class ContentScanner {
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;
     }
-    if (gs.textRender === 3 || gs.textRender === 7 || maxX - minX <= 0 || size === 0) return { advance: x, mark: null };
+    if (maxX - minX <= 0 || size === 0) return { advance: x, mark: null, glyphs, box: null };
     const m = multiply(tm, gs.ctm);
     const y0 = gs.rise + metrics.descent * size;
     const y1 = gs.rise + metrics.ascent * size;
     const box = clipBox(transformedBox(m, [minX, Math.min(y0, y1), maxX, Math.max(y0, y1)]), gs.clip);
+    // Invisible text (Tr 3, 7) is still laid out, glyph by glyph, but paints nothing and marks nothing.
+    if (gs.textRender === 3 || gs.textRender === 7) return { advance: x, mark: null, glyphs, box: null };
     const sizePt = Math.abs(size) * metrics.em * Math.hypot(m[2], m[3]) * this.userUnit;
-    return { advance: x, mark: box && Number.isFinite(sizePt) ? { box, sizePt, text: text.trim() } : null };
+    return { advance: x, mark: box && Number.isFinite(sizePt) ? { box, sizePt, text: text.trim() } : null, glyphs, box };
   }
 
   /** Adds a text run, or extends the previous run of the same line and size. */
@@ -739,20 +836,28 @@ export class ContentScanner {
   }
 
   /**
-   * Records the font a text operator shows; returns the flags of the codes shown with it when the
-   * font's glyphs are judged by code (Type 3), for the caller to mark.
+   * Records the font a text operator shows; returns, for a Type 3 font, the flags of the codes
+   * shown with it (its glyphs are judged by code), for the caller to mark, and the operators of
+   * each code's glyph procedure.
    */
-  private useFont(name: string, resources: PDFDict | undefined): Uint8Array | undefined {
+  private useFont(name: string, resources: PDFDict | undefined): FontShown {
+    const shown = this.fontShown(name, resources);
+    const font = resolve(this.context, this.resource(resources, 'Font', name));
+    const procOperations = font ? this.type3Operations.get(font) : undefined;
+    return procOperations ? { ...shown, procOperations } : shown;
+  }
+
+  private fontShown(name: string, resources: PDFDict | undefined): FontShown {
     const ctx = this.context;
     const entry = this.resource(resources, 'Font', name);
     const font = resolve(ctx, entry);
     const dict = dictOf(font);
     if (!font || !dict) {
       this.notes.add(`font /${name} is missing from the resources`);
-      return undefined;
+      return {};
     }
-    if (this.fonts.has(font)) return this.type3Codes.get(font)?.codes;
-    if (this.screened.has(font)) return undefined;
+    if (this.fonts.has(font)) return { codes: this.type3Codes.get(font)?.codes };
+    if (this.screened.has(font)) return {};
     if (this.screening) this.screened.add(font);
     const subtype = getName(ctx, dict, 'Subtype') ?? null;
     const reason = this.screen.font(dict, `/${name}`);
@@ -766,8 +871,11 @@ export class ContentScanner {
     }
     const descriptor = getDict(ctx, descriptorOwner, 'FontDescriptor');
     const embedded = subtype === 'Type3' || ['FontFile', 'FontFile2', 'FontFile3'].some((k) => get(ctx, descriptor, k) !== undefined);
-    if (this.screening) return undefined;
     const program = this.fontPrograms?.check(dict);
+    // A font whose glyphs a renderer would work on for minutes keeps the page from every renderer,
+    // wherever it is used (a glyph procedure or a soft mask draws text too).
+    if (program?.hazard) this.refuse(`font /${name}: ${program.hazard}`);
+    if (this.screening) return {};
     const use: FontUse = {
       name,
       ref: refLabel(entry instanceof PDFRef ? entry : undefined),
@@ -778,10 +886,10 @@ export class ContentScanner {
     };
     this.fonts.set(font, use);
     const glyphs = subtype === 'Type3' ? this.fontPrograms?.type3(dict) : null;
-    if (!glyphs) return undefined;
+    if (!glyphs) return {};
     const codes = new Uint8Array(256);
     this.type3Codes.set(font, { use, glyphs, codes });
-    return codes;
+    return { codes };
   }
 
   /** Type 3 fonts: the glyphs of the codes this page shows that cannot be drawn. */
@@ -812,23 +920,42 @@ export class ContentScanner {
     const inner = getDict(ctx, dict, 'Resources') ?? resources;
     const matrix = matrixOf(ctx, dict, 'FontMatrix') ?? [0.001, 0, 0, 0.001, 0, 0];
     const active = new Set<PDFObject>([font]);
+    const operations = new Map<string, number>();
     this.screenRun(() => {
       for (const [key, value] of procs.entries()) {
         const proc = resolve(ctx, value);
         if (!(proc instanceof PDFRawStream) || this.screened.has(proc)) continue;
         this.screened.add(proc);
-        const data = this.read(proc, `glyph /${key.decodeText()} of Type 3 font /${name}`);
+        const glyph = key.decodeText();
+        const data = this.read(proc, `glyph /${glyph} of Type 3 font /${name}`);
+        const before = this.cost.operations;
         if (data) this.run(data, inner, initialState(matrix), [`font /${name}`], active);
+        operations.set(glyph, this.cost.operations - before);
       }
     });
+    const glyphs = this.fontPrograms?.type3(dict);
+    if (!glyphs) return;
+    const byCode = new Float64Array(256);
+    for (let code = 0; code < 256; code++) {
+      const glyph = glyphs.glyphName(code);
+      byCode[code] = glyph === undefined ? 0 : (operations.get(glyph) ?? 0);
+    }
+    this.type3Operations.set(font, byCode);
   }
 
   private record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
     if (this.screening) return;
+    // A page paints in the same colour space many times in a row: the last entry, without a key.
+    const last = this.lastColour;
+    if (last && last.use === use && last.space === colourSpace) {
+      last.entry.count++;
+      return;
+    }
     const key = `${use}\u0000${colourSpace.label}`;
-    const hit = this.colours.get(key);
-    if (hit) hit.count++;
-    else this.colours.set(key, { use, colourSpace, count: 1, via: [...via] });
+    let entry = this.colours.get(key);
+    if (entry) entry.count++;
+    else this.colours.set(key, (entry = { use, colourSpace, count: 1, via: [...via] }));
+    this.lastColour = { use, space: colourSpace, entry };
   }
 
   private useShading(shading: PDFObject, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
@@ -840,6 +967,30 @@ export class ContentScanner {
     }
     const cs = this.colourSpaces.describe(get(this.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);
+  }
+
+  /**
+   * Function steps a renderer evaluates per pixel of a shading: a function-based shading's (type 1),
+   * and a mesh shading's whose colours come from a function (types 4–7); axial and radial shadings
+   * sample theirs a few hundred times, whatever their size.
+   */
+  private shadingSteps(shading: PDFObject | undefined): number {
+    const dict = dictOf(resolve(this.context, shading));
+    if (!dict) return 0;
+    const type = getNumber(this.context, dict, 'ShadingType') ?? 0;
+    const fn = get(this.context, dict, 'Function');
+    return fn && (type === 1 || type >= 4) ? this.screen.evaluationSteps(fn) : 0;
+  }
+
+  /** Past the render-cost limit: the page is too complex to draw, and its inspection stops here. */
+  private checkRenderCost(): void {
+    const ms = this.cost.micros / 1000;
+    if (ms <= this.limits.maxRenderMs) return;
+    const c = this.cost;
+    this.refuse(
+      `drawing it would take a renderer ${grouped(Math.round(ms / 1000))} s or more (${c.describe()}), more than the ${grouped(this.limits.maxRenderMs / 1000)} s a page may take: inspection stopped`,
+    );
+    throw new LimitReached();
   }
 
   /** Something a renderer would be given is over its budget: the page is kept from the renderer. */
@@ -872,10 +1023,17 @@ export class ContentScanner {
     const reason = this.screen.func(get(ctx, smask, 'TR'), `the soft mask transfer function of graphics state /${name}`);
     if (reason) this.refuse(reason);
     const group = resolve(ctx, smask.get(PDFName.of('G')));
-    if (group instanceof PDFRawStream && !this.screened.has(group)) {
+    if (!(group instanceof PDFRawStream)) return;
+    if (!this.screened.has(group)) {
       this.screened.add(group);
+      const before = this.cost.micros;
       this.screenRun(() => this.runForm(group, `the soft mask of graphics state /${name}`, resources, gs, via, active, false));
+      this.maskMicros.set(group, this.cost.micros - before);
     }
+    // pdf.js draws the page through a buffer of its own from here; every object painted through
+    // the mask has it drawn again (3,000 fills through a mask of 200 took both engines minutes).
+    this.cost.group(gs.clip, null);
+    gs.maskMicros = this.maskMicros.get(group) ?? 0;
   }
 
   /** Runs content a renderer draws but the page's facts do not list (glyph procedures, soft-mask groups). */
@@ -1014,7 +1172,9 @@ export class ContentScanner {
     // A form is clipped to its /BBox.
     const bbox = rectOf(ctx, get(ctx, dict, 'BBox'));
     const clip = bbox ? (clipBox(transformedBox(ctm, bbox), gs.clip) ?? [0, 0, 0, 0]) : gs.clip;
-    if (getBool(ctx, getDict(ctx, dict, 'Group'), 'K') === true) this.knockoutGroups++;
+    const group = getDict(ctx, dict, 'Group');
+    if (getBool(ctx, group, 'K') === true) this.knockoutGroups++;
+    if (getName(ctx, group, 'S') === 'Transparency') this.cost.group(clip as Rect | null, null);
     active.add(xobj);
     this.run(data, inner, { ...gs, ctm, clip: clip as Rect | null }, [...via, name], active);
     active.delete(xobj);
@@ -1042,6 +1202,7 @@ export class ContentScanner {
       throw new LimitReached();
     }
     const info = inline ? this.inlineInfo(dict as Map<string, Operand>, resources, inlineData) : this.cachedInfo(dict as PDFDict, resources, stream);
+    this.cost.image(unitSquareBox(gs.ctm), gs.clip);
     if (!this.inPattern) {
       if (!info.imageMask) this.ink.image(unitSquareBox(gs.ctm), gs.clip);
       else if (gs.fillInk && gs.fillAlpha > 0 && !gs.masked) this.ink.fill(unitSquareBox(gs.ctm), gs.clip, 0.5);
@@ -1126,9 +1287,10 @@ export class ContentScanner {
     if (!imageMask && csObj) {
       const reason = this.screen.colourSpace(csObj);
       if (reason) this.refuse(reason);
+      // A DeviceN image's tint transform is evaluated at each of its pixels, once per page.
+      const steps = this.screen.pixelSteps(csObj);
+      if (steps) this.cost.evaluated(steps * Math.max(0, getNumber(ctx, dict, 'Width') ?? 0) * Math.max(0, getNumber(ctx, dict, 'Height') ?? 0));
     }
-    const globals = filters.includes('JBIG2Decode') ? this.jbig2Globals(dict) : null;
-    if (globals) this.refuse(globals);
     if (!imageMask) {
       colourSpace = csObj
         ? this.colourSpaces.describe(csObj, resources)
@@ -1157,18 +1319,24 @@ export class ContentScanner {
   private codedSize(stream: PDFRawStream) {
     const ctx = this.context;
     const filters = filtersOf(ctx, stream.dict).map(fullFilterName);
+    if (filters.at(-1) === 'JBIG2Decode') {
+      // Every segment counts, in the globals too: the whole data is read, not a header.
+      const { claims, reason } = this.screen.jbig2(stream, this.jbig2Globals(stream.dict));
+      if (reason) this.refuse(reason);
+      return claims && claims.widthPx && claims.heightPx ? { format: 'jbig2' as const, widthPx: claims.widthPx, heightPx: claims.heightPx, components: 1, progressive: false } : null;
+    }
     const params = filterParamsOf(ctx, stream.dict, filters.length).at(-1);
     const height = getNumber(ctx, stream.dict, 'Height');
     return codedImageSize(stream.contents, filters, this.budget, { columns: params?.columns, rows: params?.rows, height });
   }
 
-  /** A JBIG2 image's /JBIG2Globals stream, which a renderer decodes whole. */
-  private jbig2Globals(dict: PDFDict): string | null {
+  /** A JBIG2 image's /JBIG2Globals entry (in the JBIG2Decode filter's parameters). */
+  private jbig2Globals(dict: PDFDict): PDFObject | undefined {
     const ctx = this.context;
     const filters = filtersOf(ctx, dict).map(fullFilterName);
     const parms = get(ctx, dict, 'DecodeParms') ?? get(ctx, dict, 'DP');
     const own = parms instanceof PDFArray ? dictOf(items(ctx, parms)[filters.indexOf('JBIG2Decode')]) : dictOf(parms);
-    return this.screen.stream(own?.get(PDFName.of('JBIG2Globals')), 'a JBIG2 image’s /JBIG2Globals');
+    return own?.get(PDFName.of('JBIG2Globals'));
   }
 
   /** A JPEG 2000 image without /ColorSpace carries its space in its own header (colr box or SIZ). */
@@ -1313,7 +1481,9 @@ function initialState(ctm: Matrix): GState {
     fillAlpha: 1,
     strokeAlpha: 1,
     masked: false,
+    maskMicros: 0,
     lineWidth: 1,
+    dashPeriod: 0,
     clip: null,
     fontSize: 0,
     charSpacing: 0,
@@ -1328,23 +1498,46 @@ function numbers(args: Operand[]): number[] {
   return args.filter(isNum);
 }
 
-/** Grows the path's box by the points of one construction operator (re: x y w h). */
-function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): void {
+/** Grows the path's box by the points of one construction operator (re: x y w h); returns how many points it added. */
+function extendPath(path: PathBox, op: string, args: Operand[], ctm: Matrix): number {
   const n = args.length;
   if (op === 're') {
     const [x, y, w, h] = [args[n - 4], args[n - 3], args[n - 2], args[n - 1]];
-    if (!isNum(x) || !isNum(y) || !isNum(w) || !isNum(h)) return;
+    if (!isNum(x) || !isNum(y) || !isNum(w) || !isNum(h)) return 0;
     path.add(ctm, x, y);
     path.add(ctm, x + w, y);
     path.add(ctm, x, y + h);
     path.add(ctm, x + w, y + h);
-    return;
+    return 4;
   }
+  let points = 0;
   for (let i = 0; i + 1 < n; i += 2) {
     const x = args[i];
     const y = args[i + 1];
-    if (isNum(x) && isNum(y)) path.add(ctm, x, y);
+    if (isNum(x) && isNum(y)) {
+      path.add(ctm, x, y);
+      points++;
+    }
   }
+  return points;
+}
+
+/** The period of a dash array ([on off …], numbers ≥ 0), or 0 for a solid line (an empty or all-zero array, or nonsense). */
+function dashPeriod(array: Operand | undefined): number {
+  if (!Array.isArray(array) || array.length === 0) return 0;
+  let sum = 0;
+  for (const v of array) {
+    if (!isNum(v) || v < 0) return 0;
+    sum += v;
+  }
+  // An odd count repeats once more to make whole on–off pairs.
+  const period = array.length % 2 ? 2 * sum : sum;
+  return Number.isFinite(period) ? period : 0;
+}
+
+/** Whether a pattern is a shading pattern (type 2): a fill with it paints a shading over the path. */
+function isShadingPattern(context: PDFContext, pattern: PDFObject | undefined): boolean {
+  return getNumber(context, dictOf(pattern), 'PatternType') === 2;
 }
 
 /** The smallest and largest scale a 2 × 2 matrix applies to any direction. */

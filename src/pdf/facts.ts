@@ -139,6 +139,8 @@ export const FontProgramSchema = z.object({
   unchecked: z.string().nullable(),
   /** A TrueType program without a cmap table: renderers find a simple font's glyphs by other means (post names, codes as glyph ids). */
   noCmap: z.literal(true).optional(),
+  /** Why no renderer may be given the font: drawing one of its glyphs would take it minutes (components or subroutines used again and again). */
+  hazard: z.string().optional(),
 });
 export type FontProgram = z.infer<typeof FontProgramSchema>;
 
@@ -224,6 +226,19 @@ export const PageFactsSchema = z.object({
    * palette, inline images whose filtered data is corrupt. Absent when there is none.
    */
   hazards: z.object({ indexedOutOfRange: z.number().int().min(0), damagedInlineImages: z.number().int().min(0) }).optional(),
+  /**
+   * What drawing the page costs a renderer (render-cost.ts): the operators, path points and glyphs
+   * it builds and keeps (pdf.js keeps ~1.6 KB each), its estimated time at the preview size, and
+   * the transparency groups it composites.
+   */
+  renderWork: z
+    .object({
+      operations: z.number().int().min(0),
+      estimatedMs: z.number().min(0),
+      /** How many times transparency groups and soft masks cover the page (pdf.js keeps a buffer for each until the page is done). */
+      groups: z.number().min(0).optional(),
+    })
+    .optional(),
 });
 export type PageFacts = z.infer<typeof PageFactsSchema>;
 

@@ -7,6 +7,7 @@
 import type { DecodeBudget } from './decode-budget.js';
 import { StreamDecodeError, decodeFilters } from './streams.js';
 import { jpegQuality, walkJpegSegments, type JpegQuality } from './jpeg-quality.js';
+import { jbig2Claims } from './jbig2.js';
 
 export interface CodedSize {
   format: 'jpeg' | 'jpx' | 'jbig2' | 'ccitt';
@@ -80,51 +81,15 @@ function sizMarker(data: Uint8Array, i: number): CodedSize | null {
   return { format: 'jpx', widthPx: Math.max(0, x - x0), heightPx: Math.max(0, y - y0), components: u16(data, i + 38), progressive: false };
 }
 
-/** JBIG2 segment types whose data starts with a region segment information field (width, height, x, y). */
-const JBIG2_REGIONS = new Set([4, 6, 7, 20, 22, 23, 36, 38, 39, 40, 42, 43]);
-/** Most segment headers read (a decoder reads them all; real pages have a handful). */
-const MAX_JBIG2_SEGMENTS = 10_000;
-
 /**
  * The largest bitmap a JBIG2 decoder allocates for this embedded stream (ISO 32000-2 §7.4.7: the
- * segments without a file header): its page information segment's size, or the largest region
- * segment when the page is striped (height 0xffffffff). Null when no size can be read.
+ * segments without a file header): the widest and tallest of every size its segments declare
+ * (jbig2.ts). Null when no size can be read. Images drawn from the page are read whole, with their
+ * globals (RendererScreen.jbig2); this reads what it is given.
  */
 export function jbig2Size(data: Uint8Array): CodedSize | null {
-  let width = 0;
-  let height = 0;
-  let i = 0;
-  for (let k = 0; k < MAX_JBIG2_SEGMENTS && i + 11 <= data.length; k++) {
-    const number = u32(data, i);
-    const flags = data[i + 4]!;
-    const type = flags & 0x3f;
-    let p = i + 5;
-    // Referred-to segments: a count in the top 3 bits, or a long form.
-    let referred = data[p]! >> 5;
-    if (referred === 7) {
-      if (p + 4 > data.length) break;
-      referred = u32(data, p) & 0x1fffffff;
-      p += 4 + Math.ceil((referred + 1) / 8);
-    } else p += 1;
-    const refSize = number <= 256 ? 1 : number <= 65536 ? 2 : 4;
-    p += referred * refSize;
-    p += flags & 0x40 ? 4 : 1; // page association
-    if (p + 4 > data.length) break;
-    const length = u32(data, p);
-    p += 4;
-    if (type === 48 && p + 8 <= data.length) {
-      const w = u32(data, p);
-      const h = u32(data, p + 4);
-      width = Math.max(width, w);
-      if (h !== 0xffffffff) height = Math.max(height, h);
-    } else if (JBIG2_REGIONS.has(type) && p + 8 <= data.length) {
-      width = Math.max(width, u32(data, p));
-      height = Math.max(height, u32(data, p + 4));
-    }
-    if (type === 50 || type === 51 || length === 0xffffffff) break; // end of page / file, or a length only the data knows
-    i = p + length;
-  }
-  return width && height ? { format: 'jbig2', widthPx: width, heightPx: height, components: 1, progressive: false } : null;
+  const { widthPx, heightPx } = jbig2Claims([data]);
+  return widthPx && heightPx ? { format: 'jbig2', widthPx, heightPx, components: 1, progressive: false } : null;
 }
 
 /** What a decoder allocates for: the larger of the declared size and the size the data itself gives. */

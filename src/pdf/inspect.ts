@@ -6,7 +6,7 @@ import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
 import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
-import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields } from './annotations.js';
+import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields, widgetFieldChains } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
@@ -14,6 +14,7 @@ import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js
 import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
+import { grouped } from '../util/text.js';
 import { OptionalContent } from './optional-content.js';
 import { walkPageTree, type PageNode } from './page-tree.js';
 import { recoverDictionary } from './recover.js';
@@ -47,6 +48,9 @@ export interface InspectOptions {
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
 /** Page objects read again from the bytes at most (pdf/recover.ts); later broken entries are unreadable pages. */
 const MAX_RECOVERED_PAGES = 64;
+/** A widget deeper in its form's field tree than this, or the page's widgets this deep together, keep the page from renderers (annotations.ts). */
+const MAX_FIELD_DEPTH = 256;
+const MAX_FIELD_CHAIN_STEPS = 20_000;
 /** Deeper nesting of arrays/dictionaries is refused (real files stay far below; PDF's own limit advice is 28). */
 const MAX_OBJECT_NESTING = 256;
 
@@ -154,6 +158,8 @@ async function inspectWithin(
     }
     if (!truncated) problem('repaired', 'the trailer does not name the document catalog; it had to be searched for');
   }
+  // Before any bound below can stop the read: a script is reported whatever else is wrong.
+  facts.activeContent = activeContent(context);
   const nesting = maxNesting(context, MAX_OBJECT_NESTING);
   if (nesting > MAX_OBJECT_NESTING) {
     problem('too-complex', `arrays or dictionaries are nested more than ${MAX_OBJECT_NESTING} deep; readers stop far sooner (a parser attack?)`);
@@ -167,7 +173,6 @@ async function inspectWithin(
     if (xref?.kind === 'damaged' || xref?.kind === 'too-complex') problem(xref.kind, xref.detail);
     else if ((xref || length) && !facts.problems.some((p) => p.kind === 'repaired')) problem('repaired', xref?.detail ?? length!);
   }
-  facts.activeContent = activeContent(context);
   const pagesEntry = catalog.get(N('Pages'));
   if (!pagesEntry) {
     problem('damaged', noPageTree(context, catalog));
@@ -206,6 +211,7 @@ async function inspectWithin(
   const screen = new RendererScreen(context, readStream, { ...DEFAULT_SCREEN_LIMITS, ...options.screen });
   const optionalContent = OptionalContent.fromCatalog(context, catalog, budget);
   const fontPrograms = new FontPrograms(context, readStream, { ...DEFAULT_FONT_LIMITS, ...options.fonts });
+  let renderMs = 0;
   pages.forEach((node, i) => {
     const label = refLabel(node.ref) ?? 'a direct object';
     if (node.recovered !== undefined) {
@@ -216,7 +222,22 @@ async function inspectWithin(
           : `page ${i + 1}: its page object (${label}) was lost to the object before it, which has no endobj; it was read again from the file`,
       );
     }
-    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms });
+    // Renderers draw the pages one after another: past the file's render budget, no more of them,
+    // and the pages after are not read either (the file is too complex to draw as it is).
+    const overFileBudget = renderMs > scanLimits.maxFileRenderMs;
+    const page = inspectPage(context, node, i + 1, { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms, skipContent: overFileBudget });
+    if (overFileBudget) {
+      page.tooComplex = true;
+      page.facts.tooComplex = true;
+      page.facts.notes.push(`not inspected: the pages before it already take a renderer more than the ${grouped(scanLimits.maxFileRenderMs / 1000)} s a file may take; it is not rendered`);
+    } else if (!page.tooComplex && !page.facts.unreadable && i < scanLimits.renderedPages) {
+      renderMs += page.facts.renderWork?.estimatedMs ?? 0;
+      if (renderMs > scanLimits.maxFileRenderMs) {
+        page.tooComplex = true;
+        page.facts.tooComplex = true;
+        page.facts.notes.push(`drawing the file's pages up to this one would take a renderer more than the ${grouped(scanLimits.maxFileRenderMs / 1000)} s a file may take; it is not rendered`);
+      }
+    }
     facts.pages.push(page.facts);
     // Once the file's budget is spent, its finding says so once, not once per page.
     if (page.tooComplex && !(budget.exceeded && page.facts.notes.every((n) => n.startsWith('not inspected')))) {
@@ -239,6 +260,8 @@ function inspectPage(
     budget: DecodeBudget;
     screen: RendererScreen;
     fontPrograms: FontPrograms;
+    /** The page's content and annotations are not read (its boxes are). */
+    skipContent?: boolean;
   },
 ): { facts: PageFacts; tooComplex: boolean; damage: string[] } {
   const { colourSpaces, readStream, scanLimits, optionalContent, budget, screen, fontPrograms } = shared;
@@ -271,7 +294,7 @@ function inspectPage(
 
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen, fontPrograms });
   const resources = dictOf(resolve(context, inherited.Resources)) as PDFDict | undefined;
-  const readable = node.unreadable === undefined;
+  const readable = node.unreadable === undefined && !shared.skipContent;
   // Annotations are read under the file's budget too: once it is spent, the page has none to add.
   const withinBudget = <T>(fn: () => T, none: T): T => {
     try {
@@ -283,10 +306,17 @@ function inspectPage(
   };
   const appearances = readable ? withinBudget(() => printableAppearances(context, dict, optionalContent), []) : [];
   const generated = readable ? withinBudget(() => printableWithoutAppearance(context, dict, optionalContent), 0) : 0;
-  const scan = scanner.scanPage(dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
+  const scan = scanner.scanPage(shared.skipContent ? undefined : dict.get(N('Contents')), resources, appearances, checkedBox, area(media));
   const widgets = readable ? withinBudget(() => printableWidgetCount(context, dict, optionalContent), 0) : 0;
+  const fields = readable ? withinBudget(() => widgetFieldChains(context, dict), { total: 0, deepest: 0 }) : { total: 0, deepest: 0 };
+  if (fields.deepest > MAX_FIELD_DEPTH || fields.total > MAX_FIELD_CHAIN_STEPS) {
+    scan.tooComplex = true;
+    scan.notes.push(
+      `its form fields sit ${grouped(fields.deepest)} levels deep in the form's field tree (${grouped(fields.total)} levels for all its widgets; a renderer walks each chain again for every property: more than ${MAX_FIELD_DEPTH} deep, or ${grouped(MAX_FIELD_CHAIN_STEPS)} together, is too many); the page is not rendered`,
+    );
+  }
   const undrawn = widgets ? withinBudget(() => undrawnPrintableFields(context, dict, optionalContent), 0) : 0;
-  if (!readable) notes.push(`page content could not be inspected: ${node.unreadable}`);
+  if (node.unreadable !== undefined) notes.push(`page content could not be inspected: ${node.unreadable}`);
   return {
     tooComplex: scan.tooComplex,
     damage: scan.damage,
@@ -312,6 +342,7 @@ function inspectPage(
       printableWidgets: widgets,
       ...(undrawn ? { undrawnFields: undrawn } : {}),
       ...(scan.hazards.indexedOutOfRange || scan.hazards.damagedInlineImages ? { hazards: scan.hazards } : {}),
+      renderWork: scan.renderWork,
       ...(node.unreadable !== undefined ? { unreadable: node.unreadable } : {}),
     },
   };

@@ -7,6 +7,7 @@ import { PDFObjectParser, withParseBudget } from './pdf-lib.js';
 import { BudgetExceededError, type DecodeBudget } from './decode-budget.js';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFStream, nameOf, numberOf, resolve } from './objects.js';
 import { StreamDecodeError, StreamTooLargeError, decodeStream } from './streams.js';
+import { own } from '../util/own.js';
 
 /** What is wrong with the cross-reference data: readers rebuild it ("repaired") or cannot ("damaged"). */
 export interface XrefProblem {
@@ -349,7 +350,10 @@ export function maxNesting(context: PDFContext, stopAt: number): number {
   return deepest;
 }
 
-const ACTIONS: Record<string, string> = {
+/** A backstop far above what the parser's value budget lets into a file (direct objects are a tree: each is met once). */
+const MAX_ACTIVE_CONTENT_VISITS = 50_000_000;
+
+const ACTIONS: Readonly<Record<string, string>> = {
   JavaScript: 'JavaScript',
   Launch: 'a Launch action (starts a program)',
   ImportData: 'an ImportData action',
@@ -357,23 +361,35 @@ const ACTIONS: Record<string, string> = {
   Rendition: 'a Rendition action (plays media)',
 };
 
-/** Actions that run code or programs, anywhere in the file (JavaScript name tree included). */
+/**
+ * Actions that run code or programs, anywhere in the file: every value of every object is looked
+ * at, however deep it is nested — an action's /Next chain (a dictionary or an array of them),
+ * /OpenAction, the /AA of the catalog, pages, annotations and form fields, the JavaScript name tree,
+ * outlines — so a script 64 actions down a chain is found as surely as one at the top. Indirect
+ * objects are each taken once from the file's object table and references are not followed, so
+ * chains that loop back through references end there; the walk is iterative (no recursion to
+ * overflow), and the values it can meet are those the parser's budget let in. An action type
+ * given indirectly (/S 12 0 R) is read as readers read it.
+ */
 export function activeContent(context: PDFContext): string[] {
   const found = new Set<string>();
-  const seen = new Set<PDFObject>();
-  const visit = (obj: PDFObject | undefined, depth: number) => {
-    if (!obj || depth > 64 || seen.has(obj)) return;
-    seen.add(obj);
+  const stack: PDFObject[] = [];
+  for (const [, obj] of context.enumerateIndirectObjects()) stack.push(obj);
+  for (let visits = 0; stack.length && visits < MAX_ACTIVE_CONTENT_VISITS; visits++) {
+    const obj = stack.pop()!;
     const dict = obj instanceof PDFDict ? obj : obj instanceof PDFStream ? obj.dict : undefined;
     if (dict) {
-      const s = nameOf(dict.get(PDFName.of('S')));
-      if (s && ACTIONS[s]) found.add(ACTIONS[s]!);
+      const s = nameOf(resolve(context, dict.get(PDFName.of('S'))));
+      const action = s === undefined ? undefined : own(ACTIONS, s);
+      if (action) found.add(action);
       if (dict.get(PDFName.of('JS')) !== undefined) found.add('JavaScript');
-      for (const [, v] of dict.entries()) if (!(v instanceof PDFStream) || dict.get(PDFName.of('Type')) !== undefined) visit(v, depth + 1);
+      for (const [, v] of dict.entries()) if (v instanceof PDFDict || v instanceof PDFArray) stack.push(v);
     } else if (obj instanceof PDFArray) {
-      for (let i = 0; i < obj.size(); i++) visit(obj.get(i), depth + 1);
+      for (let i = 0; i < obj.size(); i++) {
+        const v = obj.get(i);
+        if (v instanceof PDFDict || v instanceof PDFArray) stack.push(v);
+      }
     }
-  };
-  for (const [, obj] of context.enumerateIndirectObjects()) visit(obj, 0);
+  }
   return [...found].sort();
 }

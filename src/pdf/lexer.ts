@@ -147,7 +147,7 @@ export function lexContent(
         continue;
       }
       if (pos - start > maxToken) throw new ContentSyntaxError(`an operator longer than ${maxToken} bytes`);
-      const word = ascii(bytes, start, pos);
+      const word = pos - start <= 3 ? shortWord(bytes, start, pos) : ascii(bytes, start, pos);
       if (word === 'true' || word === 'false') push(word === 'true');
       else if (word === 'null') push(null);
       else if (stack.length > 0) {
@@ -178,6 +178,29 @@ function pairs(items: Operand[]): Map<string, Operand> {
     if (isName(key)) map.set(key.name, items[i + 1]!);
   }
   return map;
+}
+
+/**
+ * The content operators (ISO 32000-2 Annex A), by their bytes: each is a string made once, where
+ * they are met millions of times. Any other word is spelled out.
+ */
+const OPERATOR_WORDS = new Map<number, string>(
+  ('b B b* B* BDC BI BMC BT BX c cm CS cs d d0 d1 Do DP EI EMC ET EX f F f* G g gs h i ID j J K k l m M MP n q Q re ' +
+    'RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf TJ Tj TL Tm Tr Ts Tw Tz v w W W* y \' "')
+    .split(' ')
+    .map((word) => [wordKey(word), word]),
+);
+
+function wordKey(word: string): number {
+  let key = word.length;
+  for (let i = 0; i < word.length; i++) key = (key << 8) | word.charCodeAt(i);
+  return key;
+}
+
+function shortWord(bytes: Uint8Array, start: number, end: number): string {
+  let key = end - start;
+  for (let i = start; i < end; i++) key = (key << 8) | bytes[i]!;
+  return OPERATOR_WORDS.get(key) ?? ascii(bytes, start, end);
 }
 
 function ascii(bytes: Uint8Array, start: number, end: number): string {

@@ -168,6 +168,8 @@ export class PathBox {
   y0 = Infinity;
   x1 = -Infinity;
   y1 = -Infinity;
+  /** Points added since the last reset (what a renderer fills or strokes point by point). */
+  points = 0;
 
   get empty(): boolean {
     return this.x0 > this.x1;
@@ -176,10 +178,12 @@ export class PathBox {
   reset(): void {
     this.x0 = this.y0 = Infinity;
     this.x1 = this.y1 = -Infinity;
+    this.points = 0;
   }
 
   /** Adds the point (x, y) of user space, mapped by `ctm`. */
   add(ctm: Matrix, x: number, y: number): void {
+    this.points++;
     const px = ctm[0] * x + ctm[2] * y + ctm[4];
     const py = ctm[1] * x + ctm[3] * y + ctm[5];
     if (!Number.isFinite(px) || !Number.isFinite(py)) return;

@@ -12,6 +12,7 @@ import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, it
 import { StreamDecodeError, StreamTooLargeError, type StreamReader } from './streams.js';
 import { formatBytes } from './decode-budget.js';
 import { grouped } from '../util/text.js';
+import { jbig2Claims, type Jbig2Claims } from './jbig2.js';
 
 export interface ScreenLimits {
   /** Largest decoded size of a stream a renderer decodes whole: a font program, ICC profile, shading's data, JBIG2 globals. */
@@ -22,6 +23,16 @@ export interface ScreenLimits {
   maxFunctionSamples: number;
   /** Most colorants of one DeviceN colour space (PDF's own limit is 32). */
   maxColorants: number;
+  /**
+   * Most pixels of the bitmaps one JBIG2 image's segments make a decoder decode, all together
+   * (pages, regions, pattern dictionaries, halftone grids: jbig2.ts). An A4 page scanned at 600
+   * dpi and coded as one generic region is about 70 million.
+   */
+  maxJbig2Pixels: number;
+  /** Most symbols the symbol dictionaries of one JBIG2 image declare (a decoder decodes each). */
+  maxJbig2Symbols: number;
+  /** Most symbol instances the text regions of one JBIG2 image declare (a decoder decodes and draws each). */
+  maxJbig2Instances: number;
 }
 
 export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
@@ -29,6 +40,9 @@ export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
   maxCalculatorBytes: 1024 * 1024,
   maxFunctionSamples: 4_000_000,
   maxColorants: 256,
+  maxJbig2Pixels: 96_000_000,
+  maxJbig2Symbols: 200_000,
+  maxJbig2Instances: 1_000_000,
 };
 
 /** A shading's cost for a renderer: mesh elements (vertices; patches count 64 each, as a renderer subdivides them). */
@@ -45,6 +59,8 @@ export class RendererScreen {
   private readonly functions = new Map<PDFObject, string | null>();
   private readonly shadings = new Map<PDFObject, ShadingCost>();
   private readonly spaces = new Map<PDFObject, string | null>();
+  private readonly jbig2s = new Map<PDFObject, { claims: Jbig2Claims | null; reason: string | null }>();
+  private readonly steps = new Map<PDFObject, number>();
 
   constructor(
     private readonly context: PDFContext,
@@ -69,6 +85,91 @@ export class RendererScreen {
     }
     this.streams.set(stream, reason);
     return reason;
+  }
+
+  /**
+   * A JBIG2 image (its own data and its /JBIG2Globals, each decoded through the filters before
+   * JBIG2Decode, whole, within the renderer stream limit): what its segments declare (jbig2.ts),
+   * and why a decoder must not be given it, or null. Once per stream.
+   */
+  jbig2(image: PDFRawStream, globals: PDFObject | undefined): { claims: Jbig2Claims | null; reason: string | null } {
+    const known = this.jbig2s.get(image);
+    if (known) return known;
+    const limits = this.limits;
+    let reason: string | null = null;
+    const chunks: Uint8Array[] = [];
+    for (const [obj, what] of [
+      [resolve(this.context, globals), 'a JBIG2 image’s /JBIG2Globals'],
+      [image, 'a JBIG2 image'],
+    ] as const) {
+      if (reason || !(obj instanceof PDFRawStream)) continue;
+      try {
+        chunks.push(this.readStream(obj, { maxBytes: limits.maxRendererStreamBytes, untilImageFilter: true, what }));
+      } catch (error) {
+        if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(limits.maxRendererStreamBytes)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
+        else if (!(error instanceof StreamDecodeError)) throw error;
+      }
+    }
+    let claims: Jbig2Claims | null = null;
+    if (!reason && chunks.length) {
+      claims = jbig2Claims(chunks);
+      if (claims.pixels > limits.maxJbig2Pixels) reason = `a JBIG2 image’s segments declare bitmaps of ${grouped(claims.pixels)} pixels together (a decoder decodes each; more than ${grouped(limits.maxJbig2Pixels)})`;
+      else if (claims.symbols > limits.maxJbig2Symbols) reason = `a JBIG2 image’s symbol dictionaries declare ${grouped(claims.symbols)} symbols (more than ${grouped(limits.maxJbig2Symbols)})`;
+      else if (claims.instances > limits.maxJbig2Instances) reason = `a JBIG2 image’s text regions declare ${grouped(claims.instances)} symbol instances (more than ${grouped(limits.maxJbig2Instances)})`;
+    }
+    const result = { claims, reason };
+    this.jbig2s.set(image, result);
+    return result;
+  }
+
+  /**
+   * Steps a renderer takes to evaluate a function once: a calculator (Type 4) program's tokens, a
+   * stitching function's own step and its dearest part, one for the others (an array: its parts
+   * together). PDFium evaluates a function-based shading's function at every pixel, and a DeviceN
+   * tint transform at every pixel of an image.
+   */
+  evaluationSteps(obj: PDFObject | undefined, depth = 0): number {
+    const ctx = this.context;
+    const fn = resolve(ctx, obj);
+    if (!fn || depth > MAX_FUNCTION_DEPTH) return 0;
+    const known = this.steps.get(fn);
+    if (known !== undefined) return known;
+    let steps = 1;
+    if (fn instanceof PDFArray) {
+      steps = 0;
+      for (const part of items(ctx, fn).slice(0, 64)) steps += this.evaluationSteps(part, depth + 1);
+    } else {
+      const dict = dictOf(fn);
+      const type = getNumber(ctx, dict, 'FunctionType');
+      if (type === 4 && fn instanceof PDFRawStream && !this.func(fn, 'a calculator function')) {
+        try {
+          steps = Math.max(1, countTokens(this.readStream(fn, { maxBytes: this.limits.maxCalculatorBytes, what: 'a calculator function' })));
+        } catch (error) {
+          if (!(error instanceof StreamDecodeError)) throw error;
+        }
+      } else if (type === 3) {
+        const parts = get(ctx, dict, 'Functions');
+        let dearest = 0;
+        for (const part of parts instanceof PDFArray ? items(ctx, parts).slice(0, 64) : []) dearest = Math.max(dearest, this.evaluationSteps(part, depth + 1));
+        steps = 1 + dearest;
+      }
+    }
+    this.steps.set(fn, steps);
+    return steps;
+  }
+
+  /**
+   * Steps to convert one pixel of an image in this colour space: a DeviceN space's tint transform
+   * (PDFium and pdf.js evaluate it per pixel; a Separation's single component is looked up in a
+   * 256-entry table, and an Indexed space converts its palette only), else 0.
+   */
+  pixelSteps(obj: PDFObject | undefined): number {
+    const cs = resolve(this.context, obj);
+    if (!(cs instanceof PDFArray)) return 0;
+    const parts = items(this.context, cs);
+    if (nameOf(parts[0]) !== 'DeviceN') return 0;
+    const names = parts[1];
+    return names instanceof PDFArray && names.size() > 1 ? this.evaluationSteps(parts[3]) : 0;
   }
 
   /** A font's program (FontFile, FontFile2, FontFile3; a Type0 font's descendant's). */
@@ -212,4 +313,21 @@ export class RendererScreen {
     this.shadings.set(shading, cost);
     return cost;
   }
+}
+
+/** Whitespace-separated tokens of a calculator program (its braces apart): the operators and operands it runs. */
+function countTokens(data: Uint8Array): number {
+  let tokens = 0;
+  let inToken = false;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i]!;
+    if (c === 0x7b || c === 0x7d) {
+      inToken = false;
+      continue;
+    }
+    const space = c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0;
+    if (!space && !inToken) tokens++;
+    inToken = !space;
+  }
+  return tokens;
 }

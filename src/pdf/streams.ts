@@ -13,6 +13,7 @@ import { inflateRawSync, inflateSync, constants as zlibConstants } from 'node:zl
 import { PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from './pdf-lib.js';
 import { get, items, nameOf, numberOf, dictOf, PDFArray } from './objects.js';
 import { formatBytes, type DecodeBudget } from './decode-budget.js';
+import { own } from '../util/own.js';
 
 export class StreamDecodeError extends Error {}
 /** The decoded data would exceed the limit: a decompression bomb, or simply too big to inspect. */
@@ -80,7 +81,7 @@ const ABBREVIATIONS: Record<string, string> = {
   CCF: 'CCITTFaxDecode',
   DCT: 'DCTDecode',
 };
-export const fullFilterName = (name: string): string => ABBREVIATIONS[name] ?? name;
+export const fullFilterName = (name: string): string => own(ABBREVIATIONS, name) ?? name;
 
 /** A stream's /DecodeParms (or /DP) for each of its filters, as plain numbers. */
 export function filterParamsOf(context: PDFContext, dict: PDFDict, count: number): (FilterParams | undefined)[] {
@@ -232,48 +233,56 @@ function inflateCapped(data: Uint8Array, maxOutputLength: number): Uint8Array | 
 
 const tooLarge = (error: unknown) => (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || (error as RangeError).name === 'RangeError';
 
-/** Undoes a TIFF (2) or PNG (10–15) predictor. The output is never longer than the input. */
+/** Bits in a predictor row past which renderers refuse the parameters (PDFium: Colors × BitsPerComponent × Columns must fit an int). */
+const MAX_PREDICTOR_ROW_BITS = 2 ** 31 - 8;
+
+/**
+ * Undoes a TIFF (2) or PNG (10 and above) predictor as PDFium does — the engine that draws most
+ * pages — so the content this scan reads is the content a renderer draws: /Colors and
+ * /BitsPerComponent are taken as written (not clamped: a reading with other parameters would be
+ * other content), a last row cut short gives the bytes it has, and other predictor values leave the
+ * data as it is. A renderer allocates whole rows (pdf.js pads the last one), so whole rows are
+ * what the limit is charged: a row longer than the stream may produce is over it, however little
+ * data there is. Parameters whose row overflows are refused by renderers: no data.
+ */
 function predict(data: Uint8Array, params: FilterParams | undefined, limit: OutputLimit): Uint8Array {
-  const predictor = params?.predictor ?? 1;
-  if (predictor <= 1) return fit(data, limit);
-  const colors = clampInt(params?.colors ?? 1, 1, 64);
-  const bpc = [1, 2, 4, 8, 16].includes(params?.bitsPerComponent ?? 8) ? (params?.bitsPerComponent ?? 8) : 8;
-  const columns = clampInt(params?.columns ?? 1, 1, 2 ** 31);
-  const bpp = Math.max(1, Math.ceil((colors * bpc) / 8));
-  const rowLength = Math.ceil((colors * bpc * columns) / 8);
-  // A row longer than the data holds no complete row: nothing to undo (and nothing to allocate).
-  if (rowLength >= data.length) return predictor === 2 ? fit(data, limit) : new Uint8Array();
-  if (predictor === 2) {
-    if (bpc !== 8) return fit(data, limit);
-    const out = Uint8Array.from(fit(data, limit));
-    for (let r = 0; r < out.length; r += rowLength) {
-      for (let i = bpp; i < rowLength && r + i < out.length; i++) out[r + i] = (out[r + i]! + out[r + i - bpp]!) & 0xff;
-    }
-    return out;
-  }
-  // PNG predictors: each row starts with a filter-type byte.
-  let rows = Math.floor(data.length / (rowLength + 1));
+  const predictor = Math.trunc(params?.predictor ?? 1);
+  if (predictor !== 2 && predictor < 10) return fit(data, limit);
+  const colors = Math.max(1, Math.trunc(params?.colors || 1));
+  const bpc = Math.max(1, Math.trunc(params?.bitsPerComponent || 8));
+  const columns = Math.max(1, Math.trunc(params?.columns || 1));
+  const rowBits = colors * bpc * columns;
+  if (!(rowBits <= MAX_PREDICTOR_ROW_BITS)) return new Uint8Array();
+  const rowLength = Math.ceil(rowBits / 8);
+  const png = predictor >= 10;
+  const rows = Math.ceil(data.length / (png ? rowLength + 1 : rowLength));
+  let keep = data.length;
   if (rows * rowLength > limit.cap) {
     if (!limit.truncate) return limit.over();
-    rows = Math.floor(limit.cap / rowLength);
+    keep = Math.floor(limit.cap / rowLength) * (png ? rowLength + 1 : rowLength);
   }
-  const out = new Uint8Array(rows * rowLength);
-  const prev = new Uint8Array(rowLength);
-  for (let r = 0; r < rows; r++) {
-    const type = data[r * (rowLength + 1)]!;
-    const row = data.subarray(r * (rowLength + 1) + 1, (r + 1) * (rowLength + 1));
-    const cur = out.subarray(r * rowLength, (r + 1) * rowLength);
-    for (let i = 0; i < rowLength; i++) {
-      const a = i >= bpp ? cur[i - bpp]! : 0;
-      const b = prev[i]!;
-      const c = i >= bpp ? prev[i - bpp]! : 0;
-      const x = row[i]!;
+  return png ? pngPredicted(data.subarray(0, keep), rowLength, Math.ceil((colors * bpc) / 8)) : tiffPredicted(data.subarray(0, keep), rowLength, rowBits, colors, bpc);
+}
+
+/** PNG predictors: each row starts with its filter type; a last row cut short gives what it has. */
+function pngPredicted(data: Uint8Array, rowLength: number, bpp: number): Uint8Array {
+  const rows = Math.ceil(data.length / (rowLength + 1));
+  const out = new Uint8Array(Math.max(0, data.length - rows));
+  for (let r = 0, o = 0; r < rows; r++, o += rowLength) {
+    const from = r * (rowLength + 1);
+    const type = data[from]!;
+    const n = Math.min(rowLength, data.length - from - 1);
+    for (let i = 0; i < n; i++) {
+      const x = data[from + 1 + i]!;
+      const a = i >= bpp ? out[o + i - bpp]! : 0;
+      const b = r > 0 ? out[o + i - rowLength]! : 0;
       let v: number;
       switch (type) {
         case 1: v = x + a; break;
         case 2: v = x + b; break;
         case 3: v = x + ((a + b) >> 1); break;
         case 4: {
+          const c = i >= bpp && r > 0 ? out[o + i - rowLength - bpp]! : 0;
           const p = a + b - c;
           const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
           v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
@@ -281,15 +290,42 @@ function predict(data: Uint8Array, params: FilterParams | undefined, limit: Outp
         }
         default: v = x;
       }
-      cur[i] = v & 0xff;
+      out[o + i] = v & 0xff;
     }
-    prev.set(cur);
   }
   return out;
 }
 
-function clampInt(n: number, min: number, max: number): number {
-  return Number.isFinite(n) ? Math.min(max, Math.max(min, Math.trunc(n))) : min;
+/**
+ * The TIFF predictor as PDFium undoes it, row by row: 1-bit samples as one running XOR along the
+ * row, 16-bit samples as big-endian sums, others byte by byte from the pixel to the left.
+ */
+function tiffPredicted(data: Uint8Array, rowLength: number, rowBits: number, colors: number, bpc: number): Uint8Array {
+  const out = Uint8Array.from(data);
+  const bytesPerPixel = Math.floor((bpc * colors) / 8);
+  for (let start = 0; start < out.length; start += rowLength) {
+    const size = Math.min(rowLength, out.length - start);
+    if (bpc === 1) {
+      const bits = Math.min(rowBits, size * 8);
+      let previous = (out[start]! >> 7) & 1;
+      for (let i = 1; i < bits; i++) {
+        const at = start + (i >> 3);
+        const shift = 7 - (i & 7);
+        const bit = ((out[at]! >> shift) & 1) ^ previous;
+        out[at] = bit ? out[at]! | (1 << shift) : out[at]! & ~(1 << shift);
+        previous = bit;
+      }
+    } else if (bpc === 16) {
+      for (let i = bytesPerPixel; i + 1 < size; i += 2) {
+        const pixel = (((out[start + i - bytesPerPixel]! << 8) | out[start + i - bytesPerPixel + 1]!) + ((out[start + i]! << 8) | out[start + i + 1]!)) & 0xffff;
+        out[start + i] = pixel >> 8;
+        out[start + i + 1] = pixel & 0xff;
+      }
+    } else {
+      for (let i = bytesPerPixel; i < size; i++) out[start + i] = (out[start + i]! + out[start + i - bytesPerPixel]!) & 0xff;
+    }
+  }
+  return out;
 }
 
 function asciiHexDecode(data: Uint8Array): Uint8Array {

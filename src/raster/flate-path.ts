@@ -20,6 +20,7 @@ import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
 import { unfilterPngRow } from '../pdf/png-predictor.js';
+import { own } from '../util/own.js';
 
 const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
 
@@ -107,7 +108,7 @@ export function readFlateImage(context: PDFContext, stream: PDFRawStream): Flate
 
 /** Components of DeviceGray, DeviceRGB or an ICCBased space with /N 1 or 3; 0 for anything else. */
 function colourComponents(context: PDFContext, cs: PDFObject | undefined): number {
-  if (cs instanceof PDFName) return COMPONENTS[cs.asString().slice(1)] ?? 0;
+  if (cs instanceof PDFName) return own(COMPONENTS, cs.asString().slice(1)) ?? 0;
   if (!(cs instanceof PDFArray) || cs.size() !== 2) return 0;
   const family = context.lookup(cs.get(0));
   const profile = context.lookup(cs.get(1));

@@ -32,8 +32,26 @@ export const PDFIUM_MAX_PAINT_OPERATORS = 1_000_000;
  */
 export const PDFIUM_MAX_TILING_CELLS = 1_000_000;
 
+/**
+ * Pages with more operators, path points and glyphs than this never go to pdf.js: it keeps about
+ * 1.6 KB for each and takes 10–50 µs over each (PDFium 1–8 µs): 150,000 is about 250 MB and 7 s on
+ * a loaded 2-core machine. PDFium draws them, whatever pdf.js would draw better.
+ */
+export const PDFJS_MAX_OPERATIONS = 150_000;
+/**
+ * Pages whose transparency groups and soft masks cover them more than this many times never go to
+ * pdf.js: it keeps a buffer of each until the page is done (5.8 MB for one covering a 1,200-px
+ * preview: 2,000 of them took it to 11.8 GB); PDFium frees each.
+ */
+export const PDFJS_MAX_GROUP_PAGES = 30;
+/**
+ * Pages drawing more distinct images than this never go to pdf.js: it keeps ~160 KB for each,
+ * however small (9,000 images of 1 × 1 px took it to 1.4 GB); PDFium drew them in 0.4 s.
+ */
+export const PDFJS_MAX_IMAGES = 2_000;
+
 type RendererFacts = Pick<PageFacts, 'images' | 'colours' | 'printableWidgets' | 'printableAnnotations' | 'transparency' | 'tiling' | 'hazards'> &
-  Partial<Pick<PageFacts, 'fonts' | 'undrawnFields'>>;
+  Partial<Pick<PageFacts, 'fonts' | 'undrawnFields' | 'renderWork'>>;
 
 /**
  * The engine for a page that the image fast path does not take (or gives back). PDFium, unless the
@@ -41,6 +59,7 @@ type RendererFacts = Pick<PageFacts, 'images' | 'colours' | 'printableWidgets' |
  * or what would escape the worker's memory cap.
  */
 export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
+  if (!pdfjsCanTake(page)) return 'pdfium';
   if ((page.tiling?.cells ?? 0) > PDFIUM_MAX_TILING_CELLS) return 'pdfjs';
   // Form fields print from their appearance streams; PDFium's page renderer leaves widgets to its
   // interactive form layer, which ignores the Print flag. pdf.js draws them as printed.
@@ -89,8 +108,15 @@ function pdfiumCanHold(page: Pick<PageFacts, 'images' | 'colours'>): boolean {
  * its content paints, or drew with an image missing; null when none may.
  */
 export function fallbackRenderer(page: RendererFacts, first: 'pdfium' | 'pdfjs'): 'pdfium' | 'pdfjs' | null {
-  if (first === 'pdfium') return 'pdfjs';
+  if (first === 'pdfium') return pdfjsCanTake(page) ? 'pdfjs' : null;
   return pdfiumCanHold(page) ? 'pdfium' : null;
+}
+
+/** Pages pdf.js may draw: not so many operators, transparency groups or images that it outgrows the memory and time bounds. */
+function pdfjsCanTake(page: Pick<RendererFacts, 'renderWork' | 'images'>): boolean {
+  if ((page.renderWork?.operations ?? 0) > PDFJS_MAX_OPERATIONS || (page.renderWork?.groups ?? 0) > PDFJS_MAX_GROUP_PAGES) return false;
+  if (page.images.length <= PDFJS_MAX_IMAGES) return true;
+  return new Set(page.images.map((i, n) => (i.ref && !i.inline ? i.ref : `#${n}`))).size <= PDFJS_MAX_IMAGES;
 }
 
 /**

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { createDeflate, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { concat, onePage, stream, writePdf } from './pdf-writer.mjs';
+import { checkClasses } from './check-classes-33.mjs';
 
 const enc = new TextEncoder();
 
@@ -288,6 +289,7 @@ export async function hostileCorpus() {
     'a font name carrying an OSC title sequence, a clear-screen sequence and a right-to-left override',
   );
   for (const c of await budgetCases(bomb)) cases.push(c);
+  for (const c of await checkClasses()) cases.push(c);
   return cases;
 }
 

@@ -9,6 +9,16 @@ export class FontFormatError extends Error {}
 /** A glyph outline that cannot be decoded (the message says why). */
 export class GlyphError extends Error {}
 
+/**
+ * A glyph whose drawing takes more steps than any glyph in use (subroutines calling each other
+ * again and again): it fails, and the font is a hazard to give a renderer, which would work
+ * through every step.
+ */
+export class GlyphTooCostly extends GlyphError {}
+
+/** Steps (charstring operators, subroutine calls included) one glyph may take: glyphs in use take a few thousand. */
+export const MAX_GLYPH_STEPS = 100_000;
+
 /** The work allowed for one program was used up: the rest is left unchecked, never judged. */
 export class FontBudgetExceeded extends Error {}
 
@@ -82,6 +92,8 @@ export interface GlyphTally {
   failed: number;
   /** The first failure, for the message ("glyph 12: …"). */
   firstFailure: string | null;
+  /** Why a renderer must not be given the font (a glyph it would work on for minutes), if it must not. */
+  hazard?: string;
 }
 
 /** Checks glyphs 1… with `check` (glyph 0, .notdef, is only drawn for codes a font lacks). */
@@ -94,6 +106,7 @@ export function tallyGlyphs(count: number, check: (glyph: number) => void): Glyp
       if (!(error instanceof GlyphError || error instanceof FontFormatError)) throw error;
       tally.failed++;
       tally.firstFailure ??= `glyph ${g}: ${error.message}`;
+      if (error instanceof GlyphTooCostly) tally.hazard ??= `glyph ${g} ${error.message} (a renderer would work on it for minutes)`;
     }
   }
   return tally;

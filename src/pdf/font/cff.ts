@@ -10,7 +10,8 @@
  * and is tolerated where it is tolerant: a charstring that runs off its end (an implied endchar),
  * an unknown operator (ignored), an element whose offsets are odd (read as empty).
  */
-import { FontBytes, FontFormatError, GlyphError, tallyGlyphs, type GlyphTally, type WorkBudget } from './bytes.js';
+import { FontBytes, FontFormatError, GlyphError, GlyphTooCostly, MAX_GLYPH_STEPS, tallyGlyphs, type GlyphTally, type WorkBudget } from './bytes.js';
+import { grouped } from '../../util/text.js';
 
 interface Index {
   count: number;
@@ -181,6 +182,7 @@ function bias(count: number): number {
 /** Runs one Type 2 charstring for its structure; throws GlyphError where FreeType would fail it. */
 function runType2(b: FontBytes, offset: number, length: number, global: Index, local: Index | null, budget: WorkBudget): void {
   if (length === 0) return; // FreeType reads an empty charstring as an empty glyph
+  let steps = 0;
   const stack: number[] = [];
   const storage: number[] = new Array<number>(32).fill(0);
   let stems = 0;
@@ -195,6 +197,7 @@ function runType2(b: FontBytes, offset: number, length: number, global: Index, l
     let p = start;
     while (p < end) {
       budget.spend(1);
+      if (++steps > MAX_GLYPH_STEPS) throw new GlyphTooCostly(`takes more than ${grouped(MAX_GLYPH_STEPS)} steps to draw (its subroutines call each other again and again)`);
       const v = b.u8(p);
       if (v === 28) {
         push(b.i16(p + 1));

@@ -6,16 +6,32 @@
 
 /** Marks in `into` (256 flags) each byte of the strings in `bytes[start, end)`. */
 export function markCodesShown(bytes: Uint8Array, start: number, end: number, into: Uint8Array): void {
+  forEachCodeShown(bytes, start, end, (code) => {
+    into[code] = 1;
+  });
+}
+
+/** The sum of `weights[code]` over the codes the strings in `bytes[start, end)` show, each as often as shown. */
+export function sumCodesShown(bytes: Uint8Array, start: number, end: number, weights: Float64Array): number {
+  let sum = 0;
+  forEachCodeShown(bytes, start, end, (code) => {
+    sum += weights[code]!;
+  });
+  return sum;
+}
+
+/** Calls `visit` with each byte of the strings in `bytes[start, end)`, in order. */
+export function forEachCodeShown(bytes: Uint8Array, start: number, end: number, visit: (code: number) => void): void {
   let p = start;
   while (p < end) {
     const c = bytes[p]!;
-    if (c === 0x28 /* ( */) p = literal(bytes, p + 1, end, into);
-    else if (c === 0x3c /* < */) p = hex(bytes, p + 1, end, into);
+    if (c === 0x28 /* ( */) p = literal(bytes, p + 1, end, visit);
+    else if (c === 0x3c /* < */) p = hex(bytes, p + 1, end, visit);
     else p++;
   }
 }
 
-function literal(bytes: Uint8Array, start: number, end: number, into: Uint8Array): number {
+function literal(bytes: Uint8Array, start: number, end: number, visit: (code: number) => void): number {
   let depth = 1;
   let p = start;
   while (p < end) {
@@ -26,24 +42,24 @@ function literal(bytes: Uint8Array, start: number, end: number, into: Uint8Array
       if (e >= 0x30 && e <= 0x37) {
         let v = e - 0x30;
         for (let k = 0; k < 2 && p < end && bytes[p]! >= 0x30 && bytes[p]! <= 0x37; k++) v = v * 8 + bytes[p++]! - 0x30;
-        into[v & 0xff] = 1;
+        visit(v & 0xff);
       } else if (e === 0x0d) {
         if (bytes[p] === 0x0a) p++; // a line continuation
       } else if (e !== 0x0a) {
-        into[ESCAPES[e] ?? e] = 1;
+        visit(ESCAPES[e] ?? e);
       }
       continue;
     }
     if (c === 0x28) depth++;
     else if (c === 0x29 && --depth === 0) return p;
-    into[c] = 1;
+    visit(c);
   }
   return p;
 }
 
 const ESCAPES: Record<number, number> = { 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09, 0x62: 0x08, 0x66: 0x0c };
 
-function hex(bytes: Uint8Array, start: number, end: number, into: Uint8Array): number {
+function hex(bytes: Uint8Array, start: number, end: number, visit: (code: number) => void): number {
   let p = start;
   let high = -1;
   while (p < end) {
@@ -53,10 +69,10 @@ function hex(bytes: Uint8Array, start: number, end: number, into: Uint8Array): n
     if (v < 0) continue;
     if (high < 0) high = v;
     else {
-      into[(high << 4) | v] = 1;
+      visit((high << 4) | v);
       high = -1;
     }
   }
-  if (high >= 0) into[high << 4] = 1; // an odd digit count: the last is followed by 0
+  if (high >= 0) visit(high << 4); // an odd digit count: the last is followed by 0
   return p;
 }

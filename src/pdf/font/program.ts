@@ -13,6 +13,7 @@ import { FontBudgetExceeded, FontFormatError, WorkBudget, type GlyphTally } from
 import { checkCff } from './cff.js';
 import { checkSfnt, looksLikeSfnt } from './sfnt.js';
 import { checkType1, looksLikeType1 } from './type1.js';
+import { grouped } from '../../util/text.js';
 
 export interface FontProgramLimits {
   /** Largest decoded program checked (a full CJK font is 5–20 MB). */
@@ -28,6 +29,9 @@ export const DEFAULT_FONT_LIMITS: FontProgramLimits = {
   maxDocumentBytes: 256 * 1024 * 1024,
   maxGlyphWork: 20_000_000,
 };
+
+/** Glyph work per program byte past which a program that used up its budget is a hazard, not just large. */
+const STEPS_PER_BYTE = 50;
 
 /** Glyph names that draw nothing: a Type 3 font without their procedure loses no ink. */
 const BLANK_GLYPHS = new Set(['space', 'uni0020', 'nbspace', 'uni00A0', 'nonbreakingspace', '.notdef']);
@@ -101,10 +105,22 @@ export class FontPrograms {
             ? checkType1(data, budget)
             : null;
       if (!checked) return failed(`its program is not a font of any kind renderers read (it starts with ${describe(data)})`);
-      return { ...fromTally(checked.format, checked.tally), ...('noCmap' in checked && checked.noCmap ? { noCmap: true as const } : {}) };
+      return {
+        ...fromTally(checked.format, checked.tally),
+        ...('noCmap' in checked && checked.noCmap ? { noCmap: true as const } : {}),
+        ...(('hazard' in checked && checked.hazard) || checked.tally.hazard ? { hazard: (('hazard' in checked && checked.hazard) || checked.tally.hazard)! } : {}),
+      };
     } catch (error) {
       if (error instanceof FontFormatError) return failed(`its program cannot be parsed: ${error.message}`);
-      if (error instanceof FontBudgetExceeded) return unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`);
+      if (error instanceof FontBudgetExceeded) {
+        // A large font (a CJK one holds tens of thousands of glyphs) may take that long; a small
+        // one only by subroutines calling each other again and again — and pdf.js reads every glyph
+        // of a CFF or Type 1 font when it loads it.
+        if (data.length * STEPS_PER_BYTE < this.limits.maxGlyphWork) {
+          return { ...unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`), hazard: `its glyphs take more than ${grouped(this.limits.maxGlyphWork)} steps to draw from a program of ${grouped(data.length)} bytes (subroutines calling each other again and again)` };
+        }
+        return unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`);
+      }
       throw error;
     }
   }
@@ -125,6 +141,8 @@ export class FontPrograms {
 export interface Type3Glyphs {
   /** Glyph procedures in /CharProcs. */
   count: number;
+  /** The glyph name the font's encoding gives a code, if any. */
+  glyphName(code: number): string | undefined;
   /** Why the code draws nothing when it should draw ink, or null when it draws (or is blank). */
   failure(code: number): string | null;
 }
@@ -149,6 +167,7 @@ function type3Glyphs(ctx: PDFContext, font: PDFDict): Type3Glyphs | null {
   const failures = new Map<number, string | null>();
   return {
     count: procs.keys().length,
+    glyphName: (c: number) => names[c],
     failure(c: number) {
       let known = failures.get(c);
       if (known !== undefined) return known;

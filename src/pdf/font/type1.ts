@@ -4,7 +4,8 @@
  * structure. A glyph fails where FreeType's Type 1 decoder fails it: an operator it does not know,
  * more than 256 operands, a subroutine that does not exist, subroutines nested past 16.
  */
-import { FontFormatError, GlyphError, tallyGlyphs, type GlyphTally, type WorkBudget } from './bytes.js';
+import { FontFormatError, GlyphError, GlyphTooCostly, MAX_GLYPH_STEPS, tallyGlyphs, type GlyphTally, type WorkBudget } from './bytes.js';
+import { grouped } from '../../util/text.js';
 
 const EEXEC_KEY = 55665;
 const CHARSTRING_KEY = 4330;
@@ -196,6 +197,7 @@ function plain(data: Uint8Array, lenIV: number): Uint8Array {
 
 /** Runs one Type 1 charstring for its structure; throws GlyphError where FreeType would fail it. */
 function runType1(data: Uint8Array, subrs: Uint8Array[], budget: WorkBudget): void {
+  let steps = 0;
   let stack = 0;
   /** Values the last callothersubr left for `pop`. */
   let psValues: number[] = [];
@@ -209,6 +211,7 @@ function runType1(data: Uint8Array, subrs: Uint8Array[], budget: WorkBudget): vo
     let p = 0;
     while (p < code.length) {
       budget.spend(1);
+      if (++steps > MAX_GLYPH_STEPS) throw new GlyphTooCostly(`takes more than ${grouped(MAX_GLYPH_STEPS)} steps to draw (its subroutines call each other again and again)`);
       const v = code[p]!;
       if (v >= 32) {
         if (v <= 246) push(v - 139);

@@ -6,7 +6,7 @@
  * defined (pdf.js: "TT: …") is no reason: the glyphs draw.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ import { captureWarnings, openWithPdfjs } from '../../../src/raster/pdfjs.js';
 import { renderWithPdfjs } from '../../../src/raster/render.js';
 import { checkFontsReadable } from '../../../src/rules/check-fonts.js';
 import { context } from '../../helpers/facts.js';
+// @ts-expect-error plain ESM helper without types
+import { cffFont, trueTypeFont, trueTypePage, type1Font } from '../../hostile/check-classes-33.mjs';
 
 let dir: string;
 const facts = new Map<string, DocumentFacts>();
@@ -147,6 +149,78 @@ describe('the program checks on whole fonts', () => {
     const r = checkCff(bytes, budget());
     expect(r.tally).toMatchObject({ glyphs: 3, failed: 1 });
     expect(r.tally.firstFailure).toBe('glyph 1: more than 48 operands are pushed');
+  });
+});
+
+describe('glyphs a renderer would never finish', () => {
+  const budget = () => new WorkBudget(20_000_000);
+  const ttf = (options: object) => new Uint8Array(trueTypeFont(options));
+  const mutool = (bytes: Uint8Array) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pp-font-hazard-')), 'f.pdf');
+    writeFileSync(file, bytes);
+    return spawnSync('mutool', ['draw', '-q', '-r', '36', '-F', 'pgm', '-o', '/dev/null', file], { encoding: 'utf8' }).stderr;
+  };
+
+  it('fails composite glyphs that form a cycle, at once, as FreeType does', () => {
+    const started = performance.now();
+    const r = checkSfnt(ttf({ composites: [[3, 3], [4, 4], [2, 2]] }), budget());
+    expect(r.tally).toMatchObject({ failed: 3 });
+    expect(r.tally.firstFailure).toMatch(/refer back to glyph 2, which they are part of \(a cycle\)/);
+    expect(r.hazard).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(mutool(trueTypePage(trueTypeFont({ composites: [[3, 3], [4, 4], [2, 2]] })))).toMatch(/FT_Load_Glyph\(Cycle,2,.*invalid composite glyph/);
+  });
+
+  it('reads each glyph once: glyphs made of the next one twice, 30 deep, fail (too many points, as in FreeType) and are a hazard', () => {
+    const composites = Array.from({ length: 30 }, (_, i) => (i === 29 ? [1, 1] : [i + 3, i + 3]));
+    const r = checkSfnt(ttf({ composites }), budget());
+    expect(r.tally.failed).toBe(16);
+    expect(r.tally.firstFailure).toMatch(/more than 65,535 points/);
+    expect(r.hazard).toMatch(/made of more than 100,000 component glyphs/);
+    expect(mutool(trueTypePage(trueTypeFont({ composites })))).toMatch(/FT_Load_Glyph\(Cycle,2,.*array allocation size too large/);
+    // The same, 10 deep: 1,024 outlines, a sound font.
+    const shallow = checkSfnt(ttf({ composites: Array.from({ length: 10 }, (_, i) => (i === 9 ? [1, 1] : [i + 3, i + 3])) }), budget());
+    expect(shallow.tally.failed).toBe(0);
+    expect(shallow.hazard).toBeUndefined();
+  });
+
+  it('walks a chain of 60,000 composites without running out of stack, and fails those nested past 32', () => {
+    const composites = Array.from({ length: 60_000 }, (_, i) => (i === 59_999 ? [1] : [i + 3]));
+    const r = checkSfnt(ttf({ composites }), budget());
+    expect(r.tally.failed).toBe(60_000 - 32);
+    expect(r.tally.firstFailure).toMatch(/nest more than 32 deep/);
+  });
+
+  it('sees a hazard in .notdef, which is drawn for every code a font lacks', () => {
+    const composites = Array.from({ length: 30 }, (_, i) => (i === 29 ? [1, 1] : [i + 3, i + 3]));
+    const r = checkSfnt(ttf({ composites: [[1]], notdef: [2, 2], numGlyphs: undefined }), budget());
+    expect(r.hazard).toBeUndefined();
+    const hazardous = checkSfnt(new Uint8Array(trueTypeFont({ composites, notdef: [2, 2] })), budget());
+    expect(hazardous.hazard).toMatch(/component glyphs/);
+  });
+
+  it.each([
+    ['CFF', () => checkCff(new Uint8Array(cffFont({ glyphs: 3 })), budget())],
+    ['Type 1', () => checkType1(new Uint8Array((type1Font() as { bytes: Buffer }).bytes), budget())],
+  ])('%s: subroutines calling each other 30 times, 10 deep, fail the glyph and are a hazard (FreeType gives up too)', (_kind, check) => {
+    const started = performance.now();
+    const r = check();
+    expect(r.tally.failed).toBe(3);
+    expect(r.tally.firstFailure).toMatch(/takes more than 100,000 steps to draw/);
+    expect(r.tally.hazard).toMatch(/a renderer would work on it for minutes/);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('the same subroutines, 2 calls 5 deep, draw (MuPDF draws them too)', () => {
+    expect(checkCff(new Uint8Array(cffFont({ glyphs: 3, fanOut: 2, depth: 5 })), budget()).tally).toMatchObject({ failed: 0 });
+    expect(checkType1(new Uint8Array((type1Font({ fanOut: 2, depth: 5 }) as { bytes: Buffer }).bytes), budget()).tally).toMatchObject({ failed: 0 });
+  });
+
+  it('keeps a page whose font is a hazard from every renderer, and says which font', async () => {
+    const composites = Array.from({ length: 30 }, (_, i) => (i === 29 ? [1, 1] : [i + 3, i + 3]));
+    const page = (await inspectPdf(trueTypePage(trueTypeFont({ composites })))).pages[0]!;
+    expect(page.tooComplex).toBe(true);
+    expect(page.notes.join(' ')).toMatch(/font \/F1: glyph \d+ is made of more than 100,000 component glyphs/);
   });
 });
 

@@ -90,6 +90,53 @@ describe('filters agree with qpdf', () => {
   });
 });
 
+describe('predictors as renderers undo them', () => {
+  /** `rows` rows of `rowLength` random bytes, each behind a PNG filter type (0–4, in turn), or raw for TIFF. */
+  const rowsOf = (rows: number, rowLength: number, png: boolean, seed: number) => {
+    let x = seed;
+    const out: number[] = [];
+    for (let r = 0; r < rows; r++) {
+      if (png) out.push(r % 5);
+      for (let i = 0; i < rowLength; i++) out.push((x = (x * 1103515245 + 12345) >>> 0) >>> 24);
+    }
+    return Buffer.from(out);
+  };
+  // [predictor, colors, bits per component, columns]: the usual ones, and /Colors far past 64 (once clamped here).
+  const layouts: Array<[number, number, number, number]> = [
+    [12, 1, 8, 40],
+    [15, 3, 8, 17],
+    [11, 5, 16, 9],
+    [14, 64, 8, 3],
+    [13, 4096, 8, 1],
+    [14, 4096, 1, 3],
+    [2, 3, 8, 21],
+    [2, 700, 16, 2],
+  ];
+
+  it('PNG and TIFF predictors give what qpdf gives, whatever /Colors says', async () => {
+    const file = join(dir, 'predictors.pdf');
+    const bodies = layouts.map(([predictor, colors, bpc, columns], i) => {
+      const rowLength = Math.ceil((colors * bpc * columns) / 8);
+      return stream(`/Filter /FlateDecode /DecodeParms << /Predictor ${predictor} /Colors ${colors} /BitsPerComponent ${bpc} /Columns ${columns} >>`, deflateSync(rowsOf(7, rowLength, predictor >= 10, i + 1)));
+    });
+    writeFileSync(file, writePdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>', ...bodies]));
+    const objects = layouts.map((_, i) => i + 3);
+    const [theirs, ours] = [qpdfDecoded(file, objects), await oursDecoded(file, objects)];
+    for (const [i, o] of objects.entries()) expect(Buffer.from(ours.get(o)!).equals(theirs.get(o)!), `layout ${layouts[i]!.join(' ')}`).toBe(true);
+  });
+
+  it('a last row cut short gives the bytes it has; overflowing rows give nothing; a row is charged whole', () => {
+    const content = Buffer.from('0 0 1 rg 0 0 400 400 re f');
+    // One row of 4,096 bytes (/Colors 4096) of which 25 are there: a renderer draws those 25.
+    const short = decodeFilters(deflateSync(Buffer.concat([Buffer.from([0]), content])), ['FlateDecode'], [{ predictor: 12, colors: 4096, columns: 1 }], { maxBytes: MiB });
+    expect(Buffer.from(short).toString()).toBe(content.toString());
+    // A predictor value renderers do not know (PDFium reads 3–9 as none) leaves the data as it is.
+    expect(Buffer.from(decodeFilters(deflateSync(content), ['FlateDecode'], [{ predictor: 5, colors: 4096 }], { maxBytes: MiB })).toString()).toBe(content.toString());
+    // Rows a renderer allocates whole: 8 MiB for 26 bytes of data is over a 1 MiB stream limit.
+    expect(() => decodeFilters(deflateSync(Buffer.concat([Buffer.from([0]), content])), ['FlateDecode'], [{ predictor: 12, colors: 4096, columns: 2048 }], { maxBytes: MiB })).toThrow(StreamTooLargeError);
+  });
+});
+
 describe('bounds while decoding', () => {
   const runs = (pairs: number) => Buffer.alloc(pairs * 2, Buffer.from([0x81, 0x20])); // 128 bytes per 2
   const decode = (data: Uint8Array, filters: string[], maxBytes: number, budget?: DecodeBudget) => decodeFilters(data, filters, [], { maxBytes, budget });

@@ -20,7 +20,7 @@ import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { preflight } from '../../../src/flow/preflight.js';
 import { imagePlan } from '../../../src/raster/fast-path.js';
-import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, fallbackRenderer, knownApproximation, pageRenderer } from '../../../src/raster/renderer.js';
+import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, PDFJS_MAX_OPERATIONS, fallbackRenderer, knownApproximation, pageRenderer } from '../../../src/raster/renderer.js';
 import { sha256Hex } from '../../../src/source/read.js';
 
 const font = (embedded: boolean) => ({ name: '/F1', baseFont: 'X', subtype: 'TrueType', embedded });
@@ -54,6 +54,12 @@ describe('which engine draws a page', () => {
     ['an inline image with corrupt data (PDFium loses the rest of the content)', { hazards: { indexedOutOfRange: 0, damagedInlineImages: 1 } }, 'pdfjs'],
     ['a Screen blend and text in a simple TrueType font without a cmap (pdf.js draws none of that text; the blend is said approximate)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), program: { noCmap: true } }] }, 'pdfium'],
     ['a Screen blend and a CID TrueType font without a cmap (pdf.js finds its glyphs by CID)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), subtype: 'Type0', program: { noCmap: true } }] }, 'pdfjs'],
+    ['a Difference blend over 150,000 operators, path points and glyphs (pdf.js would take minutes and gigabytes)', { transparency: { blendModes: ['Difference'], knockoutGroups: 0 }, renderWork: { operations: PDFJS_MAX_OPERATIONS + 1, estimatedMs: 2000 } }, 'pdfium'],
+    ['printable form fields on a page of 150,000 operators or fewer', { printableWidgets: 1, renderWork: { operations: PDFJS_MAX_OPERATIONS, estimatedMs: 2000 } }, 'pdfjs'],
+    ['printable form fields on a page whose transparency groups cover it 31 times (pdf.js keeps a buffer for each)', { printableWidgets: 1, renderWork: { operations: 10, estimatedMs: 400, groups: 31 } }, 'pdfium'],
+    ['2,001 distinct ICC-based images (pdf.js keeps ~160 KB for each)', { images: Array.from({ length: 2_001 }, (_, i) => image(1, 1, { ref: `${i + 10} 0 R`, colourSpace: { family: 'ICCBased' } })) }, 'pdfium'],
+    ['2,001 draws of one ICC-based image', { images: Array.from({ length: 2_001 }, () => image(1, 1, { ref: '10 0 R', colourSpace: { family: 'ICCBased' } })) }, 'pdfjs'],
+    ['an image larger than PDFium is given, over 150,000 operators (PDFium holds it rather than pdf.js)', { images: [image(5000, 5000)], renderWork: { operations: 400_000, estimatedMs: 3000 } }, 'pdfium'],
   ])('%s → %s', (_name, extra, expected) => {
     expect(pageRenderer({ fonts: [], images: [], colours: [], ...extra } as never)).toBe(expected);
   });
@@ -62,6 +68,9 @@ describe('which engine draws a page', () => {
     const small = { fonts: [], images: [], colours: [] } as never;
     const big = { fonts: [], images: [image(5000, 5000)], colours: [] } as never;
     expect([fallbackRenderer(small, 'pdfium'), fallbackRenderer(small, 'pdfjs'), fallbackRenderer(big, 'pdfjs')]).toEqual(['pdfjs', 'pdfium', null]);
+    // Nor is pdf.js the second engine of a page with more operators than it takes.
+    const heavy = { fonts: [], images: [], colours: [], renderWork: { operations: PDFJS_MAX_OPERATIONS + 1, estimatedMs: 3000 } } as never;
+    expect(fallbackRenderer(heavy, 'pdfium')).toBeNull();
   });
 
   it('says what the engine that drew a page draws otherwise than print', () => {
