@@ -21,7 +21,7 @@ export { ProfileSchema, LimitsSchema, type Profile, type ProfileInput, type Limi
 export { inspectPdf, type InspectOptions } from './pdf/inspect.js';
 export { DocumentFactsSchema, PageFactsSchema, ImageFactsSchema, type DocumentFacts, type PageFacts, type ImageFacts } from './pdf/facts.js';
 export { runChecks } from './rules/index.js';
-export { FINDING_CODES, FINDING_CODE_LIST, type FindingCode, type Severity, type SeveritySetting } from './rules/codes.js';
+export { FINDING_CODES, FINDING_CODE_LIST, type FindingCode, type Severity, type SeveritySetting } from './model/codes.js';
 export { FindingSchema, type Finding } from './rules/finding.js';
 export { ReportSchema, type Report, type ReportPage, type ReportImage, type Verdict } from './report/schema.js';
 export { buildReport, verdictOf } from './report/build.js';
@@ -92,7 +92,8 @@ export {
 export { CheckViewSchema, type CheckView } from './jobs/view.js';
 export type { CheckStatus } from './jobs/schema.js';
 export { checkAndFix, checkAndFixUrl, type CheckAndFixUrlOptions, DEFAULT_FIX_POLICY, DEFAULT_APPROVAL, FixModeSchema, type FixMode, type CheckAndFixOptions, type CheckAndFixResult, type FixedFile, type FlowChange } from './flow/check-and-fix.js';
-export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, settleFinding, policyLoosenings, type Policy, type PolicyAction, type FixableCode } from './rules/policy.js';
+export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, type Policy, type PolicyAction, type FixableCode } from './model/policy.js';
+export { settleFinding, policyLoosenings } from './rules/settle.js';
 export { LOCALES, LocaleSchema, MESSAGE_LOCALES, matchLocale, negotiateLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './messages/locales.js';
 export { customerMessage, localizeReport, loadCatalogue, localeNotice, uiFormatter, type Catalogue, type NamedTarget, type UiFormatter } from './messages/catalogue.js';
 export { GENDERS, type Gender } from './messages/genders.js';

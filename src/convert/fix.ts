@@ -19,7 +19,7 @@ import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDeco
 import { mmToPt } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { formatBytes } from '../report/format.js';
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
 import { loadSharp } from '../raster/sharp.js';
 import { pushAll } from '../util/array.js';
 import { loadForTransform, UntransformableError } from './document.js';

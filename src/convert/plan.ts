@@ -5,7 +5,7 @@
  * itself; check → fix → check again is flow/'s.
  */
 import { z } from 'zod';
-import { FindingCodeSchema, type FindingCode } from '../rules/codes.js';
+import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
 
 const Fit = z.enum(['contain', 'cover', 'stretch']);
 

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { TargetSchema } from '../options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
-import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
-import { FixChangeSchema, FixModeSchema, PolicySchema, RefusedFixSchema } from '../rules/policy.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
+import { FixChangeSchema, FixModeSchema, PolicySchema, RefusedFixSchema } from '../model/policy.js';
 import { LocaleSchema } from '../messages/locales.js';
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */

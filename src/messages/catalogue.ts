@@ -10,9 +10,9 @@
  * design for Back" in another language. A locale's strings and the formatter are loaded on first
  * use (`import()`), so a check that asks for no customer messages loads neither.
  */
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
 import type { Finding, CustomerMessage } from '../rules/finding.js';
-import type { FixableCode } from '../rules/policy.js';
+import type { FixableCode } from '../model/policy.js';
 import { languageName, messageLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './locales.js';
 import type { UiKey, UiMessages } from './ui.js';
 

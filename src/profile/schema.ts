@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
-import { ApprovalSchema, PolicySchema } from '../rules/policy.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
+import { ApprovalSchema, PolicySchema } from '../model/policy.js';
 import { LOCALES } from '../messages/locales.js';
 import { GENDERS } from '../messages/genders.js';
 import { PANEL_SHAPES } from './shapes.js';

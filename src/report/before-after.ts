@@ -6,7 +6,7 @@
  * (vector colours), the area where the two pictures differ once brought to one geometry. Close-ups
  * are cut with sharp from the previews.
  */
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
 import type { Report, ReportPage } from './schema.js';
 
 /** A change as the fix records it (page numbers of the fixed file). */

@@ -4,7 +4,7 @@ import { displayPoint } from '../pdf/matrix.js';
 import { ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
 import { compareFindings } from '../rules/index.js';
 import type { Finding } from '../rules/finding.js';
 import type { RasterFacts } from '../raster/facts.js';

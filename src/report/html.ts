@@ -4,7 +4,7 @@
  * edge bands and problem images marked — with its findings beside it, colour-coded by severity.
  */
 import { formatPpi } from '../rules/check-image-resolution.js';
-import { FINDING_CODES } from '../rules/codes.js';
+import { FINDING_CODES } from '../model/codes.js';
 import type { Finding } from '../rules/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';

@@ -29,7 +29,7 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import { loadProfiles } from '../../src/profile/load.js';
 import type { Profile } from '../../src/profile/schema.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
-import { FINDING_CODES, type FindingCode } from '../../src/rules/codes.js';
+import { FINDING_CODES, type FindingCode } from '../../src/model/codes.js';
 import { Browser, type Page } from '../helpers/cdp.js';
 import { makeApparel } from '../helpers/made-files.js';
 import { freePort } from '../helpers/redis.js';

@@ -6,8 +6,8 @@ import { GENDERS } from '../../../src/messages/genders.js';
 import { LOCALES, MESSAGE_LOCALES } from '../../../src/messages/locales.js';
 import { UI_KEYS } from '../../../src/messages/ui.js';
 import { ProfileSchema } from '../../../src/profile/schema.js';
-import { FINDING_CODES, type FindingCode } from '../../../src/rules/codes.js';
-import { FIXABLE_CODES } from '../../../src/rules/policy.js';
+import { FINDING_CODES, type FindingCode } from '../../../src/model/codes.js';
+import { FIXABLE_CODES } from '../../../src/model/policy.js';
 
 const CODES = Object.keys(FINDING_CODES) as FindingCode[];
 const FIELDS = ['title', 'problem', 'production', 'advice'] as const;
