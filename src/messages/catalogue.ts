@@ -11,7 +11,7 @@
  * use (`import()`), so a check that asks for no customer messages loads neither.
  */
 import type { FindingCode } from '../model/codes.js';
-import type { Finding, CustomerMessage } from '../rules/finding.js';
+import type { Finding, CustomerMessage } from '../model/finding.js';
 import type { FixableCode } from '../model/policy.js';
 import { languageName, messageLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './locales.js';
 import type { UiKey, UiMessages } from './ui.js';

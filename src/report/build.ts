@@ -6,7 +6,7 @@ import type { ResolvedTarget } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
 import type { FindingCode } from '../model/codes.js';
 import { compareFindings } from '../rules/index.js';
-import type { Finding } from '../rules/finding.js';
+import type { Finding } from '../model/finding.js';
 import type { RasterFacts } from '../raster/facts.js';
 import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';

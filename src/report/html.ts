@@ -5,7 +5,7 @@
  */
 import { formatPpi } from '../rules/check-image-resolution.js';
 import { FINDING_CODES } from '../model/codes.js';
-import type { Finding } from '../rules/finding.js';
+import type { Finding } from '../model/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
 import { formatBytes } from './format.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LocaleSchema } from '../messages/locales.js';
 import { ColourSpaceFactsSchema } from '../pdf/facts.js';
 import { FindingCodeSchema } from '../model/codes.js';
-import { FindingSchema } from '../rules/finding.js';
+import { FindingSchema } from '../model/finding.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 

@@ -16,7 +16,7 @@ import { grouped } from '../util/text.js';
 import { classifySize, printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /** A box on the page as shown, in mm from its top-left corner: [left, top, right, bottom]. */
 export type BoxMm = [number, number, number, number];

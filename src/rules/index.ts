@@ -16,7 +16,7 @@ import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
 import { checkJpegQuality, checkUpscaled } from './check-image-quality.js';
 import { checkUnpainted } from './check-unpainted.js';
 import type { Check, CheckContext } from './context.js';
-import type { Draft, Finding } from './finding.js';
+import type { Draft, Finding } from '../model/finding.js';
 import { ordinal } from '../util/text.js';
 
 /** Every check, in the order their findings are produced (the report sorts them afterwards). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FindingCodeSchema, SeveritySchema, type FindingCode, type Severity } from '../model/codes.js';
-import { FindingActionSchema } from '../model/policy.js';
+import { FindingCodeSchema, SeveritySchema, type FindingCode, type Severity } from './codes.js';
+import { FindingActionSchema } from './policy.js';
 
 /**
  * A finding in the end customer's words (no PDF terms; the product and layer by name; values filled
