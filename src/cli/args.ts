@@ -1,5 +1,5 @@
 import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMode, type Policy } from '../model/policy.js';
-import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../messages/locales.js';
+import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../model/locales.js';
 import { UnknownTargetError } from '../errors.js';
 import type { Target } from '../profile/registry.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../model/codes.js';

@@ -3,7 +3,7 @@
  * worker sees, or a URL), never the files themselves; and the retry policy every job is added with.
  */
 import { z } from 'zod';
-import { LocaleSchema } from '../messages/locales.js';
+import { LocaleSchema } from '../model/locales.js';
 import { TargetSchema } from '../options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';

@@ -13,7 +13,7 @@
 import type { FindingCode } from '../model/codes.js';
 import type { Finding, CustomerMessage } from '../model/finding.js';
 import type { FixableCode } from '../model/policy.js';
-import { languageName, messageLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './locales.js';
+import { languageName, messageLocale, type Locale, type MessageLocale, type NegotiatedLocale } from '../model/locales.js';
 import type { UiKey, UiMessages } from './ui.js';
 
 /** One code's entry: ICU MessageFormat strings. */
@@ -25,8 +25,8 @@ export interface Entry {
   fixed?: string;
 }
 
-import type { Gender } from './genders.js';
-export { GENDERS, type Gender } from './genders.js';
+import type { Gender } from '../model/genders.js';
+export { GENDERS, type Gender } from '../model/genders.js';
 
 /** How a locale's sentences take part and product names. */
 export interface Grammar {

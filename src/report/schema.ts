@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LocaleSchema } from '../messages/locales.js';
+import { LocaleSchema } from '../model/locales.js';
 import { ColourSpaceFactsSchema } from '../pdf/facts.js';
 import { FindingCodeSchema } from '../model/codes.js';
 import { FindingSchema } from '../model/finding.js';

@@ -7,7 +7,7 @@ import { CheckIdSchema, CheckOptionsSchema } from '../jobs/schema.js';
 import { OrderSchema } from '../order/schema.js';
 import { ReportSchema } from '../report/schema.js';
 import { FixModeSchema, PolicySchema } from '../model/policy.js';
-import { LocaleSchema } from '../messages/locales.js';
+import { LocaleSchema } from '../model/locales.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 

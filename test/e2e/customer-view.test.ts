@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, localNoun, nounValues, uiFormatter, customerMessage } from '../../src/messages/catalogue.js';
-import { MESSAGE_LOCALES, type MessageLocale } from '../../src/messages/locales.js';
+import { MESSAGE_LOCALES, type MessageLocale } from '../../src/model/locales.js';
 import { UI_KEYS } from '../../src/messages/ui.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { loadProfiles } from '../../src/profile/load.js';
