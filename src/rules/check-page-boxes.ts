@@ -1,4 +1,4 @@
-import type { Rect } from '../pdf/facts.js';
+import type { Rect } from '../model/geometry.js';
 import { formatMm, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
