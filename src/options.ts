@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { LimitsOverrideSchema } from './profile/schema.js';
 import { ProfileRegistry } from './profile/registry.js';
-import { FindingCodeSchema, SeveritySettingSchema } from './rules/codes.js';
-import { PolicySchema } from './rules/policy.js';
-import { LocaleSchema } from './messages/locales.js';
+import { FindingCodeSchema, SeveritySettingSchema } from './model/codes.js';
+import { PolicySchema } from './model/policy.js';
+import { LocaleSchema } from './model/locales.js';
 import { PreflightPool } from './pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from './raster/budget.js';
 import { DecodeLimitsOverrideSchema } from './pdf/decode-budget.js';

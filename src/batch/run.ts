@@ -11,7 +11,7 @@ import { defaultPool } from '../pool/pool.js';
 import { preflightWithPreviews } from '../flow/preflight.js';
 import type { Target } from '../options.js';
 import { checkAndFix, type CheckAndFixOptions } from '../flow/check-and-fix.js';
-import type { FixMode } from '../rules/policy.js';
+import type { FixMode } from '../model/policy.js';
 import { registryFrom } from '../profile/load.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';

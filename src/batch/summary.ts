@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { FixChangeSchema, RefusedFixSchema } from '../rules/policy.js';
+import { FixChangeSchema, RefusedFixSchema } from '../model/policy.js';
 import { ReportSchema } from '../report/schema.js';
-import { FindingCodeSchema } from '../rules/codes.js';
+import { FindingCodeSchema } from '../model/codes.js';
 import { escapeHtml, ordinal } from '../util/text.js';
 
 export const BatchVerdictSchema = z.enum(['pass', 'warn', 'fail', 'error']);

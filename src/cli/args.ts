@@ -1,8 +1,8 @@
-import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMode, type Policy } from '../rules/policy.js';
-import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../messages/locales.js';
+import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMode, type Policy } from '../model/policy.js';
+import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../model/locales.js';
 import { UnknownTargetError } from '../errors.js';
 import type { Target } from '../profile/registry.js';
-import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../rules/codes.js';
+import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../model/codes.js';
 import type { Verdict } from '../report/schema.js';
 import { didYouMean } from './suggest.js';
 import { UsageError } from './io.js';

@@ -3,7 +3,7 @@ import { assemble, type LayerInput } from '../flow/assemble.js';
 import { renderText } from '../report/text.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../pdf/units.js';
 
 export const ASSEMBLE_HELP = `Usage: print-preflight assemble (--product ID --variant ID | --sku SKU) --out out.pdf <file per layer…>
        print-preflight assemble --sku T-SHIRT-M --out out.pdf --layer front=a.png --layer back=b.jpg …

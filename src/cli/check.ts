@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
-import type { Locale } from '../messages/locales.js';
+import type { Locale } from '../model/locales.js';
 import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
 

@@ -1,10 +1,10 @@
 import { realpath, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fix } from '../flow/fix.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../pdf/units.js';
 import { renderText } from '../report/text.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
-import { FINDING_CODE_LIST, type FindingCode } from '../rules/codes.js';
+import { FINDING_CODE_LIST, type FindingCode } from '../model/codes.js';
 import { say } from './output.js';
 
 export const FIX_HELP = `Usage: print-preflight fix <in.pdf> (--product ID --variant ID | --sku SKU) --out out.pdf [options]

@@ -14,10 +14,9 @@
 import sharp from 'sharp';
 import { PDFDocument, loadDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
 import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFDict } from '../pdf/pdf-lib.js';
-import { mmToPt, mmToPx } from '../pdf/units.js';
+import { mmToPt, mmToPx, formatBytes } from '../pdf/units.js';
 import { BudgetExceededError, type DecodeLimits } from '../pdf/decode-budget.js';
 import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/streams.js';
-import { formatBytes } from '../report/format.js';
 import { fitInto } from './geometry.js';
 import { MAX_CONVERT_PIXELS } from './images.js';
 import { concatBytes } from '../util/array.js';

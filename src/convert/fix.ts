@@ -16,10 +16,9 @@ import { BudgetExceededError, type DecodeBudget, type DecodeLimits } from '../pd
 import type { PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFName, PDFRawStream, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDecodeError } from '../pdf/streams.js';
-import { mmToPt } from '../pdf/units.js';
+import { mmToPt, formatBytes } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
-import { formatBytes } from '../report/format.js';
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
 import { loadSharp } from '../raster/sharp.js';
 import { pushAll } from '../util/array.js';
 import { loadForTransform, UntransformableError } from './document.js';

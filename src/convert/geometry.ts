@@ -2,7 +2,7 @@
  * The geometry of page fixes, as pure functions: a matrix that maps the old page's content into a
  * new page of a given size. Matrices are PDF's [a b c d e f] (x' = a·x + c·y + e, y' = b·x + d·y + f).
  */
-import type { Matrix, Rect } from '../pdf/facts.js';
+import type { Matrix, Rect } from '../model/geometry.js';
 import { multiply } from '../pdf/matrix.js';
 
 export type Fit = 'contain' | 'cover' | 'stretch';

@@ -3,7 +3,7 @@
  * become the new size, /Rotate becomes 0. Resources are untouched, so nothing is re-encoded.
  */
 import { PDFArray, PDFName, PDFNumber, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
-import type { Matrix } from '../pdf/facts.js';
+import type { Matrix } from '../model/geometry.js';
 
 export function transformPage(page: PDFPage, matrix: Matrix, width: number, height: number, clip = true): void {
   const context = page.doc.context;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { FindingCodeSchema, type FindingCode } from '../rules/codes.js';
+import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
 
 const Fit = z.enum(['contain', 'cover', 'stretch']);
 

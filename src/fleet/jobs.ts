@@ -3,11 +3,11 @@
  * worker sees, or a URL), never the files themselves; and the retry policy every job is added with.
  */
 import { z } from 'zod';
-import { LocaleSchema } from '../messages/locales.js';
+import { LocaleSchema } from '../model/locales.js';
 import { TargetSchema } from '../options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
-import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
-import { FixModeSchema, PolicySchema } from '../rules/policy.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
+import { FixModeSchema, PolicySchema } from '../model/policy.js';
 
 /** Job names on the queue. */
 export const JOB_CHECK = 'check';

@@ -7,7 +7,7 @@
  */
 import { InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from '../options.js';
-import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, type FixMode } from '../rules/policy.js';
+import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, type FixMode } from '../model/policy.js';
 import type { NetworkOptions } from '../source/network.js';
 import { check, fixedFileName, type CheckResult, type FixedFile, type FlowChange } from './check.js';
 

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { formatPath } from '../profile/load.js';
 import { buildReport, withFindings } from '../report/build.js';
 import type { Report } from '../report/schema.js';
-import type { Draft } from '../rules/finding.js';
+import type { Draft } from '../model/finding.js';
 import { profileRules, settle } from '../rules/index.js';
 import { packageVersion } from '../util/package-root.js';
 import { localizeReport } from '../messages/catalogue.js';

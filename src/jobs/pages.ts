@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Preview } from '../flow/preflight.js';
-import { messageLocale, type Locale, type MessageLocale } from '../messages/locales.js';
+import { messageLocale, type Locale, type MessageLocale } from '../model/locales.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import type { PageImage } from '../report/approval.js';
 import { approvalPage, customerReportPage, type FixRecord } from '../report/customer-pages.js';

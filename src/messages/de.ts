@@ -6,7 +6,7 @@
  * `{product_fuer}`; mit großem Anfangsbuchstaben (`{layer_Nom}`) am Satzanfang. Substantive
  * behalten ihre Großschreibung.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const de: Catalogue = {
   grammar: {

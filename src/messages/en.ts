@@ -5,7 +5,7 @@
  * `page`, and per code the numbers named in its entry. No PDF words: the customer knows the
  * product, its parts and their picture.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const en: Catalogue = {
   grammar: {

@@ -4,7 +4,7 @@
  * `{layer_en}`, `{layer_diseno}` (el diseño de la espalda), `{product_su}` (su camiseta); con
  * mayúscula inicial (`{layer_El}`) al empezar la frase.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const es: Catalogue = {
   grammar: {

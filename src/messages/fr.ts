@@ -5,7 +5,7 @@
  * `{product_votre}` (votre t-shirt), `{product_deVotre}` ; avec une majuscule initiale
  * (`{layer_Le}`) en début de phrase.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const fr: Catalogue = {
   grammar: {

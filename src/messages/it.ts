@@ -5,7 +5,7 @@
  * del davanti), `{product_tuo}` (la tua maglietta), `{product_delTuo}`, `{product_sulTuo}`; con
  * l’iniziale maiuscola (`{layer_Il}`) a inizio frase.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const it: Catalogue = {
   grammar: {

@@ -5,7 +5,7 @@
  * `{layer_design}` (o design da frente), `{product_seu}` (sua camiseta), `{product_doSeu}`,
  * `{product_naSua}`; com maiúscula inicial (`{layer_O}`) no início da frase.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const ptBR: Catalogue = {
   grammar: {

@@ -4,7 +4,7 @@
  * `{layer_no}`, `{layer_design}` (o design da frente), `{product_seu}` (a sua T-shirt),
  * `{product_doSeu}`; com maiúscula inicial (`{layer_O}`) no início da frase.
  */
-import type { Catalogue } from './catalogue.js';
+import type { Catalogue } from './language.js';
 
 export const pt: Catalogue = {
   grammar: {

@@ -5,7 +5,7 @@
  * hidden optional content print nothing and stay out, as they stay out of the print raster.
  */
 import type { PDFContext, PDFDict } from 'pdf-lib';
-import type { Matrix, Rect } from './facts.js';
+import type { Matrix, Rect } from '../model/geometry.js';
 import { IDENTITY, isFiniteMatrix, transformedBox } from './matrix.js';
 import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, items, numberOf, rectOf } from './objects.js';
 import type { OptionalContent } from './optional-content.js';

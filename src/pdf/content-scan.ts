@@ -7,10 +7,11 @@
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import type { Appearance } from './annotations.js';
 import { ColourSpaceResolver, unknownColourSpace } from './colour-space.js';
-import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matrix, Rect, Transparency } from './facts.js';
+import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, PageMarks, TextMark, Transparency } from './facts.js';
+import type { Matrix, Rect } from '../model/geometry.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
 import { IDENTITY, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
-import { MarkCollector, MarkTally, PathBox, clipBox, colourInks, type PageMarks, type TextMark } from './marks.js';
+import { MarkCollector, MarkTally, PathBox, clipBox, colourInks } from './marks.js';
 import { fontMetrics, showOperands, type FontMetrics } from './text-metrics.js';
 import {
   PDFArray,

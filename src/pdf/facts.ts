@@ -3,7 +3,7 @@
  * judge them on the main thread. They are zod schemas because they cross the worker boundary.
  */
 import { z } from 'zod';
-import { PageMarksSchema } from './marks.js';
+import { MatrixSchema, RectSchema } from '../model/geometry.js';
 
 export const COLOUR_FAMILIES = [
   'DeviceGray',
@@ -52,11 +52,6 @@ export function isRgb(cs: ColourSpaceFacts): boolean {
   return cs.model === 'rgb' && cs.family !== 'Unknown';
 }
 
-const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
-export type Rect = z.infer<typeof Rect>;
-const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
-export type Matrix = z.infer<typeof Matrix>;
-
 /** The pixel size an image's own data declares (JPEG SOF, JPEG 2000 header, JBIG2 page, CCITT /Columns); decoders allocate for it. */
 export const CodedSizeSchema = z.object({
   format: z.enum(['jpeg', 'jpx', 'jbig2', 'ccitt']),
@@ -99,9 +94,9 @@ export const ImageFactsSchema = z.object({
   /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
   jpegQuality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
   /** Image space → default user space of the page (before /Rotate and /UserUnit). */
-  ctm: Matrix,
+  ctm: MatrixSchema,
   /** Bounding box of the placed image in default user space. */
-  bbox: Rect,
+  bbox: RectSchema,
   /** Placed size of the image's width and height edges, in points × UserUnit. */
   placedWidthPt: z.number(),
   placedHeightPt: z.number(),
@@ -166,19 +161,57 @@ export const TransparencySchema = z.object({
 });
 export type Transparency = z.infer<typeof TransparencySchema>;
 
+/** Where a page paints, and how much it inks: marks.ts tells how the content scanner collects them. */
+export const TextMarkSchema = z.object({
+  /** Glyph boxes of the run (ascent to descent, origin to advance), default user space. */
+  box: RectSchema,
+  /** Em height (font size through the text matrix and CTM), in points × UserUnit. */
+  sizePt: z.number(),
+  /** The run's text when the font's codes are plain ASCII, else ''. */
+  text: z.string(),
+});
+export type TextMark = z.infer<typeof TextMarkSchema>;
+
+export const StrokeMarkSchema = z.object({
+  /** The stroked path's box, widened by half the line width. */
+  box: RectSchema,
+  /** Line width after the CTM, the thinnest way it is drawn, in points × UserUnit (0: a hairline). */
+  widthPt: z.number(),
+});
+export type StrokeMark = z.infer<typeof StrokeMarkSchema>;
+
+export const ShapeMarkSchema = z.object({
+  box: RectSchema,
+  kind: z.enum(['path', 'image', 'shading']),
+});
+export type ShapeMark = z.infer<typeof ShapeMarkSchema>;
+
+export const PageMarksSchema = z.object({
+  texts: z.array(TextMarkSchema),
+  strokes: z.array(StrokeMarkSchema),
+  shapes: z.array(ShapeMarkSchema),
+  /** Marks left out because the page painted more than the lists keep. */
+  dropped: z.number().int().min(0),
+  /** Share (0–1) of the visible page covered by vector painting in a colour that prints: fills, strokes, shadings, stencil masks (text not counted). */
+  ink: z.number().min(0).max(1),
+  /** Share (0–1) of the visible page covered by images (which may themselves be white). */
+  images: z.number().min(0).max(1),
+});
+export type PageMarks = z.infer<typeof PageMarksSchema>;
+
 export const PageFactsSchema = z.object({
   /** 1-based page number. */
   index: z.number().int().min(1),
   ref: z.string().nullable(),
   boxes: z.object({
-    media: Rect,
-    crop: Rect.nullable(),
-    trim: Rect.nullable(),
-    bleed: Rect.nullable(),
-    art: Rect.nullable(),
+    media: RectSchema,
+    crop: RectSchema.nullable(),
+    trim: RectSchema.nullable(),
+    bleed: RectSchema.nullable(),
+    art: RectSchema.nullable(),
   }),
   /** The box compared with the layer: CropBox (MediaBox when absent) clipped to the MediaBox. */
-  checkedBox: Rect,
+  checkedBox: RectSchema,
   /** /Rotate normalised to 0, 90, 180 or 270. */
   rotate: z.union([z.literal(0), z.literal(90), z.literal(180), z.literal(270)]),
   userUnit: z.number().positive(),

@@ -10,7 +10,8 @@ import { printableAppearances, printableWidgetCount, printableWithoutAppearance,
 import { ColourSpaceResolver } from './colour-space.js';
 import { ContentScanner, DEFAULT_SCAN_LIMITS, type ScanLimits } from './content-scan.js';
 import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryption.js';
-import type { DocumentFacts, DocumentProblem, PageFacts, Rect } from './facts.js';
+import type { DocumentFacts, DocumentProblem, PageFacts } from './facts.js';
+import type { Rect } from '../model/geometry.js';
 import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
 import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';

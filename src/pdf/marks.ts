@@ -17,47 +17,8 @@
  *   box, a stroke its box's perimeter times the line width. Text is not counted (a string of
  *   spaces paints nothing); images are counted apart, because an image may be all white.
  */
-import { z } from 'zod';
-import type { ColourSpaceFacts, Matrix, Rect } from './facts.js';
-
-const RectSchema = z.tuple([z.number(), z.number(), z.number(), z.number()]);
-
-export const TextMarkSchema = z.object({
-  /** Glyph boxes of the run (ascent to descent, origin to advance), default user space. */
-  box: RectSchema,
-  /** Em height (font size through the text matrix and CTM), in points × UserUnit. */
-  sizePt: z.number(),
-  /** The run's text when the font's codes are plain ASCII, else ''. */
-  text: z.string(),
-});
-export type TextMark = z.infer<typeof TextMarkSchema>;
-
-export const StrokeMarkSchema = z.object({
-  /** The stroked path's box, widened by half the line width. */
-  box: RectSchema,
-  /** Line width after the CTM, the thinnest way it is drawn, in points × UserUnit (0: a hairline). */
-  widthPt: z.number(),
-});
-export type StrokeMark = z.infer<typeof StrokeMarkSchema>;
-
-export const ShapeMarkSchema = z.object({
-  box: RectSchema,
-  kind: z.enum(['path', 'image', 'shading']),
-});
-export type ShapeMark = z.infer<typeof ShapeMarkSchema>;
-
-export const PageMarksSchema = z.object({
-  texts: z.array(TextMarkSchema),
-  strokes: z.array(StrokeMarkSchema),
-  shapes: z.array(ShapeMarkSchema),
-  /** Marks left out because the page painted more than the lists keep. */
-  dropped: z.number().int().min(0),
-  /** Share (0–1) of the visible page covered by vector painting in a colour that prints: fills, strokes, shadings, stencil masks (text not counted). */
-  ink: z.number().min(0).max(1),
-  /** Share (0–1) of the visible page covered by images (which may themselves be white). */
-  images: z.number().min(0).max(1),
-});
-export type PageMarks = z.infer<typeof PageMarksSchema>;
+import type { Matrix, Rect } from '../model/geometry.js';
+import type { ColourSpaceFacts, PageMarks, ShapeMark, StrokeMark, TextMark } from './facts.js';
 
 /** Most marks of each kind kept per page. */
 export const MAX_MARKS_PER_KIND = 2000;

@@ -1,4 +1,4 @@
-import type { Matrix, Rect } from './facts.js';
+import type { Matrix, Rect } from '../model/geometry.js';
 
 export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 

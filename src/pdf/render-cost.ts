@@ -14,7 +14,7 @@
  * passes the limit is too complex to draw — 1.6 million hairlines took a renderer 79 s, a 2 × 2
  * image drawn over the page 2,000 times 43 s — and is never handed to a renderer.
  */
-import type { Rect } from './facts.js';
+import type { Rect } from '../model/geometry.js';
 import type { PathBox } from './marks.js';
 import { grouped } from '../util/text.js';
 

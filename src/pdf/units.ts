@@ -1,4 +1,4 @@
-/** Units: PDF points (1/72 in), millimetres and pixels. */
+/** Units: PDF points (1/72 in), millimetres and pixels; and how numbers and file sizes are written. */
 
 export const MM_PER_INCH = 25.4;
 export const PT_PER_INCH = 72;
@@ -29,4 +29,15 @@ export function formatMm(widthMm: number, heightMm: number): string {
 export function formatNumber(n: number, digits = 1): string {
   const r = round(n, digits);
   return Number.isInteger(r) ? String(r) : r.toFixed(digits);
+}
+
+/**
+ * The one way a file size is written, in the terminal and in HTML: "812 bytes", "3.1 kB",
+ * "48.2 MB" (decimal units, as the service's 50 MB limit is 50,000,000 bytes).
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  if (bytes < 999_950) return `${formatNumber(bytes / 1000, 1)} kB`;
+  if (bytes < 999_950_000) return `${formatNumber(bytes / 1_000_000, 1)} MB`;
+  return `${formatNumber(bytes / 1_000_000_000, 1)} GB`;
 }

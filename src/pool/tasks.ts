@@ -1,5 +1,6 @@
 /** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
 import { z } from 'zod';
+import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 import { DecodeLimitsSchema } from '../pdf/decode-budget.js';
@@ -7,8 +8,6 @@ import { DetailRequestSchema } from '../raster/image-detail.js';
 import { TransformOpSchema } from '../convert/plan.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
-const Matrix = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
-const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
 /** Set by the pool: the worker announces it has taken the task, which starts the task's clock. */
 const TaskId = z.number().int().positive().optional();
@@ -49,8 +48,8 @@ export type JpegLocation = z.infer<typeof JpegLocationSchema>;
 
 export const ImagePlanSchema = z.object({
   ref: z.string(),
-  ctm: Matrix,
-  checkedBox: Rect,
+  ctm: MatrixSchema,
+  checkedBox: RectSchema,
   rotate: z.number(),
   widthPx: z.number().int().positive(),
   heightPx: z.number().int().positive(),

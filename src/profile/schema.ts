@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { FindingCodeSchema, SeveritySettingSchema } from '../rules/codes.js';
-import { ApprovalSchema, PolicySchema } from '../rules/policy.js';
-import { LOCALES } from '../messages/locales.js';
-import { GENDERS } from '../messages/genders.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
+import { ApprovalSchema, PolicySchema } from '../model/policy.js';
+import { LOCALES } from '../model/locales.js';
+import { GENDERS } from '../model/genders.js';
 import { PANEL_SHAPES } from './shapes.js';
 
 const id = z

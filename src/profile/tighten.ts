@@ -3,7 +3,7 @@
  * is the bound: a client of the service may ask for a stricter check — a lower size limit, a
  * higher resolution, a finding raised to an error — never a looser one.
  */
-import { FINDING_CODES, type FindingCode, type SeveritySetting } from '../rules/codes.js';
+import { FINDING_CODES, type FindingCode, type SeveritySetting } from '../model/codes.js';
 import { grouped } from '../util/text.js';
 import type { Limits, LimitsOverride } from './schema.js';
 

@@ -5,7 +5,8 @@
  * turned and mirrored as the page draws it, and placed into a white page raster.
  */
 import type { Sharp } from 'sharp';
-import type { ImageFacts, Matrix, PageFacts, Rect } from '../pdf/facts.js';
+import type { ImageFacts, PageFacts } from '../pdf/facts.js';
+import type { Matrix, Rect } from '../model/geometry.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, fastPathFits } from './budget.js';

@@ -6,7 +6,8 @@
  * (vector colours), the area where the two pictures differ once brought to one geometry. Close-ups
  * are cut with sharp from the previews.
  */
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
+import type { Rect } from '../model/geometry.js';
 import type { Report, ReportPage } from './schema.js';
 
 /** A change as the fix records it (page numbers of the fixed file). */
@@ -17,7 +18,7 @@ export interface PairChange {
 }
 
 /** A box on a page as fractions of its width and height: [left, top, right, bottom]. */
-export type UnitBox = [number, number, number, number];
+export type UnitBox = Rect;
 
 /** Where a change happened, on the page before and the page after. */
 export interface ChangeSpot {

@@ -6,7 +6,7 @@
  * became it, its changes shown up close.
  */
 import { changeText, localizeReport, localNoun, nounValues, productName, uiFormatter, formatMegabytes, type UiFormatter } from '../messages/catalogue.js';
-import type { Locale } from '../messages/locales.js';
+import type { Locale } from '../model/locales.js';
 import type { Profile } from '../profile/schema.js';
 
 import type { PageImage } from './approval.js';

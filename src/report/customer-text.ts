@@ -5,7 +5,7 @@
  * file is made safe for a terminal.
  */
 import { designsByPage, layerName, productName, type NamedTarget, type UiFormatter } from '../messages/catalogue.js';
-import type { Finding } from '../rules/finding.js';
+import type { Finding } from '../model/finding.js';
 import { pageSizeOff } from './page-size.js';
 import type { Report } from './schema.js';
 import { safeForTerminal } from './terminal.js';

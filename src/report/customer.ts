@@ -7,7 +7,7 @@
  * data: URIs, one small script (allowed by its hash) that only marks pictures that did not decode.
  */
 import { designsByPage, formatMegabytes, layerName, localNoun, nounValues, productName, type NamedTarget, type Noun, type UiFormatter } from '../messages/catalogue.js';
-import type { Finding } from '../rules/finding.js';
+import type { Finding } from '../model/finding.js';
 import { escapeHtml as esc } from '../util/text.js';
 import type { PageImage } from './approval.js';
 import { REPORT_SCRIPT } from './html.js';

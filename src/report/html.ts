@@ -4,11 +4,11 @@
  * edge bands and problem images marked — with its findings beside it, colour-coded by severity.
  */
 import { formatPpi } from '../rules/check-image-resolution.js';
-import { FINDING_CODES } from '../rules/codes.js';
-import type { Finding } from '../rules/finding.js';
+import { FINDING_CODES } from '../model/codes.js';
+import type { Finding } from '../model/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
-import { formatBytes } from './format.js';
+import { formatBytes } from '../pdf/units.js';
 import type { Report, ReportPage } from './schema.js';
 import { escapeHtml, grouped } from '../util/text.js';
 import { pageSizeOff } from './page-size.js';

@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { LocaleSchema } from '../messages/locales.js';
+import { LocaleSchema } from '../model/locales.js';
 import { ColourSpaceFactsSchema } from '../pdf/facts.js';
-import { FindingCodeSchema } from '../rules/codes.js';
-import { FindingSchema } from '../rules/finding.js';
+import { FindingCodeSchema } from '../model/codes.js';
+import { FindingSchema } from '../model/finding.js';
+import { RectSchema } from '../model/geometry.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
-const Rect = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+/** A box on the page as shown: [left, top, right, bottom] in mm from its top-left corner. */
+const BoxMm = RectSchema;
 
 export const ReportImageSchema = z.strictObject({
   ref: z.string().nullable(),
@@ -25,7 +27,7 @@ export const ReportImageSchema = z.strictObject({
   placedWidthMm: z.number(),
   placedHeightMm: z.number(),
   /** Where the image lies on the page as shown (after /Rotate): [left, top, right, bottom] in mm from the top-left corner. */
-  bboxMm: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+  bboxMm: BoxMm,
   /** Effective resolution where the image is placed: the lower of the two directions; null when placed at zero size. */
   ppi: z.number().nullable(),
   /** Effective resolution at the size the service prints it (after scaling the page to its layer); what image-low-resolution judges. */
@@ -37,9 +39,6 @@ export const ReportImageSchema = z.strictObject({
   /** When the page was rendered and the image measured: the enlargement found (image-upscaled), null for none; absent when not measured. */
   upscaleFactor: z.number().nullable().optional(),
 });
-
-/** A box on the page as shown: [left, top, right, bottom] in mm from its top-left corner. */
-const BoxMm = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
 export const ReportPageSchema = z.strictObject({
   index: z.number().int().min(1),
@@ -54,7 +53,7 @@ export const ReportPageSchema = z.strictObject({
   /** The scale the service applies to print the page on its layer: 2 for a half-size page of the right proportions, else 1. */
   printScale: z.number(),
   /** Page boxes in PDF points, [x0, y0, x1, y1]. */
-  boxes: z.strictObject({ media: Rect, crop: Rect.nullable(), trim: Rect.nullable(), bleed: Rect.nullable(), art: Rect.nullable() }),
+  boxes: z.strictObject({ media: RectSchema, crop: RectSchema.nullable(), trim: RectSchema.nullable(), bleed: RectSchema.nullable(), art: RectSchema.nullable() }),
   images: z.array(ReportImageSchema),
   /** Fonts the page selects for text. */
   fonts: z.array(

@@ -1,8 +1,7 @@
-import { formatMm } from '../pdf/units.js';
+import { formatMm, formatBytes } from '../pdf/units.js';
 import { formatPpi } from '../rules/check-image-resolution.js';
-import type { Finding } from '../rules/finding.js';
+import type { Finding } from '../model/finding.js';
 import { formatRanges } from '../util/ranges.js';
-import { formatBytes } from './format.js';
 import { pageSizeOff } from './page-size.js';
 import type { Report } from './schema.js';
 import { wrap } from './wrap.js';

@@ -3,7 +3,7 @@ import type { ColourSpaceFacts } from '../pdf/facts.js';
 import { imageLabel } from './check-image-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /**
  * One rule for gray, whatever names it: vector colour in a gray space (DeviceGray, CalGray, an ICC

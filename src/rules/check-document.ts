@@ -1,6 +1,6 @@
 import type { DocumentProblem } from '../pdf/facts.js';
 import type { Check } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /** file-not-pdf, pdf-damaged, pdf-too-complex and pdf-encrypted: whether the file can be read at all. */
 export const checkDocument: Check = ({ facts }) => {

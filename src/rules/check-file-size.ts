@@ -1,4 +1,4 @@
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { grouped } from '../util/text.js';
 

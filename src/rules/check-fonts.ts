@@ -1,6 +1,6 @@
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 import { grouped } from '../util/text.js';
 
 

@@ -13,7 +13,7 @@ import { formatPpi, ppiValue } from './check-image-resolution.js';
 import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 import { grouped } from '../util/text.js';
 
 /** The printed size and resolution of an image on a page printed at `scale`. */

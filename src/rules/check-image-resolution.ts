@@ -3,7 +3,7 @@ import { distinctImages, imageLabel } from './check-image-size.js';
 import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 import { grouped } from '../util/text.js';
 
 /**

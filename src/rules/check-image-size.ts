@@ -3,7 +3,7 @@ import { allocatedSize } from '../pdf/image-header.js';
 import { formatNumber, mmToPx, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 import { grouped } from '../util/text.js';
 
 const CODED_FORMAT = { jpeg: 'JPEG', jpx: 'JPEG 2000', jbig2: 'JBIG2', ccitt: 'CCITT fax' } as const;

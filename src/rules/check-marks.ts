@@ -7,7 +7,8 @@
  * - text-too-small: text inside the trim smaller than minTextSizePt.
  * Positions are in millimetres from the top-left corner of the page as shown (after /Rotate).
  */
-import type { PageFacts, Rect } from '../pdf/facts.js';
+import type { PageFacts } from '../pdf/facts.js';
+import type { Rect } from '../model/geometry.js';
 import { displayPoint } from '../pdf/matrix.js';
 import { formatNumber, ptToMm, round } from '../pdf/units.js';
 import type { LayerSpec } from '../profile/registry.js';
@@ -16,10 +17,10 @@ import { grouped } from '../util/text.js';
 import { classifySize, printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /** A box on the page as shown, in mm from its top-left corner: [left, top, right, bottom]. */
-export type BoxMm = [number, number, number, number];
+export type BoxMm = Rect;
 
 /** An object a finding points at, for the report's overlay. */
 export interface MarkedObject {

@@ -1,8 +1,8 @@
-import type { Rect } from '../pdf/facts.js';
+import type { Rect } from '../model/geometry.js';
 import { formatMm, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /** page-boxes-differ: TrimBox or BleedBox differ from the checked page box. */
 export const checkPageBoxes: Check = (ctx) => {

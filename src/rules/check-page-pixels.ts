@@ -4,7 +4,7 @@ import { EDGES, type Edge, type RasterFacts } from '../raster/facts.js';
 import type { PageFacts } from '../pdf/facts.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /**
  * Content this much above the blank threshold (as a share of the page, pdf/marks.ts) is more than

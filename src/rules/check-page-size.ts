@@ -3,7 +3,7 @@ import type { LayerSpec } from '../profile/registry.js';
 import { pagesLabel } from '../util/ranges.js';
 import type { Check, CheckContext } from './context.js';
 import { pageLabel, pagesWithLayers, targetLabel } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 export interface SizeVerdict {
   kind: 'match' | 'orientation' | 'scale' | 'orientation-scale' | 'mismatch';

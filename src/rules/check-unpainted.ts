@@ -12,7 +12,7 @@ import type { RasterFacts } from '../raster/facts.js';
 import { layerLines, type BoxMm } from './check-marks.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
-import type { Draft } from './finding.js';
+import type { Draft } from '../model/finding.js';
 
 /** Most rectangles listed for the report's overlay. */
 const MAX_AREAS = 200;

@@ -31,4 +31,4 @@ export function targetLabel(ctx: CheckContext): string {
 }
 
 /** A check: facts in, drafts out. Pure: no I/O, clock or pool. */
-export type Check = (ctx: CheckContext) => import('./finding.js').Draft[];
+export type Check = (ctx: CheckContext) => import('../model/finding.js').Draft[];

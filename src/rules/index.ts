@@ -1,5 +1,6 @@
-import { SEVERITY_RANK, type FindingCode, type SeveritySetting } from './codes.js';
-import { settleBounded, settleFinding, type Policy, type Rules } from './policy.js';
+import { SEVERITY_RANK, type FindingCode, type SeveritySetting } from '../model/codes.js';
+import { type Policy, type Rules } from '../model/policy.js';
+import { settleBounded, settleFinding } from './settle.js';
 import { checkColourSpace } from './check-colour-space.js';
 import { checkDocument } from './check-document.js';
 import { checkFileSize } from './check-file-size.js';
@@ -15,7 +16,7 @@ import { checkLineWidth, checkSeamZone, checkTextSize } from './check-marks.js';
 import { checkJpegQuality, checkUpscaled } from './check-image-quality.js';
 import { checkUnpainted } from './check-unpainted.js';
 import type { Check, CheckContext } from './context.js';
-import type { Draft, Finding } from './finding.js';
+import type { Draft, Finding } from '../model/finding.js';
 import { ordinal } from '../util/text.js';
 
 /** Every check, in the order their findings are produced (the report sorts them afterwards). */

@@ -8,7 +8,7 @@ import { CheckViewSchema } from '../jobs/view.js';
 import { OrderSchema } from '../order/schema.js';
 import { ProfileListingSchema } from '../profile/listing.js';
 import { ReportSchema } from '../report/schema.js';
-import { FindingSchema } from '../rules/finding.js';
+import { FindingSchema } from '../model/finding.js';
 import { packageVersion } from '../util/package-root.js';
 import { normaliseJsonSchema, openEnumOverride } from '../util/json-schema.js';
 import { ProblemFieldSchema, ProblemSchema, problemCode, problemTitle } from './problem.js';

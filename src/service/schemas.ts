@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { CheckIdSchema, CheckOptionsSchema } from '../jobs/schema.js';
 import { OrderSchema } from '../order/schema.js';
 import { ReportSchema } from '../report/schema.js';
-import { FixModeSchema, PolicySchema } from '../rules/policy.js';
-import { LocaleSchema } from '../messages/locales.js';
+import { FixModeSchema, PolicySchema } from '../model/policy.js';
+import { LocaleSchema } from '../model/locales.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 

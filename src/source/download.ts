@@ -8,7 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { FindingCode } from '../rules/codes.js';
+import type { FindingCode } from '../model/codes.js';
 import { blockedReason } from './address.js';
 
 export interface DownloadOptions {

@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINDING_CODES } from '../../src/rules/codes.js';
+import { FINDING_CODES } from '../../src/model/codes.js';
 import { jsonSchemas } from '../../src/schemas.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { openApiIncompatibilities, schemaIncompatibilities } from './compat.js';

@@ -13,7 +13,7 @@ import { PreflightPool } from '../../src/pool/pool.js';
 import { LimitsSchema } from '../../src/profile/schema.js';
 import { LIMIT_DIRECTION } from '../../src/profile/tighten.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
-import { FINDING_CODES, FINDING_CODE_LIST } from '../../src/rules/codes.js';
+import { FINDING_CODES, FINDING_CODE_LIST } from '../../src/model/codes.js';
 import { startGatedSource, type GatedSource } from '../helpers/gated-source.js';
 import { validDraft } from '../helpers/order.js';
 import { CORPUS, expectProblem, form, pollUntilFinished, tempDir } from './harness.js';

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { localeNotice } from '../../messages/catalogue.js';
-import { negotiateLocale, type NegotiatedLocale } from '../../messages/locales.js';
+import { negotiateLocale, type NegotiatedLocale } from '../../model/locales.js';
 import { storedApprovalPage } from '../../jobs/pages.js';
 import { CheckViewSchema } from '../../jobs/view.js';
 import type { CheckRecord } from '../../jobs/schema.js';

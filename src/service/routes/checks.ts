@@ -22,7 +22,8 @@ import { customerRoutes, REPORT_HTML_DOC, sendReportPage } from './customer.js';
 import type { ServiceContext } from '../context.js';
 import type { Caller } from '../tenants.js';
 import { grouped, withoutFormatControls } from '../../util/text.js';
-import { policyLoosenings, type Policy } from '../../rules/policy.js';
+import { type Policy } from '../../model/policy.js';
+import { policyLoosenings } from '../../rules/settle.js';
 import { profileRules } from '../../rules/index.js';
 
 const PREVIEW_TYPES: Record<string, string> = { png: 'image/png', webp: 'image/webp' };

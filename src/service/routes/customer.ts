@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { storedReportPage } from '../../jobs/pages.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { localeNotice } from '../../messages/catalogue.js';
-import { negotiateLocale } from '../../messages/locales.js';
+import { negotiateLocale } from '../../model/locales.js';
 import { REPORT_SCRIPT } from '../../report/html.js';
 import type { ServiceContext } from '../context.js';
 import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { progressLine } from '../../../src/batch/progress.js';
 import { fails, failOnFlag, parseFlags, UsageError } from '../../../src/cli/args.js';
 import { didYouMean, editDistance, nearest } from '../../../src/cli/suggest.js';
-import { formatBytes } from '../../../src/report/format.js';
+import { formatBytes } from '../../../src/pdf/units.js';
 import { wrap } from '../../../src/report/text.js';
 import { formatRanges, pagesLabel } from '../../../src/util/ranges.js';
 

@@ -2,12 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { describe, expect, it } from 'vitest';
 import { changeText, customerMessage, designsByPage, loadCatalogue, localNoun, nounValues, uiFormatter, withCustomerMessages, type NamedTarget } from '../../../src/messages/catalogue.js';
-import { GENDERS } from '../../../src/messages/genders.js';
-import { LOCALES, MESSAGE_LOCALES } from '../../../src/messages/locales.js';
+import { GENDERS } from '../../../src/model/genders.js';
+import { LOCALES, MESSAGE_LOCALES } from '../../../src/model/locales.js';
 import { UI_KEYS } from '../../../src/messages/ui.js';
 import { ProfileSchema } from '../../../src/profile/schema.js';
-import { FINDING_CODES, type FindingCode } from '../../../src/rules/codes.js';
-import { FIXABLE_CODES } from '../../../src/rules/policy.js';
+import { FINDING_CODES, type FindingCode } from '../../../src/model/codes.js';
+import { FIXABLE_CODES } from '../../../src/model/policy.js';
 
 const CODES = Object.keys(FINDING_CODES) as FindingCode[];
 const FIELDS = ['title', 'problem', 'production', 'advice'] as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localeNotice } from '../../../src/messages/catalogue.js';
-import { acceptedLanguages, languageName, matchLocale, messageLocale, negotiateLocale } from '../../../src/messages/locales.js';
+import { acceptedLanguages, languageName, matchLocale, messageLocale, negotiateLocale } from '../../../src/model/locales.js';
 
 describe('BCP 47 matching', () => {
   it.each([

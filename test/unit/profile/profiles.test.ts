@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProfileError, PreflightError } from '../../../src/errors.js';
 import { loadProfiles, DEFAULT_PROFILES_DIR } from '../../../src/profile/load.js';
-import { FINDING_CODES, type FindingCode } from '../../../src/rules/codes.js';
-import { actionOf, FIXES, type FixableCode } from '../../../src/rules/policy.js';
+import { FINDING_CODES, type FindingCode } from '../../../src/model/codes.js';
+import { FIXES, type FixableCode } from '../../../src/model/policy.js';
+import { actionOf } from '../../../src/rules/settle.js';
 
 // Transcribed from shared/PROFILES.md: trim sizes in mm (width x height) per layer group and size.
 const SIZES = ['XS', 'S', 'M', 'L', 'XL', '2XL', '3XL'];

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/flow/preflight.js';
-import type { Finding } from '../../../src/rules/finding.js';
+import type { Finding } from '../../../src/model/finding.js';
 
 const CODES = ['content-in-seam-zone', 'line-too-thin', 'text-too-small'];
 const dir = mkdtempSync(join(tmpdir(), 'marks-'));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { policyLoosenings, PolicySchema, settleFinding } from '../../../src/rules/policy.js';
+import { PolicySchema } from '../../../src/model/policy.js';
+import { policyLoosenings, settleFinding } from '../../../src/rules/settle.js';
 import { settle } from '../../../src/rules/index.js';
 
 describe('policy per finding code', () => {

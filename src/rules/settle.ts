@@ -1,86 +1,12 @@
 /**
- * The policy: what happens to a file for each finding code — `reject` it, let it through with a
- * warning (`warn`), `fix` it (then check it again), or ignore the finding (`off`). Profiles set a
- * product's defaults, a call may set its own; severities stay the finer tool underneath (a finding
- * whose fix is not run, or fails, is judged by its severity).
+ * Settles findings under the policy (model/policy.ts) and the severities: what each finding leads
+ * to, for a caller that owns the rules or one that may only tighten an operator's.
  *
  * Pure: no disk, no pool. The same rules decide in the library, the CLI, batch, the service and the
  * fleet.
  */
-import { z } from 'zod';
-import { FINDING_CODES, FindingCodeSchema, type FindingCode, type Severity, type SeveritySetting } from './codes.js';
-
-/** `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval. */
-export const FixModeSchema = z.enum(['auto', 'approve']);
-export type FixMode = z.infer<typeof FixModeSchema>;
-
-/** One change a fix made, as the API shows it. */
-export const FixChangeSchema = z
-  .object({
-    code: FindingCodeSchema,
-    page: z.number().int().min(1).nullable(),
-    /** What was done, technically. */
-    action: z.string(),
-    /** Whether the change waits for approval (`fix: approve`). */
-    needsApproval: z.boolean(),
-    /** The change told to the customer, in the check's locale. */
-    customer: z.string().optional(),
-  })
-  .strict();
-
-/** A fix the policy asked for that was not made, and why. */
-export const RefusedFixSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() });
-
-export const POLICY_ACTIONS = ['reject', 'warn', 'fix', 'off'] as const;
-/** `reject`: the finding is an error; `warn`: a warning; `fix`: fixed when fixes run, else judged by its severity; `off`: dropped. */
-export const PolicyActionSchema = z.enum(POLICY_ACTIONS);
-export type PolicyAction = z.infer<typeof PolicyActionSchema>;
-/** What a finding in a report leads to (`off` findings are not in it). */
-export const FindingActionSchema = z.enum(['reject', 'warn', 'fix']);
-export type FindingAction = z.infer<typeof FindingActionSchema>;
-
-/**
- * The codes print-preflight can fix, and what the fix does to what prints. `needs`: an option the fix
- * cannot guess (the direction to turn, how to fit). `changesPrint`: false when the printed product
- * looks exactly as it would have without the fix (pages reordered, /Rotate baked in, a page scaled
- * the way the service would scale it anyway).
- */
-export const FIXES = {
-  'page-order-mismatch': { changesPrint: false, what: 'puts the pages in layer order (layers of the same size keep the order they had)' },
-  'page-rotate-set': { changesPrint: false, what: 'bakes /Rotate into the page content (/Rotate 0); the page prints as it showed' },
-  'page-scale-mismatch': { changesPrint: false, what: 'scales the page uniformly to its layer, as the service would' },
-  'page-orientation-mismatch': { changesPrint: true, needs: 'rotate', what: 'turns the content 90° in the direction given (`rotate`), never guessed' },
-  'page-size-mismatch': { changesPrint: true, needs: 'fit', what: 'fits the page to its layer as asked (`fit`: contain, cover or stretch)' },
-  'colour-space-not-rgb': { changesPrint: true, what: 'converts images and vector colours to sRGB through lcms (ICC profiles honoured)' },
-  'image-too-large': { changesPrint: true, what: 'downsamples images to the pixel cap' },
-  'file-too-large': { changesPrint: true, what: 'recompresses JPEG images until the file is under the size cap' },
-} as const satisfies Partial<Record<FindingCode, { changesPrint: boolean; needs?: 'rotate' | 'fit'; what: string }>>;
-export type FixableCode = keyof typeof FIXES;
-export const FIXABLE_CODES = Object.keys(FIXES) as FixableCode[];
-export const isFixable = (code: FindingCode): code is FixableCode => Object.hasOwn(FIXES, code);
-
-/** A policy: an action per finding code. `fix` is refused for a code print-preflight cannot fix. */
-export const PolicySchema = z.partialRecord(FindingCodeSchema, PolicyActionSchema).superRefine((policy, ctx) => {
-  for (const [code, action] of Object.entries(policy)) {
-    if (action === 'fix' && !isFixable(code as FindingCode)) {
-      ctx.addIssue({ code: 'custom', path: [code], message: `${code} has no automatic fix (fixable: ${FIXABLE_CODES.join(', ')})` });
-    }
-  }
-});
-export type Policy = z.infer<typeof PolicySchema>;
-
-/** Codes whose fixes the customer approves (when a check asks for approval): a subset of the fixable codes. */
-export const ApprovalSchema = z.array(
-  FindingCodeSchema.refine((code) => isFixable(code), { message: 'is not a code print-preflight fixes' }),
-);
-
-type Severities = Readonly<Partial<Record<FindingCode, SeveritySetting>>>;
-
-/** One level of rules (a profile's, or a call's): severities and the policy. */
-export interface Rules {
-  severities?: Severities | undefined;
-  policy?: Policy | undefined;
-}
+import { FINDING_CODES, type FindingCode, type Severity, type SeveritySetting } from '../model/codes.js';
+import type { FindingAction, Policy, PolicyAction, Rules } from '../model/policy.js';
 
 /** What a finding leads to, and the severity it gets (`off`: dropped). */
 export interface Settled {
@@ -139,23 +65,6 @@ export function settleBounded(code: FindingCode, caseSeverity: Severity | undefi
   const fix = asked.action === 'fix' && profile.policy?.[code] !== 'reject';
   return { action: fix ? 'fix' : fromSeverity(severity), severity };
 }
-
-/**
- * The policy a product has when its profile sets none and fixes are asked for: page order, /Rotate,
- * uniform scaling, CMYK, oversized images and oversized files are fixed; everything else is judged
- * by its severity (low resolution, wrong sizes, missing fonts reject or warn as before).
- */
-export const DEFAULT_FIX_POLICY: Policy = {
-  'page-order-mismatch': 'fix',
-  'page-rotate-set': 'fix',
-  'page-scale-mismatch': 'fix',
-  'colour-space-not-rgb': 'fix',
-  'image-too-large': 'fix',
-  'file-too-large': 'fix',
-};
-
-/** The codes whose fixes need approval when a profile names none: the fixes that change what prints. */
-export const DEFAULT_APPROVAL: FixableCode[] = (Object.keys(FIXES) as FixableCode[]).filter((code) => FIXES[code].changesPrint);
 
 export interface PolicyLoosening {
   path: string;
