@@ -42,6 +42,8 @@ interface CachedDoc {
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFContext>;
   pdfium?: Promise<PdfiumHandle>;
+  /** What the image detail measurements of this file have decoded in this worker. */
+  detailBudget?: import('../pdf/decode-budget.js').DecodeBudget;
 }
 
 const cache = new Map<string, CachedDoc>();
@@ -277,34 +279,40 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annot
   }
 }
 
-/** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
+/**
+ * The detail of the page's images (image-upscaled), whatever their filters (raster/image-band.ts);
+ * an image that cannot be read is left out. Its data is decoded under this file's decode budget.
+ */
 async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
-  const { measureJpegDetail } = await import('../raster/image-detail.js');
+  const [{ measureJpegDetail }, { measureStreamDetail }] = await Promise.all([import('../raster/image-detail.js'), import('../raster/image-band.js')]);
   // A page drawn upright from its one image shows that image: its preview says where the detail is.
   const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
   const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
   const out: ImageDetail[] = [];
   for (const request of task.detail ?? []) {
+    const overview = task.plan?.ref === request.ref ? upright : null;
     // The plan's JPEG as the caller sent it, or where the structure read found it in the file.
-    let jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
-    if (!jpeg) {
-      const found = await imageObject(doc, request.ref, task.limits).catch(() => null);
+    const jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
+    let measured: ImageDetail | null = null;
+    if (jpeg) measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, overview).then((m) => m && { ...m, kind: 'jpeg' as const });
+    else {
+      const found = await imageStream(doc, request.ref, task.limits).catch(() => null);
       if (!found) continue;
-      jpeg = found.jpeg;
+      doc.detailBudget ??= new (await import('../pdf/decode-budget.js')).DecodeBudget(task.limits);
+      measured = await measureStreamDetail(found.context, found.stream, request, { budget: doc.detailBudget, maxInputPixels: task.maxInputPixels, overview }).catch(() => null);
     }
-    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
     if (measured) out.push(measured);
   }
   return out;
 }
 
-/** A JPEG image XObject's data, from the worker's pdf-lib copy of the document (parsed under the task's decode limits); null when not a JPEG or encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ jpeg: Uint8Array } | null> {
-  const [, { imageXObject, jpegStreamOf }, , { parsePdf }, objects, { DecodeBudget }] = await imagePaths();
+/** Image XObject `refLabel` of the worker's pdf-lib copy of the document (parsed under the task's decode limits); null when encrypted or not a stream. */
+async function imageStream(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
+  const [, { imageXObject }, , { parsePdf }, , { DecodeBudget }] = await imagePaths();
   doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(limits));
   const context = await doc.pdflib;
   const stream = imageXObject(context, refLabel);
-  return stream && isDct(objects, context, stream) ? { jpeg: jpegStreamOf(context, stream).data } : null;
+  return stream ? { context, stream } : null;
 }
 
 /** Whether an image stream's first filter is DCTDecode (a JPEG). */
