@@ -22,6 +22,8 @@
  * Everything here is pure arithmetic on a bounded tile of luma (at most 512 × 512 pixels).
  */
 
+import { nearestAlong } from './nearest.js';
+
 /** Segment length along a row or column, and the zero-padded FFT size. */
 const N = 64;
 const P = 128;
@@ -57,6 +59,14 @@ export interface DetailEstimate {
    * When no candidate reaches its threshold along rows the columns are not scanned, and this is the rows' value (a bound).
    */
   evidence: number;
+  /**
+   * The largest factor the estimate allows: the scan resolves cycle frequencies to one bin, so a
+   * factor found at bin j may be as large as the one at j − ½ (a nearest-neighbour factor is exact).
+   * Null when no enlargement was found.
+   */
+  factorHigh?: number | null;
+  /** The enlargement repeated pixels (nearest neighbour: blocky) rather than interpolating them (smooth). */
+  nearest?: boolean;
 }
 
 /** A grey tile: `width × height` luma values, row-major. */
@@ -133,7 +143,17 @@ function positions(length: number, window: number): number[] {
  */
 export function estimateDetail(tile: LumaTile): DetailEstimate {
   if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
-  return decideDetail(candidateScores(tile));
+  const found = decideDetail(candidateScores(tile));
+  if (found.factorX === null || found.factorY === null) return found;
+  // Repeated pixels say the factor exactly; an interpolated enlargement's is known to half a bin.
+  const alongRows = nearestAlong(tile, 1 / found.factorX, false);
+  const alongColumns = alongRows && nearestAlong(tile, 1 / found.factorY, true);
+  if (alongRows && alongColumns) {
+    const factor = Math.sqrt(alongRows.factor * alongColumns.factor);
+    return { ...found, factor, factorX: alongRows.factor, factorY: alongColumns.factor, factorHigh: factor, nearest: true };
+  }
+  const high = (f: number) => P / (P / f - 0.5);
+  return { ...found, factorHigh: Math.sqrt(high(found.factorX) * high(found.factorY)), nearest: false };
 }
 
 /**

@@ -24,6 +24,10 @@ export const ImageDetailSchema = z.object({
   factorY: z.number().nullable(),
   /** The coherence behind the verdict (raster/detail.ts). */
   evidence: z.number(),
+  /** The largest factor the estimate allows (raster/detail.ts): what is compared with the smallest enlargement reported. */
+  factorHigh: z.number().nullable().optional(),
+  /** Enlarged by repeating pixels (nearest neighbour). */
+  nearest: z.boolean().optional(),
   /** How its pixels were read: a JPEG (any filters around it), JPEG 2000, or row data (Flate, LZW, RunLength, none). */
   kind: z.enum(['jpeg', 'jpx', 'rows']).optional(),
 });
