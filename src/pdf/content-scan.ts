@@ -672,6 +672,7 @@ export class ContentScanner {
     let minX = 0;
     let maxX = 0;
     let text = '';
+    let paints = false; // a run of spaces paints nothing: no mark
     for (const item of showOperands(bytes, start, end)) {
       if (typeof item === 'number') {
         x -= (item / 1000) * size * th;
@@ -680,13 +681,14 @@ export class ContentScanner {
         for (let i = 0; i + n - 1 < item.length; i += n) {
           const code = n === 2 ? (item[i]! << 8) | item[i + 1]! : item[i]!;
           x += (metrics.advance(code) * size + gs.charSpacing + (n === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
+          paints ||= !metrics.blank(code);
           if (metrics.ascii && text.length < 60) text += code >= 32 && code < 127 ? String.fromCharCode(code) : '';
         }
       }
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;
     }
-    if (gs.textRender === 3 || gs.textRender === 7 || maxX - minX <= 0 || size === 0) return { advance: x, mark: null };
+    if (gs.textRender === 3 || gs.textRender === 7 || !paints || maxX - minX <= 0 || size === 0) return { advance: x, mark: null };
     const m = multiply(tm, gs.ctm);
     const y0 = gs.rise + metrics.descent * size;
     const y1 = gs.rise + metrics.ascent * size;
@@ -715,7 +717,7 @@ export class ContentScanner {
     const key = font ?? PDFName.of(`missing ${name}`);
     let m = this.metrics.get(key);
     if (!m) {
-      m = fontMetrics(this.context, dictOf(font));
+      m = fontMetrics(this.context, dictOf(font), (s) => this.readStream(s, { maxBytes: 1 << 20, what: 'a font’s /ToUnicode map' }));
       this.metrics.set(key, m);
     }
     return m;
