@@ -40,7 +40,7 @@ export const checkJpegQuality: Check = (ctx) => {
         page: page.index,
         layer: layer?.id ?? null,
         ...(warn ? {} : { severity: 'info' as const }),
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is a JPEG of quality ${about}${q.quality} (estimated from its quantisation tables${q.exact ? ', which are exactly libjpeg’s' : ''}), printed at ${formatMm(p.wMm, p.hMm)}${p.ppi ? ` (${formatPpi(p.ppi)})` : ''}${blockMm ? `: its 8-pixel compression blocks print ${formatNumber(blockMm, 1)} mm wide` : ''}. ${warn ? 'Blocking and ringing will show on the product' : 'Compression artefacts may show at this size'}; export it at quality ${Math.max(infoJpegQuality, 85)} or more${warn ? '' : ' if you can'}.`,
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is a JPEG of quality ${about}${q.quality} (${q.exact ? `read from its quantisation tables, which are exactly ${q.tables === 'mozjpeg' ? 'mozjpeg’s' : 'libjpeg’s'} at that setting` : 'estimated from its quantisation tables: its encoder’s own tables, compared with libjpeg’s'}), printed at ${formatMm(p.wMm, p.hMm)}${p.ppi ? ` (${formatPpi(p.ppi)})` : ''}${blockMm ? `: its 8-pixel compression blocks print ${formatNumber(blockMm, 1)} mm wide` : ''}. ${warn ? 'Blocking and ringing will show on the product' : 'Compression artefacts may show at this size'}; export it at quality ${Math.max(infoJpegQuality, 85)} or more${warn ? '' : ' if you can'}.`,
         expected: `JPEG quality ≥ ${warn ? minJpegQuality : infoJpegQuality}`,
         actual: `quality ${about}${q.quality}`,
         details: {
