@@ -11,6 +11,7 @@ import type { ColourSpaceFacts, ColourUse, FontUse, ImageFacts, MaskFacts, Matri
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
 import { IDENTITY, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
 import { MarkCollector, MarkTally, PathBox, clipBox, colourInks, type PageMarks, type TextMark } from './marks.js';
+import { isCjkFont } from './font-script.js';
 import { fontMetrics, showOperands, type FontMetrics } from './text-metrics.js';
 import {
   PDFArray,
@@ -776,6 +777,7 @@ export class ContentScanner {
       baseFont: getName(ctx, dict, 'BaseFont') ?? null,
       subtype,
       embedded,
+      ...(!embedded && isCjkFont(ctx, dict) ? { cjk: true as const } : {}),
       ...(program !== undefined ? { program } : {}),
     };
     this.fonts.set(font, use);

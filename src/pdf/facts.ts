@@ -158,6 +158,8 @@ export const FontUseSchema = z.object({
   baseFont: z.string().nullable(),
   subtype: z.string().nullable(),
   embedded: z.boolean(),
+  /** Not embedded, and sets Chinese, Japanese or Korean text (pdf/font-script.ts): the previewers have no substitute for it. */
+  cjk: z.literal(true).optional(),
   /** The font's program as checked (null: nothing to check — not embedded, and not a Type 0 font missing its descendant). */
   program: FontProgramSchema.nullable().optional(),
 });
