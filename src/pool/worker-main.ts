@@ -37,11 +37,15 @@ const CLEANUP_EVERY_PAGES = 8;
 
 interface CachedDoc {
   bytes: Uint8Array;
+  /** A repaired copy of the file (no second repair of it). */
+  isRepair?: boolean;
   /** Pages rendered by pdf.js since its last cleanup. */
   renderedSinceCleanup: number;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFContext>;
   pdfium?: Promise<PdfiumHandle>;
+  /** The file written out again from its recovered objects, when neither engine could open it (raster/repair.ts); null when it cannot be. */
+  repaired?: Promise<CachedDoc | null>;
   /** What the image detail measurements of this file have decoded in this worker. */
   detailBudget?: import('../pdf/decode-budget.js').DecodeBudget;
 }
@@ -213,7 +217,25 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
   }
   const blankInk = task.expect?.blankInk ?? 0;
   const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b, blankInk) > rank(a, blankInk) ? b : a), undefined);
-  if (!best) throw new Error(failures.join('; '));
+  if (!best) {
+    // Neither engine could open the file: draw it from a copy repaired as MuPDF and Ghostscript repair it.
+    const { cannotOpen, repairedCopy } = await import('../raster/repair.js');
+    if (!doc.isRepair && cannotOpen(failures)) {
+      doc.repaired ??= (async () => {
+        const [, , , { parsePdf }, , { DecodeBudget }] = await imagePaths();
+        doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(task.limits));
+        const bytes = await repairedCopy(await doc.pdflib);
+        return bytes ? { bytes, renderedSinceCleanup: 0, isRepair: true } : null;
+      })().catch(() => null);
+      const repaired = await doc.repaired;
+      if (repaired) {
+        const drawn = await drawWithEngines(repaired, task);
+        const note = `the file is damaged (${failures.join('; ')}): drawn from a copy repaired from its objects, as MuPDF and Ghostscript draw it`;
+        return { ...drawn, warnings: [note, ...drawn.warnings] };
+      }
+    }
+    throw new Error(failures.join('; '));
+  }
   const missing = best.degraded?.kind === 'image' ? best.degraded.warning : null;
   // What every engine tried said stays in the facts (the report's raster warnings).
   const warnings = [...new Set(drawings.flatMap((d) => d.warnings))];
