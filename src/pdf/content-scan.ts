@@ -61,7 +61,7 @@ export interface ScanLimits {
    * drawn by Type 3 glyphs and in soft-mask groups (the listed ones are budgeted by the caller).
    */
   maxHiddenImagePixels: number;
-  /** Mesh-shading elements a renderer works through for the page (vertices; a patch counts 64). */
+  /** Mesh-shading elements a renderer works through for the page (vertices of triangle meshes; the pieces patches are cut into, mesh-cost.ts). */
   maxMeshElements: number;
   /**
    * Steps a renderer takes deciding what optional content is visible on the page: every marked
@@ -840,7 +840,7 @@ export class ContentScanner {
     if (cost.reason) this.refuse(cost.reason);
     this.meshElements += cost.meshElements;
     if (cost.meshElements && this.meshElements > this.limits.maxMeshElements) {
-      this.refuse(`its mesh shadings hold about ${grouped(this.meshElements)} vertices (a patch counts 64; more than ${grouped(this.limits.maxMeshElements)})`);
+      this.refuse(`its mesh shadings take about ${grouped(this.meshElements)} pieces to draw (triangle vertices, and the pieces renderers cut patches into; more than ${grouped(this.limits.maxMeshElements)})`);
     }
     const cs = this.colourSpaces.describe(get(this.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);
