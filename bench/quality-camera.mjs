@@ -77,7 +77,8 @@ export function summariseCamera(rows, cpuMs) {
   const crashed = rows.filter((r) => r.crashed);
   const ok = rows.filter((r) => !r.crashed);
   const positives = ok.filter((r) => r.cls === 'upscaled');
-  const negatives = ok.filter((r) => r.cls !== 'upscaled');
+  const zoomed = ok.filter((r) => r.cls === 'camera-zoom');
+  const negatives = ok.filter((r) => r.cls !== 'upscaled' && r.cls !== 'camera-zoom');
   const mustReport = positives.filter((r) => r.factor >= MIN_FACTOR);
   const found = (r) => r.reported !== null;
   const close = (r) => r.reported !== null && Math.abs(r.reported / r.factor - 1) <= TOLERANCE;
@@ -119,6 +120,10 @@ export function summariseCamera(rows, cpuMs) {
     const est = set.filter((r) => r.estimate !== null && r.estimate >= MIN_FACTOR * (1 - TOLERANCE / 3));
     summary.negatives[cls] = { n: set.length, findings: fp.length, estimates: est.length, files: [...new Set([...fp, ...est].map((r) => `${r.name} ${r.estimate}`))] };
     say(`  ${cls.padEnd(12)} ${fp.length} findings, ${est.length} estimates of ${set.length}${est.length ? ` (${est.map((r) => `${r.name} ${r.estimate}×`).join(', ')})` : ''}`);
+  }
+  if (zoomed.length) {
+    say(`\ncamera files taken with digital zoom (EXIF DigitalZoomRatio; positives, not in the figures above): ${zoomed.map((r) => `${r.name} zoom ${r.factor}: ${r.reported === null ? `estimate ${r.estimate ?? '—'}` : `reported ${r.reported}×`}`).join('; ')}`);
+    summary.cameraZoom = zoomed.map((r) => ({ name: r.name, zoom: r.factor, estimate: r.estimate, reported: r.reported }));
   }
   const goal2 = mustReport.filter((r) => r.factor >= 2);
   const goal15 = mustReport.filter((r) => r.factor === 1.5);

@@ -5,7 +5,7 @@
  *
  * From each photo:
  * - negatives: the camera's own file (a crop of at most 2,400 px, JPEG cropped losslessly with
- *   jpegtran); a native picture (reduced with Lanczos to about 1,000 px, so that every pixel carries
+ *   jpegtran) — a positive when its EXIF says it was taken with digital zoom; a native picture (reduced with Lanczos to about 1,000 px, so that every pixel carries
  *   detail) saved as PNG and as JPEG; the native blurred (σ 1) and sharpened (unsharp mask);
  * - positives: the native (a crop, so that the enlargement stays within 3,200 px) enlarged 1.25×,
  *   1.5×, 2×, 3× and 4× by two of twelve resamplers each (PIL nearest, bilinear, bicubic, Lanczos;
@@ -55,6 +55,18 @@ function magick(out, args) {
     );
   }
   execFileSync('nice', ['-n', '10', '/usr/bin/convert', ...args], { env: { ...process.env, MAGICK_CONFIGURE_PATH: policy }, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** The EXIF DigitalZoomRatio of a camera file (ImageMagick reads it), 1 when absent or 0. */
+function digitalZoom(file) {
+  try {
+    const v = execFileSync('/usr/bin/identify', ['-format', '%[EXIF:DigitalZoomRatio]', `${file}[0]`], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const [a, b] = v.split('/').map(Number);
+    const zoom = b ? a / b : a;
+    return Number.isFinite(zoom) && zoom > 0 ? zoom : 1;
+  } catch {
+    return 1;
+  }
 }
 
 /** One long-lived Debian python3 running bench/quality-make.py. */
@@ -174,7 +186,11 @@ export async function makeCameraSet(out, mirror = process.env.QUALITY_MIRROR ?? 
         } else if (cameraJpeg) await sharp(upright).extract({ left, top, width: w, height: h }).jpeg({ quality: 92 }).toFile(tmp);
         else await sharp(upright).extract({ left, top, width: w, height: h }).png().toFile(tmp);
       });
-      add({ name: `${id}-camera`, image: camera, cls: 'camera', factor: 1 });
+      // A camera's digital zoom is an enlargement (an iPhone 6 at 1.97× zoom reads as 1.97×): such
+      // files are positives, by the factor their EXIF says.
+      const zoom = digitalZoom(original);
+      if (zoom > 1.05) add({ name: `${id}-camera`, image: camera, cls: 'camera-zoom', factor: Math.round(zoom * 100) / 100 });
+      else add({ name: `${id}-camera`, image: camera, cls: 'camera', factor: 1 });
 
       // The native picture: every pixel carries detail.
       const side = NATIVE_SIDES[n % NATIVE_SIDES.length];
