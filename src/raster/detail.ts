@@ -60,8 +60,10 @@ export interface DetailEstimate {
    */
   evidence: number;
   /**
-   * The largest factor the estimate allows: the scan resolves cycle frequencies to one bin, so a
-   * factor found at bin j may be as large as the one at j − ½ (a nearest-neighbour factor is exact).
+   * The largest factor the estimate allows: a segment of N = 64 samples resolves cycle frequencies
+   * to 1/64, two bins of the scan, so a factor found at bin j may be as large as the one at j − 1
+   * (an enlargement by 1.5, at bin 85.3, peaks at 86 as often as at 85; a nearest-neighbour factor
+   * is exact).
    * Null when no enlargement was found.
    */
   factorHigh?: number | null;
@@ -145,14 +147,19 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
   const found = decideDetail(candidateScores(tile));
   if (found.factorX === null || found.factorY === null) return found;
-  // Repeated pixels say the factor exactly; an interpolated enlargement's is known to half a bin.
-  const alongRows = nearestAlong(tile, 1 / found.factorX, false);
-  const alongColumns = alongRows && nearestAlong(tile, 1 / found.factorY, true);
+  // Repeated pixels say the factor exactly; an interpolated enlargement's is known to a bin either side.
+  const alphas = [1 / found.factorX, 1 / found.factorY];
+  const alongRows = nearestAlong(tile, alphas, false);
+  const alongColumns = alongRows && nearestAlong(tile, alphas, true);
   if (alongRows && alongColumns) {
-    const factor = Math.sqrt(alongRows.factor * alongColumns.factor);
-    return { ...found, factor, factorX: alongRows.factor, factorY: alongColumns.factor, factorHigh: factor, nearest: true };
+    // Enlarged alike both ways (the scan says so) but read differently: the clearer direction says
+    // it (JPEG 2000 smooths one way more than the other, and a repeat can look half-stepped).
+    let [fx, fy] = [alongRows.factor, alongColumns.factor];
+    if (fx !== fy && Math.abs(found.factorX / found.factorY - 1) < 0.1) fx = fy = alongRows.ratio <= alongColumns.ratio ? fx : fy;
+    const factor = Math.sqrt(fx * fy);
+    return { ...found, factor, factorX: fx, factorY: fy, factorHigh: factor, nearest: true };
   }
-  const high = (f: number) => P / (P / f - 0.5);
+  const high = (f: number) => P / (P / f - 1);
   return { ...found, factorHigh: Math.sqrt(high(found.factorX) * high(found.factorY)), nearest: false };
 }
 
@@ -206,12 +213,23 @@ export function decideDetail({ score, partner, signal, spectrum }: CandidateScor
     const evidence = score[best]!;
     if (!signal[best] || evidence < threshold(best) || nearFiveEighths(best) || !standsOut(score, best)) continue;
     if (jpegFamily(score, best) && !(evidence >= JPEG_RESCUE_EVIDENCE && bandLimited(spectrum, P / best))) continue;
-    const fx = P / best;
-    const fy = P / partner[best]!;
+    // The peak's place between bins, from its neighbours (a parabola through the three).
+    const shift = subBin(score, best);
+    const fx = P / (best + shift);
+    const fy = P / (partner[best]! + shift);
     return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
   }
   if (order.length === 0) strongest = Math.max(0, ...Array.from(score.subarray(J_MIN, J_MAX + 1)));
   return { ...none, evidence: strongest };
+}
+
+/** Where a peak at bin j lies between bins (−½ … ½): the vertex of the parabola through j − 1, j, j + 1. */
+function subBin(score: Float64Array, j: number): number {
+  const a = score[j - 1] ?? 0;
+  const b = score[j]!;
+  const c = score[j + 1] ?? 0;
+  const curvature = a - 2 * b + c;
+  return curvature < 0 ? Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / curvature)) : 0;
 }
 
 /** Candidates tried, strongest first. */

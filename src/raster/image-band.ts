@@ -22,6 +22,7 @@ import { decodeFilters, filterParamsOf, filtersOf, fullFilterName, StreamDecodeE
 import { DETAIL_TILE, estimateDetail, type LumaTile } from './detail.js';
 import { bandTop, measureJpegDetail, windowLeft, type DetailRequest, type ImageDetail, type Overview } from './image-detail.js';
 import { RowDecoder } from './flate-path.js';
+import { jpxColourSpace } from '../pdf/jpx.js';
 
 /** Most samples of luma kept for a band (the band's rows across the image, or across the window). */
 export const MAX_BAND_PIXELS = 16_000_000;
@@ -326,9 +327,16 @@ export async function measureStreamDetail(context: PDFContext, stream: PDFRawStr
       if (w * h > MAX_JPX_PIXELS) return null;
       const { decodeJpx } = await import('./jpx-decode.js');
       const jpx = unwrapped(stream.contents, source, params, options.budget);
-      options.budget?.chargeDecoded(w * h, 'a JPEG 2000 image (for its detail)');
-      const { data, components } = await decodeJpx(jpx, w, h);
-      const model: LumaModel = components === 1 ? { kind: 'gray', components: 1 } : components === 4 ? { kind: 'cmyk', components: 4 } : { kind: 'rgb', components };
+      options.budget?.chargeDecoded(w * h * 4, 'a JPEG 2000 image (for its detail)');
+      // The colour the PDF says (its /ColorSpace), else the codestream's own; pdf.js may add alpha.
+      const said = lumaModel(context, get(context, stream.dict, 'ColorSpace'), 8, readLookup) ?? (() => {
+        const own = jpxColourSpace(jpx)?.model;
+        return own === 'gray' ? { kind: 'gray' as const, components: 1 } : own === 'cmyk' ? { kind: 'cmyk' as const, components: 4 } : { kind: 'rgb' as const, components: 3 };
+      })();
+      if (said.kind === 'indexed') return null;
+      const { data, components } = await decodeJpx(jpx, w, h, said.components);
+      if (components < said.components) return null;
+      const model: LumaModel = { kind: said.kind, components };
       band = new Float32Array(width * rows);
       const bytes = data instanceof Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.length);
       for (let r = 0; r < rows; r++) lumaOfSamples(bytes.subarray(((top + r) * w + left) * components), 8, model, band, r * width, width);

@@ -27,12 +27,13 @@ async function decoder(): Promise<JpxDecoder> {
 }
 
 /**
- * Decodes a JPEG 2000 codestream or JP2 file to interleaved 8-bit samples, `components` per pixel
- * (what the image holds: 1, 3 or 4).
+ * Decodes a JPEG 2000 codestream or JP2 file to interleaved 8-bit samples: `wanted` components per
+ * pixel (1, 3 or 4) as pdf.js asks OpenJPEG for them, or what the image holds when 0 — an RGB
+ * image may come back with an alpha channel, so the result says how many it has.
  */
-export async function decodeJpx(bytes: Uint8Array, widthPx: number, heightPx: number): Promise<{ data: Uint8Array | Uint8ClampedArray; components: number }> {
+export async function decodeJpx(bytes: Uint8Array, widthPx: number, heightPx: number, wanted = 0): Promise<{ data: Uint8Array | Uint8ClampedArray; components: number }> {
   const jpx = await decoder();
-  const data = await jpx.decode(bytes, { numComponents: 0 });
+  const data = await jpx.decode(bytes, { numComponents: wanted });
   const components = Math.round(data.length / (widthPx * heightPx));
   if (components < 1 || components * widthPx * heightPx !== data.length) throw new Error(`its JPEG 2000 data decodes to ${data.length} bytes, not a multiple of ${widthPx} × ${heightPx} pixels`);
   return { data, components };

@@ -29,23 +29,25 @@ export interface NearestNeighbour {
 
 /**
  * The nearest-neighbour enlargement along rows (`columns` false: horizontal steps) or columns of a
- * tile whose coherence scan found cycle frequency `alpha` in that direction; null when its steps
+ * tile whose coherence scan found cycle frequency `alpha` (or any of several: rows' and columns'); null when its steps
  * show no repeats with a period that frequency belongs to.
  * @example
  * nearestAlong(tileOfA15xNearestEnlargement, 1 / 3, false); // { factor: 1.5, period: 3, repeats: 1, ratio: 0 }
  */
-export function nearestAlong(tile: LumaTile, alpha: number, columns: boolean): NearestNeighbour | null {
+export function nearestAlong(tile: LumaTile, alpha: number | readonly number[], columns: boolean): NearestNeighbour | null {
   let best: NearestNeighbour | null = null;
+  const alphas = typeof alpha === 'number' ? [alpha] : alpha;
   for (let p = 2; p <= MAX_PERIOD; p++) {
-    // The period must carry the frequency found: alpha = m / p for some m (within a bin of the scan).
+    // The period must carry a frequency found (rows' or columns'): alpha = m / p for some m (within a bin of the scan).
     let fits = false;
-    for (let m = 1; m < p; m++) if (Math.abs(alpha - m / p) <= 1.5 / 128) fits = true;
+    for (const a of alphas) for (let m = 1; m < p; m++) if (Math.abs(a - m / p) <= 1.5 / 128) fits = true;
     if (!fits) continue;
     const found = repeatsWithPeriod(tile, p, columns);
     if (!found || found.ratio > MAX_REPEAT_RATIO) continue;
-    // Multiples of the true period show the same repeats (a 4× enlargement at period 2 shows one
-    // repeat in two, at 4 three in four): of equally clear patterns the largest factor is the true one.
-    if (!best || found.ratio < best.ratio - 0.05 || (found.ratio <= best.ratio + 0.05 && found.factor > best.factor)) best = found;
+    // Divisors of the true period show fewer repeats (a 4× enlargement at period 2 shows one repeat
+    // in two, at 4 three in four; 2× at 4 two in four, still 2×): of the clear patterns, the one
+    // with the largest factor is the true one.
+    if (!best || found.factor > best.factor + 1e-9 || (Math.abs(found.factor - best.factor) < 1e-9 && found.ratio < best.ratio)) best = found;
   }
   return best;
 }

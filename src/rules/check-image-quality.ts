@@ -71,7 +71,7 @@ export const checkUpscaled: Check = (ctx) => {
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const scale = printScaleOf(page, layer, ctx.limits);
     for (const d of detailsOf(ctx, page)) {
-      // Judged on the largest factor the estimate allows (half a bin of the scan, raster/detail.ts):
+      // Judged on the largest factor the estimate allows (a bin of the scan either side, raster/detail.ts):
       // an enlargement by 1.5 read as 1.49 is one, not a cut exactly at the factor looked for.
       if (d.factor === null || (d.factorHigh ?? d.factor) < minUpscaleFactor) continue;
       const image = page.images.find((i) => i.ref === d.ref && !i.inline);
