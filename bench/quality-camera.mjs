@@ -16,7 +16,10 @@
 import { readFileSync } from 'node:fs';
 import { preflight, PreflightPool } from '../dist/src/index.js';
 
-const TARGET = { product: 'curtains', variant: '140x245' }; // no photo has its page's proportions: pages print at their own size
+const TARGET = { product: 'curtains', variant: '140x245' };
+// Every page prints at its own size: none is taken for the layer's page at another scale (a 16:9
+// photo page has nearly the proportions of the curtain turned, and would print at 440 %).
+const LIMITS = { scaleTolerance: 0 };
 const TOLERANCE = 0.15;
 const MIN_FACTOR = 1.5;
 const PASSES_JPEG = new Set(['reportlab', 'img2pdf', 'cairo', 'pikepdf', 'ghostscript']);
@@ -33,7 +36,7 @@ export async function checkCameraSet(items, { threads = 2, onProgress } = {}) {
       const c0 = process.cpuUsage();
       let report;
       try {
-        report = await preflight(item.pdf, TARGET, { pool });
+        report = await preflight(item.pdf, TARGET, { pool, limits: LIMITS });
       } catch (error) {
         rows.push({ ...item, crashed: String(error?.message ?? error) });
         continue;
