@@ -29,6 +29,8 @@ import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { measureJpegDetail } from '../dist/src/raster/image-detail.js';
 import { jpegQuality } from '../dist/src/pdf/jpeg-quality.js';
+import { makeCameraSet } from './quality-set.mjs';
+import { checkCameraSet, summariseCamera } from './quality-camera.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const OUT = join(here, 'inputs', 'quality');
@@ -132,101 +134,147 @@ async function makeSet() {
 
 const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)} %` : '—');
 
-const items = await makeSet();
-const rows = [];
-let cpuMs = 0;
-for (const item of items) {
-  const bytes = new Uint8Array(readFileSync(item.file));
-  const meta = await sharp(bytes).metadata();
-  // What a check has at hand for a page drawn from its image: the 1,200-px preview (made anyway).
-  const preview = await sharp(bytes).resize(1200, 1200, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
-  const overview = { data: preview.data, width: preview.info.width, height: preview.info.height, channels: preview.info.channels };
-  const c0 = process.cpuUsage();
-  const d = await measureJpegDetail(bytes, { ref: '1 0 R', widthPx: meta.width, heightPx: meta.height }, 1e9, overview);
-  const c = process.cpuUsage(c0);
-  cpuMs += (c.user + c.system) / 1000;
-  rows.push({ ...item, file: basename(item.file), detected: d?.factor ?? null, evidence: d?.evidence ?? null, jpeg: jpegQuality(bytes) });
-}
-
-const lines = [];
-/** Prints a line and keeps it for bench/RESULTS.md. */
-const say = (...parts) => {
-  const line = parts.join(' ');
-  lines.push(line);
-  console.log(line);
-};
-const MIN_FACTOR = 1.5; // the profiles' minUpscaleFactor: smaller estimates are not reported
-const flagged = (r) => r.detected !== null && r.detected >= MIN_FACTOR * 0.95;
-say(`image-upscaled on ${rows.length} images (${PHOTOS.length} photos, ${ART.length + 8} pieces of art); detector CPU ${(cpuMs / rows.length).toFixed(0)} ms per image (decode of the band included)\n`);
-say('positives (upscaled): recall and factor error');
-const summary = { recall: {}, negatives: {}, jpegQuality: {} };
-for (const f of FACTORS) {
-  for (const filter of FILTERS) {
-    const set = rows.filter((r) => r.cls === 'upscaled' && r.factor === f && r.filter === filter);
-    const hit = set.filter(flagged);
-    const within = hit.filter((r) => Math.abs(r.detected / f - 1) <= 0.25);
-    const err = hit.map((r) => Math.abs(r.detected / f - 1)).sort((a, b) => a - b);
-    summary.recall[`${f}x ${filter}`] = { n: set.length, detected: hit.length, factorWithin25: within.length, medianError: err[Math.floor(err.length / 2)] ?? null };
-    say(`  ${`${f}×`.padEnd(5)} ${filter.padEnd(15)} recall ${pct(hit.length, set.length).padStart(8)}  factor within ±25 %: ${pct(within.length, hit.length).padStart(8)}  median error ${err.length ? `${(100 * err[Math.floor(err.length / 2)]).toFixed(1)} %` : '—'}`);
+// `--camera-only`: issue 36's set alone; `--wallpapers-only`: issue 25's alone.
+const cameraOnly = process.argv.includes('--camera-only');
+const wallpapersOnly = process.argv.includes('--wallpapers-only');
+if (!cameraOnly) {
+  const items = await makeSet();
+  const rows = [];
+  let cpuMs = 0;
+  for (const item of items) {
+    const bytes = new Uint8Array(readFileSync(item.file));
+    const meta = await sharp(bytes).metadata();
+    // What a check has at hand for a page drawn from its image: the 1,200-px preview (made anyway).
+    const preview = await sharp(bytes).resize(1200, 1200, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
+    const overview = { data: preview.data, width: preview.info.width, height: preview.info.height, channels: preview.info.channels };
+    const c0 = process.cpuUsage();
+    const d = await measureJpegDetail(bytes, { ref: '1 0 R', widthPx: meta.width, heightPx: meta.height }, 1e9, overview);
+    const c = process.cpuUsage(c0);
+    cpuMs += (c.user + c.system) / 1000;
+    rows.push({ ...item, file: basename(item.file), detected: d?.factor ?? null, evidence: d?.evidence ?? null, jpeg: jpegQuality(bytes) });
   }
-}
-say('\nnegatives: false positives');
-for (const cls of [...new Set(rows.filter((r) => r.cls !== 'upscaled').map((r) => r.cls))]) {
-  const set = rows.filter((r) => r.cls === cls);
-  const fp = set.filter(flagged);
-  summary.negatives[cls] = { n: set.length, falsePositives: fp.length, files: fp.map((r) => r.file) };
-  say(`  ${cls.padEnd(14)} ${fp.length} of ${set.length} flagged${fp.length ? ` (${fp.map((r) => `${r.file} ${r.detected.toFixed(2)}×`).join(', ')})` : ''}`);
-}
-const goal = rows.filter((r) => r.cls === 'upscaled' && r.factor >= 2);
-const tp = goal.filter(flagged).length;
-const negatives = rows.filter((r) => r.cls !== 'upscaled');
-const fp = negatives.filter(flagged).length;
-const allPositive = rows.filter((r) => r.cls === 'upscaled');
-const tpAll = allPositive.filter(flagged).length;
-say(`\nfactors ≥ 2× (bicubic and Lanczos, ImageMagick and sharp): recall ${pct(tp, goal.length)} (${tp}/${goal.length})`);
-say(`precision over every upscaled image against the ${negatives.length} negatives: ${pct(tpAll, tpAll + fp)} (${fp} false positives)`);
-summary.goal = { recall2x: tp / goal.length, precision: tpAll / (tpAll + fp), falsePositives: fp, negatives: negatives.length };
 
-say('\nimage-jpeg-quality (libjpeg family: ImageMagick and sharp encoders)');
-for (const q of [...QUALITIES, 92]) {
-  // Every image of the set was encoded at quality 92 except the qNN ones.
-  const set = rows.filter((r) => (r.quality ?? 92) === q && r.jpeg);
-  const errs = set.map((r) => Math.abs(r.jpeg.quality - q));
-  const within5 = errs.filter((e) => e <= 5).length;
-  summary.jpegQuality[q] = { n: set.length, within5, maxError: Math.max(0, ...errs) };
-  say(`  quality ${String(q).padStart(3)}: ${within5}/${set.length} within ±5, max error ${Math.max(0, ...errs)}`);
+  const lines = [];
+  /** Prints a line and keeps it for bench/RESULTS.md. */
+  const say = (...parts) => {
+    const line = parts.join(' ');
+    lines.push(line);
+    console.log(line);
+  };
+  const MIN_FACTOR = 1.5; // the profiles' minUpscaleFactor: smaller estimates are not reported
+  const flagged = (r) => r.detected !== null && r.detected >= MIN_FACTOR * 0.95;
+  say(`image-upscaled on ${rows.length} images (${PHOTOS.length} photos, ${ART.length + 8} pieces of art); detector CPU ${(cpuMs / rows.length).toFixed(0)} ms per image (decode of the band included)\n`);
+  say('positives (upscaled): recall and factor error');
+  const summary = { recall: {}, negatives: {}, jpegQuality: {} };
+  for (const f of FACTORS) {
+    for (const filter of FILTERS) {
+      const set = rows.filter((r) => r.cls === 'upscaled' && r.factor === f && r.filter === filter);
+      const hit = set.filter(flagged);
+      const within = hit.filter((r) => Math.abs(r.detected / f - 1) <= 0.25);
+      const err = hit.map((r) => Math.abs(r.detected / f - 1)).sort((a, b) => a - b);
+      summary.recall[`${f}x ${filter}`] = { n: set.length, detected: hit.length, factorWithin25: within.length, medianError: err[Math.floor(err.length / 2)] ?? null };
+      say(`  ${`${f}×`.padEnd(5)} ${filter.padEnd(15)} recall ${pct(hit.length, set.length).padStart(8)}  factor within ±25 %: ${pct(within.length, hit.length).padStart(8)}  median error ${err.length ? `${(100 * err[Math.floor(err.length / 2)]).toFixed(1)} %` : '—'}`);
+    }
+  }
+  say('\nnegatives: false positives');
+  for (const cls of [...new Set(rows.filter((r) => r.cls !== 'upscaled').map((r) => r.cls))]) {
+    const set = rows.filter((r) => r.cls === cls);
+    const fp = set.filter(flagged);
+    summary.negatives[cls] = { n: set.length, falsePositives: fp.length, files: fp.map((r) => r.file) };
+    say(`  ${cls.padEnd(14)} ${fp.length} of ${set.length} flagged${fp.length ? ` (${fp.map((r) => `${r.file} ${r.detected.toFixed(2)}×`).join(', ')})` : ''}`);
+  }
+  const goal = rows.filter((r) => r.cls === 'upscaled' && r.factor >= 2);
+  const tp = goal.filter(flagged).length;
+  const negatives = rows.filter((r) => r.cls !== 'upscaled');
+  const fp = negatives.filter(flagged).length;
+  const allPositive = rows.filter((r) => r.cls === 'upscaled');
+  const tpAll = allPositive.filter(flagged).length;
+  say(`\nfactors ≥ 2× (bicubic and Lanczos, ImageMagick and sharp): recall ${pct(tp, goal.length)} (${tp}/${goal.length})`);
+  say(`precision over every upscaled image against the ${negatives.length} negatives: ${pct(tpAll, tpAll + fp)} (${fp} false positives)`);
+  summary.goal = { recall2x: tp / goal.length, precision: tpAll / (tpAll + fp), falsePositives: fp, negatives: negatives.length };
+
+  say('\nimage-jpeg-quality (libjpeg family: ImageMagick and sharp encoders)');
+  for (const q of [...QUALITIES, 92]) {
+    // Every image of the set was encoded at quality 92 except the qNN ones.
+    const set = rows.filter((r) => (r.quality ?? 92) === q && r.jpeg);
+    const errs = set.map((r) => Math.abs(r.jpeg.quality - q));
+    const within5 = errs.filter((e) => e <= 5).length;
+    summary.jpegQuality[q] = { n: set.length, within5, maxError: Math.max(0, ...errs) };
+    say(`  quality ${String(q).padStart(3)}: ${within5}/${set.length} within ±5, max error ${Math.max(0, ...errs)}`);
+  }
+
+  // The cost on the typical duvet check is measured outside this script (whole processes against the
+  // commit before issue 25, alternating; see bench/RESULTS.md) and carried over from the last results.
+  const resultsJson = join(here, 'quality-results.json');
+  const cost = existsSync(resultsJson) ? (JSON.parse(readFileSync(resultsJson, 'utf8')).cost ?? null) : null;
+  const within = Object.values(summary.recall).reduce((a, r) => a + r.factorWithin25, 0);
+  const detectedAll = Object.values(summary.recall).reduce((a, r) => a + r.detected, 0);
+  const jpegOk = Object.values(summary.jpegQuality).every((q) => q.within5 === q.n);
+  const met = (ok) => (ok ? '**met**' : '**not met**');
+  const goals = [
+    `- image-upscaled recall ≥ 90 % for factors ≥ 2× (bicubic/Lanczos): ${met(summary.goal.recall2x >= 0.9)} (${pct(tp, goal.length)}, ${tp}/${goal.length})`,
+    `- image-upscaled precision ≥ 95 % on native photos, blur, compression and smooth art: ${met(summary.goal.precision >= 0.95)} (${pct(tpAll, tpAll + fp)}, ${fp} of ${negatives.length} negatives flagged)`,
+    `- estimated factor within ±25 %: ${met(within === detectedAll)} (${within} of ${detectedAll} detections)`,
+    `- JPEG quality within ±5 for libjpeg-family encoders: ${met(jpegOk)}`,
+    ...(cost ? [`- all checks together add ≤ 15 % CPU to a typical duvet check: ${met(cost.addedPercent <= 15)} (+${cost.addedPercent} %: ${cost.summary}; measured ${cost.measured})`] : []),
+  ];
+  writeFileSync(resultsJson, `${JSON.stringify({ images: rows.length, summary, ...(cost ? { cost } : {}), rows: rows.map((r) => ({ file: r.file, cls: r.cls, factor: r.factor, filter: r.filter ?? null, detected: r.detected, evidence: r.evidence && Math.round(r.evidence * 1000) / 1000, jpeg: r.jpeg })) }, null, 2)}\n`);
+  const section = `<!-- quality:start -->
+  ## Print quality (npm run bench:quality)
+
+  Made ${new Date().toISOString().slice(0, 10)} on ${rows.length} images from the photographs of Debian's lomiri-wallpapers-16.04, lomiri-wallpapers-20.04 and mate-backgrounds (sources and SHA-256: bench/quality-sources.json; every image: bench/inputs/quality/manifest.json). A finding needs an estimate of at least 1.5× (minUpscaleFactor).
+
+  \`\`\`
+  ${lines.join('\n').trim()}
+  \`\`\`
+
+  Goals (issue 25):
+  ${goals.join('\n')}
+  <!-- quality:end -->
+  `;
+  const resultsMd = join(here, 'RESULTS.md');
+  const before = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '';
+  writeFileSync(resultsMd, /<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/.test(before) ? before.replace(/<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/, section) : `${before.trimEnd()}\n\n${section}`);
+  console.log('\nwritten bench/quality-results.json and the quality section of bench/RESULTS.md');
 }
 
-// The cost on the typical duvet check is measured outside this script (whole processes against the
-// commit before issue 25, alternating; see bench/RESULTS.md) and carried over from the last results.
-const resultsJson = join(here, 'quality-results.json');
-const cost = existsSync(resultsJson) ? (JSON.parse(readFileSync(resultsJson, 'utf8')).cost ?? null) : null;
-const within = Object.values(summary.recall).reduce((a, r) => a + r.factorWithin25, 0);
-const detectedAll = Object.values(summary.recall).reduce((a, r) => a + r.detected, 0);
-const jpegOk = Object.values(summary.jpegQuality).every((q) => q.within5 === q.n);
-const met = (ok) => (ok ? '**met**' : '**not met**');
-const goals = [
-  `- image-upscaled recall ≥ 90 % for factors ≥ 2× (bicubic/Lanczos): ${met(summary.goal.recall2x >= 0.9)} (${pct(tp, goal.length)}, ${tp}/${goal.length})`,
-  `- image-upscaled precision ≥ 95 % on native photos, blur, compression and smooth art: ${met(summary.goal.precision >= 0.95)} (${pct(tpAll, tpAll + fp)}, ${fp} of ${negatives.length} negatives flagged)`,
-  `- estimated factor within ±25 %: ${met(within === detectedAll)} (${within} of ${detectedAll} detections)`,
-  `- JPEG quality within ±5 for libjpeg-family encoders: ${met(jpegOk)}`,
-  ...(cost ? [`- all checks together add ≤ 15 % CPU to a typical duvet check: ${met(cost.addedPercent <= 15)} (+${cost.addedPercent} %: ${cost.summary}; measured ${cost.measured})`] : []),
-];
-writeFileSync(resultsJson, `${JSON.stringify({ images: rows.length, summary, ...(cost ? { cost } : {}), rows: rows.map((r) => ({ file: r.file, cls: r.cls, factor: r.factor, filter: r.filter ?? null, detected: r.detected, evidence: r.evidence && Math.round(r.evidence * 1000) / 1000, jpeg: r.jpeg })) }, null, 2)}\n`);
-const section = `<!-- quality:start -->
-## Print quality (npm run bench:quality)
+if (!wallpapersOnly) {
+  // Issue 36's set: camera photos of public test suites, enlarged by twelve resamplers, saved by
+  // four encoders, put on pages by six producers — each file checked end to end by preflight().
+  const out = join(here, 'inputs', 'quality-camera');
+  const cameraItems = await makeCameraSet(out);
+  const { rows: cameraRows, cpuMs: cameraCpu } = await checkCameraSet(cameraItems, { onProgress: (i, n) => process.stderr.write(`\r${i}/${n}`) });
+  process.stderr.write('\n');
+  const { lines: cameraLines, summary: cameraSummary } = summariseCamera(cameraRows, cameraCpu);
+  console.log(cameraLines.join('\n'));
+  const resultsJson = join(here, 'quality-results.json');
+  const previous = existsSync(resultsJson) ? JSON.parse(readFileSync(resultsJson, 'utf8')) : {};
+  const rowOut = (r) => ({ name: r.name, photo: r.photo, cls: r.cls, factor: r.factor, resampler: r.resampler ?? null, encoder: r.encoder ?? null, quality: r.quality ?? null, producer: r.producer, chain: r.filters ?? null, estimate: r.estimate ?? null, reported: r.reported ?? null, jpegRead: r.jpegRead ?? null, crashed: r.crashed ?? null });
+  writeFileSync(resultsJson, `${JSON.stringify({ ...previous, camera: { files: cameraRows.length, summary: cameraSummary, rows: cameraRows.map(rowOut) } }, null, 2)}\n`);
+  const g = cameraSummary.goals;
+  const pctOf = (x) => `${(100 * x).toFixed(1)} %`;
+  const met = (ok) => (ok ? '**met**' : '**not met**');
+  const jpegQ = Object.entries(cameraSummary.jpegQuality);
+  const section = `<!-- quality-camera:start -->
+## Print quality on camera photos (npm run bench:quality, issue 36's set)
 
-Made ${new Date().toISOString().slice(0, 10)} on ${rows.length} images from the photographs of Debian's lomiri-wallpapers-16.04, lomiri-wallpapers-20.04 and mate-backgrounds (sources and SHA-256: bench/quality-sources.json; every image: bench/inputs/quality/manifest.json). A finding needs an estimate of at least 1.5× (minUpscaleFactor).
+Made ${new Date().toISOString().slice(0, 10)} on ${cameraRows.length} print files from ${new Set(cameraRows.map((r) => r.photo)).size} camera photos of public test suites (bench/quality-photos.json: origin, commit, SHA-256, licence; every file: bench/inputs/quality-camera/manifest.json), each checked end to end by preflight(). Enlargements of 1.5× and more are placed so that their detail falls below the profiles' 100 ppi: each must be reported.
 
 \`\`\`
-${lines.join('\n').trim()}
+${cameraLines.join('\n').trim()}
 \`\`\`
 
-Goals (issue 25):
-${goals.join('\n')}
-<!-- quality:end -->
+Goals (issue 36):
+- image-upscaled recall ≥ 95 % at ≥ 2× on JPEG and PNG: ${met(g.jpeg.recall2x >= 0.95 && g.png.recall2x >= 0.95)} (JPEG ${pctOf(g.jpeg.recall2x)} of ${g.jpeg.n2}, PNG ${pctOf(g.png.recall2x)} of ${g.png.n2})
+- recall ≥ 80 % at 1.5× on JPEG and PNG: ${met(g.jpeg.recall15 >= 0.8 && g.png.recall15 >= 0.8)} (JPEG ${pctOf(g.jpeg.recall15)} of ${g.jpeg.n15}, PNG ${pctOf(g.png.recall15)} of ${g.png.n15})
+- precision ≥ 99 %: ${met(g.precision >= 0.99)} (${pctOf(g.precision)})
+- factor within ±15 %: ${pctOf(g.factorWithin15)} of the findings
+- JPEG quality within ±2 per encoder: ${jpegQ.map(([e, q]) => `${e} ${q.within2}/${q.n}`).join(', ')}
+<!-- quality-camera:end -->
 `;
-const resultsMd = join(here, 'RESULTS.md');
-const before = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '';
-writeFileSync(resultsMd, /<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/.test(before) ? before.replace(/<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/, section) : `${before.trimEnd()}\n\n${section}`);
-console.log('\nwritten bench/quality-results.json and the quality section of bench/RESULTS.md');
+  const resultsMd = join(here, 'RESULTS.md');
+  const before = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '';
+  const marked = /<!-- quality-camera:start -->[\s\S]*?<!-- quality-camera:end -->\n?/;
+  writeFileSync(resultsMd, marked.test(before) ? before.replace(marked, section) : `${before.trimEnd()}\n\n${section}`);
+  console.log('\nwritten the camera set to bench/quality-results.json and bench/RESULTS.md');
+}

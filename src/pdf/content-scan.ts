@@ -12,6 +12,7 @@ import type { Matrix, Rect } from '../model/geometry.js';
 import { ContentSyntaxError, isName, isNum, lexContent, type Operand } from './lexer.js';
 import { IDENTITY, isFiniteMatrix, multiply, transformedBox, unitSquareBox } from './matrix.js';
 import { MarkCollector, MarkTally, PathBox, clipBox, colourInks } from './marks.js';
+import { isCjkFont } from './font-script.js';
 import { fontMetrics, showOperands, type FontMetrics } from './text-metrics.js';
 import {
   PDFArray,
@@ -62,7 +63,7 @@ export interface ScanLimits {
    * drawn by Type 3 glyphs and in soft-mask groups (the listed ones are budgeted by the caller).
    */
   maxHiddenImagePixels: number;
-  /** Mesh-shading elements a renderer works through for the page (vertices; a patch counts 64). */
+  /** Mesh-shading elements a renderer works through for the page (vertices of triangle meshes; the pieces patches are cut into, mesh-cost.ts). */
   maxMeshElements: number;
   /**
    * Steps a renderer takes deciding what optional content is visible on the page: every marked
@@ -767,6 +768,7 @@ export class ContentScanner {
     let maxX = 0;
     let text = '';
     let glyphs = 0;
+    let paints = false; // a run of spaces paints nothing: no mark
     for (const item of showOperands(bytes, start, end)) {
       if (typeof item === 'number') {
         x -= (item / 1000) * size * th;
@@ -776,13 +778,14 @@ export class ContentScanner {
         for (let i = 0; i + n - 1 < item.length; i += n) {
           const code = n === 2 ? (item[i]! << 8) | item[i + 1]! : item[i]!;
           x += (metrics.advance(code) * size + gs.charSpacing + (n === 1 && code === 32 ? gs.wordSpacing : 0)) * th;
+          paints ||= !metrics.blank(code);
           if (metrics.ascii && text.length < 60) text += code >= 32 && code < 127 ? String.fromCharCode(code) : '';
         }
       }
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;
     }
-    if (maxX - minX <= 0 || size === 0) return { advance: x, mark: null, glyphs, box: null };
+    if (!paints || maxX - minX <= 0 || size === 0) return { advance: x, mark: null, glyphs, box: null };
     const m = multiply(tm, gs.ctm);
     const y0 = gs.rise + metrics.descent * size;
     const y1 = gs.rise + metrics.ascent * size;
@@ -813,7 +816,7 @@ export class ContentScanner {
     const key = font ?? PDFName.of(`missing ${name}`);
     let m = this.metrics.get(key);
     if (!m) {
-      m = fontMetrics(this.context, dictOf(font));
+      m = fontMetrics(this.context, dictOf(font), (s) => this.readStream(s, { maxBytes: 1 << 20, what: 'a font’s /ToUnicode map' }));
       this.metrics.set(key, m);
     }
     return m;
@@ -883,6 +886,7 @@ export class ContentScanner {
       baseFont: getName(ctx, dict, 'BaseFont') ?? null,
       subtype,
       embedded,
+      ...(!embedded && isCjkFont(ctx, dict) ? { cjk: true as const } : {}),
       ...(program !== undefined ? { program } : {}),
     };
     this.fonts.set(font, use);
@@ -964,7 +968,7 @@ export class ContentScanner {
     if (cost.reason) this.refuse(cost.reason);
     this.meshElements += cost.meshElements;
     if (cost.meshElements && this.meshElements > this.limits.maxMeshElements) {
-      this.refuse(`its mesh shadings hold about ${grouped(this.meshElements)} vertices (a patch counts 64; more than ${grouped(this.limits.maxMeshElements)})`);
+      this.refuse(`its mesh shadings take about ${grouped(this.meshElements)} pieces to draw (triangle vertices, and the pieces renderers cut patches into; more than ${grouped(this.limits.maxMeshElements)})`);
     }
     const cs = this.colourSpaces.describe(get(this.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);

@@ -91,8 +91,16 @@ export const ImageFactsSchema = z.object({
   coded: CodedSizeSchema.nullable().optional(),
   /** Its soft mask or mask image, when it has one. */
   mask: MaskFactsSchema.nullable().optional(),
-  /** JPEG: the libjpeg quality setting its quantisation tables fit (exact for libjpeg-family encoders). */
-  jpegQuality: z.object({ quality: z.number().int().min(1).max(100), exact: z.boolean() }).nullable().optional(),
+  /** JPEG: the quality setting its quantisation tables fit (exact for libjpeg and mozjpeg, whose scaling is known; the nearest libjpeg setting otherwise). */
+  jpegQuality: z
+    .object({
+      quality: z.number().int().min(1).max(100),
+      exact: z.boolean(),
+      /** Whose tables they are when exact: libjpeg's (Annex K) or mozjpeg's (its own bases, scaled the same way). */
+      tables: z.enum(['libjpeg', 'mozjpeg']).optional(),
+    })
+    .nullable()
+    .optional(),
   /** Image space → default user space of the page (before /Rotate and /UserUnit). */
   ctm: MatrixSchema,
   /** Bounding box of the placed image in default user space. */
@@ -147,6 +155,8 @@ export const FontUseSchema = z.object({
   baseFont: z.string().nullable(),
   subtype: z.string().nullable(),
   embedded: z.boolean(),
+  /** Not embedded, and sets Chinese, Japanese or Korean text (pdf/font-script.ts): the previewers have no substitute for it. */
+  cjk: z.literal(true).optional(),
   /** The font's program as checked (null: nothing to check — not embedded, and not a Type 0 font missing its descendant). */
   program: FontProgramSchema.nullable().optional(),
 });

@@ -1,6 +1,6 @@
 /**
- * PDF functions (ISO 32000-2 §7.10), evaluated without eval: Type 0 (sampled, one input, linear
- * interpolation), Type 2 (exponential), Type 3 (stitching) and Type 4 (the PostScript calculator
+ * PDF functions (ISO 32000-2 §7.10), evaluated without eval: Type 0 (sampled, up to 8 inputs,
+ * multilinear interpolation; a dimension of /Size 1 is constant), Type 2 (exponential), Type 3 (stitching) and Type 4 (the PostScript calculator
  * subset, run by a small stack machine with a step limit). Used to turn spot-colour tints into
  * their alternate colour space.
  */
@@ -10,6 +10,9 @@ import { decodeStream } from './streams.js';
 import { pushAll } from '../util/array.js';
 
 export type PdfFunction = (inputs: readonly number[]) => number[];
+
+/** Most inputs of a sampled function (its corners grow as 2^inputs): DeviceN spaces of up to 8 colorants. */
+const MAX_SAMPLED_INPUTS = 8;
 
 const clip = (v: number, lo = -Infinity, hi = Infinity) => Math.min(hi, Math.max(lo, v));
 
@@ -68,14 +71,19 @@ export function parseFunction(context: PDFContext, obj: PDFObject | undefined, w
       };
     }
     case 0: {
-      if (!(fnObj instanceof PDFRawStream) || domain.length !== 2 || !range) {
-        why.push('a sampled function with more than one input');
+      const inputs = domain.length / 2;
+      if (!(fnObj instanceof PDFRawStream) || !range || !Number.isInteger(inputs) || inputs < 1 || inputs > MAX_SAMPLED_INPUTS) {
+        why.push('a sampled function without a range, or with more inputs than can be sampled');
         return null;
       }
-      const size = nums(context, get(context, dict, 'Size'))?.[0] ?? 0;
+      const sizes = (nums(context, get(context, dict, 'Size')) ?? []).map((v) => Math.trunc(v));
       const bps = getNumber(context, dict, 'BitsPerSample') ?? 8;
       const m = range.length / 2;
-      const encode = nums(context, get(context, dict, 'Encode')) ?? [0, size - 1];
+      if (sizes.length !== inputs || sizes.some((v) => !(v >= 1)) || ![1, 2, 4, 8, 16, 24, 32].includes(bps)) {
+        why.push('a sampled function with a bad /Size or /BitsPerSample');
+        return null;
+      }
+      const encode = nums(context, get(context, dict, 'Encode')) ?? sizes.flatMap((v) => [0, v - 1]);
       const decode = nums(context, get(context, dict, 'Decode')) ?? range;
       let data: Uint8Array;
       try {
@@ -87,23 +95,38 @@ export function parseFunction(context: PDFContext, obj: PDFObject | undefined, w
       const max = 2 ** bps - 1;
       const sample = (i: number, j: number) => {
         const bit = (i * m + j) * bps;
+        if (bps < 8) return ((data[bit >> 3] ?? 0) >> (8 - bps - (bit & 7))) & max;
         let v = 0;
         for (let b = 0; b < bps; b += 8) v = v * 256 + (data[(bit + b) >> 3] ?? 0);
-        if (bps < 8) v = ((data[bit >> 3] ?? 0) >> (8 - bps - (bit & 7))) & max;
         return v;
       };
+      // Sample index strides: the first input varies fastest (§7.10.2).
+      const strides = sizes.map((_, d) => sizes.slice(0, d).reduce((a, b) => a * b, 1));
       return (x) => {
-        const t = clipIn(x)[0] ?? 0;
-        const e = clip(encode[0]! + ((t - domain[0]!) * (encode[1]! - encode[0]!)) / (domain[1]! - domain[0]! || 1), 0, size - 1);
-        const i0 = Math.floor(e);
-        const i1 = Math.min(size - 1, i0 + 1);
-        const f = e - i0;
-        return clipOut(
-          Array.from({ length: m }, (_, j) => {
-            const v = sample(i0, j) * (1 - f) + sample(i1, j) * f;
-            return decode[2 * j]! + (v / max) * (decode[2 * j + 1]! - decode[2 * j]!);
-          }),
-        );
+        const t = clipIn(x);
+        // Per input: the two samples around the encoded position, and the weight of the upper one.
+        const lo: number[] = [];
+        const frac: number[] = [];
+        for (let d = 0; d < inputs; d++) {
+          const span = domain[2 * d + 1]! - domain[2 * d]! || 1;
+          const e = clip(encode[2 * d]! + (((t[d] ?? 0) - domain[2 * d]!) * (encode[2 * d + 1]! - encode[2 * d]!)) / span, 0, sizes[d]! - 1);
+          lo.push(Math.floor(e));
+          frac.push(sizes[d]! > 1 ? e - Math.floor(e) : 0);
+        }
+        const out = new Array<number>(m).fill(0);
+        // Multilinear interpolation over the 2^inputs corners (a dimension of size 1 has one).
+        for (let corner = 0; corner < 1 << inputs; corner++) {
+          let weight = 1;
+          let index = 0;
+          for (let d = 0; d < inputs && weight > 0; d++) {
+            const up = (corner >> d) & 1;
+            weight *= up ? frac[d]! : 1 - frac[d]!;
+            index += Math.min(sizes[d]! - 1, lo[d]! + up) * strides[d]!;
+          }
+          if (weight === 0) continue;
+          for (let j = 0; j < m; j++) out[j]! += weight * sample(index, j);
+        }
+        return clipOut(out.map((v, j) => decode[2 * j]! + (v / max) * (decode[2 * j + 1]! - decode[2 * j]!)));
       };
     }
     case 4: {

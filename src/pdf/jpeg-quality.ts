@@ -1,10 +1,13 @@
 /**
  * A JPEG's compression quality, estimated from its quantisation tables (DQT) without decoding a
- * pixel. libjpeg and the encoders built on it (libjpeg-turbo, mozjpeg, ImageMagick, PIL, GIMP,
- * sharp/libvips…) write the tables of ITU-T T.81 Annex K scaled by one factor that the quality
- * setting decides; fitting that factor gives the setting back, exactly for those encoders. Other
- * encoders (Photoshop, cameras) use tables of their own: the fit gives the libjpeg quality whose
- * tables come closest, which is what "quality" means on the scale people know.
+ * pixel. libjpeg and the encoders built on it (libjpeg-turbo, ImageMagick, PIL, GIMP, sharp/libvips…)
+ * write the tables of ITU-T T.81 Annex K scaled by one factor that the quality setting decides;
+ * mozjpeg (sharp's `mozjpeg: true`, its cjpeg) scales one of eight other base tables the same way —
+ * by default ImageMagick's, by N. Robidoux. Fitting the factor for each base gives the setting back,
+ * exactly for those encoders (a libjpeg fit alone read mozjpeg's quality 60 as 55). Other encoders
+ * (Photoshop, jpegli, cameras) use tables of their own, not scaled from a known base: the fit gives
+ * the libjpeg quality whose tables come closest, said as an estimate, which is what "quality" means
+ * on the scale people know.
  */
 
 /** ITU-T T.81 Annex K, table K.1 (luminance), in natural (row-major) order. */
@@ -23,11 +26,37 @@ const ZIGZAG = [
   36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
 ];
 
+/**
+ * The base tables of mozjpeg (its jcparam.c, `quant_tbl_master_idx` 1–8; 0 is Annex K), in natural
+ * order, read back from the encoder sharp ships (every quality of every index checked against the
+ * scaling below). Values above 255 are the base's own: scaling brings them within 8 bits.
+ */
+const MOZJPEG_BASES: readonly { index: number; name: string; luma: readonly number[]; chroma: readonly number[] | null }[] = [
+  { index: 1, name: "flat", luma: [16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16], chroma: null },
+  { index: 2, name: "MS-SSIM-tuned on Kodak images", luma: [12, 17, 20, 21, 30, 34, 56, 63, 18, 20, 20, 26, 28, 51, 61, 55, 19, 20, 21, 26, 33, 58, 69, 55, 26, 26, 26, 30, 46, 87, 86, 66, 31, 33, 36, 40, 46, 96, 100, 73, 40, 35, 46, 62, 81, 100, 111, 91, 46, 66, 76, 86, 102, 121, 120, 101, 68, 90, 90, 96, 113, 102, 105, 103], chroma: [8, 12, 15, 15, 86, 96, 96, 98, 13, 13, 15, 26, 90, 96, 99, 98, 12, 15, 18, 96, 99, 99, 99, 99, 17, 16, 90, 96, 99, 99, 99, 99, 96, 96, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99] },
+  { index: 3, name: "ImageMagick’s (N. Robidoux), mozjpeg’s default", luma: [16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135, 18, 27, 31, 40, 53, 74, 106, 156, 25, 34, 43, 53, 69, 94, 131, 189, 37, 40, 62, 74, 94, 124, 169, 238, 56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418], chroma: null },
+  { index: 4, name: "PSNR-HVS-M-tuned", luma: [9, 10, 12, 14, 27, 32, 51, 62, 11, 12, 14, 19, 27, 44, 59, 73, 12, 14, 18, 25, 42, 59, 79, 78, 17, 18, 25, 42, 61, 92, 87, 92, 23, 28, 42, 75, 79, 112, 112, 99, 40, 42, 59, 84, 88, 124, 132, 111, 42, 64, 78, 95, 105, 126, 125, 99, 70, 75, 100, 102, 116, 100, 107, 98], chroma: [9, 10, 17, 19, 62, 89, 91, 97, 12, 13, 18, 29, 84, 91, 88, 98, 14, 19, 29, 93, 95, 95, 98, 97, 20, 26, 84, 88, 95, 95, 98, 94, 26, 86, 91, 93, 97, 99, 98, 99, 99, 100, 98, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 97, 97, 99, 99, 99, 99, 97, 99] },
+  { index: 5, name: "Klein, Silverstein and Carney 1992", luma: [10, 12, 14, 19, 26, 38, 57, 86, 12, 18, 21, 28, 35, 41, 54, 76, 14, 21, 25, 32, 44, 63, 92, 136, 19, 28, 32, 41, 54, 75, 107, 157, 26, 35, 44, 54, 70, 95, 132, 190, 38, 41, 63, 75, 95, 125, 170, 239, 57, 54, 92, 107, 132, 170, 227, 312, 86, 76, 136, 157, 190, 239, 312, 419], chroma: null },
+  { index: 6, name: "Watson, Taylor and Borthwick 1997", luma: [7, 8, 10, 14, 23, 44, 95, 241, 8, 8, 11, 15, 25, 47, 102, 255, 10, 11, 13, 19, 31, 58, 127, 255, 14, 15, 19, 27, 44, 83, 181, 255, 23, 25, 31, 44, 72, 136, 255, 255, 44, 47, 58, 83, 136, 255, 255, 255, 95, 102, 127, 181, 255, 255, 255, 255, 241, 255, 255, 255, 255, 255, 255, 255], chroma: null },
+  { index: 7, name: "Ahumada, Watson and Peterson 1993", luma: [15, 11, 11, 12, 15, 19, 25, 32, 11, 13, 10, 10, 12, 15, 19, 24, 11, 10, 14, 14, 16, 18, 22, 27, 12, 10, 14, 18, 21, 24, 28, 33, 15, 12, 16, 21, 26, 31, 36, 42, 19, 15, 18, 24, 31, 38, 45, 53, 25, 19, 22, 28, 36, 45, 55, 65, 32, 24, 27, 33, 42, 53, 65, 77], chroma: null },
+  { index: 8, name: "Peterson, Ahumada and Watson 1993", luma: [14, 10, 11, 14, 19, 25, 34, 45, 10, 11, 11, 12, 15, 20, 26, 33, 11, 11, 15, 18, 21, 25, 31, 38, 14, 12, 18, 24, 28, 33, 39, 47, 19, 15, 21, 28, 36, 43, 51, 59, 25, 20, 25, 33, 43, 54, 64, 74, 34, 26, 31, 39, 51, 64, 77, 91, 45, 33, 38, 47, 59, 74, 91, 108], chroma: null },
+];
+
+/** Base tables and the encoder family that scales them. */
+interface TableSet {
+  encoder: 'libjpeg' | 'mozjpeg';
+  name: string;
+  luma: readonly number[];
+  chroma: readonly number[];
+}
+
 export interface JpegQuality {
-  /** The libjpeg quality setting (1–100) whose tables fit best. */
+  /** The quality setting (1–100) whose tables fit best: the encoder's own setting when `exact`, else the libjpeg setting that comes closest. */
   quality: number;
-  /** The tables are exactly libjpeg's for that setting (an encoder of the libjpeg family). */
+  /** The tables are exactly those of an encoder whose scaling is known, at that setting. */
   exact: boolean;
+  /** Whose tables they are when `exact`: libjpeg's (Annex K, scaled) or one of mozjpeg's bases. */
+  tables?: 'libjpeg' | 'mozjpeg';
 }
 
 /**
@@ -84,6 +113,11 @@ export function walkJpegSegments(data: Uint8Array, visit: (marker: number, at: n
   return true;
 }
 
+const TABLE_SETS: readonly TableSet[] = [
+  { encoder: 'libjpeg', name: 'ITU-T T.81 Annex K', luma: STD_LUMA, chroma: STD_CHROMA },
+  ...MOZJPEG_BASES.map((b) => ({ encoder: 'mozjpeg' as const, name: b.name, luma: b.luma, chroma: b.chroma ?? b.luma })),
+];
+
 /** libjpeg's jpeg_quality_scaling + jpeg_add_quant_table (force_baseline). */
 export function scaledTable(standard: readonly number[], quality: number): number[] {
   const q = Math.min(100, Math.max(1, Math.round(quality)));
@@ -92,28 +126,32 @@ export function scaledTable(standard: readonly number[], quality: number): numbe
 }
 
 /**
- * The quality setting that explains the tables: the libjpeg quality whose scaled standard tables
- * are nearest (in log steps: the scaling is multiplicative). Table 0 is compared with the
- * luminance table, table 1 with the chrominance table; others are ignored.
+ * The quality setting that explains the tables: for each known base (Annex K, mozjpeg's eight),
+ * the quality whose scaled tables are nearest (in log steps: the scaling is multiplicative). An
+ * exact match names its encoder and setting; otherwise the nearest libjpeg quality is the estimate.
+ * Table 0 is compared with the luminance table, table 1 with the chrominance table; others are
+ * ignored.
  * @example
- * estimateJpegQuality(jpegQuantTables(bytes)!); // { quality: 85, exact: true } for `convert -quality 85`
+ * estimateJpegQuality(jpegQuantTables(bytes)!); // { quality: 85, exact: true, tables: 'libjpeg' } for `convert -quality 85`
  */
 export function estimateJpegQuality(tables: ReadonlyMap<number, readonly number[]>): JpegQuality | null {
   const luma = tables.get(0);
   const chroma = tables.get(1);
   if (!luma) return null;
-  let best: JpegQuality | null = null;
-  let bestError = Infinity;
-  for (let q = 1; q <= 100; q++) {
-    let error = tableError(luma, scaledTable(STD_LUMA, q));
-    if (chroma) error += tableError(chroma, scaledTable(STD_CHROMA, q));
-    // On a tie the higher quality wins: near 100 several settings give all-ones tables.
-    if (error <= bestError) {
-      bestError = error;
-      best = { quality: q, exact: error === 0 };
+  let estimate: JpegQuality | null = null;
+  for (const set of TABLE_SETS) {
+    let best: { quality: number; error: number } | null = null;
+    for (let q = 1; q <= 100; q++) {
+      let error = tableError(luma, scaledTable(set.luma, q));
+      if (chroma) error += tableError(chroma, scaledTable(set.chroma, q));
+      // On a tie the higher quality wins: near 100 several settings give all-ones tables.
+      if (!best || error <= best.error) best = { quality: q, error };
     }
+    if (best!.error === 0) return { quality: best!.quality, exact: true, tables: set.encoder };
+    // Not exact: the libjpeg scale is the one people know.
+    if (set.encoder === 'libjpeg') estimate = { quality: best!.quality, exact: false };
   }
-  return best;
+  return estimate;
 }
 
 function tableError(actual: readonly number[], expected: readonly number[]): number {

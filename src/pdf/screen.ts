@@ -7,6 +7,7 @@
  * would not fit is a reason to keep the page from the renderer (a `pdf-too-complex` finding in
  * seconds, instead of a worker busy for a minute or out of memory).
  */
+import { patchMeshPieces } from './mesh-cost.js';
 import type { PDFContext, PDFDict, PDFObject } from 'pdf-lib';
 import { N, PDFArray, PDFRawStream, dictOf, get, getDict, getName, getNumber, items, nameOf, numberOf, resolve } from './objects.js';
 import { StreamDecodeError, StreamTooLargeError, type StreamReader } from './streams.js';
@@ -45,7 +46,7 @@ export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
   maxJbig2Instances: 1_000_000,
 };
 
-/** A shading's cost for a renderer: mesh elements (vertices; patches count 64 each, as a renderer subdivides them). */
+/** A shading's cost for a renderer: mesh elements (vertices of triangle meshes; the pieces a renderer cuts patches into, mesh-cost.ts). */
 export interface ShadingCost {
   reason: string | null;
   meshElements: number;
@@ -302,11 +303,14 @@ export class RendererScreen {
         const point = 2 * bits('BitsPerCoordinate');
         const colour = colours * bits('BitsPerComponent');
         const flag = type === 5 ? 0 : bits('BitsPerFlag');
-        // Types 4 and 5: one vertex per (byte-aligned) record. Types 6 and 7: a patch of 12 or 16
-        // points and 4 colours, which a renderer cuts into up to 20 × 20 pieces.
-        const record = type <= 5 ? flag + point + colour : flag + (type === 6 ? 12 : 16) * point + 4 * colour;
+        // Types 4 and 5: one vertex per (byte-aligned) record. Types 6 and 7: the pieces a renderer
+        // cuts the patches into, by each patch's share of the mesh (mesh-cost.ts).
+        const record = flag + point + colour;
         const count = record > 0 ? Math.floor((data.length * 8) / Math.max(8, Math.ceil(record / 8) * 8)) : 0;
-        meshElements = type <= 5 ? count : count * 64;
+        meshElements =
+          type <= 5
+            ? count
+            : patchMeshPieces(data, { type: type as 6 | 7, bitsPerFlag: flag, bitsPerCoordinate: bits('BitsPerCoordinate'), bitsPerComponent: bits('BitsPerComponent'), colourComponents: colours }).pieces;
       }
     }
     const cost = { reason, meshElements };

@@ -7,7 +7,7 @@
  * is what the seam and size checks need.
  */
 import type { PDFContext, PDFDict } from 'pdf-lib';
-import { PDFArray, get, getArray, getDict, getName, getNumber, items, numberOf, resolve } from './objects.js';
+import { PDFArray, PDFRawStream, dictOf, get, getArray, getDict, getName, getNumber, items, nameOf, numberOf, resolve, type PDFObject } from './objects.js';
 
 export interface FontMetrics {
   /** Bytes per character code: 2 for composite (Type0) fonts, else 1. */
@@ -21,20 +21,54 @@ export interface FontMetrics {
   em: number;
   /** Codes are ASCII (simple fonts with a standard or no encoding): the run's text can be shown. */
   ascii: boolean;
+  /**
+   * The code's glyph paints nothing: a space of some kind, by its glyph name (the encoding and its
+   * /Differences) or, in a composite font, by what its /ToUnicode map says it is. A run of such
+   * glyphs is no text a reader could fail to read.
+   */
+  blank(code: number): boolean;
 }
 
 const DEFAULT_ADVANCE = 0.5;
 
 /** Metrics of a font dictionary (never throws: a broken font gets the defaults). */
-export function fontMetrics(context: PDFContext, font: PDFDict | undefined): FontMetrics {
+export function fontMetrics(context: PDFContext, font: PDFDict | undefined, read?: FontStreamReader): FontMetrics {
   try {
-    return readMetrics(context, font);
+    return readMetrics(context, font, read);
   } catch {
-    return { codeBytes: 1, advance: () => DEFAULT_ADVANCE, ascent: 0.75, descent: -0.25, em: 1, ascii: false };
+    return { codeBytes: 1, advance: () => DEFAULT_ADVANCE, ascent: 0.75, descent: -0.25, em: 1, ascii: false, blank: () => false };
   }
 }
 
-function readMetrics(context: PDFContext, font: PDFDict | undefined): FontMetrics {
+/** Reads a font's small streams (a /ToUnicode CMap) within the caller's limits; throws past them. */
+export type FontStreamReader = (stream: PDFRawStream) => Uint8Array;
+
+/** Glyph names of glyphs that paint nothing. */
+const BLANK_NAMES = new Set([
+  'space', 'nbspace', 'nonbreakingspace', 'uni00A0', 'uni0020', 'uni3000', 'ideographicspace', 'enspace', 'emspace', 'thinspace', 'hairspace',
+  'figurespace', 'punctuationspace', 'zerowidthspace', 'uni2000', 'uni2001', 'uni2002', 'uni2003', 'uni2004', 'uni2005', 'uni2006', 'uni2007',
+  'uni2008', 'uni2009', 'uni200A', 'uni200B', 'uni202F', 'uni205F', 'tab', 'uni0009',
+]);
+/** Unicode values that paint nothing. */
+const BLANK_UNICODE = new Set([0x09, 0x0a, 0x0d, 0x20, 0xa0, 0x3000, 0x202f, 0x205f, 0xfeff, ...Array.from({ length: 12 }, (_, i) => 0x2000 + i)]);
+/** The code of the space glyph in the base encodings of simple fonts (StandardEncoding, WinAnsi, MacRoman, none), and their no-break spaces. */
+const BASE_BLANKS: Record<string, number[]> = { WinAnsiEncoding: [32, 160], MacRomanEncoding: [32, 202], StandardEncoding: [32], '': [32] };
+
+/**
+ * Em height of a Type 3 font per unit of font size. Its glyphs are drawn in a space of its own that
+ * /FontMatrix maps to text space; a matrix of 1/N says the font was designed on an N-unit em (1/1000
+ * as most fonts, 1/2048 for an emoji font such as Noto Color Emoji as Chromium and cairo embed it),
+ * so an em is one unit of font size whatever N is. Other matrices (glyphs drawn in device pixels)
+ * take the glyphs' own extent: the height of /FontBBox through the matrix.
+ */
+function type3Em(vscale: number, box: number[] | null): number {
+  const units = 1 / vscale;
+  if (units >= 16 && units <= 16384 && Math.abs(units - Math.round(units)) < 1e-3 * units) return 1;
+  const height = box?.length === 4 ? Math.abs(box[3]! - box[1]!) * vscale : 0;
+  return height > 0 && Number.isFinite(height) ? height : vscale * 1000;
+}
+
+function readMetrics(context: PDFContext, font: PDFDict | undefined, read?: FontStreamReader): FontMetrics {
   const subtype = getName(context, font, 'Subtype');
   if (subtype === 'Type0') {
     const descendants = getArray(context, font, 'DescendantFonts');
@@ -42,7 +76,8 @@ function readMetrics(context: PDFContext, font: PDFDict | undefined): FontMetric
     const dw = (getNumber(context, cid, 'DW') ?? 1000) / 1000;
     const widths = cidWidths(context, cid);
     const { ascent, descent } = extent(context, getDict(context, cid, 'FontDescriptor'), 0.001);
-    return { codeBytes: 2, advance: (code) => widths.get(code) ?? dw, ascent, descent, em: 1, ascii: false };
+    const blanks = read ? blankCodes(context, get(context, font, 'ToUnicode'), read) : new Set<number>();
+    return { codeBytes: 2, advance: (code) => widths.get(code) ?? dw, ascent, descent, em: 1, ascii: false, blank: (code) => blanks.has(code) };
   }
   const type3 = subtype === 'Type3';
   const matrix = type3 ? numbers(context, getArray(context, font, 'FontMatrix')) : null;
@@ -59,7 +94,11 @@ function readMetrics(context: PDFContext, font: PDFDict | undefined): FontMetric
   const encoding = get(context, font, 'Encoding');
   const encodingName = getName(context, font, 'Encoding');
   const ascii = !type3 && (encoding === undefined || encodingName === 'WinAnsiEncoding' || encodingName === 'MacRomanEncoding' || encodingName === 'StandardEncoding');
+  const blanks = simpleBlanks(context, encoding);
+  const toUnicode = read ? blankCodes(context, get(context, font, 'ToUnicode'), read) : null;
+  if (toUnicode) for (const c of toUnicode) blanks.add(c);
   return {
+    blank: (code) => blanks.has(code),
     codeBytes: 1,
     advance: (code) => {
       const w = widths[code - first];
@@ -67,9 +106,70 @@ function readMetrics(context: PDFContext, font: PDFDict | undefined): FontMetric
     },
     ascent,
     descent,
-    em: type3 ? vscale * 1000 : 1,
+    em: type3 ? type3Em(vscale, box) : 1,
     ascii,
   };
+}
+
+/** The codes of a simple font whose glyphs are spaces: its base encoding's, unless /Differences renames them, and those /Differences names a space. */
+function simpleBlanks(context: PDFContext, encoding: PDFObject | undefined): Set<number> {
+  const dict = dictOf(encoding);
+  const base = dict ? (getName(context, dict, 'BaseEncoding') ?? '') : (nameOf(encoding) ?? '');
+  const out = new Set(BASE_BLANKS[base] ?? BASE_BLANKS['']);
+  const differences = dict ? getArray(context, dict, 'Differences') : undefined;
+  if (!differences) return out;
+  let code = 0;
+  for (const item of items(context, differences).slice(0, 4096)) {
+    const n = numberOf(resolve(context, item));
+    if (n !== undefined) {
+      code = Math.trunc(n);
+      continue;
+    }
+    const name = nameOf(resolve(context, item));
+    if (name === undefined) continue;
+    if (BLANK_NAMES.has(name)) out.add(code);
+    else out.delete(code);
+    code++;
+  }
+  return out;
+}
+
+/** Most bytes of a /ToUnicode CMap read for its spaces. */
+const MAX_TO_UNICODE_BYTES = 1 << 20;
+
+/** The codes a /ToUnicode CMap maps to a space of some kind (bfchar and bfrange entries; bounded). */
+function blankCodes(context: PDFContext, stream: PDFObject | undefined, read: FontStreamReader): Set<number> {
+  const out = new Set<number>();
+  const s = resolve(context, stream);
+  if (!(s instanceof PDFRawStream)) return out;
+  let text: string;
+  try {
+    text = Buffer.from(read(s).subarray(0, MAX_TO_UNICODE_BYTES)).toString('latin1');
+  } catch {
+    return out;
+  }
+  const hex = (h: string) => parseInt(h, 16);
+  const unicode = (h: string) => (h.length >= 4 ? hex(h.slice(0, 4)) : hex(h));
+  for (const block of text.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
+    for (const m of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]*)>/g)) {
+      if (m[2]!.length && m[2]!.length <= 4 && BLANK_UNICODE.has(unicode(m[2]!))) out.add(hex(m[1]!));
+    }
+  }
+  for (const block of text.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
+    for (const m of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*(?:<([0-9A-Fa-f]*)>|\[([^\]]*)\])/g)) {
+      const lo = hex(m[1]!);
+      const hi = Math.min(hex(m[2]!), lo + 65535);
+      if (m[3] !== undefined) {
+        if (!m[3].length || m[3].length > 4) continue;
+        const first = unicode(m[3]);
+        for (let c = lo; c <= hi && out.size < 4096; c++) if (BLANK_UNICODE.has(first + (c - lo))) out.add(c);
+      } else {
+        const targets = [...m[4]!.matchAll(/<([0-9A-Fa-f]*)>/g)].map((t) => t[1]!);
+        targets.forEach((t, k) => t.length && t.length <= 4 && BLANK_UNICODE.has(unicode(t)) && lo + k <= hi && out.add(lo + k));
+      }
+    }
+  }
+  return out;
 }
 
 /** /Ascent and /Descent of a font descriptor; a typical Latin extent when missing or absurd. */

@@ -37,11 +37,17 @@ const CLEANUP_EVERY_PAGES = 8;
 
 interface CachedDoc {
   bytes: Uint8Array;
+  /** A repaired copy of the file (no second repair of it). */
+  isRepair?: boolean;
   /** Pages rendered by pdf.js since its last cleanup. */
   renderedSinceCleanup: number;
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFContext>;
   pdfium?: Promise<PdfiumHandle>;
+  /** The file written out again from its recovered objects, when neither engine could open it (raster/repair.ts); null when it cannot be. */
+  repaired?: Promise<CachedDoc | null>;
+  /** What the image detail measurements of this file have decoded in this worker. */
+  detailBudget?: import('../pdf/decode-budget.js').DecodeBudget;
 }
 
 const cache = new Map<string, CachedDoc>();
@@ -233,7 +239,25 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
   }
   const blankInk = task.expect?.blankInk ?? 0;
   const best = drawings.reduce<Drawn | undefined>((a, b) => (!a || rank(b, blankInk) > rank(a, blankInk) ? b : a), undefined);
-  if (!best) throw new Error(failures.join('; '));
+  if (!best) {
+    // Neither engine could open the file: draw it from a copy repaired as MuPDF and Ghostscript repair it.
+    const { cannotOpen, repairedCopy } = await import('../raster/repair.js');
+    if (!doc.isRepair && cannotOpen(failures)) {
+      doc.repaired ??= (async () => {
+        const [, , , { parsePdf }, , { DecodeBudget }] = await imagePaths();
+        doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(task.limits));
+        const bytes = await repairedCopy(await doc.pdflib);
+        return bytes ? { bytes, renderedSinceCleanup: 0, isRepair: true } : null;
+      })().catch(() => null);
+      const repaired = await doc.repaired;
+      if (repaired) {
+        const drawn = await drawWithEngines(repaired, task);
+        const note = `the file is damaged (${failures.join('; ')}): drawn from a copy repaired from its objects, as MuPDF and Ghostscript draw it`;
+        return { ...drawn, warnings: [note, ...drawn.warnings] };
+      }
+    }
+    throw new Error(failures.join('; '));
+  }
   const missing = best.degraded?.kind === 'image' ? best.degraded.warning : null;
   // What every engine tried said stays in the facts (the report's raster warnings).
   const warnings = [...new Set(drawings.flatMap((d) => d.warnings))];
@@ -299,34 +323,40 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annot
   }
 }
 
-/** The detail of the page's JPEG images (image-upscaled); an image that cannot be read is left out. */
+/**
+ * The detail of the page's images (image-upscaled), whatever their filters (raster/image-band.ts);
+ * an image that cannot be read is left out. Its data is decoded under this file's decode budget.
+ */
 async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
-  const { measureJpegDetail } = await import('../raster/image-detail.js');
+  const [{ measureJpegDetail }, { measureStreamDetail }] = await Promise.all([import('../raster/image-detail.js'), import('../raster/image-band.js')]);
   // A page drawn upright from its one image shows that image: its preview says where the detail is.
   const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
   const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
   const out: ImageDetail[] = [];
   for (const request of task.detail ?? []) {
+    const overview = task.plan?.ref === request.ref ? upright : null;
     // The plan's JPEG as the caller sent it, or where the structure read found it in the file.
-    let jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
-    if (!jpeg) {
-      const found = await imageObject(doc, request.ref, task.limits).catch(() => null);
+    const jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
+    let measured: ImageDetail | null = null;
+    if (jpeg) measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, overview).then((m) => m && { ...m, kind: 'jpeg' as const });
+    else {
+      const found = await imageStream(doc, request.ref, task.limits).catch(() => null);
       if (!found) continue;
-      jpeg = found.jpeg;
+      doc.detailBudget ??= new (await import('../pdf/decode-budget.js')).DecodeBudget(task.limits);
+      measured = await measureStreamDetail(found.context, found.stream, request, { budget: doc.detailBudget, maxInputPixels: task.maxInputPixels, overview }).catch(() => null);
     }
-    const measured = await measureJpegDetail(jpeg, request, task.maxInputPixels, task.plan?.ref === request.ref ? upright : null);
     if (measured) out.push(measured);
   }
   return out;
 }
 
-/** A JPEG image XObject's data, from the worker's pdf-lib copy of the document (parsed under the task's decode limits); null when not a JPEG or encrypted. */
-async function imageObject(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ jpeg: Uint8Array } | null> {
-  const [, { imageXObject, jpegStreamOf }, , { parsePdf }, objects, { DecodeBudget }] = await imagePaths();
+/** Image XObject `refLabel` of the worker's pdf-lib copy of the document (parsed under the task's decode limits); null when encrypted or not a stream. */
+async function imageStream(doc: CachedDoc, refLabel: string, limits: RenderTask['limits']): Promise<{ context: PDFContext; stream: PDFRawStream } | null> {
+  const [, { imageXObject }, , { parsePdf }, , { DecodeBudget }] = await imagePaths();
   doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(limits));
   const context = await doc.pdflib;
   const stream = imageXObject(context, refLabel);
-  return stream && isDct(objects, context, stream) ? { jpeg: jpegStreamOf(context, stream).data } : null;
+  return stream ? { context, stream } : null;
 }
 
 /** Whether an image stream's first filter is DCTDecode (a JPEG). */

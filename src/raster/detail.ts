@@ -22,6 +22,8 @@
  * Everything here is pure arithmetic on a bounded tile of luma (at most 512 × 512 pixels).
  */
 
+import { nearestAlong } from './nearest.js';
+
 /** Segment length along a row or column, and the zero-padded FFT size. */
 const N = 64;
 const P = 128;
@@ -57,6 +59,16 @@ export interface DetailEstimate {
    * When no candidate reaches its threshold along rows the columns are not scanned, and this is the rows' value (a bound).
    */
   evidence: number;
+  /**
+   * The largest factor the estimate allows: a segment of N = 64 samples resolves cycle frequencies
+   * to 1/64, two bins of the scan, so a factor found at bin j may be as large as the one at j − 1
+   * (an enlargement by 1.5, at bin 85.3, peaks at 86 as often as at 85; a nearest-neighbour factor
+   * is exact).
+   * Null when no enlargement was found.
+   */
+  factorHigh?: number | null;
+  /** The enlargement repeated pixels (nearest neighbour: blocky) rather than interpolating them (smooth). */
+  nearest?: boolean;
 }
 
 /** A grey tile: `width × height` luma values, row-major. */
@@ -133,45 +145,121 @@ function positions(length: number, window: number): number[] {
  */
 export function estimateDetail(tile: LumaTile): DetailEstimate {
   if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
-  return decideDetail(candidateScores(tile));
+  const found = decideDetail(candidateScores(tile));
+  if (found.factorX === null || found.factorY === null) return found;
+  // Repeated pixels say the factor exactly; an interpolated enlargement's is known to a bin either side.
+  const alphas = [1 / found.factorX, 1 / found.factorY];
+  const alongRows = nearestAlong(tile, alphas, false);
+  const alongColumns = alongRows && nearestAlong(tile, alphas, true);
+  if (alongRows && alongColumns) {
+    // Enlarged alike both ways (the scan says so) but read differently: the clearer direction says
+    // it (JPEG 2000 smooths one way more than the other, and a repeat can look half-stepped).
+    let [fx, fy] = [alongRows.factor, alongColumns.factor];
+    if (fx !== fy && Math.abs(found.factorX / found.factorY - 1) < 0.1) fx = fy = alongRows.ratio <= alongColumns.ratio ? fx : fy;
+    const factor = Math.sqrt(fx * fy);
+    return { ...found, factor, factorX: fx, factorY: fy, factorHigh: factor, nearest: true };
+  }
+  const high = (f: number) => P / (P / f - 1);
+  return { ...found, factorHigh: Math.sqrt(high(found.factorX) * high(found.factorY)), nearest: false };
+}
+
+/** What the scan found per candidate bin (see {@link candidateScores}). */
+export interface CandidateScores {
+  /** The weaker of the row and column coherence. */
+  score: Float64Array;
+  /** The column bin paired with each row bin (columns are allowed ±1 bin). */
+  partner: Int32Array;
+  /** 1 where the detail near the candidate's cut-off stands above 8-bit rounding noise. */
+  signal: Uint8Array;
+  /** The rows' derivative power per frequency bin (0 … KEEP − 1 of P): how far the detail reaches. */
+  spectrum?: Float64Array;
 }
 
 /**
- * The verdict from the candidates' scores ({@link candidateScores}): the strongest candidate (or
- * its sub-harmonic), when it passes its threshold, has signal above rounding noise, is not part of
- * a JPEG block-grid family, is not at 5/8 and stands out of its neighbours.
+ * The verdict from the candidates' scores ({@link candidateScores}): candidates are tried from the
+ * strongest down — a JPEG trace that wins (5/8, or a block-grid family) must not hide the
+ * enlargement's own peak — and the first (or its sub-harmonic) that passes its threshold, has
+ * signal above rounding noise, stands out of its neighbours and is not at 5/8 is the verdict. A
+ * candidate on JPEG's block grid whose grid neighbours are as coherent (a JPEG family) is taken
+ * only when the picture is band-limited as an enlargement by that factor is ({@link bandLimited}):
+ * an enlarged picture saved as JPEG shows JPEG's block trace strongly (its smoothness leaves the
+ * blocks' edges bare), a native one rarely.
  * @example
  * const score = new Float64Array(90); score[64] = 0.5; // α = 1/2 in both directions
  * decideDetail({ score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) }).factor; // 2
  */
-export function decideDetail({ score, partner, signal }: { score: Float64Array; partner: Int32Array; signal: Uint8Array }): DetailEstimate {
+export function decideDetail({ score, partner, signal, spectrum }: CandidateScores): DetailEstimate {
   const none = { factor: null, factorX: null, factorY: null };
-  // The strongest candidate; those beyond 5.3× only when they pass their own (higher) threshold —
-  // a smooth picture's low-frequency coherence below it must not hide a real peak elsewhere.
-  let best = -1;
-  for (let j = J_MIN; j <= J_MAX; j++) {
-    if (j < J_LARGE && score[j]! < threshold(j)) continue;
-    if (best < 0 || score[j]! > score[best]!) best = j;
-  }
-  // The fundamental: an enlargement by 4 shows at α = 1/4 and at its harmonic 1/2; prefer the
-  // sub-harmonic when it is nearly as strong.
-  for (const m of [4, 3, 2]) {
-    const sub = nearestPeak(score, best / m);
-    if (sub !== null && score[sub]! >= Math.max(threshold(sub), 0.6 * score[best]!)) {
-      best = sub;
-      break;
+  // Candidates beyond 5.3× only when they pass their own (higher) threshold — a smooth picture's
+  // low-frequency coherence below it must not hide a real peak elsewhere.
+  // Only peaks: a bin on the slope of a stronger one (a JPEG grid peak's skirt) is that peak.
+  const peak = (j: number) => [-2, -1, 1, 2].every((d) => j + d < J_MIN || j + d > J_MAX || score[j]! >= score[j + d]!);
+  const order: number[] = [];
+  for (let j = J_MIN; j <= J_MAX; j++) if ((j >= J_LARGE || score[j]! >= threshold(j)) && peak(j)) order.push(j);
+  order.sort((a, b) => score[b]! - score[a]! || a - b);
+  let strongest = order.length ? score[order[0]!]! : (score[J_MAX] ?? 0);
+  for (const first of order.slice(0, MAX_TRIED)) {
+    if (nearFiveEighths(first)) continue;
+    let best = first;
+    // The fundamental: an enlargement by 4 shows at α = 1/4 and at its harmonic 1/2; prefer the
+    // sub-harmonic when it is nearly as strong.
+    for (const m of [4, 3, 2]) {
+      const sub = nearestPeak(score, best / m);
+      if (sub !== null && score[sub]! >= Math.max(threshold(sub), 0.6 * score[best]!)) {
+        best = sub;
+        break;
+      }
     }
+    const evidence = score[best]!;
+    if (!signal[best] || evidence < threshold(best) || nearFiveEighths(best) || !standsOut(score, best)) continue;
+    if (jpegFamily(score, best) && !(evidence >= JPEG_RESCUE_EVIDENCE && bandLimited(spectrum, P / best))) continue;
+    // The peak's place between bins, from its neighbours (a parabola through the three).
+    const shift = subBin(score, best);
+    const fx = P / (best + shift);
+    const fy = P / (partner[best]! + shift);
+    return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
   }
-  const evidence = score[best]!;
-  if (!signal[best] || evidence < threshold(best) || jpegFamily(score, best) || nearFiveEighths(best) || !standsOut(score, best)) return { ...none, evidence };
-  const fx = P / best;
-  const fy = P / partner[best]!;
-  return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
+  if (order.length === 0) strongest = Math.max(0, ...Array.from(score.subarray(J_MIN, J_MAX + 1)));
+  return { ...none, evidence: strongest };
+}
+
+/** Where a peak at bin j lies between bins (−½ … ½): the vertex of the parabola through j − 1, j, j + 1. */
+function subBin(score: Float64Array, j: number): number {
+  const a = score[j - 1] ?? 0;
+  const b = score[j]!;
+  const c = score[j + 1] ?? 0;
+  const curvature = a - 2 * b + c;
+  return curvature < 0 ? Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / curvature)) : 0;
+}
+
+/** Candidates tried, strongest first. */
+const MAX_TRIED = 12;
+/** Coherence a candidate on the JPEG grid needs to be taken from a JPEG family by its band limit. */
+const JPEG_RESCUE_EVIDENCE = 0.4;
+/** Most power above an enlargement's cut-off, as a share of the power below it (bench:quality: 2× enlargements saved as JPEG 0.02–0.25, native photos 0.1–0.5). */
+export const BAND_LIMIT = 0.15;
+
+/**
+ * Whether the picture's detail stops where an enlargement by `factor` stops it: the derivative's
+ * power from just above the cut-off 0.5/f to 0.45 cycles per pixel is at most {@link BAND_LIMIT}
+ * of its power below the cut-off.
+ */
+export function bandLimited(spectrum: Float64Array | undefined, factor: number): boolean {
+  if (!spectrum) return false;
+  const cut = 0.5 / factor;
+  const sum = (lo: number, hi: number) => {
+    let s = 0;
+    for (let k = Math.ceil(lo * P); k <= Math.floor(hi * P) && k < spectrum.length; k++) s += spectrum[k]!;
+    return s;
+  };
+  const below = sum(0.02, cut - 0.03);
+  const above = sum(cut + 0.05, 0.45);
+  return below > 0 && above <= BAND_LIMIT * below;
 }
 
 /** Per candidate bin: the weaker of the row and column coherence (columns allowed ±1 bin). */
-export function candidateScores(tile: LumaTile): { score: Float64Array; partner: Int32Array; signal: Uint8Array } {
-  const { out: rows, level: rowLevel } = coherenceScan(tile, false, null);
+export function candidateScores(tile: LumaTile): CandidateScores {
+  const { out: rows, level: rowLevel, spectrum } = coherenceScan(tile, false, null);
   // Columns only where rows leave the candidate a chance: a score is the weaker of the two, and no
   // decision looks at a score below ROW_FLOOR, so elsewhere the rows' value stands as its bound.
   // When no candidate reaches its threshold along rows, none can reach it in both directions: the
@@ -183,7 +271,7 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
   if (!possible) {
     const partner = new Int32Array(J_MAX + 2);
     for (let j = J_MIN; j <= J_MAX; j++) partner[j] = j;
-    return { score: Float64Array.from({ length: J_MAX + 2 }, (_, j) => rows[j] ?? 0), partner, signal: new Uint8Array(J_MAX + 2) };
+    return { score: Float64Array.from({ length: J_MAX + 2 }, (_, j) => rows[j] ?? 0), partner, signal: new Uint8Array(J_MAX + 2), spectrum };
   }
   const { out: cols, level: colLevel } = coherenceScan(tile, true, wanted);
   const signal = new Uint8Array(J_MAX + 2);
@@ -203,7 +291,7 @@ export function candidateScores(tile: LumaTile): { score: Float64Array; partner:
     partner[j] = at;
     signal[j] = hasSignal(rowLevel[j]!, colLevel[at]!) ? 1 : 0;
   }
-  return { score, partner, signal };
+  return { score, partner, signal, spectrum };
 }
 
 function nearestPeak(score: Float64Array, at: number): number | null {
@@ -260,11 +348,12 @@ function jpegFamily(score: Float64Array, j: number): boolean {
 }
 
 /**
- * α = 5/8 (an enlargement by 1.6): hard JPEG compression of a detailed picture leaves its
- * strongest block trace there, alone, so no enlargement is reported at 1.6× (1.5× and 1.7× are).
+ * α = 5/8 (an enlargement by 1.6) and the skirt of its peak (±3 bins: 1.55–1.68×): JPEG leaves its
+ * strongest block trace there — in a detailed picture compressed hard, and in any enlarged picture
+ * saved as JPEG — so no enlargement is reported there (1.5× and 1.7× are).
  */
 function nearFiveEighths(j: number): boolean {
-  return Math.abs(j - (5 * P) / 8) <= 1;
+  return Math.abs(j - (5 * P) / 8) <= 3;
 }
 
 function onGrid(j: number): boolean {
@@ -311,7 +400,7 @@ const PAIRS = PAIR_K.length;
  * table per segment) that V8 optimises once and early — a process measures one or two images, so
  * the first run's cost is the cost.
  */
-function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | null): { out: Float64Array; level: Float64Array } {
+function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | null): { out: Float64Array; level: Float64Array; spectrum: Float64Array } {
   const { data, width, height } = tile;
   const spans = pairSpans(wanted);
   const length = columns ? height : width;
@@ -364,7 +453,10 @@ function coherenceScan(tile: LumaTile, columns: boolean, wanted: Uint8Array | nu
     // Detail near the candidate's cut-off, in units of 8-bit rounding noise (see hasSignal).
     level[j] = band / ((end - first) * segs * analysed) / QUANTISATION_POWER[j]!;
   }
-  return { out, level };
+  // The derivative's power per bin over every segment and line (how far the detail reaches).
+  const spectrum = new Float64Array(KEEP);
+  for (let g = 0; g < segs; g++) for (let k = 0; k < KEEP; k++) spectrum[k] = spectrum[k]! + power[g * KEEP + k]!;
+  return { out, level, spectrum };
 }
 
 /** N samples of the line's derivative from `at` (step `stride`), through the Hann window. */

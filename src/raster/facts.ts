@@ -36,7 +36,16 @@ export const RasterFactsSchema = PixelFactsSchema.extend({
    * and a grid of cells with each one's unpainted share (0–255, base64, row by row). Absent for
    * pages drawn from their one covering image, which paints everything.
    */
-  unpainted: z.object({ share: z.number().min(0).max(1), cols: z.number().int().positive(), rows: z.number().int().positive(), cells: z.string() }).optional(),
+  unpainted: z
+    .object({
+      share: z.number().min(0).max(1),
+      cols: z.number().int().positive(),
+      rows: z.number().int().positive(),
+      cells: z.string(),
+      /** The unpainted pixels as runs along rows (raster/pixels.ts): base64 of 16-bit (row, from, to) triples. */
+      runs: z.string().optional(),
+    })
+    .optional(),
   /** The detail each measured JPEG image carries (image-upscaled). */
   imageDetail: z.array(ImageDetailSchema).optional(),
 });

@@ -223,10 +223,12 @@ export function hasAdobeMarker(jpeg: Uint8Array): boolean {
 }
 
 const FLATE_FAMILIES = new Set(['DeviceGray', 'DeviceRGB', 'ICCBased']);
+/** Spot and multi-ink images: drawn here through their tint transform (PDFium and pdf.js miss some: a sampled function with a /Size 1 dimension). */
+const INK_FAMILIES = new Set(['Separation', 'DeviceN']);
 
 /**
- * A plan when the page is one Flate-compressed (or uncompressed) gray or RGB image of 8 or 16
- * bits covering the page, drawn axis-aligned (flate-path.ts draws it); otherwise null. The worker
+ * A plan when the page is one Flate-compressed (or uncompressed) gray, RGB, Separation or DeviceN
+ * image of 8 or 16 bits covering the page, drawn axis-aligned (flate-path.ts draws it); otherwise null. The worker
  * checks the stream's own dictionary again (predictor, /Decode, colour-key mask) before it
  * inflates a byte.
  */
@@ -236,8 +238,9 @@ export function flatePlan(page: PageFacts): ImagePlan | null {
   if (image.filters.length > 1 || (image.filters.length === 1 && image.filters[0] !== 'FlateDecode')) return null;
   if (image.bitsPerComponent !== 8 && image.bitsPerComponent !== 16) return null;
   const cs = image.colourSpace;
-  if (!cs || cs.components !== (cs.model === 'gray' ? 1 : cs.model === 'rgb' ? 3 : 0)) return null;
-  if (!FLATE_FAMILIES.has(cs.family)) return null;
+  if (!cs) return null;
+  const inks = INK_FAMILIES.has(cs.family) && cs.components >= 1 && cs.components <= 8;
+  if (!inks && (cs.components !== (cs.model === 'gray' ? 1 : cs.model === 'rgb' ? 3 : 0) || !FLATE_FAMILIES.has(cs.family))) return null;
   if (image.widthPx * image.heightPx > MAX_FAST_PATH_INPUT_PIXELS) return null;
   return planFor(page, image);
 }

@@ -8,7 +8,11 @@
  * places that small buffer exactly as it does the JPEG path's.
  *
  * Taken: 8- or 16-bit DeviceGray / DeviceRGB / ICCBased with 1 or 3 components (drawn as device
- * gray / RGB, as pdf.js does), no mask, /Decode absent, [0 1 …] or [1 0 …]. Anything else — CMYK,
+ * gray / RGB, as pdf.js does), and Separation / DeviceN / NChannel images of up to 8 inks whose tint
+ * transform can be evaluated (functions.ts), reduced in their own components and then turned into
+ * their alternate space (gray, RGB, or CMYK drawn as uncalibrated RGB) — the readers do so, and
+ * PDFium and pdf.js draw some of them white (itext's deviceN8bitDeviceCMYK: a sampled function with
+ * a /Size 1 dimension); no mask, /Decode absent, [0 1 …] or [1 0 …]. Anything else — CMYK,
  * Indexed, other bit depths, masks, other filters — returns null and pdf.js renders the page
  * within the render budget, as before.
  */
@@ -21,6 +25,7 @@ import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
 import { unfilterPngRow } from '../pdf/png-predictor.js';
 import { own } from '../util/own.js';
+import { parseFunction, type PdfFunction } from '../pdf/functions.js';
 
 const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
 
@@ -34,13 +39,22 @@ export interface FlateImage {
   compressed: boolean;
   widthPx: number;
   heightPx: number;
-  components: 1 | 3;
+  /** Components per pixel in the data (a DeviceN image: one per ink). */
+  components: number;
   bitsPerComponent: 8 | 16;
+  /** Spot and DeviceN images: how a pixel's tints become its alternate space's colour. */
+  tint?: Tint;
   /** 1: none; 2: TIFF horizontal differencing; 10–15: PNG filters, one per row. */
   predictor: number;
   /** /Decode [1 0 …]: every component inverted. */
   decodeInverted: boolean;
   interpolate: boolean;
+}
+
+/** A Separation or DeviceN space: the tint transform and the alternate space it paints in. */
+export interface Tint {
+  transform: PdfFunction;
+  alternate: 'gray' | 'rgb' | 'cmyk';
 }
 
 /**
@@ -66,8 +80,11 @@ export function readFlateImage(context: PDFContext, stream: PDFRawStream): Flate
   const heightPx = int(get('Height'));
   const bits = int(get('BitsPerComponent'));
   if (!widthPx || !heightPx || widthPx < 1 || heightPx < 1 || (bits !== 8 && bits !== 16)) return null;
-  const components = colourComponents(context, get('ColorSpace'));
-  if (components !== 1 && components !== 3) return null;
+  const cs = get('ColorSpace');
+  const tint = inkSpace(context, cs);
+  const components = tint ? tint.components : colourComponents(context, cs);
+  if (!tint && components !== 1 && components !== 3) return null;
+  if (tint === null) return null;
 
   let predictor = 1;
   let parms = get('DecodeParms');
@@ -103,18 +120,84 @@ export function readFlateImage(context: PDFContext, stream: PDFRawStream): Flate
     predictor,
     decodeInverted,
     interpolate: interpolate instanceof PDFBool && interpolate.asBoolean(),
+    ...(tint ? { tint: { transform: tint.transform, alternate: tint.alternate } } : {}),
   };
 }
 
-/** Components of DeviceGray, DeviceRGB or an ICCBased space with /N 1 or 3; 0 for anything else. */
-function colourComponents(context: PDFContext, cs: PDFObject | undefined): number {
-  if (cs instanceof PDFName) return own(COMPONENTS, cs.asString().slice(1)) ?? 0;
+/**
+ * A Separation, DeviceN or NChannel space whose tint transform can be evaluated: its inks and
+ * alternate; undefined when `cs` is not such a space, null when it is one the Flate path cannot
+ * draw (the /None separation paints nothing; an alternate or function it cannot read).
+ */
+function inkSpace(context: PDFContext, cs: PDFObject | undefined): (Tint & { components: number }) | null | undefined {
+  if (!(cs instanceof PDFArray) || cs.size() < 4) return undefined;
+  const family = context.lookup(cs.get(0));
+  const kind = family instanceof PDFName ? family.asString() : '';
+  if (kind !== '/Separation' && kind !== '/DeviceN' && kind !== '/NChannel') return undefined;
+  const names = context.lookup(cs.get(1));
+  let components: number;
+  if (kind === '/Separation') {
+    if (!(names instanceof PDFName) || names.asString() === '/None') return null;
+    components = 1;
+  } else {
+    if (!(names instanceof PDFArray) || names.size() < 1 || names.size() > 8) return null;
+    if (names.asArray().every((n) => { const v = context.lookup(n); return v instanceof PDFName && v.asString() === '/None'; })) return null;
+    components = names.size();
+  }
+  const alternate = alternateModel(context, context.lookup(cs.get(2)));
+  const transform = alternate ? parseFunction(context, cs.get(3)) : null;
+  if (!alternate || !transform) return null;
+  return { components, alternate, transform };
+}
+
+/** The model of a tint transform's alternate space (device spaces, or ICCBased by /N). */
+function alternateModel(context: PDFContext, alt: PDFObject | undefined): Tint['alternate'] | null {
+  if (alt instanceof PDFName) return own({ '/DeviceGray': 'gray', '/DeviceRGB': 'rgb', '/DeviceCMYK': 'cmyk' } as const, alt.asString()) ?? null;
+  const n = colourComponents(context, alt, true);
+  return n === 1 ? 'gray' : n === 3 ? 'rgb' : n === 4 ? 'cmyk' : null;
+}
+
+/**
+ * Reduced samples of a spot or DeviceN image turned into RGB through its tint transform (each
+ * distinct colour evaluated once). CMYK alternates are drawn as uncalibrated RGB (1 − c)(1 − k)…:
+ * a preview, as pdf.js draws device CMYK.
+ */
+export function tintToRgb(reduced: { data: Uint8Array; width: number; height: number }, components: number, tint: Tint): Uint8Array {
+  const { data, width, height } = reduced;
+  const out = new Uint8Array(width * height * 3);
+  const seen = new Map<string, [number, number, number]>();
+  const input = new Array<number>(components);
+  for (let p = 0, o = 0; p < data.length; p += components, o += 3) {
+    const key = components === 1 ? String(data[p]) : data.subarray(p, p + components).join(',');
+    let rgb = seen.get(key);
+    if (!rgb) {
+      for (let c = 0; c < components; c++) input[c] = data[p + c]! / 255;
+      const v = tint.transform(input).map((x) => Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0)));
+      rgb =
+        tint.alternate === 'gray'
+          ? [v[0] ?? 0, v[0] ?? 0, v[0] ?? 0].map((x) => Math.round(255 * x)) as [number, number, number]
+          : tint.alternate === 'rgb'
+            ? [0, 1, 2].map((i) => Math.round(255 * (v[i] ?? 0))) as [number, number, number]
+            : [0, 1, 2].map((i) => Math.round(255 * (1 - (v[i] ?? 0)) * (1 - (v[3] ?? 0)))) as [number, number, number];
+      if (seen.size < 65_536) seen.set(key, rgb);
+    }
+    out[o] = rgb[0];
+    out[o + 1] = rgb[1];
+    out[o + 2] = rgb[2];
+  }
+  return out;
+}
+
+/** Components of DeviceGray, DeviceRGB or an ICCBased space with /N 1 or 3 (with `cmyk`, also DeviceCMYK and /N 4); 0 for anything else. */
+function colourComponents(context: PDFContext, cs: PDFObject | undefined, cmyk = false): number {
+  if (cs instanceof PDFName) return cmyk && cs.asString() === '/DeviceCMYK' ? 4 : (own(COMPONENTS, cs.asString().slice(1)) ?? 0);
   if (!(cs instanceof PDFArray) || cs.size() !== 2) return 0;
   const family = context.lookup(cs.get(0));
   const profile = context.lookup(cs.get(1));
   if (!(family instanceof PDFName) || family.asString() !== '/ICCBased' || !(profile instanceof PDFRawStream)) return 0;
   const n = context.lookup(profile.dict.get(PDFName.of('N')));
-  return n instanceof PDFNumber ? n.asNumber() : 0;
+  const count = n instanceof PDFNumber ? n.asNumber() : 0;
+  return count === 4 && !cmyk ? 0 : count;
 }
 
 
@@ -140,7 +223,8 @@ export async function renderFromFlate(image: FlateImage, plan: ImagePlan, maxPx:
   if (rows.count < image.heightPx) throw new FlateFallback(`its data ends after ${rows.count} of ${image.heightPx} rows`);
   const reduced = reducer.finish(image.decodeInverted);
   const sharp = await loadSharp();
-  const input = sharp(reduced.data, { raw: { width: reduced.width, height: reduced.height, channels: image.components } });
+  const pixels = image.tint ? tintToRgb(reduced, image.components, image.tint) : reduced.data;
+  const input = sharp(pixels, { raw: { width: reduced.width, height: reduced.height, channels: image.tint ? 3 : (image.components as 1 | 3) } });
   return drawPlaced(input, plan, at, image.interpolate);
 }
 

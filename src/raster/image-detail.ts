@@ -24,6 +24,12 @@ export const ImageDetailSchema = z.object({
   factorY: z.number().nullable(),
   /** The coherence behind the verdict (raster/detail.ts). */
   evidence: z.number(),
+  /** The largest factor the estimate allows (raster/detail.ts): what is compared with the smallest enlargement reported. */
+  factorHigh: z.number().nullable().optional(),
+  /** Enlarged by repeating pixels (nearest neighbour). */
+  nearest: z.boolean().optional(),
+  /** How its pixels were read: a JPEG (any filters around it), JPEG 2000, or row data (Flate, LZW, RunLength, none). */
+  kind: z.enum(['jpeg', 'jpx', 'rows']).optional(),
 });
 export type ImageDetail = z.infer<typeof ImageDetailSchema>;
 
@@ -34,25 +40,41 @@ export const MAX_DETAIL_IMAGES = 4;
 /** Most pixels of the decoded band. */
 const MAX_BAND_PIXELS = 16_000_000;
 
+/** Filters that may wrap an image's own data (ASCII85 around a JPEG, Flate around LZW…). */
+const ROW_FILTERS = new Set(['FlateDecode', 'LZWDecode', 'RunLengthDecode', 'ASCII85Decode', 'ASCIIHexDecode', 'Fl', 'LZW', 'RL', 'A85', 'AHx', 'Crypt']);
+
 /**
- * The JPEG images of a page worth measuring: XObjects drawn with one DCTDecode filter, at least
- * {@link MIN_DETAIL_PIXELS} on each side, largest placed first, at most {@link MAX_DETAIL_IMAGES}.
+ * Whether an image's pixels can be read for their detail (raster/image-band.ts): a JPEG or JPEG 2000
+ * behind any wrapping filters, or row data (Flate, LZW, RunLength, ASCII, none) of 8 or 16 bits;
+ * not a stencil mask, 1–4-bit data, JBIG2 or CCITT.
+ */
+export function readableForDetail(image: { filters: string[]; bitsPerComponent: number | null; imageMask: boolean; widthPx: number; heightPx: number; coded?: { widthPx: number; heightPx: number } | null }): boolean {
+  if (image.imageMask || image.filters.length > 4) return false;
+  const last = image.filters[image.filters.length - 1];
+  const wrappers = image.filters.slice(0, -1);
+  if (!wrappers.every((f) => ROW_FILTERS.has(f))) return false;
+  if (last === 'DCTDecode' || last === 'DCT' || last === 'JPXDecode') {
+    const coded = image.coded;
+    return !coded || (coded.widthPx === image.widthPx && coded.heightPx === image.heightPx);
+  }
+  if (last !== undefined && !ROW_FILTERS.has(last)) return false;
+  return image.bitsPerComponent === 8 || image.bitsPerComponent === 16;
+}
+
+/**
+ * The images of a page worth measuring: XObjects whose pixels can be read for their detail
+ * ({@link readableForDetail}), at least {@link MIN_DETAIL_PIXELS} on each side, largest placed
+ * first, at most {@link MAX_DETAIL_IMAGES}.
  */
 export function detailRequests(
-  images: readonly { ref: string | null; inline: boolean; filters: string[]; widthPx: number; heightPx: number; imageMask: boolean; placedWidthPt: number; placedHeightPt: number; coded?: { widthPx: number; heightPx: number } | null }[],
+  images: readonly { ref: string | null; inline: boolean; filters: string[]; widthPx: number; heightPx: number; bitsPerComponent: number | null; imageMask: boolean; placedWidthPt: number; placedHeightPt: number; coded?: { widthPx: number; heightPx: number } | null }[],
 ): DetailRequest[] {
   const seen = new Set<string>();
   return images
     .filter((i) => {
       if (i.inline || !i.ref || i.imageMask || seen.has(i.ref)) return false;
       seen.add(i.ref);
-      const coded = i.coded;
-      return (
-        i.filters.length === 1 &&
-        i.filters[0] === 'DCTDecode' &&
-        Math.min(i.widthPx, i.heightPx) >= MIN_DETAIL_PIXELS &&
-        (!coded || (coded.widthPx === i.widthPx && coded.heightPx === i.heightPx))
-      );
+      return Math.min(i.widthPx, i.heightPx) >= MIN_DETAIL_PIXELS && readableForDetail(i);
     })
     .sort((a, b) => b.placedWidthPt * b.placedHeightPt - a.placedWidthPt * a.placedHeightPt)
     .slice(0, MAX_DETAIL_IMAGES)

@@ -88,7 +88,17 @@ export interface UnpaintedGrid {
   cols: number;
   rows: number;
   cells: string;
+  /**
+   * The unpainted pixels themselves, as runs along rows: base64 of 16-bit little-endian triples
+   * (row, first column, column after the last). The share inside the trim is counted on them, to
+   * the pixel; absent when the page leaves more than {@link MAX_UNPAINTED_RUNS} runs (the grid
+   * stands in then).
+   */
+  runs?: string;
 }
+
+/** Most runs of unpainted pixels kept (6 bytes each): a halftone of transparency would give millions. */
+export const MAX_UNPAINTED_RUNS = 100_000;
 
 /**
  * Measures the unpainted (transparent) part of an RGBA render and composites it onto white in
@@ -103,12 +113,24 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
   const rows = Math.ceil(height / cell);
   const empty = new Float64Array(cols * rows);
   let total = 0;
+  const wide = width <= 65535 && height <= 65535;
+  let runs: number[] | null = wide ? [] : null;
   for (let y = 0; y < height; y++) {
     const rowCell = Math.floor(y / cell) * cols;
+    let runStart = -1;
     for (let x = 0, i = y * width * 4; x < width; x++, i += 4) {
       const a = data[i + 3]!;
+      const unpainted = a < UNPAINTED_ALPHA;
+      if (runs && unpainted !== runStart >= 0) {
+        if (unpainted) runStart = x;
+        else {
+          runs.push(y, runStart, x);
+          runStart = -1;
+          if (runs.length > 3 * MAX_UNPAINTED_RUNS) runs = null;
+        }
+      }
       if (a === 255) continue;
-      if (a < UNPAINTED_ALPHA) {
+      if (unpainted) {
         empty[rowCell + Math.floor(x / cell)] = empty[rowCell + Math.floor(x / cell)]! + 1;
         total++;
       }
@@ -118,6 +140,8 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
       data[i + 2] = (data[i + 2]! * a + 255 * k + 127) / 255;
       data[i + 3] = 255;
     }
+    if (runs && runStart >= 0) runs.push(y, runStart, width);
+    if (runs && runs.length > 3 * MAX_UNPAINTED_RUNS) runs = null;
   }
   const bytes = new Uint8Array(cols * rows);
   for (let r = 0; r < rows; r++) {
@@ -127,5 +151,6 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
       bytes[r * cols + c] = Math.round((255 * empty[r * cols + c]!) / (w * h));
     }
   }
-  return { share: width * height ? total / (width * height) : 0, cols, rows, cells: Buffer.from(bytes).toString('base64') };
+  const packed = runs && total > 0 ? Buffer.from(Uint16Array.from(runs).buffer).toString('base64') : undefined;
+  return { share: width * height ? total / (width * height) : 0, cols, rows, cells: Buffer.from(bytes).toString('base64'), ...(packed ? { runs: packed } : {}) };
 }

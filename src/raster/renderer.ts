@@ -137,8 +137,14 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
   // The glyphs of a font that is not embedded are a substitute's (pdf.js and PDFium have their own
   // metric-compatible faces, Ghostscript, MuPDF and poppler URW's): the words sit where they print,
   // but their shapes are the previewer's, as they will be production's (font-not-embedded).
-  const substituted = [...new Set((page.fonts ?? []).filter((f) => !f.embedded).map((f) => f.baseFont ?? f.name))];
-  if (substituted.length) reasons.push(`text in ${substituted.length === 1 ? 'a font' : 'fonts'} not embedded (${substituted.slice(0, 3).join(', ')}${substituted.length > 3 ? ', …' : ''}) is drawn with a substitute font`);
+  const names = (fonts: NonNullable<RendererFacts['fonts']>) => [...new Set(fonts.map((f) => f.baseFont ?? f.name))];
+  const list = (n: string[]) => `${n.slice(0, 3).join(', ')}${n.length > 3 ? ', …' : ''}`;
+  const substituted = names((page.fonts ?? []).filter((f) => !f.embedded && !f.cjk));
+  if (substituted.length) reasons.push(`text in ${substituted.length === 1 ? 'a font' : 'fonts'} not embedded (${list(substituted)}) is drawn with a substitute font`);
+  // Chinese, Japanese or Korean text in a font that is not embedded: no previewer here has a face
+  // with those characters (pdf.js draws nothing, PDFium empty boxes; MuPDF draws its own CJK faces).
+  const cjk = names((page.fonts ?? []).filter((f) => !f.embedded && f.cjk));
+  if (cjk.length) reasons.push(`text in CJK ${cjk.length === 1 ? 'font' : 'fonts'} not embedded (${list(cjk)}) is not drawn (no face with its characters here: at most empty boxes); production sets it in a substitute font`);
   return reasons.length ? reasons.join('; ') : null;
 }
 

@@ -40,7 +40,7 @@ export const checkJpegQuality: Check = (ctx) => {
         page: page.index,
         layer: layer?.id ?? null,
         ...(warn ? {} : { severity: 'info' as const }),
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is a JPEG of quality ${about}${q.quality} (estimated from its quantisation tables${q.exact ? ', which are exactly libjpeg’s' : ''}), printed at ${formatMm(p.wMm, p.hMm)}${p.ppi ? ` (${formatPpi(p.ppi)})` : ''}${blockMm ? `: its 8-pixel compression blocks print ${formatNumber(blockMm, 1)} mm wide` : ''}. ${warn ? 'Blocking and ringing will show on the product' : 'Compression artefacts may show at this size'}; export it at quality ${Math.max(infoJpegQuality, 85)} or more${warn ? '' : ' if you can'}.`,
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} is a JPEG of quality ${about}${q.quality} (${q.exact ? `read from its quantisation tables, which are exactly ${q.tables === 'mozjpeg' ? 'mozjpeg’s' : 'libjpeg’s'} at that setting` : 'estimated from its quantisation tables: its encoder’s own tables, compared with libjpeg’s'}), printed at ${formatMm(p.wMm, p.hMm)}${p.ppi ? ` (${formatPpi(p.ppi)})` : ''}${blockMm ? `: its 8-pixel compression blocks print ${formatNumber(blockMm, 1)} mm wide` : ''}. ${warn ? 'Blocking and ringing will show on the product' : 'Compression artefacts may show at this size'}; export it at quality ${Math.max(infoJpegQuality, 85)} or more${warn ? '' : ' if you can'}.`,
         expected: `JPEG quality ≥ ${warn ? minJpegQuality : infoJpegQuality}`,
         actual: `quality ${about}${q.quality}`,
         details: {
@@ -71,7 +71,9 @@ export const checkUpscaled: Check = (ctx) => {
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const scale = printScaleOf(page, layer, ctx.limits);
     for (const d of detailsOf(ctx, page)) {
-      if (d.factor === null || d.factor < minUpscaleFactor) continue;
+      // Judged on the largest factor the estimate allows (a bin of the scan either side, raster/detail.ts):
+      // an enlargement by 1.5 read as 1.49 is one, not a cut exactly at the factor looked for.
+      if (d.factor === null || (d.factorHigh ?? d.factor) < minUpscaleFactor) continue;
       const image = page.images.find((i) => i.ref === d.ref && !i.inline);
       if (!image) continue;
       const p = printed(image, scale);
@@ -84,7 +86,7 @@ export const checkUpscaled: Check = (ctx) => {
         code: 'image-upscaled',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} was enlarged from a smaller picture: placed at ${formatPpi(p.ppi)}, it carries detail of about ${formatPpi(detailPpi)} (upscaled about ${formatNumber(d.factor, 1)}×, as if from about ${grouped(nativeW)} × ${grouped(nativeH)} px). Its pixel count passes the resolution check, but it prints as soft as ${formatPpi(detailPpi)} would. Use the original at a higher resolution, or a real (AI or vector) enlargement.`,
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} was enlarged from a smaller picture${d.nearest ? ' by repeating its pixels (nearest neighbour)' : ''}: placed at ${formatPpi(p.ppi)}, it carries detail of about ${formatPpi(detailPpi)} (upscaled about ${formatNumber(d.factor, 1)}×, as if from about ${grouped(nativeW)} × ${grouped(nativeH)} px). Its pixel count passes the resolution check, but it prints as ${d.nearest ? 'blocky' : 'soft'} as ${formatPpi(detailPpi)} would. Use the original at a higher resolution, or a real (AI or vector) enlargement.`,
         expected: `detail ≥ ${formatPpi(minPpi)} at the printed size`,
         actual: `about ${formatPpi(detailPpi)} (upscaled about ${formatNumber(d.factor, 1)}×)`,
         details: {
@@ -94,6 +96,7 @@ export const checkUpscaled: Check = (ctx) => {
           printedPpi: ppiValue(p.ppi),
           detailPpi: ppiValue(detailPpi),
           evidence: round(d.evidence, 3),
+          nearestNeighbour: d.nearest ?? false,
           ref: image.ref,
           image: page.images.indexOf(image) + 1,
         },

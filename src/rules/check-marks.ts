@@ -1,8 +1,9 @@
 /**
  * Checks on where and how finely a page paints (its marks, pdf/marks.ts), judged at the size the
  * service prints it:
- * - content-in-seam-zone: text beyond the layer's safe line, and objects that cross from the safe
- *   area into the margin without running on past the trim (those are meant to be cut);
+ * - content-in-seam-zone: text and objects that cross from the safe area into the margin without
+ *   running on past the trim (those are meant to be cut), except rows of text that run across the
+ *   whole panel (a background pattern);
  * - line-too-thin: stroked lines inside the trim thinner than minLineWidthPt;
  * - text-too-small: text inside the trim smaller than minTextSizePt.
  * Positions are in millimetres from the top-left corner of the page as shown (after /Rotate).
@@ -74,12 +75,17 @@ export function seamCrossings(page: PageFacts, layer: LayerSpec | null, limits: 
     count++;
     if (objects.length < MAX_LISTED) objects.push(o);
   };
-  for (const m of page.marks.texts) {
-    const b = boxMm(m.box, page);
+  const texts = page.marks.texts.map((m) => ({ mark: m, box: boxMm(m.box, page) }));
+  const background = backgroundText(texts.map((x) => x.box), trim, t);
+  for (const [i, { mark: m, box: b }] of texts.entries()) {
     if (!overlaps(b, trim)) continue; // wholly in the bleed: cut away, as slug text is
-    if (b[0] < safe[0] - t || b[1] < safe[1] - t || b[2] > safe[2] + t || b[3] > safe[3] + t) {
-      add({ code: 'content-in-seam-zone', kind: 'text', bboxMm: roundBox(b), text: m.text, printedPt: null });
-    }
+    if (background.has(i)) continue; // a row (or column) of text across the whole panel: a pattern, meant to run off
+    // Per side: beyond the safe line and ending inside the zone; text that runs on past the trim is cut by design.
+    const left = b[0] < safe[0] - t && b[0] > trim[0] + t;
+    const top = b[1] < safe[1] - t && b[1] > trim[1] + t;
+    const right = b[2] > safe[2] + t && b[2] < trim[2] - t;
+    const bottom = b[3] > safe[3] + t && b[3] < trim[3] - t;
+    if (left || top || right || bottom) add({ code: 'content-in-seam-zone', kind: 'text', bboxMm: roundBox(b), text: m.text, printedPt: null });
   }
   const shapes = [
     ...page.marks.shapes.map((m) => ({ box: m.box, kind: m.kind })),
@@ -101,6 +107,40 @@ export function seamCrossings(page: PageFacts, layer: LayerSpec | null, limits: 
     if (left || top || right || bottom) add({ code: 'content-in-seam-zone', kind: m.kind, bboxMm: roundBox(b), text: '', printedPt: null });
   }
   return { objects, count, safeMarginMm: layer.safeMarginMm! };
+}
+
+/**
+ * The text runs (by index) that belong to a row running across the whole panel — its runs on one
+ * line together reach past the trim on both sides — or to a column running from top to bottom:
+ * background text repeated as a pattern (cairosvg, rsvg-convert, Inkscape, LibreOffice,
+ * Ghostscript and pikepdf all write such rows), not content that ends in the seam.
+ */
+export function backgroundText(boxes: readonly BoxMm[], trim: BoxMm, t: number): Set<number> {
+  const out = new Set<number>();
+  for (const vertical of [false, true]) {
+    // Runs on the same line: the same extent across the line, within a fifth of its height.
+    const [lo, hi, from, to] = vertical ? [0, 2, 1, 3] : [1, 3, 0, 2];
+    const order = boxes.map((_, i) => i).sort((a, b) => boxes[a]![lo]! - boxes[b]![lo]! || boxes[a]![hi]! - boxes[b]![hi]!);
+    for (let start = 0; start < order.length; ) {
+      const first = boxes[order[start]!]!;
+      const size = Math.max(1e-6, first[hi]! - first[lo]!);
+      let end = start + 1;
+      while (end < order.length) {
+        const b = boxes[order[end]!]!;
+        if (Math.abs(b[lo]! - first[lo]!) > 0.2 * size || Math.abs(b[hi]! - first[hi]!) > 0.2 * size) break;
+        end++;
+      }
+      let min = Infinity;
+      let max = -Infinity;
+      for (let k = start; k < end; k++) {
+        min = Math.min(min, boxes[order[k]!]![from]!);
+        max = Math.max(max, boxes[order[k]!]![to]!);
+      }
+      if (min <= trim[from]! + t && max >= trim[to]! - t) for (let k = start; k < end; k++) out.add(order[k]!);
+      start = end;
+    }
+  }
+  return out;
 }
 
 /** Lines and text inside the trim that are too fine at the printed size. */

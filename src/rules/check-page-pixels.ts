@@ -22,7 +22,7 @@ const EXPECTED_INK_FACTOR = 4;
  */
 export function emptyButPaints(
   raster: Pick<RasterFacts, 'inkCoverage' | 'approximate'>,
-  page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink'>; undrawnFields?: number },
+  page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink' | 'texts'>; undrawnFields?: number; fonts?: PageFacts['fonts'] },
   blankInkCoverage: number,
 ): string | null {
   if (raster.inkCoverage > blankInkCoverage) return null;
@@ -30,6 +30,11 @@ export function emptyButPaints(
   const fields = page.undrawnFields ?? 0;
   if (fields > 0) {
     return `${fields === 1 ? 'a form field' : `${fields} form fields`} without an appearance stream ${fields === 1 ? 'prints' : 'print'} (Ghostscript, MuPDF and poppler draw ${fields === 1 ? 'its' : 'their'} background or border from the field's entries), but the renderers draw nothing for ${fields === 1 ? 'it' : 'them'}`;
+  }
+  // Text in CJK fonts that are not embedded prints (production substitutes a face), but no previewer here draws it.
+  const cjk = (page.fonts ?? []).filter((f) => !f.embedded && f.cjk);
+  if (cjk.length && (page.marks?.texts.length ?? 1) > 0) {
+    return `its text is set in ${cjk.length === 1 ? 'a CJK font' : 'CJK fonts'} that ${cjk.length === 1 ? 'is' : 'are'} not embedded (${[...new Set(cjk.map((f) => f.baseFont ?? f.name))].slice(0, 3).join(', ')}), which the previewers cannot draw`;
   }
   const ink = page.marks?.ink ?? 0;
   if (ink > EXPECTED_INK_FACTOR * blankInkCoverage) {

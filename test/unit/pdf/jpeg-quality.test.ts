@@ -37,7 +37,7 @@ describe('jpeg quality from the DQT tables', () => {
     for (const extra of [[], ['-colorspace', 'gray'], ['-interlace', 'JPEG']]) {
       const out = join(dir, `im-${q}.jpg`);
       execFileSync('/usr/bin/convert', [png, ...extra, '-quality', String(q), out]);
-      expect(jpegQuality(readFileSync(out)), `${q} ${extra.join(' ')}`).toEqual({ quality: q, exact: true });
+      expect(jpegQuality(readFileSync(out)), `${q} ${extra.join(' ')}`).toEqual({ quality: q, exact: true, tables: 'libjpeg' });
     }
   });
 
@@ -46,12 +46,28 @@ describe('jpeg quality from the DQT tables', () => {
     await sharp(await picture()).toFile(png);
     const out = join(dir, `pil-${q}.jpg`);
     execFileSync('/usr/bin/python3', ['-c', `from PIL import Image; Image.open(${JSON.stringify(png)}).save(${JSON.stringify(out)}, quality=${q})`]);
-    expect(jpegQuality(readFileSync(out))).toEqual({ quality: q, exact: true });
+    expect(jpegQuality(readFileSync(out))).toEqual({ quality: q, exact: true, tables: 'libjpeg' });
   });
 
   it.each(qualities)('sharp quality %i', async (q) => {
     const jpeg = await sharp(await picture()).jpeg({ quality: q }).toBuffer();
-    expect(jpegQuality(jpeg)).toEqual({ quality: q, exact: true });
+    expect(jpegQuality(jpeg)).toEqual({ quality: q, exact: true, tables: 'libjpeg' });
+  });
+
+  it.each(qualities)('sharp with mozjpeg quality %i: exact on mozjpeg’s own tables (a libjpeg fit read quality 60 as 55)', async (q) => {
+    const jpeg = await sharp(await picture()).jpeg({ quality: q, mozjpeg: true }).toBuffer();
+    // At 100 every table is all ones, whoever scaled it.
+    expect(jpegQuality(jpeg)).toEqual({ quality: q, exact: true, tables: q === 100 ? 'libjpeg' : 'mozjpeg' });
+  });
+
+  it.each([1, 2, 4, 5, 6, 7, 8])('mozjpeg base table %i (sharp’s quantisationTable) at qualities 30, 60 and 90', async (table) => {
+    for (const q of [30, 60, 90]) {
+      const jpeg = await sharp(await picture()).jpeg({ quality: q, quantisationTable: table }).toBuffer();
+      const found = jpegQuality(jpeg)!;
+      expect(found, `${table} ${q}`).toMatchObject({ exact: true, tables: 'mozjpeg' });
+      // The flat table (all 16) is the same at several settings (3 from 90 to 92): within 2 of the setting.
+      expect(Math.abs(found.quality - q), `${table} ${q}`).toBeLessThanOrEqual(table === 1 ? 2 : 0);
+    }
   });
 
   it('tables of another encoder fit the nearest libjpeg quality, flagged as not exact', () => {
@@ -72,8 +88,8 @@ describe('jpeg quality from the DQT tables', () => {
 
   it('is read from an image stream as the PDF stores it (a JPEG, or a JPEG wrapped in Flate)', async () => {
     const jpeg = await sharp(await picture()).jpeg({ quality: 42 }).toBuffer();
-    expect(codedJpegQuality(jpeg, ['DCTDecode'])).toEqual({ quality: 42, exact: true });
-    expect(codedJpegQuality(deflateSync(jpeg), ['FlateDecode', 'DCTDecode'])).toEqual({ quality: 42, exact: true });
+    expect(codedJpegQuality(jpeg, ['DCTDecode'])).toEqual({ quality: 42, exact: true, tables: 'libjpeg' });
+    expect(codedJpegQuality(deflateSync(jpeg), ['FlateDecode', 'DCTDecode'])).toEqual({ quality: 42, exact: true, tables: 'libjpeg' });
     expect(codedJpegQuality(jpeg, ['JPXDecode'])).toBeNull();
     expect(codedImageSize(jpeg, ['DCTDecode'])).toMatchObject({ format: 'jpeg', widthPx: 96, heightPx: 64 });
   });

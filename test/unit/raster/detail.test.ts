@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/flow/preflight.js';
-import { bandTop, measureJpegDetail, detailRequests, windowLeft } from '../../../src/raster/image-detail.js';
+import { bandTop, measureJpegDetail, detailRequests, readableForDetail, windowLeft } from '../../../src/raster/image-detail.js';
 import { decideDetail, estimateDetail, hasSignal, lumaOf } from '../../../src/raster/detail.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'detail-'));
@@ -119,10 +119,35 @@ describe('enlargement from the pixels', () => {
     expect(windowLeft(overview, 400, 1000, 0, 512)).toBe(0);
   });
 
-  it('only JPEG XObjects large enough are measured, largest placed first, at most four', () => {
-    const img = (ref: string, w: number, filters = ['DCTDecode'], area = 1) => ({ ref, inline: false, filters, widthPx: w, heightPx: w, imageMask: false, placedWidthPt: area, placedHeightPt: area });
-    const picked = detailRequests([img('1 0 R', 100), img('2 0 R', 800, ['FlateDecode']), img('3 0 R', 800, undefined, 5), img('4 0 R', 900, undefined, 9), img('4 0 R', 900, undefined, 9), img('5 0 R', 400), img('6 0 R', 500), img('7 0 R', 600)]);
-    expect(picked.map((p) => p.ref)).toEqual(['4 0 R', '3 0 R', '5 0 R', '6 0 R']);
+  it('images whose pixels can be read, whatever their filters, large enough are measured, largest placed first, at most four', () => {
+    const img = (ref: string, w: number, filters = ['DCTDecode'], area = 1, bitsPerComponent: number | null = 8) => ({ ref, inline: false, filters, widthPx: w, heightPx: w, bitsPerComponent, imageMask: false, placedWidthPt: area, placedHeightPt: area });
+    const picked = detailRequests([
+      img('1 0 R', 100),
+      img('2 0 R', 800, ['FlateDecode'], 7),
+      img('3 0 R', 800, undefined, 5),
+      img('4 0 R', 900, ['ASCII85Decode', 'DCTDecode'], 9),
+      img('4 0 R', 900, undefined, 9),
+      img('5 0 R', 400, ['JBIG2Decode'], 20),
+      img('6 0 R', 500, ['FlateDecode'], 30, 1),
+      img('7 0 R', 600, ['CCITTFaxDecode'], 40),
+      img('8 0 R', 600, ['LZWDecode'], 3, 16),
+      img('9 0 R', 600, ['JPXDecode'], 2, null),
+    ]);
+    expect(picked.map((p) => p.ref)).toEqual(['4 0 R', '2 0 R', '3 0 R', '8 0 R']);
+  });
+
+  it('readableForDetail: JPEG and JPEG 2000 behind wrapping filters, 8- and 16-bit row data; not masks, bilevel codecs or 1–4-bit data', () => {
+    const i = (filters: string[], bitsPerComponent: number | null = 8, more = {}) => readableForDetail({ filters, bitsPerComponent, imageMask: false, widthPx: 10, heightPx: 10, ...more });
+    expect(i(['ASCII85Decode', 'DCTDecode'])).toBe(true);
+    expect(i(['FlateDecode', 'DCTDecode'])).toBe(true);
+    expect(i(['JPXDecode'], null)).toBe(true);
+    expect(i([], 16)).toBe(true);
+    expect(i(['RunLengthDecode'])).toBe(true);
+    expect(i(['FlateDecode'], 4)).toBe(false);
+    expect(i(['JBIG2Decode'], 1)).toBe(false);
+    expect(i(['DCTDecode', 'FlateDecode'])).toBe(false);
+    expect(i(['DCTDecode'], 8, { coded: { widthPx: 20, heightPx: 10 } })).toBe(false);
+    expect(i(['FlateDecode'], 8, { imageMask: true })).toBe(false);
   });
 });
 

@@ -177,6 +177,38 @@ describe('Flate path matches pdf.js', () => {
   });
 });
 
+describe('spot and DeviceN images are drawn through their tint transform, as the readers draw them', () => {
+  /** Mean colour of each fifth of a preview, left to right. */
+  async function fifths(png: Uint8Array | Buffer): Promise<number[][]> {
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    return [0, 1, 2, 3, 4].map((f) => {
+      const sum = [0, 0, 0];
+      let n = 0;
+      for (let y = 0; y < info.height; y++) {
+        for (let x = Math.floor((f * info.width) / 5); x < Math.floor(((f + 1) * info.width) / 5); x++, n++) for (let c = 0; c < 3; c++) sum[c]! += data[(y * info.width + x) * 3 + c]!;
+      }
+      return sum.map((v) => v / n);
+    });
+  }
+
+  for (const kind of ['devicen', 'nchannel', 'separation']) {
+    it(`${kind}: inked as MuPDF inks it (itext's deviceN8bitDeviceCMYK was drawn white by PDFium and pdf.js, and judged page-blank)`, async () => {
+      const pdf = join(dir, `inks-${kind}.pdf`);
+      execFileSync(PY, [PRODUCER, pdf, 'inks', kind]);
+      const report = await preflight(pdf, { product: 't-shirt', variant: 'M' }, { pool: false });
+      expect(report.findings.map((f) => f.code)).not.toContain('page-blank');
+      expect(report.pages[0]!.raster!.inkCoverage).toBeGreaterThan(0.9);
+      const bytes = new Uint8Array(readFileSync(pdf));
+      const ours = await localExecutor.render({ ...task(bytes, 1, 300), plan: flatePlan((await inspectPdf(bytes)).pages[0]!) });
+      expect(ours.facts.method).toBe('image');
+      const mupdf = execFileSync('mutool', ['draw', '-q', '-F', 'png', '-w', '300', '-o', '-', pdf, '1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const [a, b] = [await fifths(ours.preview!), await fifths(mupdf)];
+      // Uncalibrated CMYK here, MuPDF's own conversion there: the same hues, within 40 of 255 per channel.
+      for (let f = 0; f < 5; f++) for (let c = 0; c < 3; c++) expect(Math.abs(a[f]![c]! - b[f]![c]!)).toBeLessThan(40);
+    });
+  }
+});
+
 describe('an enlarged Flate image keeps hard pixels unless it asks for /Interpolate', () => {
   /** A 6 × 4 px image of flat blocks (pikepdf, PNG predictor), drawn over a 300 × 200 pt page: 50× enlarged. */
   async function tinyImagePage(interpolate: boolean | undefined) {

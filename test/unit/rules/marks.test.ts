@@ -71,3 +71,34 @@ describe('seam zone, line width and text size', () => {
     expect(found[0]!.details).toMatchObject({ thinnestPt: 0.8 });
   });
 });
+
+describe('no false seam or small-text findings (issue 36)', () => {
+  const quiet = mkdtempSync(join(tmpdir(), 'false-marks-'));
+  beforeAll(() => {
+    execFileSync('/usr/bin/python3', [join(__dirname, 'producers', 'false_marks.py'), quiet]);
+  });
+  const codes = async (name: string) => {
+    const report = await preflight(join(quiet, `${name}.pdf`), { sku: 'T-SHIRT-M' }, { raster: false });
+    return report.findings.filter((f) => CODES.includes(f.code));
+  };
+
+  it.each(['rows-reportlab', 'rows-words-reportlab', 'rows-rsvg', 'rows-gs', 'rows-pikepdf'])('%s: rows of background text running off both sides are a pattern, not content in the seam', async (name) => {
+    expect(await codes(name)).toEqual([]);
+  });
+
+  it('the rows rule keeps real seam text: a word ending inside the zone is still reported', async () => {
+    // The same reportlab page with one more word that stops 5 mm inside the trim (seam-text).
+    expect((await findings('seam-text')).map((f) => f.code)).toEqual(['content-in-seam-zone']);
+  });
+
+  it.each(['spaces-reportlab', 'spaces-rsvg'])('%s: runs of tiny spaces and invisible text paint nothing and are not text-too-small', async (name) => {
+    expect(await codes(name)).toEqual([]);
+  });
+
+  it('a Type 3 emoji font on a 2,048-unit em is judged at its set size: 11 pt passes, 3 pt is reported at 3 pt', async () => {
+    expect(await codes('emoji-type3-11')).toEqual([]);
+    const [small, ...rest] = await codes('emoji-type3-3');
+    expect(rest).toEqual([]);
+    expect(small).toMatchObject({ code: 'text-too-small', details: { smallestPt: 3 } });
+  });
+});

@@ -15,6 +15,11 @@ KIND:
   tiny INTERPOLATE  a 6 x 4 RGB image of alternating red and blue pixels over a 300 x 200 pt page;
       INTERPOLATE "true", "false" or "-" (no /Interpolate key).
   colour-key     the tiny image with a colour-key mask (/Mask [0 30 50 70 190 210]: blue is transparent).
+  inks KIND      a 256 x 50 image over a 300 x 100 pt page in ink colour spaces, as itext's
+      deviceN8bitDeviceCMYK test file is: KIND "devicen" (DeviceN [/Cyan /Magenta] over DeviceCMYK, a
+      sampled tint transform of /Size [256 1] — its second input is constant — uncompressed), "nchannel"
+      (the same with NChannel attributes, Flate) or "separation" (a spot colour over DeviceRGB, a
+      Type 2 function). Each column x has tint x / 255.
 """
 import sys
 import zlib
@@ -197,6 +202,45 @@ def tiny(out, interpolate):
     pdf.save(out)
 
 
+def inks(out, kind):
+    pdf = pikepdf.new()
+    w, h = 256, 50
+    if kind == "separation":
+        fn = Dictionary(FunctionType=2, Domain=Array([0, 1]), C0=Array([1, 1, 1]), C1=Array([0.1, 0.5, 0.2]), N=1)
+        cs = Array([Name.Separation, Name("/Spot Green"), Name.DeviceRGB, fn])
+        raw = bytes(x for y in range(h) for x in range(w))
+    else:
+        # Magenta at tint 0 of the first ink, cyan at tint 1: samples (c, m, y, k) per input step.
+        samples = b"".join(bytes((i, 255 - i, 0, 0)) for i in range(256))
+        fn = pikepdf.Stream(pdf, samples)
+        fn.FunctionType = 0
+        fn.Domain = Array([0, 1, 0, 1])
+        fn.Range = Array([0, 1] * 4)
+        fn.Size = Array([256, 1])
+        fn.BitsPerSample = 8
+        fn.Encode = Array([0, 255, 0, 0])
+        fn.Decode = Array([0, 1] * 4)
+        fn.Order = 1
+        cs = Array([Name.DeviceN, Array([Name.Cyan, Name.Magenta]), Name.DeviceCMYK, fn])
+        if kind == "nchannel":
+            cs.append(Dictionary(Subtype=Name.NChannel))
+        raw = bytes(v for y in range(h) for x in range(w) for v in (x, 0))
+    image = pikepdf.Stream(pdf, raw if kind == "devicen" else zlib.compress(raw))
+    image.Type = Name.XObject
+    image.Subtype = Name.Image
+    image.Width = w
+    image.Height = h
+    image.BitsPerComponent = 8
+    image.ColorSpace = cs
+    if kind != "devicen":
+        image.Filter = Name.FlateDecode
+    content = pikepdf.Stream(pdf, b"q 300 0 0 100 0 0 cm /Im0 Do Q")
+    page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, 300, 100]),
+                      Resources=Dictionary(XObject=Dictionary(Im0=image)), Contents=content)
+    pdf.pages.append(pikepdf.Page(page))
+    pdf.save(out)
+
+
 if __name__ == "__main__":
     target, kind = sys.argv[1], sys.argv[2]
     if kind == "oriented":
@@ -207,5 +251,7 @@ if __name__ == "__main__":
         tiny(target, sys.argv[3])
     elif kind == "colour-key":
         tiny(target, "colour-key")
+    elif kind == "inks":
+        inks(target, sys.argv[3])
     else:
         corrupt(target)

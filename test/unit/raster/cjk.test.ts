@@ -1,0 +1,61 @@
+/**
+ * Text in CJK fonts that are not embedded (reportlab's Adobe Asian fonts, as pdfminer's kampo.pdf
+ * and PdfPig's Type0_CJK_Font.pdf set theirs): MuPDF draws it with its own CJK faces, poppler and
+ * PDFium draw empty boxes, pdf.js in Node nothing. The preview must say so — not that a substitute
+ * drew it — and a page of such text alone is not blank.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { preflight } from '../../../src/flow/preflight.js';
+import { inspectPdf } from '../../../src/pdf/inspect.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cjk-'));
+const PRODUCER = `
+import sys
+from reportlab.pdfgen import canvas
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+for f in ('HeiseiMin-W3', 'STSong-Light', 'HYSMyeongJo-Medium'):
+    pdfmetrics.registerFont(UnicodeCIDFont(f))
+c = canvas.Canvas(sys.argv[1] + '/cjk.pdf', pagesize=(400, 300))
+c.setFont('HeiseiMin-W3', 36); c.drawString(30, 220, '日本語のテキスト')
+c.setFont('STSong-Light', 36); c.drawString(30, 150, '中文文本测试')
+c.setFont('HYSMyeongJo-Medium', 36); c.drawString(30, 80, '한국어 텍스트')
+c.showPage()
+c.setFont('Helvetica', 36); c.drawString(30, 150, 'Latin in Helvetica')
+c.setFont('STSong-Light', 36); c.drawString(30, 80, '中文')
+c.showPage()
+c.save()
+`;
+
+beforeAll(() => {
+  execFileSync('/usr/bin/python3', ['-c', PRODUCER, dir]);
+});
+
+describe('CJK text in fonts that are not embedded', () => {
+  it('the fonts are known as CJK from their encoding CMaps (UniJIS-UCS2-H, UniGB-UCS2-H, UniKS-UCS2-H)', async () => {
+    const facts = await inspectPdf(new Uint8Array(readFileSync(join(dir, 'cjk.pdf'))));
+    const fonts = facts.pages[0]!.fonts ?? [];
+    expect(fonts.map((f) => [f.baseFont, f.embedded, f.cjk ?? false])).toEqual(expect.arrayContaining([
+      ['HeiseiMin-W3', false, true],
+      ['STSong-Light', false, true],
+      ['HYSMyeongJo-Medium', false, true],
+    ]));
+    expect(facts.pages[1]!.fonts?.find((f) => f.baseFont === 'Helvetica')?.cjk).toBeUndefined();
+  });
+
+  it('the preview says the CJK text is not drawn (and Latin text in a missing font is drawn with a substitute); a page of CJK text alone is not blank', async () => {
+    const report = await preflight(join(dir, 'cjk.pdf'), { sku: 'T-SHIRT-M' }, { pool: false });
+    const [first, second] = report.pages.map((p) => p.raster?.approximate ?? '');
+    expect(first).toContain('text in CJK fonts not embedded (HeiseiMin-W3, STSong-Light, HYSMyeongJo-Medium) is not drawn');
+    expect(first).not.toContain('is drawn with a substitute font');
+    expect(second).toContain('(Helvetica) is drawn with a substitute font');
+    expect(second).toContain('text in CJK font not embedded (STSong-Light) is not drawn');
+    const codes = report.findings.filter((f) => f.page === 1).map((f) => f.code);
+    expect(codes).not.toContain('page-blank');
+    expect(codes).toContain('font-not-embedded');
+  });
+});
