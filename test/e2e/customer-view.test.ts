@@ -84,7 +84,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  browser?.close();
+  await browser?.close();
   await service?.close();
   await pool?.destroy();
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });

@@ -145,7 +145,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  browser?.close();
+  await browser?.close();
   await service?.close();
   await pool?.destroy();
   await new Promise((r) => files?.close(r));

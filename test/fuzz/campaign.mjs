@@ -62,7 +62,7 @@ run(process.execPath, [join(here, 'jazzer/build-addon.mjs')]);
 rmSync(dist, { recursive: true, force: true });
 run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(here, 'tsconfig.json'), '--outDir', dist]);
 mkdirSync(join(dist, 'test/hostile'), { recursive: true });
-for (const f of ['make-hostile.mjs', 'pdf-writer.mjs']) copyFileSync(join(root, 'test/hostile', f), join(dist, 'test/hostile', f));
+for (const f of ['make-hostile.mjs', 'check-classes-33.mjs', 'pdf-writer.mjs']) copyFileSync(join(root, 'test/hostile', f), join(dist, 'test/hostile', f));
 
 // 2. Seeds, written once per campaign to fuzz-work/<target>/seeds (libFuzzer reads them, never writes there).
 const { seedsFor } = await import(pathToFileURL(join(dist, 'test/fuzz/seeds.js')).href);
@@ -98,7 +98,7 @@ for (const target of wanted) {
   ];
   const started = Date.now();
   const childEnv = { ...env, FUZZ_WATCHDOG_DIR: artifacts, FUZZ_TIMEOUT_MS: String(timeoutMs), FUZZ_RSS_MB: String(rssMb), NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --max-old-space-size=${Math.max(1024, rssMb)}`.trim() };
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: childEnv });
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: childEnv, maxBuffer: 1 << 30 });
   const log = r.stderr.toString('utf8');
   writeFileSync(join(dir, 'last-run.log'), log);
   process.stderr.write(log.split('\n').filter((l) => !/^#\d+\s+(NEW|REDUCE|pulse)/.test(l)).slice(-40).join('\n') + '\n');
@@ -113,7 +113,9 @@ for (const target of wanted) {
     copyFileSync(join(artifacts, name), join(here, 'regressions', target, keep));
     return `regressions/${target}/${keep}`;
   });
-  const stats = /stat::number_of_executed_units:\s*(\d+)/.exec(log)?.[1] ?? /Done (\d+) runs/.exec(log)?.[1];
+  // The final stats, else "Done N runs", else libFuzzer's last progress line (#N INITED, pulse, NEW…).
+  const progress = [...log.matchAll(/^#(\d+)\s/gm)].pop()?.[1];
+  const stats = /stat::number_of_executed_units:\s*(\d+)/.exec(log)?.[1] ?? /Done (\d+) runs/.exec(log)?.[1] ?? progress;
   const cov = [...log.matchAll(/cov: (\d+) ft: (\d+) corp: (\d+)/g)].pop();
   summary.push({ target, exit: r.status ?? r.signal, seconds: Math.round((Date.now() - started) / 1000), runs: stats ? Number(stats) : null, coverage: cov ? Number(cov[1]) : null, features: cov ? Number(cov[2]) : null, corpus: cov ? Number(cov[3]) : null, slowest: Number(/stat::slowest_unit_time_sec:\s*(\d+)/.exec(log)?.[1] ?? 0), slow: slow.length, found });
 }

@@ -66,8 +66,17 @@ export class Browser {
     return new Page(this, sessionId, targetId);
   }
 
-  close(): void {
+  /**
+   * Ends the browser and waits for it to exit (its profile folder is written to until then: removing
+   * it before the exit failed with ENOTEMPTY); SIGKILL after 5 s.
+   */
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.kill();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
   }
 }
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  browser?.close();
+  await browser?.close();
   await service?.close();
   await pool?.destroy();
   rmSync(dir, { recursive: true, force: true });
