@@ -27,8 +27,8 @@ import { hasAdobeMarker } from '../raster/fast-path.js';
 import { BoxReducer } from '../raster/flate-path.js';
 import { unfilterPngRow } from '../pdf/png-predictor.js';
 import { loadSharp } from '../raster/sharp.js';
-import { GridTable, samplesToSrgb } from './colour.js';
-import type { SampleModel } from './tiff.js';
+import { GridTable, samplesToSrgb } from '../raster/colour.js';
+import type { SampleModel } from '../raster/tiff.js';
 import { grouped } from '../util/text.js';
 import { concatBytes } from '../util/array.js';
 

@@ -13,7 +13,7 @@ import { parseFunction } from '../pdf/functions.js';
 import { getDict, items, resolve } from '../pdf/objects.js';
 import type { DecodeBudget } from '../pdf/decode-budget.js';
 import { decodeStream } from '../pdf/streams.js';
-import { cmykColoursToRgb } from './colour.js';
+import { cmykColoursToRgb } from '../raster/colour.js';
 import { concatBytes } from '../util/array.js';
 
 /** How values in one colour space become CMYK / gray / RGB before lcms. */

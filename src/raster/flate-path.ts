@@ -145,9 +145,24 @@ function inkSpace(context: PDFContext, cs: PDFObject | undefined): (Tint & { com
     components = names.size();
   }
   const alternate = alternateModel(context, context.lookup(cs.get(2)));
+  // Device CMYK is where the readers part: Ghostscript prints it through an ICC profile, pdf.js
+  // with its own polynomial, MuPDF as (1 − c)(1 − k)… (25 levels apart on a gradient). pdf.js
+  // draws those itself, except behind a sampled tint transform with a dimension of /Size 1, which
+  // it and PDFium draw white: those are drawn here, as MuPDF draws them.
+  if (alternate === 'cmyk' && !sampledWithSizeOne(context, cs.get(3))) return null;
   const transform = alternate ? parseFunction(context, cs.get(3)) : null;
   if (!alternate || !transform) return null;
   return { components, alternate, transform };
+}
+
+/** A sampled function (type 0) one of whose /Size entries is 1: pdf.js and PDFium evaluate it as white. */
+function sampledWithSizeOne(context: PDFContext, fn: PDFObject | undefined): boolean {
+  const f = context.lookup(fn);
+  const dict = f instanceof PDFRawStream ? f.dict : f instanceof PDFDict ? f : undefined;
+  if (!dict) return false;
+  const type = context.lookup(dict.get(PDFName.of('FunctionType')));
+  const size = context.lookup(dict.get(PDFName.of('Size')));
+  return type instanceof PDFNumber && type.asNumber() === 0 && size instanceof PDFArray && size.asArray().some((n) => { const v = context.lookup(n); return v instanceof PDFNumber && v.asNumber() === 1; });
 }
 
 /** The model of a tint transform's alternate space (device spaces, or ICCBased by /N). */

@@ -7,8 +7,8 @@
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { cmykColoursToRgb } from '../../../src/convert/colour.js';
-import { rawToTiff } from '../../../src/convert/tiff.js';
+import { cmykColoursToRgb } from '../../../src/raster/colour.js';
+import { rawToTiff } from '../../../src/raster/tiff.js';
 import { fix } from '../../../src/flow/fix.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { sha256Hex } from '../../../src/source/read.js';

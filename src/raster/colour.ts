@@ -11,7 +11,7 @@
  * arrays at a time.
  */
 import { createHash } from 'node:crypto';
-import { loadSharp } from '../raster/sharp.js';
+import { loadSharp } from './sharp.js';
 import { rawToTiff, type SampleModel } from './tiff.js';
 
 /** Grid points per CMYK channel (lcms's precalculation for four input channels). */
