@@ -22,7 +22,7 @@
  * Everything here is pure arithmetic on a bounded tile of luma (at most 512 × 512 pixels).
  */
 
-import { nearestAlong } from './nearest.js';
+import { nearestAlong, type LumaTile } from './nearest.js';
 
 /** Segment length along a row or column, and the zero-padded FFT size. */
 const N = 64;
@@ -71,12 +71,7 @@ export interface DetailEstimate {
   nearest?: boolean;
 }
 
-/** A grey tile: `width × height` luma values, row-major. */
-export interface LumaTile {
-  data: Float32Array;
-  width: number;
-  height: number;
-}
+export type { LumaTile };
 
 /** BT.601 luma of interleaved 8-bit pixels (chroma subsampling cancels out of it). */
 export function lumaOf(data: Uint8Array | Uint8ClampedArray, width: number, height: number, channels: number): LumaTile {

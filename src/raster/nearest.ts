@@ -9,7 +9,12 @@
  * lets the pattern slip by a pixel now and then, never within a segment), the mean step at each
  * phase of the period; the phases whose steps are a small fraction of the others are the repeats.
  */
-import type { LumaTile } from './detail.js';
+/** A window of luma samples, row by row (the coherence scan's and the repeat scan's input). */
+export interface LumaTile {
+  data: Float32Array;
+  width: number;
+  height: number;
+}
 
 /** Segment length along a line within which the repeat pattern keeps its phase. */
 const SEGMENT = 64;
