@@ -1,6 +1,8 @@
-/** A hand-written PDF whose one page paints `n` tiny rectangles: cheap to scan, heavy for pdf.js. */
-export function heavyPdf(n: number): Uint8Array {
-  const ops = `0.2 0.4 0.6 rg\n${'1 1 1 1 re f\n'.repeat(n)}`;
+/**
+ * A hand-written one-page PDF (400 × 400 pt) with `contents` as its content stream and `extra`
+ * written into its page dictionary.
+ */
+function onePagePdf(contents: string, extra = ''): Uint8Array {
   let out = '%PDF-1.7\n';
   const offsets: number[] = [];
   const obj = (s: string) => {
@@ -9,12 +11,17 @@ export function heavyPdf(n: number): Uint8Array {
   };
   obj('1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n');
   obj('2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n');
-  obj('3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Contents 4 0 R >> endobj\n');
-  obj(`4 0 obj << /Length ${ops.length} >> stream\n${ops}\nendstream endobj\n`);
+  obj(`3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Contents 4 0 R${extra} >> endobj\n`);
+  obj(`4 0 obj << /Length ${contents.length} >> stream\n${contents}\nendstream endobj\n`);
   const xref = out.length;
   out += `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
   out += `trailer << /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return new TextEncoder().encode(out);
+}
+
+/** A hand-written PDF whose one page paints `n` tiny rectangles: cheap to scan, heavy for pdf.js. */
+export function heavyPdf(n: number): Uint8Array {
+  return onePagePdf(`0.2 0.4 0.6 rg\n${'1 1 1 1 re f\n'.repeat(n)}`);
 }
 
 /**
@@ -23,19 +30,6 @@ export function heavyPdf(n: number): Uint8Array {
  * worker heap runs out while reading its structure.
  */
 export function manyNumbersPdf(items: number, arrays: number): Uint8Array {
-  const arr = `[${'0.5 '.repeat(items)}]`;
-  let out = '%PDF-1.7\n';
-  const offsets: number[] = [];
-  const obj = (s: string) => {
-    offsets.push(out.length);
-    out += s;
-  };
-  obj('1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n');
-  obj('2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n');
-  obj(`3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Contents 4 0 R /Numbers [${Array(arrays).fill(arr).join(' ')}] >> endobj\n`);
-  obj('4 0 obj << /Length 9 >> stream\n0 0 1 1 re\nendstream endobj\n');
-  const xref = out.length;
-  out += `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer << /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(out);
+  const numbers = `[${'0.5 '.repeat(items)}]`;
+  return onePagePdf('0 0 1 1 re', ` /Numbers [${Array(arrays).fill(numbers).join(' ')}]`);
 }
