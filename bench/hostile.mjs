@@ -16,6 +16,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { hostileCorpus } from '../test/hostile/make-hostile.mjs';
+import { fixHostileCorpus } from '../test/hostile/make-fix-hostile.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const root = join(here, '..');
@@ -93,6 +94,29 @@ for (const c of cases) {
   log(`${ok ? 'ok ' : 'NOT'} ${c.name}: ${Math.round(r.rssMb)} MB, ${r.seconds.toFixed(2)} s (CPU ${r.cpu.toFixed(2)} s), exit ${r.code}${valid ? '' : ', no report'}${expected ? '' : `, expected one of ${c.expect.join('/')}`}`);
 }
 
+// Issue 33: acting on a verdict under the same goals — each transform hostile file through
+// `fix --approve all` (every change the policy allows, applied), in its own process.
+const fixDir = join(dir, 'fix');
+mkdirSync(join(fixDir, 'out'), { recursive: true });
+let fixCases = await fixHostileCorpus();
+if (smoke) fixCases = fixCases.slice(0, 1);
+const fixRows = [];
+for (const c of fixCases) {
+  const file = join(fixDir, c.name);
+  writeFileSync(file, c.bytes);
+  const r = timed(['fix', file, '--sku', 'TANKTOP-M', '--approve', 'all', '--out', join(fixDir, 'out', c.name), '--json']);
+  let answered = false;
+  try {
+    const answer = JSON.parse(r.stdout);
+    answered = Array.isArray(answer.changes) && Array.isArray(answer.refused) && (answer.report === null || ReportSchema.safeParse(answer.report).success) && (answer.changes.length > 0 || answer.refused.length > 0);
+  } catch {
+    // no answer: recorded as such
+  }
+  const ok = answered && (r.code === 0 || r.code === 1) && r.rssMb <= RSS_GOAL_MB && r.seconds <= TIME_GOAL_S;
+  fixRows.push({ name: c.name, bytes: c.bytes.length, why: c.why, rssMb: Math.round(r.rssMb), seconds: Math.round(r.seconds * 100) / 100, cpuSeconds: Math.round(r.cpu * 100) / 100, code: r.code, answered, ok });
+  log(`${ok ? 'ok ' : 'NOT'} fix ${c.name}: ${Math.round(r.rssMb)} MB, ${r.seconds.toFixed(2)} s (CPU ${r.cpu.toFixed(2)} s), exit ${r.code}${answered ? '' : ', no answer'}`);
+}
+
 // A batch of good files with every hostile file mixed in, under a memory limit: the good ones keep their verdicts.
 const batchDir = join(dir, 'batch');
 const good = ['reportlab-tshirt-M-exact.pdf', 'imagemagick-tanktop-rgb-jpeg.pdf', 'reportlab-tshirt-M-three-pages.pdf', 'img2pdf-tanktop-cmyk-jpeg.pdf'];
@@ -126,7 +150,7 @@ const batch = {
 };
 log(`batch of ${summary.files} files (${heaviest.length} hostile) under prlimit --data=${BATCH_LIMIT_BYTES}: ${batch.rssMb} MB, ${batch.seconds} s, exit ${b.code}; good files with another verdict than alone: ${changed.length}`);
 
-const allOk = rows.every((r) => r.ok) && changed.length === 0 && (b.code === 0 || b.code === 1) && summary.error === 0;
+const allOk = rows.every((r) => r.ok) && fixRows.every((r) => r.ok) && changed.length === 0 && (b.code === 0 || b.code === 1) && summary.error === 0;
 if (smoke) {
   log(`smoke run ${allOk ? 'passed' : 'FAILED'} (nothing written)`);
   process.exit(allOk ? 0 : 1);
@@ -134,7 +158,7 @@ if (smoke) {
 
 const md = [
   '<!-- hostile:start -->',
-  '## Hostile files (issues 12 and 28)',
+  '## Hostile files (issues 12, 28 and 33)',
   '',
   `Each file checked alone: \`print-preflight check FILE --sku TANKTOP-M --json --workers ${WORKERS}\` in its own process under \`/usr/bin/time -v\`; default options. ${cpus()[0]?.model ?? '?'}, ${availableParallelism()} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Reproduce: \`npm run bench:hostile\`.`,
   `Goal per file: a schema-valid report with the expected finding, exit 0 or 1, peak RSS ≤ ${RSS_GOAL_MB} MB, wall ≤ ${TIME_GOAL_S} s (decided by the budgets, not the timeout).`,
@@ -147,6 +171,12 @@ const md = [
       `| ${r.name} | ${r.issue} | ${grouped(r.bytes)} B | ${r.rssMb} MB | ${r.seconds} s | ${r.cpuSeconds} s | ${r.code} | ${r.valid ? 'valid' : 'none'} | ${r.expected ? 'yes' : 'no'} | ${r.ok ? 'met' : '**not met**'} |`,
   ),
   '',
+  `Fix (issue 33): each transform hostile file through \`print-preflight fix FILE --sku TANKTOP-M --approve all --out OUT --json\`, same goals (an answer: the changes or the refusals with their reasons, and the check after).`,
+  '',
+  '| file | size | peak RSS | wall | CPU | exit | answer | goal |',
+  '|---|---|---|---|---|---|---|---|',
+  ...fixRows.map((r) => `| ${r.name} | ${grouped(r.bytes)} B | ${r.rssMb} MB | ${r.seconds} s | ${r.cpuSeconds} s | ${r.code} | ${r.answered ? 'yes' : 'none'} | ${r.ok ? 'met' : '**not met**'} |`),
+  '',
   `Batch of ${batch.files} files (${good.length * 5} good, all ${batch.hostile} hostile ones), \`prlimit --data=${BATCH_LIMIT_BYTES} print-preflight batch --workers ${WORKERS} --no-html\`: peak RSS ${batch.rssMb} MB, ${batch.seconds} s (CPU ${batch.cpuSeconds} s), exit ${batch.code}, ${batch.errors} files in error; good files whose verdict differs from checking them alone: ${batch.goodVerdictsChanged.length ? batch.goodVerdictsChanged.join(', ') : 'none'}.`,
   '<!-- hostile:end -->',
   '',
@@ -155,6 +185,6 @@ const resultsPath = join(here, 'RESULTS.md');
 const before = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : '# Benchmark results\n';
 const block = /<!-- hostile:start -->[\s\S]*?<!-- hostile:end -->\n?/;
 writeFileSync(resultsPath, block.test(before) ? before.replace(block, md) : `${before.trimEnd()}\n\n${md}`);
-writeFileSync(join(here, 'hostile-results.json'), `${JSON.stringify({ files: rows, batch }, null, 2)}\n`);
+writeFileSync(join(here, 'hostile-results.json'), `${JSON.stringify({ files: rows, fix: fixRows, batch }, null, 2)}\n`);
 log(`wrote bench/RESULTS.md (hostile section) and bench/hostile-results.json; goals ${allOk ? 'met' : 'NOT all met'}`);
 

@@ -37,3 +37,4 @@ export type { SettleOptions } from './rules/index.js';
 export { settleBounded } from './rules/settle.js';
 export { TransformTaskSchema, type TransformTask } from './pool/tasks.js';
 export { TaskFailure } from './pool/pool.js';
+export { RectSchema, MatrixSchema, type Rect, type Matrix } from './model/geometry.js';
