@@ -161,7 +161,8 @@ async function build(model: Exclude<SampleModel, 'rgb'>, icc: Uint8Array | undef
 async function lcmsToSrgb(data: Uint8Array, width: number, height: number, model: SampleModel, icc?: Uint8Array): Promise<Uint8Array> {
   const sharp = await loadSharp();
   const tiff = rawToTiff(data, width, height, model, icc);
-  const out = await sharp(tiff, { limitInputPixels: false }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  // The grid this module builds (at most 17⁴ points): its own size is the bound.
+  const out = await sharp(tiff, { limitInputPixels: Math.max(1, width * height) }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
   if (out.info.channels === 3) return new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength);
   // Gray stays one channel in some libvips paths: spread it.
   const rgb = new Uint8Array(width * height * 3);
