@@ -15,7 +15,7 @@ export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type P
 export { DEFAULT_DECODE_LIMITS, DecodeLimitsSchema, tightenLimits, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
 export { renderHtml, type HtmlPreview } from './report/html.js';
 export { RasterFactsSchema, type RasterFacts } from './raster/facts.js';
-export { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './options.js';
+export { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './flow/options.js';
 export { loadProfiles, parseProfile, DEFAULT_PROFILES_DIR } from './profile/load.js';
 export { ProfileRegistry, type ResolvedTarget, type LayerSpec } from './profile/registry.js';
 export { ProfileSchema, LimitsSchema, type Profile, type ProfileInput, type Limits } from './profile/schema.js';
@@ -68,7 +68,7 @@ export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js
 export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';
 export { readManifest, resolveTarget } from './batch/discover.js';
 export { preflightUrl, NetworkOptionsSchema, type NetworkOptions, type UrlPreflightOptions } from './flow/preflight-url.js';
-export { buildOrderPayload, validateDraft, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './order/build.js';
+export { buildOrderPayload, validateDraft, OrderPayloadError, type OrderIssue, type BuildOptions, type GivenPreflight } from './flow/order.js';
 export {
   OrderSchema,
   RowSchema,

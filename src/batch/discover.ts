@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
-import type { Target } from '../options.js';
+import type { Target } from '../flow/options.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 
 export interface BatchFile {

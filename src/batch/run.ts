@@ -6,10 +6,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PreflightError } from '../errors.js';
-import type { PreflightOptions } from '../options.js';
+import type { PreflightOptions } from '../flow/options.js';
 import { defaultPool } from '../pool/pool.js';
 import { preflightWithPreviews } from '../flow/preflight.js';
-import type { Target } from '../options.js';
+import type { Target } from '../flow/options.js';
 import { checkAndFix, type CheckAndFixOptions } from '../flow/check-and-fix.js';
 import type { FixMode } from '../model/policy.js';
 import { registryFrom } from '../profile/load.js';

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { buildOrderPayload, validateDraft, OrderPayloadError } from '../order/build.js';
+import { buildOrderPayload, validateDraft, OrderPayloadError } from '../flow/order.js';
 import { UsageError, type CliIO } from './args.js';
 import { safeForTerminal } from '../report/terminal.js';
 import { say } from './output.js';

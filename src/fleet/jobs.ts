@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { LocaleSchema } from '../model/locales.js';
-import { TargetSchema } from '../options.js';
+import { TargetSchema } from '../flow/options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
 import { FixModeSchema, PolicySchema } from '../model/policy.js';

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
-import { OptionalGauge } from '../service/optional-gauge.js';
+import { OptionalGauge } from '../jobs/optional-gauge.js';
 import { deliverCallback, type CallbackOptions } from '../jobs/callback.js';
 import type { CheckQueue, QueueCounts } from '../jobs/queue.js';
 import type { CheckJob, CheckRecord } from '../jobs/schema.js';

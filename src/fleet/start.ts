@@ -4,7 +4,7 @@
  */
 import type { FolderOptions } from '../batch/run.js';
 import type { BatchSummary } from '../batch/summary.js';
-import type { QueueContext } from '../service/options.js';
+import type { QueueContext } from '../jobs/queue.js';
 import type { CheckQueue } from '../jobs/queue.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { NetworkOptions } from '../source/network.js';
@@ -13,7 +13,7 @@ import type { RetryPolicy } from './jobs.js';
 import type { Logger } from './log.js';
 import type { RedisQueueOptions } from './queue.js';
 import type { FleetWorker, FleetWorkerOptions } from './worker.js';
-import { FLEET_PACKAGES, requireServerPackages } from '../util/optional-deps.js';
+import { FLEET_PACKAGES, requireServerPackages } from '../jobs/server-packages.js';
 
 /**
  * Judges every PDF of a folder on the fleet's workers (`batch --redis`); same outputs as

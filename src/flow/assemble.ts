@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from '../options.js';
+import type { PreflightOptions, Target } from './options.js';
 import type { Executor } from '../pool/local.js';
 import { defaultPool, PreflightPool, TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';

@@ -6,7 +6,7 @@
  * alike by the library, CLI, batch, service and fleet: {@link check} (flow/check.ts) with a mode.
  */
 import { InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from '../options.js';
+import type { PreflightOptions, Target } from './options.js';
 import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, type FixMode } from '../model/policy.js';
 import type { NetworkOptions } from '../source/network.js';
 import { check, fixedFileName, type CheckResult, type FixedFile, type FlowChange } from './check.js';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from '../options.js';
+import type { PreflightOptions, Target } from './options.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../model/codes.js';
 import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, isFixable, type FixMode } from '../model/policy.js';

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from '../options.js';
+import type { PreflightOptions, Target } from './options.js';
 import { TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';
 import { formatPath } from '../profile/load.js';

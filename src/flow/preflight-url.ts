@@ -1,4 +1,4 @@
-import type { PreflightOptions, Target } from '../options.js';
+import type { PreflightOptions, Target } from './options.js';
 import type { Report } from '../report/schema.js';
 import { NetworkOptionsSchema, type NetworkOptions } from '../source/network.js';
 import { check } from './check.js';

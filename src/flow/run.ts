@@ -6,7 +6,7 @@
  * loading profiles and resolving the target again.
  */
 import { InvalidArgumentError, PreflightError } from '../errors.js';
-import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type ResolvedPreflightOptions, type Target } from '../options.js';
+import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type ResolvedPreflightOptions, type Target } from './options.js';
 import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from '../pdf/decode-budget.js';
 import type { Executor } from '../pool/local.js';
 import { defaultPool, PreflightPool } from '../pool/pool.js';

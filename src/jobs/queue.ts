@@ -9,7 +9,18 @@ import type { Registry } from 'prom-client';
 import { deliverCallback, type CallbackOptions } from './callback.js';
 import { runCheckJob, type RunContext } from './run.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
+import type { JobStore } from './store.js';
+import type { ProfileRegistry } from '../profile/registry.js';
 import { MemoryLedger, RUN_LEASE_MS, type TenantLedger } from './tenants.js';
+
+/** What a custom queue (the fleet's Redis queue) is built from. */
+export interface QueueContext {
+  store: JobStore;
+  registry: ProfileRegistry;
+  profilesDir: string | undefined;
+  /** To be called with each record the queue sees finished (metrics and logs). */
+  onFinished: (record: CheckRecord) => void;
+}
 
 export interface QueueCounts {
   waiting: number;

@@ -4,7 +4,7 @@
  * Job data is small and refers to files: an upload is a path relative to the data folder.
  */
 import { z } from 'zod';
-import { TargetSchema } from '../options.js';
+import { TargetSchema } from '../flow/options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';

@@ -5,6 +5,7 @@ import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 import { DecodeLimitsSchema } from '../pdf/decode-budget.js';
 import { DetailRequestSchema } from '../raster/image-detail.js';
+import { JpegAtSchema, JpegLocationSchema, type JpegLocation } from '../raster/image-stream.js';
 import { TransformOpSchema } from '../convert/plan.js';
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
@@ -41,10 +42,6 @@ export const IMAGE_PATH_DECLINED = 'the image path did not draw this page';
 
 export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
 
-/** Where a JPEG image's stream data lies in the file, and what its dictionary says about decoding it. */
-export const JpegAtSchema = z.tuple([z.number().int().min(0), z.number().int().min(1)]);
-export const JpegLocationSchema = z.object({ at: JpegAtSchema, decodeInverted: z.boolean(), interpolate: z.boolean() });
-export type JpegLocation = z.infer<typeof JpegLocationSchema>;
 
 export const ImagePlanSchema = z.object({
   ref: z.string(),

@@ -11,7 +11,8 @@
  * process.once('SIGTERM', () => void service.close());
  */
 export { startService } from './start.js';
-export { ServeOptionsSchema, type ServeOptions, type QueueContext } from './options.js';
+export { ServeOptionsSchema, type ServeOptions } from './options.js';
+export type { QueueContext } from '../jobs/queue.js';
 export type { ServiceHandle } from './server.js';
 export { CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord, type CheckStatus } from '../jobs/schema.js';
 export { CheckViewSchema, type CheckView } from '../jobs/view.js';

@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { QueueCounts } from '../jobs/queue.js';
 import { isSettled, type CheckRecord } from '../jobs/schema.js';
 import type { TenantLedger } from '../jobs/tenants.js';
-import { OptionalGauge } from './optional-gauge.js';
+import { OptionalGauge } from '../jobs/optional-gauge.js';
 
 export type RejectReason = 'too-large' | 'unsupported-media' | 'invalid' | 'unknown-target' | 'unauthorized' | 'too-many' | 'too-fast' | 'limits-not-allowed' | 'unavailable';
 

@@ -1,19 +1,7 @@
 import { z } from 'zod';
-import type { CheckQueue } from '../jobs/queue.js';
-import type { CheckRecord } from '../jobs/schema.js';
-import type { JobStore } from '../jobs/store.js';
+import type { CheckQueue, QueueContext } from '../jobs/queue.js';
 import { PoolOptionsSchema, type PreflightPool } from '../pool/pool.js';
-import type { ProfileRegistry } from '../profile/registry.js';
 import { ApiKeySchema, TenantConfigSchema } from './tenants.js';
-
-/** What a custom queue (the fleet's Redis queue) is built from. */
-export interface QueueContext {
-  store: JobStore;
-  registry: ProfileRegistry;
-  profilesDir: string | undefined;
-  /** To be called with each record the queue sees finished (metrics and logs). */
-  onFinished: (record: CheckRecord) => void;
-}
 
 /**
  * Options of {@link startService} (`print-preflight serve`). Defaults are set here and nowhere else;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/client/webhooks.js';
 import { checkAndFix } from '../../src/flow/check-and-fix.js';
-import type { Target } from '../../src/options.js';
+import type { Target } from '../../src/flow/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { OpenApiContract } from '../helpers/contracts.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newRecord, type CheckJob } from '../../src/jobs/schema.js';
 import type { JobStore } from '../../src/jobs/store.js';
-import type { Target } from '../../src/options.js';
+import type { Target } from '../../src/flow/options.js';
 import { heavyPdf } from '../helpers/heavy-pdf.js';
 
 export const BIN = 'bin/print-preflight.js';

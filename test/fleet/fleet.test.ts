@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisQueue } from '../../src/fleet/queue.js';
 import { JobStore } from '../../src/jobs/store.js';
 import { newRecord, type CheckJob, type CheckRecord } from '../../src/jobs/schema.js';
-import type { Target } from '../../src/options.js';
+import type { Target } from '../../src/flow/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { preflight } from '../../src/flow/preflight.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Target } from '../../src/options.js';
+import type { Target } from '../../src/flow/options.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { preflight } from '../../src/flow/preflight.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';

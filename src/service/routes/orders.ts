@@ -12,7 +12,7 @@ import { withRunningPlace } from '../../jobs/tenants.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { ordinal } from '../../util/text.js';
 import type { Caller } from '../tenants.js';
-import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft, type GivenPreflight, type OrderIssue } from '../../order/build.js';
+import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft, type GivenPreflight, type OrderIssue } from '../../flow/order.js';
 import type { OrderPayload } from '../../order/schema.js';
 import type { ServiceContext } from '../context.js';
 import { Problem } from '../problem.js';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { LimitsOverrideSchema } from './profile/schema.js';
-import { ProfileRegistry } from './profile/registry.js';
-import { FindingCodeSchema, SeveritySettingSchema } from './model/codes.js';
-import { PolicySchema } from './model/policy.js';
-import { LocaleSchema } from './model/locales.js';
-import { PreflightPool } from './pool/pool.js';
-import { MAX_RENDER_IMAGE_PIXELS } from './raster/budget.js';
-import { DecodeLimitsOverrideSchema } from './pdf/decode-budget.js';
+import { LimitsOverrideSchema } from '../profile/schema.js';
+import { ProfileRegistry } from '../profile/registry.js';
+import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
+import { PolicySchema } from '../model/policy.js';
+import { LocaleSchema } from '../model/locales.js';
+import { PreflightPool } from '../pool/pool.js';
+import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
+import { DecodeLimitsOverrideSchema } from '../pdf/decode-budget.js';
 
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
 export const TargetSchema = z.union([

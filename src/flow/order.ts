@@ -6,12 +6,12 @@
  */
 
 import { PreflightError } from '../errors.js';
-import type { PreflightOptions } from '../options.js';
+import type { PreflightOptions } from './options.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
-import { preflightUrl, type NetworkOptions } from '../flow/preflight-url.js';
-import { OrderSchema, type OrderDraft, type OrderPayload } from './schema.js';
+import { preflightUrl, type NetworkOptions } from './preflight-url.js';
+import { OrderSchema, type OrderDraft, type OrderPayload } from '../order/schema.js';
 
 /** One reason the order cannot be built, at a path like `rows[2].sources[0].url`. */
 export interface OrderIssue {

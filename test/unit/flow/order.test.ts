@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOrderPayload, OrderPayloadError } from '../../../src/order/build.js';
+import { buildOrderPayload, OrderPayloadError } from '../../../src/flow/order.js';
 import type { Report } from '../../../src/report/schema.js';
 import { startSourceServer, type SourceServer } from '../../helpers/source-server.js';
 import { validDraft } from '../../helpers/order.js';
