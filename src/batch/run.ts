@@ -19,7 +19,7 @@ import { renderHtml } from '../report/html.js';
 import { ReportSchema, type Report } from '../report/schema.js';
 import { readSourceBytes, sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
-import { removeStaleTemporaries, writeAtomic } from './atomic.js';
+import { removeStaleTemporaries, writeDurable } from '../util/durable.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
 import { renderIndexHtml, type BatchErrorRecord, type BatchResult, type BatchSummary, type FixedReport } from './summary.js';
 import { pushAll } from '../util/array.js';
@@ -110,8 +110,8 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const summary = summarise(results, pending.sort(), options.signal?.aborted ?? false);
   // A full disk must not lose the run: the summary is returned (and printed) even when it cannot be written.
   try {
-    await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-    await writeAtomic(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+    await writeDurable(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+    await writeDurable(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
   } catch (error) {
     summary.summaryError = `the summary could not be written to ${out} (${describeWriteError(error)})`;
   }
@@ -236,8 +236,8 @@ async function judgeOnce(
   const result: BatchResult = { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
   try {
     // The visual report first, the JSON last: a JSON report on disk means the file is done.
-    if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(report, previews));
-    await writeAtomic(join(out, paths.report), `${JSON.stringify(report, null, 2)}\n`);
+    if (wantHtml) await writeDurable(join(out, paths.html), renderHtml(report, previews));
+    await writeDurable(join(out, paths.report), `${JSON.stringify(report, null, 2)}\n`);
   } catch (error) {
     // Judged, but not on disk (full disk…): the verdict stands in the summary, and says so.
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
@@ -269,13 +269,13 @@ async function fixOne(
   try {
     if (fixed) {
       // The fixed file, then its report (with the changes): the report last, so its presence means both are whole.
-      await writeAtomic(join(out, paths.fixed), fixed.bytes);
+      await writeDurable(join(out, paths.fixed), fixed.bytes);
       const fixedReport: FixedReport = { ...report, fix: { status, changes: fixed.changes, refused: fixed.refused } };
-      await writeAtomic(join(out, paths.fixedReport), `${JSON.stringify(fixedReport, null, 2)}\n`);
-      if (wantHtml) await writeAtomic(join(out, `${paths.fixed}.html`), renderHtml(report, previews));
+      await writeDurable(join(out, paths.fixedReport), `${JSON.stringify(fixedReport, null, 2)}\n`);
+      if (wantHtml) await writeDurable(join(out, `${paths.fixed}.html`), renderHtml(report, previews));
     }
-    if (wantHtml) await writeAtomic(join(out, paths.html), renderHtml(before, beforePreviews));
-    await writeAtomic(join(out, paths.report), `${JSON.stringify(before, null, 2)}\n`);
+    if (wantHtml) await writeDurable(join(out, paths.html), renderHtml(before, beforePreviews));
+    await writeDurable(join(out, paths.report), `${JSON.stringify(before, null, 2)}\n`);
   } catch (error) {
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
   }
@@ -302,7 +302,7 @@ export async function writeError(
   const result: BatchResult = { ...base, sku, via, verdict: 'error', reason };
   try {
     const record: BatchErrorRecord = { file: base.file, verdict: 'error', reason };
-    await writeAtomic(join(out, base.report), `${JSON.stringify(record, null, 2)}\n`);
+    await writeDurable(join(out, base.report), `${JSON.stringify(record, null, 2)}\n`);
   } catch (error) {
     return { ...result, outputError: `the error report could not be written (${describeWriteError(error)})` };
   }

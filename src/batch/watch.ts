@@ -14,7 +14,7 @@ import { profileDigest } from '../report/build.js';
 import { ReportSchema, type Report } from '../report/schema.js';
 import { sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
-import { moveFile } from './atomic.js';
+import { moveFile } from '../util/durable.js';
 import { findPdfs, resolveTarget, type BatchFile, type Manifest } from './discover.js';
 import { judge, openBatch, type FolderOptions } from './run.js';
 import type { BatchResult, BatchVerdict } from './summary.js';

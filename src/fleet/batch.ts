@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { PreflightError } from '../errors.js';
-import { writeAtomic } from '../batch/atomic.js';
+import { writeDurable } from '../util/durable.js';
 import { findPdfs, resolveTarget, type BatchFile } from '../batch/discover.js';
 import { judge, openBatch, outputPaths, summarise, writeError, type FolderOptions } from '../batch/run.js';
 import { renderIndexHtml, BatchResultSchema, type BatchResult, type BatchSummary } from '../batch/summary.js';
@@ -205,8 +205,8 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
     eventsRedis.disconnect();
   }
   const summary = summarise(results, pending.sort(), stopped() ?? false);
-  await writeAtomic(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  await writeAtomic(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+  await writeDurable(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeDurable(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
   return summary;
 }
 

@@ -11,25 +11,24 @@
  * DATA/sources/<sha256 of url>/<id>    the checks of a URL submission, by URL
  * ```
  *
- * Every write is a temporary file (its name carries `.tmp-`), fsynced, then renamed, then the folder
- * fsynced: a reader sees the old or the new content, and what a 202 promised survives a power cut.
+ * Every write is durable (util/durable.ts: a temporary file, fsynced, renamed, the folder fsynced): a
+ * reader sees the old or the new content, and what a 202 promised survives a power cut.
  * Result writes are idempotent by job id: writing the same result twice is harmless.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { constants, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
 import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import { ordinal } from '../util/text.js';
+import { commitFile, isTemporaryName, removeStaleTemporaries, syncDir, temporaryFor, writeDurable } from '../util/durable.js';
 import { ProcessRecordLock, type RecordLock, type RunLease } from './record-lock.js';
 
-/** Marks temporary files; {@link JobStore.open} removes the ones a killed process left. */
-export const TEMP_MARKER = '.tmp-';
-/** A temporary file untouched this long belongs to a process that died. */
+/** A temporary file untouched this long belongs to a process that died (on any machine sharing the folder). */
 const STALE_TEMP_MS = 15 * 60_000;
 
 /** Where a check's files are, and how to write them durably. */
@@ -73,20 +72,13 @@ export class JobStore {
 
   /** A temporary path to stream an upload into; {@link commitUpload} makes it the job's upload. */
   uploadTemp(id: string): string {
-    return join(this.dir, 'uploads', `${assertId(id)}.pdf${TEMP_MARKER}${randomBytes(4).toString('hex')}`);
+    return temporaryFor(join(this.dir, 'uploads', `${assertId(id)}.pdf`));
   }
 
   /** fsyncs a streamed upload and moves it in place. */
   async commitUpload(temp: string, id: string): Promise<string> {
-    const handle = await open(temp, constants.O_RDONLY);
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
     const rel = this.uploadFile(id);
-    await rename(temp, this.resolve(rel));
-    await syncDir(join(this.dir, 'uploads'));
+    await commitFile(temp, this.resolve(rel));
     return rel;
   }
 
@@ -446,7 +438,7 @@ export class JobStore {
       if (!m) continue;
       const token = m[1]!;
       const refs = join(folder, `${token}.refs`);
-      const referenced = (await readdir(refs).catch(() => [] as string[])).some((n) => n.endsWith('.json') && !n.includes(TEMP_MARKER));
+      const referenced = (await readdir(refs).catch(() => [] as string[])).some((n) => n.endsWith('.json') && !isTemporaryName(n));
       if (referenced) continue;
       const meta = await this.fixedMeta(token).catch(() => null);
       const times = await Promise.all([this.fixedFile(token), refs, join(folder, name)].map((p) => stat(p).then((i) => i.mtimeMs, () => 0)));
@@ -465,7 +457,7 @@ export class JobStore {
 
   /** Whether the folder can be written: a probe file written, synced and removed. */
   async probe(): Promise<{ ok: boolean; detail?: string }> {
-    const file = join(this.dir, `probe${TEMP_MARKER}${randomBytes(4).toString('hex')}`);
+    const file = temporaryFor(join(this.dir, 'probe'));
     try {
       await writeDurable(file, 'ok');
       await rm(file, { force: true });
@@ -531,21 +523,10 @@ export class JobStore {
 
   /**
    * Temporary files older than `minAgeMs`: left by a killed process. Younger ones may be another
-   * process's write in progress (several processes can share the folder).
+   * process's write in progress (several processes, on several machines, can share the folder).
    */
-  async removeTemporaries(minAgeMs = STALE_TEMP_MS, now = Date.now()): Promise<number> {
-    let removed = 0;
-    const entries = await readdir(this.dir, { withFileTypes: true, recursive: true }).catch(() => []);
-    for (const e of entries) {
-      if (!e.isFile() || !e.name.includes(TEMP_MARKER)) continue;
-      const path = join(e.parentPath, e.name);
-      const info = await stat(path).catch(() => null);
-      if (info && now - info.mtimeMs >= minAgeMs) {
-        await rm(path, { force: true });
-        removed++;
-      }
-    }
-    return removed;
+  removeTemporaries(minAgeMs = STALE_TEMP_MS, now = Date.now()): Promise<number> {
+    return removeStaleTemporaries(this.dir, { olderThanMs: minAgeMs, now });
   }
 }
 
@@ -589,34 +570,5 @@ async function readOrNull(path: string): Promise<string | null> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
-  }
-}
-
-/** Temporary file, fsync, rename, fsync of the folder. */
-export async function writeDurable(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}${TEMP_MARKER}${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await syncDir(dirname(path));
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -16,6 +16,7 @@ import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { startSourceServer, type SourceServer } from '../helpers/source-server.js';
 import { CORPUS, cliReport, expectProblem, form, pollUntilFinished, tempDir, withoutTimings } from './harness.js';
 import { Traffic } from '../helpers/traffic.js';
+import { isTemporaryName } from '../../src/util/durable.js';
 
 const SECRET = 'callback-secret-for-tests';
 let pool: PreflightPool;
@@ -275,7 +276,7 @@ describe('errors are problem+json', () => {
     expect(answer.status, answer.body).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 413, code: 'upload-too-large', limitBytes: 1_000_000 });
     expect(answer.sentWhenAnswered).toBeLessThan(answer.total / 2);
-    expect(readdirSync(join(dataDir, 'uploads')).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(join(dataDir, 'uploads')).filter((n) => isTemporaryName(n))).toEqual([]);
   });
 
   it('422 for an unknown SKU sent before the file, before the file is read', async () => {

@@ -12,6 +12,7 @@ import { callbackUrlProblem, deliverCallback } from '../../src/jobs/callback.js'
 import { runCheckJob } from '../../src/jobs/run.js';
 import { CheckJobSchema, newRecord, type CheckJob } from '../../src/jobs/schema.js';
 import { JobStore } from '../../src/jobs/store.js';
+import { temporaryFor } from '../../src/util/durable.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { CORPUS, tempDir } from './harness.js';
 
@@ -51,8 +52,8 @@ describe('JobStore', () => {
 
   it('clears only temporaries old enough to be a dead process\'s', async () => {
     const { store } = await storeWithUpload();
-    const old = join(store.dir, 'uploads', `${id()}.pdf.tmp-old`);
-    const young = join(store.dir, 'uploads', `${id()}.pdf.tmp-young`);
+    const old = temporaryFor(join(store.dir, 'uploads', `${id()}.pdf`));
+    const young = temporaryFor(join(store.dir, 'uploads', `${id()}.pdf`));
     writeFileSync(old, 'x');
     writeFileSync(young, 'x');
     const hourAgo = new Date(Date.now() - 60 * 60_000);

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTemporaryName } from '../../../src/batch/atomic.js';
+import { isTemporaryName } from '../../../src/util/durable.js';
 import { readManifest, resolveTarget } from '../../../src/batch/discover.js';
 import { preflightFolder } from '../../../src/batch/run.js';
 import { BatchSummarySchema } from '../../../src/batch/summary.js';

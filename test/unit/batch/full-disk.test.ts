@@ -1,6 +1,6 @@
 /**
  * A full disk: every write under the output folder fails with ENOSPC (injected into
- * node:fs/promises, as a 2 MB tmpfs would; mounting one needs root). Every file is still judged
+ * node:fs/promises: files open, their writes fail, as a 2 MB tmpfs would; mounting one needs root). Every file is still judged
  * and in the summary, which says what could not be written; `batch` exits 3 and says why.
  */
 import { copyFileSync, mkdtempSync } from 'node:fs';
@@ -11,11 +11,24 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 const full = { dir: '\0none' };
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs/promises')>();
+  const enospc = (path: unknown) => Object.assign(new Error(`ENOSPC: no space left on device, write '${String(path)}'`), { code: 'ENOSPC' });
   const writeFile: typeof fs.writeFile = async (path, ...rest) => {
-    if (String(path).startsWith(full.dir)) throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(path)}'`), { code: 'ENOSPC' });
+    if (String(path).startsWith(full.dir)) throw enospc(path);
     return fs.writeFile(path, ...rest);
   };
-  return { ...fs, default: { ...fs, writeFile }, writeFile };
+  // As on a full disk: the file is created, its first write fails.
+  const open = (async (path: Parameters<typeof fs.open>[0], ...rest: unknown[]) => {
+    const handle = await (fs.open as (...a: unknown[]) => Promise<import('node:fs/promises').FileHandle>)(path, ...rest);
+    if (!String(path).startsWith(full.dir) || !/[wa]/.test(String(rest[0] ?? 'r'))) return handle;
+    return new Proxy(handle, {
+      get(target, key) {
+        if (key === 'writeFile' || key === 'write') return async () => { throw enospc(path); };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }) as typeof fs.open;
+  return { ...fs, default: { ...fs, writeFile, open }, writeFile, open };
 });
 
 const { preflightFolder } = await import('../../../src/batch/run.js');

@@ -9,7 +9,7 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTemporaryName, removeStaleTemporaries, writeAtomic } from '../../../src/batch/atomic.js';
+import { isTemporaryName, removeStaleTemporaries, writeDurable } from '../../../src/util/durable.js';
 import { preflightFolder } from '../../../src/batch/run.js';
 import type { TimeBudget } from '../../../src/pool/budget.js';
 import { PreflightPool } from '../../../src/pool/pool.js';
@@ -99,7 +99,7 @@ describe('temporaries', () => {
 
   it('leaves no temporary behind after an atomic write', async () => {
     const dir = tmp();
-    await writeAtomic(join(dir, 'x.json'), '{}');
+    await writeDurable(join(dir, 'x.json'), '{}');
     expect(readFileSync(join(dir, 'x.json'), 'utf8')).toBe('{}');
     expect(await removeStaleTemporaries(dir)).toBe(0);
   });
