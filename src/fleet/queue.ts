@@ -14,7 +14,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import { OptionalGauge } from '../jobs/optional-gauge.js';
-import { deliverCallback, type CallbackOptions } from '../jobs/callback.js';
+import { deliverCallback, DeliveryChain, owedCallbacks, type CallbackOptions } from '../jobs/callback.js';
 import type { CheckQueue, QueueCounts } from '../jobs/queue.js';
 import type { CheckJob, CheckRecord } from '../jobs/schema.js';
 import type { JobStore } from '../jobs/store.js';
@@ -90,8 +90,7 @@ export class RedisQueue implements CheckQueue {
   private redis: Redis | null = null;
   /** Connections given to BullMQ, which does not close them. */
   private readonly connections: Redis[] = [];
-  private readonly deliveries = new Set<Promise<unknown>>();
-  private readonly delivering = new Map<string, Promise<unknown>>();
+  private readonly deliveries = new DeliveryChain();
   private readonly stop = new AbortController();
   private closed = false;
   private lastError: string | null = null;
@@ -163,12 +162,7 @@ export class RedisQueue implements CheckQueue {
     this.reconciler = setInterval(() => void this.reconcile(), RECONCILE_EVERY_MS);
     this.reconciler.unref();
     // Callbacks still owed for checks that finished while no server listened.
-    if (this.options.callback) {
-      for (const id of await this.options.store.ids()) {
-        const record = await this.options.store.readRecord(id).catch(() => null);
-        if (record?.callbackState === 'pending' && isSettled(record.status)) this.deliver(id);
-      }
-    }
+    if (this.options.callback) for (const id of await owedCallbacks(this.options.store)) this.deliver(id);
   }
 
   private recovering: Promise<void> = Promise.resolve();
@@ -245,17 +239,7 @@ export class RedisQueue implements CheckQueue {
   private deliver(id: string): void {
     const callback = this.options.callback;
     if (!callback) return;
-    // One delivery loop per check at a time: a second call waits for the first (which may already deliver what it owes).
-    const earlier = this.delivering.get(id) ?? Promise.resolve();
-    const delivery = earlier
-      .then(() => this.deliverClaimed(id, callback))
-      .catch(() => undefined)
-      .finally(() => {
-        this.deliveries.delete(delivery);
-        if (this.delivering.get(id) === delivery) this.delivering.delete(id);
-      });
-    this.deliveries.add(delivery);
-    this.delivering.set(id, delivery);
+    this.deliveries.add(id, () => this.deliverClaimed(id, callback));
   }
 
   /**
@@ -317,7 +301,7 @@ export class RedisQueue implements CheckQueue {
     this.closed = true;
     this.stop.abort();
     if (this.reconciler) clearInterval(this.reconciler);
-    await settledWithin(Promise.allSettled([...this.deliveries]), graceMs);
+    await settledWithin(this.deliveries.drained(), graceMs);
     if (reachable(this.redis)) {
       await settledWithin(this.events?.close() ?? Promise.resolve(), CLOSE_MS);
       await settledWithin(this.queue?.close() ?? Promise.resolve(), CLOSE_MS);

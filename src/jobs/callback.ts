@@ -200,3 +200,49 @@ function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * The callbacks a queue is delivering: one delivery loop per check at a time (a second call for the
+ * same check waits for the first, which may already deliver what is owed), and a way to wait for
+ * them all at shutdown. Shared by the embedded queue and the fleet's Redis queue.
+ * @example
+ * const chain = new DeliveryChain();
+ * chain.add(id, () => deliverCallback(id, store, callback, signal));
+ * await chain.drained();
+ */
+export class DeliveryChain {
+  private readonly all = new Set<Promise<unknown>>();
+  private readonly latest = new Map<string, Promise<unknown>>();
+
+  /** Runs `deliver` once every earlier delivery of check `id` has ended; its failure stays its own. */
+  add(id: string, deliver: () => Promise<unknown>): void {
+    const earlier = this.latest.get(id) ?? Promise.resolve();
+    const delivery = earlier
+      .then(deliver)
+      .catch(() => undefined)
+      .finally(() => {
+        this.all.delete(delivery);
+        if (this.latest.get(id) === delivery) this.latest.delete(id);
+      });
+    this.all.add(delivery);
+    this.latest.set(id, delivery);
+  }
+
+  /** Resolves when every delivery added so far has ended. */
+  async drained(): Promise<void> {
+    await Promise.allSettled([...this.all]);
+  }
+}
+
+/**
+ * The checks of a data folder that are settled and still owe their callback (a process stopped
+ * before delivering it): a queue delivers them when it starts.
+ */
+export async function owedCallbacks(store: JobStore): Promise<string[]> {
+  const owed: string[] = [];
+  for (const id of await store.ids()) {
+    const record = await store.readRecord(id).catch(() => null);
+    if (record?.callbackState === 'pending' && isSettled(record.status)) owed.push(id);
+  }
+  return owed;
+}

@@ -6,9 +6,9 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Registry } from 'prom-client';
-import { deliverCallback, type CallbackOptions } from './callback.js';
+import { deliverCallback, DeliveryChain, owedCallbacks, type CallbackOptions } from './callback.js';
 import { runCheckJob, type RunContext } from './run.js';
-import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
+import type { CheckJob, CheckRecord } from './schema.js';
 import type { JobStore } from './store.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { MemoryLedger, RUN_LEASE_MS, type TenantLedger } from './tenants.js';
@@ -80,8 +80,7 @@ export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
 export class EmbeddedQueue implements CheckQueue {
   private readonly waiting: CheckJob[] = [];
   private readonly active = new Map<string, Promise<void>>();
-  private readonly deliveries = new Set<Promise<unknown>>();
-  private readonly delivering = new Map<string, Promise<unknown>>();
+  private readonly deliveries = new DeliveryChain();
   private readonly stop = new AbortController();
   private readonly concurrency: number;
   private started = false;
@@ -121,10 +120,7 @@ export class EmbeddedQueue implements CheckQueue {
       } else await store.updateRecord(record.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_INPUT_UNREADABLE', message: 'The job file of this check is missing or unreadable.' } }));
     }
     // Callbacks still owed for checks that finished before a restart.
-    for (const id of await store.ids()) {
-      const record = await store.readRecord(id).catch(() => null);
-      if (record?.callbackState === 'pending' && isSettled(record.status)) this.deliver(id);
-    }
+    for (const id of await owedCallbacks(store)) this.deliver(id);
     this.pump();
   }
 
@@ -141,7 +137,7 @@ export class EmbeddedQueue implements CheckQueue {
     // What did not finish in time goes back to queued (runCheckJob does that on abort).
     this.stop.abort();
     await all;
-    await Promise.allSettled([...this.deliveries]);
+    await this.deliveries.drained();
   }
 
   async counts(): Promise<QueueCounts> {
@@ -200,16 +196,6 @@ export class EmbeddedQueue implements CheckQueue {
   private deliver(id: string): void {
     const callback = this.options.callback;
     if (!callback) return;
-    // One delivery loop per check at a time: a second call waits for the first (which may already deliver what it owes).
-    const earlier = this.delivering.get(id) ?? Promise.resolve();
-    const delivery = earlier
-      .then(() => deliverCallback(id, this.options.store, callback, this.stop.signal))
-      .catch(() => undefined)
-      .finally(() => {
-        this.deliveries.delete(delivery);
-        if (this.delivering.get(id) === delivery) this.delivering.delete(id);
-      });
-    this.deliveries.add(delivery);
-    this.delivering.set(id, delivery);
+    this.deliveries.add(id, () => deliverCallback(id, this.options.store, callback, this.stop.signal));
   }
 }
