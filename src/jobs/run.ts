@@ -18,7 +18,8 @@ import { keepRunPages } from './pages.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/network.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
-import type { FixedState, JobStore } from './store.js';
+import type { JobStore } from './store.js';
+import type { FixedState } from './fixed-files.js';
 
 export interface RunContext {
   store: JobStore;
@@ -161,7 +162,7 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
   const failing = out.report.verdict === 'fail';
   const state: FixedState = failing ? 'rejected' : result.status === 'needs-approval' ? 'pending' : 'auto';
   await store.writeFixed(job.id, token, { bytes: fixed.bytes, sha256: fixed.sha256, state, report: out.report, before: out.before, beforePreviews: job.options.previews ? out.beforePreviews : new Map() });
-  if (failing) await store.removeFixed(token);
+  if (failing) await store.files.remove(token);
   const at = new Date().toISOString();
   return {
     token,

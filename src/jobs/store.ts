@@ -15,17 +15,18 @@
  * reader sees the old or the new content, and what a 202 promised survives a power cut.
  * Result writes are idempotent by job id: writing the same result twice is harmless.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
 import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import { ordinal } from '../util/text.js';
-import { commitFile, isTemporaryName, removeStaleTemporaries, syncDir, temporaryFor, writeDurable } from '../util/durable.js';
+import { commitFile, readTextOrNull, removeStaleTemporaries, syncDir, temporaryFor, writeDurable } from '../util/durable.js';
+import { FixedFiles, type FixedState } from './fixed-files.js';
 import { ProcessRecordLock, type RecordLock, type RunLease } from './record-lock.js';
 
 /** A temporary file untouched this long belongs to a process that died (on any machine sharing the folder). */
@@ -39,7 +40,11 @@ export class JobStore {
   /** The lock every process sharing the folder takes (a fleet's Redis), or none for one process. */
   private recordLock: RecordLock | null = null;
 
+  /** The fixed files of the folder, by token. */
+  readonly files: FixedFiles;
+
   private constructor(readonly dir: string) {
+    this.files = new FixedFiles(dir, this);
     this.events.setMaxListeners(0);
   }
 
@@ -104,13 +109,13 @@ export class JobStore {
   }
 
   async readJob(id: string): Promise<CheckJob | null> {
-    const text = await readOrNull(join(this.checkDir(id), 'job.json'));
+    const text = await readTextOrNull(join(this.checkDir(id), 'job.json'));
     return text === null ? null : CheckJobSchema.parse(JSON.parse(text));
   }
 
   async readRecord(id: string): Promise<CheckRecord | null> {
     if (!CheckIdSchema.safeParse(id).success) return null;
-    const text = await readOrNull(join(this.checkDir(id), 'record.json'));
+    const text = await readTextOrNull(join(this.checkDir(id), 'record.json'));
     return text === null ? null : CheckRecordSchema.parse(JSON.parse(text));
   }
 
@@ -170,7 +175,7 @@ export class JobStore {
 
   /** The report as `check --json` prints it, or null before it exists. */
   async readReportText(id: string): Promise<string | null> {
-    return readOrNull(join(this.checkDir(id), 'report.json'));
+    return readTextOrNull(join(this.checkDir(id), 'report.json'));
   }
 
   async readReport(id: string): Promise<Report | null> {
@@ -190,111 +195,16 @@ export class JobStore {
     fixed: { bytes: Uint8Array; sha256: string; state: FixedState; report: Report; before: Report; beforePreviews: ReadonlyMap<number, Preview> },
   ): Promise<void> {
     const dir = this.checkDir(id);
-    await mkdir(join(this.dir, 'files'), { recursive: true });
-    await writeDurable(this.fixedFile(token), fixed.bytes);
-    // The fixed file's own report and state live beside it: it outlives its check while orders reference it.
-    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.report.json`), `${JSON.stringify(fixed.report, null, 2)}\n`);
-    await this.writeFixedMeta(token, { check: id, sha256: fixed.sha256, state: fixed.state, at: new Date().toISOString() });
+    await this.files.write(token, { check: id, ...fixed });
     for (const [n, p] of fixed.beforePreviews) await writeDurable(join(dir, 'before', 'pages', `${n}.${p.format}`), p.bytes);
     await writeDurable(join(dir, 'before', 'report.json'), `${JSON.stringify(fixed.before, null, 2)}\n`);
   }
 
-  private async writeFixedMeta(token: string, meta: FixedMeta): Promise<void> {
-    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.json`), JSON.stringify(meta));
-  }
-
-  /**
-   * What is known of a fixed file by its token alone (it outlives its check): the check, its
-   * SHA-256 and where its approval stands. Null for an unknown token. A token written before the
-   * state was kept beside the file takes it from the check's record.
-   */
-  async fixedMeta(token: string): Promise<FixedMeta | null> {
-    const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
-    if (text === null) return null;
-    const raw = JSON.parse(text) as Partial<FixedMeta>;
-    if (typeof raw.check !== 'string' || !CheckIdSchema.safeParse(raw.check).success) return null;
-    if (raw.sha256 && raw.state) return raw as FixedMeta;
-    const record = await this.readRecord(raw.check);
-    if (!record?.fixed || !record.approval) return null;
-    return { check: raw.check, sha256: record.fixed.sha256, state: record.approval.state, at: record.approval.at ?? record.finishedAt ?? record.createdAt };
-  }
-
-  /** Records the approval decision beside the fixed file. */
-  async setFixedState(token: string, state: FixedState): Promise<void> {
-    const meta = await this.fixedMeta(token);
-    if (meta) await this.writeFixedMeta(token, { ...meta, state, at: new Date().toISOString() });
-  }
-
-  /** The fixed file's own report (kept beside it), or its check's report for a file written before. */
-  async readFixedReport(token: string): Promise<Report | null> {
-    const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.report.json`));
-    if (text !== null) return JSON.parse(text) as Report;
-    const meta = await this.fixedMeta(token);
-    return meta ? this.readReport(meta.check) : null;
-  }
-
-  /**
-   * Records that an order references a fixed file: the file is never swept while a reference
-   * stands. `ref` names the order (the same order built twice is one reference). Idempotent.
-   */
-  async addFileReference(token: string, ref: string, about: { tenant: string; order: string | null }): Promise<void> {
-    const name = referenceName(ref);
-    // The order's list first: a reference is never written without a way to release it.
-    await writeDurable(join(this.dir, 'orders', name, assertToken(token)), '');
-    await writeDurable(join(this.dir, 'files', `${token}.refs`, `${name}.json`), JSON.stringify({ ...about, at: new Date().toISOString() }));
-  }
-
-  /**
-   * Releases every fixed file an order references (the order was delivered or cancelled): from
-   * now on each follows the retention of unreferenced files, unless another order references it.
-   * Resolves to the tokens released (none when the order references nothing).
-   */
-  async releaseFileReferences(ref: string): Promise<string[]> {
-    const name = referenceName(ref);
-    const folder = join(this.dir, 'orders', name);
-    const tokens = (await readdir(folder).catch(() => [] as string[])).filter((t) => TOKEN_PATTERN.test(t)).sort();
-    for (const token of tokens) {
-      await rm(join(this.dir, 'files', `${token}.refs`, `${name}.json`), { force: true });
-      await syncDir(join(this.dir, 'files', `${token}.refs`)).catch(() => undefined);
-    }
-    await rm(folder, { recursive: true, force: true });
-    return tokens;
-  }
-
-  /** The orders referencing a fixed file. */
-  async fileReferences(token: string): Promise<{ tenant: string; order: string | null; at: string }[]> {
-    const folder = join(this.dir, 'files', `${assertToken(token)}.refs`);
-    const names = await readdir(folder).catch(() => [] as string[]);
-    const out = [];
-    for (const n of names.filter((x) => /^[0-9a-f]{32}\.json$/.test(x)).sort()) {
-      const text = await readOrNull(join(folder, n)).catch(() => null);
-      if (text !== null) out.push(JSON.parse(text) as { tenant: string; order: string | null; at: string });
-    }
-    return out;
-  }
 
   /** The original file's report of a check that fixed it, or null. */
   async readBeforeReport(id: string): Promise<Report | null> {
-    const text = await readOrNull(join(this.checkDir(id), 'before', 'report.json'));
+    const text = await readTextOrNull(join(this.checkDir(id), 'before', 'report.json'));
     return text === null ? null : (JSON.parse(text) as Report);
-  }
-
-  /** The fixed file of a token. */
-  fixedFile(token: string): string {
-    return join(this.dir, 'files', `${assertToken(token)}.pdf`);
-  }
-
-  /** The check a fixed file's token belongs to, or null. */
-  async checkOfToken(token: string): Promise<string | null> {
-    const text = await readOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
-    if (text === null) return null;
-    const check = (JSON.parse(text) as { check?: unknown }).check;
-    return typeof check === 'string' && CheckIdSchema.safeParse(check).success ? check : null;
-  }
-
-  /** Removes a fixed file whose fix was rejected (its token still names the check, for the approval page). */
-  async removeFixed(token: string): Promise<void> {
-    await rm(this.fixedFile(token), { force: true });
   }
 
   reportHtmlFile(id: string): string {
@@ -396,7 +306,7 @@ export class JobStore {
 
   /**
    * Retention: deletes checks finished (or created, for a check whose record is unreadable) more
-   * than `maxAgeMs` ago, and uploads whose check is gone; then fixed files ({@link sweepFixed},
+   * than `maxAgeMs` ago, and uploads whose check is gone; then fixed files ({@link FixedFiles.sweep},
    * `fixedMaxAgeMs`, default `maxAgeMs`). Resolves to the number of checks removed.
    */
   async sweep(maxAgeMs: number, now = Date.now(), fixedMaxAgeMs = maxAgeMs): Promise<number> {
@@ -419,39 +329,7 @@ export class JobStore {
       const orphan = !(await stat(join(this.checkDir(m[1]!), 'job.json')).catch(() => null));
       if (orphan && info && now - info.mtimeMs > maxAgeMs) await rm(join(this.dir, 'uploads', name), { force: true });
     }
-    await this.sweepFixed(fixedMaxAgeMs, now);
-    return removed;
-  }
-
-  /**
-   * Retention of fixed files: a file an order references is never removed, however old. An
-   * unreferenced one is removed `maxAgeMs` after it was last made, decided on or released by an
-   * order (the later); its token's notes go once its check is gone too. Resolves to the number of
-   * fixed files removed.
-   */
-  async sweepFixed(maxAgeMs: number, now = Date.now()): Promise<number> {
-    const folder = join(this.dir, 'files');
-    const names = await readdir(folder).catch(() => [] as string[]);
-    let removed = 0;
-    for (const name of names) {
-      const m = /^([0-9a-f]{48})\.json$/.exec(name);
-      if (!m) continue;
-      const token = m[1]!;
-      const refs = join(folder, `${token}.refs`);
-      const referenced = (await readdir(refs).catch(() => [] as string[])).some((n) => n.endsWith('.json') && !isTemporaryName(n));
-      if (referenced) continue;
-      const meta = await this.fixedMeta(token).catch(() => null);
-      const times = await Promise.all([this.fixedFile(token), refs, join(folder, name)].map((p) => stat(p).then((i) => i.mtimeMs, () => 0)));
-      const last = Math.max(times[0]!, times[1]!, times[2]!, meta ? Date.parse(meta.at) || 0 : 0);
-      if (now - last <= maxAgeMs) continue;
-      const hadFile = times[0]! > 0;
-      await rm(this.fixedFile(token), { force: true });
-      await rm(join(folder, `${token}.report.json`), { force: true });
-      await rm(refs, { recursive: true, force: true });
-      const checkGone = !meta || !(await stat(join(this.checkDir(meta.check), 'record.json')).catch(() => null));
-      if (checkGone) await rm(join(folder, name), { force: true });
-      if (hadFile) removed++;
-    }
+    await this.files.sweep(fixedMaxAgeMs, now);
     return removed;
   }
 
@@ -530,31 +408,7 @@ export class JobStore {
   }
 }
 
-/** The file name of an order's reference (its tenant and number, hashed: any number is a safe name). */
-function referenceName(ref: string): string {
-  return createHash('sha256').update(ref).digest('hex').slice(0, 32);
-}
-
-/** Where a fixed file's approval stands (the record's `approval.state`). */
-export type FixedState = 'pending' | 'approved' | 'rejected' | 'auto';
-
-/** What `files/<token>.json` keeps of a fixed file, so it is served and judged after its check is gone. */
-export interface FixedMeta {
-  check: string;
-  sha256: string;
-  state: FixedState;
-  /** When it was made or last decided on. */
-  at: string;
-}
-
 /** A write stream for an upload (the caller commits it with {@link JobStore.commitUpload}). */
-/** Fixed-file tokens: 48 lower-case hex characters (192 random bits). */
-export const TOKEN_PATTERN = /^[0-9a-f]{48}$/;
-function assertToken(token: string): string {
-  if (!TOKEN_PATTERN.test(token)) throw new InvalidArgumentError('not a file token');
-  return token;
-}
-
 export function uploadStream(path: string) {
   return createWriteStream(path, { flags: 'wx' });
 }
@@ -562,13 +416,4 @@ export function uploadStream(path: string) {
 function assertId(id: string): string {
   if (!CheckIdSchema.safeParse(id).success) throw new InvalidArgumentError(`Expected a check id (32 hex characters) but received "${String(id).slice(0, 40)}"`);
   return id;
-}
-
-async function readOrNull(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
 }

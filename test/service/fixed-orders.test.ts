@@ -212,14 +212,14 @@ describe('retention of fixed files', () => {
     const token = (v: View) => /([0-9a-f]{48})\.pdf$/.exec(v.fixed!.url)![1]!;
     const pdf = (v: View) => join(dataDir, 'files', `${token(v)}.pdf`);
     expect(existsSync(pdf(referenced)) && existsSync(pdf(lonely))).toBe(true);
-    const refs = await service.store.fileReferences(token(referenced));
+    const refs = await service.store.files.references(token(referenced));
     expect(refs).toEqual([{ tenant: 'anonymous', order: 'SHOP-7100', at: expect.any(String) }]);
-    expect(await service.store.fileReferences(token(lonely))).toEqual([]);
+    expect(await service.store.files.references(token(lonely))).toEqual([]);
 
     // A restart on the same data folder keeps the references.
     await service.close();
     service = await start();
-    expect(await service.store.fileReferences(token(referenced))).toEqual(refs);
+    expect(await service.store.files.references(token(referenced))).toEqual(refs);
 
     // 29 days on nothing goes; 31 days on (checks, too, long expired) the referenced file stays and is still served.
     await service.store.sweep(7 * DAY, Date.now() + 29 * DAY, 30 * DAY);
@@ -236,13 +236,13 @@ describe('retention of fixed files', () => {
     const again = await call<Payload>('/v1/orders/payload', json(draftFor('T-SHIRT-M', [`http://127.0.0.1:${port}${referenced.fixed!.url}`], 'SHOP-7100')));
     expect(again.status).toBe(200);
     expect(again.body.reports.map((r) => [r.verdict, r.file.sha256])).toEqual([['pass', referenced.fixed!.sha256]]);
-    expect(await service.store.fileReferences(token(referenced))).toHaveLength(1);
+    expect(await service.store.files.references(token(referenced))).toHaveLength(1);
 
     // The order is delivered: released, the file follows the retention of unreferenced files from now on.
     const released = await call<{ number: string; files: string[] }>('/v1/orders/SHOP-7100/references', { method: 'DELETE' });
     expect(released.status).toBe(200);
     expect(released.body).toEqual({ number: 'SHOP-7100', files: [referenced.fixed!.url] });
-    expect(await service.store.fileReferences(token(referenced))).toEqual([]);
+    expect(await service.store.files.references(token(referenced))).toEqual([]);
     expect((await call('/v1/orders/SHOP-7100/references', { method: 'DELETE' })).status).toBe(404);
     await service.store.sweep(7 * DAY, Date.now() + 29 * DAY, 30 * DAY);
     expect(existsSync(pdf(referenced))).toBe(true);

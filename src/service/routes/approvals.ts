@@ -149,10 +149,10 @@ export function approvalRoutes(ctx: ServiceContext): void {
     async (request, reply) => {
       const token = request.params.file.slice(0, -'.pdf'.length);
       // Judged by what is kept beside the file: it is served while orders reference it, after its check is gone.
-      const meta = await store.fixedMeta(token);
+      const meta = await store.files.meta(token);
       const usable = meta && (meta.state === 'approved' || meta.state === 'auto');
       if (!usable) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
-      return sendPdf(reply, store.fixedFile(token), meta.sha256);
+      return sendPdf(reply, store.files.path(token), meta.sha256);
     },
   );
 }
@@ -176,7 +176,7 @@ async function sendPdf(reply: FastifyReply, file: string, sha256: string): Promi
 }
 
 async function recordOfToken(ctx: ServiceContext, token: string): Promise<CheckRecord> {
-  const id = await ctx.store.checkOfToken(token);
+  const id = await ctx.store.files.checkOf(token);
   const record = id ? await ctx.store.readRecord(id) : null;
   if (!record || record.token !== token) throw new Problem(404, 'approval-not-found', 'There is no such approval: the link is wrong, or the check was deleted.');
   return record;
@@ -208,8 +208,8 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
     },
     async (next) => {
       if (!next.token) return;
-      await ctx.store.setFixedState(next.token, decision);
-      if (decision === 'rejected') await ctx.store.removeFixed(next.token);
+      await ctx.store.files.setState(next.token, decision);
+      if (decision === 'rejected') await ctx.store.files.remove(next.token);
     },
     { required: true },
   );

@@ -210,7 +210,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     },
     async (request) => {
       const { number } = request.params;
-      const tokens = await ctx.store.releaseFileReferences(referenceKey(request.caller!, number));
+      const tokens = await ctx.store.files.releaseReferences(referenceKey(request.caller!, number));
       if (!tokens.length) throw new Problem(404, 'order-not-found', `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`);
       request.log.info({ tenant: request.caller!.tenant, files: tokens.length }, 'order files released');
       return { number, files: tokens.map((t) => `/v1/files/${t}.pdf`) };
@@ -244,11 +244,11 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
       // on another host is somebody else's file, judged as any other source.
       const token = fixedFileToken(source.url, ctx.options.publicUrl);
       if (token) {
-        const meta = await ctx.store.fixedMeta(token);
+        const meta = await ctx.store.files.meta(token);
         if (!meta) continue;
         // A fix whose file still failed its checks was rejected by the server, not by a person (a
         // person decides only fixes that pass): the order fails on that file's own findings.
-        const report = await ctx.store.readFixedReport(token);
+        const report = await ctx.store.files.readReport(token);
         if (meta.state === 'rejected' && report?.verdict === 'fail') {
           found.push({ token, given: { url: source.url, sha256: meta.sha256, report } });
           continue;
@@ -266,7 +266,7 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
       }
       if (!record.fixed || !record.token || !record.approval) continue;
       // Its fix did not make a printable file (rejected by the server): the source is judged as it is.
-      if (record.approval.state === 'rejected' && (await ctx.store.readFixedReport(record.token))?.verdict === 'fail') continue;
+      if (record.approval.state === 'rejected' && (await ctx.store.files.readReport(record.token))?.verdict === 'fail') continue;
       const refused = refusal(record.approval.state, record.id);
       if (refused) {
         issues.push({ path, message: refused });
@@ -280,7 +280,7 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
         issues.push({ path, message: gone });
         continue;
       }
-      const report = await ctx.store.readFixedReport(record.token);
+      const report = await ctx.store.files.readReport(record.token);
       if (!report) continue;
       source.url = `${ctx.options.publicUrl}${record.fixed.url}`;
       found.push({ token: record.token, given: { url: source.url, sha256: record.fixed.sha256, report } });
@@ -312,7 +312,7 @@ export function fixedFileToken(url: string, publicUrl: string | null | undefined
 
 /** Why an approved fixed file cannot be ordered: it is not served any more (removed); null while it is. */
 async function notServed(ctx: ServiceContext, token: string, check: string): Promise<string | null> {
-  const there = await stat(ctx.store.fixedFile(token)).then(
+  const there = await stat(ctx.store.files.path(token)).then(
     (s) => s.isFile(),
     () => false,
   );
@@ -361,7 +361,7 @@ async function newestCheckOfUrl(ctx: ServiceContext, caller: Caller, url: string
 async function recordReferences(ctx: ServiceContext, caller: Caller, payload: OrderPayload, files: readonly FixedSource[]): Promise<void> {
   const order = payload.number ?? null;
   const ref = referenceKey(caller, order ?? `\u0000${createHash('sha256').update(JSON.stringify(payload)).digest('hex')}`);
-  for (const token of new Set(files.map((f) => f.token))) await ctx.store.addFileReference(token, ref, { tenant: caller.tenant, order });
+  for (const token of new Set(files.map((f) => f.token))) await ctx.store.files.addReference(token, ref, { tenant: caller.tenant, order });
 }
 
 /** What names an order's references: its tenant and number. */
