@@ -18,19 +18,17 @@ import { createDeflate, createInflate } from 'node:zlib';
 import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFDict, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
 import type { ColourSpaceResolver } from '../pdf/colour-space.js';
 import type { ColourSpaceFacts } from '../pdf/facts.js';
-import { parseFunction, type PdfFunction } from '../pdf/functions.js';
 import { jpegSize } from '../pdf/image-header.js';
-import { bytesOf, get, getBool, getNumber, items, numberOf, resolve } from '../pdf/objects.js';
+import { get, getBool, getNumber, items, numberOf, resolve } from '../pdf/objects.js';
 import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js';
-import { StreamDecodeError, decodeFilters, decodeStream, filterParamsOf, filtersOf, fullFilterName, type FilterParams } from '../pdf/streams.js';
+import { StreamDecodeError, decodeFilters, filterParamsOf, filtersOf, fullFilterName, type FilterParams } from '../pdf/streams.js';
 import { hasAdobeMarker } from '../raster/fast-path.js';
 import { BoxReducer } from '../raster/flate-path.js';
 import { unfilterPngRow } from '../pdf/png-predictor.js';
 import { loadSharp } from '../raster/sharp.js';
-import { GridTable, samplesToSrgb } from '../raster/colour.js';
-import type { SampleModel } from '../raster/tiff.js';
 import { grouped } from '../util/text.js';
 import { concatBytes } from '../util/array.js';
+import { iccOf, LeftAsItIs, modelOf, stripConverter, type StripConverter } from './image-colour.js';
 
 export interface ImageRewrite {
   toSrgb: boolean;
@@ -55,8 +53,6 @@ const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** Rows are converted this many bytes at a time. */
 const STRIP_BYTES = 4 * 1024 * 1024;
 
-/** Why an image is left as it is (the message of a refusal). */
-class LeftAsItIs extends Error {}
 
 /**
  * Converts and/or downsamples one image XObject in place.
@@ -101,7 +97,6 @@ function scaledTo(width: number, height: number, maxPx: number): { width: number
   return { width: Math.max(1, Math.floor(width * s)), height: Math.max(1, Math.floor(height * s)) };
 }
 
-const modelOf = (c: ColourSpaceFacts | undefined): SampleModel | null => (c?.model === 'cmyk' ? 'cmyk' : c?.model === 'gray' ? 'gray' : c?.model === 'rgb' ? 'rgb' : null);
 
 /** The /Decode array of an image as numbers ([] when absent). */
 function decodeArray(context: PDFContext, dict: PDFDict): number[] {
@@ -109,19 +104,6 @@ function decodeArray(context: PDFContext, dict: PDFDict): number[] {
   return decode instanceof PDFArray ? items(context, decode).map((v) => numberOf(v) ?? Number.NaN) : [];
 }
 
-/** The ICC profile of an ICCBased colour space object, decoded under the budget (undefined for other spaces). */
-function iccOf(context: PDFContext, space: PDFObject | undefined, budget: DecodeBudget): Uint8Array | undefined {
-  const arr = resolve(context, space);
-  if (!(arr instanceof PDFArray)) return undefined;
-  const parts = items(context, arr);
-  if (parts[0]?.toString() !== '/ICCBased' || !(parts[1] instanceof PDFRawStream)) return undefined;
-  try {
-    return decodeStream(context, parts[1], { maxBytes: 16 * 1024 * 1024, budget, what: 'an ICC profile' });
-  } catch (error) {
-    if (error instanceof BudgetExceededError) throw error;
-    return undefined;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // JPEG images: libvips end to end.
@@ -211,8 +193,6 @@ export function withIccProfile(jpeg: Uint8Array, icc: Uint8Array | undefined): U
 // ---------------------------------------------------------------------------------------------
 // Other images: a strip of rows at a time.
 
-/** Turns a strip of decoded rows (8-bit samples, `n` per pixel) into sRGB (3 bytes per pixel). */
-type StripConverter = (samples: Uint8Array, width: number, rows: number) => Promise<Uint8Array>;
 
 async function viaRows(
   context: PDFContext,
@@ -480,144 +460,6 @@ function unpacker(width: number, components: number, bpc: number, indices: boole
   };
 }
 
-/** The converter of a strip of 8-bit samples in `cs` to sRGB. */
-async function stripConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget): Promise<StripConverter> {
-  const model = modelOf(cs);
-  if (cs.family === 'Indexed') return paletteConverter(context, cs, csObj, bpc, budget);
-  if (cs.family === 'Separation' || cs.family === 'DeviceN') {
-    const spot = await spotConverter(context, cs, csObj, budget);
-    return async (samples, width, rows) => spot(samples, width * rows);
-  }
-  if (!model) throw new LeftAsItIs(`images in ${cs.label} are not converted`);
-  if (model === 'rgb') return async (samples) => samples;
-  const icc = iccOf(context, csObj, budget);
-  return (samples, width, rows) => samplesToSrgb(samples, width, rows, model, icc);
-}
-
-/** Indexed: the palette converted once (at most 256 colours), then each index looked up. */
-async function paletteConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget): Promise<StripConverter> {
-  const arr = items(context, resolve(context, csObj) as PDFArray);
-  const base = cs.base;
-  if (!base) throw new LeftAsItIs('its palette has no base colour space');
-  const hival = Math.max(0, Math.min(255, Math.trunc(numberOf(arr[2]) ?? 0)));
-  const entries = Math.min(hival + 1, 1 << bpc);
-  const n = base.components;
-  const lookupObj = arr[3];
-  const lookup = bytesOf(lookupObj) ?? (lookupObj instanceof PDFRawStream ? decodeStream(context, lookupObj, { maxBytes: 256 * 32, budget, what: 'a palette' }) : undefined);
-  if (!lookup) throw new LeftAsItIs('its palette cannot be read');
-  const colours = new Uint8Array(entries * n);
-  colours.set(lookup.subarray(0, colours.length));
-  let rgb: Uint8Array;
-  if (base.family === 'Separation' || base.family === 'DeviceN') rgb = await (await spotConverter(context, base, arr[1], budget))(colours, entries);
-  else {
-    const baseModel = modelOf(base);
-    if (!baseModel) throw new LeftAsItIs(`Indexed over ${base.label} is not converted`);
-    rgb = baseModel === 'rgb' ? colours : await samplesToSrgb(colours, entries, 1, baseModel, iccOf(context, arr[1], budget));
-  }
-  // Indices past the palette take its last colour (as pdf.js clamps).
-  const table = new Uint8Array(256 * 3);
-  for (let i = 0; i < 256; i++) table.set(rgb.subarray(Math.min(i, entries - 1) * 3, Math.min(i, entries - 1) * 3 + 3), i * 3);
-  return async (samples, width, rows) => {
-    const count = width * rows;
-    const out = new Uint8Array(count * 3);
-    for (let p = 0; p < count; p++) {
-      const t = samples[p]! * 3;
-      out[p * 3] = table[t]!;
-      out[p * 3 + 1] = table[t + 1]!;
-      out[p * 3 + 2] = table[t + 2]!;
-    }
-    return out;
-  };
-}
-
-/**
- * Separation and DeviceN: the tint transform evaluated once per distinct tint (a table of 256 for
- * one colorant, a bounded cache for several), its results converted to sRGB through lcms in one
- * batch per strip.
- */
-async function spotConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, budget: DecodeBudget): Promise<(samples: Uint8Array, count: number) => Promise<Uint8Array>> {
-  const arr = items(context, resolve(context, csObj) as PDFArray);
-  const why: string[] = [];
-  const fn: PdfFunction | null = parseFunction(context, arr[3], why);
-  const alt = cs.base;
-  const altModel = modelOf(alt);
-  if (!fn || !altModel) throw new LeftAsItIs(`its tint transform cannot be evaluated (${why.join('; ') || `alternate ${alt?.label}`})`);
-  const n = cs.components;
-  const outN = altModel === 'cmyk' ? 4 : altModel === 'gray' ? 1 : 3;
-  const icc = iccOf(context, arr[2], budget);
-  const toAlt = (tints: number[]): number[] => {
-    try {
-      return fn(tints);
-    } catch {
-      return [];
-    }
-  };
-  const altToRgb = (alts: Uint8Array, count: number) => (altModel === 'rgb' ? Promise.resolve(alts) : samplesToSrgb(alts, count, 1, altModel, icc));
-  const clampByte = (v: number | undefined) => Math.round(Math.max(0, Math.min(1, v ?? 0)) * 255);
-
-  if (n === 1) {
-    const alts = new Uint8Array(256 * outN);
-    for (let t = 0; t < 256; t++) {
-      const v = toAlt([t / 255]);
-      for (let c = 0; c < outN; c++) alts[t * outN + c] = clampByte(v[c]);
-    }
-    const table = await altToRgb(alts, 256);
-    return async (samples, count) => {
-      const out = new Uint8Array(count * 3);
-      for (let p = 0; p < count; p++) {
-        const t = samples[p]! * 3;
-        out[p * 3] = table[t]!;
-        out[p * 3 + 1] = table[t + 1]!;
-        out[p * 3 + 2] = table[t + 2]!;
-      }
-      return out;
-    };
-  }
-  // Several colorants (up to 6): the tint transform and the alternate space's conversion sampled
-  // together on a grid (as renderers sample Type 4 transforms), each pixel interpolated in it.
-  // More colorants: each pixel's tints evaluated, within a bound.
-  const grid = n <= 3 ? 33 : n === 4 ? 17 : n <= 6 ? 9 : 0;
-  if (grid) {
-    const points = grid ** n;
-    const alts = new Uint8Array(points * outN);
-    const tints = new Array<number>(n).fill(0);
-    const at = new Array<number>(n).fill(0);
-    for (let i = 0; i < points; i++) {
-      GridTable.point(i, n, grid, at);
-      for (let c = 0; c < n; c++) tints[c] = at[c]! / 255;
-      const v = toAlt(tints);
-      for (let k = 0; k < outN; k++) alts[i * outN + k] = clampByte(v[k]);
-    }
-    const table = new GridTable(n, grid, Float32Array.from(await altToRgb(alts, points)), 3);
-    return async (samples, count) => table.apply(samples, count);
-  }
-  const exact = exactEvaluator(n, outN, toAlt, cs.label);
-  return async (samples, count) => altToRgb(exact(samples, count), count);
-}
-
-/** Most tint transform evaluations for one image of more than 6 colorants. */
-const MAX_TINT_EVALUATIONS = 4_000_000;
-
-/** Each pixel's tints evaluated (runs of one colour once), at most {@link MAX_TINT_EVALUATIONS} for the image. */
-function exactEvaluator(n: number, outN: number, toAlt: (tints: number[]) => number[], label: string): (samples: Uint8Array, count: number) => Uint8Array {
-  let evaluations = 0;
-  const tints = new Array<number>(n).fill(0);
-  return (samples, count) => {
-    const out = new Uint8Array(count * outN);
-    for (let p = 0; p < count; p++) {
-      const same = p > 0 && samples.subarray(p * n, p * n + n).every((v, c) => v === samples[(p - 1) * n + c]);
-      if (same) {
-        out.copyWithin(p * outN, (p - 1) * outN, p * outN);
-        continue;
-      }
-      if (++evaluations > MAX_TINT_EVALUATIONS) throw new LeftAsItIs(`its ${label} colours need more than ${grouped(MAX_TINT_EVALUATIONS)} tint transform evaluations`);
-      for (let c = 0; c < n; c++) tints[c] = samples[p * n + c]! / 255;
-      const v = toAlt(tints);
-      for (let k = 0; k < outN; k++) out[p * outN + k] = Math.round(Math.max(0, Math.min(1, v[k] ?? 0)) * 255);
-    }
-    return out;
-  };
-}
 
 /**
  * Where converted rows go: reduced to the target size row by row when smaller (area averaging),

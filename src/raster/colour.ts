@@ -134,16 +134,25 @@ export class ColourTransform {
   /** `count` pixels of 8-bit samples (1 or 4 per pixel) → sRGB, 3 bytes per pixel. */
   apply(samples: Uint8Array, count: number): Uint8Array {
     if (this.cmyk) return this.cmyk.apply(samples, count);
-    const out = new Uint8Array(count * 3);
-    const t = this.gray!;
-    for (let p = 0; p < count; p++) {
-      const g = samples[p]! * 3;
-      out[p * 3] = t[g]!;
-      out[p * 3 + 1] = t[g + 1]!;
-      out[p * 3 + 2] = t[g + 2]!;
-    }
-    return out;
+    return lookupRgb(samples, count, this.gray!);
   }
+}
+
+/**
+ * One-component 8-bit samples → RGB through a 256-entry table of three values each (a gray
+ * transform, a palette, a one-colorant tint transform).
+ * @example
+ * const rgb = lookupRgb(indices, width * rows, paletteTable); // 3 bytes per pixel
+ */
+export function lookupRgb(samples: Uint8Array, count: number, table: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(count * 3);
+  for (let p = 0; p < count; p++) {
+    const t = samples[p]! * 3;
+    out[p * 3] = table[t]!;
+    out[p * 3 + 1] = table[t + 1]!;
+    out[p * 3 + 2] = table[t + 2]!;
+  }
+  return out;
 }
 
 /** The table of a transform: its grid of colours converted by lcms in one call. */
