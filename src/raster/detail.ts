@@ -80,19 +80,31 @@ export function lumaOf(data: Uint8Array | Uint8ClampedArray, width: number, heig
  * converted.
  */
 export function busiestWindow(data: Uint8Array | Uint8ClampedArray, width: number, height: number, channels: number, size = DETAIL_TILE): LumaTile {
+  const g = channels >= 3 ? 1 : 0;
+  const { x, y, w, h } = busiestAt(width, height, size, (x, y, w, h) => texture(data, width, channels, g, x, y, w, h));
+  const out = new Float32Array(w * h);
+  for (let r = 0; r < h; r++) lumaRow(data, ((y + r) * width + x) * channels, channels, out, r * w, w);
+  return { data: out, width: w, height: h };
+}
+
+/**
+ * The `size × size` window (at most the picture) of highest `energy`, among candidates every 256
+ * pixels at offsets that are multiples of 16 (a JPEG's block grid stays where it was), the last
+ * one flush with the end.
+ * @example
+ * const { x, y, w, h } = busiestAt(4000, 3000, 512, (x, y, w, h) => textureOf(x, y, w, h));
+ */
+export function busiestAt(width: number, height: number, size: number, energy: (x: number, y: number, w: number, h: number) => number): { x: number; y: number; w: number; h: number } {
   const w = Math.min(size, width);
   const h = Math.min(size, height);
-  const g = channels >= 3 ? 1 : 0;
   let best = { x: 0, y: 0, energy: -1 };
   for (const y of positions(height, h)) {
     for (const x of positions(width, w)) {
-      const e = texture(data, width, channels, g, x, y, w, h);
+      const e = energy(x, y, w, h);
       if (e > best.energy) best = { x, y, energy: e };
     }
   }
-  const out = new Float32Array(w * h);
-  for (let r = 0; r < h; r++) lumaRow(data, ((best.y + r) * width + best.x) * channels, channels, out, r * w, w);
-  return { data: out, width: w, height: h };
+  return { x: best.x, y: best.y, w, h };
 }
 
 /** Sparse texture of a window: capped steps of one channel, every 16th row, every 4th column. */
@@ -205,7 +217,10 @@ export function decideDetail({ score, partner, signal, spectrum }: CandidateScor
     const fy = P / (partner[best]! + shift);
     return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
   }
-  if (order.length === 0) strongest = Math.max(0, ...Array.from(score.subarray(J_MIN, J_MAX + 1)));
+  if (order.length === 0) {
+    strongest = 0;
+    for (let j = J_MIN; j <= J_MAX; j++) strongest = Math.max(strongest, score[j]!);
+  }
   return { ...none, evidence: strongest };
 }
 

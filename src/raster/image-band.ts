@@ -19,7 +19,7 @@ import { createInflate } from 'node:zlib';
 import type { DecodeBudget } from '../pdf/decode-budget.js';
 import { PDFArray, PDFRawStream, bytesOf, get, getBool, getNumber, items, nameOf, numberOf, resolve, type PDFContext, type PDFObject } from '../pdf/objects.js';
 import { decodeFilters, filterParamsOf, filtersOf, fullFilterName, StreamDecodeError } from '../pdf/streams.js';
-import { DETAIL_TILE, estimateDetail, type LumaTile } from './detail.js';
+import { busiestAt, DETAIL_TILE, estimateDetail, type LumaTile } from './detail.js';
 import { bandTop, measureJpegDetail, windowLeft, type DetailRequest, type ImageDetail, type Overview } from './image-detail.js';
 import { RowDecoder } from './flate-path.js';
 import { jpxColourSpace } from '../pdf/jpx.js';
@@ -261,30 +261,17 @@ async function inflateRows(data: Uint8Array, rows: RowDecoder, budget: DecodeBud
  * multiples of 16 so that a JPEG's block grid stays where it was): where an enlargement shows best.
  */
 export function busiestLumaWindow(band: Float32Array, width: number, height: number, size = DETAIL_TILE): LumaTile {
-  const w = Math.min(size, width);
-  const h = Math.min(size, height);
-  let best = { x: 0, y: 0, energy: -1 };
-  for (const y of positions(height, h)) {
-    for (const x of positions(width, w)) {
-      let e = 0;
-      for (let r = y; r < y + h; r += 16) {
-        const row = r * width;
-        for (let c = x + 1; c < x + w; c += 4) e += Math.min(64, Math.abs(band[row + c]! - band[row + c - 1]!));
-      }
-      if (e > best.energy) best = { x, y, energy: e };
+  const { x, y, w, h } = busiestAt(width, height, size, (x, y, w, h) => {
+    let e = 0;
+    for (let r = y; r < y + h; r += 16) {
+      const row = r * width;
+      for (let c = x + 1; c < x + w; c += 4) e += Math.min(64, Math.abs(band[row + c]! - band[row + c - 1]!));
     }
-  }
+    return e;
+  });
   const out = new Float32Array(w * h);
-  for (let r = 0; r < h; r++) out.set(band.subarray((best.y + r) * width + best.x, (best.y + r) * width + best.x + w), r * w);
+  for (let r = 0; r < h; r++) out.set(band.subarray((y + r) * width + x, (y + r) * width + x + w), r * w);
   return { data: out, width: w, height: h };
-}
-
-function positions(length: number, window: number): number[] {
-  const out: number[] = [];
-  for (let p = 0; p + window <= length; p += 256) out.push(p);
-  const last = Math.floor((length - window) / 16) * 16;
-  if (out[out.length - 1] !== last) out.push(last);
-  return out;
 }
 
 /** What the worker gives {@link measureStreamDetail} besides the image. */

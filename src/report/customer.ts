@@ -10,7 +10,7 @@ import { designsByPage, formatMegabytes, layerName, localNoun, nounValues, produ
 import type { Finding } from '../model/finding.js';
 import { escapeHtml as esc } from '../util/text.js';
 import type { PageImage } from './approval.js';
-import { REPORT_SCRIPT } from './html.js';
+import { pageStart, REPORT_SCRIPT } from './html.js';
 import { pageSizeOff } from './page-size.js';
 import type { Report, ReportPage } from './schema.js';
 
@@ -68,16 +68,7 @@ export function renderCustomerReport(input: CustomerReportInput): string {
   const productLine = t('productLine', { product, variant: report.variant });
   const counts = t('counts', { errors: report.counts.error, warnings: report.counts.warning });
   const title = `${headline} — ${report.file.path ?? 'PDF'}`;
-  return `<!doctype html>
-<html lang="${locale}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="print-preflight ${esc(report.tool.version)}">
-<title>${esc(title)}</title>
-<style>${CSS}</style>
-</head>
-<body>
+  return `${pageStart(locale, title, report.tool.version, CSS)}
 <header class="banner ${pending ? 'pending' : report.verdict}" data-verdict="${report.verdict}"${input.fix ? ` data-fix="${input.fix.state}"` : ''}>
   <p class="verdict">${esc(headline)}</p>
   <h1>${esc(report.file.path ?? 'PDF')}</h1>

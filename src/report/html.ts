@@ -44,6 +44,25 @@ for (const img of document.querySelectorAll('img.preview')) {
 `;
 
 /**
+ * The start of every report page, up to and including `<body>`: doctype, language, viewport, the
+ * generating version, the escaped title and the page's style.
+ * @example
+ * const html = `${pageStart('de', 'Bestanden — a.pdf', '1.4.0', CSS)}<main>…</main></body></html>`;
+ */
+export function pageStart(lang: string, title: string, version: string, css: string): string {
+  return `<!doctype html>
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="print-preflight ${esc(version)}">
+<title>${esc(title)}</title>
+<style>${css}</style>
+</head>
+<body>`;
+}
+
+/**
  * Renders a report as a self-contained HTML page.
  * @param report the report from {@link preflight}
  * @param previews page previews from {@link preflightWithPreviews}, by page number
@@ -54,16 +73,7 @@ for (const img of document.querySelectorAll('img.preview')) {
 export function renderHtml(report: Report, previews: ReadonlyMap<number, HtmlPreview> = new Map()): string {
   const fileFindings = report.findings.filter((f) => f.page === null);
   const title = `${VERDICT_TEXT[report.verdict]} — ${report.file.path ?? 'PDF'} — print-preflight`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="print-preflight ${esc(report.tool.version)}">
-<title>${esc(title)}</title>
-<style>${CSS}</style>
-</head>
-<body>
+  return `${pageStart('en', title, report.tool.version, CSS)}
 <header class="banner ${report.verdict}" data-verdict="${report.verdict}">
   <div class="verdict">${VERDICT_TEXT[report.verdict]}</div>
   <div class="what">
