@@ -19,6 +19,7 @@ import { BIN, startWorker, stopWorker, type WorkerProcess } from '../fleet/fleet
 import { publishedErrors } from '../helpers/contracts.js';
 // @ts-expect-error plain ESM helper without types
 import { hostileCorpus } from './make-hostile.mjs';
+import { measuredCli, type MeasuredRun } from '../helpers/measured-cli.js';
 
 interface HostileCase {
   name: string;
@@ -40,27 +41,8 @@ beforeAll(async () => {
   for (const c of all) writeFileSync(join(dir, 'files', c.name), c.bytes);
 }, 120_000);
 
-/** Runs the CLI under GNU time: exit code, stdout, peak RSS in bytes. */
-function cli(args: string[], wrap: string[] = []): Promise<{ code: number | null; out: string; rss: number; err: string }> {
-  return new Promise((resolve) => {
-    const timeFile = join(dir, `time-${Math.random().toString(36).slice(2)}`);
-    const command = [...wrap, '/usr/bin/time', '-f', '%M', '-o', timeFile, process.execPath, BIN, ...args];
-    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      let rss = Number.NaN;
-      try {
-        rss = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) * 1024;
-      } catch {
-        // no figure: the assertion below says so
-      }
-      resolve({ code, out, rss, err });
-    });
-  });
-}
+/** Runs the CLI under GNU time: exit code, stdout, stderr, peak RSS in bytes. */
+const cli = (args: string[], wrap: string[] = []): Promise<MeasuredRun> => measuredCli(BIN, dir, args, wrap);
 
 const codesOf = (r: Report) => r.findings.map((f) => f.code as string);
 

@@ -6,7 +6,6 @@
  * every second, finishes another tenant's check, and ends the bomb's check with a reason — it never
  * dies. (Time is the benchmark's to measure, not a loaded test machine's.)
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { BIN } from '../fleet/fleet-harness.js';
 import { form, startChild, tempDir, type ChildServer } from '../service/harness.js';
 // @ts-expect-error plain ESM helper without types
 import { fixHostileCorpus } from './make-fix-hostile.mjs';
+import { measuredCli, type MeasuredRun } from '../helpers/measured-cli.js';
 
 interface HostileCase {
   name: string;
@@ -35,25 +35,7 @@ beforeAll(async () => {
 }, 300_000);
 
 /** Runs the CLI under GNU time: exit code, stdout, stderr, peak RSS in bytes. */
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string; rss: number }> {
-  return new Promise((resolve) => {
-    const timeFile = join(dir, `time-${Math.random().toString(36).slice(2)}`);
-    const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      let rss = Number.NaN;
-      try {
-        rss = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) * 1024;
-      } catch {
-        // no figure: the assertion says so
-      }
-      resolve({ code, out, err, rss });
-    });
-  });
-}
+const cli = (args: string[]): Promise<MeasuredRun> => measuredCli(BIN, dir, args);
 
 describe('fix on every transform hostile class, in the CLI', () => {
   it('exit 0 or 1, an answer with the changes or the reasons, at most 1 GiB of memory', async () => {
