@@ -12,8 +12,8 @@
  * what the queue adds to a job (enqueue, hand-out, completion, result back), without the noise of
  * the rendering itself.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, } from 'node:child_process';
+import { copyFileSync, linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, createConnection } from 'node:net';

@@ -164,7 +164,7 @@ export async function makeCameraSet(out, mirror = process.env.QUALITY_MIRROR ?? 
       };
       const chainFor = (item) => {
         const png = item.image.endsWith('.png');
-        let producer = item.producer ?? next(PRODUCERS);
+        const producer = item.producer ?? next(PRODUCERS);
         let chainVariant = '';
         if (producer === 'pikepdf') chainVariant = png ? PIKEPDF_PNG[Math.floor(turn / PRODUCERS.length) % PIKEPDF_PNG.length] : 'a85-dct';
         if (producer === 'imagemagick') chainVariant = IM_VARIANTS[Math.floor(turn / PRODUCERS.length) % IM_VARIANTS.length];

@@ -36,7 +36,7 @@ function row(name, pages) {
   for (const k of ['pdfium', 'pdfjs']) {
     const mean = both.map((p) => p[k].mean);
     const off = both.map((p) => p[k].off);
-    const max = mean.reduce((m, x) => (x > m ? x : m), Number.NEGATIVE_INFINITY);
+    const max = mean.reduce((m, x) => (Math.max(x , m)), Number.NEGATIVE_INFINITY);
     cells.push(`${f2(quantile(mean, 0.5))} / ${f2(quantile(mean, 0.9))} / ${f2(quantile(mean, 0.99))} / ${f1(max)}`);
     cells.push(pct(quantile(off, 0.99)));
   }

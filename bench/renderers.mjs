@@ -6,7 +6,7 @@
  *   node bench/renderers.mjs [file.pdf …]      (default: the corpus files and the vector inputs)
  *   node bench/renderers.mjs --one pdfjs|pdfium FILE   (one renderer, for its own peak RSS)
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';

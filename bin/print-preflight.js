@@ -11,7 +11,7 @@ const { main } = await import('../dist/src/cli/main.js');
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (error) => {
-    process.stderr.write(`print-preflight: ${error && error.message ? error.message : String(error)}\n`);
+    process.stderr.write(`print-preflight: ${error?.message ? error.message : String(error)}\n`);
     process.exitCode = 2;
   },
 );

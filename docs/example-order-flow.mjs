@@ -10,7 +10,7 @@ const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () 
 
 // 1. The print file, hosted where the service will download it.
 const pdf = await readFile(new URL('../test/corpus/files/reportlab-tshirt-M-exact.pdf', import.meta.url));
-const files = http.createServer((req, res) => res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(pdf));
+const files = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(pdf));
 const fileBase = await listen(files);
 
 // 2. The order service, and our webhook receiver subscribed to it.

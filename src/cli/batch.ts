@@ -142,8 +142,8 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
         hardSignal: hard.signal,
         ...(stable !== undefined ? { stableMs: stable * 1000 } : {}),
         ...(interval !== undefined ? { intervalMs: interval * 1000 } : {}),
-        onResult: (r) => io.stderr(safeForTerminal(`${r.verdict.toUpperCase()} ${r.file} → ${r.movedTo}${r.reason ? `: ${r.reason}` : ''}`) + '\n'),
-        onError: (file, e) => io.stderr(safeForTerminal(`print-preflight batch: ${file}: ${(e as Error).message}`) + '\n'),
+        onResult: (r) => io.stderr(`${safeForTerminal(`${r.verdict.toUpperCase()} ${r.file} → ${r.movedTo}${r.reason ? `: ${r.reason}` : ''}`)}\n`),
+        onError: (file, e) => io.stderr(`${safeForTerminal(`print-preflight batch: ${file}: ${(e as Error).message}`)}\n`),
       });
       io.stderr(`Watching ${safeForTerminal(positionals[0]!)} (Ctrl-C to stop)…\n`);
       await new Promise<void>((resolve) => soft.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -185,8 +185,8 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       if (failed.length > shown.length) io.stdout(`  … ${failed.length - shown.length} more (${values.out}/summary.json lists every file)\n`);
     }
     const unwritten = summary.results.filter((r) => r.outputError);
-    for (const r of unwritten) io.stderr(safeForTerminal(`print-preflight batch: ${r.file}: judged ${r.verdict}, but ${r.outputError}`) + '\n');
-    if (summary.summaryError) io.stderr(safeForTerminal(`print-preflight batch: ${summary.summaryError}`) + '\n');
+    for (const r of unwritten) io.stderr(`${safeForTerminal(`print-preflight batch: ${r.file}: judged ${r.verdict}, but ${r.outputError}`)}\n`);
+    if (summary.summaryError) io.stderr(`${safeForTerminal(`print-preflight batch: ${summary.summaryError}`)}\n`);
     if (summary.interrupted) return signalName === 'SIGTERM' ? 143 : 130;
     if (unwritten.length || summary.summaryError) return 3;
     return failed.length > 0 ? 1 : 0;

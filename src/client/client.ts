@@ -10,7 +10,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { OrderSchema, type OrderPayload } from '../order/schema.js';
 import { formatPath } from '../profile/load.js';
 import { errorForStatus, OrderServiceError, ServiceResponseError, ServiceUnreachableError } from './errors.js';
-import { limiterFor, RateLimiter } from './rate-limit.js';
+import { limiterFor, type RateLimiter } from './rate-limit.js';
 import {
   envelope,
   ErrorBodySchema,

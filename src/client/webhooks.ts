@@ -43,7 +43,7 @@ export function verifyWebhook(rawBody: Uint8Array | string, signatureHeader: str
 export function webhookSignatureProblem(rawBody: Uint8Array | string, signatureHeader: string | string[] | undefined | null, secret: string): WebhookSignatureProblem | null {
   if (!secret) return 'missing-secret';
   const header = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
-  if (!header || !header.trim()) return 'missing-signature';
+  if (!header?.trim()) return 'missing-signature';
   const value = header.trim();
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return 'malformed-signature';
   const given = Buffer.from(value, 'base64');

@@ -28,7 +28,7 @@ import { unfilterPngRow } from '../pdf/png-predictor.js';
 import { loadSharp } from '../raster/sharp.js';
 import { grouped } from '../util/text.js';
 import { concatBytes } from '../util/array.js';
-import { iccOf, LeftAsItIs, modelOf, stripConverter, type StripConverter } from './image-colour.js';
+import { iccOf, LeftAsItIs, modelOf, stripConverter, } from './image-colour.js';
 
 export interface ImageRewrite {
   toSrgb: boolean;

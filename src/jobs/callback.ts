@@ -107,7 +107,7 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
   if (!job?.callbackUrl) return store.readRecord(id);
   for (;;) {
     const record = await store.readRecord(id);
-    if (!record || record.callbackState !== 'pending' || !isSettled(record.status)) return record;
+    if (record?.callbackState !== 'pending' || !isSettled(record.status)) return record;
     // Attempts since the last one delivered: a check that waits for approval delivers twice
     // (check.needs-approval, then check.finished after the decision), each with its own retries.
     const n = failuresInARow(record.callbacks);
@@ -132,7 +132,7 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
       const state = delivered ? (r.status !== record.status ? 'pending' : 'delivered') : failuresInARow(callbacks) >= options.maxAttempts ? 'failed' : 'pending';
       return { ...r, callbacks, callbackState: state };
     });
-    if (!updated || updated.callbackState !== 'pending') return updated;
+    if (updated?.callbackState !== 'pending') return updated;
   }
 }
 

@@ -120,7 +120,7 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
   const { report, previews } = result;
   if (ctx.retryLater?.(report)) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
   const current = await store.readRecord(job.id);
-  if (!current || current.status !== 'running' || current.run !== run) return current ?? claimed;
+  if (current?.status !== 'running' || current.run !== run) return current ?? claimed;
   const fixedState = result.fixed ? await writeFixed(job, ctx, result) : null;
   const html = await customerPages(job, ctx, result, fixedState);
   await store.writeResult(job.id, { report, html, previews: job.options.previews ? previews : new Map() });

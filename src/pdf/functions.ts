@@ -49,7 +49,7 @@ export function parseFunction(context: PDFContext, obj: PDFObject | undefined, w
       const n = getNumber(context, dict, 'N') ?? 1;
       return (x) => {
         const t = clipIn(x)[0] ?? 0;
-        return clipOut(c0.map((a, i) => a + Math.pow(t, n) * ((c1[i] ?? 0) - a)));
+        return clipOut(c0.map((a, i) => a + t ** n * ((c1[i] ?? 0) - a)));
       };
     }
     case 3: {
@@ -217,7 +217,7 @@ function runCalculator(proc: Proc, s: (number | boolean)[], counter: { steps: nu
       case 'sin': s.push(Math.sin((num() * Math.PI) / 180)); break;
       case 'cos': s.push(Math.cos((num() * Math.PI) / 180)); break;
       case 'atan': { const b = num(); const a = num(); s.push(((Math.atan2(a, b) * 180) / Math.PI + 360) % 360); break; }
-      case 'exp': { const b = num(); s.push(Math.pow(num(), b)); break; }
+      case 'exp': { const b = num(); s.push(num() ** b); break; }
       case 'ln': s.push(Math.log(num())); break;
       case 'log': s.push(Math.log10(num())); break;
       case 'eq': { const b = s.pop(); s.push(s.pop() === b); break; }

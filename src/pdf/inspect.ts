@@ -13,7 +13,7 @@ import { analyseEncryption, firstFileId, type EncryptionInfo } from './encryptio
 import type { DocumentFacts, DocumentProblem, PageFacts } from './facts.js';
 import type { Rect } from '../model/geometry.js';
 import { activeContent, maxNesting, nestedDeeperThan, streamLengthProblem, xrefProblem } from './integrity.js';
-import { N, PDFRawStream, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
+import { N, PDFRef, dictOf, nameOf, numberOf, rectOf, refLabel, resolve } from './objects.js';
 import { recoverObjectStreams } from './object-streams.js';
 import { grouped } from '../util/text.js';
 import { OptionalContent } from './optional-content.js';

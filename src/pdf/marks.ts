@@ -97,7 +97,7 @@ const PAPER_TOLERANCE = 0.02;
  */
 export function colourInks(space: ColourSpaceFacts, values: readonly number[] | undefined): boolean {
   if (space.family === 'Pattern' || space.family === 'Indexed' || space.family === 'Unknown') return true;
-  if (space.colorants && space.colorants.length && space.colorants.every((c) => c === 'None')) return false;
+  if (space.colorants?.length && space.colorants.every((c) => c === 'None')) return false;
   if (!values || values.length === 0) return true;
   if (space.family === 'Separation' || space.family === 'DeviceN') return values.some((v) => v > PAPER_TOLERANCE);
   switch (space.model) {

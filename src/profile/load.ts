@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ProfileError } from '../errors.js';
 import { ProfileSchema, type Profile } from './schema.js';
 import { ProfileRegistry } from './registry.js';

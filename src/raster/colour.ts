@@ -104,8 +104,7 @@ export class GridTable {
 export class ColourTransform {
   private static readonly cache = new Map<string, Promise<ColourTransform>>();
 
-  private constructor(
-    private readonly model: Exclude<SampleModel, 'rgb'>,
+  private constructor(readonly _model: Exclude<SampleModel, 'rgb'>,
     /** gray: 256 × 3 bytes, looked up; cmyk: the 17⁴ grid, interpolated. */
     private readonly gray: Float32Array | null,
     private readonly cmyk: GridTable | null,
@@ -118,16 +117,16 @@ export class ColourTransform {
    */
   static of(model: Exclude<SampleModel, 'rgb'>, icc?: Uint8Array): Promise<ColourTransform> {
     const key = `${model}:${icc ? createHash('sha256').update(icc).digest('hex') : '-'}`;
-    let found = this.cache.get(key);
+    let found = ColourTransform.cache.get(key);
     if (found) {
-      this.cache.delete(key);
-      this.cache.set(key, found);
+      ColourTransform.cache.delete(key);
+      ColourTransform.cache.set(key, found);
       return found;
     }
     found = build(model, icc).then((table) => (model === 'gray' ? new ColourTransform(model, table, null) : new ColourTransform(model, null, new GridTable(4, CMYK_GRID, table, 3))));
-    found.catch(() => this.cache.delete(key));
-    this.cache.set(key, found);
-    while (this.cache.size > KEEP) this.cache.delete(this.cache.keys().next().value as string);
+    found.catch(() => ColourTransform.cache.delete(key));
+    ColourTransform.cache.set(key, found);
+    while (ColourTransform.cache.size > KEEP) ColourTransform.cache.delete(ColourTransform.cache.keys().next().value as string);
     return found;
   }
 

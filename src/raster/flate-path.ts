@@ -18,8 +18,6 @@
  */
 import { createInflate } from 'node:zlib';
 import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFObject } from '../pdf/pdf-lib.js';
-import type { PageFacts } from '../pdf/facts.js';
-import { MAX_FAST_PATH_INPUT_PIXELS } from './budget.js';
 import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';

@@ -97,7 +97,7 @@ export interface ApprovalPageDataInput {
  */
 export async function approvalPage(input: ApprovalPageDataInput): Promise<string> {
   const t = await uiFormatter(input.locale);
-  const [before, after] = await Promise.all([localizeReport(input.before, input.profile, t.locale), localizeReport(input.after, input.profile, t.locale)]);
+  const [_before, after] = await Promise.all([localizeReport(input.before, input.profile, t.locale), localizeReport(input.after, input.profile, t.locale)]);
   const texts = await changeTexts(input.record, input.before, input.after, input.profile, t.locale);
   const pairs = pairLayers(input.before, input.after, input.record.fixed.changes);
   const parts: ApprovalPart[] = [];

@@ -149,7 +149,7 @@ function partSection(input: CustomerReportInput, page: ReportPage, designs: Read
     }${overlay(report, page)}</div><figcaption>${esc(t('printFile'))}</figcaption></figure>
   </div>
   ${findings.length ? findingList(findings, t) : ''}
-  ${technical(page, report, t, sizeOff || misplaced)}
+  ${technical(page, t, sizeOff || misplaced)}
 </section>`;
 }
 
@@ -163,7 +163,7 @@ function partForms(input: CustomerReportInput, layer: string | null, page: numbe
   return nounValues('layer', noun, t.loaded);
 }
 
-function technical(page: ReportPage, report: Report, t: UiFormatter, sizeOff: boolean): string {
+function technical(page: ReportPage, t: UiFormatter, sizeOff: boolean): string {
   const nf = new Intl.NumberFormat(t.locale, { maximumFractionDigits: 1 });
   const mm = (w: number, h: number) => `${nf.format(w)} × ${nf.format(h)} mm`;
   const rows = [

@@ -1,6 +1,5 @@
 /** Word-wrapping for terminal output, with no dependency (the CLI's --help path loads it). */
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
 const visible = (s: string) => s.replace(ANSI, '').length;
 

@@ -1,5 +1,5 @@
 import { SEVERITY_RANK, type FindingCode, type SeveritySetting } from '../model/codes.js';
-import { type Policy, type Rules } from '../model/policy.js';
+import type { Policy, Rules } from '../model/policy.js';
 import { settleBounded, settleFinding } from './settle.js';
 import { checkColourSpace } from './check-colour-space.js';
 import { checkDocument } from './check-document.js';

@@ -4,7 +4,7 @@
  * and describes it in the OpenAPI document. Nothing can drift between the two.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { toJsonSchema } from '../util/json-schema.js';
 import { RequestInvalid } from './problem.js';
 

@@ -34,7 +34,7 @@ const openEnum = (values: readonly unknown[]) => values.length > 0 && values.eve
 const schemaVersionOf = (schema: Record<string, unknown>) => ((schema.properties as Record<string, { const?: number }>).schemaVersion?.const ?? null) as number | null;
 
 const clone = <T>(x: T): T => structuredClone(x);
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 let service: ServiceHandle;
 let doc: Record<string, unknown>;

@@ -25,7 +25,7 @@ interface Case {
 const dir = 'test/corpus';
 const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as Case[];
 
-export function stable(report: Report): Report {
+function stable(report: Report): Report {
   const { timings: _t, ...rest } = report;
   return { ...rest, tool: { ...rest.tool, version: '*' } } as Report;
 }

@@ -57,6 +57,7 @@ const received: { body: Buffer; auth: string | undefined; errors: string[] }[] =
 const traffic = new Traffic();
 
 /** A 40 × 55 px CMYK JPEG (PIL), for a tank top whose picture is 2 ppi. */
+// biome-ignore lint/complexity/noUselessStringRaw: Python source, kept raw so that any backslash stays as written
 const TINY = String.raw`
 import sys
 from PIL import Image, ImageDraw

@@ -18,7 +18,7 @@ const root = resolve('.');
 /** The README and every guide: what a newcomer reads. */
 const DOCS = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const texts = DOCS.map((f) => readFileSync(join(root, f), 'utf8'));
-const blocks = (lang: string) => texts.flatMap((text) => [...text.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]!));
+const blocks = (lang: string) => texts.flatMap((text) => [...text.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]!));
 
 /** Type-checks TypeScript files as a user's project that depends on print-preflight would. */
 function typecheck(files: Record<string, string>): { file: string; message: string }[] {

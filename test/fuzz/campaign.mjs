@@ -101,7 +101,7 @@ for (const target of wanted) {
   const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: childEnv, maxBuffer: 1 << 30 });
   const log = r.stderr.toString('utf8');
   writeFileSync(join(dir, 'last-run.log'), log);
-  process.stderr.write(log.split('\n').filter((l) => !/^#\d+\s+(NEW|REDUCE|pulse)/.test(l)).slice(-40).join('\n') + '\n');
+  process.stderr.write(`${log.split('\n').filter((l) => !/^#\d+\s+(NEW|REDUCE|pulse)/.test(l)).slice(-40).join('\n')}\n`);
   // 4. Whatever libFuzzer wrote as a finding (crash-, timeout-, oom-) is kept as a regression file;
   // slow units (past -report_slow_units, within the time limit) are only said.
   const slow = readdirSync(artifacts).filter((name) => name.startsWith('slow-unit-'));

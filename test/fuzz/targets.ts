@@ -334,7 +334,7 @@ export async function vector(data: Uint8Array): Promise<void> {
     },
     (e) => e instanceof ContentSyntaxError || e instanceof BudgetExceededError,
   );
-  if (!out || !out.changed) return;
+  if (!out?.changed) return;
   const components = new ColourSpaceResolver(context, () => new Uint8Array());
   const before = colourOperandCheck(input, resources, components);
   const after = colourOperandCheck(out.bytes, resources, components);

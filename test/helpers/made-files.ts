@@ -12,6 +12,7 @@ import { join } from 'node:path';
  * upright) and a CMYK disc on it. Each design has its own colours and a label "Ln ^".
  * `python3 make.py OUT` writes OUT/apparel.pdf.
  */
+// biome-ignore lint/complexity/noUselessStringRaw: Python source, kept raw so that any backslash stays as written
 export const APPAREL_PY = String.raw`
 import sys, pikepdf
 from reportlab.pdfgen import canvas

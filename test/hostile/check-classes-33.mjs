@@ -258,7 +258,7 @@ export function type1Font({ fanOut = 30, depth = 10 } = {}) {
     Buffer.from('end\nend\nreadonly put\nnoaccess put\ndup /FontName get exch definefont pop\nmark currentfile closefile\n', 'latin1'),
   ]);
   const clear = Buffer.from('%!PS-AdobeFont-1.0: Loop 001\n11 dict begin /FontName /Loop def /Encoding StandardEncoding def /PaintType 0 def /FontType 1 def /FontMatrix [0.001 0 0 0.001 0 0] readonly def /FontBBox {0 0 1000 1000} readonly def currentdict end\ncurrentfile eexec\n', 'latin1');
-  const trailer = Buffer.from(`${'0'.repeat(64)}\n`.repeat(8) + 'cleartomark\n', 'latin1');
+  const trailer = Buffer.from(`${`${'0'.repeat(64)}\n`.repeat(8)}cleartomark\n`, 'latin1');
   return { bytes: Buffer.concat([clear, encrypt(priv, 55665), trailer]), lengths: [clear.length, priv.length, trailer.length] };
 }
 
@@ -495,7 +495,7 @@ export async function checkClasses() {
     onePage({
       content: concatContent('/GS0 gs\n', '0 0 1 rg 0 0 400 400 re f\n', 3_000, ''),
       resources: '/ExtGState << /GS0 << /SMask << /S /Luminosity /G 5 0 R >> >> >>',
-      extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >> /Filter /FlateDecode', deflateSync(Buffer.from('0.5 g ' + '0 0 400 400 re f\n'.repeat(200))))],
+      extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >> /Filter /FlateDecode', deflateSync(Buffer.from(`0.5 g ${'0 0 400 400 re f\n'.repeat(200)}`)))],
     }),
     ['pdf-too-complex'],
     'a soft mask of 200 fills over the page, and 3,000 objects painted through it (each has it drawn again: minutes in both engines)',

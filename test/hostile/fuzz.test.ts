@@ -48,7 +48,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 /** Applies the mutations; "digit" rewrites the next ASCII digit, which hits lengths, offsets and sizes. */
-export function mutate(input: Uint8Array, ops: Op[]): Uint8Array {
+function mutate(input: Uint8Array, ops: Op[]): Uint8Array {
   let b = input;
   for (const o of ops) {
     const at = Math.min(b.length, Math.floor(o.at * b.length));

@@ -61,9 +61,9 @@ function streamUpload(fields: Record<string, string>, total: number): Promise<{ 
   const { port } = new URL(service.url);
   const boundary = 'xBOUNDARYx';
   const head =
-    Object.entries(fields)
+    `${Object.entries(fields)
       .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-      .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+      .join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
   const chunk = Buffer.alloc(64 * 1024, 0x41);
   let sent = 0;
   return new Promise((resolve, reject) => {

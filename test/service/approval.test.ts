@@ -144,7 +144,7 @@ describe('fix with approval through the API', () => {
     expect(res.status).toBe(422);
     const bad = await call('POST', '/v1/checks', { body: form(join(CORPUS, 'qpdf-tshirt-M-sleeves-first.pdf'), { sku: 'T-SHIRT-M', policy: '{"image-low-resolution":"fix"}' }) });
     expect(bad.status).toBe(400);
-    expect((await call('GET', '/v1/files/' + 'a'.repeat(48) + '.pdf')).status).toBe(404);
-    expect((await call('GET', '/v1/approvals/' + 'b'.repeat(48))).status).toBe(404);
+    expect((await call('GET', `/v1/files/${'a'.repeat(48)}.pdf`)).status).toBe(404);
+    expect((await call('GET', `/v1/approvals/${'b'.repeat(48)}`)).status).toBe(404);
   });
 });

@@ -155,9 +155,9 @@ describe('one error contract, sent raw over a socket', () => {
   it('405 with Allow for a path that exists under another method (and OPTIONS lists them)', async () => {
     for (const [request, allow] of [
       ['PUT /v1/checks HTTP/1.1', 'OPTIONS, POST'],
-      ['PATCH /v1/checks/' + 'a'.repeat(32) + ' HTTP/1.1', 'DELETE, GET, HEAD, OPTIONS'],
+      [`PATCH /v1/checks/${'a'.repeat(32)} HTTP/1.1`, 'DELETE, GET, HEAD, OPTIONS'],
       ['POST /health HTTP/1.1', 'GET, HEAD, OPTIONS'],
-      ['DELETE /v1/checks/' + 'a'.repeat(32) + '/report.html HTTP/1.1', 'GET, HEAD, OPTIONS'],
+      [`DELETE /v1/checks/${'a'.repeat(32)}/report.html HTTP/1.1`, 'GET, HEAD, OPTIONS'],
     ] as const) {
       const answer = await send(`${request}\r\nHost: x\r\nContent-Length: 0\r\n\r\n`);
       expectRawProblem(answer, 405, 'method-not-allowed');

@@ -10,7 +10,7 @@ const { main } = await import('print-preflight/cli');
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (error) => {
-    process.stderr.write(`print-preflight-server: ${error && error.message ? error.message : String(error)}\n`);
+    process.stderr.write(`print-preflight-server: ${error?.message ? error.message : String(error)}\n`);
     process.exitCode = 2;
   },
 );

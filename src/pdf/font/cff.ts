@@ -293,6 +293,7 @@ function runType2(b: FontBytes, offset: number, length: number, global: Index, l
         push(-pop());
         return;
       case 15: // eq
+        // biome-ignore lint/suspicious/noSelfCompare: two pops, two operands
         push(+(pop() === pop()));
         return;
       case 18: // drop

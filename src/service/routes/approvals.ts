@@ -8,7 +8,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { FastifyReply } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { localeNotice } from '../../messages/catalogue.js';
 import { negotiateLocale, type NegotiatedLocale } from '../../model/locales.js';
 import { storedApprovalPage } from '../../jobs/pages.js';

@@ -8,9 +8,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { resolvedCallbackUrlProblem } from '../../jobs/callback.js';
-import { CheckJobSchema, CheckOptionsSchema, newRecord, type CheckJob, type CheckRecord, type CheckSource } from '../../jobs/schema.js';
+import { CheckJobSchema, type CheckOptionsSchema, newRecord, type CheckJob, type CheckRecord, type CheckSource } from '../../jobs/schema.js';
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
 import { loosenings } from '../../profile/tighten.js';
@@ -22,7 +22,7 @@ import { customerRoutes, REPORT_HTML_DOC, sendReportPage } from './customer.js';
 import type { ServiceContext } from '../context.js';
 import type { Caller } from '../tenants.js';
 import { grouped, withoutFormatControls } from '../../util/text.js';
-import { type Policy } from '../../model/policy.js';
+import type { Policy } from '../../model/policy.js';
 import { policyLoosenings } from '../../rules/settle.js';
 import { profileRules } from '../../rules/index.js';
 
@@ -329,7 +329,6 @@ const newId = () => randomUUID().replaceAll('-', '');
  * (a U+202E in `invoice\u202Efdp.exe` would show it as "invoiceexe.pdf"), at most 255 characters.
  */
 export function cleanName(name: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
   const base = withoutFormatControls((name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).trim();
   return (base || 'upload.pdf').slice(0, 255);
 }

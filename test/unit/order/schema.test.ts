@@ -4,7 +4,6 @@ import { formatPath } from '../../../src/profile/load.js';
 import { validDraft } from '../../helpers/order.js';
 
 /** Drafts are broken on purpose here, so their type is loose. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Draft = any;
 const paths = (draft: unknown) => {
   const r = OrderSchema.safeParse(draft);

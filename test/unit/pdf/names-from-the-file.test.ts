@@ -12,7 +12,7 @@ import { widgetFieldChains } from '../../../src/pdf/annotations.js';
 import { fullFilterName } from '../../../src/pdf/streams.js';
 import { own } from '../../../src/util/own.js';
 // @ts-expect-error plain ESM helper without types
-import { onePage, stream, writePdf } from '../../hostile/pdf-writer.mjs';
+import { onePage, writePdf } from '../../hostile/pdf-writer.mjs';
 
 const PROTO = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__lookupGetter__'];
 

@@ -325,7 +325,7 @@ describe('cross-reference damage, with qpdf --check as the oracle', () => {
     // at the comment (pdf-lib's with_comments.pdf has exactly this shape).
     const commented = Buffer.concat([bytes.subarray(0, xrefAt), Buffer.from('% a comment before the xref stream\n', 'latin1'), bytes.subarray(xrefAt)]);
     const tail = commented.toString('latin1');
-    const fixed = Buffer.from(tail.slice(0, tail.lastIndexOf('startxref')) + `startxref\n${xrefAt}\n%%EOF\n`, 'latin1');
+    const fixed = Buffer.from(`${tail.slice(0, tail.lastIndexOf('startxref'))}startxref\n${xrefAt}\n%%EOF\n`, 'latin1');
     writeFileSync(path, fixed);
     expect(qpdfCheck(path)).toBe('clean');
     expect(kinds(await inspectPdf(new Uint8Array(fixed)))).toEqual([]);

@@ -68,7 +68,7 @@ describe('a page over the render cost', () => {
     inspectPdf(onePage({ content: stream('/Filter /FlateDecode', deflateSync(Buffer.from(content))), resources: extra.resources ?? '', extra: extra.more ?? [] }), { scan }).then((f) => f.pages[0]!);
 
   it('is too complex and not inspected further, with what made it so', async () => {
-    const hairlines = '0 w\n' + Array.from({ length: 2_000 }, (_, i) => `${i % 400} 0 m ${i % 400} 400 l S`).join('\n');
+    const hairlines = `0 w\n${Array.from({ length: 2_000 }, (_, i) => `${i % 400} 0 m ${i % 400} 400 l S`).join('\n')}`;
     const over = await page(hairlines, { maxRenderMs: 100 });
     expect(over.tooComplex).toBe(true);
     expect(over.notes.join(' ')).toMatch(/drawing it would take a renderer 0 s or more \(operators, path points and glyphs: [\d,]+; strokes \d+ times as long as the page\), more than the 0\.1 s a page may take: inspection stopped/);
@@ -98,10 +98,10 @@ describe('a page over the render cost', () => {
   });
 
   it('charges a soft mask again for every object painted through it', async () => {
-    const mask = stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >>', '0.5 g ' + '0 0 400 400 re f\n'.repeat(50));
+    const mask = stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >>', `0.5 g ${'0 0 400 400 re f\n'.repeat(50)}`);
     const resources = '/ExtGState << /GS0 << /SMask << /S /Luminosity /G 5 0 R >> >> /GS1 << /SMask /None >> >>';
-    const through = await page('/GS0 gs\n' + '0 0 10 10 re f\n'.repeat(100), {}, { resources, more: [mask] });
-    const after = await page('/GS0 gs /GS1 gs\n' + '0 0 10 10 re f\n'.repeat(100), {}, { resources, more: [mask] });
+    const through = await page(`/GS0 gs\n${'0 0 10 10 re f\n'.repeat(100)}`, {}, { resources, more: [mask] });
+    const after = await page(`/GS0 gs /GS1 gs\n${'0 0 10 10 re f\n'.repeat(100)}`, {}, { resources, more: [mask] });
     // 100 objects through a mask of 50 fills over the page (25 ms each time), against none.
     expect(through.renderWork!.estimatedMs - after.renderWork!.estimatedMs).toBeGreaterThan(100 * 20);
   });

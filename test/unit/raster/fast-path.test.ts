@@ -9,7 +9,7 @@
  * Node) while sharp converts through lcms — there the fast path is the more accurate of the two.
  */
 import { readFileSync } from 'node:fs';
-import { PDFDocument, PDFName, PDFArray, PDFRawStream, degrees, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
+import { PDFDocument, PDFName, type PDFArray, type PDFRawStream, degrees, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../../src/pdf/inspect.js';

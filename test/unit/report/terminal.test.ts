@@ -46,7 +46,7 @@ describe('the text report', () => {
     for (const colour of [false, true]) {
       const text = renderText(report, { colour });
       expect(text).toContain('Evil');
-      expect(text).not.toMatch(/\x1b[\]\[][0-9;]*[A-Za-z]?owned|\x1b\[2J|\x07|\u202e/);
+      expect(text).not.toMatch(/\x1b[\][][0-9;]*[A-Za-z]?owned|\x1b\[2J|\x07|\u202e/);
     }
   });
 });
