@@ -23,6 +23,7 @@ export class ColourCollector {
 
   constructor(private readonly scan: PageScan) {}
 
+  /** A fill or stroke painted in the colour space in force (a pattern: the pattern's colours). */
   paint(use: 'fill' | 'stroke', gs: GState, resources: PDFDict | undefined, via: string[], active: Set<PDFObject>) {
     const cs = use === 'fill' ? gs.fill : gs.stroke;
     if (cs.family === 'Pattern') {
@@ -33,6 +34,7 @@ export class ColourCollector {
     this.record(use, cs, via);
   }
 
+  /** A colour space painted with once more (not while screening: what glyphs and soft masks draw is not listed). */
   record(use: ColourUse['use'], colourSpace: ColourSpaceFacts, via: string[]) {
     if (this.scan.screening) return;
     // A page paints in the same colour space many times in a row: the last entry, without a key.
@@ -48,6 +50,7 @@ export class ColourCollector {
     this.lastColour = { use, space: colourSpace, entry };
   }
 
+  /** A shading painted (by `sh`, a shading pattern or a stencil through one): screened, its colour space recorded. */
   useShading(shading: PDFObject, resources: PDFDict | undefined, via: string[], use: ColourUse['use'] = 'shading') {
     const cost = this.scan.screen.shading(shading, (cs) => this.scan.colourSpaces.describe(cs, resources).components);
     if (cost.reason) this.scan.refuse(cost.reason);
@@ -59,6 +62,10 @@ export class ColourCollector {
     this.record(use, cs, via);
   }
 
+  /**
+   * A pattern painted: a shading pattern's shading; a tiling pattern's cells counted and its cell's
+   * content run once per page (screened only, for an uncoloured one), guarded against itself.
+   */
   usePattern(
     patternObj: PDFObject,
     cs: ColourSpaceFacts,

@@ -25,6 +25,7 @@ export class ImageInfoReader {
 
   constructor(private readonly scan: PageScan) {}
 
+  /** An image XObject's facts from its dictionary and its data's header (the renderer screen sees its colour space and data). */
   xobjectInfo(dict: PDFDict, resources: PDFDict | undefined, stream: PDFObject | undefined) {
     const ctx = this.scan.context;
     const imageMask = getBool(ctx, dict, 'ImageMask') === true;
@@ -121,6 +122,7 @@ export class ImageInfoReader {
     return cs;
   }
 
+  /** An inline image's facts from its dictionary (abbreviations allowed) and, when given, its data. */
   inlineInfo(dict: Map<string, Operand>, resources: PDFDict | undefined, data?: Uint8Array) {
     const v = (long: string, short: string) => dict.get(long) ?? dict.get(short);
     const imageMask = v('ImageMask', 'IM') === true;

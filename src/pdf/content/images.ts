@@ -33,12 +33,17 @@ export class ImageCollector {
     this.info = new ImageInfoReader(scan);
   }
 
+  /** `BI … ID … EI`: an operator (counted), an image drawn, and whether its data is damaged. */
   inlineImage(dict: Map<string, Operand>, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>, data: Uint8Array) {
     this.scan.countOperator(false);
     this.addImage(dict, null, null, true, resources, gs, via, active, undefined, data);
     if (this.info.inlineDataDamaged(dict, resources, data)) this.scan.hazards.damagedInlineImages++;
   }
 
+  /**
+   * An image drawn at the CTM: listed with its placement and resolution (while screening, only its
+   * pixels count), its marks and ink; a stencil mask paints the fill colour or pattern.
+   */
   addImage(
     dict: PDFDict | Map<string, Operand>,
     ref: string | null,

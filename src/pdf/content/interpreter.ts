@@ -23,6 +23,7 @@ export class ContentInterpreter implements ContentRunner {
     scan.runner = this;
   }
 
+  /** Runs one content stream from the state `start`; a malformed stream is noted, and ends there. */
   run(bytes: Uint8Array, resources: PDFDict | undefined, start: GState, via: string[], active: Set<PDFObject>): void {
     const scan = this.scan;
     scan.budget.chargeInterpreted(bytes.length, via.length ? via.join(' › ') : 'page content');
@@ -38,6 +39,7 @@ export class ContentInterpreter implements ContentRunner {
     }
   }
 
+  /** `Do`: an image to the image collector, a form run; hidden optional content is skipped. */
   doXObject(name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>) {
     const ctx = this.scan.context;
     const raw = this.scan.resource(resources, 'XObject', name);
