@@ -40,7 +40,7 @@ export function walkContent<F>(bytes: Uint8Array, frame: F, table: OperatorTable
     },
     inlineImage ? (image) => inlineImage(frame, image) : () => undefined,
     inlineDataLength ? (dict) => inlineDataLength(frame, dict) : () => null,
-    ...(hooks.lexer ? [hooks.lexer] : []),
+    hooks.lexer,
   );
 }
 
