@@ -7,7 +7,9 @@
  */
 import { PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from '../pdf/pdf-lib.js';
 
-import { isName, isNum, lexContent, type Operand } from '../pdf/lexer.js';
+import { isName, isNum } from '../pdf/lexer.js';
+import { StateStack } from '../pdf/content/state.js';
+import { colourOperators, operatorTable, walkContent, type OperatorTable, type Paint } from '../pdf/content/walk.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import { parseFunction } from '../pdf/functions.js';
 import { getDict, items, resolve } from '../pdf/objects.js';
@@ -42,7 +44,7 @@ export class VectorColourRewriter {
   }
 
   private converterFor(name: string, resources: PDFDict | undefined): Converter | null | 'keep' {
-    if (name === 'DeviceCMYK' || name === 'CMYK') return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
+    if (name === 'DeviceCMYK' || name === 'CMYK') return DEVICE_CMYK;
     if (name === 'DeviceRGB' || name === 'DeviceGray' || name === 'Pattern') return 'keep';
     const obj = resolve(this.context, getDict(this.context, resources, 'ColorSpace')?.get(PDFName.of(name)));
     if (!obj) return 'keep';
@@ -52,11 +54,11 @@ export class VectorColourRewriter {
   private converterForObject(obj: PDFObject, resources: PDFDict | undefined): Converter | null | 'keep' {
     const cs = this.colourSpaces.describe(obj, resources);
     if (cs.model === 'rgb' || cs.model === 'gray' || cs.family === 'Pattern') return 'keep';
-    if (cs.family === 'DeviceCMYK') return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
+    if (cs.family === 'DeviceCMYK') return DEVICE_CMYK;
     if (cs.family === 'ICCBased' && cs.model === 'cmyk') {
       const arr = items(this.context, obj as PDFArray);
       const icc = arr[1] instanceof PDFRawStream ? safeDecode(this.context, arr[1], this.budget) : undefined;
-      return { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1], icc };
+      return { ...DEVICE_CMYK, icc };
     }
     if (cs.family === 'Separation' || cs.family === 'DeviceN') {
       const arr = items(this.context, obj as PDFArray);
@@ -106,85 +108,20 @@ export class VectorColourRewriter {
 
   /** Walks a content stream; in `collect` mode gathers colours, otherwise returns the rewritten bytes. */
   private walk(bytes: Uint8Array, resources: PDFDict | undefined, mode: 'collect' | 'rewrite'): { bytes: Uint8Array; changed: number } {
-    // The colour spaces in force, saved by q and restored by Q (ISO 32000-2 §8.4.2): after `q … rg Q`
-    // the fill is the CMYK space again, and its `sc` must still be converted.
-    let state = { fill: null as Converter | null, stroke: null as Converter | null };
-    const saved: (typeof state)[] = [];
-    let unsaved = 0;
-    const edits: { start: number; end: number; text: string }[] = [];
-    const rgbText = (key: string | null, op: string) => {
-      const c = key ? this.rgb.get(key) : undefined;
-      return c ? `${c.map((v) => round(v)).join(' ')} ${op}` : null;
-    };
-    lexContent(
-      bytes,
-      (op: string, args: Operand[], start: number, end: number) => {
-        const nums = args.filter(isNum) as number[];
-        const stroke = op === op.toUpperCase() && op !== 'k';
-        switch (op) {
-          case 'q':
-            if (saved.length < MAX_SAVED_STATES) saved.push({ ...state });
-            else unsaved++;
-            return;
-          case 'Q':
-            if (unsaved > 0) unsaved--;
-            else state = saved.pop() ?? state;
-            return;
-          case 'k':
-          case 'K': {
-            if (nums.length !== 4) return;
-            const conv: Converter = { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
-            const key = this.want(conv, nums);
-            if (mode === 'rewrite') {
-              const t = rgbText(key, op === 'k' ? 'rg' : 'RG');
-              if (t) edits.push({ start, end, text: t });
-            }
-            if (op === 'k') state.fill = null;
-            else state.stroke = null;
-            return;
-          }
-          case 'cs':
-          case 'CS': {
-            const n = args[args.length - 1];
-            const conv = isName(n) ? this.converterFor(n.name, resources) : 'keep';
-            const active = conv === 'keep' || conv === null ? null : conv;
-            if (op === 'cs') state.fill = active;
-            else state.stroke = active;
-            if (!active) return;
-            const key = this.want(active, active.initial);
-            if (mode === 'rewrite') {
-              const t = rgbText(key, op === 'cs' ? 'rg' : 'RG');
-              if (t) edits.push({ start, end, text: t });
-            }
-            return;
-          }
-          case 'sc':
-          case 'scn':
-          case 'SC':
-          case 'SCN': {
-            const conv = stroke ? state.stroke : state.fill;
-            if (!conv || nums.length !== args.length) return;
-            const key = this.want(conv, nums);
-            if (mode === 'rewrite') {
-              const t = rgbText(key, stroke ? 'RG' : 'rg');
-              if (t) edits.push({ start, end, text: t });
-            }
-            return;
-          }
-          case 'g':
-          case 'rg':
-            state.fill = null;
-            return;
-          case 'G':
-          case 'RG':
-            state.stroke = null;
-            return;
-          default:
-        }
+    const frame: RewriteFrame = {
+      mode,
+      state: { fill: null, stroke: null },
+      stack: new StateStack(MAX_SAVED_STATES, undefined, true),
+      edits: [],
+      want: (conv, values) => this.want(conv, values),
+      converterFor: (name) => this.converterFor(name, resources),
+      rgbText: (key, op) => {
+        const c = key ? this.rgb.get(key) : undefined;
+        return c ? `${c.map((v) => round(v)).join(' ')} ${op}` : null;
       },
-      () => undefined,
-      () => null,
-    );
+    };
+    walkContent(bytes, frame, REWRITE_OPS);
+    const edits = frame.edits;
     if (mode === 'collect' || edits.length === 0) return { bytes, changed: 0 };
     const enc = new TextEncoder();
     const parts: Uint8Array[] = [];
@@ -224,6 +161,64 @@ export class VectorColourRewriter {
     return this.walk(bytes, resources, 'rewrite');
   }
 }
+
+/** The colour spaces in force (null: not converted) and what one walk of a stream builds. */
+interface RewriteFrame {
+  mode: 'collect' | 'rewrite';
+  state: { fill: Converter | null; stroke: Converter | null };
+  // The colour spaces in force, saved by q and restored by Q (ISO 32000-2 §8.4.2): after `q … rg Q`
+  // the fill is the CMYK space again, and its `sc` must still be converted.
+  stack: StateStack<RewriteFrame['state']>;
+  edits: { start: number; end: number; text: string }[];
+  want(conv: Converter, values: number[]): string | null;
+  converterFor(name: string): Converter | null | 'keep';
+  rgbText(key: string | null, op: string): string | null;
+}
+
+const DEVICE_CMYK: Converter = { model: 'cmyk', toModel: (v) => v, initial: [0, 0, 0, 1] };
+
+/** Sets the fill's or stroke's converter, and (rewriting) replaces the operator by `rg`/`RG` when its colour converted. */
+function convert(f: RewriteFrame, paint: Paint, conv: Converter, values: number[], start: number, end: number) {
+  const key = f.want(conv, values);
+  if (f.mode === 'rewrite') {
+    const t = f.rgbText(key, paint === 'fill' ? 'rg' : 'RG');
+    if (t) f.edits.push({ start, end, text: t });
+  }
+}
+
+/** The rewriter's operators: the state stack and the colour operators; the rest is kept as it is. */
+const REWRITE_OPS: OperatorTable<RewriteFrame> = operatorTable<RewriteFrame>(
+  [['q'], (f) => f.stack.save({ ...f.state })],
+  [
+    ['Q'],
+    (f) => {
+      f.state = f.stack.restore() ?? f.state;
+    },
+  ],
+  ...colourOperators<RewriteFrame>({
+    device(f, paint, family, args, start, end) {
+      if (family === 'DeviceCMYK') {
+        const nums = args.filter(isNum);
+        if (nums.length !== 4) return;
+        convert(f, paint, DEVICE_CMYK, nums, start, end);
+      }
+      f.state[paint] = null;
+    },
+    space(f, paint, args, start, end) {
+      const n = args[args.length - 1];
+      const conv = isName(n) ? f.converterFor(n.name) : 'keep';
+      const active = conv === 'keep' || conv === null ? null : conv;
+      f.state[paint] = active;
+      if (active) convert(f, paint, active, active.initial, start, end);
+    },
+    colour(f, paint, args, start, end) {
+      const conv = f.state[paint];
+      const nums = args.filter(isNum);
+      if (!conv || nums.length !== args.length) return;
+      convert(f, paint, conv, nums, start, end);
+    },
+  }),
+);
 
 function safeDecode(context: PDFContext, s: PDFRawStream, budget: DecodeBudget | undefined): Uint8Array | undefined {
   try {
