@@ -12,7 +12,7 @@
  * what the queue adds to a job (enqueue, hand-out, completion, result back), without the noise of
  * the rendering itself.
  */
-import { spawn, } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +54,9 @@ async function inputFolder() {
     await generate({ log });
     source = join(INPUTS, 'folder-200');
   }
-  const files = readdirSync(source).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+  const files = readdirSync(source)
+    .filter((f) => f.toLowerCase().endsWith('.pdf'))
+    .sort();
   const chosen = values.limit ? files.slice(0, Number(values.limit)) : files;
   // Hard links (a copy across file systems): the runs read the same bytes without copying a
   // gigabyte. Not symlinks: the batch walker does not follow links out of the folder it judges.
@@ -188,7 +190,9 @@ async function main() {
     '',
     '| mode | folder | jobs/s | kept-all rerun | empty folder (fixed cost) |',
     '|---|---|---|---|---|',
-    ...Object.entries(results.modes).map(([name, m]) => `| ${name} | ${(m.ms / 1000).toFixed(1)} s | ${m.jobsPerSecond.toFixed(2)} | ${(m.rerunMs / 1000).toFixed(2)} s | ${(m.emptyFolderMs / 1000).toFixed(2)} s |`),
+    ...Object.entries(results.modes).map(
+      ([name, m]) => `| ${name} | ${(m.ms / 1000).toFixed(1)} s | ${m.jobsPerSecond.toFixed(2)} | ${(m.rerunMs / 1000).toFixed(2)} s | ${(m.emptyFolderMs / 1000).toFixed(2)} s |`,
+    ),
     '',
     `Scaling 1 → 2 worker processes: ${results.scaling.toFixed(2)}×.`,
     `Queue overhead per job (kept-all reruns less the empty-folder run, Redis 1 worker − embedded): ${results.overheadMsPerJob.toFixed(1)} ms; from the full runs, fixed costs included: ${results.overheadFullMsPerJob.toFixed(1)} ms.`,

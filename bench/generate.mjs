@@ -33,8 +33,13 @@ async function photo(width, height, seed, { cmyk = false, quality = 85 } = {}) {
   const r = prng(seed);
   const small = Buffer.alloc(16 * 16 * 3);
   for (let i = 0; i < small.length; i++) small[i] = Math.floor(40 + r() * 180);
-  const base = await sharp(small, { raw: { width: 16, height: 16, channels: 3 } }).resize(width, height, { kernel: 'cubic' }).raw().toBuffer();
-  const grain = await sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).raw().toBuffer();
+  const base = await sharp(small, { raw: { width: 16, height: 16, channels: 3 } })
+    .resize(width, height, { kernel: 'cubic' })
+    .raw()
+    .toBuffer();
+  const grain = await sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    .raw()
+    .toBuffer();
   for (let i = 0; i < base.length; i++) base[i] = Math.max(0, Math.min(255, base[i] + ((grain[i] - 128) >> 2)));
   let img = sharp(base, { raw: { width, height, channels: 3 }, limitInputPixels: false });
   if (cmyk) img = img.toColourspace('cmyk');
@@ -99,12 +104,57 @@ function vectorPdf(pageCount, wPt, hPt, cells, { userUnit = 1 } = {}) {
 
 const ORDER_PRODUCTS = [
   // sku, layers (w×h mm, page size incl. bleed)
-  ['T-SHIRT-M', [[560, 750], [560, 750], [460, 260], [460, 260]]],
-  ['HOODIE-L', [[610, 740], [610, 740], [500, 680], [500, 680], [390, 430], [390, 430], [500, 260]]],
-  ['TANKTOP-S', [[510, 720], [510, 720]]],
-  ['DUVET-COVER-135X200', [[1390, 2040], [1390, 2040]]],
-  ['CURTAINS-140X245', [[1440, 2490], [1440, 2490]]],
-  ['SWEATPANTS-M', [[350, 1080], [350, 1080], [350, 1080], [350, 1080]]],
+  [
+    'T-SHIRT-M',
+    [
+      [560, 750],
+      [560, 750],
+      [460, 260],
+      [460, 260],
+    ],
+  ],
+  [
+    'HOODIE-L',
+    [
+      [610, 740],
+      [610, 740],
+      [500, 680],
+      [500, 680],
+      [390, 430],
+      [390, 430],
+      [500, 260],
+    ],
+  ],
+  [
+    'TANKTOP-S',
+    [
+      [510, 720],
+      [510, 720],
+    ],
+  ],
+  [
+    'DUVET-COVER-135X200',
+    [
+      [1390, 2040],
+      [1390, 2040],
+    ],
+  ],
+  [
+    'CURTAINS-140X245',
+    [
+      [1440, 2490],
+      [1440, 2490],
+    ],
+  ],
+  [
+    'SWEATPANTS-M',
+    [
+      [350, 1080],
+      [350, 1080],
+      [350, 1080],
+      [350, 1080],
+    ],
+  ],
 ];
 
 /** Each input and how to make it; a missing one is made on the next run, alone. */
@@ -180,7 +230,11 @@ function imageMagickImg2pdf(pages, px, mm) {
     for (let i = 0; i < pages; i++) {
       const out = join(dir, `page-${i}.jpg`);
       const small = Math.round(px / 8);
-      execFileSync('/usr/bin/convert', ['-seed', String(500 + i), '-size', `${small}x${small}`, 'plasma:fractal', '-resize', `${px}x${px}!`, '-attenuate', '0.25', '+noise', 'Gaussian', '-quality', '88', out], { env });
+      execFileSync(
+        '/usr/bin/convert',
+        ['-seed', String(500 + i), '-size', `${small}x${small}`, 'plasma:fractal', '-resize', `${px}x${px}!`, '-attenuate', '0.25', '+noise', 'Gaussian', '-quality', '88', out],
+        { env },
+      );
       jpegs.push(out);
     }
     const pdf = join(dir, 'out.pdf');

@@ -91,7 +91,9 @@ for (const c of cases) {
     expected,
     ok,
   });
-  log(`${ok ? 'ok ' : 'NOT'} ${c.name}: ${Math.round(r.rssMb)} MB, ${r.seconds.toFixed(2)} s (CPU ${r.cpu.toFixed(2)} s), exit ${r.code}${valid ? '' : ', no report'}${expected ? '' : `, expected one of ${c.expect.join('/')}`}`);
+  log(
+    `${ok ? 'ok ' : 'NOT'} ${c.name}: ${Math.round(r.rssMb)} MB, ${r.seconds.toFixed(2)} s (CPU ${r.cpu.toFixed(2)} s), exit ${r.code}${valid ? '' : ', no report'}${expected ? '' : `, expected one of ${c.expect.join('/')}`}`,
+  );
 }
 
 // Issue 33: acting on a verdict under the same goals — each transform hostile file through
@@ -108,12 +110,26 @@ for (const c of fixCases) {
   let answered = false;
   try {
     const answer = JSON.parse(r.stdout);
-    answered = Array.isArray(answer.changes) && Array.isArray(answer.refused) && (answer.report === null || ReportSchema.safeParse(answer.report).success) && (answer.changes.length > 0 || answer.refused.length > 0);
+    answered =
+      Array.isArray(answer.changes) &&
+      Array.isArray(answer.refused) &&
+      (answer.report === null || ReportSchema.safeParse(answer.report).success) &&
+      (answer.changes.length > 0 || answer.refused.length > 0);
   } catch {
     // no answer: recorded as such
   }
   const ok = answered && (r.code === 0 || r.code === 1) && r.rssMb <= RSS_GOAL_MB && r.seconds <= TIME_GOAL_S;
-  fixRows.push({ name: c.name, bytes: c.bytes.length, why: c.why, rssMb: Math.round(r.rssMb), seconds: Math.round(r.seconds * 100) / 100, cpuSeconds: Math.round(r.cpu * 100) / 100, code: r.code, answered, ok });
+  fixRows.push({
+    name: c.name,
+    bytes: c.bytes.length,
+    why: c.why,
+    rssMb: Math.round(r.rssMb),
+    seconds: Math.round(r.seconds * 100) / 100,
+    cpuSeconds: Math.round(r.cpu * 100) / 100,
+    code: r.code,
+    answered,
+    ok,
+  });
   log(`${ok ? 'ok ' : 'NOT'} fix ${c.name}: ${Math.round(r.rssMb)} MB, ${r.seconds.toFixed(2)} s (CPU ${r.cpu.toFixed(2)} s), exit ${r.code}${answered ? '' : ', no answer'}`);
 }
 
@@ -148,7 +164,9 @@ const batch = {
   errors: summary.error,
   goodVerdictsChanged: changed.map((r) => r.file),
 };
-log(`batch of ${summary.files} files (${heaviest.length} hostile) under prlimit --data=${BATCH_LIMIT_BYTES}: ${batch.rssMb} MB, ${batch.seconds} s, exit ${b.code}; good files with another verdict than alone: ${changed.length}`);
+log(
+  `batch of ${summary.files} files (${heaviest.length} hostile) under prlimit --data=${BATCH_LIMIT_BYTES}: ${batch.rssMb} MB, ${batch.seconds} s, exit ${b.code}; good files with another verdict than alone: ${changed.length}`,
+);
 
 const allOk = rows.every((r) => r.ok) && fixRows.every((r) => r.ok) && changed.length === 0 && (b.code === 0 || b.code === 1) && summary.error === 0;
 if (smoke) {
@@ -187,4 +205,3 @@ const block = /<!-- hostile:start -->[\s\S]*?<!-- hostile:end -->\n?/;
 writeFileSync(resultsPath, block.test(before) ? before.replace(block, md) : `${before.trimEnd()}\n\n${md}`);
 writeFileSync(join(here, 'hostile-results.json'), `${JSON.stringify({ files: rows, fix: fixRows, batch }, null, 2)}\n`);
 log(`wrote bench/RESULTS.md (hostile section) and bench/hostile-results.json; goals ${allOk ? 'met' : 'NOT all met'}`);
-

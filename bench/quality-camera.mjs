@@ -89,7 +89,9 @@ export function summariseCamera(rows, cpuMs) {
     const hit = set.filter(found);
     return `${name.padEnd(28)} recall ${pct(hit.length, set.length).padStart(8)} (${hit.length}/${set.length})  factor within ±15 %: ${pct(hit.filter(close).length, hit.length).padStart(8)}`;
   };
-  say(`image-upscaled on ${ok.length} print files (${positives.length} enlargements, ${negatives.length} negatives) from ${new Set(rows.map((r) => r.photo)).size} camera photos; ${crashed.length} crashed; CPU of the checking thread ${(cpuMs / Math.max(1, ok.length)).toFixed(0)} ms per file`);
+  say(
+    `image-upscaled on ${ok.length} print files (${positives.length} enlargements, ${negatives.length} negatives) from ${new Set(rows.map((r) => r.photo)).size} camera photos; ${crashed.length} crashed; CPU of the checking thread ${(cpuMs / Math.max(1, ok.length)).toFixed(0)} ms per file`,
+  );
   const summary = { files: ok.length, crashed: crashed.length, byFactor: {}, byKind: {}, byChain: {}, byResampler: {}, byProducer: {}, negatives: {}, jpegQuality: {} };
   say('\nper factor and uploaded format (a finding is due from 1.5× on)');
   for (const f of [...new Set(positives.map((r) => r.factor))].sort((a, b) => a - b)) {
@@ -125,7 +127,9 @@ export function summariseCamera(rows, cpuMs) {
     say(`  ${cls.padEnd(12)} ${fp.length} findings, ${est.length} estimates of ${set.length}${est.length ? ` (${est.map((r) => `${r.name} ${r.estimate}×`).join(', ')})` : ''}`);
   }
   if (zoomed.length) {
-    say(`\ncamera files taken with digital zoom (EXIF DigitalZoomRatio; positives, not in the figures above): ${zoomed.map((r) => `${r.name} zoom ${r.factor}: ${r.reported === null ? `estimate ${r.estimate ?? '—'}` : `reported ${r.reported}×`}`).join('; ')}`);
+    say(
+      `\ncamera files taken with digital zoom (EXIF DigitalZoomRatio; positives, not in the figures above): ${zoomed.map((r) => `${r.name} zoom ${r.factor}: ${r.reported === null ? `estimate ${r.estimate ?? '—'}` : `reported ${r.reported}×`}`).join('; ')}`,
+    );
     summary.cameraZoom = zoomed.map((r) => ({ name: r.name, zoom: r.factor, estimate: r.estimate, reported: r.reported }));
   }
   const goal2 = mustReport.filter((r) => r.factor >= 2);
@@ -139,11 +143,15 @@ export function summariseCamera(rows, cpuMs) {
     const g2 = goal2.filter(is);
     const g15 = goal15.filter(is);
     summary.goals[format] = { recall2x: g2.filter(found).length / g2.length, recall15: g15.filter(found).length / g15.length, n2: g2.length, n15: g15.length };
-    say(`\n${format.toUpperCase()}: recall at ≥ 2× ${pct(g2.filter(found).length, g2.length)} (${g2.filter(found).length}/${g2.length}); at 1.5× ${pct(g15.filter(found).length, g15.length)} (${g15.filter(found).length}/${g15.length})`);
+    say(
+      `\n${format.toUpperCase()}: recall at ≥ 2× ${pct(g2.filter(found).length, g2.length)} (${g2.filter(found).length}/${g2.length}); at 1.5× ${pct(g15.filter(found).length, g15.length)} (${g15.filter(found).length}/${g15.length})`,
+    );
   }
   summary.goals.precision = tp / Math.max(1, tp + fpAll);
   summary.goals.factorWithin15 = detected.filter(close).length / Math.max(1, detected.length);
-  say(`precision ${pct(tp, tp + fpAll)} (${fpAll} false findings of ${negatives.length} negatives); factor within ±15 %: ${pct(detected.filter(close).length, detected.length)} (${detected.filter(close).length}/${detected.length})`);
+  say(
+    `precision ${pct(tp, tp + fpAll)} (${fpAll} false findings of ${negatives.length} negatives); factor within ±15 %: ${pct(detected.filter(close).length, detected.length)} (${detected.filter(close).length}/${detected.length})`,
+  );
 
   say('\nimage-jpeg-quality: quality read against the encoder’s setting (JPEGs that reach the PDF unchanged)');
   const jpegs = ok.filter((r) => r.quality && r.image.endsWith('.jpg') && PASSES_JPEG.has(r.producer) && !['jpx', 'cmyk', 'gray', 'indexed'].includes(r.chainVariant));

@@ -30,8 +30,18 @@ import sharp from 'sharp';
 
 export const FACTORS = [1.25, 1.5, 2, 3, 4];
 export const RESAMPLERS = [
-  'pil-nearest', 'im-catrom', 'sharp-lanczos3', 'pil-bilinear', 'im-mitchell', 'sharp-nearest',
-  'pil-bicubic', 'im-lanczos', 'sharp-mitchell', 'pil-lanczos', 'im-triangle', 'sharp-cubic',
+  'pil-nearest',
+  'im-catrom',
+  'sharp-lanczos3',
+  'pil-bilinear',
+  'im-mitchell',
+  'sharp-nearest',
+  'pil-bicubic',
+  'im-lanczos',
+  'sharp-mitchell',
+  'pil-lanczos',
+  'im-triangle',
+  'sharp-cubic',
 ];
 const ENCODERS = ['im', 'pil', 'sharp', 'sharp-mozjpeg'];
 const QUALITIES = [70, 75, 80, 85, 90, 95];
@@ -60,7 +70,9 @@ function magick(out, args) {
 /** The EXIF DigitalZoomRatio of a camera file (ImageMagick reads it), 1 when absent or 0. */
 function digitalZoom(file) {
   try {
-    const v = execFileSync('/usr/bin/identify', ['-format', '%[EXIF:DigitalZoomRatio]', `${file}[0]`], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const v = execFileSync('/usr/bin/identify', ['-format', '%[EXIF:DigitalZoomRatio]', `${file}[0]`], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
     const [a, b] = v.split('/').map(Number);
     const zoom = b ? a / b : a;
     return Number.isFinite(zoom) && zoom > 0 ? zoom : 1;
@@ -98,7 +110,10 @@ async function encodeJpeg(py, out, src, dst, encoder, quality) {
   await once(dst, async (tmp) => {
     if (encoder === 'im') magick(out, [src, '-quality', String(quality), tmp]);
     else if (encoder === 'pil') await py.run({ op: 'encode', src, dst: tmp, quality });
-    else await sharp(src).jpeg({ quality, mozjpeg: encoder === 'sharp-mozjpeg' }).toFile(tmp);
+    else
+      await sharp(src)
+        .jpeg({ quality, mozjpeg: encoder === 'sharp-mozjpeg' })
+        .toFile(tmp);
   });
 }
 
@@ -118,7 +133,16 @@ async function makePdf(py, out, item) {
     const { producer, image, ppi } = item;
     if (producer === 'imagemagick') {
       const variant = item.chainVariant;
-      magick(out, [image, ...(variant === 'cmyk' ? ['-colorspace', 'CMYK'] : []), ...(variant === 'lzw' ? ['-compress', 'LZW'] : []), '-units', 'PixelsPerInch', '-density', String(ppi), `PDFA:${tmp}`]); // Debian's policy refuses the PDF coder by name, not PDFA
+      magick(out, [
+        image,
+        ...(variant === 'cmyk' ? ['-colorspace', 'CMYK'] : []),
+        ...(variant === 'lzw' ? ['-compress', 'LZW'] : []),
+        '-units',
+        'PixelsPerInch',
+        '-density',
+        String(ppi),
+        `PDFA:${tmp}`,
+      ]); // Debian's policy refuses the PDF coder by name, not PDFA
     } else if (producer === 'ghostscript') {
       const mid = `${tmp}.img2pdf.pdf`;
       await py.run({ op: 'pdf', producer: 'img2pdf', src: image, dst: mid, ppi });
@@ -224,7 +248,12 @@ export async function makeCameraSet(out, mirror = process.env.QUALITY_MIRROR ?? 
         const ch = Math.min(nm.height, maxSide);
         const crop = join(out, 'img', `${id}-crop${cw}x${ch}.png`);
         await once(crop, (tmp) =>
-          cw === nm.width && ch === nm.height ? sharp(native).png().toFile(tmp) : sharp(native).extract({ left: (nm.width - cw) >> 1, top: (nm.height - ch) >> 1, width: cw, height: ch }).png().toFile(tmp),
+          cw === nm.width && ch === nm.height
+            ? sharp(native).png().toFile(tmp)
+            : sharp(native)
+                .extract({ left: (nm.width - cw) >> 1, top: (nm.height - ch) >> 1, width: cw, height: ch })
+                .png()
+                .toFile(tmp),
         );
         const w = Math.round(cw * factor);
         const h = Math.round(ch * factor);

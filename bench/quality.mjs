@@ -37,10 +37,23 @@ const OUT = join(here, 'inputs', 'quality');
 const BG = '/usr/share/backgrounds';
 const PHOTOS = [
   ...[
-    'Bridge_by_Sander_Klootwijk', 'Dragonfly_by_Bolly', 'Picture_0B_by_freespace', 'Picture_1A_by_freespace', 'Wine_by_Jakkub_Mede',
-    'aitzgorri_by_Aitzol_Berasategi', 'analogpattern_by_Peter_Nerlich', 'free_by_Peter_Nerlich', 'friends_by_Aitzol_Berasategi',
-    'greentock_by_Peter_Nerlich', 'life_by_Aitzol_Berasategi', 'picosdeeuropa_by_Aitzol_Berasategi', 'seeding_by_Clements_Engelhardt',
-    'sunset_by_Aitzol_Berasategi', 'umang_by_Abhishek_Mudgal', 'Infinite-Sea_by_Aury88', 'Kleiber_by_Lukas_Baubkus',
+    'Bridge_by_Sander_Klootwijk',
+    'Dragonfly_by_Bolly',
+    'Picture_0B_by_freespace',
+    'Picture_1A_by_freespace',
+    'Wine_by_Jakkub_Mede',
+    'aitzgorri_by_Aitzol_Berasategi',
+    'analogpattern_by_Peter_Nerlich',
+    'free_by_Peter_Nerlich',
+    'friends_by_Aitzol_Berasategi',
+    'greentock_by_Peter_Nerlich',
+    'life_by_Aitzol_Berasategi',
+    'picosdeeuropa_by_Aitzol_Berasategi',
+    'seeding_by_Clements_Engelhardt',
+    'sunset_by_Aitzol_Berasategi',
+    'umang_by_Abhishek_Mudgal',
+    'Infinite-Sea_by_Aury88',
+    'Kleiber_by_Lukas_Baubkus',
   ].map((n) => ({ pkg: n.startsWith('Infinite') || n.startsWith('Kleiber') ? 'lomiri-wallpapers-20.04' : 'lomiri-wallpapers-16.04', path: `${BG}/${n}.jpg` })),
   ...['Aqua', 'Blinds', 'Dune', 'FreshFlower', 'Garden', 'GreenMeadow', 'LadyBird', 'RainDrops', 'Storm', 'TwoWings', 'Wood', 'YellowFlower'].map((n) => ({
     pkg: 'mate-backgrounds',
@@ -105,7 +118,10 @@ async function makeSet() {
         magick([native, '-filter', 'Lanczos', '-resize', pct, '-quality', '92', file(`up${f}-im-lanczos`)]);
         const meta = await sharp(native).metadata();
         for (const kernel of ['lanczos3', 'cubic']) {
-          await sharp(native).resize(Math.round(meta.width * f), Math.round(meta.height * f), { kernel }).jpeg({ quality: 92 }).toFile(file(`up${f}-sharp-${kernel}`));
+          await sharp(native)
+            .resize(Math.round(meta.width * f), Math.round(meta.height * f), { kernel })
+            .jpeg({ quality: 92 })
+            .toFile(file(`up${f}-sharp-${kernel}`));
         }
       }
       for (const b of BLURS) magick([native, '-gaussian-blur', `0x${b}`, '-quality', '92', file(`blur${b}`)]);
@@ -123,7 +139,10 @@ async function makeSet() {
   }
   for (let i = 0; i < 8; i++) {
     const file = join(OUT, `svg${i}.jpg`);
-    if (!existsSync(marker)) await sharp(Buffer.from(svgArt(i))).jpeg({ quality: 92 }).toFile(file);
+    if (!existsSync(marker))
+      await sharp(Buffer.from(svgArt(i)))
+        .jpeg({ quality: 92 })
+        .toFile(file);
     add(file, { cls: 'smooth art', factor: 1 });
   }
   writeFileSync(marker, '');
@@ -163,7 +182,9 @@ if (!cameraOnly) {
   };
   const MIN_FACTOR = 1.5; // the profiles' minUpscaleFactor: smaller estimates are not reported
   const flagged = (r) => r.detected !== null && r.detected >= MIN_FACTOR * 0.95;
-  say(`image-upscaled on ${rows.length} images (${PHOTOS.length} photos, ${ART.length + 8} pieces of art); detector CPU ${(cpuMs / rows.length).toFixed(0)} ms per image (decode of the band included)\n`);
+  say(
+    `image-upscaled on ${rows.length} images (${PHOTOS.length} photos, ${ART.length + 8} pieces of art); detector CPU ${(cpuMs / rows.length).toFixed(0)} ms per image (decode of the band included)\n`,
+  );
   say('positives (upscaled): recall and factor error');
   const summary = { recall: {}, negatives: {}, jpegQuality: {} };
   for (const f of FACTORS) {
@@ -173,7 +194,9 @@ if (!cameraOnly) {
       const within = hit.filter((r) => Math.abs(r.detected / f - 1) <= 0.25);
       const err = hit.map((r) => Math.abs(r.detected / f - 1)).sort((a, b) => a - b);
       summary.recall[`${f}x ${filter}`] = { n: set.length, detected: hit.length, factorWithin25: within.length, medianError: err[Math.floor(err.length / 2)] ?? null };
-      say(`  ${`${f}×`.padEnd(5)} ${filter.padEnd(15)} recall ${pct(hit.length, set.length).padStart(8)}  factor within ±25 %: ${pct(within.length, hit.length).padStart(8)}  median error ${err.length ? `${(100 * err[Math.floor(err.length / 2)]).toFixed(1)} %` : '—'}`);
+      say(
+        `  ${`${f}×`.padEnd(5)} ${filter.padEnd(15)} recall ${pct(hit.length, set.length).padStart(8)}  factor within ±25 %: ${pct(within.length, hit.length).padStart(8)}  median error ${err.length ? `${(100 * err[Math.floor(err.length / 2)]).toFixed(1)} %` : '—'}`,
+      );
     }
   }
   say('\nnegatives: false positives');
@@ -218,7 +241,10 @@ if (!cameraOnly) {
     `- JPEG quality within ±5 for libjpeg-family encoders: ${met(jpegOk)}`,
     ...(cost ? [`- all checks together add ≤ 15 % CPU to a typical duvet check: ${met(cost.addedPercent <= 15)} (+${cost.addedPercent} %: ${cost.summary}; measured ${cost.measured})`] : []),
   ];
-  writeFileSync(resultsJson, `${JSON.stringify({ images: rows.length, summary, ...(cost ? { cost } : {}), rows: rows.map((r) => ({ file: r.file, cls: r.cls, factor: r.factor, filter: r.filter ?? null, detected: r.detected, evidence: r.evidence && Math.round(r.evidence * 1000) / 1000, jpeg: r.jpeg })) }, null, 2)}\n`);
+  writeFileSync(
+    resultsJson,
+    `${JSON.stringify({ images: rows.length, summary, ...(cost ? { cost } : {}), rows: rows.map((r) => ({ file: r.file, cls: r.cls, factor: r.factor, filter: r.filter ?? null, detected: r.detected, evidence: r.evidence && Math.round(r.evidence * 1000) / 1000, jpeg: r.jpeg })) }, null, 2)}\n`,
+  );
   const section = `<!-- quality:start -->
   ## Print quality (npm run bench:quality)
 
@@ -234,7 +260,10 @@ if (!cameraOnly) {
   `;
   const resultsMd = join(here, 'RESULTS.md');
   const before = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '';
-  writeFileSync(resultsMd, /<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/.test(before) ? before.replace(/<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/, section) : `${before.trimEnd()}\n\n${section}`);
+  writeFileSync(
+    resultsMd,
+    /<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/.test(before) ? before.replace(/<!-- quality:start -->[\s\S]*?<!-- quality:end -->\n?/, section) : `${before.trimEnd()}\n\n${section}`,
+  );
   console.log('\nwritten bench/quality-results.json and the quality section of bench/RESULTS.md');
 }
 
@@ -249,7 +278,21 @@ if (!wallpapersOnly) {
   console.log(cameraLines.join('\n'));
   const resultsJson = join(here, 'quality-results.json');
   const previous = existsSync(resultsJson) ? JSON.parse(readFileSync(resultsJson, 'utf8')) : {};
-  const rowOut = (r) => ({ name: r.name, photo: r.photo, cls: r.cls, factor: r.factor, resampler: r.resampler ?? null, encoder: r.encoder ?? null, quality: r.quality ?? null, producer: r.producer, chain: r.filters ?? null, estimate: r.estimate ?? null, reported: r.reported ?? null, jpegRead: r.jpegRead ?? null, crashed: r.crashed ?? null });
+  const rowOut = (r) => ({
+    name: r.name,
+    photo: r.photo,
+    cls: r.cls,
+    factor: r.factor,
+    resampler: r.resampler ?? null,
+    encoder: r.encoder ?? null,
+    quality: r.quality ?? null,
+    producer: r.producer,
+    chain: r.filters ?? null,
+    estimate: r.estimate ?? null,
+    reported: r.reported ?? null,
+    jpegRead: r.jpegRead ?? null,
+    crashed: r.crashed ?? null,
+  });
   writeFileSync(resultsJson, `${JSON.stringify({ ...previous, camera: { files: cameraRows.length, summary: cameraSummary, rows: cameraRows.map(rowOut) } }, null, 2)}\n`);
   const g = cameraSummary.goals;
   const pctOf = (x) => `${(100 * x).toFixed(1)} %`;

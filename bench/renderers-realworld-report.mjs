@@ -22,7 +22,8 @@ const pct = (n) => (Number.isFinite(n) ? `${(100 * n).toFixed(2)} %` : '–');
 const REVIEWED = {
   'pypdf__resources__outline-without-title.pdf': 'dense 10-pt TeX Type 1 text (CMR) drawn a little bolder than MuPDF and pdf.js draw it; the same glyphs in the same places, nothing missing',
   'pypdf__resources__outlines-with-invalid-destinations.pdf': 'the same document as outline-without-title.pdf: bolder anti-aliasing of dense Type 1 text, nothing missing',
-  'pdf.js__test__pdfs__IndexedCS_negative_and_high.pdf': "a test of Indexed colour indices below 0 and above hival in vector fills: PDFium clamps them other than MuPDF; indices within range draw alike, and the structure cannot tell the two apart",
+  'pdf.js__test__pdfs__IndexedCS_negative_and_high.pdf':
+    'a test of Indexed colour indices below 0 and above hival in vector fills: PDFium clamps them other than MuPDF; indices within range draw alike, and the structure cannot tell the two apart',
 };
 
 /** PDFium is measurably worse on a page: more than 1 % of pixels off by > 64 where pdf.js has at most half as many, or a mean difference over 2 and twice pdf.js's. */
@@ -36,7 +37,7 @@ function row(name, pages) {
   for (const k of ['pdfium', 'pdfjs']) {
     const mean = both.map((p) => p[k].mean);
     const off = both.map((p) => p[k].off);
-    const max = mean.reduce((m, x) => (Math.max(x , m)), Number.NEGATIVE_INFINITY);
+    const max = mean.reduce((m, x) => Math.max(x, m), Number.NEGATIVE_INFINITY);
     cells.push(`${f2(quantile(mean, 0.5))} / ${f2(quantile(mean, 0.9))} / ${f2(quantile(mean, 0.99))} / ${f1(max)}`);
     cells.push(pct(quantile(off, 0.99)));
   }
@@ -82,7 +83,10 @@ export function renderSection({ size, maxPages, pages, files }) {
   lines.push('', `Pages PDFium draws (chosen: pdfium) where it is measurably worse than pdf.js: ${chosenWorse.length} of ${both.filter((p) => p.choice === 'pdfium').length}.`);
   if (chosenWorse.length) {
     lines.push('', '| file | page | PDFium mean / off | pdf.js mean / off | traits | reviewed |', '|---|---|---|---|---|---|');
-    for (const p of chosenWorse) lines.push(`| ${p.file} | ${p.page} | ${f1(p.pdfium.mean)} / ${pct(p.pdfium.off)} | ${f1(p.pdfjs.mean)} / ${pct(p.pdfjs.off)} | ${p.traits.join(', ')} | ${REVIEWED[p.file] ?? '**not reviewed**'} |`);
+    for (const p of chosenWorse)
+      lines.push(
+        `| ${p.file} | ${p.page} | ${f1(p.pdfium.mean)} / ${pct(p.pdfium.off)} | ${f1(p.pdfjs.mean)} / ${pct(p.pdfjs.off)} | ${p.traits.join(', ')} | ${REVIEWED[p.file] ?? '**not reviewed**'} |`,
+      );
   }
   const moved = both.filter((p) => p.choice === 'pdfjs' && worse(p.pdfium, p.pdfjs));
   lines.push('', `Pages left to pdf.js where PDFium is measurably worse: ${moved.length} (the classes raster/renderer.ts sends to pdf.js).`);

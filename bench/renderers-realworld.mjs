@@ -72,7 +72,9 @@ function traits(page) {
   return t;
 }
 
-const files = readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.toLowerCase().endsWith('.pdf'))
+  .sort();
 if (args.includes('--rechoose')) {
   const data = JSON.parse(readFileSync(join(here, 'renderers-realworld.json'), 'utf8'));
   const factsOf = new Map();

@@ -66,9 +66,11 @@ function diff(px, ref) {
 async function references(file, index, width, height, tmp) {
   const refs = {};
   const mu = join(tmp, `mu-${index}.png`);
-  if (spawnSync('mutool', ['draw', '-q', '-w', String(width), '-h', String(height), '-o', mu, file, String(index)]).status === 0 && existsSync(mu)) refs.mutool = await rgb(readFileSync(mu), width, height);
+  if (spawnSync('mutool', ['draw', '-q', '-w', String(width), '-h', String(height), '-o', mu, file, String(index)]).status === 0 && existsSync(mu))
+    refs.mutool = await rgb(readFileSync(mu), width, height);
   const pp = join(tmp, `pp-${index}`);
-  if (spawnSync('pdftoppm', ['-f', String(index), '-l', String(index), '-scale-to', String(Math.max(width, height)), '-png', '-singlefile', file, pp]).status === 0 && existsSync(`${pp}.png`)) refs.pdftoppm = await rgb(readFileSync(`${pp}.png`), width, height);
+  if (spawnSync('pdftoppm', ['-f', String(index), '-l', String(index), '-scale-to', String(Math.max(width, height)), '-png', '-singlefile', file, pp]).status === 0 && existsSync(`${pp}.png`))
+    refs.pdftoppm = await rgb(readFileSync(`${pp}.png`), width, height);
   return refs;
 }
 
@@ -92,12 +94,20 @@ function peak(kind, file) {
   }
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : [
-  ...readdirSync(join(here, '../test/corpus/files')).filter((f) => f.endsWith('.pdf') && !f.startsWith('broken') && !f.includes('user-password')).map((f) => join(here, '../test/corpus/files', f)),
-  ...['five-metre.pdf', 'catalogue-8.pdf'].map((f) => join(here, 'inputs', f)).filter(existsSync),
-];
+const files =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : [
+        ...readdirSync(join(here, '../test/corpus/files'))
+          .filter((f) => f.endsWith('.pdf') && !f.startsWith('broken') && !f.includes('user-password'))
+          .map((f) => join(here, '../test/corpus/files', f)),
+        ...['five-metre.pdf', 'catalogue-8.pdf'].map((f) => join(here, 'inputs', f)).filter(existsSync),
+      ];
 const f2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : '–');
-const rows = ['| file | pages | pdf.js ms | PDFium ms | pdf.js RSS | PDFium RSS | pdf.js vs mutool | PDFium vs mutool | pdf.js vs pdftoppm | PDFium vs pdftoppm |', '|---|---|---|---|---|---|---|---|---|---|'];
+const rows = [
+  '| file | pages | pdf.js ms | PDFium ms | pdf.js RSS | PDFium RSS | pdf.js vs mutool | PDFium vs mutool | pdf.js vs pdftoppm | PDFium vs pdftoppm |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+];
 for (const file of files) {
   const tmp = mkdtempSync(join(tmpdir(), 'pprend-'));
   const results = {};
@@ -121,7 +131,9 @@ for (const file of files) {
   const avg = (xs) => (xs.length ? `${f2(xs.reduce((s, x) => s + x.mean, 0) / xs.length)} / ${(100 * Math.max(...xs.map((x) => x.off))).toFixed(1)} %` : '–');
   const mem = { pdfjs: peak('pdfjs', file), pdfium: peak('pdfium', file) };
   const ms = (k) => (results[k].error ? `error: ${results[k].error.slice(0, 60)}` : results[k].ms.toFixed(0));
-  rows.push(`| ${basename(file)} | ${base.length} | ${ms('pdfjs')} | ${ms('pdfium')} | ${(mem.pdfjs.maxRssKb / 1024).toFixed(0)} MB | ${(mem.pdfium.maxRssKb / 1024).toFixed(0)} MB | ${avg(agree.pdfjs.mutool)} | ${avg(agree.pdfium.mutool)} | ${avg(agree.pdfjs.pdftoppm)} | ${avg(agree.pdfium.pdftoppm)} |`);
+  rows.push(
+    `| ${basename(file)} | ${base.length} | ${ms('pdfjs')} | ${ms('pdfium')} | ${(mem.pdfjs.maxRssKb / 1024).toFixed(0)} MB | ${(mem.pdfium.maxRssKb / 1024).toFixed(0)} MB | ${avg(agree.pdfjs.mutool)} | ${avg(agree.pdfium.mutool)} | ${avg(agree.pdfjs.pdftoppm)} | ${avg(agree.pdfium.pdftoppm)} |`,
+  );
   process.stderr.write(`${rows.at(-1)}\n`);
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -32,7 +32,12 @@ const ROWS = (() => {
   const at = process.argv.indexOf('--rows');
   const spec = at >= 0 ? process.argv[at + 1] : process.env.BENCH_ROWS;
   if (!spec) return null;
-  const rows = new Set(spec.split(',').flatMap((r) => PRESETS[r.trim()] ?? [r.trim()]).filter(Boolean));
+  const rows = new Set(
+    spec
+      .split(',')
+      .flatMap((r) => PRESETS[r.trim()] ?? [r.trim()])
+      .filter(Boolean),
+  );
   const unknown = [...rows].filter((r) => !ROW_NAMES.includes(r));
   if (unknown.length || rows.size === 0) {
     process.stderr.write(`unknown rows: ${unknown.join(', ') || '(none given)'}; rows: ${ROW_NAMES.join(', ')}; presets: ${Object.keys(PRESETS).join(', ')}\n`);
@@ -140,7 +145,9 @@ async function main() {
     cpu: cpus()[0]?.model ?? '?',
     cores: availableParallelism(),
     node: process.version,
-    poppler: has('pdftoppm') ? execFileSync('pdftoppm', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n')[0] || spawnSync('pdftoppm', ['-v'], { encoding: 'utf8' }).stderr.split('\n')[0] : null,
+    poppler: has('pdftoppm')
+      ? execFileSync('pdftoppm', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n')[0] || spawnSync('pdftoppm', ['-v'], { encoding: 'utf8' }).stderr.split('\n')[0]
+      : null,
     mutool: has('mutool') ? spawnSync('mutool', ['-v'], { encoding: 'utf8' }).stderr.trim() : null,
     date: new Date().toISOString().slice(0, 10),
     rows: ROWS ? [...ROWS] : 'all',
@@ -256,9 +263,14 @@ function typical() {
     file: TYPICAL,
     bytes: statSync(file).size,
     rows: {
-      'print-preflight check (previews, default pool)': shell(`${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku ${sku} --previews ${q(join(tmp, 'ours'))} --preview-format png --preview-size 1200`),
-      'print-preflight check (previews, 1 worker)': shell(`${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku ${sku} --previews ${q(join(tmp, 'ours1'))} --preview-format png --preview-size 1200 --workers 1`),
-      'mutool draw -w 1200 -h 1200 + pdfimages -list': has('mutool') && has('pdfimages') ? shell(`mutool draw -q -w 1200 -h 1200 -F png -o ${q(join(tmp, 'mu-%d.png'))} ${q(file)} && pdfimages -list ${q(file)}`) : null,
+      'print-preflight check (previews, default pool)': shell(
+        `${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku ${sku} --previews ${q(join(tmp, 'ours'))} --preview-format png --preview-size 1200`,
+      ),
+      'print-preflight check (previews, 1 worker)': shell(
+        `${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku ${sku} --previews ${q(join(tmp, 'ours1'))} --preview-format png --preview-size 1200 --workers 1`,
+      ),
+      'mutool draw -w 1200 -h 1200 + pdfimages -list':
+        has('mutool') && has('pdfimages') ? shell(`mutool draw -q -w 1200 -h 1200 -F png -o ${q(join(tmp, 'mu-%d.png'))} ${q(file)} && pdfimages -list ${q(file)}`) : null,
     },
   };
   rmSync(tmp, { recursive: true, force: true });
@@ -278,7 +290,9 @@ function wholeProcess(name) {
   results.wholeProcess[name] = {
     bytes: statSync(file).size,
     rows: {
-      'print-preflight check (previews, default pool)': shell(`${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku ${sku} --previews ${q(join(tmp, 'ours'))} --preview-format png --preview-size 1200; test $? -le 1`),
+      'print-preflight check (previews, default pool)': shell(
+        `${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku ${sku} --previews ${q(join(tmp, 'ours'))} --preview-format png --preview-size 1200; test $? -le 1`,
+      ),
       'mutool draw -w 1200 -h 1200': has('mutool') ? shell(mutool) : null,
       'mutool draw -w 1200 -h 1200 + pdfimages -list': has('mutool') && has('pdfimages') ? shell(`${mutool} && pdfimages -list ${q(file)}`) : null,
     },
@@ -304,7 +318,9 @@ function realworld() {
       return;
     }
   }
-  const files = readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.toLowerCase().endsWith('.pdf'))
+    .sort();
   if (SMOKE) files.splice(12);
   log(`real-world folder: ${files.length} files…`);
   const work = mkdtempSync(join(tmpdir(), 'pprw-'));
@@ -329,11 +345,11 @@ function realworld() {
     files: files.length,
     parallel,
     rows: {
-      [`print-preflight batch (default pool, ${parallel} workers)`]: withRate(shell(`rm -rf ${q(out)}; ${q(process.execPath)} ${q(CLI)} batch ${q(folder)} --out ${q(out)} --manifest ${q(manifest)} > /dev/null 2>&1; test $? -le 1`, runs)),
+      [`print-preflight batch (default pool, ${parallel} workers)`]: withRate(
+        shell(`rm -rf ${q(out)}; ${q(process.execPath)} ${q(CLI)} batch ${q(folder)} --out ${q(out)} --manifest ${q(manifest)} > /dev/null 2>&1; test $? -le 1`, runs),
+      ),
       [`mutool draw + pdfimages -list + pdffonts per file, ${parallel} at a time`]:
-        has('mutool') && has('pdfimages') && has('pdffonts')
-          ? withRate(shell(`find ${q(folder)} -name '*.pdf' -print0 | xargs -0 -P ${parallel} -I{} sh -c ${q(perFile)} _ {}`, runs))
-          : null,
+        has('mutool') && has('pdfimages') && has('pdffonts') ? withRate(shell(`find ${q(folder)} -name '*.pdf' -print0 | xargs -0 -P ${parallel} -I{} sh -c ${q(perFile)} _ {}`, runs)) : null,
     },
   };
   rmSync(work, { recursive: true, force: true });
@@ -354,31 +370,59 @@ function evaluateGoals() {
   const ref = t['mutool draw -w 1200 -h 1200 + pdfimages -list'];
   if (ref) {
     const o = t['print-preflight check (previews, default pool)'];
-    goal(`\`check\` with previews on ${results.typical.file} ≤ 1.0× the wall time of mutool draw + pdfimages -list (whole process)`, o.ms <= ref.ms, `${ratio(o.ms, ref.ms)} wall, ${ratio(o.cpuMs, ref.cpuMs)} CPU; cores ${o.cores.toFixed(2)} vs ${ref.cores.toFixed(2)}`);
+    goal(
+      `\`check\` with previews on ${results.typical.file} ≤ 1.0× the wall time of mutool draw + pdfimages -list (whole process)`,
+      o.ms <= ref.ms,
+      `${ratio(o.ms, ref.ms)} wall, ${ratio(o.cpuMs, ref.cpuMs)} CPU; cores ${o.cores.toFixed(2)} vs ${ref.cores.toFixed(2)}`,
+    );
   }
   for (const [name, w] of Object.entries(results.wholeProcess)) {
     const o = w.rows['print-preflight check (previews, default pool)'];
     const mu = w.rows['mutool draw -w 1200 -h 1200'];
     const mp = w.rows['mutool draw -w 1200 -h 1200 + pdfimages -list'];
     if (name === 'duvet-big.pdf' && mp) {
-      goal(`\`check --previews\` on ${name} ≤ 1.0× the wall time and ≤ 1.3× the CPU of mutool draw + pdfimages -list (whole process)`, o.ms <= mp.ms && o.cpuMs <= 1.3 * mp.cpuMs, `${ratio(o.ms, mp.ms)} wall, ${ratio(o.cpuMs, mp.cpuMs)} CPU; cores ${o.cores.toFixed(2)} vs ${mp.cores.toFixed(2)}`);
+      goal(
+        `\`check --previews\` on ${name} ≤ 1.0× the wall time and ≤ 1.3× the CPU of mutool draw + pdfimages -list (whole process)`,
+        o.ms <= mp.ms && o.cpuMs <= 1.3 * mp.cpuMs,
+        `${ratio(o.ms, mp.ms)} wall, ${ratio(o.cpuMs, mp.cpuMs)} CPU; cores ${o.cores.toFixed(2)} vs ${mp.cores.toFixed(2)}`,
+      );
     }
     if (name === 'five-metre.pdf' && mu) {
       goal(`\`check --previews\` on ${name} ≤ 2.0× mutool draw (whole process)`, o.ms <= 2 * mu.ms, `${ratio(o.ms, mu.ms)} wall, ${ratio(o.cpuMs, mu.cpuMs)} CPU`);
     }
   }
   const fm = results.files['five-metre.pdf']?.previews;
-  if (fm?.['mutool draw']) goal('five-metre.pdf raster (in a warm process) ≤ 1.2× mutool draw', fm.ours.ms <= 1.2 * fm['mutool draw'].ms, `${ratio(fm.ours.ms, fm['mutool draw'].ms)} wall, ${ratio(fm.ours.cpuMs, fm['mutool draw'].cpuMs)} CPU`);
+  if (fm?.['mutool draw'])
+    goal(
+      'five-metre.pdf raster (in a warm process) ≤ 1.2× mutool draw',
+      fm.ours.ms <= 1.2 * fm['mutool draw'].ms,
+      `${ratio(fm.ours.ms, fm['mutool draw'].ms)} wall, ${ratio(fm.ours.cpuMs, fm['mutool draw'].cpuMs)} CPU`,
+    );
   const rw = results.realworld?.rows;
   if (rw) {
     const [ours, ref] = Object.values(rw);
-    if (ours && ref) goal(`real-world folder (${results.realworld.files} files): files/s ≥ 1.0× mutool + pdfimages + pdffonts at equal parallelism (${results.realworld.parallel})`, ours.filesPerSecond >= ref.filesPerSecond, `${ours.filesPerSecond.toFixed(1)} vs ${ref.filesPerSecond.toFixed(1)} files/s; CPU ${ours.cpuSecondsPerFile.toFixed(3)} vs ${ref.cpuSecondsPerFile.toFixed(3)} s per file; peak RSS ${ours.maxRssMb.toFixed(0)} vs ${ref.maxRssMb.toFixed(0)} MB`);
+    if (ours && ref)
+      goal(
+        `real-world folder (${results.realworld.files} files): files/s ≥ 1.0× mutool + pdfimages + pdffonts at equal parallelism (${results.realworld.parallel})`,
+        ours.filesPerSecond >= ref.filesPerSecond,
+        `${ours.filesPerSecond.toFixed(1)} vs ${ref.filesPerSecond.toFixed(1)} files/s; CPU ${ours.cpuSecondsPerFile.toFixed(3)} vs ${ref.cpuSecondsPerFile.toFixed(3)} s per file; peak RSS ${ours.maxRssMb.toFixed(0)} vs ${ref.maxRssMb.toFixed(0)} MB`,
+      );
   }
   const b = results.batch.structure;
   const pref = b?.['pdfimages -list + pdfinfo -box, per file'];
-  if (pref) goal('structure check: batch throughput ≥ 1.0× poppler run per file', b['ours, 2 workers'].filesPerSecond >= pref.filesPerSecond, `${b['ours, 2 workers'].filesPerSecond.toFixed(1)} vs ${pref.filesPerSecond.toFixed(1)} files/s`);
+  if (pref)
+    goal(
+      'structure check: batch throughput ≥ 1.0× poppler run per file',
+      b['ours, 2 workers'].filesPerSecond >= pref.filesPerSecond,
+      `${b['ours, 2 workers'].filesPerSecond.toFixed(1)} vs ${pref.filesPerSecond.toFixed(1)} files/s`,
+    );
   const p = results.files['photo-50mb.pdf'];
-  if (p?.structure) goal('structure check of the 50 MB file ≤ 3× the time to hash its bytes', p.structure.ours.ms <= 3 * p.hash.ms, `${p.structure.ours.ms.toFixed(0)} ms vs hash ${p.hash.ms.toFixed(0)} ms (${(p.structure.ours.ms / p.hash.ms).toFixed(2)}×)`);
+  if (p?.structure)
+    goal(
+      'structure check of the 50 MB file ≤ 3× the time to hash its bytes',
+      p.structure.ours.ms <= 3 * p.hash.ms,
+      `${p.structure.ours.ms.toFixed(0)} ms vs hash ${p.hash.ms.toFixed(0)} ms (${(p.structure.ours.ms / p.hash.ms).toFixed(2)}×)`,
+    );
   for (const [name, kind, limit] of [
     ['photo-50mb.pdf', 'image', 1.0],
     ['cmyk-pages.pdf', 'CMYK image', 1.0],
@@ -388,13 +432,19 @@ function evaluateGoals() {
   ]) {
     const f = results.files[name]?.previews;
     if (!f) continue;
-    if (f['mutool draw']) goal(`previews of ${kind} pages (${name}) ≤ ${limit}× mutool draw`, f.ours.ms <= limit * f['mutool draw'].ms, `${ratio(f.ours.ms, f['mutool draw'].ms)} wall with ${f.ours.workers} workers (${f.ours.cores.toFixed(2)} cores busy); ${ratio(f['ours, 1 worker'].ms, f['mutool draw'].ms)} with 1 worker; CPU ${ratio(f.ours.cpuMs, f['mutool draw'].cpuMs)}`);
+    if (f['mutool draw'])
+      goal(
+        `previews of ${kind} pages (${name}) ≤ ${limit}× mutool draw`,
+        f.ours.ms <= limit * f['mutool draw'].ms,
+        `${ratio(f.ours.ms, f['mutool draw'].ms)} wall with ${f.ours.workers} workers (${f.ours.cores.toFixed(2)} cores busy); ${ratio(f['ours, 1 worker'].ms, f['mutool draw'].ms)} with 1 worker; CPU ${ratio(f.ours.cpuMs, f['mutool draw'].cpuMs)}`,
+      );
     if (f['MuPDF.js'] && f['ours, 1 worker']) goal(`previews of ${name} faster than MuPDF.js`, f.ours.ms < f['MuPDF.js'].ms, `${ratio(f.ours.ms, f['MuPDF.js'].ms)}`);
   }
   if (p?.full) goal('full check of the 50 MB file with 2 workers: peak RSS ≤ 1 GB', p.full.maxRssMb <= 1024, `${p.full.maxRssMb.toFixed(0)} MB`);
   const s1 = results.batch.full?.['ours, 1 worker'];
   const s2 = results.batch.full?.['ours, 2 workers'];
-  if (s1 && s2) goal(`scaling from 1 to 2 workers ≥ 1.8× on the ${results.batch.files}-file folder`, s1.ms / s2.ms >= 1.8, `${(s1.ms / s2.ms).toFixed(2)}× (CPU ${fmtS(s1.cpuMs)} vs ${fmtS(s2.cpuMs)})`);
+  if (s1 && s2)
+    goal(`scaling from 1 to 2 workers ≥ 1.8× on the ${results.batch.files}-file folder`, s1.ms / s2.ms >= 1.8, `${(s1.ms / s2.ms).toFixed(2)}× (CPU ${fmtS(s1.cpuMs)} vs ${fmtS(s2.cpuMs)})`);
   const l = results.leak;
   if (l) goal('RSS after 1,000 files within 10 % of RSS after 100', l.rss1000 <= l.rss100 * 1.1, `${(l.rss100 / 1e6).toFixed(0)} MB → ${(l.rss1000 / 1e6).toFixed(0)} MB`);
   // Peak RSS of our rows against the previous committed run (+5 % for noise).
@@ -432,7 +482,9 @@ function table(title, rows, base) {
     }
     const isOurs = name.startsWith('ours') || name.startsWith('print-preflight') || !base;
     const wall = `${m.ms.toFixed(0)} ms${m.filesPerSecond ? ` (${m.filesPerSecond.toFixed(1)} files/s)` : ''}`;
-    lines.push(`| ${name} | ${wall} | ${m.cpuMs.toFixed(0)} ms | ${m.cores.toFixed(2)} | ${isOurs ? '' : ratio(base.ms, m.ms)} | ${isOurs ? '' : ratio(base.cpuMs, m.cpuMs)} | ${m.maxRssMb.toFixed(0)} MB |`);
+    lines.push(
+      `| ${name} | ${wall} | ${m.cpuMs.toFixed(0)} ms | ${m.cores.toFixed(2)} | ${isOurs ? '' : ratio(base.ms, m.ms)} | ${isOurs ? '' : ratio(base.cpuMs, m.cpuMs)} | ${m.maxRssMb.toFixed(0)} MB |`,
+    );
   }
   return lines.join('\n');
 }
@@ -445,7 +497,7 @@ function renderMarkdown() {
     `Machine: ${m.cpu}, ${m.cores} cores; Node ${m.node}; ${m.poppler ?? 'poppler not installed'}; ${m.mutool ?? 'mutool not installed'}; ${m.date}.`,
     `Reproduce: \`npm run bench${ROWS ? ` -- --rows ${[...ROWS].join(',')}` : ''}\` (medians of ${RUNS} runs after a warm-up; peak RSS of each measured process).`,
     'Every row gives wall time and CPU time (user + system, all threads and child processes), and the cores it kept busy (CPU / wall).',
-    'Ours uses a pool of 2 workers unless a row says otherwise; mutool, pdftoppm and poppler\'s tools are single-threaded (cores busy ≤ 1).',
+    "Ours uses a pool of 2 workers unless a row says otherwise; mutool, pdftoppm and poppler's tools are single-threaded (cores busy ≤ 1).",
     'The JPEG pages of a file of at most 16 MiB are drawn in the calling thread by sharp, on libuv\'s threads: a "1 worker" row can keep more than one core busy — the cores column says how many.',
     'A ratio is ours / reference: below 1 means print-preflight is faster. In-process rows (per file) time the call in a warm process;',
     'whole-process rows (start-up, typical file) include starting Node, loading modules and starting workers, like the reference tools.',
@@ -466,9 +518,17 @@ function renderMarkdown() {
   const rw = results.realworld;
   if (rw?.rows) {
     parts.push('', `## Real-world folder: ${rw.files} files of test/realworld/manifest.json, ${rw.parallel} at a time`, '');
-    parts.push('Ours: one `batch` process with the default pool (JSON and HTML reports, previews in the HTML). Reference: per file `mutool draw -w 1200 -h 1200` (PNG) + `pdfimages -list` + `pdffonts`, run by `xargs -P`. Peak RSS: ours is the batch process with its workers; the reference\'s is its largest single tool process.', '');
+    parts.push(
+      "Ours: one `batch` process with the default pool (JSON and HTML reports, previews in the HTML). Reference: per file `mutool draw -w 1200 -h 1200` (PNG) + `pdfimages -list` + `pdffonts`, run by `xargs -P`. Peak RSS: ours is the batch process with its workers; the reference's is its largest single tool process.",
+      '',
+    );
     const lines = ['| side | wall (median) | files/s | CPU (median) | CPU per file | cores busy | peak RSS |', '|---|---|---|---|---|---|---|'];
-    for (const [side, m] of Object.entries(rw.rows)) lines.push(m ? `| ${side} | ${m.ms.toFixed(0)} ms | ${m.filesPerSecond.toFixed(2)} | ${m.cpuMs.toFixed(0)} ms | ${m.cpuSecondsPerFile.toFixed(3)} s | ${m.cores.toFixed(2)} | ${m.maxRssMb.toFixed(0)} MB |` : `| ${side} | not installed | | | | | |`);
+    for (const [side, m] of Object.entries(rw.rows))
+      lines.push(
+        m
+          ? `| ${side} | ${m.ms.toFixed(0)} ms | ${m.filesPerSecond.toFixed(2)} | ${m.cpuMs.toFixed(0)} ms | ${m.cpuSecondsPerFile.toFixed(3)} s | ${m.cores.toFixed(2)} | ${m.maxRssMb.toFixed(0)} MB |`
+          : `| ${side} | not installed | | | | | |`,
+      );
     parts.push(lines.join('\n'));
   } else if (rw?.skipped) parts.push('', '## Real-world folder', '', `Skipped: ${rw.skipped}.`);
   for (const [name, r] of Object.entries(results.files)) {
@@ -476,7 +536,8 @@ function renderMarkdown() {
     if (r.hash) parts.push(`Floor — reading and hashing the bytes: ${r.hash.ms.toFixed(0)} ms.`, '');
     if (r.structure) parts.push(table('structure check (no rendering)', r.structure, r.structure.ours), '');
     parts.push(table('previews, 1200 px longest side', r.previews, r.previews.ours), '');
-    if (r.full) parts.push(`Full check (structure + rendering + pixel checks, 2 workers): ${r.full.ms.toFixed(0)} ms wall, ${r.full.cpuMs.toFixed(0)} ms CPU, peak RSS ${r.full.maxRssMb.toFixed(0)} MB.`);
+    if (r.full)
+      parts.push(`Full check (structure + rendering + pixel checks, 2 workers): ${r.full.ms.toFixed(0)} ms wall, ${r.full.cpuMs.toFixed(0)} ms CPU, peak RSS ${r.full.maxRssMb.toFixed(0)} MB.`);
   }
   const b = results.batch;
   if (b.full) {
@@ -485,7 +546,14 @@ function renderMarkdown() {
     parts.push(table('full check of the folder', b.full, b.full['ours, 2 workers']), '');
   }
   const l = results.leak;
-  if (l) parts.push('', '## 1,000 files through one process', '', `RSS after 100 files: ${(l.rss100 / 1e6).toFixed(0)} MB; after 1,000: ${(l.rss1000 / 1e6).toFixed(0)} MB; ${(l.ms / 1000).toFixed(0)} s in all.`, '');
+  if (l)
+    parts.push(
+      '',
+      '## 1,000 files through one process',
+      '',
+      `RSS after 100 files: ${(l.rss100 / 1e6).toFixed(0)} MB; after 1,000: ${(l.rss1000 / 1e6).toFixed(0)} MB; ${(l.ms / 1000).toFixed(0)} s in all.`,
+      '',
+    );
   return `${parts.join('\n')}\n`;
 }
 

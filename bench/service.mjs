@@ -38,16 +38,23 @@ const TICKS = 100; // clock ticks per second in /proc (USER_HZ)
 
 function fromFolder(dir) {
   if (!existsSync(dir)) return null;
-  const names = readdirSync(dir).filter((n) => /^[A-Z0-9-]+__.+\.pdf$/.test(n)).sort().slice(0, Number(values.files));
+  const names = readdirSync(dir)
+    .filter((n) => /^[A-Z0-9-]+__.+\.pdf$/.test(n))
+    .sort()
+    .slice(0, Number(values.files));
   return names.length ? names.map((n) => `${join(dir, n)}=${n.split('__')[0]}`) : null;
 }
 
-const files = (positionals.length ? positionals : fromFolder(values.folder) ?? [
-  'test/corpus/files/reportlab-tshirt-M-exact.pdf=T-SHIRT-M',
-  'test/corpus/files/img2pdf-tanktop-cmyk-jpeg.pdf=TANKTOP-M',
-  'test/corpus/files/gs-duvet-exact.pdf=DUVET-COVER-200X200',
-  'test/corpus/files/pikepdf-tanktop-icc-cmyk.pdf=TANKTOP-M',
-]).map((spec) => {
+const files = (
+  positionals.length
+    ? positionals
+    : (fromFolder(values.folder) ?? [
+        'test/corpus/files/reportlab-tshirt-M-exact.pdf=T-SHIRT-M',
+        'test/corpus/files/img2pdf-tanktop-cmyk-jpeg.pdf=TANKTOP-M',
+        'test/corpus/files/gs-duvet-exact.pdf=DUVET-COVER-200X200',
+        'test/corpus/files/pikepdf-tanktop-icc-cmyk.pdf=TANKTOP-M',
+      ])
+).map((spec) => {
   const [path, sku] = spec.split('=');
   return { path, sku, name: basename(path), bytes: readFileSync(path) };
 });
@@ -126,7 +133,14 @@ async function submit(url, file) {
   return check;
 }
 
-const results = { totalBytes: files.reduce((n, f) => n + f.bytes.length, 0), machine: { cores: availableParallelism(), node: process.version }, workers, requests, files: files.map((f) => `${f.name}=${f.sku}`), runs: [] };
+const results = {
+  totalBytes: files.reduce((n, f) => n + f.bytes.length, 0),
+  machine: { cores: availableParallelism(), node: process.version },
+  workers,
+  requests,
+  files: files.map((f) => `${f.name}=${f.sku}`),
+  runs: [],
+};
 const data = mkdtempSync(join(tmpdir(), 'pp-bench-service-'));
 try {
   const server = await startServer(data);
@@ -174,10 +188,15 @@ const f1 = (n) => n.toFixed(1);
 console.log(`${requests} requests per setting; server with ${workers} workers; ${results.machine.cores} cores; files: ${results.files.join(', ')}\n`);
 console.log('| what | clients | p50 ms | p99 ms | files/s | cores used |');
 console.log('|---|---:|---:|---:|---:|---:|');
-for (const r of results.runs) console.log(`| ${r.what === 'server' ? 'POST /v1/checks?wait=60' : 'check --json (one process per file)'} | ${r.concurrency} | ${f1(r.p50Ms)} | ${f1(r.p99Ms)} | ${r.throughput.toFixed(2)} | ${r.coresUsed.toFixed(2)} |`);
+for (const r of results.runs)
+  console.log(
+    `| ${r.what === 'server' ? 'POST /v1/checks?wait=60' : 'check --json (one process per file)'} | ${r.concurrency} | ${f1(r.p50Ms)} | ${f1(r.p99Ms)} | ${r.throughput.toFixed(2)} | ${r.coresUsed.toFixed(2)} |`,
+  );
 console.log('\n| clients | server p50 / CLI p50 (goal ≤ 0.5) | server / CLI throughput (goal ≥ 1) | cores: server, CLI |');
 console.log('|---:|---:|---:|---|');
 for (const r of results.ratios) {
-  console.log(`| ${r.concurrency} | ${r.latencyP50.toFixed(2)} ${r.goalLatency ? 'met' : 'not met'} | ${r.throughput.toFixed(2)} ${r.goalThroughput ? 'met' : 'not met'} | ${r.serverCores.toFixed(2)}, ${r.cliCores.toFixed(2)} |`);
+  console.log(
+    `| ${r.concurrency} | ${r.latencyP50.toFixed(2)} ${r.goalLatency ? 'met' : 'not met'} | ${r.throughput.toFixed(2)} ${r.goalThroughput ? 'met' : 'not met'} | ${r.serverCores.toFixed(2)}, ${r.cliCores.toFixed(2)} |`,
+  );
 }
 if (values.out) writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);

@@ -34,7 +34,10 @@ async function mupdfPreviews(file) {
 }
 
 const jobs = {
-  hash: async () => createHash('sha256').update(await readFile(target)).digest('hex'),
+  hash: async () =>
+    createHash('sha256')
+      .update(await readFile(target))
+      .digest('hex'),
   structure: () => preflight(target, sku, { raster: false, pool: false }),
   previews: () => preflightWithPreviews(target, sku, { pool, previewSize: 1200, previewFormat: 'png', maxRasterPages: 100_000 }),
   full: () => preflight(target, sku, { pool, maxRasterPages: 100_000 }),
@@ -53,7 +56,9 @@ const jobs = {
 
 if (task === 'leak') {
   // 1,000 files through one process: RSS after 100 and after 1,000 (after a GC each time).
-  const files = readdirSync(target).filter((f) => f.endsWith('.pdf')).map((f) => join(target, f));
+  const files = readdirSync(target)
+    .filter((f) => f.endsWith('.pdf'))
+    .map((f) => join(target, f));
   const rss = {};
   let n = 0;
   const started = performance.now();
@@ -88,4 +93,3 @@ if (task === 'leak') {
   console.log(JSON.stringify({ times, cpu, maxRssKb: process.resourceUsage().maxRSS }));
 }
 await pool?.destroy();
-

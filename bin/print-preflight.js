@@ -9,7 +9,9 @@ module.enableCompileCache?.();
 const { main } = await import('../dist/src/cli/main.js');
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (error) => {
     process.stderr.write(`print-preflight: ${error?.message ? error.message : String(error)}\n`);
     process.exitCode = 2;

@@ -92,7 +92,19 @@ export {
 } from './errors.js';
 export { CheckViewSchema, type CheckView } from './jobs/view.js';
 export type { CheckStatus } from './jobs/schema.js';
-export { checkAndFix, checkAndFixUrl, type CheckAndFixUrlOptions, DEFAULT_FIX_POLICY, DEFAULT_APPROVAL, FixModeSchema, type FixMode, type CheckAndFixOptions, type CheckAndFixResult, type FixedFile, type FlowChange } from './flow/check-and-fix.js';
+export {
+  checkAndFix,
+  checkAndFixUrl,
+  type CheckAndFixUrlOptions,
+  DEFAULT_FIX_POLICY,
+  DEFAULT_APPROVAL,
+  FixModeSchema,
+  type FixMode,
+  type CheckAndFixOptions,
+  type CheckAndFixResult,
+  type FixedFile,
+  type FlowChange,
+} from './flow/check-and-fix.js';
 export { PolicySchema, PolicyActionSchema, FIXES, FIXABLE_CODES, type Policy, type PolicyAction, type FixableCode } from './model/policy.js';
 export { settleFinding, policyLoosenings } from './rules/settle.js';
 export { LOCALES, LocaleSchema, MESSAGE_LOCALES, matchLocale, negotiateLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './model/locales.js';

@@ -91,7 +91,10 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const worker = async () => {
     while (next < files.length) {
       if (options.signal?.aborted) {
-        pushAll(pending, files.slice(next).map((f) => f.rel));
+        pushAll(
+          pending,
+          files.slice(next).map((f) => f.rel),
+        );
         next = files.length;
         return;
       }
@@ -217,7 +220,17 @@ async function judgeOnce(
       reused: true,
     };
   }
-  if (options.fix) return fixOne(source.bytes, resolution.target, out, base, resolution.via, options, { ...paths, fixed: paths.fixed ?? `fixed/${file.rel}`, fixedReport: paths.fixedReport ?? `fixed/${file.rel}.json` }, file.rel);
+  if (options.fix)
+    return fixOne(
+      source.bytes,
+      resolution.target,
+      out,
+      base,
+      resolution.via,
+      options,
+      { ...paths, fixed: paths.fixed ?? `fixed/${file.rel}`, fixedReport: paths.fixedReport ?? `fixed/${file.rel}.json` },
+      file.rel,
+    );
   let judged;
   try {
     judged = await preflightWithPreviews(source.bytes, resolution.target, {
@@ -259,7 +272,14 @@ async function fixOne(
   const wantHtml = options.html ?? true;
   let done;
   try {
-    done = await checkAndFix(bytes, target, { structureInThreadMaxBytes: 0, ...options.preflight, path: rel, signal: options.hardSignal, keepPreviews: wantHtml, fix: options.fix! } as CheckAndFixOptions);
+    done = await checkAndFix(bytes, target, {
+      structureInThreadMaxBytes: 0,
+      ...options.preflight,
+      path: rel,
+      signal: options.hardSignal,
+      keepPreviews: wantHtml,
+      fix: options.fix!,
+    } as CheckAndFixOptions);
   } catch (error) {
     if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
     return writeError(out, base, null, via, error instanceof Error ? error.message : String(error));
@@ -292,13 +312,7 @@ export function describeWriteError(error: unknown): string {
   return e.code === 'ENOSPC' ? 'ENOSPC: the disk is full' : e.code ? `${e.code}: ${e.message.split(',')[0]}` : String(e.message ?? error);
 }
 
-export async function writeError(
-  out: string,
-  base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
-  sku: string | null,
-  via: BatchResult['via'],
-  reason: string,
-): Promise<BatchResult> {
+export async function writeError(out: string, base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>, sku: string | null, via: BatchResult['via'], reason: string): Promise<BatchResult> {
   const result: BatchResult = { ...base, sku, via, verdict: 'error', reason };
   try {
     const record: BatchErrorRecord = { file: base.file, verdict: 'error', reason };

@@ -107,8 +107,16 @@ export async function resolveTarget(values: { product?: string; variant?: string
     if (!(error instanceof UnknownTargetError)) throw error;
     const products = registry.list();
     let hint = '';
-    if ('sku' in target) hint = didYouMean(target.sku, products.flatMap((p) => p.variants.flatMap((v) => v.skus)));
-    else if (error.code === 'ERR_UNKNOWN_PRODUCT') hint = didYouMean(target.product, products.map((p) => p.id));
+    if ('sku' in target)
+      hint = didYouMean(
+        target.sku,
+        products.flatMap((p) => p.variants.flatMap((v) => v.skus)),
+      );
+    else if (error.code === 'ERR_UNKNOWN_PRODUCT')
+      hint = didYouMean(
+        target.product,
+        products.map((p) => p.id),
+      );
     else {
       const { product, variant } = target as { product: string; variant: string };
       hint = didYouMean(variant, products.find((p) => p.id === product.trim().toLowerCase())?.variants.map((v) => v.id) ?? []);

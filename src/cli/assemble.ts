@@ -29,21 +29,21 @@ Exit status: 0 written and it does not fail, 1 it fails (or warns, with --fail-o
 
 export async function assembleCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
-        product: { type: 'string' },
-        variant: { type: 'string' },
-        sku: { type: 'string' },
-        out: { type: 'string' },
-        layer: { type: 'string', multiple: true },
-        fit: { type: 'string' },
-        background: { type: 'string' },
-        'jpeg-quality': { type: 'string' },
-        lossless: { type: 'boolean' },
-        upsample: { type: 'boolean' },
-        profiles: { type: 'string' },
-        json: { type: 'boolean' },
-        'fail-on': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      });
+    product: { type: 'string' },
+    variant: { type: 'string' },
+    sku: { type: 'string' },
+    out: { type: 'string' },
+    layer: { type: 'string', multiple: true },
+    fit: { type: 'string' },
+    background: { type: 'string' },
+    'jpeg-quality': { type: 'string' },
+    lossless: { type: 'boolean' },
+    upsample: { type: 'boolean' },
+    profiles: { type: 'string' },
+    json: { type: 'boolean' },
+    'fail-on': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout(`${ASSEMBLE_HELP}\n`);
     return 0;

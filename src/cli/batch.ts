@@ -60,36 +60,35 @@ the summary printed, and stderr says which reports (or the summary itself) are m
 
 export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
-        out: { type: 'string' },
-        manifest: { type: 'string' },
-        concurrency: { type: 'string' },
-        workers: { type: 'string' },
-        timeout: { type: 'string' },
-        'file-budget': { type: 'string' },
-        'decode-budget-mb': { type: 'string' },
-        'max-rss-mb': { type: 'string' },
-        profiles: { type: 'string' },
-        'no-html': { type: 'boolean' },
-        'no-raster': { type: 'boolean' },
-        fix: { type: 'string' },
-        policy: { type: 'string', multiple: true },
-        locale: { type: 'string' },
-        watch: { type: 'boolean' },
-        stable: { type: 'string' },
-        interval: { type: 'string' },
-        'fail-on': { type: 'string' },
-        redis: { type: 'string' },
-        queue: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      });
+    out: { type: 'string' },
+    manifest: { type: 'string' },
+    concurrency: { type: 'string' },
+    workers: { type: 'string' },
+    timeout: { type: 'string' },
+    'file-budget': { type: 'string' },
+    'decode-budget-mb': { type: 'string' },
+    'max-rss-mb': { type: 'string' },
+    profiles: { type: 'string' },
+    'no-html': { type: 'boolean' },
+    'no-raster': { type: 'boolean' },
+    fix: { type: 'string' },
+    policy: { type: 'string', multiple: true },
+    locale: { type: 'string' },
+    watch: { type: 'boolean' },
+    stable: { type: 'string' },
+    interval: { type: 'string' },
+    'fail-on': { type: 'string' },
+    redis: { type: 'string' },
+    queue: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout(`${BATCH_HELP}\n`);
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('batch needs one folder');
   if (!values.out) throw new UsageError('batch needs --out DIR');
-  const num = (flag: 'concurrency' | 'workers' | 'timeout' | 'file-budget' | 'stable' | 'interval', min: number, integer = true) =>
-    numberFlag(values[flag], flag, { min, integer });
+  const num = (flag: 'concurrency' | 'workers' | 'timeout' | 'file-budget' | 'stable' | 'interval', min: number, integer = true) => numberFlag(values[flag], flag, { min, integer });
   const concurrency = num('concurrency', 1);
   const workers = num('workers', 1);
   const timeout = num('timeout', 1);

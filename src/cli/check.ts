@@ -111,11 +111,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   // the checks and reads the file's structure (on another core): its start-up is off the critical path.
   const file = await readForCheck(positionals[0]!);
   if (!values['no-raster'] && file.needsWorker) (pool ?? defaultPool()).warm(1);
-  const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([
-    import('../flow/preflight.js'),
-    import('../report/html.js'),
-    import('../report/text.js'),
-  ]);
+  const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([import('../flow/preflight.js'), import('../report/html.js'), import('../report/text.js')]);
   let result;
   try {
     result = await preflightWithPreviews(file.bytes ?? positionals[0]!, target, {

@@ -127,7 +127,13 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       result.bytes ? `Fixed ${input} → ${values.out}.` : nothing ? `Nothing to fix in ${input} that can be fixed: nothing was written.` : 'Nothing was written.',
       ...(result.changes.length ? ['', 'Changes:', ...result.changes.map((c) => `  ✓ ${c.page ? `page ${c.page}: ` : ''}${c.action} [${c.code}]`)] : []),
       ...(notFixed.length ? ['', 'Not fixed:', ...notFixed.map((r) => `  ✗ ${r.page ? `page ${r.page}: ` : ''}${r.reason} [${r.code}]`)] : []),
-      ...(held.length ? ['', 'Held for approval (not made; add --approve CODE to make them):', ...held.map((r) => `  ⏸ ${r.page ? `page ${r.page}: ` : ''}${r.reason.replace(/^held for approval: /, '')} [${r.code}]`)] : []),
+      ...(held.length
+        ? [
+            '',
+            'Held for approval (not made; add --approve CODE to make them):',
+            ...held.map((r) => `  ⏸ ${r.page ? `page ${r.page}: ` : ''}${r.reason.replace(/^held for approval: /, '')} [${r.code}]`),
+          ]
+        : []),
       '',
     ];
     io.stdout(lines.join('\n'));
@@ -146,7 +152,10 @@ async function samePath(a: string, b: string): Promise<boolean> {
 
 /** --approve CODE[,CODE] (repeatable) or `all`: the fixes the approval list holds that are approved here. */
 function approveFrom(items: readonly string[] | undefined): 'all' | FindingCode[] {
-  const codes = (items ?? []).flatMap((i) => i.split(',')).map((c) => c.trim()).filter(Boolean);
+  const codes = (items ?? [])
+    .flatMap((i) => i.split(','))
+    .map((c) => c.trim())
+    .filter(Boolean);
   if (codes.includes('all')) return 'all';
   for (const code of codes) if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--approve: unknown finding code "${code}"`);
   return codes as FindingCode[];

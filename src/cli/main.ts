@@ -96,4 +96,3 @@ function defaultIO(): CliIO {
     ...(process.stderr.isTTY && process.stderr.columns ? { stderrColumns: process.stderr.columns } : {}),
   };
 }
-

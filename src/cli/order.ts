@@ -23,13 +23,13 @@ Exit status: 0 payload written, 1 a field or source fails (every one is listed),
 
 export async function orderCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
-        out: { type: 'string' },
-        strict: { type: 'boolean' },
-        'allow-host': { type: 'string', multiple: true },
-        profiles: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      });
+    out: { type: 'string' },
+    strict: { type: 'boolean' },
+    'allow-host': { type: 'string', multiple: true },
+    profiles: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout(`${ORDER_HELP}\n`);
     return 0;

@@ -123,7 +123,12 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     const v = raw[flag];
     if (Array.isArray(v) && v.length) return v;
     const fromEnv = env[`PRINT_PREFLIGHT_${ENV[flag]}`];
-    return fromEnv ? fromEnv.split(',').map((s) => s.trim()).filter(Boolean) : [];
+    return fromEnv
+      ? fromEnv
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   };
   const port = numberFlag(one('port'), 'port', { min: 0, max: 65_535 });
   const workers = numberFlag(one('workers'), 'workers', { min: 1, max: 256 });
@@ -157,9 +162,12 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const callbackSecret = one('callback-secret');
   const allowHosts = many('allow-host');
   // CSP sources are separated by spaces in a header; a variable may use spaces or commas.
-  const frameAncestors = many('frame-ancestors').flatMap((s) => s.split(/\s+/)).filter(Boolean);
+  const frameAncestors = many('frame-ancestors')
+    .flatMap((s) => s.split(/\s+/))
+    .filter(Boolean);
   for (const src of frameAncestors) {
-    if (!/^(?:'self'|'none'|(?:https?:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5}|:\*)?|https?:)$/.test(src)) throw new UsageError(`--frame-ancestors: "${src}" is not a CSP source ('self', https:, or a host such as https://admin.example.com)`);
+    if (!/^(?:'self'|'none'|(?:https?:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5}|:\*)?|https?:)$/.test(src))
+      throw new UsageError(`--frame-ancestors: "${src}" is not a CSP source ('self', https:, or a host such as https://admin.example.com)`);
   }
   const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
   return defined({
@@ -202,8 +210,17 @@ function readTenantsFile(path: string): { tenants: NonNullable<ServeOptions['ten
   }
   const o = data as { tenants?: unknown; adminKeys?: unknown; $schema?: unknown };
   const extra = data !== null && typeof data === 'object' ? Object.keys(data).filter((k) => k !== 'tenants' && k !== 'adminKeys' && k !== '$schema') : [];
-  if (data === null || typeof data !== 'object' || Array.isArray(data) || (o.tenants !== undefined && !Array.isArray(o.tenants)) || (o.adminKeys !== undefined && !Array.isArray(o.adminKeys)) || extra.length) {
-    throw new UsageError(`--tenants ${path}: expected {"tenants": [{"name", "keys", "maxQueued"?, "maxRunning"?, "uploadsPerMinute"?}], "adminKeys": []}${extra.length ? `; unknown field ${extra[0]}` : ''}`);
+  if (
+    data === null ||
+    typeof data !== 'object' ||
+    Array.isArray(data) ||
+    (o.tenants !== undefined && !Array.isArray(o.tenants)) ||
+    (o.adminKeys !== undefined && !Array.isArray(o.adminKeys)) ||
+    extra.length
+  ) {
+    throw new UsageError(
+      `--tenants ${path}: expected {"tenants": [{"name", "keys", "maxQueued"?, "maxRunning"?, "uploadsPerMinute"?}], "adminKeys": []}${extra.length ? `; unknown field ${extra[0]}` : ''}`,
+    );
   }
   return { tenants: (o.tenants ?? []) as NonNullable<ServeOptions['tenants']>, adminKeys: (o.adminKeys ?? []) as string[] };
 }

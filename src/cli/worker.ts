@@ -39,21 +39,21 @@ Exit status: 0 after a graceful stop, 1 when jobs had to be put back, 2 misuse.`
 
 export async function workerCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
-        redis: { type: 'string' },
-        data: { type: 'string' },
-        workers: { type: 'string' },
-        concurrency: { type: 'string' },
-        queue: { type: 'string' },
-        profiles: { type: 'string' },
-        'allow-host': { type: 'string', multiple: true },
-        timeout: { type: 'string' },
-        grace: { type: 'string' },
-        'crash-limit': { type: 'string' },
-        'lock-duration': { type: 'string' },
-        'stalled-interval': { type: 'string' },
-        'decode-budget-mb': { type: 'string' },
-        'max-rss-mb': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
+    redis: { type: 'string' },
+    data: { type: 'string' },
+    workers: { type: 'string' },
+    concurrency: { type: 'string' },
+    queue: { type: 'string' },
+    profiles: { type: 'string' },
+    'allow-host': { type: 'string', multiple: true },
+    timeout: { type: 'string' },
+    grace: { type: 'string' },
+    'crash-limit': { type: 'string' },
+    'lock-duration': { type: 'string' },
+    'stalled-interval': { type: 'string' },
+    'decode-budget-mb': { type: 'string' },
+    'max-rss-mb': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
     io.stdout(`${WORKER_HELP}\n`);

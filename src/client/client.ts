@@ -180,7 +180,15 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
   private validate<T extends z.ZodType>(schema: T, body: unknown, what: string): z.infer<T> {
     const r = schema.safeParse(body);
     if (!r.success) {
-      throw new ServiceResponseError('ERR_SERVICE_RESPONSE', 200, [], `The ${what} answer does not have the expected shape: ${r.error.issues.slice(0, 3).map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
+      throw new ServiceResponseError(
+        'ERR_SERVICE_RESPONSE',
+        200,
+        [],
+        `The ${what} answer does not have the expected shape: ${r.error.issues
+          .slice(0, 3)
+          .map((i) => `${formatPath(i.path)}: ${i.message}`)
+          .join('; ')}`,
+      );
     }
     return r.data;
   }
@@ -209,7 +217,12 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
           await this.backoff(method, path, attempt, reason, null);
           continue;
         }
-        throw new ServiceUnreachableError('ERR_SERVICE_UNREACHABLE', null, [], `${method} ${path}: ${reason}${idempotent ? '' : ' (not retried: the order may or may not have been created; set an order number to make retries safe)'}`);
+        throw new ServiceUnreachableError(
+          'ERR_SERVICE_UNREACHABLE',
+          null,
+          [],
+          `${method} ${path}: ${reason}${idempotent ? '' : ' (not retried: the order may or may not have been created; set an order number to make retries safe)'}`,
+        );
       }
       const remaining = response.headers.get('x-ratelimit-remaining');
       this.limiter.observe(remaining === null ? null : Number(remaining));

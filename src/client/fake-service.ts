@@ -55,7 +55,8 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
   const limit = options.rateLimit ?? 30;
   const windowMs = options.windowMs ?? 60_000;
   const perPage = options.perPage ?? 10;
-  const products = options.products ?? Array.from({ length: 23 }, (_, i) => ({ id: i + 1, name: `Product ${i + 1}`, description: `Description ${i + 1}`, category: i % 3 === 0 ? 'home-textiles' : 'apparel' }));
+  const products =
+    options.products ?? Array.from({ length: 23 }, (_, i) => ({ id: i + 1, name: `Product ${i + 1}`, description: `Description ${i + 1}`, category: i % 3 === 0 ? 'home-textiles' : 'apparel' }));
   let failNext = options.failNext ?? 0;
   const hits: number[] = [];
   const orders: FakeOrderService['orders'] = [];
@@ -137,7 +138,12 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
     const t = Date.now();
     while (hits.length && hits[0]! <= t - windowMs) hits.shift();
     if (hits.length >= limit) {
-      return error(res, req, 429, ['Too Many Attempts.'], { ...headers, 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'Retry-After': String(Math.ceil((hits[0]! + windowMs - t) / 1000)) });
+      return error(res, req, 429, ['Too Many Attempts.'], {
+        ...headers,
+        'X-RateLimit-Limit': String(limit),
+        'X-RateLimit-Remaining': '0',
+        'Retry-After': String(Math.ceil((hits[0]! + windowMs - t) / 1000)),
+      });
     }
     hits.push(t);
     Object.assign(headers, { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(limit - hits.length) });
@@ -156,12 +162,17 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
         res,
         req,
         200,
-        envelope(req, products.slice((page - 1) * perPage, page * perPage), { total: products.length, current_page: page, per_page: perPage }, {
-          first_page: at(1),
-          last_page: at(last),
-          next_page: page < last ? at(page + 1) : null,
-          prev_page: page > 1 ? at(page - 1) : null,
-        }),
+        envelope(
+          req,
+          products.slice((page - 1) * perPage, page * perPage),
+          { total: products.length, current_page: page, per_page: perPage },
+          {
+            first_page: at(1),
+            last_page: at(last),
+            next_page: page < last ? at(page + 1) : null,
+            prev_page: page > 1 ? at(page - 1) : null,
+          },
+        ),
         headers,
       );
     }
@@ -183,7 +194,14 @@ export async function startFakeOrderService(options: FakeServiceOptions = {}): P
           return error(res, req, 400, ['The body is not valid JSON.'], headers);
         }
         const parsed = OrderSchema.safeParse(body);
-        if (!parsed.success) return error(res, req, 400, parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`), headers);
+        if (!parsed.success)
+          return error(
+            res,
+            req,
+            400,
+            parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`),
+            headers,
+          );
         const number = parsed.data.number;
         if (number && orders.some((o) => o.body.number === number)) return error(res, req, 400, [`number: the order number ${number} has already been taken.`], headers);
         const order = { id: orders.length + 1, body: parsed.data as Record<string, unknown> };

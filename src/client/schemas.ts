@@ -96,9 +96,7 @@ export type WebhookOrder = z.infer<typeof WebhookOrderSchema>;
 
 /** Any JSON value: the honest type of an answer whose shape the spec does not publish. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
-);
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]));
 
 /** The order in the answer to POST /orders. Its shape is not published: only an id is required (to follow it). */
 export const CreatedOrderSchema = z.looseObject({

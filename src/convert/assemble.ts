@@ -28,9 +28,7 @@ export class AssemblyInputError extends Error {
 }
 
 type Layer = AssemblyPlan['layers'][number];
-type Encoded =
-  | { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDecode'; widthPx: number; heightPx: number; note: string }
-  | { kind: 'pdf'; bytes: Uint8Array; note: string };
+type Encoded = { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDecode'; widthPx: number; heightPx: number; note: string } | { kind: 'pdf'; bytes: Uint8Array; note: string };
 
 /**
  * Builds the print file of an assembly plan. Throws {@link AssemblyInputError} for inputs that

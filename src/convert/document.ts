@@ -108,4 +108,3 @@ export async function loadForTransform(bytes: Uint8Array, limits: DecodeLimits):
   if (pages.length !== tree.pages.length) throw new InvalidArgumentError(`the rebuilt page tree has ${pages.length} pages, not ${tree.pages.length}`);
   return { doc, budget, pages };
 }
-

@@ -59,7 +59,10 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
       const step = planGeometry(pagePlan.index, codes, pagePlan.rotate, plan, refused);
       if (!step) continue;
       applyGeometry(page, pagePlan.rotate + step.turn, step.resize ? { width: mmToPt(pagePlan.layer.widthMm), height: mmToPt(pagePlan.layer.heightMm) } : null, step.fit);
-      pushAll(changes, step.changes.map((action) => ({ ...action, page: pagePlan.index })));
+      pushAll(
+        changes,
+        step.changes.map((action) => ({ ...action, page: pagePlan.index })),
+      );
     }
     // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.
     if (plan.colour || plan.maxImagePixels !== null) await fixImages(doc, budget, pages, plan, changes, refused);
@@ -74,7 +77,8 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
         out = await doc.save({ useObjectStreams: true });
         changes.push({ code: 'file-too-large', page: null, action: `recompressed ${n} JPEG image${n === 1 ? '' : 's'} at quality ${quality}: ${formatBytes(out.length)}` });
       }
-      if (out.length > plan.maxFileBytes) refused.push({ code: 'file-too-large', page: null, reason: `still ${formatBytes(out.length)} after recompressing: reduce the images' pixel size or the number of pages` });
+      if (out.length > plan.maxFileBytes)
+        refused.push({ code: 'file-too-large', page: null, reason: `still ${formatBytes(out.length)} after recompressing: reduce the images' pixel size or the number of pages` });
     }
     // Nothing changed: nothing to write (a re-saved copy would only look like a fix).
     return { bytes: changes.length ? out : null, changes, refused };
@@ -123,9 +127,7 @@ function applyGeometry(page: PDFPage, turn: number, target: { width: number; hei
   const context = page.doc.context;
   const media = rectOf(context, page.node.get(N('MediaBox'))) ?? [0, 0, 612, 792];
   const crop = rectOf(context, page.node.get(N('CropBox')));
-  const box: [number, number, number, number] = crop
-    ? [Math.max(crop[0], media[0]), Math.max(crop[1], media[1]), Math.min(crop[2], media[2]), Math.min(crop[3], media[3])]
-    : media;
+  const box: [number, number, number, number] = crop ? [Math.max(crop[0], media[0]), Math.max(crop[1], media[1]), Math.min(crop[2], media[2]), Math.min(crop[3], media[3])] : media;
   const uu = Number(page.node.get(N('UserUnit'))?.toString() ?? 1) || 1;
   const scaled = box.map((v) => v * uu) as [number, number, number, number];
   const m = multiply([uu, 0, 0, uu, 0, 0], pageMatrix(scaled, turn, target, fit));

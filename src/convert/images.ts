@@ -28,7 +28,7 @@ import { unfilterPngRow } from '../pdf/png-predictor.js';
 import { loadSharp } from '../raster/sharp.js';
 import { grouped } from '../util/text.js';
 import { concatBytes } from '../util/array.js';
-import { iccOf, LeftAsItIs, modelOf, stripConverter, } from './image-colour.js';
+import { iccOf, LeftAsItIs, modelOf, stripConverter } from './image-colour.js';
 
 export interface ImageRewrite {
   toSrgb: boolean;
@@ -52,7 +52,6 @@ const MAX_WHOLE_DECODE_BYTES = 512 * 1024 * 1024;
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** Rows are converted this many bytes at a time. */
 const STRIP_BYTES = 4 * 1024 * 1024;
-
 
 /**
  * Converts and/or downsamples one image XObject in place.
@@ -81,7 +80,8 @@ export async function rewriteImage(context: PDFContext, ref: PDFRef, colourSpace
   }
   const target = tooLarge ? scaledTo(width, height, job.maxPx!) : { width, height };
   try {
-    const encoded = filters.at(-1) === 'DCTDecode' ? await viaLibvips(context, stream, cs, csObj, filters, target, job) : await viaRows(context, stream, cs, csObj, filters, width, height, target, job);
+    const encoded =
+      filters.at(-1) === 'DCTDecode' ? await viaLibvips(context, stream, cs, csObj, filters, target, job) : await viaRows(context, stream, cs, csObj, filters, width, height, target, job);
     replaceImage(context, ref, dict, encoded.data, target.width, target.height, encoded.filter);
   } catch (error) {
     if (error instanceof BudgetExceededError) throw error;
@@ -97,13 +97,11 @@ function scaledTo(width: number, height: number, maxPx: number): { width: number
   return { width: Math.max(1, Math.floor(width * s)), height: Math.max(1, Math.floor(height * s)) };
 }
 
-
 /** The /Decode array of an image as numbers ([] when absent). */
 function decodeArray(context: PDFContext, dict: PDFDict): number[] {
   const decode = resolve(context, dict.get(PDFName.of('Decode')));
   return decode instanceof PDFArray ? items(context, decode).map((v) => numberOf(v) ?? Number.NaN) : [];
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // JPEG images: libvips end to end.
@@ -119,9 +117,13 @@ async function viaLibvips(
 ): Promise<{ data: Uint8Array; filter: string }> {
   const model = modelOf(cs);
   if (!model || cs.family === 'Indexed') throw new LeftAsItIs(`a JPEG in ${cs.label} is not converted`);
-  if (filters.slice(0, -1).some((f) => f === 'DCTDecode' || f === 'JPXDecode' || f === 'JBIG2Decode' || f === 'CCITTFaxDecode')) throw new LeftAsItIs(`${filters.join(' + ')} images are not converted`);
+  if (filters.slice(0, -1).some((f) => f === 'DCTDecode' || f === 'JPXDecode' || f === 'JBIG2Decode' || f === 'CCITTFaxDecode'))
+    throw new LeftAsItIs(`${filters.join(' + ')} images are not converted`);
   // The JPEG itself: the filters before DCTDecode undone (ASCII85 from reportlab, Flate…).
-  const jpeg = filters.length === 1 ? stream.contents : decodeFilters(stream.contents, filters.slice(0, -1), filterParamsOf(context, stream.dict, filters.length - 1), { maxBytes: MAX_WHOLE_DECODE_BYTES, budget: job.budget, what: 'an image' });
+  const jpeg =
+    filters.length === 1
+      ? stream.contents
+      : decodeFilters(stream.contents, filters.slice(0, -1), filterParamsOf(context, stream.dict, filters.length - 1), { maxBytes: MAX_WHOLE_DECODE_BYTES, budget: job.budget, what: 'an image' });
   const width = Math.trunc(getNumber(context, stream.dict, 'Width') ?? 0);
   const height = Math.trunc(getNumber(context, stream.dict, 'Height') ?? 0);
   const coded = jpegSize(jpeg);
@@ -192,7 +194,6 @@ export function withIccProfile(jpeg: Uint8Array, icc: Uint8Array | undefined): U
 
 // ---------------------------------------------------------------------------------------------
 // Other images: a strip of rows at a time.
-
 
 async function viaRows(
   context: PDFContext,
@@ -284,15 +285,7 @@ class ImageRows {
  * read (trailing data is ignored, as readers do); other chains are decoded to the image's size at
  * most.
  */
-async function decodeRows(
-  context: PDFContext,
-  stream: PDFRawStream,
-  filters: string[],
-  expectedBytes: number,
-  rows: ImageRows,
-  flush: () => Promise<void>,
-  budget: DecodeBudget,
-): Promise<void> {
+async function decodeRows(context: PDFContext, stream: PDFRawStream, filters: string[], expectedBytes: number, rows: ImageRows, flush: () => Promise<void>, budget: DecodeBudget): Promise<void> {
   const params = filterParamsOf(context, stream.dict, filters.length);
   const feed = async (chunk: Uint8Array) => {
     let at = 0;
@@ -459,7 +452,6 @@ function unpacker(width: number, components: number, bpc: number, indices: boole
     if (invert) for (let i = 0; i < n; i++) out[i] = 255 - out[i]!;
   };
 }
-
 
 /**
  * Where converted rows go: reduced to the target size row by row when smaller (area averaging),

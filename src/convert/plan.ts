@@ -120,7 +120,8 @@ export const TransformAnswerSchema = z.union([
 export function assertPermutation(order: readonly number[], pageCount: number): void {
   const ok = order.length === pageCount && order.every((n) => Number.isInteger(n) && n >= 1 && n <= pageCount) && new Set(order).size === pageCount;
   if (!ok) {
-    throw new InvalidArgumentError(`The page order must name each of the file's ${pageCount} pages once (e.g. ${Array.from({ length: Math.min(pageCount, 8) }, (_, i) => pageCount - i).join(',')}), got ${order.slice(0, 16).join(',') || 'nothing'}`);
+    throw new InvalidArgumentError(
+      `The page order must name each of the file's ${pageCount} pages once (e.g. ${Array.from({ length: Math.min(pageCount, 8) }, (_, i) => pageCount - i).join(',')}), got ${order.slice(0, 16).join(',') || 'nothing'}`,
+    );
   }
 }
-

@@ -5,7 +5,7 @@
  * strings, inline images, unknown operators — is kept byte for byte. Two passes: collect every
  * colour, convert them all at once through lcms (the same engine as images), then rewrite.
  */
-import { PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from '../pdf/pdf-lib.js';
+import { type PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from '../pdf/pdf-lib.js';
 
 import { isName, isNum } from '../pdf/lexer.js';
 import { StateStack } from '../pdf/content/state.js';
@@ -148,10 +148,7 @@ export class VectorColourRewriter {
       groups.set(`${p.model}|${p.icc?.length ?? 0}`, g);
     }
     for (const g of groups.values()) {
-      const rgb =
-        g.model === 'cmyk'
-          ? await cmykColoursToRgb(g.values, g.icc)
-          : g.values.map((v) => (g.model === 'gray' ? [v[0]!, v[0]!, v[0]!] : [v[0]!, v[1]!, v[2]!]) as [number, number, number]);
+      const rgb = g.model === 'cmyk' ? await cmykColoursToRgb(g.values, g.icc) : g.values.map((v) => (g.model === 'gray' ? [v[0]!, v[0]!, v[0]!] : [v[0]!, v[1]!, v[2]!]) as [number, number, number]);
       g.keys.forEach((k, i) => this.rgb.set(k, rgb[i]!));
     }
     this.pending.clear();
@@ -235,6 +232,3 @@ const MAX_DISTINCT_COLOURS = 262_144;
 
 /** Deeper q nesting than any renderer keeps (pdf.js and MuPDF cap theirs lower): the rest are not saved. */
 const MAX_SAVED_STATES = 4096;
-
-
-

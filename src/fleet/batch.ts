@@ -25,7 +25,13 @@ export function batchFileHandler(): JobHandler<BatchResult> {
     async run(raw, ctx) {
       const job = BatchFileJobSchema.parse(raw);
       const registry = await registryFrom(job.profiles);
-      const rules = { ...(job.severities ? { severities: job.severities } : {}), ...(job.limits ? { limits: job.limits } : {}), ...(job.policy ? { policy: job.policy } : {}), ...(job.locale ? { locale: job.locale } : {}), ...(job.fileBudgetMs ? { fileBudgetMs: job.fileBudgetMs } : {}) };
+      const rules = {
+        ...(job.severities ? { severities: job.severities } : {}),
+        ...(job.limits ? { limits: job.limits } : {}),
+        ...(job.policy ? { policy: job.policy } : {}),
+        ...(job.locale ? { locale: job.locale } : {}),
+        ...(job.fileBudgetMs ? { fileBudgetMs: job.fileBudgetMs } : {}),
+      };
       const result = await judge({ path: job.path, rel: job.rel }, job.out, new Map([[job.rel, job.target]]), registry, {
         html: job.html,
         hardSignal: ctx.signal,
@@ -112,7 +118,18 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
     toQueue.push({
       id: `batch-${run}-${i}`,
       file,
-      data: { path: file.path, rel: file.rel, out, target: resolution.target, via: resolution.via, html, raster, ...(profiles ? { profiles } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...rules },
+      data: {
+        path: file.path,
+        rel: file.rel,
+        out,
+        target: resolution.target,
+        via: resolution.via,
+        html,
+        raster,
+        ...(profiles ? { profiles } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...rules,
+      },
     });
   }
 

@@ -169,9 +169,7 @@ export class RedisQueue implements CheckQueue {
 
   /** One recovery at a time; a failed one (Redis away again) is logged and retried at the next reconnection. */
   private recover(): Promise<void> {
-    this.recovering = this.recovering.then(() =>
-      this.recoverOnce().catch((e: Error) => this.log('warn', 'recovery-failed', { error: e.message })),
-    );
+    this.recovering = this.recovering.then(() => this.recoverOnce().catch((e: Error) => this.log('warn', 'recovery-failed', { error: e.message })));
     return this.recovering;
   }
 
@@ -226,9 +224,11 @@ export class RedisQueue implements CheckQueue {
   private async failed(id: string, reason: string): Promise<void> {
     const job = await this.queue?.getJob(id).catch(() => undefined);
     if (!job || (await job.getState()) !== 'failed') return; // a failed attempt that will be retried
-    const record = await this.options.store.updateRecord(id, (r) =>
-      isSettled(r.status) ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: `The check could not be run: ${reason}` } },
-    ).catch(() => null);
+    const record = await this.options.store
+      .updateRecord(id, (r) =>
+        isSettled(r.status) ? r : { ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_WORKER_CRASHED', message: `The check could not be run: ${reason}` } },
+      )
+      .catch(() => null);
     if (record) await this.finished(id);
   }
 
@@ -425,7 +425,12 @@ export class RedisQueue implements CheckQueue {
       },
     });
     new OptionalGauge({ name: 'print_preflight_queue_failed', help: 'Jobs BullMQ gave up on, still kept in Redis', registers, read: async () => (await queue.current())?.counts.failed ?? null });
-    new OptionalGauge({ name: 'print_preflight_fleet_workers', help: 'Fleet workers alive (their heartbeat has not expired)', registers, read: async () => (await queue.current())?.workers.length ?? null });
+    new OptionalGauge({
+      name: 'print_preflight_fleet_workers',
+      help: 'Fleet workers alive (their heartbeat has not expired)',
+      registers,
+      read: async () => (await queue.current())?.workers.length ?? null,
+    });
     const perWorker = (name: string, help: string, labelNames: string[], fill: (g: Gauge, w: WorkerHeartbeat) => void) =>
       new Gauge({
         name,
@@ -441,7 +446,9 @@ export class RedisQueue implements CheckQueue {
     perWorker('print_preflight_fleet_worker_jobs', 'Jobs each worker finished since it started, by outcome (done, failed, poison); rate() gives its throughput', ['worker', 'outcome'], (g, w) => {
       for (const outcome of ['done', 'failed', 'poison'] as const) g.set({ worker: w.name, outcome }, w[outcome]);
     });
-    perWorker('print_preflight_fleet_worker_busy_seconds', 'Seconds each worker spent running jobs since it started (summed over its concurrent jobs)', ['worker'], (g, w) => g.set({ worker: w.name }, w.busyMs / 1000));
+    perWorker('print_preflight_fleet_worker_busy_seconds', 'Seconds each worker spent running jobs since it started (summed over its concurrent jobs)', ['worker'], (g, w) =>
+      g.set({ worker: w.name }, w.busyMs / 1000),
+    );
     perWorker('print_preflight_fleet_worker_active', 'Jobs each worker runs now', ['worker'], (g, w) => g.set({ worker: w.name }, w.active));
   }
 
@@ -464,8 +471,7 @@ export class RedisQueue implements CheckQueue {
  * const service = await startService({ dataDir: '/mnt/shared/data', queue: redisQueueFactory({ url: 'redis://queue.internal:6379/0' }) });
  */
 export function redisQueueFactory(connection: FleetConnection, options: Omit<RedisQueueOptions, 'store' | 'onFinished'> = {}) {
-  return (ctx: { store: JobStore; onFinished: (record: CheckRecord) => void }): CheckQueue =>
-    new RedisQueue(connection, { ...options, store: ctx.store, onFinished: ctx.onFinished });
+  return (ctx: { store: JobStore; onFinished: (record: CheckRecord) => void }): CheckQueue => new RedisQueue(connection, { ...options, store: ctx.store, onFinished: ctx.onFinished });
 }
 
 function safeJson(text: string): unknown {

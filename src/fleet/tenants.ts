@@ -142,7 +142,10 @@ export class RedisLedger implements TenantLedger {
   private readonly events = new EventEmitter<{ freed: [] }>();
 
   /** @param base `<prefix>:<queue>`: the fleet's key space. */
-  constructor(redis: Redis, private readonly base: string) {
+  constructor(
+    redis: Redis,
+    private readonly base: string,
+  ) {
     for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys, lua });
     this.redis = redis as Scripted;
     this.events.setMaxListeners(0);

@@ -22,7 +22,7 @@ import type { PreflightPool } from '../pool/pool.js';
 import { connectRedis, reachable, resolveConnection, settledWithin, type FleetConnection } from './connection.js';
 import type { RecordLock } from '../jobs/record-lock.js';
 import { RedisRecordLock } from './record-lock.js';
-import { RetryPolicySchema, TransientJobError, } from './jobs.js';
+import { RetryPolicySchema, TransientJobError } from './jobs.js';
 import { silentLogger, type Logger } from './log.js';
 import { RedisLedger } from './tenants.js';
 import type { TenantLedger } from '../jobs/tenants.js';

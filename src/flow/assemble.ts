@@ -58,7 +58,8 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   const positional = inputs.filter((i): i is string | Uint8Array => typeof i === 'string' || i instanceof Uint8Array);
   for (const i of inputs) {
     if (typeof i === 'object' && !(i instanceof Uint8Array)) {
-      if (!resolved.layers.some((l) => l.id === i.layer)) throw new InvalidArgumentError(`${resolved.profile.id} has no layer "${i.layer}"; its layers: ${resolved.layers.map((l) => l.id).join(', ')}`);
+      if (!resolved.layers.some((l) => l.id === i.layer))
+        throw new InvalidArgumentError(`${resolved.profile.id} has no layer "${i.layer}"; its layers: ${resolved.layers.map((l) => l.id).join(', ')}`);
       byLayer.set(i.layer, i.input);
     }
   }

@@ -25,7 +25,11 @@ import type { ResolvedRun } from './run.js';
  * @example
  * const got = await downloadWith(await resolveRun({ sku: 'T-SHIRT-M' }), 'https://cdn.example.com/a.pdf');
  */
-export async function downloadWith(run: ResolvedRun, url: string, rawNetwork: NetworkOptions = {}): Promise<{ ok: true; bytes: Uint8Array; finish: (report: Report) => Promise<Report> } | { ok: false; report: Report }> {
+export async function downloadWith(
+  run: ResolvedRun,
+  url: string,
+  rawNetwork: NetworkOptions = {},
+): Promise<{ ok: true; bytes: Uint8Array; finish: (report: Report) => Promise<Report> } | { ok: false; report: Report }> {
   const parsed = NetworkOptionsSchema.safeParse(rawNetwork ?? {});
   if (!parsed.success) {
     throw new InvalidArgumentError(`Invalid network options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
@@ -104,7 +108,12 @@ function sourceDrafts(url: string, result: DownloadResult): Draft[] {
   }
   const signed = safeSigned(url);
   if (signed) {
-    const when = signed.expires ? `expires ${signed.expires.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}` : 'may expire';
+    const when = signed.expires
+      ? `expires ${signed.expires
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d+Z$/, ' UTC')}`
+      : 'may expire';
     out.push({
       ...base,
       code: 'source-url-expires',

@@ -181,7 +181,13 @@ export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: R
   } else {
     const unordered = before.findings.find((f) => f.code === 'page-order-mismatch');
     if (unordered && !refused.some((r) => r.code === 'page-order-mismatch')) {
-      refused.push({ code: 'page-order-mismatch', page: null, reason: `the pages are in another order than the layers: say --reorder (pages ${String(unordered.details?.order ?? '').split(',').join(', ')}) or give the order with --pages` });
+      refused.push({
+        code: 'page-order-mismatch',
+        page: null,
+        reason: `the pages are in another order than the layers: say --reorder (pages ${String(unordered.details?.order ?? '')
+          .split(',')
+          .join(', ')}) or give the order with --pages`,
+      });
     }
   }
 
@@ -223,8 +229,10 @@ function wantedCodes(report: Report, opts: z.output<typeof FixOptionsSchema>, re
   const approved = (code: FindingCode) => approvedCode(code, opts, resolved);
   // A fix that needs an instruction nobody gave says which one (whatever the policy).
   for (const f of report.findings) {
-    if (f.code === 'page-orientation-mismatch' && !opts.rotate) refused.push({ code: f.code, page: f.page, reason: 'the page is sideways, but which way the design should turn cannot be known: say --rotate cw or --rotate ccw' });
-    if (f.code === 'page-size-mismatch' && !opts.fit) refused.push({ code: f.code, page: f.page, reason: 'the page has other proportions than its layer: say how to fit it (--fit contain, cover or stretch)' });
+    if (f.code === 'page-orientation-mismatch' && !opts.rotate)
+      refused.push({ code: f.code, page: f.page, reason: 'the page is sideways, but which way the design should turn cannot be known: say --rotate cw or --rotate ccw' });
+    if (f.code === 'page-size-mismatch' && !opts.fit)
+      refused.push({ code: f.code, page: f.page, reason: 'the page has other proportions than its layer: say how to fit it (--fit contain, cover or stretch)' });
   }
   for (const code of [...asked]) {
     if (approved(code)) continue;

@@ -9,10 +9,7 @@ import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
 import { DecodeLimitsOverrideSchema } from '../pdf/decode-budget.js';
 
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
-export const TargetSchema = z.union([
-  z.object({ product: z.string().min(1), variant: z.string().min(1) }).strict(),
-  z.object({ sku: z.string().min(1) }).strict(),
-]);
+export const TargetSchema = z.union([z.object({ product: z.string().min(1), variant: z.string().min(1) }).strict(), z.object({ sku: z.string().min(1) }).strict()]);
 
 /** Options of {@link preflight}. Defaults are set here and nowhere else. */
 export const PreflightOptionsSchema = z

@@ -100,8 +100,7 @@ export function draftSourceCount(order: OrderPayload): number {
 }
 
 async function buildOrderPayloadFrom(order: OrderPayload, options: BuildOptions): Promise<{ payload: OrderPayload; reports: Report[] }> {
-  const registry: ProfileRegistry =
-    await registryFrom(options.preflight?.profiles);
+  const registry: ProfileRegistry = await registryFrom(options.preflight?.profiles);
   const issues: OrderIssue[] = [];
   const given = (options.preflights ?? []).map((p) => ('report' in p ? p : { url: p.source?.url ?? p.file.path ?? '', report: p }));
 
@@ -170,7 +169,16 @@ async function buildOrderPayloadFrom(order: OrderPayload, options: BuildOptions)
 }
 
 const KIND: Record<string, string> = { string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false', array: 'a list', object: 'an object' };
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}` : `${typeof v} ${String(v)}`);
+const kindOf = (v: unknown) =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'a list'
+      : typeof v === 'object'
+        ? 'an object'
+        : typeof v === 'string'
+          ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`
+          : `${typeof v} ${String(v)}`;
 
 /** A schema issue as a person reads it: "is required (a string)", "must be a number, not the string "2"". */
 export function friendlyMessage(issue: { code: string; path: readonly PropertyKey[]; message: string; expected?: unknown; keys?: readonly string[] }, draft: unknown): string {
@@ -188,7 +196,10 @@ export function friendlyMessage(issue: { code: string; path: readonly PropertyKe
 
 function explain(report: Report, strict: boolean): string {
   const worst = report.findings.filter((f) => f.severity === (report.verdict === 'fail' ? 'error' : 'warning'));
-  const why = worst.slice(0, 3).map((f) => `${f.code}: ${f.message}`).join(' | ');
+  const why = worst
+    .slice(0, 3)
+    .map((f) => `${f.code}: ${f.message}`)
+    .join(' | ');
   const more = worst.length > 3 ? ` (+${worst.length - 3} more)` : '';
   const verdict = report.verdict === 'warn' && strict ? 'has warnings, and strict mode accepts only pass' : `fails its preflight for ${report.product} ${report.variant}`;
   return `${verdict}: ${why}${more}`;
@@ -201,4 +212,3 @@ async function limitConcurrency<T>(items: T[], limit: number, fn: (item: T) => P
   });
   await Promise.all(workers);
 }
-

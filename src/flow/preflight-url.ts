@@ -35,9 +35,7 @@ export async function preflightUrlWithPreviews(url: string, target: Target, opti
  * the download found (the `source` member, `source-*` findings, a login page) on a report of those
  * bytes — or, when nothing usable came, the report that says why.
  */
-export type DownloadedSource =
-  | { ok: true; bytes: Uint8Array; options: PreflightOptions; finish: (report: Report) => Promise<Report> }
-  | { ok: false; report: Report };
+export type DownloadedSource = { ok: true; bytes: Uint8Array; options: PreflightOptions; finish: (report: Report) => Promise<Report> } | { ok: false; report: Report };
 
 /** Downloads `url` within the target's file-size limit and the network options; see {@link DownloadedSource}. */
 export async function downloadSource(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<DownloadedSource> {
@@ -47,4 +45,3 @@ export async function downloadSource(url: string, target: Target, options: UrlPr
   const got = await downloadWith(run, url, network);
   return got.ok ? { ...got, options: { ...preflightOptions, profiles: run.registry } } : got;
 }
-

@@ -35,7 +35,6 @@ export interface Preview {
   heightPx: number;
 }
 
-
 /**
  * Preflights a print file against a product profile: reads the PDF's structure (pages, boxes,
  * /Rotate, images, colour spaces), rasterises its pages in the worker pool, and runs every check
@@ -69,11 +68,7 @@ export async function preflight(input: string | Uint8Array, target: Target, opti
  * const { report, previews } = await preflightWithPreviews('a.pdf', { sku: 'T-SHIRT-M' });
  * await writeFile('report.html', renderHtml(report, previews));
  */
-export async function preflightWithPreviews(
-  input: string | Uint8Array,
-  target: Target,
-  options: PreflightOptions = {},
-): Promise<{ report: Report; previews: Map<number, Preview> }> {
+export async function preflightWithPreviews(input: string | Uint8Array, target: Target, options: PreflightOptions = {}): Promise<{ report: Report; previews: Map<number, Preview> }> {
   const { keepPreviews = true, ...rest } = options as PreflightOptions & { keepPreviews?: boolean };
   return checkResolved(await resolveRun(target, rest), input, { keepPreviews });
 }
@@ -230,11 +225,7 @@ const IN_THREAD_HEAP_MB = 768;
  * Structure facts read in this thread, and where the JPEG of each image-page plan lies in the file;
  * an unexpected failure becomes a document problem.
  */
-async function inspectHere(
-  bytes: Uint8Array,
-  limits: DecodeLimits,
-  maxHiddenImagePixels: number,
-): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
+async function inspectHere(bytes: Uint8Array, limits: DecodeLimits, maxHiddenImagePixels: number): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
   const [{ inspectPdf }, { jpegLocations }, { getHeapStatistics }] = await Promise.all([import('../pdf/inspect.js'), import('../raster/image-stream.js'), import('node:v8')]);
   let context: PDFContext | undefined;
   try {
@@ -303,11 +294,7 @@ function toShared(bytes: Uint8Array): SharedArrayBuffer {
   return shared;
 }
 
-async function writePreviews(
-  previews: Map<number, Preview>,
-  dir: string | null,
-  path: string | null,
-): Promise<Map<number, PreviewRef>> {
+async function writePreviews(previews: Map<number, Preview>, dir: string | null, path: string | null): Promise<Map<number, PreviewRef>> {
   const refs = new Map<number, PreviewRef>();
   if (dir) await mkdir(dir, { recursive: true });
   const stem = path ? basename(path).replace(/\.pdf$/i, '') : 'document';

@@ -28,7 +28,11 @@ export const CallbackOptionsSchema = z
     maxAttempts: z.number().int().min(1).max(10).default(10),
     /** Delay before the second attempt, in ms; doubles each time (with jitter), at most `maxDelayMs`. */
     backoffMs: z.number().int().min(0).default(5_000),
-    maxDelayMs: z.number().int().min(0).default(15 * 60_000),
+    maxDelayMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(15 * 60_000),
     /** Time limit of one attempt, in ms. */
     timeoutMs: z.number().int().min(1).default(10_000),
     /** Hosts allowed although they resolve to private or loopback addresses. */

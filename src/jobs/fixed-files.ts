@@ -174,7 +174,14 @@ export class FixedFiles {
       const referenced = (await readdir(refs).catch(() => [] as string[])).some((n) => n.endsWith('.json') && !isTemporaryName(n));
       if (referenced) continue;
       const meta = await this.meta(token).catch(() => null);
-      const times = await Promise.all([this.path(token), refs, join(folder, name)].map((p) => stat(p).then((i) => i.mtimeMs, () => 0)));
+      const times = await Promise.all(
+        [this.path(token), refs, join(folder, name)].map((p) =>
+          stat(p).then(
+            (i) => i.mtimeMs,
+            () => 0,
+          ),
+        ),
+      );
       const last = Math.max(times[0]!, times[1]!, times[2]!, meta ? Date.parse(meta.at) || 0 : 0);
       if (now - last <= maxAgeMs) continue;
       const hadFile = times[0]! > 0;

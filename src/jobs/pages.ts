@@ -23,7 +23,11 @@ async function pageImages(files: ReadonlyMap<number, { file: string; format: str
     const bytes = await readFile(f.file).catch(() => null);
     if (!bytes) continue;
     const known = report?.pages.find((p) => p.index === n)?.preview;
-    const size = known ?? (await sharp(bytes).metadata().catch(() => ({ width: 0, height: 0 })));
+    const size =
+      known ??
+      (await sharp(bytes)
+        .metadata()
+        .catch(() => ({ width: 0, height: 0 })));
     const widthPx = 'widthPx' in size ? size.widthPx : (size.width ?? 0);
     const heightPx = 'heightPx' in size ? size.heightPx : (size.height ?? 0);
     out.set(n, { bytes: new Uint8Array(bytes), format: f.format === 'png' ? 'png' : 'webp', widthPx, heightPx });
@@ -110,7 +114,13 @@ export async function storedReportPage(store: JobStore, registry: ProfileRegistr
  * @example
  * const html = await storedApprovalPage(store, registry, record, job, { locale: 'pt-BR', action: `/v1/approvals/${record.token}` });
  */
-export async function storedApprovalPage(store: JobStore, registry: ProfileRegistry, record: CheckRecord, job: CheckJob, options: { locale: Locale | MessageLocale; notice?: string | null; action: string; actionQuery?: string }): Promise<string | null> {
+export async function storedApprovalPage(
+  store: JobStore,
+  registry: ProfileRegistry,
+  record: CheckRecord,
+  job: CheckJob,
+  options: { locale: Locale | MessageLocale; notice?: string | null; action: string; actionQuery?: string },
+): Promise<string | null> {
   const [before, after] = await Promise.all([store.readBeforeReport(record.id), store.readReport(record.id)]);
   if (!before || !after || !record.fixed) return null;
   const { profile } = registry.resolve(job.target);

@@ -117,7 +117,13 @@ export class EmbeddedQueue implements CheckQueue {
       if (job) {
         if (job.owner) await this.tenants.requeue(job.owner.tenant, job.id);
         this.waiting.push(job);
-      } else await store.updateRecord(record.id, (r) => ({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code: 'ERR_INPUT_UNREADABLE', message: 'The job file of this check is missing or unreadable.' } }));
+      } else
+        await store.updateRecord(record.id, (r) => ({
+          ...r,
+          status: 'error',
+          finishedAt: new Date().toISOString(),
+          error: { code: 'ERR_INPUT_UNREADABLE', message: 'The job file of this check is missing or unreadable.' },
+        }));
     }
     // Callbacks still owed for checks that finished before a restart.
     for (const id of await owedCallbacks(store)) this.deliver(id);

@@ -105,8 +105,7 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
   }))!;
   if (claimed.status !== 'running' || claimed.run !== run) return claimed;
   /** A change of this run's record, made only while the record is still this run's (compare-and-set). */
-  const ours = (change: (r: CheckRecord) => CheckRecord) => async () =>
-    (await store.updateRecord(job.id, (r) => (r.status === 'running' && r.run === run ? change(r) : r))) ?? claimed;
+  const ours = (change: (r: CheckRecord) => CheckRecord) => async () => (await store.updateRecord(job.id, (r) => (r.status === 'running' && r.run === run ? change(r) : r))) ?? claimed;
 
   let result: Checked;
   try {
@@ -161,18 +160,20 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
   // can use it. It is kept for the record as rejected, with the reason.
   const failing = out.report.verdict === 'fail';
   const state: FixedState = failing ? 'rejected' : result.status === 'needs-approval' ? 'pending' : 'auto';
-  await store.writeFixed(job.id, token, { bytes: fixed.bytes, sha256: fixed.sha256, state, report: out.report, before: out.before, beforePreviews: job.options.previews ? out.beforePreviews : new Map() });
+  await store.writeFixed(job.id, token, {
+    bytes: fixed.bytes,
+    sha256: fixed.sha256,
+    state,
+    report: out.report,
+    before: out.before,
+    beforePreviews: job.options.previews ? out.beforePreviews : new Map(),
+  });
   if (failing) await store.files.remove(token);
   const at = new Date().toISOString();
   return {
     token,
     fixed: { url: `/v1/files/${token}.pdf`, sha256: fixed.sha256, bytes: fixed.bytes.length, changes: fixed.changes, refused: fixed.refused },
-    approval:
-      state === 'pending'
-        ? { state }
-        : failing
-          ? { state, at, reason: 'The fixed file still fails its checks, so it is not used: upload a new file.' }
-          : { state, at },
+    approval: state === 'pending' ? { state } : failing ? { state, at, reason: 'The fixed file still fails its checks, so it is not used: upload a new file.' } : { state, at },
   };
 }
 
@@ -185,7 +186,14 @@ async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fi
   try {
     const resolved = (await registryFrom(ctx.profiles)).resolve(job.target);
     const out = result.fixed;
-    const pages = await keepRunPages(ctx.store, job, resolved, { ...fixedState, finishedAt: new Date().toISOString() }, { report: result.report, previews: result.previews }, out ? { report: out.before, previews: out.beforePreviews } : null);
+    const pages = await keepRunPages(
+      ctx.store,
+      job,
+      resolved,
+      { ...fixedState, finishedAt: new Date().toISOString() },
+      { report: result.report, previews: result.previews },
+      out ? { report: out.before, previews: out.beforePreviews } : null,
+    );
     if (pages.originalHtml !== null) await ctx.store.writeOriginalHtml(job.id, pages.originalHtml);
     return pages.html;
   } catch {

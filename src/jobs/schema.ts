@@ -143,7 +143,10 @@ export const CheckRecordSchema = z
     /** The approval of the fixed file, when there is one. */
     approval: ApprovalStateSchema.optional(),
     /** The token of the fixed file and of the approval page (`/v1/approvals/{token}`). */
-    token: z.string().regex(/^[0-9a-f]{48}$/).optional(),
+    token: z
+      .string()
+      .regex(/^[0-9a-f]{48}$/)
+      .optional(),
     /** With no fixed file: the fixes the policy asked for that could not be made, and why. */
     fixRefused: z.array(RefusedFixSchema).optional(),
     /** Raised by every write (JobStore.updateRecord): what a change was made against. Internal. */

@@ -141,12 +141,7 @@ export class JobStore {
    * be had (a decision), else RecordLockUnavailableError; without it a Redis that is away leaves the
    * change to this process's lock alone.
    */
-  async updateRecord(
-    id: string,
-    change: (record: CheckRecord) => CheckRecord,
-    then?: (next: CheckRecord) => Promise<void>,
-    options: { required?: boolean } = {},
-  ): Promise<CheckRecord | null> {
+  async updateRecord(id: string, change: (record: CheckRecord) => CheckRecord, then?: (next: CheckRecord) => Promise<void>, options: { required?: boolean } = {}): Promise<CheckRecord | null> {
     const shared = this.recordLock;
     return this.local.run(id, () =>
       (shared ? (fn: () => Promise<CheckRecord | null>) => shared.run(id, fn, options) : (fn: () => Promise<CheckRecord | null>) => fn())(async () => {
@@ -199,7 +194,6 @@ export class JobStore {
     for (const [n, p] of fixed.beforePreviews) await writeDurable(join(dir, 'before', 'pages', `${n}.${p.format}`), p.bytes);
     await writeDurable(join(dir, 'before', 'report.json'), `${JSON.stringify(fixed.before, null, 2)}\n`);
   }
-
 
   /** The original file's report of a check that fixed it, or null. */
   async readBeforeReport(id: string): Promise<Report | null> {
@@ -383,7 +377,10 @@ export class JobStore {
       this.events.on('record', onRecord);
       const timer = setTimeout(() => done(null), timeoutMs);
       const poll = setInterval(() => {
-        this.readRecord(id).then((r) => finished(r) && done(r), () => undefined);
+        this.readRecord(id).then(
+          (r) => finished(r) && done(r),
+          () => undefined,
+        );
       }, pollMs);
     });
   }

@@ -6,49 +6,46 @@ import { z } from 'zod';
 import { ReportSchema, VerdictSchema, type Report } from '../report/schema.js';
 import { ApprovalStateSchema, CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, FixedFileSchema, RefusedFixSchema, type CheckRecord } from './schema.js';
 
-export const CheckViewSchema = z
-  .strictObject({
-    id: CheckIdSchema,
-    status: CheckStatusSchema,
-    createdAt: z.iso.datetime(),
-    startedAt: z.iso.datetime().nullable(),
-    finishedAt: z.iso.datetime().nullable(),
-    verdict: VerdictSchema.nullable(),
-    /** Why no report could be made (status `error`). Problems in the file are findings in the report. */
-    error: CheckErrorSchema.nullable(),
-    /** Runs started (more than 1 when a restart interrupted one). */
-    attempts: z.number().int(),
-    callback: z
-      .strictObject({ state: z.enum(['pending', 'delivered', 'failed']), attempts: z.array(CallbackAttemptSchema) })
-      .nullable(),
-    /**
-     * The fixed file (`fix: auto | approve`, and the policy fixed something): its URL (served once
-     * approved, or at once with `fix: auto`), SHA-256, and the changes. Null otherwise.
-     */
-    fixed: FixedFileSchema.nullable(),
-    /**
-     * With `fix` and no fixed file: the fixes the policy asked for that could not be made, and why
-     * (the file over the decode or time limits, an image that cannot be decoded…). Absent otherwise.
-     */
-    fixRefused: z.array(RefusedFixSchema).optional(),
-    /** Where the approval of the fixed file stands; null when there is nothing to approve. */
-    approval: ApprovalStateSchema.nullable(),
-    /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, the fixed file's report (named `<name>.fixed.pdf`, its SHA-256 the fixed file's); the original's is `original`. */
-    report: ReportSchema.nullable(),
-    /** For a check that fixed its file: the report on the file as it was sent (its own SHA-256). Absent otherwise. */
-    original: ReportSchema.nullable().optional(),
-    links: z.strictObject({
-      self: z.string(),
-      html: z.string().nullable(),
-      previews: z.array(z.string()),
-      /** The approval page (no API key: the token is the secret), when the check fixed the file. */
-      approval: z.string().nullable().optional(),
-      /** The original's report.html, when the check fixed the file. */
-      original: z.string().nullable().optional(),
-      /** Each layer's mockup (`/v1/checks/{id}/mockup/{layer}.png`), when the check rendered its pages. */
-      mockups: z.array(z.string()).optional(),
-    }),
-  });
+export const CheckViewSchema = z.strictObject({
+  id: CheckIdSchema,
+  status: CheckStatusSchema,
+  createdAt: z.iso.datetime(),
+  startedAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+  verdict: VerdictSchema.nullable(),
+  /** Why no report could be made (status `error`). Problems in the file are findings in the report. */
+  error: CheckErrorSchema.nullable(),
+  /** Runs started (more than 1 when a restart interrupted one). */
+  attempts: z.number().int(),
+  callback: z.strictObject({ state: z.enum(['pending', 'delivered', 'failed']), attempts: z.array(CallbackAttemptSchema) }).nullable(),
+  /**
+   * The fixed file (`fix: auto | approve`, and the policy fixed something): its URL (served once
+   * approved, or at once with `fix: auto`), SHA-256, and the changes. Null otherwise.
+   */
+  fixed: FixedFileSchema.nullable(),
+  /**
+   * With `fix` and no fixed file: the fixes the policy asked for that could not be made, and why
+   * (the file over the decode or time limits, an image that cannot be decoded…). Absent otherwise.
+   */
+  fixRefused: z.array(RefusedFixSchema).optional(),
+  /** Where the approval of the fixed file stands; null when there is nothing to approve. */
+  approval: ApprovalStateSchema.nullable(),
+  /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, the fixed file's report (named `<name>.fixed.pdf`, its SHA-256 the fixed file's); the original's is `original`. */
+  report: ReportSchema.nullable(),
+  /** For a check that fixed its file: the report on the file as it was sent (its own SHA-256). Absent otherwise. */
+  original: ReportSchema.nullable().optional(),
+  links: z.strictObject({
+    self: z.string(),
+    html: z.string().nullable(),
+    previews: z.array(z.string()),
+    /** The approval page (no API key: the token is the secret), when the check fixed the file. */
+    approval: z.string().nullable().optional(),
+    /** The original's report.html, when the check fixed the file. */
+    original: z.string().nullable().optional(),
+    /** Each layer's mockup (`/v1/checks/{id}/mockup/{layer}.png`), when the check rendered its pages. */
+    mockups: z.array(z.string()).optional(),
+  }),
+});
 
 export type CheckView = z.infer<typeof CheckViewSchema>;
 

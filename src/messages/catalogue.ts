@@ -184,7 +184,12 @@ export const formatMegabytes = (bytes: number, locale: Locale): string =>
   new Intl.NumberFormat(messageLocale(locale), { style: 'unit', unit: 'megabyte', maximumFractionDigits: 1 }).format(bytes / 1_000_000);
 
 /** The values a finding's messages are filled with. */
-export function messageValues(finding: Pick<Finding, 'code' | 'page' | 'layer' | 'details'>, target: NamedTarget, loaded: LoadedCatalogue, context: MessageContext = {}): Record<string, string | number> {
+export function messageValues(
+  finding: Pick<Finding, 'code' | 'page' | 'layer' | 'details'>,
+  target: NamedTarget,
+  loaded: LoadedCatalogue,
+  context: MessageContext = {},
+): Record<string, string | number> {
   const { locale, catalogue, format } = loaded;
   const values: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(finding.details ?? {})) if (typeof v === 'number' || typeof v === 'string') values[k] = v;
@@ -195,9 +200,14 @@ export function messageValues(finding: Pick<Finding, 'code' | 'page' | 'layer' |
   if (typeof values.bytes === 'number') values.size = formatMegabytes(values.bytes, locale);
   if (typeof values.maxBytes === 'number') values.maxSize = formatMegabytes(values.maxBytes, locale);
   if (finding.code === 'page-order-mismatch') {
-    const designs = designsByPage([finding], target.layers.map((l) => l.id));
+    const designs = designsByPage(
+      [finding],
+      target.layers.map((l) => l.id),
+    );
     const items = [...designs].sort(([, a], [, b]) => target.layers.findIndex((l) => l.id === a) - target.layers.findIndex((l) => l.id === b));
-    values.placement = new Intl.ListFormat(locale, { type: 'conjunction' }).format(items.map(([page, layer]) => format(catalogue.placedItem, { ...nounValues('layer', layerNoun(target, layer, locale), loaded), page })));
+    values.placement = new Intl.ListFormat(locale, { type: 'conjunction' }).format(
+      items.map(([page, layer]) => format(catalogue.placedItem, { ...nounValues('layer', layerNoun(target, layer, locale), loaded), page })),
+    );
   }
   return values;
 }
@@ -219,7 +229,13 @@ export async function customerMessage(
   return render(finding, target, await loadCatalogue(locale), extra, context);
 }
 
-function render(finding: Pick<Finding, 'code' | 'page' | 'layer' | 'details' | 'message'>, target: NamedTarget, loaded: LoadedCatalogue, extra: Record<string, string | number>, context: MessageContext): CustomerMessage {
+function render(
+  finding: Pick<Finding, 'code' | 'page' | 'layer' | 'details' | 'message'>,
+  target: NamedTarget,
+  loaded: LoadedCatalogue,
+  extra: Record<string, string | number>,
+  context: MessageContext,
+): CustomerMessage {
   const entry: Entry = loaded.catalogue.codes[finding.code];
   const values = { ...messageValues(finding, target, loaded, context), ...extra };
   const safe = (message: string) => {
@@ -244,10 +260,19 @@ function render(finding: Pick<Finding, 'code' | 'page' | 'layer' | 'details' | '
  * @example
  * const findings = await withCustomerMessages(report.findings, profile, 'pt');
  */
-export async function withCustomerMessages<F extends Pick<Finding, 'code' | 'page' | 'layer' | 'details' | 'message'>>(findings: readonly F[], target: NamedTarget, locale: Locale): Promise<(F & { customer: CustomerMessage })[]> {
+export async function withCustomerMessages<F extends Pick<Finding, 'code' | 'page' | 'layer' | 'details' | 'message'>>(
+  findings: readonly F[],
+  target: NamedTarget,
+  locale: Locale,
+): Promise<(F & { customer: CustomerMessage })[]> {
   if (!findings.length) return [];
   const loaded = await loadCatalogue(locale);
-  const context: MessageContext = { designs: designsByPage(findings, target.layers.map((l) => l.id)) };
+  const context: MessageContext = {
+    designs: designsByPage(
+      findings,
+      target.layers.map((l) => l.id),
+    ),
+  };
   return findings.map((f) => ({ ...f, customer: render(f, target, loaded, {}, context) }));
 }
 
@@ -277,7 +302,10 @@ export async function changeText(
   extra: Record<string, string | number> = {},
 ): Promise<string> {
   const layer = change.page === null ? null : (reports.after.pages.find((p) => p.index === change.page)?.layer ?? null);
-  const designs = designsByPage(reports.before.findings, target.layers.map((l) => l.id));
+  const designs = designsByPage(
+    reports.before.findings,
+    target.layers.map((l) => l.id),
+  );
   const fromPage = change.page === null ? null : ([...designs].find(([, l]) => l === layer)?.[0] ?? change.page);
   const finding = reports.before.findings.find((f) => f.code === change.code && (change.page === null || f.page === fromPage));
   const m = await customerMessage({ code: change.code, page: change.page, layer, details: finding?.details, message: change.action }, target, locale, extra);

@@ -19,7 +19,8 @@ export const de: Catalogue = {
       auf: '{gender, select, f {auf der {name}} m {auf dem {name}} n {auf dem {name}} fp {auf den {name}} mp {auf den {name}} np {auf den {name}} x {in Ihrem Design} p {auf {name}} other {auf {name}}}',
       fuer: '{gender, select, f {für die {name}} m {für den {name}} n {für das {name}} fp {für die {name}} mp {für die {name}} np {für die {name}} x {für Ihr Design} p {für {name}} other {für {name}}}',
       von: '{gender, select, f {von der {name}} m {vom {name}} n {vom {name}} fp {von den {name}} mp {von den {name}} np {von den {name}} x {von Ihrem Design} p {von {name}} other {von {name}}}',
-      design: '{gender, select, f {das Design für die {name}} m {das Design für den {name}} n {das Design für das {name}} fp {das Design für die {name}} mp {das Design für die {name}} np {das Design für die {name}} x {Ihr Design} p {das Design auf {name}} other {das Design für {name}}}',
+      design:
+        '{gender, select, f {das Design für die {name}} m {das Design für den {name}} n {das Design für das {name}} fp {das Design für die {name}} mp {das Design für die {name}} np {das Design für die {name}} x {Ihr Design} p {das Design auf {name}} other {das Design für {name}}}',
     },
     product: {
       ihr: '{gender, select, m {Ihr {name}} n {Ihr {name}} f {Ihre {name}} fp {Ihre {name}} mp {Ihre {name}} np {Ihre {name}} other {Ihr Produkt ({name})}}',
@@ -81,7 +82,8 @@ export const de: Catalogue = {
     prepressLink: 'Der vollständige technische Bericht (auf Englisch)',
     fallback: 'Diese Seite ist nicht auf {language} verfügbar. Sie wird auf {shown} angezeigt.',
     approvalTitle: 'Bitte prüfen Sie die Änderungen an Ihrem Design',
-    approvalIntro: 'Wir haben Ihre Datei geändert, damit sie {product_fuer} richtig gedruckt wird. Vergleichen Sie jedes Teil vorher und nachher, und geben Sie die Änderungen dann frei oder lehnen Sie sie ab.',
+    approvalIntro:
+      'Wir haben Ihre Datei geändert, damit sie {product_fuer} richtig gedruckt wird. Vergleichen Sie jedes Teil vorher und nachher, und geben Sie die Änderungen dann frei oder lehnen Sie sie ab.',
     before: 'Vorher',
     after: 'Nachher',
     beforeCaption: 'Wie Sie es geschickt haben: Seite {page} Ihrer Datei',

@@ -16,7 +16,8 @@ export const es: Catalogue = {
       el: '{gender, select, m {el {name}} f {la {name}} mp {los {name}} fp {las {name}} x {su diseño} p {la {name}} other {{name}}}',
       del: '{gender, select, m {del {name}} f {de la {name}} mp {de los {name}} fp {de las {name}} x {de su diseño} p {de la {name}} other {de {name}}}',
       en: '{gender, select, m {en el {name}} f {en la {name}} mp {en los {name}} fp {en las {name}} x {en su diseño} p {en la {name}} other {en {name}}}',
-      diseno: '{gender, select, m {el diseño del {name}} f {el diseño de la {name}} mp {el diseño de los {name}} fp {el diseño de las {name}} x {su diseño} p {el diseño de la {name}} other {el diseño de {name}}}',
+      diseno:
+        '{gender, select, m {el diseño del {name}} f {el diseño de la {name}} mp {el diseño de los {name}} fp {el diseño de las {name}} x {su diseño} p {el diseño de la {name}} other {el diseño de {name}}}',
     },
     product: {
       su: '{gender, select, mp {sus {name}} fp {sus {name}} other {su {name}}}',

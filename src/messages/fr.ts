@@ -18,7 +18,8 @@ export const fr: Catalogue = {
       du: '{gender, select, m {du {name}} f {de la {name}} mp {des {name}} fp {des {name}} x {de votre motif} p {de la {name}} other {de {name}}}',
       sur: '{gender, select, m {sur le {name}} f {sur la {name}} mp {sur les {name}} fp {sur les {name}} x {sur votre motif} p {sur la {name}} other {sur {name}}}',
       a: '{gender, select, m {au {name}} f {à la {name}} mp {aux {name}} fp {aux {name}} x {à votre motif} p {à la {name}} other {à {name}}}',
-      motif: '{gender, select, m {le motif du {name}} f {le motif de la {name}} mp {le motif des {name}} fp {le motif des {name}} x {votre motif} p {le motif de la {name}} other {le motif de {name}}}',
+      motif:
+        '{gender, select, m {le motif du {name}} f {le motif de la {name}} mp {le motif des {name}} fp {le motif des {name}} x {votre motif} p {le motif de la {name}} other {le motif de {name}}}',
     },
     product: {
       votre: '{gender, select, mp {vos {name}} fp {vos {name}} other {votre {name}}}',

@@ -18,7 +18,8 @@ export const it: Catalogue = {
       del: '{gender, select, m {del {name}} f {della {name}} mp {dei {name}} fp {delle {name}} x {del tuo design} p {della {name}} other {di {name}}}',
       sul: '{gender, select, m {sul {name}} f {sulla {name}} mp {sui {name}} fp {sulle {name}} x {sul tuo design} p {sulla {name}} other {su {name}}}',
       al: '{gender, select, m {al {name}} f {alla {name}} mp {ai {name}} fp {alle {name}} x {al tuo design} p {alla {name}} other {a {name}}}',
-      design: '{gender, select, m {il design del {name}} f {il design della {name}} mp {il design dei {name}} fp {il design delle {name}} x {il tuo design} p {il design della {name}} other {il design di {name}}}',
+      design:
+        '{gender, select, m {il design del {name}} f {il design della {name}} mp {il design dei {name}} fp {il design delle {name}} x {il tuo design} p {il design della {name}} other {il design di {name}}}',
     },
     product: {
       tuo: '{gender, select, m {il tuo {name}} f {la tua {name}} mp {i tuoi {name}} fp {le tue {name}} other {il tuo prodotto ({name})}}',
@@ -35,7 +36,8 @@ export const it: Catalogue = {
     verdictLinePass: 'Il tuo file soddisfa tutti i requisiti: può essere stampato così com’è.',
     verdictLineWarn: 'Il tuo file può essere stampato, ma leggi le osservazioni qui sotto: il risultato potrebbe non essere esattamente quello che ti aspetti.',
     verdictLineFail: 'Il tuo file non può essere stampato così com’è. Qui sotto trovi cosa cambiare.',
-    counts: '{errors, plural, =0 {niente da correggere} one {# correzione necessaria} other {# correzioni necessarie}} · {warnings, plural, =0 {nessuna osservazione} one {# osservazione} other {# osservazioni}}',
+    counts:
+      '{errors, plural, =0 {niente da correggere} one {# correzione necessaria} other {# correzioni necessarie}} · {warnings, plural, =0 {nessuna osservazione} one {# osservazione} other {# osservazioni}}',
     productLine: '{product}, taglia {variant}',
     checkedOn: 'Controllato il {date, date, long} alle {date, time, short}',
     statePendingTitle: 'Modificato — in attesa della tua approvazione',

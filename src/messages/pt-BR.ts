@@ -148,7 +148,8 @@ export const ptBR: Catalogue = {
     },
     'page-count-mismatch': {
       title: 'Número de páginas errado',
-      problem: '{product_Seu} {product_gender, select, fp {têm} mp {têm} other {tem}} {layers, plural, one {# parte impressa} other {# partes impressas}}, e seu arquivo tem {pages, plural, one {# página} other {# páginas}}.',
+      problem:
+        '{product_Seu} {product_gender, select, fp {têm} mp {têm} other {tem}} {layers, plural, one {# parte impressa} other {# partes impressas}}, e seu arquivo tem {pages, plural, one {# página} other {# páginas}}.',
       production: 'Cada página é impressa em uma parte, na ordem; com outro número de páginas, não é possível imprimir {product_seu} como deveria.',
       advice: 'Faça uma página para cada parte impressa, na ordem do produto, e envie o arquivo de novo.',
     },

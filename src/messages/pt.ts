@@ -147,7 +147,8 @@ export const pt: Catalogue = {
     },
     'page-count-mismatch': {
       title: 'Número de páginas errado',
-      problem: '{product_Seu} {product_gender, select, fp {têm} mp {têm} other {tem}} {layers, plural, one {# parte impressa} other {# partes impressas}}, e o seu ficheiro tem {pages, plural, one {# página} other {# páginas}}.',
+      problem:
+        '{product_Seu} {product_gender, select, fp {têm} mp {têm} other {tem}} {layers, plural, one {# parte impressa} other {# partes impressas}}, e o seu ficheiro tem {pages, plural, one {# página} other {# páginas}}.',
       production: 'Cada página é impressa numa parte, pela ordem; com outro número de páginas não é possível imprimir {product_seu} como pretendido.',
       advice: 'Faça uma página por parte impressa, pela ordem do produto, e envie o ficheiro novamente.',
     },

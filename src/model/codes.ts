@@ -20,26 +20,22 @@ export const FINDING_CODES = {
   'pdf-encrypted': {
     severity: 'error',
     rule: 'Source file requirements 5',
-    description:
-      'The file must open without a password. A file with only an owner password opens (warning); one that needs a user password cannot be printed.',
+    description: 'The file must open without a password. A file with only an owner password opens (warning); one that needs a user password cannot be printed.',
   },
   'pdf-too-complex': {
     severity: 'error',
     rule: 'Source file requirements 1',
-    description:
-      'The PDF can be inspected within the limits: no decompression bombs, page trees or nested forms beyond the inspection limits.',
+    description: 'The PDF can be inspected within the limits: no decompression bombs, page trees or nested forms beyond the inspection limits.',
   },
   'pdf-repaired': {
     severity: 'warning',
     rule: 'Source file requirements 1',
-    description:
-      'The PDF’s cross-reference table is intact: a broken or missing one must be rebuilt by the reader, and some production systems refuse such files.',
+    description: 'The PDF’s cross-reference table is intact: a broken or missing one must be rebuilt by the reader, and some production systems refuse such files.',
   },
   'pdf-active-content': {
     severity: 'warning',
     rule: 'Source file requirements 1',
-    description:
-      'A print file holds no JavaScript, launch or other actions. print-preflight never runs them; some production systems refuse files that have them.',
+    description: 'A print file holds no JavaScript, launch or other actions. print-preflight never runs them; some production systems refuse files that have them.',
   },
   'pdf-timeout': {
     severity: 'error',
@@ -85,8 +81,7 @@ export const FINDING_CODES = {
   'page-boxes-differ': {
     severity: 'info',
     rule: 'Source file requirements 4',
-    description:
-      'TrimBox and BleedBox, when present, equal the checked page box; otherwise the whole page is printed, crop marks included.',
+    description: 'TrimBox and BleedBox, when present, equal the checked page box; otherwise the whole page is printed, crop marks included.',
   },
   'image-too-large': {
     severity: 'error',
@@ -102,8 +97,7 @@ export const FINDING_CODES = {
   'colour-space-not-rgb': {
     severity: 'warning',
     rule: 'Source file requirements 8',
-    description:
-      'Images and vector colours are RGB; other colour spaces (CMYK, Gray images, Lab, Separation, DeviceN, non-RGB ICC) are converted by the service and colours may shift.',
+    description: 'Images and vector colours are RGB; other colour spaces (CMYK, Gray images, Lab, Separation, DeviceN, non-RGB ICC) are converted by the service and colours may shift.',
   },
   'page-blank': {
     severity: 'warning',
@@ -113,8 +107,7 @@ export const FINDING_CODES = {
   'page-edge-gap': {
     severity: 'warning',
     rule: 'Source file requirements 4',
-    description:
-      'The design reaches every sewn edge of the page: a white or empty band inside the bleed shows as a white seam on the product.',
+    description: 'The design reaches every sewn edge of the page: a white or empty band inside the bleed shows as a white seam on the product.',
   },
   'font-not-embedded': {
     severity: 'warning',

@@ -70,9 +70,7 @@ export const PolicySchema = z.partialRecord(FindingCodeSchema, PolicyActionSchem
 export type Policy = z.infer<typeof PolicySchema>;
 
 /** Codes whose fixes the customer approves (when a check asks for approval): a subset of the fixable codes. */
-export const ApprovalSchema = z.array(
-  FindingCodeSchema.refine((code) => isFixable(code), { message: 'is not a code print-preflight fixes' }),
-);
+export const ApprovalSchema = z.array(FindingCodeSchema.refine((code) => isFixable(code), { message: 'is not a code print-preflight fixes' }));
 
 type Severities = Readonly<Partial<Record<FindingCode, SeveritySetting>>>;
 

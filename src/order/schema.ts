@@ -47,11 +47,7 @@ export const RowSchema = z
     sku: text.optional().describe('SKU of the product variant'),
     variant_id: z.number().int().positive().optional().describe('Variant id, as the spec’s sample row uses instead of sku'),
     quantity: z.number({ message: 'must be a number' }).int('must be a whole number').positive('must be at least 1').max(1_000_000, 'must be at most 1,000,000'),
-    client_barcode: z
-      .string()
-      .refine(isCode128, { message: 'must be Code 128 data: 1 to 80 ASCII characters' })
-      .optional()
-      .describe('Unique client-side identifier per order line'),
+    client_barcode: z.string().refine(isCode128, { message: 'must be Code 128 data: 1 to 80 ASCII characters' }).optional().describe('Unique client-side identifier per order line'),
     cart_item_key: text.optional().describe('The studio cart item key; required when sources is absent'),
     sources: z.array(SourceSchema).min(1, 'must hold at least one source').optional().describe('Required when cart_item_key is absent'),
   })
@@ -81,9 +77,7 @@ export const ShippingAddressSchema = z
     address2: z.string().optional(),
     address3: z.string().optional(),
     city: text,
-    country_code: z
-      .string()
-      .refine((c) => ISO_3166_1_ALPHA_2.has(c), { message: 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. "PT" (alpha-3 is no longer accepted)' }),
+    country_code: z.string().refine((c) => ISO_3166_1_ALPHA_2.has(c), { message: 'must be an ISO 3166-1 alpha-2 country code in capitals, e.g. "PT" (alpha-3 is no longer accepted)' }),
     country: text,
     postal_code: text,
     state: z.string().optional(),

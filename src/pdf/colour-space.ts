@@ -26,8 +26,8 @@ export const unknownColourSpace = (why: string): ColourSpaceFacts => ({
 
 const ICC_MODELS: Record<string, ColourSpaceFacts['model']> = {
   'RGB ': 'rgb',
-  'GRAY': 'gray',
-  'CMYK': 'cmyk',
+  GRAY: 'gray',
+  CMYK: 'cmyk',
   'Lab ': 'lab',
 };
 const MODEL_BY_N: Record<number, ColourSpaceFacts['model']> = { 1: 'gray', 3: 'rgb', 4: 'cmyk' };

@@ -180,7 +180,10 @@ export class DecodeBudget {
     this.check();
     this.interpreted += bytes;
     if (this.interpreted > this.limits.maxFileInterpretedBytes) {
-      this.fail('maxFileInterpretedBytes', `the file's pages interpret more than ${formatBytes(this.limits.maxFileInterpretedBytes)} of content together (the last: ${what}); a form shared by very many pages?`);
+      this.fail(
+        'maxFileInterpretedBytes',
+        `the file's pages interpret more than ${formatBytes(this.limits.maxFileInterpretedBytes)} of content together (the last: ${what}); a form shared by very many pages?`,
+      );
     }
     this.work(bytes >>> 6);
   }
@@ -264,4 +267,3 @@ export function formatBytes(n: number): string {
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} bytes`;
 }
-

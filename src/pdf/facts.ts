@@ -5,20 +5,7 @@
 import { z } from 'zod';
 import { MatrixSchema, RectSchema } from '../model/geometry.js';
 
-export const COLOUR_FAMILIES = [
-  'DeviceGray',
-  'DeviceRGB',
-  'DeviceCMYK',
-  'CalGray',
-  'CalRGB',
-  'Lab',
-  'ICCBased',
-  'Indexed',
-  'Separation',
-  'DeviceN',
-  'Pattern',
-  'Unknown',
-] as const;
+export const COLOUR_FAMILIES = ['DeviceGray', 'DeviceRGB', 'DeviceCMYK', 'CalGray', 'CalRGB', 'Lab', 'ICCBased', 'Indexed', 'Separation', 'DeviceN', 'Pattern', 'Unknown'] as const;
 
 /** What the colour values mean, whatever the space is called. */
 export const COLOUR_MODELS = ['rgb', 'gray', 'cmyk', 'lab', 'spot', 'unknown'] as const;

@@ -200,44 +200,170 @@ function runCalculator(proc: Proc, s: (number | boolean)[], counter: { steps: nu
       continue;
     }
     switch (t) {
-      case 'add': { const b = num(); s.push(num() + b); break; }
-      case 'sub': { const b = num(); s.push(num() - b); break; }
-      case 'mul': { const b = num(); s.push(num() * b); break; }
-      case 'div': { const b = num(); s.push(num() / (b || 1e-12)); break; }
-      case 'idiv': { const b = Math.trunc(num()); s.push(Math.trunc(Math.trunc(num()) / (b || 1))); break; }
-      case 'mod': { const b = Math.trunc(num()); s.push(Math.trunc(num()) % (b || 1)); break; }
-      case 'neg': s.push(-num()); break;
-      case 'abs': s.push(Math.abs(num())); break;
-      case 'ceiling': s.push(Math.ceil(num())); break;
-      case 'floor': s.push(Math.floor(num())); break;
-      case 'round': s.push(Math.round(num())); break;
-      case 'truncate': case 'cvi': s.push(Math.trunc(num())); break;
-      case 'cvr': break;
-      case 'sqrt': s.push(Math.sqrt(num())); break;
-      case 'sin': s.push(Math.sin((num() * Math.PI) / 180)); break;
-      case 'cos': s.push(Math.cos((num() * Math.PI) / 180)); break;
-      case 'atan': { const b = num(); const a = num(); s.push(((Math.atan2(a, b) * 180) / Math.PI + 360) % 360); break; }
-      case 'exp': { const b = num(); s.push(num() ** b); break; }
-      case 'ln': s.push(Math.log(num())); break;
-      case 'log': s.push(Math.log10(num())); break;
-      case 'eq': { const b = s.pop(); s.push(s.pop() === b); break; }
-      case 'ne': { const b = s.pop(); s.push(s.pop() !== b); break; }
-      case 'gt': { const b = num(); s.push(num() > b); break; }
-      case 'ge': { const b = num(); s.push(num() >= b); break; }
-      case 'lt': { const b = num(); s.push(num() < b); break; }
-      case 'le': { const b = num(); s.push(num() <= b); break; }
-      case 'and': { const b = s.pop(); const a = s.pop(); s.push(typeof a === 'boolean' ? a && !!b : (a as number) & (b as number)); break; }
-      case 'or': { const b = s.pop(); const a = s.pop(); s.push(typeof a === 'boolean' ? a || !!b : (a as number) | (b as number)); break; }
-      case 'xor': { const b = s.pop(); const a = s.pop(); s.push(typeof a === 'boolean' ? a !== !!b : (a as number) ^ (b as number)); break; }
-      case 'not': { const a = s.pop(); s.push(typeof a === 'boolean' ? !a : ~(a as number)); break; }
-      case 'bitshift': { const b = num(); const a = num(); s.push(b >= 0 ? a << b : a >> -b); break; }
-      case 'true': s.push(true); break;
-      case 'false': s.push(false); break;
-      case 'pop': s.pop(); break;
-      case 'dup': s.push(s[s.length - 1]!); break;
-      case 'exch': { const b = s.pop()!; const a = s.pop()!; s.push(b, a); break; }
-      case 'copy': { const n = num(); pushAll(s, s.slice(s.length - n)); break; }
-      case 'index': { const n = num(); s.push(s[s.length - 1 - n]!); break; }
+      case 'add': {
+        const b = num();
+        s.push(num() + b);
+        break;
+      }
+      case 'sub': {
+        const b = num();
+        s.push(num() - b);
+        break;
+      }
+      case 'mul': {
+        const b = num();
+        s.push(num() * b);
+        break;
+      }
+      case 'div': {
+        const b = num();
+        s.push(num() / (b || 1e-12));
+        break;
+      }
+      case 'idiv': {
+        const b = Math.trunc(num());
+        s.push(Math.trunc(Math.trunc(num()) / (b || 1)));
+        break;
+      }
+      case 'mod': {
+        const b = Math.trunc(num());
+        s.push(Math.trunc(num()) % (b || 1));
+        break;
+      }
+      case 'neg':
+        s.push(-num());
+        break;
+      case 'abs':
+        s.push(Math.abs(num()));
+        break;
+      case 'ceiling':
+        s.push(Math.ceil(num()));
+        break;
+      case 'floor':
+        s.push(Math.floor(num()));
+        break;
+      case 'round':
+        s.push(Math.round(num()));
+        break;
+      case 'truncate':
+      case 'cvi':
+        s.push(Math.trunc(num()));
+        break;
+      case 'cvr':
+        break;
+      case 'sqrt':
+        s.push(Math.sqrt(num()));
+        break;
+      case 'sin':
+        s.push(Math.sin((num() * Math.PI) / 180));
+        break;
+      case 'cos':
+        s.push(Math.cos((num() * Math.PI) / 180));
+        break;
+      case 'atan': {
+        const b = num();
+        const a = num();
+        s.push(((Math.atan2(a, b) * 180) / Math.PI + 360) % 360);
+        break;
+      }
+      case 'exp': {
+        const b = num();
+        s.push(num() ** b);
+        break;
+      }
+      case 'ln':
+        s.push(Math.log(num()));
+        break;
+      case 'log':
+        s.push(Math.log10(num()));
+        break;
+      case 'eq': {
+        const b = s.pop();
+        s.push(s.pop() === b);
+        break;
+      }
+      case 'ne': {
+        const b = s.pop();
+        s.push(s.pop() !== b);
+        break;
+      }
+      case 'gt': {
+        const b = num();
+        s.push(num() > b);
+        break;
+      }
+      case 'ge': {
+        const b = num();
+        s.push(num() >= b);
+        break;
+      }
+      case 'lt': {
+        const b = num();
+        s.push(num() < b);
+        break;
+      }
+      case 'le': {
+        const b = num();
+        s.push(num() <= b);
+        break;
+      }
+      case 'and': {
+        const b = s.pop();
+        const a = s.pop();
+        s.push(typeof a === 'boolean' ? a && !!b : (a as number) & (b as number));
+        break;
+      }
+      case 'or': {
+        const b = s.pop();
+        const a = s.pop();
+        s.push(typeof a === 'boolean' ? a || !!b : (a as number) | (b as number));
+        break;
+      }
+      case 'xor': {
+        const b = s.pop();
+        const a = s.pop();
+        s.push(typeof a === 'boolean' ? a !== !!b : (a as number) ^ (b as number));
+        break;
+      }
+      case 'not': {
+        const a = s.pop();
+        s.push(typeof a === 'boolean' ? !a : ~(a as number));
+        break;
+      }
+      case 'bitshift': {
+        const b = num();
+        const a = num();
+        s.push(b >= 0 ? a << b : a >> -b);
+        break;
+      }
+      case 'true':
+        s.push(true);
+        break;
+      case 'false':
+        s.push(false);
+        break;
+      case 'pop':
+        s.pop();
+        break;
+      case 'dup':
+        s.push(s[s.length - 1]!);
+        break;
+      case 'exch': {
+        const b = s.pop()!;
+        const a = s.pop()!;
+        s.push(b, a);
+        break;
+      }
+      case 'copy': {
+        const n = num();
+        pushAll(s, s.slice(s.length - n));
+        break;
+      }
+      case 'index': {
+        const n = num();
+        s.push(s[s.length - 1 - n]!);
+        break;
+      }
       case 'roll': {
         const j = num();
         const n = num();

@@ -100,7 +100,6 @@ async function inspectWithin(
   maxPages: number,
   scanLimits: ScanLimits,
 ): Promise<boolean> {
-
   if (bytes.length === 0) {
     problem('not-pdf', 'the file is empty (0 bytes)');
     return false;
@@ -435,7 +434,9 @@ function describeStart(bytes: Uint8Array): string {
     ['a GIF signature', [0x47, 0x49, 0x46, 0x38]],
   ];
   for (const [label, sig] of sigs) if (sig.every((b, i) => bytes[i] === b)) return label;
-  const text = Buffer.from(bytes.subarray(0, 16)).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+  const text = Buffer.from(bytes.subarray(0, 16))
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '.');
   return `"${text}"`;
 }
 

@@ -191,7 +191,8 @@ function xrefStream(
     data = decodeStream(context, stream, { maxBytes: 64 * 1024 * 1024, budget: decodeBudget, what: 'the cross-reference stream' });
   } catch (error) {
     if (error instanceof BudgetExceededError) throw error;
-    if (error instanceof StreamTooLargeError) return { problem: { kind: 'too-complex', detail: `the cross-reference stream ${error.message.replace(/^stream /, '')} (a decompression bomb?)` }, prev: undefined };
+    if (error instanceof StreamTooLargeError)
+      return { problem: { kind: 'too-complex', detail: `the cross-reference stream ${error.message.replace(/^stream /, '')} (a decompression bomb?)` }, prev: undefined };
     const why = error instanceof StreamDecodeError ? error.message : String(error);
     return { problem: { kind: 'damaged', detail: `the cross-reference stream cannot be decoded (${why})` }, prev: undefined };
   }

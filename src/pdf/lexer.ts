@@ -185,8 +185,10 @@ function pairs(items: Operand[]): Map<string, Operand> {
  * they are met millions of times. Any other word is spelled out.
  */
 const OPERATOR_WORDS = new Map<number, string>(
-  ('b B b* B* BDC BI BMC BT BX c cm CS cs d d0 d1 Do DP EI EMC ET EX f F f* G g gs h i ID j J K k l m M MP n q Q re ' +
-    'RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf TJ Tj TL Tm Tr Ts Tw Tz v w W W* y \' "')
+  (
+    'b B b* B* BDC BI BMC BT BX c cm CS cs d d0 d1 Do DP EI EMC ET EX f F f* G g gs h i ID j J K k l m M MP n q Q re ' +
+    'RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf TJ Tj TL Tm Tr Ts Tw Tz v w W W* y \' "'
+  )
     .split(' ')
     .map((word) => [wordKey(word), word]),
 );
@@ -221,8 +223,7 @@ function decodeName(bytes: Uint8Array, start: number, end: number): string {
   return s;
 }
 
-const isHex = (c: number | undefined) =>
-  c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
+const isHex = (c: number | undefined) => c !== undefined && ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66));
 
 /** Parses a PDF number leniently, as viewers do ("--5" → -5, "1.2.3" → 1.2, "-" → 0). */
 export function parseNumber(bytes: Uint8Array, start: number, end: number): number {
@@ -262,13 +263,7 @@ function skipLiteralString(bytes: Uint8Array, pos: number): number {
   return n;
 }
 
-function readInlineImage(
-  bytes: Uint8Array,
-  pos: number,
-  onInlineImage: (image: InlineImage) => void,
-  inlineDataLength: (dict: Map<string, Operand>) => number | null,
-  maxItems: number,
-): number {
+function readInlineImage(bytes: Uint8Array, pos: number, onInlineImage: (image: InlineImage) => void, inlineDataLength: (dict: Map<string, Operand>) => number | null, maxItems: number): number {
   const items: Operand[] = [];
   let found = false;
   // Lex key/value pairs up to the ID keyword with a nested lexer over the remaining bytes.

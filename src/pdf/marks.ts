@@ -215,4 +215,3 @@ export class MarkTally {
     return { ink: share(this.ink), images: share(this.images) };
   }
 }
-

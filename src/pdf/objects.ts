@@ -1,18 +1,5 @@
 /** Small, safe accessors over pdf-lib's object model (resolve references, read numbers and names). */
-import {
-  PDFArray,
-  PDFBool,
-  PDFDict,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  PDFString,
-  type PDFContext,
-  type PDFObject,
-} from './pdf-lib.js';
+import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFContext, type PDFObject } from './pdf-lib.js';
 
 export { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream };
 export type { PDFContext, PDFObject };

@@ -131,9 +131,7 @@ export class OptionalContent {
     }
     const groupsObj = get(ctx, ocmd, 'OCGs');
     this.budget.work(groupsObj instanceof PDFArray ? groupsObj.size() : 1);
-    const groups = (groupsObj instanceof PDFArray ? items(ctx, groupsObj) : [groupsObj]).filter(
-      (g): g is PDFObject => g !== undefined && getName(ctx, dictOf(g), 'Type') === 'OCG',
-    );
+    const groups = (groupsObj instanceof PDFArray ? items(ctx, groupsObj) : [groupsObj]).filter((g): g is PDFObject => g !== undefined && getName(ctx, dictOf(g), 'Type') === 'OCG');
     // An OCMD without groups has no effect on visibility.
     if (groups.length === 0) return true;
     const on = groups.map((g) => !this.hiddenGroups.has(g));

@@ -37,12 +37,7 @@ const INHERITABLE = ['MediaBox', 'CropBox', 'Rotate', 'Resources'] as const;
  * The pages in order. `recover` reads an object again from the file when pdf-lib could not parse
  * it (or lost it to a neighbour without `endobj`); without it, such entries are unreadable pages.
  */
-export function walkPageTree(
-  context: PDFContext,
-  root: PDFObject | undefined,
-  maxPages: number,
-  recover?: (ref: PDFRef) => RecoveredObject | undefined,
-): PageTree {
+export function walkPageTree(context: PDFContext, root: PDFObject | undefined, maxPages: number, recover?: (ref: PDFRef) => RecoveredObject | undefined): PageTree {
   const pages: PageNode[] = [];
   const problems: string[] = [];
   // Repeated subtrees can multiply the walk; nodes visited are capped, not just pages.
@@ -143,7 +138,6 @@ function dropSurplusPlaceholders(context: PDFContext, root: PDFObject | undefine
   if (declared === undefined) return;
   for (let i = pages.length - 1; i >= 0 && pages.length > declared; i--) if (pages[i]!.unreadable !== undefined) pages.splice(i, 1);
 }
-
 
 /** The chain of /Pages nodes above a node (shared between siblings). */
 interface Ancestor {

@@ -204,12 +204,7 @@ function parseIndirectObject(parser: Parser, budget: DecodeBudget): void {
  * /First and their offsets say, as pdf-lib does; the bytes each one takes are charged as decoded
  * again, so offsets that overlap cannot make a small stream parse for ever.
  */
-export function parseObjectStream(
-  context: PDFContext,
-  stream: PDFRawStream,
-  ref: { objectNumber: number; generationNumber: number },
-  budget: DecodeBudget,
-): void {
+export function parseObjectStream(context: PDFContext, stream: PDFRawStream, ref: { objectNumber: number; generationNumber: number }, budget: DecodeBudget): void {
   const what = `object stream ${ref.objectNumber} ${ref.generationNumber} R`;
   let data: Uint8Array;
   try {

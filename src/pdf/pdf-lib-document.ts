@@ -36,11 +36,7 @@ const LOAD_HEAP_MB = 768;
  * const { doc, budget } = await loadDocument(bytes, DEFAULT_DECODE_LIMITS);
  * decodeStream(doc.context, stream, { maxBytes: 1 << 24, budget }); // draws on the same budget
  */
-export async function loadDocument(
-  bytes: Uint8Array,
-  limits: DecodeLimits,
-  options: { ignoreEncryption?: boolean } = {},
-): Promise<{ doc: PDFDocument; budget: DecodeBudget; parsed: Uint8Array }> {
+export async function loadDocument(bytes: Uint8Array, limits: DecodeLimits, options: { ignoreEncryption?: boolean } = {}): Promise<{ doc: PDFDocument; budget: DecodeBudget; parsed: Uint8Array }> {
   const budget = new DecodeBudget(limits, { heapCeilingBytes: getHeapStatistics().used_heap_size + LOAD_HEAP_MB * 1024 * 1024 });
   // A file that holds PDF objects without a `%PDF-` header is read with one put in front, as the
   // check (inspect.ts) and qpdf, poppler and pdf.js read it.

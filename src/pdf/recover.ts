@@ -125,14 +125,7 @@ function skipToken(body: Uint8Array, at: number): number {
  * `<< /Key value … >>` from `start`, keeping every pair whose value parses and skipping tokens
  * that do not (qpdf does the same, "treating as string"). A nested dictionary is read the same way.
  */
-function lenientDictionary(
-  parser: TrackingParser,
-  body: Uint8Array,
-  start: number,
-  context: PDFContext,
-  budget: { skipped: number },
-  depth: number,
-): PDFDict | undefined {
+function lenientDictionary(parser: TrackingParser, body: Uint8Array, start: number, context: PDFContext, budget: { skipped: number }, depth: number): PDFDict | undefined {
   if (depth > 16) return undefined;
   const dict = PDFDict.withContext(context);
   let at = start + 2;

@@ -107,16 +107,19 @@ export class RendererScreen {
       try {
         chunks.push(this.readStream(obj, { maxBytes: limits.maxRendererStreamBytes, untilImageFilter: true, what }));
       } catch (error) {
-        if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(limits.maxRendererStreamBytes)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
+        if (error instanceof StreamTooLargeError)
+          reason = `${what} decodes to more than ${formatBytes(limits.maxRendererStreamBytes)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
         else if (!(error instanceof StreamDecodeError)) throw error;
       }
     }
     let claims: Jbig2Claims | null = null;
     if (!reason && chunks.length) {
       claims = jbig2Claims(chunks);
-      if (claims.pixels > limits.maxJbig2Pixels) reason = `a JBIG2 image’s segments declare bitmaps of ${grouped(claims.pixels)} pixels together (a decoder decodes each; more than ${grouped(limits.maxJbig2Pixels)})`;
+      if (claims.pixels > limits.maxJbig2Pixels)
+        reason = `a JBIG2 image’s segments declare bitmaps of ${grouped(claims.pixels)} pixels together (a decoder decodes each; more than ${grouped(limits.maxJbig2Pixels)})`;
       else if (claims.symbols > limits.maxJbig2Symbols) reason = `a JBIG2 image’s symbol dictionaries declare ${grouped(claims.symbols)} symbols (more than ${grouped(limits.maxJbig2Symbols)})`;
-      else if (claims.instances > limits.maxJbig2Instances) reason = `a JBIG2 image’s text regions declare ${grouped(claims.instances)} symbol instances (more than ${grouped(limits.maxJbig2Instances)})`;
+      else if (claims.instances > limits.maxJbig2Instances)
+        reason = `a JBIG2 image’s text regions declare ${grouped(claims.instances)} symbol instances (more than ${grouped(limits.maxJbig2Instances)})`;
     }
     const result = { claims, reason };
     this.jbig2s.set(image, result);
@@ -310,7 +313,8 @@ export class RendererScreen {
         meshElements =
           type <= 5
             ? count
-            : patchMeshPieces(data, { type: type as 6 | 7, bitsPerFlag: flag, bitsPerCoordinate: bits('BitsPerCoordinate'), bitsPerComponent: bits('BitsPerComponent'), colourComponents: colours }).pieces;
+            : patchMeshPieces(data, { type: type as 6 | 7, bitsPerFlag: flag, bitsPerCoordinate: bits('BitsPerCoordinate'), bitsPerComponent: bits('BitsPerComponent'), colourComponents: colours })
+                .pieces;
       }
     }
     const cost = { reason, meshElements };

@@ -27,10 +27,7 @@ export type StreamDecryptor = (data: Uint8Array, ref: { objectNumber: number; ge
  * page's budget; throws StreamTooLargeError past it); `untilImageFilter` stops before DCT/JPX/JBIG2/CCITT;
  * `prefix` asks for the first bytes only (a header); `what` names the stream in messages.
  */
-export type StreamReader = (
-  stream: PDFRawStream,
-  options?: { maxBytes?: number; untilImageFilter?: boolean; prefix?: number; what?: string },
-) => Uint8Array;
+export type StreamReader = (stream: PDFRawStream, options?: { maxBytes?: number; untilImageFilter?: boolean; prefix?: number; what?: string }) => Uint8Array;
 
 /** Filters that produce image samples; no check decodes them. */
 export const IMAGE_FILTERS = new Set(['DCTDecode', 'JPXDecode', 'JBIG2Decode', 'CCITTFaxDecode']);
@@ -115,7 +112,15 @@ export function decodeStream(context: PDFContext, stream: PDFObject | undefined,
 export function decodeFilters(data: Uint8Array, filters: readonly string[], params: readonly (FilterParams | undefined)[], options: DecodeOptions): Uint8Array {
   const maxFilters = options.budget?.limits.maxFilters ?? DEFAULT_MAX_FILTERS;
   const what = options.what ?? 'a stream';
-  const decoding = options.untilImageFilter ? filters.slice(0, Math.max(0, filters.findIndex((f) => IMAGE_FILTERS.has(f)))) : filters;
+  const decoding = options.untilImageFilter
+    ? filters.slice(
+        0,
+        Math.max(
+          0,
+          filters.findIndex((f) => IMAGE_FILTERS.has(f)),
+        ),
+      )
+    : filters;
   const chain = options.untilImageFilter && !filters.some((f) => IMAGE_FILTERS.has(f)) ? filters : decoding;
   if (chain.length > maxFilters) {
     throw new StreamTooLargeError(`${what} has ${chain.length} filters in a chain (more than ${maxFilters}: a decompression bomb?)`);
@@ -278,17 +283,26 @@ function pngPredicted(data: Uint8Array, rowLength: number, bpp: number): Uint8Ar
       const b = r > 0 ? out[o + i - rowLength]! : 0;
       let v: number;
       switch (type) {
-        case 1: v = x + a; break;
-        case 2: v = x + b; break;
-        case 3: v = x + ((a + b) >> 1); break;
+        case 1:
+          v = x + a;
+          break;
+        case 2:
+          v = x + b;
+          break;
+        case 3:
+          v = x + ((a + b) >> 1);
+          break;
         case 4: {
           const c = i >= bpp && r > 0 ? out[o + i - rowLength - bpp]! : 0;
           const p = a + b - c;
-          const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+          const pa = Math.abs(p - a),
+            pb = Math.abs(p - b),
+            pc = Math.abs(p - c);
           v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
           break;
         }
-        default: v = x;
+        default:
+          v = x;
       }
       out[o + i] = v & 0xff;
     }

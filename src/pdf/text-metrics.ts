@@ -45,9 +45,36 @@ export type FontStreamReader = (stream: PDFRawStream) => Uint8Array;
 
 /** Glyph names of glyphs that paint nothing. */
 const BLANK_NAMES = new Set([
-  'space', 'nbspace', 'nonbreakingspace', 'uni00A0', 'uni0020', 'uni3000', 'ideographicspace', 'enspace', 'emspace', 'thinspace', 'hairspace',
-  'figurespace', 'punctuationspace', 'zerowidthspace', 'uni2000', 'uni2001', 'uni2002', 'uni2003', 'uni2004', 'uni2005', 'uni2006', 'uni2007',
-  'uni2008', 'uni2009', 'uni200A', 'uni200B', 'uni202F', 'uni205F', 'tab', 'uni0009',
+  'space',
+  'nbspace',
+  'nonbreakingspace',
+  'uni00A0',
+  'uni0020',
+  'uni3000',
+  'ideographicspace',
+  'enspace',
+  'emspace',
+  'thinspace',
+  'hairspace',
+  'figurespace',
+  'punctuationspace',
+  'zerowidthspace',
+  'uni2000',
+  'uni2001',
+  'uni2002',
+  'uni2003',
+  'uni2004',
+  'uni2005',
+  'uni2006',
+  'uni2007',
+  'uni2008',
+  'uni2009',
+  'uni200A',
+  'uni200B',
+  'uni202F',
+  'uni205F',
+  'tab',
+  'uni0009',
 ]);
 /** Unicode values that paint nothing. */
 const BLANK_UNICODE = new Set([0x09, 0x0a, 0x0d, 0x20, 0xa0, 0x3000, 0x202f, 0x205f, 0xfeff, ...Array.from({ length: 12 }, (_, i) => 0x2000 + i)]);
@@ -89,8 +116,7 @@ function readMetrics(context: PDFContext, font: PDFDict | undefined, read?: Font
   const missing = getNumber(context, descriptor, 'MissingWidth');
   const fallback = widths.length ? (missing ?? average(widths)) * scale : DEFAULT_ADVANCE;
   const box = type3 ? numbers(context, getArray(context, font, 'FontBBox')) : null;
-  const { ascent, descent } =
-    type3 && box?.length === 4 && box[3]! > box[1]! ? { ascent: box[3]! * vscale, descent: box[1]! * vscale } : extent(context, descriptor, 0.001);
+  const { ascent, descent } = type3 && box?.length === 4 && box[3]! > box[1]! ? { ascent: box[3]! * vscale, descent: box[1]! * vscale } : extent(context, descriptor, 0.001);
   const encoding = get(context, font, 'Encoding');
   const encodingName = getName(context, font, 'Encoding');
   const ascii = !type3 && (encoding === undefined || encodingName === 'WinAnsiEncoding' || encodingName === 'MacRomanEncoding' || encodingName === 'StandardEncoding');

@@ -13,14 +13,7 @@ import handle from './worker-main.js';
 export interface Executor {
   /** Tasks run at once (a file keeps at most this many in flight). */
   readonly threads: number;
-  inspect(
-    bytes: SharedArrayBuffer,
-    docId: string,
-    signal?: AbortSignal,
-    timeoutMs?: number,
-    budget?: TimeBudget,
-    options?: InspectTaskOptions,
-  ): Promise<InspectResult>;
+  inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget, options?: InspectTaskOptions): Promise<InspectResult>;
   render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult>;
   transform(task: Omit<TransformTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<TransformAnswer>;
 }

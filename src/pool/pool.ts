@@ -112,9 +112,7 @@ export class PreflightPool {
   constructor(options: PoolOptions = {}) {
     const parsed = PoolOptionsSchema.safeParse(options);
     if (!parsed.success) {
-      throw new InvalidArgumentError(
-        `Invalid pool options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`,
-      );
+      throw new InvalidArgumentError(`Invalid pool options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
     }
     this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
     this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
@@ -150,14 +148,7 @@ export class PreflightPool {
    * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)
    * @param budget the file's time budget, shared by all its tasks
    */
-  async inspect(
-    bytes: SharedArrayBuffer,
-    docId: string,
-    signal?: AbortSignal,
-    timeoutMs?: number,
-    budget?: TimeBudget,
-    options?: InspectTaskOptions,
-  ): Promise<InspectResult> {
+  async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget, options?: InspectTaskOptions): Promise<InspectResult> {
     // Parsing takes some multiple of the file's size; the watchdog's estimate.
     const result = await this.run({ kind: 'inspect', docId, bytes, ...(options ? { options } : {}) }, signal, timeoutMs, budget, bytes.byteLength * 8);
     const parsed = InspectResultSchema.safeParse(result);

@@ -42,7 +42,6 @@ export const IMAGE_PATH_DECLINED = 'the image path did not draw this page';
 
 export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
 
-
 export const ImagePlanSchema = z.object({
   ref: z.string(),
   ctm: MatrixSchema,

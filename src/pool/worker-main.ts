@@ -23,7 +23,14 @@ import { grouped } from '../util/text.js';
  * vector page with a PNG preview loads neither pdf-lib, sharp nor pdf.js.
  */
 const imagePaths = () =>
-  Promise.all([import('../raster/fast-path.js'), import('../raster/image-stream.js'), import('../raster/flate-path.js'), import('../pdf/parse.js'), import('../pdf/objects.js'), import('../pdf/decode-budget.js')]);
+  Promise.all([
+    import('../raster/fast-path.js'),
+    import('../raster/image-stream.js'),
+    import('../raster/flate-path.js'),
+    import('../pdf/parse.js'),
+    import('../pdf/objects.js'),
+    import('../pdf/decode-budget.js'),
+  ]);
 const pdfjsRenderer = () => Promise.all([import('../raster/pdfjs.js'), import('../raster/render.js')]);
 const pdfiumRenderer = () => import('../raster/pdfium.js');
 

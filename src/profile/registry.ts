@@ -104,10 +104,7 @@ export class ProfileRegistry {
     if (target && typeof target === 'object' && 'sku' in target && typeof target.sku === 'string') {
       const hit = this.bySku.get(target.sku.trim().toUpperCase());
       if (!hit) {
-        throw new UnknownTargetError(
-          'ERR_UNKNOWN_SKU',
-          `Unknown SKU "${target.sku}". Known SKUs look like ${this.exampleSkus()}; run \`print-preflight profiles\` for the list.`,
-        );
+        throw new UnknownTargetError('ERR_UNKNOWN_SKU', `Unknown SKU "${target.sku}". Known SKUs look like ${this.exampleSkus()}; run \`print-preflight profiles\` for the list.`);
       }
       return this.resolved(hit.profile, hit.variant, hit.sku);
     }
@@ -116,16 +113,17 @@ export class ProfileRegistry {
       if (!profile) {
         throw new UnknownTargetError(
           'ERR_UNKNOWN_PRODUCT',
-          `Unknown product "${target.product}". Known products: ${this.list().map((p) => p.id).join(', ')}.`,
+          `Unknown product "${target.product}". Known products: ${this.list()
+            .map((p) => p.id)
+            .join(', ')}.`,
         );
       }
-      const wanted = String(target.variant ?? '').trim().toLowerCase();
+      const wanted = String(target.variant ?? '')
+        .trim()
+        .toLowerCase();
       const variant = profile.variants.find((v) => v.id.toLowerCase() === wanted);
       if (!variant) {
-        throw new UnknownTargetError(
-          'ERR_UNKNOWN_VARIANT',
-          `Unknown variant "${target.variant}" of ${profile.id}. Its variants: ${profile.variants.map((v) => v.id).join(', ')}.`,
-        );
+        throw new UnknownTargetError('ERR_UNKNOWN_VARIANT', `Unknown variant "${target.variant}" of ${profile.id}. Its variants: ${profile.variants.map((v) => v.id).join(', ')}.`);
       }
       return this.resolved(profile, variant, variant.skus[0]!);
     }
@@ -137,6 +135,9 @@ export class ProfileRegistry {
   }
 
   private exampleSkus(): string {
-    return [...this.bySku.values()].slice(0, 2).map((v) => v.sku).join(', ');
+    return [...this.bySku.values()]
+      .slice(0, 2)
+      .map((v) => v.sku)
+      .join(', ');
   }
 }

@@ -5,9 +5,7 @@ import { LOCALES } from '../model/locales.js';
 import { GENDERS } from '../model/genders.js';
 import { PANEL_SHAPES } from './shapes.js';
 
-const id = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and hyphens, e.g. "t-shirt"');
+const id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'must be lower-case letters, digits and hyphens, e.g. "t-shirt"');
 
 /**
  * A name in one language: the text, or the text and its grammatical gender (`m`, `f`, `n`, or a
@@ -53,10 +51,7 @@ export const LayerSchema = z
       .describe(
         'Safe margin of this layer: distance inside the trim that text and important content keep clear of, because it is sewn into the seam or cut (content-in-seam-zone). Default: the profile limits’ safeMarginMm; none: the check is off for the layer',
       ),
-    shape: z
-      .enum(PANEL_SHAPES)
-      .optional()
-      .describe('The shape of this part on the finished product, for mockups (the cut of a garment piece, or a flat panel). Default: panel'),
+    shape: z.enum(PANEL_SHAPES).optional().describe('The shape of this part on the finished product, for mockups (the cut of a garment piece, or a flat panel). Default: panel'),
   })
   .strict();
 
@@ -87,16 +82,14 @@ const LIMIT_FIELDS = {
     .number()
     .min(0)
     .max(1000)
-    .describe('Distance inside the trim that important content should keep, for layers that do not set their own (content-in-seam-zone; drawn in the visual report). A per-call value applies to every layer'),
+    .describe(
+      'Distance inside the trim that important content should keep, for layers that do not set their own (content-in-seam-zone; drawn in the visual report). A per-call value applies to every layer',
+    ),
   minLineWidthPt: z.number().min(0).max(100).describe('Narrowest stroked line inside the trim, in points at the printed size (line-too-thin)'),
   minTextSizePt: z.number().min(0).max(1000).describe('Smallest text inside the trim, its em height in points at the printed size (text-too-small)'),
   minJpegQuality: z.number().min(0).max(100).describe('JPEG images of a lower estimated quality (1–100, the libjpeg scale) get a warning (image-jpeg-quality)'),
   infoJpegQuality: z.number().min(0).max(100).describe('JPEG images of a lower estimated quality get an info (image-jpeg-quality); 0: never'),
-  minUpscaleFactor: z
-    .number()
-    .min(1)
-    .max(100)
-    .describe('Smallest enlargement reported by image-upscaled (with detail at the printed size below minPpi)'),
+  minUpscaleFactor: z.number().min(1).max(100).describe('Smallest enlargement reported by image-upscaled (with detail at the printed size below minPpi)'),
   maxUnpaintedShare: z.number().min(0).max(1).describe('Share of the trim area that may be left unpainted (transparent) before page-unpainted-area'),
   boxEpsilonMm: z.number().min(0).max(100).describe('TrimBox/BleedBox differing from the page box by less than this are counted as equal'),
 };
@@ -137,10 +130,7 @@ export const ProfileSchema = z
     version: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a semantic version such as "1.0.0"'),
     layers: z.array(LayerSchema).min(1).describe('Layers in page order'),
     limits: LimitsSchema,
-    severities: z
-      .partialRecord(FindingCodeSchema, SeveritySettingSchema)
-      .default({})
-      .describe('Severity per finding code, overriding the defaults'),
+    severities: z.partialRecord(FindingCodeSchema, SeveritySettingSchema).default({}).describe('Severity per finding code, overriding the defaults'),
     policy: PolicySchema.optional().describe(
       'Action per finding code: reject (error), warn (warning), fix (fixed when fixes run, then checked again; until then judged by its severity), off. Codes not named follow their severity',
     ),
@@ -150,12 +140,8 @@ export const ProfileSchema = z
   .strict()
   .superRefine((profile, ctx) => {
     const layerIds = profile.layers.map((l) => l.id);
-    duplicates(layerIds).forEach((d) =>
-      ctx.addIssue({ code: 'custom', path: ['layers'], message: `layer id "${d}" appears more than once` }),
-    );
-    duplicates(profile.variants.map((v) => v.id.toLowerCase())).forEach((d) =>
-      ctx.addIssue({ code: 'custom', path: ['variants'], message: `variant id "${d}" appears more than once` }),
-    );
+    duplicates(layerIds).forEach((d) => ctx.addIssue({ code: 'custom', path: ['layers'], message: `layer id "${d}" appears more than once` }));
+    duplicates(profile.variants.map((v) => v.id.toLowerCase())).forEach((d) => ctx.addIssue({ code: 'custom', path: ['variants'], message: `variant id "${d}" appears more than once` }));
     profile.variants.forEach((variant, vi) => {
       for (const layer of layerIds) {
         if (!variant.trim[layer]) {

@@ -104,7 +104,8 @@ export class GridTable {
 export class ColourTransform {
   private static readonly cache = new Map<string, Promise<ColourTransform>>();
 
-  private constructor(readonly _model: Exclude<SampleModel, 'rgb'>,
+  private constructor(
+    readonly _model: Exclude<SampleModel, 'rgb'>,
     /** gray: 256 × 3 bytes, looked up; cmyk: the 17⁴ grid, interpolated. */
     private readonly gray: Float32Array | null,
     private readonly cmyk: GridTable | null,
@@ -170,7 +171,11 @@ async function lcmsToSrgb(data: Uint8Array, width: number, height: number, model
   const sharp = await loadSharp();
   const tiff = rawToTiff(data, width, height, model, icc);
   // The grid this module builds (at most 17⁴ points): its own size is the bound.
-  const out = await sharp(tiff, { limitInputPixels: Math.max(1, width * height) }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const out = await sharp(tiff, { limitInputPixels: Math.max(1, width * height) })
+    .toColourspace('srgb')
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   if (out.info.channels === 3) return new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength);
   // Gray stays one channel in some libvips paths: spread it.
   const rgb = new Uint8Array(width * height * 3);

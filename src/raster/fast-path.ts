@@ -99,14 +99,7 @@ export function orientation(du: Vec, dv: Vec): { flip: boolean; angle: 0 | 90 | 
  * An image enlarged on the page is drawn with hard pixels (nearest neighbour) unless it asks for
  * /Interpolate true, as PDF readers show it (pdf.js, poppler, MuPDF); a reduced one is smoothed.
  */
-export async function renderFromImage(
-  jpeg: Uint8Array,
-  plan: ImagePlan,
-  maxPx: number,
-  decodeInverted: boolean,
-  maxInputPixels: number,
-  interpolate = false,
-): Promise<RawPixels | null> {
+export async function renderFromImage(jpeg: Uint8Array, plan: ImagePlan, maxPx: number, decodeInverted: boolean, maxInputPixels: number, interpolate = false): Promise<RawPixels | null> {
   const at = placement(plan, maxPx);
   if (!at) return null;
 

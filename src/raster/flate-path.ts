@@ -101,7 +101,10 @@ export function readFlateImage(context: PDFContext, stream: PDFRawStream): Flate
   let decodeInverted = false;
   const decode = get('Decode');
   if (decode instanceof PDFArray) {
-    const values = decode.asArray().map((v) => context.lookup(v)).map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN));
+    const values = decode
+      .asArray()
+      .map((v) => context.lookup(v))
+      .map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN));
     if (values.length !== 2 * components) return null;
     const identity = values.every((v, i) => v === (i % 2 === 0 ? 0 : 1));
     decodeInverted = values.every((v, i) => v === (i % 2 === 0 ? 1 : 0));
@@ -139,7 +142,13 @@ function inkSpace(context: PDFContext, cs: PDFObject | undefined): (Tint & { com
     components = 1;
   } else {
     if (!(names instanceof PDFArray) || names.size() < 1 || names.size() > 8) return null;
-    if (names.asArray().every((n) => { const v = context.lookup(n); return v instanceof PDFName && v.asString() === '/None'; })) return null;
+    if (
+      names.asArray().every((n) => {
+        const v = context.lookup(n);
+        return v instanceof PDFName && v.asString() === '/None';
+      })
+    )
+      return null;
     components = names.size();
   }
   const alternate = alternateModel(context, context.lookup(cs.get(2)));
@@ -160,7 +169,15 @@ function sampledWithSizeOne(context: PDFContext, fn: PDFObject | undefined): boo
   if (!dict) return false;
   const type = context.lookup(dict.get(PDFName.of('FunctionType')));
   const size = context.lookup(dict.get(PDFName.of('Size')));
-  return type instanceof PDFNumber && type.asNumber() === 0 && size instanceof PDFArray && size.asArray().some((n) => { const v = context.lookup(n); return v instanceof PDFNumber && v.asNumber() === 1; });
+  return (
+    type instanceof PDFNumber &&
+    type.asNumber() === 0 &&
+    size instanceof PDFArray &&
+    size.asArray().some((n) => {
+      const v = context.lookup(n);
+      return v instanceof PDFNumber && v.asNumber() === 1;
+    })
+  );
 }
 
 /** The model of a tint transform's alternate space (device spaces, or ICCBased by /N). */
@@ -188,10 +205,10 @@ export function tintToRgb(reduced: { data: Uint8Array; width: number; height: nu
       const v = tint.transform(input).map((x) => Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0)));
       rgb =
         tint.alternate === 'gray'
-          ? [v[0] ?? 0, v[0] ?? 0, v[0] ?? 0].map((x) => Math.round(255 * x)) as [number, number, number]
+          ? ([v[0] ?? 0, v[0] ?? 0, v[0] ?? 0].map((x) => Math.round(255 * x)) as [number, number, number])
           : tint.alternate === 'rgb'
-            ? [0, 1, 2].map((i) => Math.round(255 * (v[i] ?? 0))) as [number, number, number]
-            : [0, 1, 2].map((i) => Math.round(255 * (1 - (v[i] ?? 0)) * (1 - (v[3] ?? 0)))) as [number, number, number];
+            ? ([0, 1, 2].map((i) => Math.round(255 * (v[i] ?? 0))) as [number, number, number])
+            : ([0, 1, 2].map((i) => Math.round(255 * (1 - (v[i] ?? 0)) * (1 - (v[3] ?? 0)))) as [number, number, number]);
       if (seen.size < 65_536) seen.set(key, rgb);
     }
     out[o] = rgb[0];
@@ -213,7 +230,6 @@ function colourComponents(context: PDFContext, cs: PDFObject | undefined, cmyk =
   return count === 4 && !cmyk ? 0 : count;
 }
 
-
 /** Why the Flate path gave a page back to pdf.js. */
 export class FlateFallback extends Error {}
 
@@ -232,7 +248,11 @@ export async function renderFromFlate(image: FlateImage, plan: ImagePlan, maxPx:
   const targetH = turned ? at.rw : at.rh;
   const reducer = new BoxReducer(image.widthPx, image.heightPx, image.components, Math.min(image.widthPx, targetW), Math.min(image.heightPx, targetH), image.bitsPerComponent);
   const rows = new RowDecoder(image, (row) => reducer.addRow(row));
-  await inflateInto(image, (chunk) => rows.push(chunk), () => rows.done());
+  await inflateInto(
+    image,
+    (chunk) => rows.push(chunk),
+    () => rows.done(),
+  );
   if (rows.count < image.heightPx) throw new FlateFallback(`its data ends after ${rows.count} of ${image.heightPx} rows`);
   const reduced = reducer.finish(image.decodeInverted);
   const sharp = await loadSharp();

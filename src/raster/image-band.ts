@@ -32,9 +32,7 @@ export const MAX_JPX_PIXELS = 40_000_000;
 const MAX_WRAPPED_BYTES = 256 * 1024 * 1024;
 
 /** How an image's samples become luma. */
-export type LumaModel =
-  | { kind: 'gray' | 'rgb' | 'cmyk' | 'lab' | 'ink'; components: number }
-  | { kind: 'indexed'; components: 1; palette: Float32Array };
+export type LumaModel = { kind: 'gray' | 'rgb' | 'cmyk' | 'lab' | 'ink'; components: number } | { kind: 'indexed'; components: 1; palette: Float32Array };
 
 /** What the band reader needs of an image XObject, read from its dictionary. */
 export interface ImageSource {
@@ -316,10 +314,12 @@ export async function measureStreamDetail(context: PDFContext, stream: PDFRawStr
       const jpx = unwrapped(stream.contents, source, params, options.budget);
       options.budget?.chargeDecoded(w * h * 4, 'a JPEG 2000 image (for its detail)');
       // The colour the PDF says (its /ColorSpace), else the codestream's own; pdf.js may add alpha.
-      const said = lumaModel(context, get(context, stream.dict, 'ColorSpace'), 8, readLookup) ?? (() => {
-        const own = jpxColourSpace(jpx)?.model;
-        return own === 'gray' ? { kind: 'gray' as const, components: 1 } : own === 'cmyk' ? { kind: 'cmyk' as const, components: 4 } : { kind: 'rgb' as const, components: 3 };
-      })();
+      const said =
+        lumaModel(context, get(context, stream.dict, 'ColorSpace'), 8, readLookup) ??
+        (() => {
+          const own = jpxColourSpace(jpx)?.model;
+          return own === 'gray' ? { kind: 'gray' as const, components: 1 } : own === 'cmyk' ? { kind: 'cmyk' as const, components: 4 } : { kind: 'rgb' as const, components: 3 };
+        })();
       if (said.kind === 'indexed') return null;
       const { data, components } = await decodeJpx(jpx, w, h, said.components);
       if (components < said.components) return null;

@@ -48,7 +48,14 @@ const ROW_FILTERS = new Set(['FlateDecode', 'LZWDecode', 'RunLengthDecode', 'ASC
  * behind any wrapping filters, or row data (Flate, LZW, RunLength, ASCII, none) of 8 or 16 bits;
  * not a stencil mask, 1–4-bit data, JBIG2 or CCITT.
  */
-export function readableForDetail(image: { filters: string[]; bitsPerComponent: number | null; imageMask: boolean; widthPx: number; heightPx: number; coded?: { widthPx: number; heightPx: number } | null }): boolean {
+export function readableForDetail(image: {
+  filters: string[];
+  bitsPerComponent: number | null;
+  imageMask: boolean;
+  widthPx: number;
+  heightPx: number;
+  coded?: { widthPx: number; heightPx: number } | null;
+}): boolean {
   if (image.imageMask || image.filters.length > 4) return false;
   const last = image.filters[image.filters.length - 1];
   const wrappers = image.filters.slice(0, -1);
@@ -67,7 +74,18 @@ export function readableForDetail(image: { filters: string[]; bitsPerComponent: 
  * first, at most {@link MAX_DETAIL_IMAGES}.
  */
 export function detailRequests(
-  images: readonly { ref: string | null; inline: boolean; filters: string[]; widthPx: number; heightPx: number; bitsPerComponent: number | null; imageMask: boolean; placedWidthPt: number; placedHeightPt: number; coded?: { widthPx: number; heightPx: number } | null }[],
+  images: readonly {
+    ref: string | null;
+    inline: boolean;
+    filters: string[];
+    widthPx: number;
+    heightPx: number;
+    bitsPerComponent: number | null;
+    imageMask: boolean;
+    placedWidthPt: number;
+    placedHeightPt: number;
+    coded?: { widthPx: number; heightPx: number } | null;
+  }[],
 ): DetailRequest[] {
   const seen = new Set<string>();
   return images

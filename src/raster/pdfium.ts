@@ -54,7 +54,7 @@ export function isLive(handle: PdfiumHandle): boolean {
 export async function pdfiumHeapBytes(): Promise<number> {
   if (!library) return 0;
   // The wrapper keeps its Emscripten module in a field it does not declare.
-  const module = (await library as unknown as { module?: { HEAPU8?: Uint8Array } }).module;
+  const module = ((await library) as unknown as { module?: { HEAPU8?: Uint8Array } }).module;
   return module?.HEAPU8?.byteLength ?? 0;
 }
 

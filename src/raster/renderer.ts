@@ -133,7 +133,10 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
   const damaged = page.hazards?.damagedInlineImages ?? 0;
   if (damaged) reasons.push(`${damaged === 1 ? 'an inline image has' : `${damaged} inline images have`} corrupt data, which readers draw differently (in part, black, or not at all)`);
   const fields = page.undrawnFields ?? 0;
-  if (fields) reasons.push(`${fields === 1 ? 'a form field' : `${fields} form fields`} without an appearance stream ${fields === 1 ? 'is' : 'are'} not drawn (printers draw ${fields === 1 ? 'its' : 'their'} background or border from the field's entries)`);
+  if (fields)
+    reasons.push(
+      `${fields === 1 ? 'a form field' : `${fields} form fields`} without an appearance stream ${fields === 1 ? 'is' : 'are'} not drawn (printers draw ${fields === 1 ? 'its' : 'their'} background or border from the field's entries)`,
+    );
   // The glyphs of a font that is not embedded are a substitute's (pdf.js and PDFium have their own
   // metric-compatible faces, Ghostscript, MuPDF and poppler URW's): the words sit where they print,
   // but their shapes are the previewer's, as they will be production's (font-not-embedded).
@@ -144,7 +147,10 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
   // Chinese, Japanese or Korean text in a font that is not embedded: no previewer here has a face
   // with those characters (pdf.js draws nothing, PDFium empty boxes; MuPDF draws its own CJK faces).
   const cjk = names((page.fonts ?? []).filter((f) => !f.embedded && f.cjk));
-  if (cjk.length) reasons.push(`text in CJK ${cjk.length === 1 ? 'font' : 'fonts'} not embedded (${list(cjk)}) is not drawn (no face with its characters here: at most empty boxes); production sets it in a substitute font`);
+  if (cjk.length)
+    reasons.push(
+      `text in CJK ${cjk.length === 1 ? 'font' : 'fonts'} not embedded (${list(cjk)}) is not drawn (no face with its characters here: at most empty boxes); production sets it in a substitute font`,
+    );
   return reasons.length ? reasons.join('; ') : null;
 }
 

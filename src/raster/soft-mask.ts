@@ -19,7 +19,6 @@ const filters = new Map<string, MaskFilter>();
 
 /** pdf.js's FilterFactory interface, with soft masks implemented for Node (the rest stays "none"). */
 export class SoftMaskFilterFactory {
-
   addFilter(): string {
     return 'none';
   }

@@ -100,7 +100,10 @@ function partSection(input: ApprovalPageInput, p: ApprovalPart): string {
   const id = `part-${p.afterPage}`;
   const closeUps = p.closeUps.length
     ? `<figure class="closeups"><figcaption>${esc(t('whereChanged'))}</figcaption>${p.closeUps
-        .map((c) => `<div class="closeup"><figure class="detail-before"><figcaption>${esc(t('before'))}</figcaption>${img(c.before, t('cropBeforeAlt'))}</figure><figure class="detail-after"><figcaption>${esc(t('after'))}</figcaption>${img(c.after, t('cropAfterAlt'))}</figure></div>`)
+        .map(
+          (c) =>
+            `<div class="closeup"><figure class="detail-before"><figcaption>${esc(t('before'))}</figcaption>${img(c.before, t('cropBeforeAlt'))}</figure><figure class="detail-after"><figcaption>${esc(t('after'))}</figcaption>${img(c.after, t('cropAfterAlt'))}</figure></div>`,
+        )
         .join('')}</figure>`
     : '';
   return `<section class="layer" data-page="${p.afterPage}" data-before-page="${p.beforePage ?? ''}" aria-labelledby="${id}">

@@ -101,7 +101,8 @@ function imageSpot(code: FindingCode, ref: string, after: ReportPage, before: Re
   const image = after.images[index];
   if (!image || !before) return null;
   const same = before.images[index];
-  const original = same && same.widthPx === image.widthPx && same.heightPx === image.heightPx ? same : (before.images.find((i) => i.widthPx === image.widthPx && i.heightPx === image.heightPx) ?? same);
+  const original =
+    same && same.widthPx === image.widthPx && same.heightPx === image.heightPx ? same : (before.images.find((i) => i.widthPx === image.widthPx && i.heightPx === image.heightPx) ?? same);
   if (!original) return null;
   return { code, kind: 'image', before: unit(before, original.bboxMm), after: unit(after, image.bboxMm) };
 }
@@ -122,8 +123,7 @@ export async function findChangedArea(beforeImage: Uint8Array, afterImage: Uint8
   const aspect = (meta.width ?? 1) / (meta.height ?? 1);
   const w = aspect >= 1 ? DIFF_SIDE : Math.max(8, Math.round(DIFF_SIDE * aspect));
   const h = aspect >= 1 ? Math.max(8, Math.round(DIFF_SIDE / aspect)) : DIFF_SIDE;
-  const raw = (img: Uint8Array, rotate: number) =>
-    sharp(img).rotate(rotate).resize(w, h, { fit: 'fill' }).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer();
+  const raw = (img: Uint8Array, rotate: number) => sharp(img).rotate(rotate).resize(w, h, { fit: 'fill' }).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer();
   const [a, b] = await Promise.all([raw(beforeImage, turn), raw(afterImage, 0)]);
   const diff = new Float64Array(w * h);
   let sum = 0;
@@ -170,7 +170,12 @@ export async function findChangedArea(beforeImage: Uint8Array, afterImage: Uint8
       y0 = Math.min(y0, cy);
       x1 = Math.max(x1, cx);
       y1 = Math.max(y1, cy);
-      for (const [nx, ny] of [[cx - 1, cy], [cx + 1, cy], [cx, cy - 1], [cx, cy + 1]] as const) {
+      for (const [nx, ny] of [
+        [cx - 1, cy],
+        [cx + 1, cy],
+        [cx, cy - 1],
+        [cx, cy + 1],
+      ] as const) {
         if (nx < 0 || ny < 0 || nx >= cw || ny >= ch) continue;
         const k = ny * cw + nx;
         if (marked[k] && !seen[k]) {

@@ -60,7 +60,10 @@ export function renderCustomerText(report: Report, t: UiFormatter, target: Named
     lines.push('', `  ${bold(t('fileFindings'))}`);
     findings(fileFindings);
   }
-  const designs = designsByPage(report.findings, target.layers.map((l) => l.id));
+  const designs = designsByPage(
+    report.findings,
+    target.layers.map((l) => l.id),
+  );
   const rank = { info: 1, warning: 2, error: 3 } as const;
   for (const page of report.pages.slice(0, MAX_PARTS)) {
     const own = report.findings.filter((f) => f.page === page.index);

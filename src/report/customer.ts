@@ -59,7 +59,10 @@ export { pageSizeOff };
 export function renderCustomerReport(input: CustomerReportInput): string {
   const { report, t } = input;
   const locale = t.locale;
-  const designs = designsByPage(report.findings, input.target.layers.map((l) => l.id));
+  const designs = designsByPage(
+    report.findings,
+    input.target.layers.map((l) => l.id),
+  );
   const fileFindings = report.findings.filter((f) => f.page === null);
   const pending = input.fix?.state === 'pending';
   const verdictLabel = t(report.verdict === 'pass' ? 'verdictPass' : report.verdict === 'warn' ? 'verdictWarn' : 'verdictFail');
@@ -102,12 +105,12 @@ function fixBlock(fix: FixState, t: UiFormatter, stillFails: boolean): string {
     stillFails && fix.state !== 'rejected'
       ? [t('changes'), t('stateStillFailsLine')]
       : fix.state === 'pending'
-      ? [t('statePendingTitle'), t('statePendingLine')]
-      : fix.state === 'approved'
-        ? [t('stateApprovedTitle'), t('stateApprovedLine', { date })]
-        : fix.state === 'rejected'
-          ? [t('stateRejectedTitle'), t('stateRejectedLine', { date })]
-          : [t('stateAutoTitle'), t('stateAutoLine')];
+        ? [t('statePendingTitle'), t('statePendingLine')]
+        : fix.state === 'approved'
+          ? [t('stateApprovedTitle'), t('stateApprovedLine', { date })]
+          : fix.state === 'rejected'
+            ? [t('stateRejectedTitle'), t('stateRejectedLine', { date })]
+            : [t('stateAutoTitle'), t('stateAutoLine')];
   const heading = stillFails && fix.state !== 'rejected' ? '' : `<h3>${esc(t('changes'))}</h3>`;
   return `<section class="state ${stillFails && fix.state !== 'rejected' ? 'rejected' : fix.state}" aria-labelledby="fix-state"><h2 id="fix-state">${esc(title)}</h2><p>${esc(line)}</p>${fix.changes.length ? `${heading}<ul class="changes">${fix.changes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''}</section>`;
 }
@@ -157,9 +160,7 @@ function partSection(input: CustomerReportInput, page: ReportPage, designs: Read
 function partForms(input: CustomerReportInput, layer: string | null, page: number): Record<string, string> {
   const { target, t } = input;
   const entry = layer ? target.layers.find((l) => l.id === layer) : undefined;
-  const noun: Noun = entry
-    ? localNoun(entry.names, entry.name ?? entry.id, t.locale)
-    : { name: t.loaded.format(t.loaded.catalogue.grammar.pageName, { page }), gender: 'p' };
+  const noun: Noun = entry ? localNoun(entry.names, entry.name ?? entry.id, t.locale) : { name: t.loaded.format(t.loaded.catalogue.grammar.pageName, { page }), gender: 'p' };
   return nounValues('layer', noun, t.loaded);
 }
 
@@ -171,7 +172,12 @@ function technical(page: ReportPage, t: UiFormatter, sizeOff: boolean): string {
     ...(page.expectedWidthMm !== null ? [[t('techExpectedSize'), mm(page.expectedWidthMm, page.expectedHeightMm!)]] : []),
     ...(page.rotate ? [[t('techTurned', { degrees: page.rotate }), '']] : []),
   ];
-  const images = page.images.map((i) => `<li>${esc(t('techPicture', { width: nf.format(i.widthPx), height: nf.format(i.heightPx), ppi: i.printedPpi === null ? '—' : nf.format(Math.round(i.printedPpi)) }))} · ${esc(i.colourSpace)}</li>`).join('');
+  const images = page.images
+    .map(
+      (i) =>
+        `<li>${esc(t('techPicture', { width: nf.format(i.widthPx), height: nf.format(i.heightPx), ppi: i.printedPpi === null ? '—' : nf.format(Math.round(i.printedPpi)) }))} · ${esc(i.colourSpace)}</li>`,
+    )
+    .join('');
   const colours = [...new Set([...page.colours.map((c) => c.family), ...page.images.map((i) => i.colourFamily)])];
   return `<details class="technical"><summary>${esc(t('technical'))}</summary><dl>${rows.map(([k, v]) => `<div><dt>${esc(k!)}</dt><dd>${v}</dd></div>`).join('')}${
     colours.length ? `<div><dt>${esc(t('techColours'))}</dt><dd>${esc(colours.join(', '))}</dd></div>` : ''
@@ -186,7 +192,10 @@ function overlay(report: Report, page: ReportPage): string {
   if (page.expectedWidthMm !== null && page.expectedHeightMm !== null) {
     const bx = (report.limits.bleedMm * W) / page.expectedWidthMm;
     const by = (report.limits.bleedMm * H) / page.expectedHeightMm;
-    parts.push(`<path class="bleed" fill-rule="evenodd" d="M0 0H${W}V${H}H0Z M${bx} ${by}V${H - by}H${W - bx}V${by}Z"/>`, `<rect class="trim" x="${bx}" y="${by}" width="${W - 2 * bx}" height="${H - 2 * by}"/>`);
+    parts.push(
+      `<path class="bleed" fill-rule="evenodd" d="M0 0H${W}V${H}H0Z M${bx} ${by}V${H - by}H${W - bx}V${by}Z"/>`,
+      `<rect class="trim" x="${bx}" y="${by}" width="${W - 2 * bx}" height="${H - 2 * by}"/>`,
+    );
     const safe = page.safeMarginMm ?? report.limits.safeMarginMm;
     if (safe !== null) {
       const sx = bx + (safe * W) / page.expectedWidthMm;
@@ -202,7 +211,8 @@ function overlay(report: Report, page: ReportPage): string {
     if (g.left) parts.push(`<rect class="gap" x="0" y="0" width="${g.left}" height="${H}"/>`);
     if (g.right) parts.push(`<rect class="gap" x="${W - g.right}" y="0" width="${g.right}" height="${H}"/>`);
   }
-  if (page.raster && codes.has('page-unpainted-area')) for (const [x0, y0, x1, y1] of page.raster.unpaintedAreasMm) parts.push(`<rect class="gap" x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}"/>`);
+  if (page.raster && codes.has('page-unpainted-area'))
+    for (const [x0, y0, x1, y1] of page.raster.unpaintedAreasMm) parts.push(`<rect class="gap" x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}"/>`);
   const stroke = Math.max(W, H) / 300;
   return `<svg class="overlay" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" style="--sw:${stroke}" aria-hidden="true" focusable="false">${parts.join('')}</svg>`;
 }

@@ -107,7 +107,6 @@ ${legend(report)}
 `;
 }
 
-
 /** With page-order-mismatch: the layer(s) this page's size belongs to. */
 function looksLike(report: Report, page: ReportPage): string {
   const order = report.findings.find((f) => f.code === 'page-order-mismatch');

@@ -115,7 +115,10 @@ export function mockupGeometry(layer: MockupLayer, maxPx = MOCKUP_SIZE_PX): Mock
   const page = { x: px(margin), y: px(top), width: px(pageW), height: px(pageH) };
   const trim = { x: page.x + px(layer.bleedMm), y: page.y + px(layer.bleedMm), width: px(layer.trimWidthMm), height: px(layer.trimHeightMm) };
   const s = layer.safeMarginMm;
-  const safe = s !== null && 2 * s < Math.min(layer.trimWidthMm, layer.trimHeightMm) ? { x: trim.x + px(s), y: trim.y + px(s), width: px(layer.trimWidthMm - 2 * s), height: px(layer.trimHeightMm - 2 * s) } : null;
+  const safe =
+    s !== null && 2 * s < Math.min(layer.trimWidthMm, layer.trimHeightMm)
+      ? { x: trim.x + px(s), y: trim.y + px(s), width: px(layer.trimWidthMm - 2 * s), height: px(layer.trimHeightMm - 2 * s) }
+      : null;
   return { width: Math.round(px(fullW)), height: Math.round(px(fullH)), page, trim, safe };
 }
 
@@ -145,10 +148,19 @@ export async function renderMockup(preview: MockupPreview, layer: MockupLayer, m
   const localOutline = placeOutline(layer.shape, local);
   const svg = (w: number, h: number, body: string) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">${body}</svg>`);
   const mask = svg(pageW, pageH, `<path d="${localOutline}" fill="#000"/>`);
-  const panel = await sharp(design).composite([{ input: mask, blend: 'dest-in' }]).png().toBuffer();
+  const panel = await sharp(design)
+    .composite([{ input: mask, blend: 'dest-in' }])
+    .png()
+    .toBuffer();
   // What is printed and then cut away: the page, faint.
-  const ghost = await sharp(design).composite([{ input: svg(pageW, pageH, `<rect width="${pageW}" height="${pageH}" fill="#eef0f3" fill-opacity="0.78"/>`) }]).png().toBuffer();
-  const shadow = await sharp(svg(g.width, g.height, `<path d="${placeOutline(layer.shape, { ...g.trim, x: g.trim.x + 3, y: g.trim.y + 5 })}" fill="#000" fill-opacity="0.32"/>`)).blur(5).png().toBuffer();
+  const ghost = await sharp(design)
+    .composite([{ input: svg(pageW, pageH, `<rect width="${pageW}" height="${pageH}" fill="#eef0f3" fill-opacity="0.78"/>`) }])
+    .png()
+    .toBuffer();
+  const shadow = await sharp(svg(g.width, g.height, `<path d="${placeOutline(layer.shape, { ...g.trim, x: g.trim.x + 3, y: g.trim.y + 5 })}" fill="#000" fill-opacity="0.32"/>`))
+    .blur(5)
+    .png()
+    .toBuffer();
   // Fabric: a soft light from above; a curtain falls in folds.
   const folds = isCurtain(layer.shape) ? foldsOf(g.trim) : '';
   const shading = svg(
@@ -189,7 +201,7 @@ function foldsOf(trim: { x: number; y: number; width: number; height: number }):
 
 /** A curtain rod across the top, and the rings the curtain hangs from. */
 function rodOf(g: MockupGeometry): string {
-  const y = g.page.y - (g.page.y * 0.45);
+  const y = g.page.y - g.page.y * 0.45;
   const rings = Array.from({ length: 8 }, (_, i) => {
     const x = g.trim.x + (g.trim.width * (i + 0.5)) / 8;
     return `<ellipse cx="${r1(x)}" cy="${r1(y + 4)}" rx="5" ry="7" fill="none" stroke="#57606a" stroke-width="2"/><line x1="${r1(x)}" y1="${r1(y + 11)}" x2="${r1(x)}" y2="${r1(g.trim.y)}" stroke="#57606a" stroke-width="1"/>`;
@@ -213,7 +225,12 @@ export async function layerMockups(
   resolved: Pick<ResolvedTarget, 'layers' | 'profile'>,
   { byDesign = false, maxPx = MOCKUP_SIZE_PX }: { byDesign?: boolean; maxPx?: number } = {},
 ): Promise<Map<number, { bytes: Uint8Array; format: 'png'; widthPx: number; heightPx: number }>> {
-  const designs = byDesign ? designsByPage(report.findings, resolved.layers.map((l) => l.id)) : new Map<number, string>();
+  const designs = byDesign
+    ? designsByPage(
+        report.findings,
+        resolved.layers.map((l) => l.id),
+      )
+    : new Map<number, string>();
   const out = new Map<number, { bytes: Uint8Array; format: 'png'; widthPx: number; heightPx: number }>();
   for (const page of report.pages) {
     const id = designs.get(page.index) ?? page.layer;

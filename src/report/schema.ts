@@ -165,9 +165,7 @@ export const ReportSchema = z.strictObject({
   pages: z.array(ReportPageSchema),
   findings: z.array(FindingSchema),
   /** Milliseconds spent; the only part of a report that differs between two runs on the same input. */
-  timings: z
-    .strictObject({ totalMs: z.number(), pages: z.array(z.strictObject({ index: z.number().int(), rasterMs: z.number() })).optional() })
-    .optional(),
+  timings: z.strictObject({ totalMs: z.number(), pages: z.array(z.strictObject({ index: z.number().int(), rasterMs: z.number() })).optional() }).optional(),
 });
 
 export type Report = z.infer<typeof ReportSchema>;

@@ -12,8 +12,7 @@
 // a string up to BEL or ST (OSC, DCS, SOS, PM, APC), or a single character (two-byte escapes).
 // An unterminated string loses only its introducer: what follows is plain text once that is gone.
 // A string stops at the next introducer, so a line of many unterminated ones is scanned once.
-const SEQUENCE =
-  /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+const SEQUENCE = /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)|\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
 // Unicode general category Cf, bidi controls among them.
 const FORMAT_CONTROLS = /\p{Cf}/gu;
 const BREAKS = /[\t\n\v\f\r\x85\u2028\u2029]/g;

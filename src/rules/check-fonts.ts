@@ -3,7 +3,6 @@ import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
 import { grouped } from '../util/text.js';
 
-
 /** font-not-embedded: text set in a font the file does not carry. */
 export const checkFontsEmbedded: Check = (ctx) => {
   const out: Draft[] = [];

@@ -50,9 +50,7 @@ export const checkImageResolution: Check = (ctx) => {
       const where = scaled
         ? `placed at ${formatMm(placedW, placedH)} on a page the service scales to ${formatNumber(scale * 100, 0)} %, so it prints at ${formatMm(wMm, hMm)}`
         : `printed at ${formatMm(wMm, hMm)}`;
-      const verdict = isError
-        ? `below ${formatPpi(minPpiError)} it prints visibly pixelated`
-        : `the minimum is ${formatPpi(minPpi)}, so it will print soft or pixelated`;
+      const verdict = isError ? `below ${formatPpi(minPpiError)} it prints visibly pixelated` : `the minimum is ${formatPpi(minPpi)}, so it will print soft or pixelated`;
       out.push({
         code: 'image-low-resolution',
         page: page.index,

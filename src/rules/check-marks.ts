@@ -76,7 +76,11 @@ export function seamCrossings(page: PageFacts, layer: LayerSpec | null, limits: 
     if (objects.length < MAX_LISTED) objects.push(o);
   };
   const texts = page.marks.texts.map((m) => ({ mark: m, box: boxMm(m.box, page) }));
-  const background = backgroundText(texts.map((x) => x.box), trim, t);
+  const background = backgroundText(
+    texts.map((x) => x.box),
+    trim,
+    t,
+  );
   for (const [i, { mark: m, box: b }] of texts.entries()) {
     if (!overlaps(b, trim)) continue; // wholly in the bleed: cut away, as slug text is
     if (background.has(i)) continue; // a row (or column) of text across the whole panel: a pattern, meant to run off
@@ -87,10 +91,7 @@ export function seamCrossings(page: PageFacts, layer: LayerSpec | null, limits: 
     const bottom = b[3] > safe[3] + t && b[3] < trim[3] - t;
     if (left || top || right || bottom) add({ code: 'content-in-seam-zone', kind: 'text', bboxMm: roundBox(b), text: m.text, printedPt: null });
   }
-  const shapes = [
-    ...page.marks.shapes.map((m) => ({ box: m.box, kind: m.kind })),
-    ...page.marks.strokes.map((m) => ({ box: m.box, kind: 'line' as const })),
-  ];
+  const shapes = [...page.marks.shapes.map((m) => ({ box: m.box, kind: m.kind })), ...page.marks.strokes.map((m) => ({ box: m.box, kind: 'line' as const }))];
   for (const m of shapes) {
     const b = boxMm(m.box, page);
     if (!overlaps(b, trim)) continue;
@@ -175,7 +176,18 @@ function roundBox(b: BoxMm): BoxMm {
 
 /** "text “Happy birthday” at 12–80 mm across, 5–14 mm down" */
 function describe(o: MarkedObject): string {
-  const what = o.kind === 'text' ? (o.text ? `text “${o.text.length > 30 ? `${o.text.slice(0, 29)}…` : o.text}”` : 'text') : o.kind === 'line' ? 'a line' : o.kind === 'image' ? 'an image' : o.kind === 'shading' ? 'a shading' : 'a shape';
+  const what =
+    o.kind === 'text'
+      ? o.text
+        ? `text “${o.text.length > 30 ? `${o.text.slice(0, 29)}…` : o.text}”`
+        : 'text'
+      : o.kind === 'line'
+        ? 'a line'
+        : o.kind === 'image'
+          ? 'an image'
+          : o.kind === 'shading'
+            ? 'a shading'
+            : 'a shape';
   const [x0, y0, x1, y1] = o.bboxMm;
   return `${what} at ${formatNumber(x0, 0)}–${formatNumber(x1, 0)} mm across, ${formatNumber(y0, 0)}–${formatNumber(y1, 0)} mm down`;
 }

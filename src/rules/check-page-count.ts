@@ -11,7 +11,10 @@ export const checkPageCount: Check = (ctx) => {
   const order = target.layers.map((l) => l.id).join(', ');
   const fix =
     have < want
-      ? `add the missing layer page${want - have > 1 ? 's' : ''} (${target.layers.slice(have).map((l) => l.id).join(', ')})`
+      ? `add the missing layer page${want - have > 1 ? 's' : ''} (${target.layers
+          .slice(have)
+          .map((l) => l.id)
+          .join(', ')})`
       : `remove the extra page${have - want > 1 ? 's' : ''} ${have - want > 1 ? `${want + 1}–${have}` : String(want + 1)}`;
   return [
     {

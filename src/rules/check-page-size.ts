@@ -18,14 +18,7 @@ const within = (a: number, b: number, tol: number) => Math.abs(a - b) <= tol + 1
  * swapping both sides gives the same verdict, and scaling page, layer and tolerance alike changes
  * nothing.
  */
-export function classifySize(
-  widthMm: number,
-  heightMm: number,
-  layerWidthMm: number,
-  layerHeightMm: number,
-  toleranceMm: number,
-  scaleTolerance: number,
-): SizeVerdict {
+export function classifySize(widthMm: number, heightMm: number, layerWidthMm: number, layerHeightMm: number, toleranceMm: number, scaleTolerance: number): SizeVerdict {
   if (within(widthMm, layerWidthMm, toleranceMm) && within(heightMm, layerHeightMm, toleranceMm)) return { kind: 'match', scale: 1 };
   if (within(widthMm, layerHeightMm, toleranceMm) && within(heightMm, layerWidthMm, toleranceMm)) return { kind: 'orientation', scale: 1 };
   if (widthMm <= 0 || heightMm <= 0) return { kind: 'mismatch', scale: null };

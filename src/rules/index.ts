@@ -50,7 +50,12 @@ export const CHECKS: readonly Check[] = [
  * first, then by page, severity, code and message.
  */
 export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCode, SeveritySetting>> = {}, policy: Policy = {}, how: SettleOptions = {}): Finding[] {
-  return settle(CHECKS.flatMap((check) => check(ctx)), profileRules(ctx.target.profile, how.defaultPolicy), { severities: overrides, policy }, how);
+  return settle(
+    CHECKS.flatMap((check) => check(ctx)),
+    profileRules(ctx.target.profile, how.defaultPolicy),
+    { severities: overrides, policy },
+    how,
+  );
 }
 
 /**

@@ -29,7 +29,8 @@ const toSeverity = (action: Exclude<PolicyAction, 'fix'>): SeveritySetting => (a
  */
 export function settleFinding(code: FindingCode, caseSeverity: Severity | undefined, profile: Rules, call: Rules): Settled {
   const fallback: SeveritySetting = call.severities?.[code] ?? profile.severities?.[code] ?? caseSeverity ?? FINDING_CODES[code].severity;
-  const decide = (action: PolicyAction): Settled => (action === 'fix' ? { action: fallback === 'off' ? 'off' : 'fix', severity: fallback } : { action: action === 'off' ? 'off' : action, severity: toSeverity(action) });
+  const decide = (action: PolicyAction): Settled =>
+    action === 'fix' ? { action: fallback === 'off' ? 'off' : 'fix', severity: fallback } : { action: action === 'off' ? 'off' : action, severity: toSeverity(action) };
   const callAction = call.policy?.[code];
   if (callAction) return decide(callAction);
   const profileAction = profile.policy?.[code];
@@ -95,7 +96,8 @@ export function policyLoosenings(operator: Rules, policy: Policy | undefined): P
     if (action === 'fix') {
       if (operator.policy?.[code] === 'reject') out.push({ path, message: `may not be "fix": this server's policy rejects files with ${code} instead of fixing them` });
     } else if (action === 'warn') {
-      if (RANK[theirs.severity] > RANK.warning) out.push({ path, message: `may not be "warn": this server ${theirs.action === 'fix' ? 'fixes it, and without the fix it is an error' : 'rejects it'}` });
+      if (RANK[theirs.severity] > RANK.warning)
+        out.push({ path, message: `may not be "warn": this server ${theirs.action === 'fix' ? 'fixes it, and without the fix it is an error' : 'rejects it'}` });
     } else if (theirs.action !== 'off') {
       out.push({ path, message: `may not be "off": this server ${theirs.action === 'reject' ? 'rejects' : theirs.action === 'fix' ? 'fixes' : 'warns about'} it` });
     }

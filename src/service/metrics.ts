@@ -37,7 +37,12 @@ export class ServiceMetrics {
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'print_preflight_' });
-    this.checks = new Counter({ name: 'print_preflight_checks_total', help: 'Checks finished, by status (done, error) and verdict (pass, warn, fail, none)', labelNames: ['status', 'verdict'], registers });
+    this.checks = new Counter({
+      name: 'print_preflight_checks_total',
+      help: 'Checks finished, by status (done, error) and verdict (pass, warn, fail, none)',
+      labelNames: ['status', 'verdict'],
+      registers,
+    });
     this.duration = new Histogram({
       name: 'print_preflight_check_duration_seconds',
       help: 'Time from a check starting to run to its result',
@@ -45,10 +50,25 @@ export class ServiceMetrics {
       buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
       registers,
     });
-    this.rejected = new Counter({ name: 'print_preflight_rejected_submissions_total', help: 'Submissions refused, by reason (too-large uploads, too-many queued, too-fast…)', labelNames: ['reason'], registers });
+    this.rejected = new Counter({
+      name: 'print_preflight_rejected_submissions_total',
+      help: 'Submissions refused, by reason (too-large uploads, too-many queued, too-fast…)',
+      labelNames: ['reason'],
+      registers,
+    });
     this.accepted = new Counter({ name: 'print_preflight_submissions_total', help: 'Checks accepted, by source (upload, url)', labelNames: ['source'], registers });
-    new OptionalGauge({ name: 'print_preflight_queue_depth', help: 'Checks waiting to run (absent while the queue does not answer)', registers, read: async () => (await sources.counts())?.waiting ?? null });
-    new OptionalGauge({ name: 'print_preflight_checks_in_flight', help: 'Checks running now (absent while the queue does not answer)', registers, read: async () => (await sources.counts())?.active ?? null });
+    new OptionalGauge({
+      name: 'print_preflight_queue_depth',
+      help: 'Checks waiting to run (absent while the queue does not answer)',
+      registers,
+      read: async () => (await sources.counts())?.waiting ?? null,
+    });
+    new OptionalGauge({
+      name: 'print_preflight_checks_in_flight',
+      help: 'Checks running now (absent while the queue does not answer)',
+      registers,
+      read: async () => (await sources.counts())?.active ?? null,
+    });
     if (sources.perTenant) {
       this.tenantAccepted = new Counter({ name: 'print_preflight_tenant_submissions_total', help: 'Checks and order-draft sources accepted, by tenant', labelNames: ['tenant'], registers });
       this.tenantRejected = new Counter({ name: 'print_preflight_tenant_rejected_submissions_total', help: 'Submissions refused, by tenant and reason', labelNames: ['tenant', 'reason'], registers });

@@ -53,7 +53,9 @@ function components(): Record<string, unknown> {
   ] as const) {
     const registry = z.registry<{ id: string }>();
     for (const [id, schema] of list) registry.add(schema, { id });
-    const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}`, override: openEnumOverride(io) }) as { schemas: Record<string, Record<string, unknown>> };
+    const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}`, override: openEnumOverride(io) }) as {
+      schemas: Record<string, Record<string, unknown>>;
+    };
     for (const [id, schema] of Object.entries(schemas)) {
       const { $schema: _s, $id: _i, ...rest } = schema;
       out[id] = normaliseJsonSchema(rest);
@@ -82,7 +84,9 @@ function responseObject(status: number, given: ResponseDoc, path: string): Recor
   return {
     description,
     ...(doc.codes?.length ? { 'x-problem-codes': doc.codes } : {}),
-    ...(doc.headers ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, d]) => [h, { description: d, schema: h === 'Retry-After' ? { type: 'integer', minimum: 0 } : { type: 'string' } }])) } : {}),
+    ...(doc.headers
+      ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, d]) => [h, { description: d, schema: h === 'Retry-After' ? { type: 'integer', minimum: 0 } : { type: 'string' } }])) }
+      : {}),
     ...(types.length
       ? {
           content: Object.fromEntries(

@@ -52,9 +52,7 @@ export const ServeOptionsSchema = z
     /** Hosts source URLs and callbacks may reach although they resolve to private or loopback addresses. */
     allowHosts: z.array(z.string().min(1)).default([]),
     /** Forward validated orders (POST /v1/orders) to the order service. */
-    orderService: z
-      .object({ baseUrl: z.string().url(), accessToken: z.string().min(1), applicationKey: z.string().min(1), backoffMs: z.number().int().min(0).optional() })
-      .optional(),
+    orderService: z.object({ baseUrl: z.string().url(), accessToken: z.string().min(1), applicationKey: z.string().min(1), backoffMs: z.number().int().min(0).optional() }).optional(),
     /** Largest upload, in bytes; a larger one is refused with 413 while it streams. */
     maxUploadBytes: z.number().int().positive().default(50_000_000),
     /** Checks (and order-draft sources) a tenant may have waiting to run; more get 429 with Retry-After. */
@@ -71,7 +69,9 @@ export const ServeOptionsSchema = z
      * Who may frame the HTML pages (CSP frame-ancestors sources: `'self'`, `https://admin.example.com`).
      * Default none: no page of the service can be framed.
      */
-    frameAncestors: z.array(z.string().regex(/^(?:'self'|'none'|(?:https?:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5}|:\*)?|https?:)$/, "must be 'self', a scheme (https:) or a host such as https://admin.example.com")).default([]),
+    frameAncestors: z
+      .array(z.string().regex(/^(?:'self'|'none'|(?:https?:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::\d{1,5}|:\*)?|https?:)$/, "must be 'self', a scheme (https:) or a host such as https://admin.example.com"))
+      .default([]),
     /** Submissions get 503 when the data folder has less free space than this, in bytes. */
     minFreeBytes: z.number().int().min(0).default(256_000_000),
     /** A connection with nothing sent or received this long is closed (above the 60 s of ?wait). */

@@ -117,7 +117,10 @@ export function problemBody(status: number, given: string, detail: string, reque
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem): FastifyReply {
   for (const [k, v] of Object.entries(problem.extra.headers ?? {})) reply.header(k, v);
-  return reply.code(problem.status).type('application/problem+json').send(problemBody(problem.status, problem.code, problem.detail, request, problem.extra));
+  return reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send(problemBody(problem.status, problem.code, problem.detail, request, problem.extra));
 }
 
 /** File system errors that mean the data folder cannot take a write now. */
@@ -131,7 +134,10 @@ export function toProblem(error: unknown): Problem {
   if (errno && STORAGE_FULL.has(errno)) return new Problem(503, 'storage-full', 'The data folder is full; retry later.', { headers: { 'Retry-After': '60' } });
   if (errno && STORAGE_UNAVAILABLE.has(errno)) return new Problem(503, 'storage-unavailable', `The data folder cannot be written (${errno}); retry later.`, { headers: { 'Retry-After': '60' } });
   if (error instanceof PreflightError) {
-    if (error.code.startsWith('ERR_UNKNOWN_')) return new Problem(422, error.code, error.message, { errors: [{ path: error.code === 'ERR_UNKNOWN_SKU' ? 'sku' : error.code === 'ERR_UNKNOWN_VARIANT' ? 'variant' : 'product', message: error.message }] });
+    if (error.code.startsWith('ERR_UNKNOWN_'))
+      return new Problem(422, error.code, error.message, {
+        errors: [{ path: error.code === 'ERR_UNKNOWN_SKU' ? 'sku' : error.code === 'ERR_UNKNOWN_VARIANT' ? 'variant' : 'product', message: error.message }],
+      });
     if (error.code === 'ERR_INVALID_ARGUMENT') return new Problem(400, error.code, error.message);
     return new Problem(500, error.code, error.message);
   }

@@ -104,10 +104,7 @@ export function allResponses(doc: RouteDoc, server: { apiKeys: boolean }): Recor
 
 type Input<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export type Handler<P, Q, B> = (
-  request: FastifyRequest & { params: Input<P>; query: Input<Q>; body: Input<B> },
-  reply: FastifyReply,
-) => Promise<unknown>;
+export type Handler<P, Q, B> = (request: FastifyRequest & { params: Input<P>; query: Input<Q>; body: Input<B> }, reply: FastifyReply) => Promise<unknown>;
 
 /** The zod schema behind each JSON Schema object given to fastify. */
 const zodOf = new WeakMap<object, { schema: z.ZodType; part: string }>();
@@ -138,12 +135,7 @@ export function useZodValidation(app: FastifyInstance): void {
 }
 
 /** Registers a route and records its description for the OpenAPI document (common answers are added there: {@link allResponses}). */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  app: FastifyInstance,
-  table: RouteDoc[],
-  doc: RouteDoc<P, Q, B>,
-  handler: Handler<P, Q, B>,
-): void {
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(app: FastifyInstance, table: RouteDoc[], doc: RouteDoc<P, Q, B>, handler: Handler<P, Q, B>): void {
   table.push(doc as unknown as RouteDoc);
   const schema: Record<string, object> = {};
   if (doc.params) schema.params = marker(doc.params, 'path');

@@ -53,7 +53,7 @@ export const CheckFormSchema = z
 
 /** A multipart submission as the OpenAPI document describes it: the fields and the `file` part. */
 export const CheckUploadSchema = CheckFormSchema.extend({
-  file: z.file().mime(['application/pdf']).describe('The PDF to check (at most the server\'s upload limit, 50 MB by default)'),
+  file: z.file().mime(['application/pdf']).describe("The PDF to check (at most the server's upload limit, 50 MB by default)"),
 });
 
 /** A JSON submission: a URL to download (with the SSRF-guarded fetcher) and what it is for. */
@@ -91,7 +91,9 @@ const PageLocaleSchema = z
   .string()
   .max(1000)
   .optional()
-  .describe('The language of the page, a BCP 47 tag (`en`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`; `pt` is `pt-PT`; a region falls back to its language). Default: the check\'s `locale`, else the browser\'s `Accept-Language`, else English. A language the page is not in is shown in the next choice with a notice, never an error');
+  .describe(
+    "The language of the page, a BCP 47 tag (`en`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`; `pt` is `pt-PT`; a region falls back to its language). Default: the check's `locale`, else the browser's `Accept-Language`, else English. A language the page is not in is shown in the next choice with a notice, never an error",
+  );
 
 /** `?locale=` of the approval page (other query parameters, as links gain them, are ignored). */
 export const LocaleQuerySchema = z.object({ locale: PageLocaleSchema });
@@ -100,7 +102,7 @@ export const LocaleQuerySchema = z.object({ locale: PageLocaleSchema });
 export const ReportPageQuerySchema = z.object({
   locale: PageLocaleSchema,
   /** `prepress`: the full technical report, in English, for print professionals. */
-  view: z.enum(['customer', 'prepress']).optional().describe('`customer` (default): the report in the customer\'s language; `prepress`: the full technical report (English) for print professionals'),
+  view: z.enum(['customer', 'prepress']).optional().describe("`customer` (default): the report in the customer's language; `prepress`: the full technical report (English) for print professionals"),
 });
 
 export const SubmitQuerySchema = z
@@ -153,9 +155,11 @@ export const HealthSchema = z.strictObject({
 });
 
 /** Which target fields were given, as a Target or a per-field problem list. */
-export function targetOf(fields: { sku?: string | undefined; product?: string | undefined; variant?: string | undefined }):
-  | { ok: true; target: { sku: string } | { product: string; variant: string } }
-  | { ok: false; errors: { path: string; message: string }[] } {
+export function targetOf(fields: {
+  sku?: string | undefined;
+  product?: string | undefined;
+  variant?: string | undefined;
+}): { ok: true; target: { sku: string } | { product: string; variant: string } } | { ok: false; errors: { path: string; message: string }[] } {
   if (fields.sku && (fields.product || fields.variant)) return { ok: false, errors: [{ path: 'sku', message: 'give either sku, or product with variant, not both' }] };
   if (fields.sku) return { ok: true, target: { sku: fields.sku } };
   if (fields.product && fields.variant) return { ok: true, target: { product: fields.product, variant: fields.variant } };

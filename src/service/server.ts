@@ -59,7 +59,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   const defaults = { maxQueued: options.maxQueuedPerTenant, maxRunning: options.maxRunningPerTenant, uploadsPerMinute: options.uploadsPerMinutePerTenant };
   const callers = new Callers({ apiKeys: options.apiKeys, tenants: options.tenants, adminKeys: options.adminKeys, defaults });
   if (!callers.enabled && !isLoopbackHost(options.host)) {
-    throw new InvalidArgumentError(`Refusing to listen on ${options.host} without an API key: anyone who can reach it could use it. Give --api-key KEY (or PRINT_PREFLIGHT_API_KEY), or listen on 127.0.0.1.`);
+    throw new InvalidArgumentError(
+      `Refusing to listen on ${options.host} without an API key: anyone who can reach it could use it. Give --api-key KEY (or PRINT_PREFLIGHT_API_KEY), or listen on 127.0.0.1.`,
+    );
   }
 
   const store = await JobStore.open(options.dataDir);
@@ -174,7 +176,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   });
   await app.register(multipart, { limits: { fileSize: options.maxUploadBytes, files: 1, fields: 8, parts: 10 } });
   app.addHook('onRequest', async (request) => {
-    if (shutdown.signal.aborted) throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
+    if (shutdown.signal.aborted)
+      throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
     if (request.url.length > MAX_URL_LENGTH) throw new Problem(414, 'uri-too-long', `The URL is ${request.url.length} characters long; this server reads at most ${MAX_URL_LENGTH}.`);
     // A path with no route is 404 (or 405) whoever asks: what exists is published at /openapi.json.
     if (request.is404 || request.routeOptions.config?.auth === false) return;

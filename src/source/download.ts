@@ -173,10 +173,7 @@ function request(u: URL, options: DownloadOptions, signal: AbortSignal, timedOut
         });
       },
     );
-    const connectTimer = setTimeout(
-      () => fail(new Failure('source-unreachable', `no connection within ${options.connectTimeoutMs / 1000} s`)),
-      options.connectTimeoutMs,
-    );
+    const connectTimer = setTimeout(() => fail(new Failure('source-unreachable', `no connection within ${options.connectTimeoutMs / 1000} s`)), options.connectTimeoutMs);
     req.on('socket', (socket) => {
       socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
       if (!socket.connecting) clearTimeout(connectTimer);

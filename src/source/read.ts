@@ -34,10 +34,7 @@ export async function readSourceBytes(input: string | Uint8Array, path: string |
     info = await stat(input);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
-    throw new InputUnreadableError(
-      code === 'ENOENT' ? `No such file: ${input}` : `Cannot read ${input} (${code ?? (cause as Error).message})`,
-      cause,
-    );
+    throw new InputUnreadableError(code === 'ENOENT' ? `No such file: ${input}` : `Cannot read ${input} (${code ?? (cause as Error).message})`, cause);
   }
   if (!info.isFile()) throw new InputUnreadableError(`${input} is not a regular file`);
   let bytes: Uint8Array;

@@ -12,7 +12,10 @@
 export function grouped(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   const sign = n < 0 || Object.is(n, -0) ? '-' : '';
-  const [whole = '0', fraction] = Math.abs(n).toFixed(3).replace(/\.?0+$/, '').split('.');
+  const [whole = '0', fraction] = Math.abs(n)
+    .toFixed(3)
+    .replace(/\.?0+$/, '')
+    .split('.');
   // Beyond 1e21 String() switches to exponent notation: leave such a number as it is.
   if (!/^\d+$/.test(whole)) return `${sign}${whole}${fraction ? `.${fraction}` : ''}`;
   let out = '';

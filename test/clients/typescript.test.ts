@@ -55,7 +55,10 @@ const traffic = new Traffic();
 /** Runs a line in the project (asynchronously: the server answering it lives in this process). */
 function sh(line: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn('bash', ['-o', 'pipefail', '-c', line], { cwd: project, env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', PRINT_PREFLIGHT_API_KEY: KEY } });
+    const child = spawn('bash', ['-o', 'pipefail', '-c', line], {
+      cwd: project,
+      env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false', PRINT_PREFLIGHT_API_KEY: KEY },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -76,7 +79,20 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integration', private: true, type: 'module' }));
   writeFileSync(
     join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2023', 'dom'], types: ['node'], typeRoots: [join(root, 'node_modules/@types')], outDir: 'dist', rootDir: 'src' }, include: ['src'] }),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        lib: ['es2023', 'dom'],
+        types: ['node'],
+        typeRoots: [join(root, 'node_modules/@types')],
+        outDir: 'dist',
+        rootDir: 'src',
+      },
+      include: ['src'],
+    }),
   );
   // `npm install --save-dev --save-exact …`: the pinned packages, from this repository's node_modules.
   const install = shellLines[0]!;

@@ -23,8 +23,48 @@ interface Side {
   root: Record<string, unknown>;
 }
 
-const ANNOTATIONS = new Set(['title', 'description', 'examples', 'example', 'default', '$comment', 'deprecated', 'readOnly', 'writeOnly', '$schema', '$id', 'contentEncoding', 'contentMediaType', 'x-problem-codes']);
-const UNDERSTOOD = new Set([...ANNOTATIONS, '$ref', 'type', 'const', 'enum', 'anyOf', 'oneOf', 'properties', 'required', 'additionalProperties', 'propertyNames', 'items', 'prefixItems', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  'examples',
+  'example',
+  'default',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$schema',
+  '$id',
+  'contentEncoding',
+  'contentMediaType',
+  'x-problem-codes',
+]);
+const UNDERSTOOD = new Set([
+  ...ANNOTATIONS,
+  '$ref',
+  'type',
+  'const',
+  'enum',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+]);
 
 function resolve(side: Side, seen = 0): Side {
   const s = side.schema;
@@ -150,7 +190,8 @@ function subset(a: Side, b: Side, path: string, o: CompatOptions, out: string[])
     }
     // Items past both prefixes, unless `a` cannot have any.
     const aMax = A.maxItems as number | undefined;
-    if (B.items !== undefined && !(aMax !== undefined && aMax <= n)) subset({ schema: (A.items as Schema | undefined) ?? true, root: a.root }, { schema: B.items as Schema, root: b.root }, `${path}[]`, o, out);
+    if (B.items !== undefined && !(aMax !== undefined && aMax <= n))
+      subset({ schema: (A.items as Schema | undefined) ?? true, root: a.root }, { schema: B.items as Schema, root: b.root }, `${path}[]`, o, out);
   }
   if (types.has('object')) objectSubset(A, a.root, B, b.root, path, o, out);
 }
@@ -197,7 +238,8 @@ function objectSubset(A: Record<string, unknown>, rootA: Record<string, unknown>
   }
   if (!extraOk) subset({ schema: aAdd, root: rootA }, { schema: bAdd, root: rootB }, `${path}.*`, o, out);
   else if (aAdd !== false && bAdd !== false) subset({ schema: aAdd, root: rootA }, { schema: bAdd, root: rootB }, `${path}.*`, o, out);
-  if (B.propertyNames !== undefined) subset({ schema: (A.propertyNames as Schema | undefined) ?? { type: 'string' }, root: rootA }, { schema: B.propertyNames as Schema, root: rootB }, `${path} (keys)`, o, out);
+  if (B.propertyNames !== undefined)
+    subset({ schema: (A.propertyNames as Schema | undefined) ?? { type: 'string' }, root: rootA }, { schema: B.propertyNames as Schema, root: rootB }, `${path} (keys)`, o, out);
 }
 
 /** Incompatibilities of `next` with `released` (a JSON Schema each), as the direction reads them. */
@@ -209,7 +251,11 @@ export function schemaIncompatibilities(released: Record<string, unknown>, next:
 }
 
 type Doc = Record<string, unknown>;
-type Operation = { parameters?: { name: string; in: string; required?: boolean; schema: Schema }[]; requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema?: Schema }> }> };
+type Operation = {
+  parameters?: { name: string; in: string; required?: boolean; schema: Schema }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+};
 
 /**
  * Incompatibilities of an OpenAPI document with the released one: an operation gone, a parameter or

@@ -30,7 +30,9 @@ const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }
 addFormats.default(ajv);
 const validate = ajv.compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
 const pool = new PreflightPool();
-const files = readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.toLowerCase().endsWith('.pdf'))
+  .sort();
 let valid = 0;
 const verdicts = {};
 try {
@@ -39,7 +41,13 @@ try {
     const bytes = JSON.stringify(report, null, 2);
     verdicts[report.verdict] = (verdicts[report.verdict] ?? 0) + 1;
     if (validate(JSON.parse(bytes))) valid++;
-    else console.log(`${file}: ${validate.errors.slice(0, 3).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`).join('; ')}`);
+    else
+      console.log(
+        `${file}: ${validate.errors
+          .slice(0, 3)
+          .map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)
+          .join('; ')}`,
+      );
   }
 } finally {
   await pool.destroy();

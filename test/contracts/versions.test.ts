@@ -100,7 +100,11 @@ describe('the compatibility checker', () => {
     ['a new finding code', true, (r) => r.properties.findings.items.properties.code.examples.push('page-new-code')],
     ['a new finding code as a key of rules', true, (r) => r.properties.rules.propertyNames.examples.push('page-new-code')],
     ['a closed list (verdict) made an open string', false, (r) => (r.properties.verdict = { type: 'string', examples: ['pass', 'warn', 'fail'] })],
-    ['a field removed', false, (r) => ((r.properties.pages.items.required = r.properties.pages.items.required.filter((x: string) => x !== 'rotate')), delete r.properties.pages.items.properties.rotate)],
+    [
+      'a field removed',
+      false,
+      (r) => ((r.properties.pages.items.required = r.properties.pages.items.required.filter((x: string) => x !== 'rotate')), delete r.properties.pages.items.properties.rotate),
+    ],
     ['a required field made optional', false, (r) => (r.properties.pages.items.required = r.properties.pages.items.required.filter((x: string) => x !== 'rotate'))],
     ['null allowed where a number was promised', false, (r) => (r.properties.pages.items.properties.widthMm = { type: ['number', 'null'] })],
     ['a new verdict', false, (r) => r.properties.verdict.enum.push('maybe')],
@@ -134,7 +138,11 @@ describe('the compatibility checker', () => {
     ['a new required query parameter', false, (d) => d.paths['/v1/checks/{id}'].get.parameters.push({ name: 'x', in: 'query', required: true, schema: { type: 'string' } })],
     ['a success status removed', false, (d) => delete d.paths['/v1/checks'].post.responses['202']],
     ['a multipart upload no longer taken', false, (d) => delete d.paths['/v1/checks'].post.requestBody.content['multipart/form-data']],
-    ['a check field removed', false, (d) => ((d.components.schemas.Check.required = d.components.schemas.Check.required.filter((x: string) => x !== 'links')), delete d.components.schemas.Check.properties.links)],
+    [
+      'a check field removed',
+      false,
+      (d) => ((d.components.schemas.Check.required = d.components.schemas.Check.required.filter((x: string) => x !== 'links')), delete d.components.schemas.Check.properties.links),
+    ],
     ['a submission field refused', false, (d) => delete d.components.schemas.CheckSubmission.properties.callbackUrl],
   ])('OpenAPI: %s → compatible %s', (_what, compatible, change) => {
     const after = clone(doc) as Obj;

@@ -14,7 +14,14 @@ import { join } from 'node:path';
 const ref = process.argv[2] ?? 'HEAD';
 const dir = 'test/corpus/expected';
 const cases = JSON.parse(readFileSync('test/corpus/cases.json', 'utf8'));
-const profiles = new Map(readdirSync('profiles').filter((f) => f.endsWith('.json')).map((f) => { const p = JSON.parse(readFileSync(join('profiles', f), 'utf8')); return [p.id, p]; }));
+const profiles = new Map(
+  readdirSync('profiles')
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => {
+      const p = JSON.parse(readFileSync(join('profiles', f), 'utf8'));
+      return [p.id, p];
+    }),
+);
 let problems = 0;
 let actions = 0;
 let digests = 0;
@@ -39,7 +46,15 @@ for (const c of cases) {
     if (f.action !== 'fix' || policy[f.code] !== 'fix') complain(name, `finding ${f.code} has action ${f.action}, the profile's policy says ${policy[f.code]}`);
     actions++;
   }
-  const strip = (r, dropActions) => ({ ...r, profileDigest: undefined, findings: (r.findings ?? []).map((f) => { if (!dropActions) return f; const { action: _a, ...rest } = f; return rest; }) });
+  const strip = (r, dropActions) => ({
+    ...r,
+    profileDigest: undefined,
+    findings: (r.findings ?? []).map((f) => {
+      if (!dropActions) return f;
+      const { action: _a, ...rest } = f;
+      return rest;
+    }),
+  });
   const a = JSON.stringify(strip(before, false));
   const b = JSON.stringify(strip(now, true));
   if (a !== b) complain(name, `differs beyond profileDigest and action (verdict ${before.verdict} → ${now.verdict})`);

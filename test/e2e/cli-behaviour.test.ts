@@ -85,7 +85,9 @@ describe('output', () => {
   });
 
   it('| head -3 on a long JSON report: three lines, no stack trace, exit status of the check', () => {
-    const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${bin}" check ${f('reportlab-curtains-swapped.pdf')} --sku CURTAINS-140X260 --json --no-raster | head -3`], { encoding: 'utf8' });
+    const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${bin}" check ${f('reportlab-curtains-swapped.pdf')} --sku CURTAINS-140X260 --json --no-raster | head -3`], {
+      encoding: 'utf8',
+    });
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(3);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(1);

@@ -141,8 +141,16 @@ describe('print-preflight fix and assemble', () => {
     const sharp = (await import('sharp')).default;
     const dir = mkdtempSync(join(tmpdir(), 'pp-asm-'));
     const { writeFileSync } = await import('node:fs');
-    for (const [name, w, h] of [['front.png', 3200, 4400], ['back.jpg', 3200, 4400]] as const) {
-      writeFileSync(join(dir, name), await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } }).toFormat(name.endsWith('png') ? 'png' : 'jpeg').toBuffer());
+    for (const [name, w, h] of [
+      ['front.png', 3200, 4400],
+      ['back.jpg', 3200, 4400],
+    ] as const) {
+      writeFileSync(
+        join(dir, name),
+        await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } })
+          .toFormat(name.endsWith('png') ? 'png' : 'jpeg')
+          .toBuffer(),
+      );
     }
     const out = join(dir, 'out.pdf');
     const r = run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png'), '--layer', `back=${join(dir, 'back.jpg')}`);

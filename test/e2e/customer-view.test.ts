@@ -92,7 +92,13 @@ afterAll(async () => {
 });
 
 /** Words of a text (hyphenated words whole; checksums are not words). */
-const tokens = (text: string) => (text.toLocaleLowerCase().replace(/\b[0-9a-f]{16,}\b/g, ' ').match(/[\p{L}\p{M}][\p{L}\p{M}'’-]*(?:\.[\p{L}]+)*/gu) ?? []).map((w) => w.replace(/['’-]+$/, ''));
+const tokens = (text: string) =>
+  (
+    text
+      .toLocaleLowerCase()
+      .replace(/\b[0-9a-f]{16,}\b/g, ' ')
+      .match(/[\p{L}\p{M}][\p{L}\p{M}'’-]*(?:\.[\p{L}]+)*/gu) ?? []
+  ).map((w) => w.replace(/['’-]+$/, ''));
 
 /** Every word a locale's catalogue says, its messages formatted (every gender and form) with the shipped names in that locale. */
 async function wordsOf(locale: MessageLocale): Promise<Set<string>> {
@@ -104,12 +110,18 @@ async function wordsOf(locale: MessageLocale): Promise<Set<string>> {
   for (const gender of ['m', 'f', 'n', 'mp', 'fp', 'np', 'x', 'p', 'other'] as const) {
     const values = { ...nounValues('layer', { name: nouns[1]!.name, gender }, loaded), ...nounValues('product', { name: nouns[0]!.name, gender }, loaded) };
     for (const v of Object.values(values)) add(v);
-    for (const key of UI_KEYS) add(t(key, { errors: 2, warnings: 1, product: 'x', variant: 'M', date: new Date(), page: 3, from: 1, width: '1', height: '1', ppi: '1', degrees: 90, language: 'x', shown: 'x', ...values }));
+    for (const key of UI_KEYS)
+      add(t(key, { errors: 2, warnings: 1, product: 'x', variant: 'M', date: new Date(), page: 3, from: 1, width: '1', height: '1', ppi: '1', degrees: 90, language: 'x', shown: 'x', ...values }));
   }
   for (const n of nouns) add(n.name);
   const details = { ppi: 96.4, minPpi: 150, neededWidthPx: 2362, neededHeightPx: 3150, bytes: 61_234_567, maxBytes: 50_000_000, pages: 3, layers: 2, order: '3,4,1,2' };
   for (const code of Object.keys(FINDING_CODES) as FindingCode[]) {
-    for (const where of [{ page: 1, layer: 'front' }, { page: 2, layer: 'back' }, { page: 3, layer: null }, { page: null, layer: null }] as const) {
+    for (const where of [
+      { page: 1, layer: 'front' },
+      { page: 2, layer: 'back' },
+      { page: 3, layer: null },
+      { page: null, layer: null },
+    ] as const) {
       const m = await customerMessage({ code, ...where, details, message: '' }, profile, locale);
       Object.values(m).forEach(add);
     }
@@ -134,7 +146,8 @@ async function leaksIn(locale: MessageLocale, text: string): Promise<string[]> {
 }
 
 /** Everything a reader sees or hears: the text (closed sections too), the title, every alternative text and label. */
-const READ = "[document.title, (() => { const b = document.body.cloneNode(true); b.querySelectorAll('script, style').forEach((e) => e.remove()); return b.textContent; })(), ...[...document.querySelectorAll('[alt]')].map((e) => e.getAttribute('alt')), ...[...document.querySelectorAll('[aria-label]')].map((e) => e.getAttribute('aria-label'))].join(' ')";
+const READ =
+  "[document.title, (() => { const b = document.body.cloneNode(true); b.querySelectorAll('script, style').forEach((e) => e.remove()); return b.textContent; })(), ...[...document.querySelectorAll('[alt]')].map((e) => e.getAttribute('alt')), ...[...document.querySelectorAll('[aria-label]')].map((e) => e.getAttribute('aria-label'))].join(' ')";
 
 async function open(url: string, width: number, bypassCSP = true): Promise<Page> {
   const page = await browser.openSized(`${service.url}${url}`, { width, mobile: width < 500, bypassCSP });
@@ -145,7 +158,9 @@ async function open(url: string, width: number, bypassCSP = true): Promise<Page>
 const AXE = readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = await page.evaluateAsync<{ id: string; nodes: { target: string[] }[] }[]>('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => ({ target: n.target })) })))');
+  const result = await page.evaluateAsync<{ id: string; nodes: { target: string[] }[] }[]>(
+    'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => ({ target: n.target })) })))',
+  );
   return result.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
@@ -194,7 +209,12 @@ describe('the approval page of a sleeves-first T-shirt with a CMYK logo, in ever
         "[...document.querySelectorAll('section.layer')].map((s) => ({ page: Number(s.dataset.page), before: Number(s.dataset.beforePage), name: s.querySelector('h2').textContent, b: s.querySelector('figure.before img')?.src ?? '', a: s.querySelector('figure.after img')?.src ?? '', mockup: s.querySelector('figure.mockup img')?.src ?? '', closeUps: s.querySelectorAll('.closeup').length, moved: !!s.querySelector('.moved') }))",
       );
       // Layer order after the fix; each from the page its design was on.
-      expect(parts.map((p) => [p.page, p.before])).toEqual([[1, 3], [2, 4], [3, 1], [4, 2]]);
+      expect(parts.map((p) => [p.page, p.before])).toEqual([
+        [1, 3],
+        [2, 4],
+        [3, 1],
+        [4, 2],
+      ]);
       expect(parts.map((p) => p.name)).toEqual(profile.layers.map((l) => localNoun(l.names, l.name ?? l.id, locale).name));
       expect(parts.every((p) => p.moved && p.mockup.startsWith('data:image/png'))).toBe(true);
       // The CMYK logo on the front, before and after its conversion.
@@ -294,12 +314,12 @@ describe('the record keeps both, and the customer always gets a page', () => {
     // The technical report for print professionals, in English, no less accessible.
     const prepress = await open(`${view.links.original}?view=prepress`, 1280);
     expect(await prepress.evaluate('document.documentElement.lang')).toBe('en');
-    expect(await prepress.evaluate("document.querySelector('[data-code=\"page-order-mismatch\"]') !== null")).toBe(true);
+    expect(await prepress.evaluate('document.querySelector(\'[data-code="page-order-mismatch"]\') !== null')).toBe(true);
     expect(await axeViolations(prepress), 'the technical report').toEqual([]);
     await prepress.close();
   });
 
-  it('a language we do not have: the page, in English (or the check\'s language), saying so; never an error page', async () => {
+  it("a language we do not have: the page, in English (or the check's language), saying so; never an error page", async () => {
     const nl = await fetch(`${service.url}${check.links.approval}?locale=nl`);
     expect(nl.status).toBe(200);
     expect(nl.headers.get('content-type')).toMatch(/^text\/html/);
@@ -334,7 +354,7 @@ describe('the record keeps both, and the customer always gets a page', () => {
     expect(report).toContain('Modificado y aprobado');
   });
 
-  it('the CLI prints the customer\'s text in the language asked for, without a ✓ beside a misplaced page', () => {
+  it("the CLI prints the customer's text in the language asked for, without a ✓ beside a misplaced page", () => {
     const run = spawnSync(process.execPath, ['bin/print-preflight.js', 'check', join(dir, 'made', 'apparel.pdf'), '--sku', 'T-SHIRT-M', '--locale', 'pt-BR', '--no-raster'], { encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('Precisa de ajustes');

@@ -23,12 +23,14 @@ const KEY_HEADER = '-H "Authorization: Bearer $PRINT_PREFLIGHT_API_KEY" ';
 function curlLines(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
   const blocks = [...text.matchAll(/^```bash\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
-  return blocks
-    .flatMap((b) => b.replace(/\\\n\s*/g, '').split('\n'))
-    .map((l) => l.replace(/\s+#\s.*$/, '').trim())
-    .filter((l) => l.startsWith('curl '))
-    // /openapi.json is public (the generated-client recipes fetch it; their tests run them).
-    .filter((l) => !l.includes('/openapi.json'));
+  return (
+    blocks
+      .flatMap((b) => b.replace(/\\\n\s*/g, '').split('\n'))
+      .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+      .filter((l) => l.startsWith('curl '))
+      // /openapi.json is public (the generated-client recipes fetch it; their tests run them).
+      .filter((l) => !l.includes('/openapi.json'))
+  );
 }
 
 const LINES = [...curlLines('README.md').map((l) => ['README.md', l] as const), ...curlLines('docs/service.md').map((l) => ['docs/service.md', l] as const)];
@@ -51,7 +53,11 @@ beforeAll(async () => {
   await new Promise<void>((done) => hooks.listen(0, '127.0.0.1', done));
   hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks/preflight`;
   service = await startService({ port: 0, dataDir: tempDir('pp-docs-curl-data-'), logLevel: 'silent', apiKeys: [KEY], allowHosts: ['127.0.0.1'], callbackSecret: 'docs-curl-secret', workers: 1 });
-  const done = await fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(join(CORPUS, 'reportlab-tshirt-M-exact.pdf'), { sku: 'T-SHIRT-M' }), headers: { authorization: `Bearer ${KEY}` } });
+  const done = await fetch(`${service.url}/v1/checks?wait=60`, {
+    method: 'POST',
+    body: form(join(CORPUS, 'reportlab-tshirt-M-exact.pdf'), { sku: 'T-SHIRT-M' }),
+    headers: { authorization: `Bearer ${KEY}` },
+  });
   expect(done.status).toBe(200);
   id = ((await done.json()) as { id: string }).id;
 }, 120_000);

@@ -93,7 +93,16 @@ function makeFiles(): void {
   writeFileSync(join(made, 'make.py'), TINY);
   run('/usr/bin/python3', [join(made, 'make.py'), made]);
   writeFileSync(join(made, 'tank-half.ps'), TANK_HALF_PS);
-  run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', '-dColorConversionStrategy=/LeaveColorUnchanged', `-sOutputFile=${join(made, 'tank-half-cmyk.pdf')}`, join(made, 'tank-half.ps')]);
+  run('gs', [
+    '-q',
+    '-dNOPAUSE',
+    '-dBATCH',
+    '-dSAFER',
+    '-sDEVICE=pdfwrite',
+    '-dColorConversionStrategy=/LeaveColorUnchanged',
+    `-sOutputFile=${join(made, 'tank-half-cmyk.pdf')}`,
+    join(made, 'tank-half.ps'),
+  ]);
   run('img2pdf', ['--pagesize', '540mmx740mm', '--imgsize', '540mmx740mm', join(made, 'tiny.jpg'), join(made, 'tiny.jpg'), '-o', join(made, 'tank-lowres.pdf')]);
 }
 
@@ -226,7 +235,7 @@ describe('fix, approve in a browser, order to a fake order service, print what w
     approved.set('tank', { check, sku: 'TANKTOP-M', after });
   }, 120_000);
 
-  it('the order names the upload\'s fixed file and the tank top\'s ORIGINAL URL; the fake service gets both fixed files, and each prints what was approved', async () => {
+  it("the order names the upload's fixed file and the tank top's ORIGINAL URL; the fake service gets both fixed files, and each prints what was approved", async () => {
     const apparel = approved.get('apparel')!;
     const tank = approved.get('tank')!;
     const draft = {
@@ -245,12 +254,12 @@ describe('fix, approve in a browser, order to a fake order service, print what w
     expect(received[0]!.errors).toEqual([]);
     expect(received[0]!.auth).toBe('Bearer order-token-e2e');
     const sent = JSON.parse(received[0]!.body.toString('utf8')) as { rows: { sku: string; sources?: { type: string; url: string }[] }[] };
-    expect(sent.rows.map((r) => r.sources)).toEqual([
-      [{ type: 'file', url: `${service.url}${apparel.check.fixed!.url}` }],
-      [{ type: 'file', url: `${service.url}${tank.check.fixed!.url}` }],
-    ]);
+    expect(sent.rows.map((r) => r.sources)).toEqual([[{ type: 'file', url: `${service.url}${apparel.check.fixed!.url}` }], [{ type: 'file', url: `${service.url}${tank.check.fixed!.url}` }]]);
     const diffs: string[] = [];
-    for (const [row, entry] of [[0, apparel], [1, tank]] as const) {
+    for (const [row, entry] of [
+      [0, apparel],
+      [1, tank],
+    ] as const) {
       const file = await fetch(sent.rows[row]!.sources![0]!.url);
       expect(file.status).toBe(200);
       const bytes = new Uint8Array(await file.arrayBuffer());
@@ -282,7 +291,13 @@ describe('fix, approve in a browser, order to a fake order service, print what w
     expect(check.verdict).toBe('fail');
     expect(check.report.findings.filter((f) => f.severity === 'error').map((f) => f.code)).toContain('image-low-resolution');
     const before = received.length;
-    const res = await postJson('/v1/orders', { number: 'E2E-26-0002', purchased_at: '2026-11-23 18:05:00', rows: [{ sku: 'TANKTOP-M', quantity: 1, sources: [{ url: `${filesBase}/designs/tank-lowres.pdf` }] }], customer: { first_name: 'A', last_name: 'B', email: 'a@example.com', phone: '1' }, shipping_address: { address: 'x', city: 'y', country_code: 'ES', country: 'Spain', postal_code: '28001', first_name: 'A', last_name: 'B' } });
+    const res = await postJson('/v1/orders', {
+      number: 'E2E-26-0002',
+      purchased_at: '2026-11-23 18:05:00',
+      rows: [{ sku: 'TANKTOP-M', quantity: 1, sources: [{ url: `${filesBase}/designs/tank-lowres.pdf` }] }],
+      customer: { first_name: 'A', last_name: 'B', email: 'a@example.com', phone: '1' },
+      shipping_address: { address: 'x', city: 'y', country_code: 'ES', country: 'Spain', postal_code: '28001', first_name: 'A', last_name: 'B' },
+    });
     expect(res.status).toBe(422);
     const problem = (await res.json()) as { code: string; errors: { path: string; message: string }[] };
     expect(problem.code).toBe('order-invalid');
@@ -296,7 +311,13 @@ describe('fix, approve in a browser, order to a fake order service, print what w
     const { outcome } = await decideInBrowser(check, 'reject');
     expect(outcome).toContain('Ha rechazado');
     const before = received.length;
-    const res = await postJson('/v1/orders', { number: 'E2E-26-0003', purchased_at: '2026-11-23 18:10:00', rows: [{ sku: 'TANKTOP-M', quantity: 1, sources: [{ url: `${filesBase}/designs/tank-half-2.pdf` }] }], customer: { first_name: 'A', last_name: 'B', email: 'a@example.com', phone: '1' }, shipping_address: { address: 'x', city: 'y', country_code: 'ES', country: 'Spain', postal_code: '28001', first_name: 'A', last_name: 'B' } });
+    const res = await postJson('/v1/orders', {
+      number: 'E2E-26-0003',
+      purchased_at: '2026-11-23 18:10:00',
+      rows: [{ sku: 'TANKTOP-M', quantity: 1, sources: [{ url: `${filesBase}/designs/tank-half-2.pdf` }] }],
+      customer: { first_name: 'A', last_name: 'B', email: 'a@example.com', phone: '1' },
+      shipping_address: { address: 'x', city: 'y', country_code: 'ES', country: 'Spain', postal_code: '28001', first_name: 'A', last_name: 'B' },
+    });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { code: string }).code).toBe('fix-not-approved');
     expect(received.length).toBe(before);

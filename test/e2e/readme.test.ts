@@ -16,7 +16,12 @@ import { startSourceServer, type SourceServer } from '../helpers/source-server.j
 
 const root = resolve('.');
 /** The README and every guide: what a newcomer reads. */
-const DOCS = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const texts = DOCS.map((f) => readFileSync(join(root, f), 'utf8'));
 const blocks = (lang: string) => texts.flatMap((text) => [...text.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\``, 'gm'))].map((m) => m[1]!));
 
@@ -66,7 +71,8 @@ describe('README and docs TypeScript snippets', () => {
     const files: Record<string, string> = Object.fromEntries(snippets.map((s, i) => [`snippet-${i + 1}.ts`, s]));
     // Controls: what the old API allowed must not compile, or this harness proves nothing.
     files['control-verify.ts'] = `import { verifyWebhook } from 'print-preflight';\nconst v = verifyWebhook('{}', 'sig', 'secret');\nif (!v.ok) throw new Error('forged');\n`;
-    files['control-created.ts'] = `import { OrderServiceClient, type OrderPayload } from 'print-preflight';\ndeclare const c: OrderServiceClient; declare const p: OrderPayload;\nconst n: string = (await c.createOrder(p)).data.nope.toUpperCase();\nconsole.log(n);\n`;
+    files['control-created.ts'] =
+      `import { OrderServiceClient, type OrderPayload } from 'print-preflight';\ndeclare const c: OrderServiceClient; declare const p: OrderPayload;\nconst n: string = (await c.createOrder(p)).data.nope.toUpperCase();\nconsole.log(n);\n`;
     files['control-draft.ts'] = `import { buildOrderPayload } from 'print-preflight';\ndeclare const fromJson: unknown;\nawait buildOrderPayload(fromJson);\n`;
     const errors = typecheck(files);
     expect(errors.filter((e) => e.file.startsWith('snippet-'))).toEqual([]);

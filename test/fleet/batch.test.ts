@@ -134,7 +134,14 @@ describe('batch --redis', () => {
     expect(readFileSync(join(fleet, 'index.html'), 'utf8')).toBe(readFileSync(join(local, 'index.html'), 'utf8'));
     const fixedFiles = (out: string) => readdirSync(join(out, 'fixed')).sort();
     expect(fixedFiles(fleet)).toEqual(fixedFiles(local));
-    expect(fixedFiles(fleet)).toEqual(['T-SHIRT-M__order.pdf', 'T-SHIRT-M__order.pdf.html', 'T-SHIRT-M__order.pdf.json', 'TANKTOP-M__cmyk.pdf', 'TANKTOP-M__cmyk.pdf.html', 'TANKTOP-M__cmyk.pdf.json']);
+    expect(fixedFiles(fleet)).toEqual([
+      'T-SHIRT-M__order.pdf',
+      'T-SHIRT-M__order.pdf.html',
+      'T-SHIRT-M__order.pdf.json',
+      'TANKTOP-M__cmyk.pdf',
+      'TANKTOP-M__cmyk.pdf.html',
+      'TANKTOP-M__cmyk.pdf.json',
+    ]);
     for (const name of fixedFiles(local).filter((n) => n.endsWith('.pdf'))) {
       expect(readFileSync(join(fleet, 'fixed', name)).equals(readFileSync(join(local, 'fixed', name))), name).toBe(true);
       const mine = JSON.parse(readFileSync(join(fleet, 'fixed', `${name}.json`), 'utf8')) as { locale?: string; fix: { changes: { customer?: string }[] } };
@@ -144,7 +151,9 @@ describe('batch --redis', () => {
     }
     for (const rel of reports(local)) expect(stable(JSON.parse(readFileSync(join(fleet, rel), 'utf8'))), rel).toEqual(stable(JSON.parse(readFileSync(join(local, rel), 'utf8'))));
     // The call's policy reached the worker: it is part of every report's digest.
-    expect(JSON.parse(readFileSync(join(fleet, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest).toBe(JSON.parse(readFileSync(join(local, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest);
+    expect(JSON.parse(readFileSync(join(fleet, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest).toBe(
+      JSON.parse(readFileSync(join(local, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest,
+    );
     expect(readFileSync(join(dir, 'T-SHIRT-M__order.pdf')).equals(original)).toBe(true);
     expect([...doneCounts([w]).values()]).toEqual([1, 1, 1]);
     await stopWorker(w);
@@ -171,7 +180,16 @@ describe('batch --redis', () => {
           }, 50);
         }
       },
-      'batch', dir, '--out', out, '--manifest', join(dir, 'manifest.csv'), '--redis', redis.url, '--queue', queue,
+      'batch',
+      dir,
+      '--out',
+      out,
+      '--manifest',
+      join(dir, 'manifest.csv'),
+      '--redis',
+      redis.url,
+      '--queue',
+      queue,
     );
     expect(stopped.code).toBe(130);
     const summary = BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));

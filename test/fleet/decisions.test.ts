@@ -64,7 +64,16 @@ describe('decisions across two fleet servers', () => {
     const bytes = new Uint8Array(readFileSync(join(CORPUS, 'reportlab-tanktop-cmyk-spot.pdf')));
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) ids.push(await submit(i % 2 ? b.url : a.url, `tank-${i}.pdf`, bytes, { sku: 'TANKTOP-M', fix: 'approve', raster: 'false' }));
-    for (const id of ids) expect((await eventually(() => view(a.url, id), (v) => v.status !== 'queued' && v.status !== 'running', 300_000)).status).toBe('needs-approval');
+    for (const id of ids)
+      expect(
+        (
+          await eventually(
+            () => view(a.url, id),
+            (v) => v.status !== 'queued' && v.status !== 'running',
+            300_000,
+          )
+        ).status,
+      ).toBe('needs-approval');
 
     const outcomes = await Promise.all(
       ids.map(async (id, i) => {
@@ -113,7 +122,11 @@ describe('decisions across two fleet servers', () => {
     workers.push(startWorker(redis.url, data, lock), startWorker(redis.url, data, lock));
     const [a, b] = servers as [ServeProcess, ServeProcess];
     const id = await submit(a.url, slow.name, slow.bytes, { sku: 'TANKTOP-M', fix: 'approve', raster: 'false' });
-    const settled = await eventually(() => view(a.url, id), (v) => v.status !== 'queued' && v.status !== 'running', 600_000).catch((error: Error) => {
+    const settled = await eventually(
+      () => view(a.url, id),
+      (v) => v.status !== 'queued' && v.status !== 'running',
+      600_000,
+    ).catch((error: Error) => {
       throw new Error(`${error.message}\nworkers said: ${JSON.stringify(workers.map((w) => w.lines.slice(-8)))}; exit codes ${workers.map((w) => w.proc.exitCode).join(', ')}`);
     });
     expect(settled.attempts).toBe(1);

@@ -44,7 +44,12 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const view = JSON.parse(body) as { id: string; status: string };
-      deliveries.push({ id: view.id, status: view.status, topic: req.headers['x-webhook-topic'] as string | undefined, signed: verifyWebhook(body, req.headers['x-webhook-signature'] as string, SECRET) });
+      deliveries.push({
+        id: view.id,
+        status: view.status,
+        topic: req.headers['x-webhook-topic'] as string | undefined,
+        signed: verifyWebhook(body, req.headers['x-webhook-signature'] as string, SECRET),
+      });
       res.writeHead(200).end();
     });
   });
@@ -84,12 +89,22 @@ async function submit(url: string, file: string, fields: Record<string, string>)
 }
 
 const view = async (url: string, id: string) => (await (await fetch(`${url}/v1/checks/${id}`)).json()) as View;
-const settled = (url: string, id: string) => eventually(() => view(url, id), (v) => v.status !== 'queued' && v.status !== 'running', 180_000);
+const settled = (url: string, id: string) =>
+  eventually(
+    () => view(url, id),
+    (v) => v.status !== 'queued' && v.status !== 'running',
+    180_000,
+  );
 
 /** What the library gives for the same file and target: the fixed file's report, the changes and the status. */
 async function library(file: string, target: Target, fix: 'auto' | 'approve') {
   const out = await checkAndFix(join(CORPUS, file), target, { fix, pool, path: file });
-  return { status: out.status, report: stable(out.report), sha256: out.fixed?.sha256 ?? null, changes: out.fixed?.changes.map(({ code, page, needsApproval }) => ({ code, page, needsApproval })) ?? [] };
+  return {
+    status: out.status,
+    report: stable(out.report),
+    sha256: out.fixed?.sha256 ?? null,
+    changes: out.fixed?.changes.map(({ code, page, needsApproval }) => ({ code, page, needsApproval })) ?? [],
+  };
 }
 
 describe('fix through the fleet', () => {
@@ -149,14 +164,28 @@ describe('fix through the fleet', () => {
 
     // Callbacks: each approval check needs-approval first, then finished with the decision; the automatic one finished once.
     const topics = async (id: string, n: number) =>
-      eventually(async () => deliveries.filter((d) => d.id === id), (d) => d.length >= n, 60_000).then((d) => d.map((x) => [x.topic, x.status, x.signed]));
-    expect(await topics(toApprove, 2)).toEqual([['check.needs-approval', 'needs-approval', true], ['check.finished', 'done', true]]);
-    expect(await topics(toReject, 2)).toEqual([['check.needs-approval', 'needs-approval', true], ['check.finished', 'done', true]]);
+      eventually(
+        async () => deliveries.filter((d) => d.id === id),
+        (d) => d.length >= n,
+        60_000,
+      ).then((d) => d.map((x) => [x.topic, x.status, x.signed]));
+    expect(await topics(toApprove, 2)).toEqual([
+      ['check.needs-approval', 'needs-approval', true],
+      ['check.finished', 'done', true],
+    ]);
+    expect(await topics(toReject, 2)).toEqual([
+      ['check.needs-approval', 'needs-approval', true],
+      ['check.finished', 'done', true],
+    ]);
     expect(await topics(automatic, 1)).toEqual([['check.finished', 'done', true]]);
     // Both deliveries recorded (the receiver answers before the record is written): a refused second
     // decision on the other server must not write back an older copy of the record.
     const callbackOf = async (id: string) => (await view(a.url, id)) as unknown as { callback: { state: string; attempts: unknown[] } };
-    const recorded = await eventually(() => callbackOf(toApprove), (v) => v.callback.state !== 'pending', 30_000);
+    const recorded = await eventually(
+      () => callbackOf(toApprove),
+      (v) => v.callback.state !== 'pending',
+      30_000,
+    );
     expect(recorded.callback.state).toBe('delivered');
     expect(recorded.callback.attempts).toHaveLength(2);
     // No delivery twice.

@@ -61,7 +61,7 @@ export function startWorker(redisUrl: string, data: string, args: string[] = [])
         continue;
       }
       lines.push(line);
-      for (const w of [...waiters]) if (w.match(line)) (waiters.delete(w), w.resolve(line));
+      for (const w of [...waiters]) if (w.match(line)) waiters.delete(w), w.resolve(line);
     }
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));

@@ -96,7 +96,10 @@ describe('fleet on Redis', () => {
     // A worker logs job-done just after the record is written: wait for the logs to catch up (a
     // loaded machine may show the records first), then every job must be logged exactly once.
     const logged = (m: Map<string, number>) => [...m.values()].reduce((s, n) => s + n, 0);
-    const counts = await eventually(async () => doneCounts([a, b]), (m) => logged(m) >= jobs.length);
+    const counts = await eventually(
+      async () => doneCounts([a, b]),
+      (m) => logged(m) >= jobs.length,
+    );
     expect(Object.fromEntries(jobs.map((j) => [j.id, counts.get(j.id)]))).toEqual(Object.fromEntries(jobs.map((j) => [j.id, 1])));
     // Both took a share.
     expect(a.lines.filter((l) => l.event === 'job-done').length).toBeGreaterThan(0);
@@ -107,9 +110,15 @@ describe('fleet on Redis', () => {
       expect(stable(await store.readReport(job.id))).toEqual(await localReport(job.file, c.target));
     }
     // BullMQ marks a job completed just after its result is on disk; the heartbeats follow each job.
-    const counted = await eventually(() => server.counts(), (c) => c.completed === 40);
+    const counted = await eventually(
+      () => server.counts(),
+      (c) => c.completed === 40,
+    );
     expect(counted).toEqual({ waiting: 0, active: 0, failed: 0, completed: 40 });
-    const heartbeats = await eventually(() => server.workers(), (hs) => hs.reduce((s, h) => s + h.done, 0) === 40);
+    const heartbeats = await eventually(
+      () => server.workers(),
+      (hs) => hs.reduce((s, h) => s + h.done, 0) === 40,
+    );
     expect(heartbeats.map((h) => h.name).sort()).toEqual([a, b].map((w) => w.lines[0]!.worker).sort());
     await Promise.all([stopWorker(a), stopWorker(b)]);
     await server.close();
@@ -126,7 +135,10 @@ describe('fleet on Redis', () => {
     const started = await Promise.race([a, b].map((w) => w.waitFor((l) => l.event === 'job-start' && l.jobId === job.id).then(() => w)));
     const survivor = started === a ? b : a;
     // Mid-check for sure: the run has begun (record running) and takes seconds more.
-    await eventually(() => store.readRecord(job.id), (r) => r?.status === 'running');
+    await eventually(
+      () => store.readRecord(job.id),
+      (r) => r?.status === 'running',
+    );
     started.proc.kill('SIGKILL');
     await started.exited;
     const [record] = await finished([job]);
@@ -152,14 +164,16 @@ describe('fleet on Redis', () => {
     const supervise = (): void => {
       const w = worker();
       all.push(w);
-      void w.waitFor((l) => l.event === 'job-start' && l.jobId === poison.id, 150_000).then(
-        () => {
-          kills++;
-          w.proc.kill('SIGKILL');
-          if (!stopping) supervise();
-        },
-        () => undefined,
-      );
+      void w
+        .waitFor((l) => l.event === 'job-start' && l.jobId === poison.id, 150_000)
+        .then(
+          () => {
+            kills++;
+            w.proc.kill('SIGKILL');
+            if (!stopping) supervise();
+          },
+          () => undefined,
+        );
     };
     supervise();
     supervise();
@@ -205,7 +219,10 @@ describe('fleet on Redis', () => {
     // A worker logs job-done just after the record is written: wait for the logs to catch up (a
     // loaded machine may show the records first), then every job must be logged exactly once.
     const logged = (m: Map<string, number>) => [...m.values()].reduce((s, n) => s + n, 0);
-    const counts = await eventually(async () => doneCounts([a, b]), (m) => logged(m) >= jobs.length);
+    const counts = await eventually(
+      async () => doneCounts([a, b]),
+      (m) => logged(m) >= jobs.length,
+    );
     expect(Object.fromEntries(jobs.map((j) => [j.id, counts.get(j.id)]))).toEqual(Object.fromEntries(jobs.map((j) => [j.id, 1])));
     for (const l of [...a.lines, ...b.lines].filter((l) => l.event === 'job-already-done')) expect(counts.get(l.jobId!)).toBe(1);
     await Promise.all([stopWorker(a), stopWorker(b)]);
@@ -227,7 +244,14 @@ describe('fleet on Redis', () => {
     const records: CheckRecord[] = await finished(jobs);
     expect(records.map((r) => r.status)).toEqual(jobs.map(() => 'done'));
     // job-done is logged just after the record is written: wait for the log to catch up.
-    expect((await eventually(async () => doneCounts([a]), (m) => m.size >= 4)).size).toBe(4);
+    expect(
+      (
+        await eventually(
+          async () => doneCounts([a]),
+          (m) => m.size >= 4,
+        )
+      ).size,
+    ).toBe(4);
     await stopWorker(a);
     await server.close();
   });
@@ -250,7 +274,13 @@ describe('fleet on Redis', () => {
     const { port } = source.address() as AddressInfo;
     const a = worker('--allow-host', `127.0.0.1:${port}`);
     const urlJob = async (path: string) => {
-      const job: CheckJob = { id: randomUUID().replace(/-/g, ''), createdAt: new Date().toISOString(), source: { kind: 'url', url: `http://127.0.0.1:${port}${path}` }, target: { sku: 'T-SHIRT-M' }, options: { raster: true, previews: false } };
+      const job: CheckJob = {
+        id: randomUUID().replace(/-/g, ''),
+        createdAt: new Date().toISOString(),
+        source: { kind: 'url', url: `http://127.0.0.1:${port}${path}` },
+        target: { sku: 'T-SHIRT-M' },
+        options: { raster: true, previews: false },
+      };
       await store.create(job, newRecord(job));
       await server.enqueue(job);
       return job;

@@ -103,10 +103,15 @@ describe.each(kinds)('%s ledger', (_kind, make) => {
     await ledger.admit('acme', ['hold', 'next'], 10);
     expect(await ledger.startRun('acme', 'hold', 1, 60_000)).toBe(true);
     let ran = false;
-    const waiting = withRunningPlace(ledger, { tenant: 'acme', member: 'next', maxRunning: 1 }, async () => {
-      ran = true;
-      return (await ledger.load('acme')).running;
-    }, { pollMs: 50 });
+    const waiting = withRunningPlace(
+      ledger,
+      { tenant: 'acme', member: 'next', maxRunning: 1 },
+      async () => {
+        ran = true;
+        return (await ledger.load('acme')).running;
+      },
+      { pollMs: 50 },
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(ran).toBe(false);
     await ledger.remove('acme', ['hold']);

@@ -83,7 +83,11 @@ async function submit(url: string, file: string, fields: Record<string, string>)
   const res = await fetch(`${url}/v1/checks`, { method: 'POST', body: form });
   expect(res.status).toBe(202);
   const { id } = (await res.json()) as { id: string };
-  return eventually(async () => (await (await fetch(`${url}/v1/checks/${id}`)).json()) as View, (v) => v.status === 'done' || v.status === 'needs-approval' || v.status === 'error', 120_000);
+  return eventually(
+    async () => (await (await fetch(`${url}/v1/checks/${id}`)).json()) as View,
+    (v) => v.status === 'done' || v.status === 'needs-approval' || v.status === 'error',
+    120_000,
+  );
 }
 
 describe('the same policy in the library, CLI, batch, service and fleet', () => {
@@ -103,20 +107,29 @@ describe('the same policy in the library, CLI, batch, service and fleet', () => 
       const libFix = await checkAndFix(join(CORPUS, file), target, { pool, raster: false, fix: 'approve' });
       const expectedFix = fixedOutcome(libFix.status === 'needs-approval', libFix.fixed?.changes ?? [], libFix.report);
       // The shipped policy at work: fixable findings carry action fix, the rest keep their severity.
-      expect(lib.findings.some((f) => f.endsWith(' fix')), file).toBe(true);
+      expect(
+        lib.findings.some((f) => f.endsWith(' fix')),
+        file,
+      ).toBe(true);
       expect(libFix.fixed, file).not.toBeNull();
       expect([expectedFix.after.verdict, expectedFix.needsApproval], file).toEqual([fixedVerdict, needsApproval]);
 
       const check = cli('check', join(CORPUS, file), '--sku', sku, '--json', '--no-raster');
       expect(decided(JSON.parse(check.out) as Report), `${file}: CLI`).toEqual(lib);
 
-      for (const [name, url] of [['service', embedded.url], ['fleet', fleet!.url]] as const) {
+      for (const [name, url] of [
+        ['service', embedded.url],
+        ['fleet', fleet!.url],
+      ] as const) {
         expect(decided((await submit(url, file, { sku })).report), `${file}: ${name}`).toEqual(lib);
         const v = await submit(url, file, { sku, fix: 'approve' });
         expect(fixedOutcome(v.status === 'needs-approval', v.fixed?.changes ?? [], v.report), `${file}: ${name} fix`).toEqual(expectedFix);
       }
 
-      for (const [name, out] of [['batch', localOut], ['fleet batch', fleetOut]] as const) {
+      for (const [name, out] of [
+        ['batch', localOut],
+        ['fleet batch', fleetOut],
+      ] as const) {
         const rel = `${sku}__${file}`;
         const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { results: { file: string; verdict: string; fixed?: { needsApproval: boolean; originalVerdict: string } }[] };
         const result = summary.results.find((r) => r.file === rel)!;

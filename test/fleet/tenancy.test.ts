@@ -60,7 +60,8 @@ async function fleet(workerCount: number) {
   return { service, workers: started, queue };
 }
 
-const submit = (service: ServiceHandle, key: string, url: string) => fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url, sku: 'T-SHIRT-M', raster: false }), headers: json(key) });
+const submit = (service: ServiceHandle, key: string, url: string) =>
+  fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url, sku: 'T-SHIRT-M', raster: false }), headers: json(key) });
 
 async function statusOf(service: ServiceHandle, key: string, id: string): Promise<string> {
   return ((await (await fetch(`${service.url}/v1/checks/${id}`, { headers: json(key) })).json()) as { status: string }).status;
@@ -68,7 +69,11 @@ async function statusOf(service: ServiceHandle, key: string, id: string): Promis
 
 describe('tenants on a fleet', () => {
   it('the owner travels with the job: a tenant limited to one running check holds one worker of two, fleet-wide', { timeout: 150_000 }, async () => {
-    const { service, workers: [a, b], queue } = await fleet(2);
+    const {
+      service,
+      workers: [a, b],
+      queue,
+    } = await fleet(2);
     const trail = () => `arrived: ${gate.arrived.join(' ')}; workers: ${[a, b].map((w) => w!.lines.map((l) => `${l.event}:${l.jobId ?? ''}`).join(' ')).join(' | ')}`;
     const step = async <T>(p: Promise<T>) => {
       try {
@@ -100,7 +105,14 @@ describe('tenants on a fleet', () => {
     gate.release(`${queue}-acme2`);
     await step(gate.waitFor(`${queue}-acme3`, 60_000));
     gate.release(`${queue}-acme3`);
-    for (const id of ids) expect(await eventually(() => statusOf(service, ACME, id), (s) => s === 'done', 60_000)).toBe('done');
+    for (const id of ids)
+      expect(
+        await eventually(
+          () => statusOf(service, ACME, id),
+          (s) => s === 'done',
+          60_000,
+        ),
+      ).toBe('done');
     // First come, first run within the tenant, across workers.
     expect(gate.arrived.filter((n) => n.startsWith(`${queue}-acme`))).toEqual([`${queue}-acme1`, `${queue}-acme2`, `${queue}-acme3`]);
     // Deferred checks were not attempts, and nothing is left in the tenant's ledger.
@@ -159,9 +171,21 @@ describe('tenants on a fleet', () => {
     expect(after.status).toBe(202);
     gate.release(`${queue}-after`);
     gate.open();
-    expect(await eventually(() => statusOf(service, OTHER, id), (s) => s === 'done', 90_000)).toBe('done');
+    expect(
+      await eventually(
+        () => statusOf(service, OTHER, id),
+        (s) => s === 'done',
+        90_000,
+      ),
+    ).toBe('done');
     const afterId = ((await after.json()) as { id: string }).id;
-    expect(await eventually(() => statusOf(service, OTHER, afterId), (s) => s === 'done', 90_000)).toBe('done');
+    expect(
+      await eventually(
+        () => statusOf(service, OTHER, afterId),
+        (s) => s === 'done',
+        90_000,
+      ),
+    ).toBe('done');
 
     // A Redis that is full (maxmemory, noeviction) cannot take more: 503, and nothing is kept.
     const kept = (await service.store.ids()).length;

@@ -84,10 +84,16 @@ for (const target of wanted) {
     join(dist, 'test/fuzz/entry.js'),
     corpusDir,
     seedDir,
-    '--fuzzEntryPoint', ENTRY[target],
-    '--includes', `${dist}/src/`,
-    '--excludes', 'node_modules', '--excludes', `${dist}/test/`,
-    '--timeout', String(timeoutMs),
+    '--fuzzEntryPoint',
+    ENTRY[target],
+    '--includes',
+    `${dist}/src/`,
+    '--excludes',
+    'node_modules',
+    '--excludes',
+    `${dist}/test/`,
+    '--timeout',
+    String(timeoutMs),
     '--',
     `-max_total_time=${seconds}`,
     `-rss_limit_mb=${rssMb}`,
@@ -97,30 +103,58 @@ for (const target of wanted) {
     '-print_final_stats=1',
   ];
   const started = Date.now();
-  const childEnv = { ...env, FUZZ_WATCHDOG_DIR: artifacts, FUZZ_TIMEOUT_MS: String(timeoutMs), FUZZ_RSS_MB: String(rssMb), NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --max-old-space-size=${Math.max(1024, rssMb)}`.trim() };
+  const childEnv = {
+    ...env,
+    FUZZ_WATCHDOG_DIR: artifacts,
+    FUZZ_TIMEOUT_MS: String(timeoutMs),
+    FUZZ_RSS_MB: String(rssMb),
+    NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --max-old-space-size=${Math.max(1024, rssMb)}`.trim(),
+  };
   const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'], env: childEnv, maxBuffer: 1 << 30 });
   const log = r.stderr.toString('utf8');
   writeFileSync(join(dir, 'last-run.log'), log);
-  process.stderr.write(`${log.split('\n').filter((l) => !/^#\d+\s+(NEW|REDUCE|pulse)/.test(l)).slice(-40).join('\n')}\n`);
+  process.stderr.write(
+    `${log
+      .split('\n')
+      .filter((l) => !/^#\d+\s+(NEW|REDUCE|pulse)/.test(l))
+      .slice(-40)
+      .join('\n')}\n`,
+  );
   // 4. Whatever libFuzzer wrote as a finding (crash-, timeout-, oom-) is kept as a regression file;
   // slow units (past -report_slow_units, within the time limit) are only said.
   const slow = readdirSync(artifacts).filter((name) => name.startsWith('slow-unit-'));
-  const found = readdirSync(artifacts).filter((name) => !name.startsWith('slow-unit-') && name !== 'current-input').map((name) => {
-    const bytes = readFileSync(join(artifacts, name));
-    const kind = name.split('-')[0];
-    const keep = `${kind}-${createHash('sha1').update(bytes).digest('hex').slice(0, 16)}.bin`;
-    mkdirSync(join(here, 'regressions', target), { recursive: true });
-    copyFileSync(join(artifacts, name), join(here, 'regressions', target, keep));
-    return `regressions/${target}/${keep}`;
-  });
+  const found = readdirSync(artifacts)
+    .filter((name) => !name.startsWith('slow-unit-') && name !== 'current-input')
+    .map((name) => {
+      const bytes = readFileSync(join(artifacts, name));
+      const kind = name.split('-')[0];
+      const keep = `${kind}-${createHash('sha1').update(bytes).digest('hex').slice(0, 16)}.bin`;
+      mkdirSync(join(here, 'regressions', target), { recursive: true });
+      copyFileSync(join(artifacts, name), join(here, 'regressions', target, keep));
+      return `regressions/${target}/${keep}`;
+    });
   // The final stats, else "Done N runs", else libFuzzer's last progress line (#N INITED, pulse, NEW…).
   const progress = [...log.matchAll(/^#(\d+)\s/gm)].pop()?.[1];
   const stats = /stat::number_of_executed_units:\s*(\d+)/.exec(log)?.[1] ?? /Done (\d+) runs/.exec(log)?.[1] ?? progress;
   const cov = [...log.matchAll(/cov: (\d+) ft: (\d+) corp: (\d+)/g)].pop();
-  summary.push({ target, exit: r.status ?? r.signal, seconds: Math.round((Date.now() - started) / 1000), runs: stats ? Number(stats) : null, coverage: cov ? Number(cov[1]) : null, features: cov ? Number(cov[2]) : null, corpus: cov ? Number(cov[3]) : null, slowest: Number(/stat::slowest_unit_time_sec:\s*(\d+)/.exec(log)?.[1] ?? 0), slow: slow.length, found });
+  summary.push({
+    target,
+    exit: r.status ?? r.signal,
+    seconds: Math.round((Date.now() - started) / 1000),
+    runs: stats ? Number(stats) : null,
+    coverage: cov ? Number(cov[1]) : null,
+    features: cov ? Number(cov[2]) : null,
+    corpus: cov ? Number(cov[3]) : null,
+    slowest: Number(/stat::slowest_unit_time_sec:\s*(\d+)/.exec(log)?.[1] ?? 0),
+    slow: slow.length,
+    found,
+  });
 }
 
 console.log('\nfuzz: summary');
-for (const s of summary) console.log(`  ${s.target.padEnd(10)} exit ${String(s.exit).padEnd(4)} ${String(s.seconds).padStart(5)} s  ${String(s.runs ?? '?').padStart(8)} runs  cov ${s.coverage ?? '?'} ft ${s.features ?? '?'} corpus ${s.corpus ?? '?'}  slowest ${s.slowest} s${s.found.length ? `  FOUND ${s.found.join(', ')}` : ''}`);
+for (const s of summary)
+  console.log(
+    `  ${s.target.padEnd(10)} exit ${String(s.exit).padEnd(4)} ${String(s.seconds).padStart(5)} s  ${String(s.runs ?? '?').padStart(8)} runs  cov ${s.coverage ?? '?'} ft ${s.features ?? '?'} corpus ${s.corpus ?? '?'}  slowest ${s.slowest} s${s.found.length ? `  FOUND ${s.found.join(', ')}` : ''}`,
+  );
 writeFileSync(join(work, 'summary.json'), JSON.stringify(summary, null, 2));
 process.exit(summary.some((s) => s.found.length || s.exit !== 0) ? 1 : 0);

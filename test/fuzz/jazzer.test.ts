@@ -30,7 +30,17 @@ describe('coverage-guided fuzzing with Jazzer.js', () => {
   it('finds a bug planted behind comparisons and writes its input', () => {
     const r = spawnSync(
       process.execPath,
-      [join(root, 'node_modules/@jazzer.js/core/dist/cli.js'), join(root, 'test/fuzz/jazzer/planted.mjs'), '--sync', '--includes', 'planted', '--', '-max_total_time=90', '-seed=7', `-artifact_prefix=${work}/`],
+      [
+        join(root, 'node_modules/@jazzer.js/core/dist/cli.js'),
+        join(root, 'test/fuzz/jazzer/planted.mjs'),
+        '--sync',
+        '--includes',
+        'planted',
+        '--',
+        '-max_total_time=90',
+        '-seed=7',
+        `-artifact_prefix=${work}/`,
+      ],
       { cwd: work, encoding: 'utf8' },
     );
     expect(r.status, r.stderr.slice(-2000)).toBe(77);

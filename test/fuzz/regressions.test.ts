@@ -55,21 +55,31 @@ async function outcome(target: TargetName, bytes: Uint8Array): Promise<string | 
 const targets = Object.keys(TARGETS) as TargetName[];
 
 describe('fuzz regression files', () => {
-  const files = targets.flatMap((target) => (existsSync(join(dir, target)) ? readdirSync(join(dir, target)).sort().map((file) => ({ target, file })) : []));
+  const files = targets.flatMap((target) =>
+    existsSync(join(dir, target))
+      ? readdirSync(join(dir, target))
+          .sort()
+          .map((file) => ({ target, file }))
+      : [],
+  );
   it('every file of open.json exists under its target', () => {
     for (const bug of open) expect(existsSync(join(dir, bug.target, bug.file)), `${bug.target}/${bug.file}`).toBe(true);
   });
   for (const { target, file } of files) {
     const bug = open.find((b) => b.target === target && b.file === file);
-    it(`${target}/${file} ${bug ? 'still shows the open bug' : 'passes'}`, async () => {
-      const message = await outcome(target, new Uint8Array(readFileSync(join(dir, target, file))));
-      if (bug) {
-        expect(message, `the open bug of ${target}/${file} no longer shows (${bug.bug}): move it out of regressions/open.json`).not.toBeNull();
-        expect(message).toContain(bug.fails);
-      } else {
-        expect(message).toBeNull();
-      }
-    }, LIMIT_MS);
+    it(
+      `${target}/${file} ${bug ? 'still shows the open bug' : 'passes'}`,
+      async () => {
+        const message = await outcome(target, new Uint8Array(readFileSync(join(dir, target, file))));
+        if (bug) {
+          expect(message, `the open bug of ${target}/${file} no longer shows (${bug.bug}): move it out of regressions/open.json`).not.toBeNull();
+          expect(message).toContain(bug.fails);
+        } else {
+          expect(message).toBeNull();
+        }
+      },
+      LIMIT_MS,
+    );
   }
 });
 
@@ -78,15 +88,19 @@ const SAMPLE = process.env.FUZZ_SEEDS === 'all' ? Number.POSITIVE_INFINITY : Num
 
 describe('fuzz targets on their seeds', () => {
   for (const target of targets) {
-    it(`${target}: its seeds pass (${SAMPLE === Number.POSITIVE_INFINITY ? 'all' : SAMPLE})`, async () => {
-      const seeds = (await seedsFor(target, root, SAMPLE)).slice(0, SAMPLE);
-      expect(seeds.length).toBeGreaterThan(0);
-      const failed: string[] = [];
-      for (const seed of seeds) {
-        const message = await outcome(target, seed.bytes);
-        if (message && !open.some((b) => b.target === target && message.includes(b.fails))) failed.push(`${seed.name}: ${message}`);
-      }
-      expect(failed).toEqual([]);
-    }, Math.min(SAMPLE, 400) * LIMIT_MS);
+    it(
+      `${target}: its seeds pass (${SAMPLE === Number.POSITIVE_INFINITY ? 'all' : SAMPLE})`,
+      async () => {
+        const seeds = (await seedsFor(target, root, SAMPLE)).slice(0, SAMPLE);
+        expect(seeds.length).toBeGreaterThan(0);
+        const failed: string[] = [];
+        for (const seed of seeds) {
+          const message = await outcome(target, seed.bytes);
+          if (message && !open.some((b) => b.target === target && message.includes(b.fails))) failed.push(`${seed.name}: ${message}`);
+        }
+        expect(failed).toEqual([]);
+      },
+      Math.min(SAMPLE, 400) * LIMIT_MS,
+    );
   }
 });

@@ -84,7 +84,16 @@ const HANDMADE_CONTENT = [
 function chains(): Seed[] {
   const data = enc.encode('0.1 0.2 0.8 rg 0 0 400 400 re f\n'.repeat(40));
   const ids: Record<FilterName, number> = { FlateDecode: 0, LZWDecode: 1, RunLengthDecode: 2, ASCII85Decode: 3, ASCIIHexDecode: 4 };
-  const list: FilterName[][] = [['FlateDecode'], ['LZWDecode'], ['RunLengthDecode'], ['ASCII85Decode'], ['ASCIIHexDecode'], ['ASCII85Decode', 'FlateDecode'], ['ASCIIHexDecode', 'LZWDecode', 'RunLengthDecode'], ['FlateDecode', 'FlateDecode', 'FlateDecode']];
+  const list: FilterName[][] = [
+    ['FlateDecode'],
+    ['LZWDecode'],
+    ['RunLengthDecode'],
+    ['ASCII85Decode'],
+    ['ASCIIHexDecode'],
+    ['ASCII85Decode', 'FlateDecode'],
+    ['ASCIIHexDecode', 'LZWDecode', 'RunLengthDecode'],
+    ['FlateDecode', 'FlateDecode', 'FlateDecode'],
+  ];
   const out = list.map((chain, i) => ({ name: `chain-${i}-${chain.join('-')}`, bytes: Uint8Array.from([chain.length - 1, ...chain.map((f) => ids[f]), ...encodeChain(chain, data)]) }));
   // With a PNG predictor (Up) on 3-colour rows: filter byte has the parameters bit, then predictor 12 (index 4), colors 3, bpc 8, columns 16.
   const rows = 8;
@@ -103,9 +112,17 @@ async function imageSeeds(): Promise<Seed[]> {
   const header = (space: number, filter: number, bpc = 0, predictor = 0, decode = 0) => [0, w, 0, h, bpc, space, filter, predictor, decode, 0, 0];
   const rgb = Uint8Array.from({ length: w * h * 3 }, (_, i) => (i * 7) & 0xff);
   const cmyk = Uint8Array.from({ length: w * h * 4 }, (_, i) => (i * 11) & 0xff);
-  const jpegRgb = await sharp(Buffer.from(rgb), { raw: { width: w, height: h, channels: 3 } }).jpeg().toBuffer();
-  const jpegGray = await sharp(Buffer.from(rgb), { raw: { width: w, height: h, channels: 3 } }).greyscale().jpeg().toBuffer();
-  const jpegCmyk = await sharp(Buffer.from(rgb), { raw: { width: w, height: h, channels: 3 } }).toColourspace('cmyk').jpeg().toBuffer();
+  const jpegRgb = await sharp(Buffer.from(rgb), { raw: { width: w, height: h, channels: 3 } })
+    .jpeg()
+    .toBuffer();
+  const jpegGray = await sharp(Buffer.from(rgb), { raw: { width: w, height: h, channels: 3 } })
+    .greyscale()
+    .jpeg()
+    .toBuffer();
+  const jpegCmyk = await sharp(Buffer.from(rgb), { raw: { width: w, height: h, channels: 3 } })
+    .toColourspace('cmyk')
+    .jpeg()
+    .toBuffer();
   return [
     { name: 'image-rgb-raw', bytes: Uint8Array.from([...header(0, 0), ...rgb]) },
     { name: 'image-cmyk-raw', bytes: Uint8Array.from([...header(1, 0), ...cmyk]) },
@@ -123,7 +140,13 @@ async function imageSeeds(): Promise<Seed[]> {
 
 async function assembleSeeds(): Promise<Seed[]> {
   const base = sharp({ create: { width: 40, height: 50, channels: 3, background: { r: 200, g: 30, b: 30 } } });
-  const formats = await Promise.all([base.clone().png().toBuffer(), base.clone().jpeg().toBuffer(), base.clone().tiff().toBuffer(), base.clone().webp().toBuffer(), base.clone().toColourspace('cmyk').jpeg().toBuffer()]);
+  const formats = await Promise.all([
+    base.clone().png().toBuffer(),
+    base.clone().jpeg().toBuffer(),
+    base.clone().tiff().toBuffer(),
+    base.clone().webp().toBuffer(),
+    base.clone().toColourspace('cmyk').jpeg().toBuffer(),
+  ]);
   return formats.map((b, i) => ({ name: `assemble-${i}`, bytes: Uint8Array.from([...b, i]) }));
 }
 

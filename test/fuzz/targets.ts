@@ -64,9 +64,19 @@ const budgetOrDecode = (error: unknown) => error instanceof BudgetExceededError 
 
 /** inspectPdf never throws: whatever the bytes, facts that pass the schema. */
 async function inspectChecked(bytes: Uint8Array, what: string): Promise<DocumentFacts> {
-  const facts = await bounded(what, () => inspectPdf(bytes, { limits: FUZZ_LIMITS }), () => false);
+  const facts = await bounded(
+    what,
+    () => inspectPdf(bytes, { limits: FUZZ_LIMITS }),
+    () => false,
+  );
   const parsed = DocumentFactsSchema.safeParse(facts);
-  if (!parsed.success) throw new FuzzFinding(`${what}: facts fail their schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new FuzzFinding(
+      `${what}: facts fail their schema: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
   return facts!;
 }
 
@@ -119,7 +129,9 @@ export function contentPage(content: Uint8Array, form: Uint8Array): Uint8Array {
   const sep = `[/Separation /Spot /DeviceCMYK ${fn}]`;
   const oc = b.add('<< /Type /OCG /Name (Layer) >>');
   const glyph = b.add(streamObject('', '1000 0 0 0 750 750 d1 0 0 750 750 re f'));
-  const t3 = b.add(`<< /Type /Font /Subtype /Type3 /FontBBox [0 0 750 750] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a ${glyph} >> /Encoding << /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] >>`);
+  const t3 = b.add(
+    `<< /Type /Font /Subtype /Type3 /FontBBox [0 0 750 750] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /a ${glyph} >> /Encoding << /Differences [97 /a] >> /FirstChar 97 /LastChar 97 /Widths [1000] >>`,
+  );
   const shading = b.add(`<< /ShadingType 2 /ColorSpace /DeviceCMYK /Coords [0 0 100 0] /Function << /FunctionType 2 /Domain [0 1] /C0 [1 0 0 0] /C1 [0 0 1 0] /N 1 >> >>`);
   const pattern = b.add(streamObject('/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 10 10] /XStep 10 /YStep 10 /Resources << >>', '0 0 1 0 k 0 0 5 5 re f'));
   const formRef = b.reserve();
@@ -144,7 +156,13 @@ export async function content(data: Uint8Array): Promise<void> {
   const form = split < 0 ? enc.encode('0 0 1 0 k 0 0 10 10 re f') : data.subarray(split + 1);
   await bounded(
     'lexContent',
-    () => lexContent(new Uint8Array(page), () => undefined, () => undefined, () => null),
+    () =>
+      lexContent(
+        new Uint8Array(page),
+        () => undefined,
+        () => undefined,
+        () => null,
+      ),
     (e) => e instanceof ContentSyntaxError,
   );
   await inspectChecked(contentPage(page, form), 'inspectPdf of a generated page');
@@ -204,7 +222,11 @@ export async function fixFile(data: Uint8Array): Promise<void> {
   let written: Uint8Array | null = null;
   let reportBefore: { pdf: { pageCount: number | null } } | null = null;
   if (k & 0x80) {
-    const out = await bounded('checkAndFix', () => checkAndFix(bytes, { sku }, { ...preflightOptions, fix: k & 0x40 ? 'approve' : 'auto', rotate: k & 4 ? 'cw' : 'ccw', fit: (['contain', 'cover', 'stretch'] as const)[(k >> 3) % 3] }), typed);
+    const out = await bounded(
+      'checkAndFix',
+      () => checkAndFix(bytes, { sku }, { ...preflightOptions, fix: k & 0x40 ? 'approve' : 'auto', rotate: k & 4 ? 'cw' : 'ccw', fit: (['contain', 'cover', 'stretch'] as const)[(k >> 3) % 3] }),
+      typed,
+    );
     if (!out) return;
     if (!ReportSchema.safeParse(out.report).success) throw new FuzzFinding('checkAndFix: the report fails the report schema');
     written = out.fixed?.bytes ?? null;
@@ -234,7 +256,20 @@ export async function fixFile(data: Uint8Array): Promise<void> {
 
 // ─── images ─────────────────────────────────────────────────────────────────────────────────────
 
-const IMAGE_SPACES = ['/DeviceRGB', '/DeviceCMYK', '/DeviceGray', 'ICC3', 'ICC4', '[/Indexed /DeviceRGB 3 <ff000000ff000000ffffffff>]', '[/Indexed /DeviceCMYK 1 <00000000ffffffff>]', 'SEP', 'DEVN', '/Lab', '[/CalRGB << /WhitePoint [0.95 1 1.09] >>]', '/Pattern'];
+const IMAGE_SPACES = [
+  '/DeviceRGB',
+  '/DeviceCMYK',
+  '/DeviceGray',
+  'ICC3',
+  'ICC4',
+  '[/Indexed /DeviceRGB 3 <ff000000ff000000ffffffff>]',
+  '[/Indexed /DeviceCMYK 1 <00000000ffffffff>]',
+  'SEP',
+  'DEVN',
+  '/Lab',
+  '[/CalRGB << /WhitePoint [0.95 1 1.09] >>]',
+  '/Pattern',
+];
 
 /**
  * rewriteImage on one image XObject whose entries (size, bits, colour space, filters, decode
@@ -258,11 +293,15 @@ export async function images(data: Uint8Array): Promise<void> {
   const icc = (n: number) => context.register(context.flateStream(new Uint8Array(128), { N: n }));
   const fn = context.obj({ FunctionType: 2, Domain: [0, 1], C0: [0, 0, 0, 0], C1: [0, 1, 0.5, 0], N: 1 });
   const spaceObj =
-    space === 'ICC3' ? context.obj([PDFName.of('ICCBased'), icc(3)])
-    : space === 'ICC4' ? context.obj([PDFName.of('ICCBased'), icc(4)])
-    : space === 'SEP' ? context.obj([PDFName.of('Separation'), PDFName.of('Spot'), PDFName.of('DeviceCMYK'), fn])
-    : space === 'DEVN' ? context.obj([PDFName.of('DeviceN'), [PDFName.of('Cyan'), PDFName.of('Spot')], PDFName.of('DeviceCMYK'), fn])
-    : null;
+    space === 'ICC3'
+      ? context.obj([PDFName.of('ICCBased'), icc(3)])
+      : space === 'ICC4'
+        ? context.obj([PDFName.of('ICCBased'), icc(4)])
+        : space === 'SEP'
+          ? context.obj([PDFName.of('Separation'), PDFName.of('Spot'), PDFName.of('DeviceCMYK'), fn])
+          : space === 'DEVN'
+            ? context.obj([PDFName.of('DeviceN'), [PDFName.of('Cyan'), PDFName.of('Spot')], PDFName.of('DeviceCMYK'), fn])
+            : null;
   const dictText = `<< /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /BitsPerComponent ${bpc} ${filter ? `/Filter ${filter}` : ''} ${predictor ? `/DecodeParms << /Predictor ${predictor} /Colors 3 /Columns ${width} /BitsPerComponent ${bpc} >>` : ''} ${decode} >>`;
   const parsed = await parseDict(dictText);
   const dict = context.obj({}) as PDFDict;
@@ -272,7 +311,11 @@ export async function images(data: Uint8Array): Promise<void> {
   const ref = context.register(PDFRawStream.of(dict, new Uint8Array(r.rest())));
   const budget = new DecodeBudget({ ...FUZZ_LIMITS, maxFileDecodedBytes: 64 * 1024 * 1024 });
   const colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 16 * 1024 * 1024, budget }));
-  const result = await bounded('rewriteImage', () => rewriteImage(context, ref, colourSpaces, { toSrgb, maxPx, jpegQuality: 80, budget }), () => false);
+  const result = await bounded(
+    'rewriteImage',
+    () => rewriteImage(context, ref, colourSpaces, { toSrgb, maxPx, jpegQuality: 80, budget }),
+    () => false,
+  );
   if (!result?.changed) return;
   await checkRgbImage(context, ref, maxPx);
 }
@@ -372,20 +415,28 @@ function colourOperandCheck(bytes: Uint8Array, resources: PDFDict, resolver: Col
           case 'Q':
             state = stack.pop() ?? state;
             return;
-          case 'g': case 'rg': case 'k':
+          case 'g':
+          case 'rg':
+          case 'k':
             state.fill = op === 'g' ? 1 : op === 'rg' ? 3 : 4;
             return;
-          case 'G': case 'RG': case 'K':
+          case 'G':
+          case 'RG':
+          case 'K':
             state.stroke = op === 'G' ? 1 : op === 'RG' ? 3 : 4;
             return;
-          case 'cs': case 'CS': {
+          case 'cs':
+          case 'CS': {
             const n = args[args.length - 1];
             const c = isName(n) ? componentsOf(n.name) : -1;
             if (op === 'cs') state.fill = c;
             else state.stroke = c;
             return;
           }
-          case 'sc': case 'scn': case 'SC': case 'SCN': {
+          case 'sc':
+          case 'scn':
+          case 'SC':
+          case 'SCN': {
             const want = op.startsWith('s') ? state.fill : state.stroke;
             if (want > 0 && !isName(args[args.length - 1]) && nums !== want) mismatches.set(index, `${op} has ${nums} operands in a space of ${want} components`);
             return;
@@ -423,7 +474,11 @@ export async function reorder(data: Uint8Array): Promise<void> {
     [order[i], order[j]] = [order[j]!, order[i]!];
   }
   // A spent budget, or a page the check itself could not read (ERR_PDF_DAMAGED: a page-damaged file) is a refusal.
-  const out = await bounded('reorderPages', () => reorderPages(bytes, order, FUZZ_LIMITS), (e) => e instanceof BudgetExceededError || typed(e));
+  const out = await bounded(
+    'reorderPages',
+    () => reorderPages(bytes, order, FUZZ_LIMITS),
+    (e) => e instanceof BudgetExceededError || typed(e),
+  );
   if (!out) return;
   const after = await inspectChecked(out, 'inspectPdf of the reordered file');
   if (after.pageCount !== n) throw new FuzzFinding(`reorderPages wrote ${after.pageCount} pages of ${n}`);
@@ -431,7 +486,9 @@ export async function reorder(data: Uint8Array): Promise<void> {
     const a = facts.pages[from - 1];
     const b = after.pages[i];
     if (a && b && (Math.abs(a.widthMm - b.widthMm) > 0.01 || Math.abs(a.heightMm - b.heightMm) > 0.01 || a.rotate !== b.rotate)) {
-      throw new FuzzFinding(`page ${i + 1} of the reordered file is ${b.widthMm} × ${b.heightMm} mm /Rotate ${b.rotate}; original page ${from} was ${a.widthMm} × ${a.heightMm} mm /Rotate ${a.rotate}`);
+      throw new FuzzFinding(
+        `page ${i + 1} of the reordered file is ${b.widthMm} × ${b.heightMm} mm /Rotate ${b.rotate}; original page ${from} was ${a.widthMm} × ${a.heightMm} mm /Rotate ${a.rotate}`,
+      );
     }
   });
 }
@@ -445,7 +502,13 @@ export async function assembleImages(data: Uint8Array): Promise<void> {
   const image = new Uint8Array(data.subarray(0, data.length - 1));
   const out = await bounded(
     'assemble',
-    () => assemble({ sku: 'TANKTOP-M' }, [image, image], { fit: (['contain', 'cover', 'stretch'] as const)[k % 3], lossless: (k & 4) !== 0, jpegQuality: 60 }, { pool: false, raster: false, decodeLimits: FUZZ_LIMITS }),
+    () =>
+      assemble(
+        { sku: 'TANKTOP-M' },
+        [image, image],
+        { fit: (['contain', 'cover', 'stretch'] as const)[k % 3], lossless: (k & 4) !== 0, jpegQuality: 60 },
+        { pool: false, raster: false, decodeLimits: FUZZ_LIMITS },
+      ),
     typed,
   );
   if (!out) return;

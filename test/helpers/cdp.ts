@@ -31,9 +31,24 @@ export class Browser {
   }
 
   static launch(profileDir: string): Browser {
-    const child = spawn(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${profileDir}`, '--remote-debugging-pipe', 'about:blank'], {
-      stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      CHROMIUM,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        `--user-data-dir=${profileDir}`,
+        '--remote-debugging-pipe',
+        'about:blank',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
+      },
+    );
     return new Browser(child);
   }
 
@@ -89,7 +104,10 @@ export class Page {
 
   /** Evaluates an expression that returns a promise, and its value. */
   async evaluateAsync<T>(expression: string): Promise<T> {
-    const r = (await this.browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, this.sessionId)) as { result: { value: T }; exceptionDetails?: { text: string; exception?: { description?: string } } };
+    const r = (await this.browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, this.sessionId)) as {
+      result: { value: T };
+      exceptionDetails?: { text: string; exception?: { description?: string } };
+    };
     if (r.exceptionDetails) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
     return r.result.value;
   }

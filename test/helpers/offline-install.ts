@@ -114,7 +114,10 @@ export function writeOfflineProject(dir: string, repoLock: string, direct: Packe
   const app = { name: 'empty-app', version: '1.0.0', private: true, type: 'module', dependencies, ...(overrides ? { overrides } : {}) };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(app, null, 2)}\n`);
   const sorted = Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ name: app.name, version: app.version, lockfileVersion: 3, requires: true, packages: { '': { name: app.name, version: app.version, dependencies }, ...sorted } }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'package-lock.json'),
+    `${JSON.stringify({ name: app.name, version: app.version, lockfileVersion: 3, requires: true, packages: { '': { name: app.name, version: app.version, dependencies }, ...sorted } }, null, 2)}\n`,
+  );
   return Object.keys(sorted);
 }
 

@@ -26,7 +26,11 @@ let vipsCmyk: string | null = null;
  */
 export async function libvipsCmykProfile(): Promise<string> {
   if (vipsCmyk) return vipsCmyk;
-  const jpeg = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#808080' } }).toColourspace('cmyk').withIccProfile('cmyk').jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#808080' } })
+    .toColourspace('cmyk')
+    .withIccProfile('cmyk')
+    .jpeg()
+    .toBuffer();
   const icc = (await sharp(jpeg).metadata()).icc;
   if (!icc) throw new Error('sharp gave no CMYK profile');
   const file = join(mkdtempSync(join(tmpdir(), 'pp-icc-')), 'libvips-cmyk.icc');
@@ -47,7 +51,22 @@ export async function drawPage(pdf: Uint8Array, page: number, dpi: number, rende
     } else {
       execFileSync(
         'gs',
-        ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-dUseCropBox', '-sDEVICE=png16m', ...(options.cmykProfile ? [`-sDefaultCMYKProfile=${options.cmykProfile}`] : []), `-r${dpi}`, `-dFirstPage=${page}`, `-dLastPage=${page}`, '-dTextAlphaBits=1', '-dGraphicsAlphaBits=1', `-sOutputFile=${output}`, input],
+        [
+          '-q',
+          '-dSAFER',
+          '-dBATCH',
+          '-dNOPAUSE',
+          '-dUseCropBox',
+          '-sDEVICE=png16m',
+          ...(options.cmykProfile ? [`-sDefaultCMYKProfile=${options.cmykProfile}`] : []),
+          `-r${dpi}`,
+          `-dFirstPage=${page}`,
+          `-dLastPage=${page}`,
+          '-dTextAlphaBits=1',
+          '-dGraphicsAlphaBits=1',
+          `-sOutputFile=${output}`,
+          input,
+        ],
         { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 },
       );
     }
@@ -61,7 +80,10 @@ export async function drawPage(pdf: Uint8Array, page: number, dpi: number, rende
 /** A drawing resampled to another size (nearest neighbour: no colours that were not there). */
 export async function resized(d: Drawing, width: number, height: number): Promise<Drawing> {
   if (d.width === width && d.height === height) return d;
-  const data = await sharp(Buffer.from(d.rgb), { raw: { width: d.width, height: d.height, channels: 3 } }).resize(width, height, { fit: 'fill', kernel: 'nearest' }).raw().toBuffer();
+  const data = await sharp(Buffer.from(d.rgb), { raw: { width: d.width, height: d.height, channels: 3 } })
+    .resize(width, height, { fit: 'fill', kernel: 'nearest' })
+    .raw()
+    .toBuffer();
   return { width, height, rgb: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
 
@@ -75,7 +97,7 @@ export function lab(r: number, g: number, b: number): [number, number, number] {
   const x = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
   const y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
   const z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
   return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
 }
 

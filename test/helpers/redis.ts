@@ -90,10 +90,14 @@ export async function startRedis(): Promise<RedisServer> {
     child = proc;
     let exited = false;
     proc.once('exit', () => (exited = true));
-    await waitFor(async () => {
-      if (exited) throw new Error(`redis-server exited: ${log}`);
-      return (await rawCommand(port, ['PING'], 500)).startsWith('+PONG');
-    }, 15_000, `redis-server on port ${port} did not answer PING (${log.slice(-500)})`);
+    await waitFor(
+      async () => {
+        if (exited) throw new Error(`redis-server exited: ${log}`);
+        return (await rawCommand(port, ['PING'], 500)).startsWith('+PONG');
+      },
+      15_000,
+      `redis-server on port ${port} did not answer PING (${log.slice(-500)})`,
+    );
   };
 
   const halt = async (save: boolean) => {

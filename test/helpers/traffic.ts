@@ -35,7 +35,7 @@ export class Traffic {
       // fastify hands its headers to writeHead, not setHeader: take the content type from either.
       let contentType: string | null = null;
       let retryAfter: string | null = null;
-      const typeNow = () => contentType ?? ((res.getHeader('content-type') as string | undefined) ?? null);
+      const typeNow = () => contentType ?? (res.getHeader('content-type') as string | undefined) ?? null;
       const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
       res.writeHead = ((...a: unknown[]) => {
         const headers = a.find((x, i) => i > 0 && x && typeof x === 'object') as Record<string, unknown> | unknown[] | undefined;
@@ -56,7 +56,11 @@ export class Traffic {
       const keep = (chunk: unknown, encoding?: unknown) => {
         if (!chunk || typeof chunk === 'function') return;
         if (!/json/.test(typeNow() ?? '')) return;
-        const b = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array);
+        const b = Buffer.isBuffer(chunk)
+          ? chunk
+          : typeof chunk === 'string'
+            ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding)
+            : Buffer.from(chunk as Uint8Array);
         size += b.length;
         if (size > MAX_BODY) complete = false;
         else chunks.push(b);
@@ -79,7 +83,7 @@ export class Traffic {
           contentType: typeNow(),
           body: Buffer.concat(chunks),
           complete,
-          retryAfter: retryAfter ?? ((res.getHeader('retry-after') as string | undefined) ?? null),
+          retryAfter: retryAfter ?? (res.getHeader('retry-after') as string | undefined) ?? null,
         });
       });
     });

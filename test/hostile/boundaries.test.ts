@@ -59,9 +59,11 @@ const UNLOADED = ['--timeout', '900', '--file-budget', '3600'];
 /** Runs `fn` over `items` two at a time. */
 async function twoAtATime<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all([0, 1].map(async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 /**
@@ -125,7 +127,10 @@ describe('in a batch of good files, under a 2 GiB memory limit', () => {
     for (const [file, sku, verdict] of GOOD) expect(verdicts[`${sku}__good-${file}`], file).toBe(verdict);
     for (const c of all) {
       const report = ReportSchema.parse(JSON.parse(readFileSync(join(out, 'reports', `TANKTOP-M__${c.name}.json`), 'utf8')));
-      expect(c.expect.some((e) => codesOf(report).includes(e)), `${c.name}: ${codesOf(report).join(', ')}`).toBe(true);
+      expect(
+        c.expect.some((e) => codesOf(report).includes(e)),
+        `${c.name}: ${codesOf(report).join(', ')}`,
+      ).toBe(true);
     }
   }, 1_200_000);
 });

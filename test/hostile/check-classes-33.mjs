@@ -249,7 +249,10 @@ export function type1Font({ fanOut = 30, depth = 10 } = {}) {
   };
   const priv = Buffer.concat([
     Buffer.alloc(4),
-    Buffer.from('dup /Private 8 dict dup begin /RD {string currentfile exch readstring pop} executeonly def /ND {noaccess def} executeonly def /NP {noaccess put} executeonly def /lenIV 4 def /MinFeature {16 16} def /password 5839 def /BlueValues [] def\n', 'latin1'),
+    Buffer.from(
+      'dup /Private 8 dict dup begin /RD {string currentfile exch readstring pop} executeonly def /ND {noaccess def} executeonly def /NP {noaccess put} executeonly def /lenIV 4 def /MinFeature {16 16} def /password 5839 def /BlueValues [] def\n',
+      'latin1',
+    ),
     Buffer.from(`/Subrs ${subrs.length} array\n`, 'latin1'),
     ...subrs.map((codes, i) => entry(`dup ${i}`, codes, 'NP')),
     Buffer.from('ND\n2 index /CharStrings 4 dict dup begin\n', 'latin1'),
@@ -257,7 +260,10 @@ export function type1Font({ fanOut = 30, depth = 10 } = {}) {
     ...['A', 'B', 'C'].map((name) => entry(`/${name}`, glyph, 'ND')),
     Buffer.from('end\nend\nreadonly put\nnoaccess put\ndup /FontName get exch definefont pop\nmark currentfile closefile\n', 'latin1'),
   ]);
-  const clear = Buffer.from('%!PS-AdobeFont-1.0: Loop 001\n11 dict begin /FontName /Loop def /Encoding StandardEncoding def /PaintType 0 def /FontType 1 def /FontMatrix [0.001 0 0 0.001 0 0] readonly def /FontBBox {0 0 1000 1000} readonly def currentdict end\ncurrentfile eexec\n', 'latin1');
+  const clear = Buffer.from(
+    '%!PS-AdobeFont-1.0: Loop 001\n11 dict begin /FontName /Loop def /Encoding StandardEncoding def /PaintType 0 def /FontType 1 def /FontMatrix [0.001 0 0 0.001 0 0] readonly def /FontBBox {0 0 1000 1000} readonly def currentdict end\ncurrentfile eexec\n',
+    'latin1',
+  );
   const trailer = Buffer.from(`${`${'0'.repeat(64)}\n`.repeat(8)}cleartomark\n`, 'latin1');
   return { bytes: Buffer.concat([clear, encrypt(priv, 55665), trailer]), lengths: [clear.length, priv.length, trailer.length] };
 }
@@ -348,7 +354,13 @@ export async function checkClasses() {
   halftone.writeUInt32BE(100_000, 22);
   add(
     'jbig2-halftone-grid-100000.pdf',
-    pageWithImage(jbig2Image([page64(), jbig2Segment(1, 16, Buffer.concat([Buffer.from([0, 4, 4, 0, 0, 0, 3]), Buffer.alloc(16)])), jbig2Segment(2, 22, Buffer.concat([halftone, Buffer.alloc(16)]), { referred: [1] })])),
+    pageWithImage(
+      jbig2Image([
+        page64(),
+        jbig2Segment(1, 16, Buffer.concat([Buffer.from([0, 4, 4, 0, 0, 0, 3]), Buffer.alloc(16)])),
+        jbig2Segment(2, 22, Buffer.concat([halftone, Buffer.alloc(16)]), { referred: [1] }),
+      ]),
+    ),
     ['image-too-large', 'pdf-too-complex'],
     'a JBIG2 halftone region of 64 × 64 px over a grid of 100,000 × 100,000 cells',
   );
@@ -418,7 +430,11 @@ export async function checkClasses() {
   );
   add(
     'shading-over-the-page-1000-times.pdf',
-    onePage({ content: concatContent('', '/Sh sh\n', 1_000, ''), resources: '/Shading << /Sh << /ShadingType 3 /ColorSpace /DeviceRGB /Coords [200 200 0 200 200 300] /Function << /FunctionType 2 /Domain [0 1] /C0 [1 0 0] /C1 [0 0 1] /N 1 >> /Extend [true true] >> >>' }),
+    onePage({
+      content: concatContent('', '/Sh sh\n', 1_000, ''),
+      resources:
+        '/Shading << /Sh << /ShadingType 3 /ColorSpace /DeviceRGB /Coords [200 200 0 200 200 300] /Function << /FunctionType 2 /Domain [0 1] /C0 [1 0 0] /C1 [0 0 1] /N 1 >> /Extend [true true] >> >>',
+    }),
     ['pdf-too-complex'],
     'a radial shading painted over the whole page 1,000 times',
   );
@@ -434,12 +450,7 @@ export async function checkClasses() {
     ['page-size-mismatch'],
     'one TJ showing 2,000,000 glyphs, most of them off the page (drawn by PDFium within its bounds: only the size is wrong)',
   );
-  add(
-    'one-path-of-3-million-segments.pdf',
-    onePage({ content: concatContent('0 0 m\n', '400 400 l 0 1 l\n', 1_500_000, 'S') }),
-    ['pdf-too-complex'],
-    'one path of 3,000,000 segments, stroked',
-  );
+  add('one-path-of-3-million-segments.pdf', onePage({ content: concatContent('0 0 m\n', '400 400 l 0 1 l\n', 1_500_000, 'S') }), ['pdf-too-complex'], 'one path of 3,000,000 segments, stroked');
   add(
     'type3-glyph-that-shows-itself.pdf',
     onePage({
@@ -486,7 +497,11 @@ export async function checkClasses() {
   );
   add(
     'transparency-group-over-the-page-2000-times.pdf',
-    onePage({ content: concatContent('', '/Fm Do\n', 2_000, ''), resources: '/XObject << /Fm 5 0 R >>', extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /I true /K true >>', '0 0 1 rg 0 0 400 400 re f')] }),
+    onePage({
+      content: concatContent('', '/Fm Do\n', 2_000, ''),
+      resources: '/XObject << /Fm 5 0 R >>',
+      extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /I true /K true >>', '0 0 1 rg 0 0 400 400 re f')],
+    }),
     ['pdf-too-complex'],
     'a transparency group over the page drawn 2,000 times (pdf.js: 34 s and 11.8 GB, it keeps a buffer for each; PDFium 19 s)',
   );
@@ -495,7 +510,12 @@ export async function checkClasses() {
     onePage({
       content: concatContent('/GS0 gs\n', '0 0 1 rg 0 0 400 400 re f\n', 3_000, ''),
       resources: '/ExtGState << /GS0 << /SMask << /S /Luminosity /G 5 0 R >> >> >>',
-      extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >> /Filter /FlateDecode', deflateSync(Buffer.from(`0.5 g ${'0 0 400 400 re f\n'.repeat(200)}`)))],
+      extra: [
+        stream(
+          '/Type /XObject /Subtype /Form /BBox [0 0 400 400] /Group << /S /Transparency /CS /DeviceGray >> /Filter /FlateDecode',
+          deflateSync(Buffer.from(`0.5 g ${'0 0 400 400 re f\n'.repeat(200)}`)),
+        ),
+      ],
     }),
     ['pdf-too-complex'],
     'a soft mask of 200 fills over the page, and 3,000 objects painted through it (each has it drawn again: minutes in both engines)',
@@ -503,7 +523,11 @@ export async function checkClasses() {
   const calculator = (steps) => `{ ${'0.5 mul '.repeat(steps)} dup dup }`;
   add(
     'function-shading-of-a-20000-step-calculator.pdf',
-    onePage({ content: '/Sh sh', resources: '/Shading << /Sh << /ShadingType 1 /ColorSpace /DeviceRGB /Domain [0 1 0 1] /Matrix [400 0 0 400 0 0] /Function 5 0 R >> >>', extra: [stream('/FunctionType 4 /Domain [0 1 0 1] /Range [0 1 0 1 0 1]', calculator(20_000))] }),
+    onePage({
+      content: '/Sh sh',
+      resources: '/Shading << /Sh << /ShadingType 1 /ColorSpace /DeviceRGB /Domain [0 1 0 1] /Matrix [400 0 0 400 0 0] /Function 5 0 R >> >>',
+      extra: [stream('/FunctionType 4 /Domain [0 1 0 1] /Range [0 1 0 1 0 1]', calculator(20_000))],
+    }),
     ['pdf-too-complex'],
     'a function-based shading over the page whose calculator function takes 20,000 steps (PDFium evaluates it at every pixel: over a minute)',
   );
@@ -513,7 +537,10 @@ export async function checkClasses() {
       content: 'q 400 0 0 400 0 0 cm /Im Do Q',
       resources: '/XObject << /Im 5 0 R >>',
       extra: [
-        stream('/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /BitsPerComponent 8 /ColorSpace [/DeviceN [/A /B /C] /DeviceCMYK 6 0 R] /Filter /FlateDecode', deflateSync(Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7) % 251)))),
+        stream(
+          '/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /BitsPerComponent 8 /ColorSpace [/DeviceN [/A /B /C] /DeviceCMYK 6 0 R] /Filter /FlateDecode',
+          deflateSync(Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7) % 251))),
+        ),
         stream('/FunctionType 4 /Domain [0 1 0 1 0 1] /Range [0 1 0 1 0 1 0 1]', `{ ${'0.9 mul '.repeat(2_000)} }`),
       ],
     }),
@@ -565,7 +592,13 @@ export async function checkClasses() {
   );
   add(
     'predictor-row-200-mb-per-stream.pdf',
-    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 200000000 >>', deflateSync(Buffer.concat([Buffer.from([0]), Buffer.from('0 0 1 rg 0 0 400 400 re f')]))), pageExtra: '/Contents [4 0 R 4 0 R 4 0 R 4 0 R]' }),
+    onePage({
+      content: stream(
+        '/Filter /FlateDecode /DecodeParms << /Predictor 12 /Colors 1 /BitsPerComponent 8 /Columns 200000000 >>',
+        deflateSync(Buffer.concat([Buffer.from([0]), Buffer.from('0 0 1 rg 0 0 400 400 re f')])),
+      ),
+      pageExtra: '/Contents [4 0 R 4 0 R 4 0 R 4 0 R]',
+    }),
     ['pdf-too-complex'],
     'a 26-byte content stream behind a PNG predictor of 200 MB rows (a renderer allocates the row), listed 4 times',
   );
@@ -573,7 +606,15 @@ export async function checkClasses() {
   // 5. A TrueType font whose composite glyphs form a cycle (each refers twice to the next).
   add(
     'truetype-composite-cycle.pdf',
-    trueTypePage(trueTypeFont({ composites: [[3, 3], [4, 4], [2, 2]] })),
+    trueTypePage(
+      trueTypeFont({
+        composites: [
+          [3, 3],
+          [4, 4],
+          [2, 2],
+        ],
+      }),
+    ),
     ['font-unusable'],
     'a TrueType font whose composite glyphs refer to each other in a cycle, each twice',
   );
@@ -633,7 +674,8 @@ export async function checkClasses() {
         '/XObject << /__proto__ 8 0 R /toString 9 0 R >>',
         '/Font << /__proto__ 5 0 R /constructor 6 0 R >>',
       ].join(' '),
-      pageExtra: '/Annots [<< /Type /Annot /Subtype /__proto__ /Rect [0 0 10 10] /F 4 /A << /S /__proto__ /Next << /S /constructor >> >> >> << /Type /Annot /Subtype /toString /Rect [0 0 10 10] /F 4 >>]',
+      pageExtra:
+        '/Annots [<< /Type /Annot /Subtype /__proto__ /Rect [0 0 10 10] /F 4 /A << /S /__proto__ /Next << /S /constructor >> >> >> << /Type /Annot /Subtype /toString /Rect [0 0 10 10] /F 4 >>]',
       extra: [
         '<< /Type /Font /Subtype /Type3 /FontBBox [0 0 1000 1000] /FontMatrix [0.001 0 0 0.001 0 0] /CharProcs << /__proto__ 10 0 R /constructor 10 0 R >> /Encoding << /Differences [0 /__proto__ /constructor] >> /FirstChar 0 /LastChar 1 /Widths [500 500] >>',
         '<< /Type /Font /Subtype /__proto__ /BaseFont /constructor /Encoding /__proto__ >>',
@@ -657,12 +699,7 @@ export async function checkClasses() {
   // runs JavaScript on the page.
   let arrays = '<< /S /JavaScript /JS (this.print\\(\\)) >>';
   for (let i = 0; i < 100; i++) arrays = `<< /S /GoTo /D [3 0 R /Fit] /Next [<< /S /GoTo /D [3 0 R /Fit] >> ${arrays}] >>`;
-  add(
-    'javascript-in-next-arrays-100-deep.pdf',
-    onePage({ catalogExtra: `/OpenAction ${arrays}` }),
-    ['pdf-active-content'],
-    'JavaScript 100 /Next arrays down an OpenAction',
-  );
+  add('javascript-in-next-arrays-100-deep.pdf', onePage({ catalogExtra: `/OpenAction ${arrays}` }), ['pdf-active-content'], 'JavaScript 100 /Next arrays down an OpenAction');
   add(
     'launch-action-type-by-reference.pdf',
     onePage({ pageExtra: '/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 100 100] /A << /S 5 0 R /F (calc.exe) >> >>]', extra: ['/Launch'] }),
@@ -672,8 +709,9 @@ export async function checkClasses() {
   const items = 100_000;
   const depth = 20_000;
   const first = 5;
-  const outline = Array.from({ length: items }, (_, i) =>
-    `<< /Title (${i}) /Parent 4 0 R ${i + 1 < items ? `/Next ${first + i + 1} 0 R` : '/A << /S /JavaScript /JS (app.alert\\(1\\)) >>'} ${i ? `/Prev ${first + i - 1} 0 R` : ''} >>`,
+  const outline = Array.from(
+    { length: items },
+    (_, i) => `<< /Title (${i}) /Parent 4 0 R ${i + 1 < items ? `/Next ${first + i + 1} 0 R` : '/A << /S /JavaScript /JS (app.alert\\(1\\)) >>'} ${i ? `/Prev ${first + i - 1} 0 R` : ''} >>`,
   );
   const treeFirst = first + items;
   const tree = Array.from({ length: depth }, (_, i) => (i + 1 < depth ? `<< /Kids [${treeFirst + i + 1} 0 R] >>` : '<< /Names [(x) << /S /JavaScript /JS (this.print\\(\\)) >>] >>'));

@@ -73,22 +73,26 @@ const pool = new PreflightPool({ maxThreads: 2, taskTimeoutMs: 20_000 });
 afterAll(() => pool.destroy());
 
 describe('fuzzing preflight() with mutated corpus files', () => {
-  it(`resolves to a report or a typed error, in time (${RUNS} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: seeds.length - 1 }), fc.array(op, { minLength: 1, maxLength: 6 }), async (seed, ops) => {
-        const bytes = mutate(seeds[seed]!, ops);
-        const started = performance.now();
-        try {
-          const report = await preflight(bytes, { sku: 'T-SHIRT-M' }, { pool, previewSize: 200 });
-          expect(ReportSchema.safeParse(report).success).toBe(true);
-        } catch (error) {
-          expect(error).toBeInstanceOf(PreflightError);
-        }
-        expect(performance.now() - started).toBeLessThan(LIMIT_MS);
-      }),
-      { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
-    );
-  }, Math.max(120_000, RUNS * LIMIT_MS));
+  it(
+    `resolves to a report or a typed error, in time (${RUNS} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: seeds.length - 1 }), fc.array(op, { minLength: 1, maxLength: 6 }), async (seed, ops) => {
+          const bytes = mutate(seeds[seed]!, ops);
+          const started = performance.now();
+          try {
+            const report = await preflight(bytes, { sku: 'T-SHIRT-M' }, { pool, previewSize: 200 });
+            expect(ReportSchema.safeParse(report).success).toBe(true);
+          } catch (error) {
+            expect(error).toBeInstanceOf(PreflightError);
+          }
+          expect(performance.now() - started).toBeLessThan(LIMIT_MS);
+        }),
+        { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+      );
+    },
+    Math.max(120_000, RUNS * LIMIT_MS),
+  );
 });
 
 const filter = fc.constantFrom(...FILTERS);
@@ -122,36 +126,40 @@ describe('filter chains', () => {
     );
   });
 
-  it(`page content behind generated, damaged and hostile chains: a report or a typed error, in time (${RUNS} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(filter, { minLength: 1, maxLength: 12 }),
-        content,
-        fc.array(fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), value: fc.integer({ min: 0, max: 255 }) }), { maxLength: 4 }),
-        params,
-        fc.boolean(),
-        async (generated, data, flips, parms, bomb) => {
-          // A bomb: 48 MiB of spaces under the chain, behind a Flate filter applied first.
-          const chain = bomb ? [...generated, 'FlateDecode' as const] : generated;
-          fc.pre(encodedSize(chain, bomb ? 64 * 1024 : data.length) < 4 * 1024 * 1024);
-          const body = bomb ? Buffer.alloc(48 * 1024 * 1024, 0x20) : data;
-          const encoded = Uint8Array.from(encodeChain(chain, body));
-          for (const f of flips) if (encoded.length) encoded[Math.min(encoded.length - 1, Math.floor(f.at * encoded.length))] = f.value;
-          const decodeParms = parms
-            ? ` /DecodeParms [${chain.map((_, i) => (i === chain.length - 1 ? `<< /Predictor ${parms.predictor} /Columns ${parms.columns} /Colors ${parms.colors} /BitsPerComponent ${parms.bitsPerComponent} >>` : 'null')).join(' ')}]`
-            : '';
-          const bytes = onePage({ content: stream(`/Filter [${chain.map((f) => `/${f}`).join(' ')}]${decodeParms}`, encoded) });
-          const started = performance.now();
-          try {
-            const report = await preflight(bytes, { sku: 'T-SHIRT-M' }, { pool, previewSize: 200 });
-            expect(ReportSchema.safeParse(report).success).toBe(true);
-          } catch (error) {
-            expect(error).toBeInstanceOf(PreflightError);
-          }
-          expect(performance.now() - started).toBeLessThan(LIMIT_MS);
-        },
-      ),
-      { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
-    );
-  }, Math.max(120_000, RUNS * LIMIT_MS));
+  it(
+    `page content behind generated, damaged and hostile chains: a report or a typed error, in time (${RUNS} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(filter, { minLength: 1, maxLength: 12 }),
+          content,
+          fc.array(fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), value: fc.integer({ min: 0, max: 255 }) }), { maxLength: 4 }),
+          params,
+          fc.boolean(),
+          async (generated, data, flips, parms, bomb) => {
+            // A bomb: 48 MiB of spaces under the chain, behind a Flate filter applied first.
+            const chain = bomb ? [...generated, 'FlateDecode' as const] : generated;
+            fc.pre(encodedSize(chain, bomb ? 64 * 1024 : data.length) < 4 * 1024 * 1024);
+            const body = bomb ? Buffer.alloc(48 * 1024 * 1024, 0x20) : data;
+            const encoded = Uint8Array.from(encodeChain(chain, body));
+            for (const f of flips) if (encoded.length) encoded[Math.min(encoded.length - 1, Math.floor(f.at * encoded.length))] = f.value;
+            const decodeParms = parms
+              ? ` /DecodeParms [${chain.map((_, i) => (i === chain.length - 1 ? `<< /Predictor ${parms.predictor} /Columns ${parms.columns} /Colors ${parms.colors} /BitsPerComponent ${parms.bitsPerComponent} >>` : 'null')).join(' ')}]`
+              : '';
+            const bytes = onePage({ content: stream(`/Filter [${chain.map((f) => `/${f}`).join(' ')}]${decodeParms}`, encoded) });
+            const started = performance.now();
+            try {
+              const report = await preflight(bytes, { sku: 'T-SHIRT-M' }, { pool, previewSize: 200 });
+              expect(ReportSchema.safeParse(report).success).toBe(true);
+            } catch (error) {
+              expect(error).toBeInstanceOf(PreflightError);
+            }
+            expect(performance.now() - started).toBeLessThan(LIMIT_MS);
+          },
+        ),
+        { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+      );
+    },
+    Math.max(120_000, RUNS * LIMIT_MS),
+  );
 });

@@ -41,7 +41,27 @@ afterAll(() => pool.destroy());
 describe('hostile inputs, one by one', () => {
   it('has the cases the issue lists', () => {
     const names = cases.map((c) => c.name).join(' ');
-    for (const n of ['empty', 'random-bytes', 'png-renamed', 'truncated-', 'broken-xref', 'missing-xref', 'stream-length', 'page-tree-cycle', 'forms-draw-each-other', 'nested-forms-100', 'deflate-bomb', 'image-claims-100000px', 'pages-20000', 'nested-array-10000', 'javascript-and-launch', 'font-pdfjs-rejects', ...OVER_BUDGET, 'operators-6-million', 'names-with-terminal-escapes']) {
+    for (const n of [
+      'empty',
+      'random-bytes',
+      'png-renamed',
+      'truncated-',
+      'broken-xref',
+      'missing-xref',
+      'stream-length',
+      'page-tree-cycle',
+      'forms-draw-each-other',
+      'nested-forms-100',
+      'deflate-bomb',
+      'image-claims-100000px',
+      'pages-20000',
+      'nested-array-10000',
+      'javascript-and-launch',
+      'font-pdfjs-rejects',
+      ...OVER_BUDGET,
+      'operators-6-million',
+      'names-with-terminal-escapes',
+    ]) {
       expect(names).toContain(n);
     }
   });
@@ -54,7 +74,10 @@ describe('hostile inputs, one by one', () => {
       expect(ReportSchema.safeParse(report).success, c.name).toBe(true);
       expectPublished('report', JSON.stringify(report), c.name);
       const codes = report.findings.map((f) => f.code);
-      expect(c.expect.some((e) => codes.includes(e as never)), `${c.name} (${c.why}) must report one of ${c.expect.join(', ')}; got ${codes.join(', ')}`).toBe(true);
+      expect(
+        c.expect.some((e) => codes.includes(e as never)),
+        `${c.name} (${c.why}) must report one of ${c.expect.join(', ')}; got ${codes.join(', ')}`,
+      ).toBe(true);
       expect(ms, `${c.name} took ${Math.round(ms)} ms`).toBeLessThan(PER_FILE_LIMIT_MS);
     }
   }, 300_000);
@@ -64,8 +87,14 @@ describe('hostile inputs, one by one', () => {
       const c = cases.find((x) => x.name === `${name}.pdf`)!;
       const report = await preflight(c.bytes, { sku: 'TANKTOP-M' }, { pool, path: c.name });
       expect(report.pages.length, name).toBeGreaterThan(0);
-      expect(report.pages.filter((p) => p.raster !== null).map((p) => p.index), `${name}: pages rendered`).toEqual([]);
-      const said = report.findings.filter((f) => f.code === 'pdf-too-complex' || f.code === 'image-too-large').map((f) => f.message).join(' ');
+      expect(
+        report.pages.filter((p) => p.raster !== null).map((p) => p.index),
+        `${name}: pages rendered`,
+      ).toEqual([]);
+      const said = report.findings
+        .filter((f) => f.code === 'pdf-too-complex' || f.code === 'image-too-large')
+        .map((f) => f.message)
+        .join(' ');
       expect(said, name).toMatch(/pixels|px|bytes|MiB|times|operators/);
     }
   }, 300_000);

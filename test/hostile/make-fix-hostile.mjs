@@ -63,7 +63,12 @@ export async function fixHostileCorpus() {
 
   // 1. A 16-bit CMYK Flate image: 5,500 × 5,500 × 4 × 2 = 242 MB of samples from a few hundred KB.
   const cmyk16 = await deflated(5500 * 5500 * 8);
-  add('fix-cmyk-16bit-flate-5500px.pdf', imagePage(stream('/Type /XObject /Subtype /Image /Width 5500 /Height 5500 /BitsPerComponent 16 /ColorSpace /DeviceCMYK /Filter /FlateDecode', cmyk16)), ['colour-space-not-rgb'], `a 16-bit CMYK Flate image of 242 MB in ${cmyk16.length} bytes`);
+  add(
+    'fix-cmyk-16bit-flate-5500px.pdf',
+    imagePage(stream('/Type /XObject /Subtype /Image /Width 5500 /Height 5500 /BitsPerComponent 16 /ColorSpace /DeviceCMYK /Filter /FlateDecode', cmyk16)),
+    ['colour-space-not-rgb'],
+    `a 16-bit CMYK Flate image of 242 MB in ${cmyk16.length} bytes`,
+  );
 
   // 2. 1-bit Indexed over CMYK, 45,000 px square: expanded to CMYK it would be 8 GB.
   const indexed = await deflated(Math.ceil(45000 / 8) * 45000, (n) => Buffer.alloc(n, 0xa5));
@@ -75,7 +80,12 @@ export async function fixHostileCorpus() {
   );
 
   // 3. A truncated CMYK JPEG whose header says 65,500 × 65,500.
-  add('fix-cmyk-jpeg-65500px-truncated.pdf', imagePage(stream('/Type /XObject /Subtype /Image /Width 65500 /Height 65500 /BitsPerComponent 8 /ColorSpace /DeviceCMYK /Filter /DCTDecode', await truncatedCmykJpeg(65500, 65500))), ['image-too-large', 'colour-space-not-rgb'], 'a cut-short CMYK JPEG whose frame header says 65,500 × 65,500 px');
+  add(
+    'fix-cmyk-jpeg-65500px-truncated.pdf',
+    imagePage(stream('/Type /XObject /Subtype /Image /Width 65500 /Height 65500 /BitsPerComponent 8 /ColorSpace /DeviceCMYK /Filter /DCTDecode', await truncatedCmykJpeg(65500, 65500))),
+    ['image-too-large', 'colour-space-not-rgb'],
+    'a cut-short CMYK JPEG whose frame header says 65,500 × 65,500 px',
+  );
 
   // 4. DeviceN of 4 colorants, 3,000 px square of noise, with a PostScript tint transform: every pixel a colour of its own.
   const noise = await deflated(3000 * 3000 * 4, (n) => {
@@ -86,14 +96,22 @@ export async function fixHostileCorpus() {
   const tint = stream('/FunctionType 4 /Domain [0 1 0 1 0 1 0 1] /Range [0 1 0 1 0 1 0 1]', '{ 4 1 roll 3 1 roll exch 0.9 mul 4 1 roll 0.8 mul 4 1 roll 0.7 mul 4 1 roll 0.6 mul 4 1 roll }');
   add(
     'fix-devicen-4-noise-3000px.pdf',
-    imagePage(stream('/Type /XObject /Subtype /Image /Width 3000 /Height 3000 /BitsPerComponent 8 /ColorSpace [/DeviceN [/Cyan /Magenta /Yellow /Black] /DeviceCMYK 6 0 R] /Filter /FlateDecode', noise), { extra: [tint] }),
+    imagePage(
+      stream('/Type /XObject /Subtype /Image /Width 3000 /Height 3000 /BitsPerComponent 8 /ColorSpace [/DeviceN [/Cyan /Magenta /Yellow /Black] /DeviceCMYK 6 0 R] /Filter /FlateDecode', noise),
+      { extra: [tint] },
+    ),
     ['colour-space-not-rgb'],
     'a DeviceN (4 colorants) image of 3,000 × 3,000 px of noise with a PostScript tint transform',
   );
 
   // 5. A 1 × 1 CMYK image whose data inflates to 1 GiB.
   const oneGig = await deflated(1024 * 1024 * 1024);
-  add('fix-1px-cmyk-1gib-data.pdf', imagePage(stream('/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceCMYK /Filter [/FlateDecode /FlateDecode]', deflateSync(oneGig))), ['colour-space-not-rgb'], 'a 1 × 1 px CMYK image whose data inflates to 1 GiB (behind two Flate filters)');
+  add(
+    'fix-1px-cmyk-1gib-data.pdf',
+    imagePage(stream('/Type /XObject /Subtype /Image /Width 1 /Height 1 /BitsPerComponent 8 /ColorSpace /DeviceCMYK /Filter [/FlateDecode /FlateDecode]', deflateSync(oneGig))),
+    ['colour-space-not-rgb'],
+    'a 1 × 1 px CMYK image whose data inflates to 1 GiB (behind two Flate filters)',
+  );
 
   // 6. A page whose /Parent chain (not its /Kids path) is 200,000 dictionaries long, and a CMYK fill to fix.
   const depth = 200_000;
@@ -114,11 +132,21 @@ export async function fixHostileCorpus() {
 
   // 7. 2 million distinct CMYK vector colours.
   const ops = Array.from({ length: 2_000_000 }, (_, i) => `${(i % 1000) / 1000} ${((i / 1000) | 0) / 2000} 0.5 0.1 k 0 0 1 1 re f`).join('\n');
-  add('fix-vector-2m-cmyk-colours.pdf', onePage({ content: stream('/Filter /FlateDecode', deflateSync(Buffer.from(ops))) }), ['colour-space-not-rgb', 'pdf-too-complex'], '2,000,000 fills, each in a CMYK colour of its own');
+  add(
+    'fix-vector-2m-cmyk-colours.pdf',
+    onePage({ content: stream('/Filter /FlateDecode', deflateSync(Buffer.from(ops))) }),
+    ['colour-space-not-rgb', 'pdf-too-complex'],
+    '2,000,000 fills, each in a CMYK colour of its own',
+  );
 
   // 8. q nested 500,000 deep around CMYK colours.
   const nested = `${'q '.repeat(500_000)}0 0 0 1 k 0 0 400 400 re f ${'Q '.repeat(500_000)}0.2 0 0 0 k 0 0 10 10 re f`;
-  add('fix-q-nesting-500000.pdf', onePage({ content: stream('/Filter /FlateDecode', deflateSync(Buffer.from(nested))) }), ['colour-space-not-rgb', 'pdf-too-complex'], 'CMYK fills inside q nested 500,000 deep');
+  add(
+    'fix-q-nesting-500000.pdf',
+    onePage({ content: stream('/Filter /FlateDecode', deflateSync(Buffer.from(nested))) }),
+    ['colour-space-not-rgb', 'pdf-too-complex'],
+    'CMYK fills inside q nested 500,000 deep',
+  );
 
   // 9. 3,000 small CMYK images on one page.
   const small = await deflated(16 * 16 * 4, (n) => Buffer.alloc(n, 0x40));
@@ -141,7 +169,12 @@ export async function fixHostileCorpus() {
   // 10. A Flate CMYK image whose predictor says /Colors 4096 and /Columns 100000 (rows longer than the image).
   add(
     'fix-cmyk-predictor-colors-4096.pdf',
-    imagePage(stream('/Type /XObject /Subtype /Image /Width 2000 /Height 2000 /BitsPerComponent 8 /ColorSpace /DeviceCMYK /Filter /FlateDecode /DecodeParms << /Predictor 15 /Colors 4096 /Columns 100000 /BitsPerComponent 16 >>', await deflated(2000 * 2000 * 4))),
+    imagePage(
+      stream(
+        '/Type /XObject /Subtype /Image /Width 2000 /Height 2000 /BitsPerComponent 8 /ColorSpace /DeviceCMYK /Filter /FlateDecode /DecodeParms << /Predictor 15 /Colors 4096 /Columns 100000 /BitsPerComponent 16 >>',
+        await deflated(2000 * 2000 * 4),
+      ),
+    ),
     ['colour-space-not-rgb'],
     'a CMYK image whose PNG predictor rows would be 819 MB long',
   );

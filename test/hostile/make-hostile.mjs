@@ -97,10 +97,7 @@ function pagesDrawing(pages, image, content = 'q 400 0 0 400 0 0 cm /Im Do Q', m
   return writePdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     `<< /Type /Pages /Kids [${Array.from({ length: pages }, (_, i) => `${i + 3} 0 R`).join(' ')}] /Count ${pages} >>`,
-    ...Array.from(
-      { length: pages },
-      () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Contents ${contentObj} 0 R /Resources << /XObject << /Im ${imageObj} 0 R >> >> >>`,
-    ),
+    ...Array.from({ length: pages }, () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 400] /Contents ${contentObj} 0 R /Resources << /XObject << /Im ${imageObj} 0 R >> >> >>`),
     image,
     typeof content === 'string' ? stream('', content) : content,
     ...more,
@@ -115,7 +112,12 @@ export async function hostileCorpus() {
   const add = (name, bytes, expect, why) => cases.push({ name, bytes, expect, why });
 
   add('empty.pdf', new Uint8Array(), ['file-not-pdf'], 'no bytes at all');
-  add('random-bytes.pdf', Uint8Array.from({ length: 4096 }, () => Math.floor(rand() * 256)), ['file-not-pdf'], '4 KB of noise');
+  add(
+    'random-bytes.pdf',
+    Uint8Array.from({ length: 4096 }, () => Math.floor(rand() * 256)),
+    ['file-not-pdf'],
+    '4 KB of noise',
+  );
   add('png-renamed.pdf', Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array(200).fill(0)]), ['file-not-pdf'], 'a PNG signature');
   add('header-only.pdf', enc.encode('%PDF-1.7\n'), ['pdf-damaged', 'file-not-pdf'], 'a header and nothing else');
   for (const pct of [1, 5, 20, 40, 60, 80, 95, 99]) {
@@ -180,21 +182,13 @@ export async function hostileCorpus() {
     ['page-count-mismatch'],
     '20,000 pages',
   );
-  add(
-    'nested-array-10000.pdf',
-    onePage({ catalogExtra: `/Junk ${'['.repeat(10_000)}${']'.repeat(10_000)}` }),
-    ['pdf-damaged', 'pdf-too-complex'],
-    'an array nested 10,000 deep',
-  );
+  add('nested-array-10000.pdf', onePage({ catalogExtra: `/Junk ${'['.repeat(10_000)}${']'.repeat(10_000)}` }), ['pdf-damaged', 'pdf-too-complex'], 'an array nested 10,000 deep');
   add(
     'javascript-and-launch.pdf',
     onePage({
       catalogExtra: '/OpenAction << /S /JavaScript /JS (app.alert\\("hello"\\)) >> /Names << /JavaScript 6 0 R >>',
       pageExtra: '/Annots [5 0 R]',
-      extra: [
-        '<< /Type /Annot /Subtype /Link /Rect [0 0 100 100] /A << /S /Launch /F (cmd.exe) >> >>',
-        '<< /Names [(x) << /S /JavaScript /JS (this.print\\(\\)) >>] >>',
-      ],
+      extra: ['<< /Type /Annot /Subtype /Link /Rect [0 0 100 100] /A << /S /Launch /F (cmd.exe) >> >>', '<< /Names [(x) << /S /JavaScript /JS (this.print\\(\\)) >>] >>'],
     }),
     ['pdf-active-content'],
     'an OpenAction JavaScript, a JavaScript name tree and a Launch link',
@@ -207,7 +201,10 @@ export async function hostileCorpus() {
       extra: [
         '<< /Type /Font /Subtype /TrueType /BaseFont /Broken /FirstChar 32 /LastChar 126 /FontDescriptor 6 0 R >>',
         '<< /Type /FontDescriptor /FontName /Broken /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /FontFile2 7 0 R >>',
-        stream('', Uint8Array.from({ length: 300 }, () => Math.floor(rand() * 256))),
+        stream(
+          '',
+          Uint8Array.from({ length: 300 }, () => Math.floor(rand() * 256)),
+        ),
       ],
     }),
     ['font-unusable'],
@@ -260,7 +257,12 @@ export async function hostileCorpus() {
   );
   const flate14999 = stream('/Type /XObject /Subtype /Image /Width 14999 /Height 14999 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter /FlateDecode', deflateSync(Buffer.alloc(1 << 20)));
   // Drawn inside the page, not covering it: the Flate fast path does not take it, pdf.js would decode it whole.
-  add('flate-image-14999px-8-pages.pdf', pagesDrawing(8, flate14999, 'q 300 0 0 300 50 50 cm /Im Do Q'), ['pdf-too-complex'], 'a 14,999 × 14,999 px Flate image (under the size limit), drawn on 8 pages');
+  add(
+    'flate-image-14999px-8-pages.pdf',
+    pagesDrawing(8, flate14999, 'q 300 0 0 300 50 50 cm /Im Do Q'),
+    ['pdf-too-complex'],
+    'a 14,999 × 14,999 px Flate image (under the size limit), drawn on 8 pages',
+  );
   // Covering the page, the Flate fast path streams it: its data stops after 23 rows, and pdf.js may not take it.
   add('flate-image-14999px-truncated-covering-page.pdf', pagesDrawing(1, flate14999), ['page-render-failed'], 'a 14,999 × 14,999 px Flate image covering the page whose data holds 23 rows');
   add(
@@ -277,7 +279,12 @@ export async function hostileCorpus() {
     `one image drawn 150,000 times by a ${draws.length}-byte content stream`,
   );
   const ops = await deflateRepeatedText('0 0 m\n', 6_000_000);
-  add('operators-6-million.pdf', onePage({ content: stream('/Filter /FlateDecode', ops) }), ['pdf-too-complex', 'pdf-timeout'], `6 million operators (the cap is 5 million per page) in a ${ops.length}-byte stream`);
+  add(
+    'operators-6-million.pdf',
+    onePage({ content: stream('/Filter /FlateDecode', ops) }),
+    ['pdf-too-complex', 'pdf-timeout'],
+    `6 million operators (the cap is 5 million per page) in a ${ops.length}-byte stream`,
+  );
   add(
     'names-with-terminal-escapes.pdf',
     onePage({
@@ -308,7 +315,12 @@ export async function budgetCases(bomb) {
 
   // Filters other than Flate, each behind Flate so that a few KB of file decode to gigabytes.
   const runLength = await deflateRepeated(32 * 1024 * 1024, 1 << 20, Buffer.from([0x81, 0x20])); // 128 spaces per 2 bytes: 2 GiB
-  add('content-runlength-bomb.pdf', onePage({ content: stream('/Filter [/FlateDecode /RunLengthDecode]', runLength) }), ['pdf-too-complex'], `content behind RunLengthDecode: ${runLength.length} bytes that decode to 2 GiB`);
+  add(
+    'content-runlength-bomb.pdf',
+    onePage({ content: stream('/Filter [/FlateDecode /RunLengthDecode]', runLength) }),
+    ['pdf-too-complex'],
+    `content behind RunLengthDecode: ${runLength.length} bytes that decode to 2 GiB`,
+  );
   const lzw = deflateSync(lzwRunOfSpaces(300), { level: 9 });
   add('content-lzw-bomb.pdf', onePage({ content: stream('/Filter [/FlateDecode /LZWDecode]', lzw) }), ['pdf-too-complex'], `content behind LZWDecode: ${lzw.length} bytes that decode to 2 GiB`);
   const a85 = await deflateRepeated(64 * 1024 * 1024, 1 << 20, Buffer.from('z'));
@@ -326,15 +338,15 @@ export async function budgetCases(bomb) {
     ['pdf-too-complex'],
     'a content stream behind 50 Flate filters, shared by 200 pages',
   );
-  add('predictor-columns-2e9.pdf', onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 2000000000 /Colors 64 /BitsPerComponent 16 >>', deflateSync(Buffer.from('0 0 1 rg 0 0 400 400 re f'))) }), ['page-size-mismatch'], 'a PNG predictor whose rows would be 256 GB long (nothing to undo; only the size is wrong)');
+  add(
+    'predictor-columns-2e9.pdf',
+    onePage({ content: stream('/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 2000000000 /Colors 64 /BitsPerComponent 16 >>', deflateSync(Buffer.from('0 0 1 rg 0 0 400 400 re f'))) }),
+    ['page-size-mismatch'],
+    'a PNG predictor whose rows would be 256 GB long (nothing to undo; only the size is wrong)',
+  );
 
   // Streams the parser decodes: object and cross-reference streams.
-  add(
-    'object-stream-bomb.pdf',
-    onePage({ extra: [stream(`/Type /ObjStm /N 2 /First 8 ${doubleFlate}`, bomb)] }),
-    ['pdf-too-complex'],
-    'an object stream of a few KB that inflates to 1 GiB',
-  );
+  add('object-stream-bomb.pdf', onePage({ extra: [stream(`/Type /ObjStm /N 2 /First 8 ${doubleFlate}`, bomb)] }), ['pdf-too-complex'], 'an object stream of a few KB that inflates to 1 GiB');
   const firstObject = `(${'A'.repeat(1 << 20)})`;
   const offsets = Array.from({ length: 50_000 }, (_, i) => `${i + 100} 0`).join(' ');
   const objstm = Buffer.from(`${offsets} ${firstObject}`, 'latin1');
@@ -345,21 +357,45 @@ export async function budgetCases(bomb) {
     '50,000 objects of one object stream that all start at its 1 MiB string',
   );
   add('xref-stream-bomb.pdf', xrefStreamFile({ dict: `/W [1 4 2] ${doubleFlate}`, data: bomb }), ['pdf-too-complex'], 'a cross-reference stream of a few KB that inflates to 1 GiB');
-  add('xref-stream-size-3e14.pdf', xrefStreamFile({ size: '300000000000000' }), ['pdf-repaired'], 'a 6 KB file whose cross-reference stream declares /Size 300000000000000 (as a real test file of a PDF library does)');
-  add('xref-stream-widths-0-0-0.pdf', xrefStreamFile({ size: '300000000000000', dict: '/W [0 0 0]', data: Buffer.alloc(0) }), ['pdf-repaired'], 'a cross-reference stream whose /W [0 0 0] makes every row empty, with /Size 300000000000000');
+  add(
+    'xref-stream-size-3e14.pdf',
+    xrefStreamFile({ size: '300000000000000' }),
+    ['pdf-repaired'],
+    'a 6 KB file whose cross-reference stream declares /Size 300000000000000 (as a real test file of a PDF library does)',
+  );
+  add(
+    'xref-stream-widths-0-0-0.pdf',
+    xrefStreamFile({ size: '300000000000000', dict: '/W [0 0 0]', data: Buffer.alloc(0) }),
+    ['pdf-repaired'],
+    'a cross-reference stream whose /W [0 0 0] makes every row empty, with /Size 300000000000000',
+  );
 
   // Parser tokens and containers.
   add('name-10mb-in-object.pdf', onePage({ catalogExtra: `/Junk /${'N'.repeat(10 << 20)}` }), ['pdf-too-complex'], 'a 10 MB name token in the catalog');
   add('name-10mb-in-content.pdf', onePage({ content: content(`/${'N'.repeat(10 << 20)} Do`) }), ['pdf-too-complex'], 'a 10 MB name token in the page content');
   add(
     'form-named-1mb.pdf',
-    onePage({ content: `/${'F'.repeat(1 << 20)} Do`, resources: `/XObject << /${'F'.repeat(1 << 20)} 5 0 R >>`, extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 10 10]', '0 0 1 rg 0 0 10 10 re f')] }),
+    onePage({
+      content: `/${'F'.repeat(1 << 20)} Do`,
+      resources: `/XObject << /${'F'.repeat(1 << 20)} 5 0 R >>`,
+      extra: [stream('/Type /XObject /Subtype /Form /BBox [0 0 10 10]', '0 0 1 rg 0 0 10 10 re f')],
+    }),
     ['pdf-too-complex'],
     'a form XObject whose resource name is 1 MB long',
   );
-  add('operands-20-million-in-open-array.pdf', onePage({ content: content(`[${'1 '.repeat(20_000_000)}`) }), ['pdf-too-complex'], 'a page whose operands (an array never closed) flood the stack before any operator');
+  add(
+    'operands-20-million-in-open-array.pdf',
+    onePage({ content: content(`[${'1 '.repeat(20_000_000)}`) }),
+    ['pdf-too-complex'],
+    'a page whose operands (an array never closed) flood the stack before any operator',
+  );
   add('array-5-million-items.pdf', onePage({ catalogExtra: `/Junk [${'1 '.repeat(5_000_000)}]` }), ['pdf-too-complex'], 'an array of 5 million numbers in the catalog');
-  add('dict-1-million-names.pdf', onePage({ catalogExtra: `/Junk << ${Array.from({ length: 1_000_000 }, (_, i) => `/K${i} 1`).join(' ')} >>` }), ['pdf-too-complex'], 'a dictionary of a million distinct names');
+  add(
+    'dict-1-million-names.pdf',
+    onePage({ catalogExtra: `/Junk << ${Array.from({ length: 1_000_000 }, (_, i) => `/K${i} 1`).join(' ')} >>` }),
+    ['pdf-too-complex'],
+    'a dictionary of a million distinct names',
+  );
   const unterminated = Array.from({ length: 40_000 }, () => '<< /Length 9999 0 R >>\nstream\nABCDEFGH\nendobj');
   add(
     'unterminated-streams-40000.pdf',
@@ -373,24 +409,63 @@ export async function budgetCases(bomb) {
     ['pdf-repaired', 'page-size-mismatch'],
     '16 MB of digits between the objects and the end of the file',
   );
-  add('rc4-overlapping-object-streams.pdf', rc4OverlappingObjectStreams(5000), ['pdf-encrypted', 'pdf-repaired', 'pdf-damaged', 'pdf-too-complex'], 'an RC4-encrypted file with 5,000 object streams, each of which runs to the end of the file');
+  add(
+    'rc4-overlapping-object-streams.pdf',
+    rc4OverlappingObjectStreams(5000),
+    ['pdf-encrypted', 'pdf-repaired', 'pdf-damaged', 'pdf-too-complex'],
+    'an RC4-encrypted file with 5,000 object streams, each of which runs to the end of the file',
+  );
 
   // What a renderer is given.
   add(
     'jbig2-globals-bomb.pdf',
-    pagesDrawing(1, stream('/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter /JBIG2Decode /DecodeParms << /JBIG2Globals 6 0 R >>', jbig2PageInfo(64, 64)), undefined, [stream(doubleFlate, bomb)]),
+    pagesDrawing(
+      1,
+      stream('/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter /JBIG2Decode /DecodeParms << /JBIG2Globals 6 0 R >>', jbig2PageInfo(64, 64)),
+      undefined,
+      [stream(doubleFlate, bomb)],
+    ),
     ['pdf-too-complex'],
     'a JBIG2 image whose /JBIG2Globals inflate to 1 GiB',
   );
-  add('jbig2-page-claims-100000px.pdf', pagesDrawing(1, stream('/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter /JBIG2Decode', jbig2PageInfo(100_000, 100_000))), ['image-too-large'], 'a JBIG2 image declared 64 px whose page segment says 100,000 × 100,000');
-  add('ccitt-1e8-columns.pdf', pagesDrawing(1, stream('/Type /XObject /Subtype /Image /Width 100 /Height 100 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000000 /Rows 100 >>', Buffer.alloc(64, 0xaa))), ['image-too-large'], 'a CCITT image of 100,000,000 columns');
-  add('dct-behind-lzw-30000px.pdf', pagesDrawing(1, stream('/Type /XObject /Subtype /Image /Width 100 /Height 100 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter [/LZWDecode /DCTDecode]', lzwLiteral(await jpegClaiming(30_000, 30_000)))), ['image-too-large'], 'a JPEG behind LZWDecode declared 100 px whose header says 30,000 × 30,000');
+  add(
+    'jbig2-page-claims-100000px.pdf',
+    pagesDrawing(1, stream('/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter /JBIG2Decode', jbig2PageInfo(100_000, 100_000))),
+    ['image-too-large'],
+    'a JBIG2 image declared 64 px whose page segment says 100,000 × 100,000',
+  );
+  add(
+    'ccitt-1e8-columns.pdf',
+    pagesDrawing(
+      1,
+      stream(
+        '/Type /XObject /Subtype /Image /Width 100 /Height 100 /BitsPerComponent 1 /ColorSpace /DeviceGray /Filter /CCITTFaxDecode /DecodeParms << /K -1 /Columns 100000000 /Rows 100 >>',
+        Buffer.alloc(64, 0xaa),
+      ),
+    ),
+    ['image-too-large'],
+    'a CCITT image of 100,000,000 columns',
+  );
+  add(
+    'dct-behind-lzw-30000px.pdf',
+    pagesDrawing(
+      1,
+      stream('/Type /XObject /Subtype /Image /Width 100 /Height 100 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Filter [/LZWDecode /DCTDecode]', lzwLiteral(await jpegClaiming(30_000, 30_000))),
+    ),
+    ['image-too-large'],
+    'a JPEG behind LZWDecode declared 100 px whose header says 30,000 × 30,000',
+  );
   const font = (file) => [
     '<< /Type /Font /Subtype /Type1 /BaseFont /Bomb /FirstChar 32 /LastChar 126 /Widths [] /FontDescriptor 6 0 R >>',
     `<< /Type /FontDescriptor /FontName /Bomb /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 /${file} 7 0 R >>`,
     stream(`/Subtype /Type1C ${doubleFlate}`, bomb),
   ];
-  add('fontfile3-bomb.pdf', onePage({ content: 'BT /F1 24 Tf 50 200 Td (Hello) Tj ET', resources: '/Font << /F1 5 0 R >>', extra: font('FontFile3') }), ['pdf-too-complex'], 'a FontFile3 program of a few KB that inflates to 1 GiB');
+  add(
+    'fontfile3-bomb.pdf',
+    onePage({ content: 'BT /F1 24 Tf 50 200 Td (Hello) Tj ET', resources: '/Font << /F1 5 0 R >>', extra: font('FontFile3') }),
+    ['pdf-too-complex'],
+    'a FontFile3 program of a few KB that inflates to 1 GiB',
+  );
   add(
     'type4-function-bomb.pdf',
     onePage({
@@ -411,7 +486,12 @@ export async function budgetCases(bomb) {
     ['pdf-too-complex'],
     'a shading whose sampled function declares 3.6 billion samples',
   );
-  add('icc-profile-bomb.pdf', onePage({ content: '/CS0 cs 1 0 0 scn 0 0 400 400 re f', resources: '/ColorSpace << /CS0 [/ICCBased 5 0 R] >>', extra: [stream(`/N 3 ${doubleFlate}`, bomb)] }), ['pdf-too-complex'], 'an ICC profile of a few KB that inflates to 1 GiB');
+  add(
+    'icc-profile-bomb.pdf',
+    onePage({ content: '/CS0 cs 1 0 0 scn 0 0 400 400 re f', resources: '/ColorSpace << /CS0 [/ICCBased 5 0 R] >>', extra: [stream(`/N 3 ${doubleFlate}`, bomb)] }),
+    ['pdf-too-complex'],
+    'an ICC profile of a few KB that inflates to 1 GiB',
+  );
   add(
     'type3-glyph-draws-14000px-image.pdf',
     onePage({
@@ -439,10 +519,19 @@ export async function budgetCases(bomb) {
     ['pdf-too-complex'],
     'a soft mask whose group draws a 20,000 × 20,000 px image',
   );
-  add('mesh-shading-1-million-triangles.pdf', onePage({ content: '/Sh0 sh', resources: '/Shading << /Sh0 5 0 R >>', extra: [meshShading(1_000_000)] }), ['pdf-too-complex'], 'a free-form mesh shading of 1,000,000 triangles');
-  const tiling = (step, body, more = '') =>
-    stream(`/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] /XStep ${step} /YStep ${step} /Resources << ${more} >>`, body);
-  add('tiling-pattern-step-1e-6.pdf', onePage({ content: '/Pattern cs /P0 scn 0 0 400 400 re f', resources: '/Pattern << /P0 5 0 R >>', extra: [tiling('0.000001', '0 0 1 rg 0 0 1 1 re f')] }), ['pdf-too-complex'], 'a tiling pattern whose step is 0.000001 pt: 1.6 × 10^17 cells on the page');
+  add(
+    'mesh-shading-1-million-triangles.pdf',
+    onePage({ content: '/Sh0 sh', resources: '/Shading << /Sh0 5 0 R >>', extra: [meshShading(1_000_000)] }),
+    ['pdf-too-complex'],
+    'a free-form mesh shading of 1,000,000 triangles',
+  );
+  const tiling = (step, body, more = '') => stream(`/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 1 1] /XStep ${step} /YStep ${step} /Resources << ${more} >>`, body);
+  add(
+    'tiling-pattern-step-1e-6.pdf',
+    onePage({ content: '/Pattern cs /P0 scn 0 0 400 400 re f', resources: '/Pattern << /P0 5 0 R >>', extra: [tiling('0.000001', '0 0 1 rg 0 0 1 1 re f')] }),
+    ['pdf-too-complex'],
+    'a tiling pattern whose step is 0.000001 pt: 1.6 × 10^17 cells on the page',
+  );
   add(
     'tiling-pattern-paints-itself.pdf',
     onePage({ content: '/Pattern cs /P0 scn 0 0 400 400 re f', resources: '/Pattern << /P0 5 0 R >>', extra: [tiling('10', '/Pattern cs /P0 scn 0 0 10 10 re f', '/Pattern << /P0 5 0 R >>')] }),
@@ -465,17 +554,17 @@ export async function budgetCases(bomb) {
   const depth = 40;
   add(
     'optional-content-expression-2-to-the-40.pdf',
-    ocFile([
-      `<< /Type /OCMD /VE 9 0 R >>`,
-      ...Array.from({ length: depth }, (_, i) => (i === depth - 1 ? '[/Not 7 0 R]' : `[/And ${i + 10} 0 R ${i + 10} 0 R]`)),
-    ]),
+    ocFile([`<< /Type /OCMD /VE 9 0 R >>`, ...Array.from({ length: depth }, (_, i) => (i === depth - 1 ? '[/Not 7 0 R]' : `[/And ${i + 10} 0 R ${i + 10} 0 R]`))]),
     ['pdf-too-complex'],
     'an optional-content visibility expression that names each part twice, 40 levels deep (2^40 evaluations)',
   );
   const groups = 100_000;
   add(
     'optional-content-100000-groups-used-100000-times.pdf',
-    ocFile([`<< /Type /OCMD /OCGs [${Array.from({ length: groups }, (_, i) => `${i + 9} 0 R`).join(' ')}] /P /AllOn >>`, ...Array.from({ length: groups }, (_, i) => `<< /Type /OCG /Name (G${i}) >>`)], 100_000),
+    ocFile(
+      [`<< /Type /OCMD /OCGs [${Array.from({ length: groups }, (_, i) => `${i + 9} 0 R`).join(' ')}] /P /AllOn >>`, ...Array.from({ length: groups }, (_, i) => `<< /Type /OCG /Name (G${i}) >>`)],
+      100_000,
+    ),
     ['pdf-too-complex'],
     'an optional-content membership of 100,000 groups, named by 100,000 marked-content sequences',
   );
@@ -661,7 +750,10 @@ function rc4OverlappingObjectStreams(count) {
   const id = Buffer.alloc(16, 0x42);
   const p = Buffer.alloc(4);
   p.writeInt32LE(-4);
-  const key = createHash('md5').update(Buffer.concat([pad, owner, p, id])).digest().subarray(0, 5);
+  const key = createHash('md5')
+    .update(Buffer.concat([pad, owner, p, id]))
+    .digest()
+    .subarray(0, 5);
   const user = rc4(key, pad);
   const hex = (b) => `<${b.toString('hex')}>`;
   return writePdf(
@@ -724,4 +816,3 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const c of cases) writeFileSync(join(dir, c.name), c.bytes);
   console.log(`wrote ${cases.length} files to ${dir}`);
 }
-

@@ -68,19 +68,23 @@ describe('one process, the bad file then a good one', () => {
   it.each([
     ['without a pool', false],
     ['with a pool', true],
-  ])('the good file keeps its verdict (%s)', async (_label, withPool) => {
-    const options = withPool ? { pool } : { pool: false as const };
-    const alone = await preflight(GOOD, { sku: 'T-SHIRT-M' }, options);
-    expect(alone.verdict).toBe('pass');
-    // Many references first (within the budget), then the bad file, then the good one.
-    const heavy = await preflight(manyReferences(200_000), { sku: 'T-SHIRT-M' }, { ...options, raster: false });
-    expect(ReportSchema.safeParse(heavy).success).toBe(true);
-    const first = await preflight(bad, { sku: 'T-SHIRT-M' }, { ...options, path: 'bad.pdf' });
-    expect(codes(first)).toContain('pdf-repaired');
-    const after = await preflight(GOOD, { sku: 'T-SHIRT-M' }, options);
-    expect(after.verdict).toBe(alone.verdict);
-    expect(codes(after)).toEqual(codes(alone));
-  }, 120_000);
+  ])(
+    'the good file keeps its verdict (%s)',
+    async (_label, withPool) => {
+      const options = withPool ? { pool } : { pool: false as const };
+      const alone = await preflight(GOOD, { sku: 'T-SHIRT-M' }, options);
+      expect(alone.verdict).toBe('pass');
+      // Many references first (within the budget), then the bad file, then the good one.
+      const heavy = await preflight(manyReferences(200_000), { sku: 'T-SHIRT-M' }, { ...options, raster: false });
+      expect(ReportSchema.safeParse(heavy).success).toBe(true);
+      const first = await preflight(bad, { sku: 'T-SHIRT-M' }, { ...options, path: 'bad.pdf' });
+      expect(codes(first)).toContain('pdf-repaired');
+      const after = await preflight(GOOD, { sku: 'T-SHIRT-M' }, options);
+      expect(after.verdict).toBe(alone.verdict);
+      expect(codes(after)).toEqual(codes(alone));
+    },
+    120_000,
+  );
 });
 
 describe('check and batch agree on the bad file', () => {

@@ -98,17 +98,21 @@ describe('the packed tarballs', () => {
     expect(links).toBeGreaterThan(0);
   });
 
-  it.each(['print-preflight', 'print-preflight-server'])('%s: npm publish --dry-run says nothing but notices', (name) => {
-    const dir = name === 'print-preflight' ? root : join(root, 'packages/server');
-    // A registry on a closed loopback port, with a token: a dry run reaches no network, and npm has
-    // no reason to warn about a login.
-    const r = run('npm', ['publish', '--dry-run', '--ignore-scripts', '--offline', '--fetch-retries=0', '--registry', 'http://127.0.0.1:9/', '--//127.0.0.1:9/:_authToken=dry-run'], dir);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('npm notice'))).toEqual([]);
-    expect(r.stderr).toContain(`${name}@`);
-  }, 120_000);
+  it.each(['print-preflight', 'print-preflight-server'])(
+    '%s: npm publish --dry-run says nothing but notices',
+    (name) => {
+      const dir = name === 'print-preflight' ? root : join(root, 'packages/server');
+      // A registry on a closed loopback port, with a token: a dry run reaches no network, and npm has
+      // no reason to warn about a login.
+      const r = run('npm', ['publish', '--dry-run', '--ignore-scripts', '--offline', '--fetch-retries=0', '--registry', 'http://127.0.0.1:9/', '--//127.0.0.1:9/:_authToken=dry-run'], dir);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr.split('\n').filter((l) => l.trim() && !l.startsWith('npm notice'))).toEqual([]);
+      expect(r.stderr).toContain(`${name}@`);
+    },
+    120_000,
+  );
 
-  it('print-preflight-server pins the server stack within print-preflight\'s optional peer ranges, at the versions this repository tests', () => {
+  it("print-preflight-server pins the server stack within print-preflight's optional peer ranges, at the versions this repository tests", () => {
     const peers = core.manifest.peerDependencies!;
     const meta = core.manifest.peerDependenciesMeta!;
     const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; dependencies: Record<string, string> };
@@ -188,7 +192,19 @@ describe('print-preflight alone, in an empty app', () => {
   it('its types (the main entry and print-preflight/testing) compile, strict and without skipLibCheck, with no server package installed', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] }, include: ['*.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
+        },
+        include: ['*.ts'],
+      }),
     );
     writeFileSync(
       join(app, 'use.ts'),
@@ -225,7 +241,10 @@ describe('print-preflight-server, in an empty app', () => {
   });
 
   it('exports the service and fleet API', () => {
-    writeFileSync(join(app, 'api.mjs'), `import * as server from 'print-preflight-server';\nconsole.log(JSON.stringify(['startService', 'redisQueue', 'startFleetWorker', 'preflightFolderOnFleet', 'JobStore'].map((n) => typeof server[n])));\n`);
+    writeFileSync(
+      join(app, 'api.mjs'),
+      `import * as server from 'print-preflight-server';\nconsole.log(JSON.stringify(['startService', 'redisQueue', 'startFleetWorker', 'preflightFolderOnFleet', 'JobStore'].map((n) => typeof server[n])));\n`,
+    );
     const r = run(process.execPath, ['api.mjs'], app);
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(['function', 'function', 'function', 'function', 'function']);
@@ -234,7 +253,19 @@ describe('print-preflight-server, in an empty app', () => {
   it('its types compile, strict and without skipLibCheck', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules/@types')] }, include: ['*.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
+        },
+        include: ['*.ts'],
+      }),
     );
     writeFileSync(
       join(app, 'serve.ts'),

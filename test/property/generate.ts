@@ -110,8 +110,12 @@ let iccCache: { rgb: Uint8Array; cmyk: Uint8Array } | null = null;
 function iccProfiles(): { rgb: Uint8Array; cmyk: Uint8Array } {
   if (iccCache) return iccCache;
   const base = '/usr/share/ghostscript';
-  const dir = existsSync(base) ? readdirSync(base).map((v) => join(base, v, 'iccprofiles')).find((d) => existsSync(join(d, 'default_cmyk.icc'))) : undefined;
-  if (!dir) throw new Error('Ghostscript\'s ICC profiles are not installed (apt-get install ghostscript)');
+  const dir = existsSync(base)
+    ? readdirSync(base)
+        .map((v) => join(base, v, 'iccprofiles'))
+        .find((d) => existsSync(join(d, 'default_cmyk.icc')))
+    : undefined;
+  if (!dir) throw new Error("Ghostscript's ICC profiles are not installed (apt-get install ghostscript)");
   iccCache = { rgb: new Uint8Array(readFileSync(join(dir, 'default_rgb.icc'))), cmyk: new Uint8Array(readFileSync(join(dir, 'default_cmyk.icc'))) };
   return iccCache;
 }
@@ -127,7 +131,7 @@ function components(space: Space): number {
 function blockColours(p: Paint): number[][] {
   const c = components(p.space);
   const first = p.colour.slice(0, c);
-  return [0, 1, 2, 3].map((k) => (p.space === 'indexed' ? [k] : first.map((v, i) => (k === 0 ? v : ((v + 0.3 * k + 0.17 * i) % 1)))));
+  return [0, 1, 2, 3].map((k) => (p.space === 'indexed' ? [k] : first.map((v, i) => (k === 0 ? v : (v + 0.3 * k + 0.17 * i) % 1))));
 }
 
 /** 8-bit samples of an image of `px` × `px`: a 2 × 2 grid of solid blocks. */
@@ -235,9 +239,14 @@ export async function writeCase(file: FileCase): Promise<Uint8Array> {
     const ops: string[] = [];
     const m = page.cropMargin;
     // Outside the CropBox: a frame a viewer never shows (nor may the fixed page).
-    if (m) ops.push(`q 0 0.6 0 rg ${n(x0 - m)} ${n(y0 - m)} ${n(mw + 2 * m)} ${n(m)} re ${n(x0 - m)} ${n(y0 + mh)} ${n(mw + 2 * m)} ${n(m)} re ${n(x0 - m)} ${n(y0)} ${n(m)} ${n(mh)} re ${n(x0 + mw)} ${n(y0)} ${n(m)} ${n(mh)} re f Q`);
+    if (m)
+      ops.push(
+        `q 0 0.6 0 rg ${n(x0 - m)} ${n(y0 - m)} ${n(mw + 2 * m)} ${n(m)} re ${n(x0 - m)} ${n(y0 + mh)} ${n(mw + 2 * m)} ${n(m)} re ${n(x0 - m)} ${n(y0)} ${n(m)} ${n(mh)} re ${n(x0 + mw)} ${n(y0)} ${n(m)} ${n(mh)} re f Q`,
+      );
     const xobjects: string[] = [];
-    const colourSpaces = Object.entries(spaces).map(([k, v]) => `/${k} ${v}`).join(' ');
+    const colourSpaces = Object.entries(spaces)
+      .map(([k, v]) => `/${k} ${v}`)
+      .join(' ');
     for (const p of page.paints) {
       // Four cells in a 2 × 2 grid, each painted inset so that shapes stay apart.
       const cx = x0 + (p.cell % 2) * (mw / 2) + mw * 0.06;
@@ -262,7 +271,12 @@ export async function writeCase(file: FileCase): Promise<Uint8Array> {
       } else {
         const samples = imageSamples(p);
         const enc = await encodeImage(p, samples);
-        const ref = b.add(streamObject(`/Type /XObject /Subtype /Image /Width ${p.pixels} /Height ${p.pixels} /BitsPerComponent 8 /ColorSpace ${spaces[p.space]} ${enc.filter} ${enc.parms} ${enc.decode ?? ''}`, enc.data));
+        const ref = b.add(
+          streamObject(
+            `/Type /XObject /Subtype /Image /Width ${p.pixels} /Height ${p.pixels} /BitsPerComponent 8 /ColorSpace ${spaces[p.space]} ${enc.filter} ${enc.parms} ${enc.decode ?? ''}`,
+            enc.data,
+          ),
+        );
         xobjects.push(`/Im${p.cell} ${ref}`);
         parts.push(`${n(cw)} 0 0 ${n(ch)} ${n(cx)} ${n(cy)} cm /Im${p.cell} Do`);
       }
@@ -272,7 +286,9 @@ export async function writeCase(file: FileCase): Promise<Uint8Array> {
     const contents = splitAtOperators(ops.join('\n'), page.streams).map((c) => b.add(streamObject('/Filter /FlateDecode', deflateSync(Buffer.from(c, 'latin1')))));
     b.page(
       [
-        m ? `/MediaBox [${n(x0 - m)} ${n(y0 - m)} ${n(x0 + mw + m)} ${n(y0 + mh + m)}] /CropBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]` : `/MediaBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]`,
+        m
+          ? `/MediaBox [${n(x0 - m)} ${n(y0 - m)} ${n(x0 + mw + m)} ${n(y0 + mh + m)}] /CropBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]`
+          : `/MediaBox [${n(x0)} ${n(y0)} ${n(x0 + mw)} ${n(y0 + mh)}]`,
         page.rotate ? `/Rotate ${page.rotate}` : '',
         page.userUnit !== 1 ? `/UserUnit ${page.userUnit}` : '',
         `/Contents [${contents.join(' ')}]`,

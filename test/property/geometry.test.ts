@@ -25,7 +25,7 @@ describe('page size classification (properties)', () => {
         const b = classifySize(w * k, h * k, W * k, H * k, t * k, 0.01);
         // Away from the exact boundaries, where rounding may tip either way.
         fc.pre(![w - W, h - H, w - H, h - W].some((d) => Math.abs(Math.abs(d) - t) < 1e-6 * Math.max(w, h)));
-        fc.pre(Math.abs(Math.abs((w / h) / (W / H) - 1) - 0.01) > 1e-9 && Math.abs(Math.abs((h / w) / (W / H) - 1) - 0.01) > 1e-9);
+        fc.pre(Math.abs(Math.abs(w / h / (W / H) - 1) - 0.01) > 1e-9 && Math.abs(Math.abs(h / w / (W / H) - 1) - 0.01) > 1e-9);
         expect(b.kind).toBe(a.kind);
       }),
     );
@@ -69,9 +69,7 @@ describe('units (properties)', () => {
     );
   });
   it('matrix product applies the first matrix first', () => {
-    const m = fc.tuple(...Array.from({ length: 6 }, () => fc.double({ min: -100, max: 100, noNaN: true }))) as fc.Arbitrary<
-      [number, number, number, number, number, number]
-    >;
+    const m = fc.tuple(...Array.from({ length: 6 }, () => fc.double({ min: -100, max: 100, noNaN: true }))) as fc.Arbitrary<[number, number, number, number, number, number]>;
     fc.assert(
       fc.property(m, m, fc.double({ min: -100, max: 100, noNaN: true }), fc.double({ min: -100, max: 100, noNaN: true }), (a, b, x, y) => {
         const [x1, y1] = apply(b, ...apply(a, x, y));

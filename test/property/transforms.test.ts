@@ -119,7 +119,10 @@ async function checkCase(file: FileCase, viaFlow: boolean, explicitOrder: number
   if (!fixed) tally.set('nothing written', (tally.get('nothing written') ?? 0) + 1);
   if (!fixed) {
     // Nothing written: then nothing was there to fix, or the fix said why it did not.
-    expect([...wanted].filter((code) => !refused.some((r) => r.code === code)), 'findings a fix should have handled or refused, and no file written').toEqual([]);
+    expect(
+      [...wanted].filter((code) => !refused.some((r) => r.code === code)),
+      'findings a fix should have handled or refused, and no file written',
+    ).toEqual([]);
     return;
   }
   // The file: qpdf reads it whole, and so does our check.
@@ -133,11 +136,21 @@ async function checkCase(file: FileCase, viaFlow: boolean, explicitOrder: number
   for (const code of wanted) {
     if (code === 'page-order-mismatch' && explicitOrder) continue;
     const left = after!.findings.filter((f) => f.code === code && !refused.some((r) => r.code === code && (r.page === f.page || r.page === null)));
-    expect(left.map((f) => `${f.code} p${f.page}: ${f.message}`), `${code} was to be fixed`).toEqual([]);
+    expect(
+      left.map((f) => `${f.code} p${f.page}: ${f.message}`),
+      `${code} was to be fixed`,
+    ).toEqual([]);
   }
   // The order: as asked, or as the check found it.
   const reordered = changes.find((c) => c.code === 'page-order-mismatch');
-  const order = explicitOrder ?? (reordered ? /order ([\d, ]+)/.exec(reordered.action)![1]!.split(',').map((s) => Number(s.trim())) : file.pages.map((_, i) => i + 1));
+  const order =
+    explicitOrder ??
+    (reordered
+      ? /order ([\d, ]+)/
+          .exec(reordered.action)![1]!
+          .split(',')
+          .map((s) => Number(s.trim()))
+      : file.pages.map((_, i) => i + 1));
   const orderSeenLate = allowOpenBugs && !before.findings.some((f) => f.code === 'page-order-mismatch') && before.findings.some((f) => f.code === 'page-scale-mismatch');
   if (orderSeenLate) tally.set('scaled pages, order not judged (open bug)', (tally.get('scaled pages, order not judged (open bug)') ?? 0) + 1);
   if (!explicitOrder && !reordered && !orderSeenLate) {
@@ -169,7 +182,16 @@ const FIXED_BUGS = [
     hits: (file: FileCase) => file.pages.some((p) => p.paints.some((x) => x.kind === 'rect' && x.reSet && !['rgb', 'gray', 'cmyk', 'icc-rgb'].includes(x.space))),
     example: {
       pages: [
-        { layer: 0, rotate: 0, scale: 1, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'icc-cmyk', colour: [0, 0, 0, 0], nesting: 0, reSet: true, filter: 'none', pixels: 8, cell: 0 }] },
+        {
+          layer: 0,
+          rotate: 0,
+          scale: 1,
+          userUnit: 1,
+          origin: [0, 0],
+          streams: 1,
+          cropMargin: 0,
+          paints: [{ kind: 'rect', space: 'icc-cmyk', colour: [0, 0, 0, 0], nesting: 0, reSet: true, filter: 'none', pixels: 8, cell: 0 }],
+        },
       ],
     } as FileCase,
   },
@@ -179,7 +201,13 @@ const FIXED_BUGS = [
     example: {
       pages: [
         {
-          layer: 0, rotate: 0, scale: 1, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0,
+          layer: 0,
+          rotate: 0,
+          scale: 1,
+          userUnit: 1,
+          origin: [0, 0],
+          streams: 1,
+          cropMargin: 0,
           paints: [
             { kind: 'image', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'a85-dct', pixels: 160, cell: 0 },
             { kind: 'rect', space: 'icc-cmyk', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 1 },
@@ -201,9 +229,36 @@ const OPEN_BUGS = [
     hits: (_file: FileCase) => false,
     example: {
       pages: [
-        { layer: 0, rotate: 0, scale: 0.5, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }] },
-        { layer: 2, rotate: 0, scale: 1, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }] },
-        { layer: 1, rotate: 0, scale: 1, userUnit: 1, origin: [0, 0], streams: 1, cropMargin: 0, paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }] },
+        {
+          layer: 0,
+          rotate: 0,
+          scale: 0.5,
+          userUnit: 1,
+          origin: [0, 0],
+          streams: 1,
+          cropMargin: 0,
+          paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }],
+        },
+        {
+          layer: 2,
+          rotate: 0,
+          scale: 1,
+          userUnit: 1,
+          origin: [0, 0],
+          streams: 1,
+          cropMargin: 0,
+          paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }],
+        },
+        {
+          layer: 1,
+          rotate: 0,
+          scale: 1,
+          userUnit: 1,
+          origin: [0, 0],
+          streams: 1,
+          cropMargin: 0,
+          paints: [{ kind: 'rect', space: 'rgb', colour: [0, 0, 0, 0], nesting: 0, reSet: false, filter: 'none', pixels: 8, cell: 0 }],
+        },
       ],
     } as FileCase,
   },
@@ -213,21 +268,25 @@ const OPEN_BUGS = [
 const tally = new Map<string, number>();
 
 describe('fixes, judged by qpdf, MuPDF and Ghostscript (properties)', () => {
-  it(`fix and checkAndFix keep every page as it looks, fix what they say, in the order asked (${RUNS} files)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(fileCase, fc.boolean(), fc.boolean(), async (file, viaFlow, explicit) => {
-        fc.pre(!OPEN_BUGS.some((b) => b.hits(file)));
-        const n = file.pages.length;
-        // An explicit order: the reverse of the file's pages (a permutation the user gives).
-        const explicitOrder = !viaFlow && explicit && n > 1 ? Array.from({ length: n }, (_, i) => n - i) : null;
-        await checkCase(file, viaFlow, explicitOrder);
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-    console.log(`codes to fix over ${RUNS} files: ${[...tally].map(([c, n]) => `${c} ${n}`).join(', ')}`);
-    // The generator gives most files something to fix (sizes, /Rotate, colour spaces, image sizes).
-    expect([...tally].filter(([c]) => c !== 'nothing written').reduce((s, [, n]) => s + n, 0)).toBeGreaterThan(0);
-  }, Math.max(120_000, RUNS * 60_000));
+  it(
+    `fix and checkAndFix keep every page as it looks, fix what they say, in the order asked (${RUNS} files)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fileCase, fc.boolean(), fc.boolean(), async (file, viaFlow, explicit) => {
+          fc.pre(!OPEN_BUGS.some((b) => b.hits(file)));
+          const n = file.pages.length;
+          // An explicit order: the reverse of the file's pages (a permutation the user gives).
+          const explicitOrder = !viaFlow && explicit && n > 1 ? Array.from({ length: n }, (_, i) => n - i) : null;
+          await checkCase(file, viaFlow, explicitOrder);
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+      console.log(`codes to fix over ${RUNS} files: ${[...tally].map(([c, n]) => `${c} ${n}`).join(', ')}`);
+      // The generator gives most files something to fix (sizes, /Rotate, colour spaces, image sizes).
+      expect([...tally].filter(([c]) => c !== 'nothing written').reduce((s, [, n]) => s + n, 0)).toBeGreaterThan(0);
+    },
+    Math.max(120_000, RUNS * 60_000),
+  );
 
   for (const fixed of FIXED_BUGS) {
     it(`fixed bug, stays fixed: ${fixed.bug}`, async () => {

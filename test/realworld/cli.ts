@@ -19,7 +19,9 @@ if (!dir) {
 const pool = args.includes('--no-pixels') ? undefined : new PreflightPool({ taskTimeoutMs: 120_000 });
 const knownPath = new URL('../../../test/realworld/known-differences.json', import.meta.url);
 const known = (JSON.parse(readFileSync(knownPath, 'utf8')) as { differences: KnownDifference[] }).differences;
-const files = readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.pdf')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.toLowerCase().endsWith('.pdf'))
+  .sort();
 const results: FileResult[] = [];
 for (const file of files) {
   const path = join(dir, file);

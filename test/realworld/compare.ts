@@ -104,7 +104,12 @@ export async function ourFacts(bytes: Uint8Array): Promise<{ facts: Facts; docum
   const document = await inspectPdf(bytes);
   const sizes = document.pages.slice(0, MAX_PAGES).map((p) => boxSize(p.checkedBox, p.rotate));
   const inPattern = (i: ImageFacts) => i.via.includes('pattern');
-  const images = document.pages.map((p) => p.images.filter((i) => !inPattern(i)).map(imageKey).sort());
+  const images = document.pages.map((p) =>
+    p.images
+      .filter((i) => !inPattern(i))
+      .map(imageKey)
+      .sort(),
+  );
   const patternImages = document.pages.reduce((n, p) => n + p.images.filter(inPattern).length, 0);
   const fonts = new Map<string, boolean>();
   for (const p of document.pages) for (const f of p.fonts) if (f.ref) fonts.set(f.ref.replace(/ R$/, ''), f.embedded);
@@ -312,7 +317,17 @@ export function compareFacts(file: string, ours: Facts, oracle: Facts, previews?
     tally('damage', 'file', ours.damage === 'clean' ? 'clean' : 'repaired or damaged', 'repaired or damaged');
   }
   if (previews) comparePixelAspects(file, previews, compared, agreed, differences);
-  return { file, patternImages: ours.patternImages, maskGroupImages: oracle.maskGroupImages, pagesNotInspected: ours.pagesNotInspected, compared, agreed, differences, skipped: null, ...(previews ? { previews } : {}) };
+  return {
+    file,
+    patternImages: ours.patternImages,
+    maskGroupImages: oracle.maskGroupImages,
+    pagesNotInspected: ours.pagesNotInspected,
+    compared,
+    agreed,
+    differences,
+    skipped: null,
+    ...(previews ? { previews } : {}),
+  };
 }
 
 function zeroes(): Record<Aspect, number> {
@@ -330,7 +345,15 @@ function comparePixelAspects(file: string, previews: FilePreviews, compared: Rec
     else {
       const gs = p.against.ghostscript ?? p.against.poppler ?? p.against.mupdf!;
       const ours = `${p.method}: mean ${gs.mean.toFixed(1)} (over 4 px cells ${gs.coarse.toFixed(1)}), missing ${pct(gs.missing)}, extra ${pct(gs.extra)}${p.approximate ? ` (approximate: ${p.approximate})` : ''}`;
-      differences.push({ file, aspect: 'pixels', where, ours, oracle: `no reader within ${CLOSE.coarse} over 4 px cells and 0.2 % missing`, count: 1, ...(p.verdict === 'approximate' ? { flagged: true } : {}) });
+      differences.push({
+        file,
+        aspect: 'pixels',
+        where,
+        ours,
+        oracle: `no reader within ${CLOSE.coarse} over 4 px cells and 0.2 % missing`,
+        count: 1,
+        ...(p.verdict === 'approximate' ? { flagged: true } : {}),
+      });
     }
     compared.blank++;
     if (p.blankOurs === p.blankOracle) agreed.blank++;
@@ -409,7 +432,18 @@ export function summarise(results: readonly FileResult[], known: readonly KnownD
     }
   }
   const stale = known.filter((k) => !used.has(k) && results.some((r) => r.file === k.file));
-  return { files: results.length, patternImages: results.reduce((n, r) => n + r.patternImages, 0), maskGroupImages: results.reduce((n, r) => n + r.maskGroupImages, 0), pagesNotInspected: results.reduce((n, r) => n + r.pagesNotInspected, 0), skipped: results.filter((r) => r.skipped).length, compared, agreed, explained, unexplained, stale };
+  return {
+    files: results.length,
+    patternImages: results.reduce((n, r) => n + r.patternImages, 0),
+    maskGroupImages: results.reduce((n, r) => n + r.maskGroupImages, 0),
+    pagesNotInspected: results.reduce((n, r) => n + r.pagesNotInspected, 0),
+    skipped: results.filter((r) => r.skipped).length,
+    compared,
+    agreed,
+    explained,
+    unexplained,
+    stale,
+  };
 }
 
 /**
@@ -428,7 +462,11 @@ export function formatPixelDistribution(results: readonly FileResult[]): string 
     const n = m ? pages.filter((p) => p.method === m).length : pages.length;
     rows.push(`| ${m ?? 'all'} | ${n} | ${byVerdict('agree', m)} | ${byVerdict('agree-other', m)} | ${byVerdict('approximate', m)} | ${byVerdict('differ', m)} |`);
   }
-  const sorted = (key: 'mean' | 'coarse' | 'missing') => pages.map((p) => p.against.ghostscript?.[key]).filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+  const sorted = (key: 'mean' | 'coarse' | 'missing') =>
+    pages
+      .map((p) => p.against.ghostscript?.[key])
+      .filter((x): x is number => x !== undefined)
+      .sort((a, b) => a - b);
   const means = sorted('mean');
   const coarse = sorted('coarse');
   const missing = sorted('missing');

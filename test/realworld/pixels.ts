@@ -52,9 +52,20 @@ export async function ghostscriptPage(path: string, page: number, width: number,
       await run(
         'gs',
         [
-          '-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-dPrinted', '-dUseCropBox', '-sDEVICE=png16m',
-          `-r${dpi}`, '-dTextAlphaBits=4', '-dGraphicsAlphaBits=4', `-dFirstPage=${page}`, `-dLastPage=${page}`,
-          `-sOutputFile=${out}`, path,
+          '-q',
+          '-dSAFER',
+          '-dBATCH',
+          '-dNOPAUSE',
+          '-dPrinted',
+          '-dUseCropBox',
+          '-sDEVICE=png16m',
+          `-r${dpi}`,
+          '-dTextAlphaBits=4',
+          '-dGraphicsAlphaBits=4',
+          `-dFirstPage=${page}`,
+          `-dLastPage=${page}`,
+          `-sOutputFile=${out}`,
+          path,
         ],
         { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
       );
@@ -72,7 +83,12 @@ export async function ghostscriptPage(path: string, page: number, width: number,
 
 /** Page `page` drawn by poppler (`pdftoppm`) at `width` × `height` pixels; null when it cannot. */
 export async function popplerPage(path: string, page: number, width: number, height: number): Promise<RawPixels | null> {
-  return toolPage('pdftoppm', (out) => ['-f', String(page), '-l', String(page), '-scale-to-x', String(width), '-scale-to-y', String(height), '-png', '-singlefile', path, out.replace(/\.png$/, '')], width, height);
+  return toolPage(
+    'pdftoppm',
+    (out) => ['-f', String(page), '-l', String(page), '-scale-to-x', String(width), '-scale-to-y', String(height), '-png', '-singlefile', path, out.replace(/\.png$/, '')],
+    width,
+    height,
+  );
 }
 
 /** Page `page` drawn by MuPDF (`mutool draw`) at `width` × `height` pixels; null when it cannot. */

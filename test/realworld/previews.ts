@@ -61,7 +61,8 @@ export async function comparePreviews(path: string, bytes: Uint8Array, pool: Pre
   });
   const out: FilePreviews = { pages: [], failed: [], oracleFailed: [] };
   for (const f of report.findings) {
-    if (f.page !== null && (f.code === 'page-render-failed' || f.code === 'pdf-too-complex' || f.code === 'pdf-timeout')) out.failed.push({ page: f.page, code: f.code, detail: f.actual ?? f.message });
+    if (f.page !== null && (f.code === 'page-render-failed' || f.code === 'pdf-too-complex' || f.code === 'pdf-timeout'))
+      out.failed.push({ page: f.page, code: f.code, detail: f.actual ?? f.message });
   }
   for (const page of report.pages.slice(0, MAX_PREVIEW_PAGES)) {
     const preview = previews.get(page.index);
@@ -76,9 +77,10 @@ export async function comparePreviews(path: string, bytes: Uint8Array, pool: Pre
     // A page with a layer is blank when the report says page-blank (its rule reads the unrounded ink
     // coverage: the report's 0.0001 may stand for 0.00012, pdf.js issue17929.pdf); a page beyond the
     // product's layers has no such finding, and is judged from the report's figure.
-    const blankOurs = page.layer !== null
-      ? report.findings.some((f) => f.code === 'page-blank' && f.page === page.index)
-      : page.raster.inkCoverage <= BLANK_INK_COVERAGE && !out.failed.some((f) => f.page === page.index);
+    const blankOurs =
+      page.layer !== null
+        ? report.findings.some((f) => f.code === 'page-blank' && f.page === page.index)
+        : page.raster.inkCoverage <= BLANK_INK_COVERAGE && !out.failed.some((f) => f.page === page.index);
     const against: Partial<Record<Oracle, PixelAgreement>> = {};
     for (const oracle of ORACLES) {
       const pixels = await draw[oracle]();

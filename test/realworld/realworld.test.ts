@@ -48,7 +48,9 @@ beforeAll(async () => {
   execFileSync('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', `-sOutputFile=${join(dir, 'ghostscript.pdf')}`, join(dir, 'gs.ps')]);
   execFileSync('qpdf', ['--object-streams=generate', join(dir, 'ghostscript.pdf'), join(dir, 'ghostscript-objstm.pdf')]);
   results = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.pdf')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.pdf'))
+    .sort()) {
     const path = join(dir, file);
     results.push(await compareFile(file, path, new Uint8Array(readFileSync(path))));
   }

@@ -126,7 +126,7 @@ describe('slow clients', () => {
 });
 
 describe('orders', () => {
-  it('POST /v1/orders/payload returns the validated payload and each source\'s report', async () => {
+  it("POST /v1/orders/payload returns the validated payload and each source's report", async () => {
     const draft = validDraft([`${sources.base}/good.pdf`]);
     const res = await fetch(`${service.url}/v1/orders/payload`, { method: 'POST', body: JSON.stringify(draft), headers: { ...auth(SHOP), 'content-type': 'application/json' } });
     expect(res.status).toBe(200);
@@ -154,12 +154,20 @@ describe('orders', () => {
     expect(errors2.map((e) => e.report!.source.url).sort()).toEqual([`${sources.base}/404`, `${sources.base}/bad.pdf`]);
   });
 
-  it('POST /v1/orders forwards only a payload whose sources pass, and answers with the service\'s reply', async () => {
+  it("POST /v1/orders forwards only a payload whose sources pass, and answers with the service's reply", async () => {
     const before = orders.orders.length;
-    const bad = await fetch(`${service.url}/v1/orders`, { method: 'POST', body: JSON.stringify(validDraft([`${sources.base}/bad.pdf`])), headers: { ...auth(SHOP), 'content-type': 'application/json' } });
+    const bad = await fetch(`${service.url}/v1/orders`, {
+      method: 'POST',
+      body: JSON.stringify(validDraft([`${sources.base}/bad.pdf`])),
+      headers: { ...auth(SHOP), 'content-type': 'application/json' },
+    });
     await expectProblem(bad, 422, 'order-invalid');
     expect(orders.orders.length).toBe(before);
-    const good = await fetch(`${service.url}/v1/orders`, { method: 'POST', body: JSON.stringify(validDraft([`${sources.base}/good.pdf`])), headers: { ...auth(SHOP), 'content-type': 'application/json' } });
+    const good = await fetch(`${service.url}/v1/orders`, {
+      method: 'POST',
+      body: JSON.stringify(validDraft([`${sources.base}/good.pdf`])),
+      headers: { ...auth(SHOP), 'content-type': 'application/json' },
+    });
     expect(good.status).toBe(201);
     const body = (await good.json()) as { payload: { number: string }; service: unknown };
     expect(orders.orders.length).toBe(before + 1);
@@ -170,7 +178,11 @@ describe('orders', () => {
   it('POST /v1/orders is 501 without an order service', async () => {
     const plain = await startService({ port: 0, dataDir: tempDir(), pool, logLevel: 'silent' });
     try {
-      await expectProblem(await fetch(`${plain.url}/v1/orders`, { method: 'POST', body: JSON.stringify(validDraft()), headers: { 'content-type': 'application/json' } }), 501, 'order-service-not-configured');
+      await expectProblem(
+        await fetch(`${plain.url}/v1/orders`, { method: 'POST', body: JSON.stringify(validDraft()), headers: { 'content-type': 'application/json' } }),
+        501,
+        'order-service-not-configured',
+      );
     } finally {
       await plain.close();
     }

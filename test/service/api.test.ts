@@ -60,14 +60,19 @@ const post = (path: string, body: FormData | object, headers: Record<string, str
 function streamUpload(fields: Record<string, string>, total: number): Promise<{ status: number; body: string; sentWhenAnswered: number; total: number }> {
   const { port } = new URL(service.url);
   const boundary = 'xBOUNDARYx';
-  const head =
-    `${Object.entries(fields)
-      .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-      .join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+  const head = `${Object.entries(fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
   const chunk = Buffer.alloc(64 * 1024, 0x41);
   let sent = 0;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/checks', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + total } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/checks',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + total },
+    });
     req.on('response', (res) => {
       const sentWhenAnswered = sent;
       let body = '';
@@ -119,7 +124,14 @@ describe('POST /v1/checks with an upload', () => {
     const accepted = (await res.json()) as { id: string; status: string; report: unknown };
     expect(['queued', 'running']).toContain(accepted.status);
     expect(accepted.report).toBeNull();
-    const done = (await pollUntilFinished(`${service.url}${location}`)) as { id: string; status: string; report: { pages: unknown[]; verdict: string }; links: { self: string; html: string; previews: string[] }; startedAt: string; finishedAt: string };
+    const done = (await pollUntilFinished(`${service.url}${location}`)) as {
+      id: string;
+      status: string;
+      report: { pages: unknown[]; verdict: string };
+      links: { self: string; html: string; previews: string[] };
+      startedAt: string;
+      finishedAt: string;
+    };
     expect(done.status).toBe('done');
     expect(done.links.self).toBe(location);
     expect(done.links.previews).toHaveLength(done.report.pages.length);
@@ -343,13 +355,35 @@ describe('operations', () => {
   });
 
   it('/openapi.json describes every route with the schemas the routes validate with', async () => {
-    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
-        '/docs', '/health', '/metrics', '/openapi.json', '/v1/checks', '/v1/checks/upload', '/v1/checks/{id}', '/v1/checks/{id}/pages/{n}', '/v1/checks/{id}/report.html', '/v1/orders', '/v1/orders/payload', '/v1/profiles',
-        '/v1/checks/{id}/approve', '/v1/checks/{id}/reject', '/v1/approvals/{token}', '/v1/approvals/{token}/approve', '/v1/approvals/{token}/reject', '/v1/files/{file}', '/v1/orders/{number}/references',
-        '/v1/checks/{id}/original/report.html', '/v1/checks/{id}/mockup/{layer}.png',
+        '/docs',
+        '/health',
+        '/metrics',
+        '/openapi.json',
+        '/v1/checks',
+        '/v1/checks/upload',
+        '/v1/checks/{id}',
+        '/v1/checks/{id}/pages/{n}',
+        '/v1/checks/{id}/report.html',
+        '/v1/orders',
+        '/v1/orders/payload',
+        '/v1/profiles',
+        '/v1/checks/{id}/approve',
+        '/v1/checks/{id}/reject',
+        '/v1/approvals/{token}',
+        '/v1/approvals/{token}/approve',
+        '/v1/approvals/{token}/reject',
+        '/v1/files/{file}',
+        '/v1/orders/{number}/references',
+        '/v1/checks/{id}/original/report.html',
+        '/v1/checks/{id}/mockup/{layer}.png',
       ].sort(),
     );
     expect(Object.keys(doc.paths['/v1/checks/{id}']!).sort()).toEqual(['delete', 'get']);
@@ -361,7 +395,7 @@ describe('operations', () => {
     expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'wait', in: 'query', schema: expect.objectContaining({ maximum: 60 }) }));
   });
 
-  it('every answer carries a request id, the client\'s when it sends a sane one', async () => {
+  it("every answer carries a request id, the client's when it sends a sane one", async () => {
     const res = await fetch(`${service.url}/health`, { headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
     const other = await fetch(`${service.url}/health`, { headers: { 'x-request-id': 'bad id\u00e9' } });

@@ -139,7 +139,7 @@ describe('fix with approval through the API', () => {
     expect(body.reports.map((r) => [r.verdict, r.file.sha256])).toEqual([['pass', check.fixed!.sha256]]);
   });
 
-  it('a policy may only tighten the server\'s, and must be JSON of known codes and actions', async () => {
+  it("a policy may only tighten the server's, and must be JSON of known codes and actions", async () => {
     const res = await call('POST', '/v1/checks', { body: form(join(CORPUS, 'qpdf-tshirt-M-sleeves-first.pdf'), { sku: 'T-SHIRT-M', policy: '{"page-count-mismatch":"off"}' }) });
     expect(res.status).toBe(422);
     const bad = await call('POST', '/v1/checks', { body: form(join(CORPUS, 'qpdf-tshirt-M-sleeves-first.pdf'), { sku: 'T-SHIRT-M', policy: '{"image-low-resolution":"fix"}' }) });

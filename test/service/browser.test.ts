@@ -46,7 +46,9 @@ describe('report.html served by the API, in Chromium', () => {
     expect(res.status).toBe(200);
     const check = (await res.json()) as { links: { html: string }; report: { verdict: string; pages: unknown[]; findings: { code: string }[] } };
     const page = await fetch(`${service.url}${check.links.html}`);
-    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(page.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
     const dom = await dumpDom(`${service.url}${check.links.html}`);
     expect(attr(/<header[^>]*class="banner[^"]*"[^>]*>/.exec(dom)![0], 'data-verdict')).toBe(check.report.verdict);
     const imgs = dom.match(/<img[^>]*class="preview"[^>]*>/g) ?? [];
@@ -59,7 +61,7 @@ describe('report.html served by the API, in Chromium', () => {
 });
 
 describe('the Content-Security-Policy at work', () => {
-  it('a script slipped into a stored report does not run under the policy; the report\'s own script does (and without the policy both would)', async () => {
+  it("a script slipped into a stored report does not run under the policy; the report's own script does (and without the policy both would)", async () => {
     const res = await fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(join(CORPUS, 'reportlab-tshirt-M-blank-back-edge-gap.pdf'), { sku: 'T-SHIRT-M' }) });
     const check = (await res.json()) as { id: string; links: { html: string } };
     // As if escaping had failed somewhere: markup from a file name, stored in the report.

@@ -37,7 +37,8 @@ describe('checks that took their process down', () => {
     const once = await died(0)();
     service = await startService({ port: 0, dataDir: data, pool, logLevel: 'silent' });
     const until = Date.now() + 120_000;
-    const view = async (id: string) => (await (await fetch(`${service!.url}/v1/checks/${id}`)).json()) as { status: string; attempts: number; error: { code: string; message: string } | null; verdict: string | null };
+    const view = async (id: string) =>
+      (await (await fetch(`${service!.url}/v1/checks/${id}`)).json()) as { status: string; attempts: number; error: { code: string; message: string } | null; verdict: string | null };
     let a = await view(twice);
     let b = await view(once);
     while (Date.now() < until && (b.status === 'queued' || b.status === 'running' || a.status === 'queued' || a.status === 'running')) {

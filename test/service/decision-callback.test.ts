@@ -27,7 +27,13 @@ beforeAll(async () => {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const view = JSON.parse(body) as { id: string; status: string; approval: { state: string } | null };
-      deliveries.push({ id: view.id, status: view.status, approval: view.approval?.state ?? null, topic: req.headers['x-webhook-topic'] as string | undefined, signed: verifyWebhook(body, req.headers['x-webhook-signature'] as string, SECRET) });
+      deliveries.push({
+        id: view.id,
+        status: view.status,
+        approval: view.approval?.state ?? null,
+        topic: req.headers['x-webhook-topic'] as string | undefined,
+        signed: verifyWebhook(body, req.headers['x-webhook-signature'] as string, SECRET),
+      });
       res.writeHead(200).end();
     });
   });
@@ -55,12 +61,18 @@ describe('callbacks of a check that waits for approval', () => {
     ['approve', 'approved'],
     ['reject', 'rejected'],
   ])('%s: check.needs-approval, then check.finished with the decision', async (verb, state) => {
-    const res = await fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(join(CORPUS, 'reportlab-tanktop-cmyk-spot.pdf'), { sku: 'TANKTOP-M', fix: 'approve', raster: 'false', callbackUrl }) });
+    const res = await fetch(`${service.url}/v1/checks?wait=60`, {
+      method: 'POST',
+      body: form(join(CORPUS, 'reportlab-tanktop-cmyk-spot.pdf'), { sku: 'TANKTOP-M', fix: 'approve', raster: 'false', callbackUrl }),
+    });
     expect(res.status).toBe(200);
     const check = (await res.json()) as { id: string; status: string };
     expect(check.status).toBe('needs-approval');
     expect(await deliveriesOf(check.id, 1)).toEqual([{ topic: 'check.needs-approval', status: 'needs-approval', approval: 'pending', signed: true }]);
-    const decided = await fetch(`${service.url}/v1/checks/${check.id}/${verb}`, verb === 'reject' ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"reason":"as designed"}' } : { method: 'POST' });
+    const decided = await fetch(
+      `${service.url}/v1/checks/${check.id}/${verb}`,
+      verb === 'reject' ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"reason":"as designed"}' } : { method: 'POST' },
+    );
     expect(decided.status).toBe(200);
     expect(await deliveriesOf(check.id, 2)).toEqual([
       { topic: 'check.needs-approval', status: 'needs-approval', approval: 'pending', signed: true },

@@ -48,7 +48,17 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 async function start(): Promise<ServiceHandle> {
-  const s = await startService({ port, dataDir, pool, logLevel: 'silent', allowHosts: ['127.0.0.1'], publicUrl: `http://127.0.0.1:${port}/`, callbackSecret: SECRET, callbackBackoffMs: 100, fixedRetentionDays: 30 });
+  const s = await startService({
+    port,
+    dataDir,
+    pool,
+    logLevel: 'silent',
+    allowHosts: ['127.0.0.1'],
+    publicUrl: `http://127.0.0.1:${port}/`,
+    callbackSecret: SECRET,
+    callbackBackoffMs: 100,
+    fixedRetentionDays: 30,
+  });
   traffic.observe(s.app.server);
   return s;
 }
@@ -147,7 +157,11 @@ describe('fix on URL submissions', () => {
     expect(built.body.reports.map((r) => r.file.sha256)).toEqual([check.fixed!.sha256]);
     const file = await fetch(fixedUrl);
     expect(file.status).toBe(200);
-    expect(createHash('sha256').update(Buffer.from(await file.arrayBuffer())).digest('hex')).toBe(check.fixed!.sha256);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await file.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(check.fixed!.sha256);
     // The decision's callback follows.
     const later = Date.now() + 30_000;
     while (Date.now() < later && topics.filter((t) => t.id === check.id).length < 2) await new Promise((r) => setTimeout(r, 50));

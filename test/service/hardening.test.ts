@@ -50,7 +50,7 @@ function expectHardened(headers: Headers, where: string, { page = false, private
   const csp = h('content-security-policy') ?? '';
   expect(csp, where).toContain("default-src 'none'");
   expect(csp, where).toContain("frame-ancestors 'none'");
-  expect(csp, where).not.toContain('unsafe-inline\'; script');
+  expect(csp, where).not.toContain("unsafe-inline'; script");
   expect(/script-src[^;]*'unsafe-inline'/.test(csp), `${where}: ${csp}`).toBe(false);
   if (page) expect(csp, where).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
   expect(h('cache-control'), where).toBe(privateCache ? 'private, no-store' : 'no-store');
@@ -88,7 +88,17 @@ describe('security headers on every route, every status', () => {
       }
     }
     expect(seen).toEqual(
-      expect.arrayContaining(['POST /v1/checks 202', `GET /v1/checks/{id} 200`, 'GET /v1/checks/{id}/report.html 200', 'GET /v1/checks/{id}/pages/{n} 200', 'GET /docs 200', 'GET /health 200', 'GET /metrics 200', 'POST /v1/orders 501', 'POST /v1/orders/payload 200']),
+      expect.arrayContaining([
+        'POST /v1/checks 202',
+        `GET /v1/checks/{id} 200`,
+        'GET /v1/checks/{id}/report.html 200',
+        'GET /v1/checks/{id}/pages/{n} 200',
+        'GET /docs 200',
+        'GET /health 200',
+        'GET /metrics 200',
+        'POST /v1/orders 501',
+        'POST /v1/orders/payload 200',
+      ]),
     );
     const deleted = await fetch(`${service.url}/v1/checks/${checkId}`, { method: 'DELETE', headers: auth });
     expect(deleted.status).toBe(204);
@@ -209,7 +219,11 @@ describe('one error contract, sent raw over a socket', () => {
 describe('names cleaned of format controls', () => {
   it('an upload named with U+202E and zero-width characters: clean in report.file.path and in the HTML report', async () => {
     const name = 'invoice\u202Efdp\u200B\u2066.pdf\u2069\uFEFF';
-    const res = await fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form({ name, bytes: readFileSync(join(CORPUS, 'reportlab-tshirt-M-exact.pdf')) }, { sku: 'T-SHIRT-M' }), headers: auth });
+    const res = await fetch(`${service.url}/v1/checks?wait=60`, {
+      method: 'POST',
+      body: form({ name, bytes: readFileSync(join(CORPUS, 'reportlab-tshirt-M-exact.pdf')) }, { sku: 'T-SHIRT-M' }),
+      headers: auth,
+    });
     const check = (await res.json()) as { id: string; report: { file: { path: string } } };
     expect(check.report.file.path).toBe('invoicefdp.pdf');
     const html = await (await fetch(`${service.url}/v1/checks/${check.id}/report.html`, { headers: auth })).text();
@@ -240,7 +254,9 @@ describe('logs of a real serve process', () => {
     await new Promise<void>((resolve) => {
       const socket = net.connect(Number(port), '127.0.0.1', () => {
         socket.write(`POST /v1/checks HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 5000000\r\n\r\n`);
-        socket.write(`--${boundary}\r\nContent-Disposition: form-data; name="sku"\r\n\r\nT-SHIRT-M\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n${'x'.repeat(100_000)}`);
+        socket.write(
+          `--${boundary}\r\nContent-Disposition: form-data; name="sku"\r\n\r\nT-SHIRT-M\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n${'x'.repeat(100_000)}`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();

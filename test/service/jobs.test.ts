@@ -37,7 +37,14 @@ async function storeWithUpload(file = 'reportlab-tshirt-M-exact.pdf', extra: Par
   const temp = store.uploadTemp(jobId);
   copyFileSync(join(CORPUS, file), temp);
   const rel = await store.commitUpload(temp, jobId);
-  const job = CheckJobSchema.parse({ id: jobId, createdAt: new Date().toISOString(), source: { kind: 'upload', file: rel, name: file }, target: { sku: 'T-SHIRT-M' }, options: { raster: true, previews: true }, ...extra });
+  const job = CheckJobSchema.parse({
+    id: jobId,
+    createdAt: new Date().toISOString(),
+    source: { kind: 'upload', file: rel, name: file },
+    target: { sku: 'T-SHIRT-M' },
+    options: { raster: true, previews: true },
+    ...extra,
+  });
   await store.create(job, newRecord(job));
   return { store, job };
 }
@@ -50,7 +57,7 @@ describe('JobStore', () => {
     expect(await store.readRecord('../../etc')).toBeNull();
   });
 
-  it('clears only temporaries old enough to be a dead process\'s', async () => {
+  it("clears only temporaries old enough to be a dead process's", async () => {
     const { store } = await storeWithUpload();
     const old = temporaryFor(join(store.dir, 'uploads', `${id()}.pdf`));
     const young = temporaryFor(join(store.dir, 'uploads', `${id()}.pdf`));

@@ -87,7 +87,7 @@ const order = async (sku: string, urls: string[], number: string) => {
 const lowRes = (v: View) => v.report.findings.filter((f) => f.code === 'image-low-resolution').map((f) => f.severity);
 
 describe('a caller never loosens the operator', () => {
-  it('the same verdict as the operator\'s for severities, policy and limits that would loosen it, with and without fix', async () => {
+  it("the same verdict as the operator's for severities, policy and limits that would loosen it, with and without fix", async () => {
     const url = `${filesBase}/low-res-cmyk.pdf`;
     const plain = await submit({ url, sku: 'TANKTOP-M', raster: false });
     expect(plain.verdict).toBe('fail');
@@ -145,8 +145,8 @@ describe('orders trust only the fixed files this server serves', () => {
   }, 300_000);
 });
 
-describe('the library keeps a caller\'s tightening when it fixes', () => {
-  it('a profile policy of warn does not override the call\'s severity error', async () => {
+describe("the library keeps a caller's tightening when it fixes", () => {
+  it("a profile policy of warn does not override the call's severity error", async () => {
     const file = join(CORPUS, 'reportlab-tshirt-M-unembedded-font.pdf');
     const target = { sku: 'T-SHIRT-M' };
     const tshirt = (await loadProfiles()).get('t-shirt')!;

@@ -17,7 +17,13 @@ const dir = mkdtempSync(join(tmpdir(), 'pp-openapi-'));
 const docs: Record<string, Record<string, unknown>> = {};
 const services: ServiceHandle[] = [];
 
-type Operation = { operationId?: string; summary?: string; description?: string; responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+};
 
 beforeAll(async () => {
   for (const [name, apiKeys] of [
@@ -83,7 +89,10 @@ describe.each(['with-keys', 'without-keys'])('the OpenAPI document (%s)', (name)
       expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary, `${method} ${path}`).toBeTruthy();
       expect(op.description, `${method} ${path}`).toBeTruthy();
-      expect(Object.keys(op.responses).some((s) => s.startsWith('4')), `${method} ${path}`).toBe(true);
+      expect(
+        Object.keys(op.responses).some((s) => s.startsWith('4')),
+        `${method} ${path}`,
+      ).toBe(true);
     }
   });
 
@@ -110,7 +119,13 @@ describe.each(['with-keys', 'without-keys'])('the OpenAPI document (%s)', (name)
         ? node.map(inline)
         : node && typeof node === 'object'
           ? '$ref' in node
-            ? inline(schemas[String((node as { $ref: string }).$ref).split('/').pop()!])
+            ? inline(
+                schemas[
+                  String((node as { $ref: string }).$ref)
+                    .split('/')
+                    .pop()!
+                ],
+              )
             : Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
           : node;
     for (const [component, file] of [

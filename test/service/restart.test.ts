@@ -68,7 +68,11 @@ describe('SIGTERM', () => {
     const { id } = (await res.json()) as { id: string };
     const exit = await s.exited;
     expect(exit.code).toBe(0);
-    const logs = s.stdout().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; signal?: string; reqId?: string });
+    const logs = s
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; signal?: string; reqId?: string });
     expect(logs.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
     // Structured logs carry the request id of each request.
     expect(logs.some((l) => l.msg === 'check accepted' && typeof l.reqId === 'string')).toBe(true);

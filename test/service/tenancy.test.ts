@@ -112,9 +112,10 @@ describe('tenancy: a key sees only its own checks', () => {
     expect((await fetch(`${service.url}/v1/checks/${id}`, { headers: auth(ACME_1) })).status).toBe(404);
   });
 
-  it('an admin key sees, fetches and deletes any tenant\'s check; a check from before tenants is the admin\'s only', async () => {
+  it("an admin key sees, fetches and deletes any tenant's check; a check from before tenants is the admin's only", async () => {
     const id = await submitUpload(service.url, B);
-    for (const path of [`/v1/checks/${id}`, `/v1/checks/${id}/report.html`, `/v1/checks/${id}/pages/1`]) expect((await fetch(`${service.url}${path}`, { headers: auth(ADMIN) })).status, path).toBe(200);
+    for (const path of [`/v1/checks/${id}`, `/v1/checks/${id}/report.html`, `/v1/checks/${id}/pages/1`])
+      expect((await fetch(`${service.url}${path}`, { headers: auth(ADMIN) })).status, path).toBe(200);
     // A record written before owners existed: nobody but the admin may see it.
     const legacy = await submitUpload(service.url, A);
     const recordFile = join(service.store.checkDir(legacy), 'record.json');
@@ -127,7 +128,9 @@ describe('tenancy: a key sees only its own checks', () => {
   });
 
   it('refuses to start with one key given to two tenants', async () => {
-    await expect(startService({ port: 0, dataDir: tempDir(), pool, logLevel: 'silent', apiKeys: [A], tenants: [{ name: 'acme', keys: [A] }] })).rejects.toThrow(/same API key is given to acme and to key-/);
+    await expect(startService({ port: 0, dataDir: tempDir(), pool, logLevel: 'silent', apiKeys: [A], tenants: [{ name: 'acme', keys: [A] }] })).rejects.toThrow(
+      /same API key is given to acme and to key-/,
+    );
     await expect(startService({ port: 0, dataDir: tempDir(), pool, logLevel: 'silent', tenants: [{ name: 'admin', keys: [A] }] })).rejects.toThrow(/must not be "admin"/);
   });
 });
@@ -163,7 +166,9 @@ describe('limits have an owner: a call may only tighten them', () => {
     }
     const looser = direction === 'lower' ? value * 2 : direction === 'higher' ? value / 2 : value + 1;
     const body = await expectProblem(await submit({ limits: { [field]: looser } }), 422, 'limits-not-allowed');
-    expect(body.errors).toEqual([{ path: `limits.${field}`, message: expect.stringMatching(direction === 'fixed' ? /set by the product profile only/ : direction === 'lower' ? /may only be lowered/ : /may only be raised/) }]);
+    expect(body.errors).toEqual([
+      { path: `limits.${field}`, message: expect.stringMatching(direction === 'fixed' ? /set by the product profile only/ : direction === 'lower' ? /may only be lowered/ : /may only be raised/) },
+    ]);
     expect((await submit({ limits: { [field]: value } })).status).toBe(202);
     if (direction !== 'fixed') {
       const { min, max } = range(field);
@@ -177,7 +182,11 @@ describe('limits have an owner: a call may only tighten them', () => {
     const lifted = await expectProblem(await submit({ limits: { maxFileBytes: 1e10 } }), 422, 'limits-not-allowed');
     expect(lifted.detail).toContain("this server's limit is 50,000,000");
     const size = readFileSync('test/corpus/files/reportlab-tshirt-M-exact.pdf').length;
-    const res = await fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: JSON.stringify({ url: gate.url('small-cap'), sku: 'T-SHIRT-M', raster: false, limits: { maxFileBytes: size - 1 } }), headers: json(A) });
+    const res = await fetch(`${service.url}/v1/checks?wait=60`, {
+      method: 'POST',
+      body: JSON.stringify({ url: gate.url('small-cap'), sku: 'T-SHIRT-M', raster: false, limits: { maxFileBytes: size - 1 } }),
+      headers: json(A),
+    });
     const check = (await res.json()) as { report: { limits: { maxFileBytes: number }; findings: { code: string }[] } };
     expect(check.report.limits.maxFileBytes).toBe(size - 1);
     expect(check.report.findings.map((f) => f.code)).toContain('file-too-large');
@@ -233,7 +242,8 @@ describe('backpressure per tenant', () => {
     const onePool = new PreflightPool({ maxThreads: 1 });
     const service = await serve({ maxQueuedPerTenant: 2, maxRunningPerTenant: 1, pool: onePool });
     const g = await startGatedSource();
-    const postTo = (key: string, name: string) => fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(name), sku: 'T-SHIRT-M', raster: false }), headers: json(key) });
+    const postTo = (key: string, name: string) =>
+      fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(name), sku: 'T-SHIRT-M', raster: false }), headers: json(key) });
     try {
       expect((await postTo(A, 'a1')).status).toBe(202);
       await g.waitFor('a1');
@@ -264,7 +274,9 @@ describe('backpressure per tenant', () => {
     const g = await startGatedSource();
     try {
       const statuses = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(`p${i}`), sku: 'T-SHIRT-M', raster: false }), headers: json(A) }).then((r) => r.status)),
+        Array.from({ length: 30 }, (_, i) =>
+          fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(`p${i}`), sku: 'T-SHIRT-M', raster: false }), headers: json(A) }).then((r) => r.status),
+        ),
       );
       expect(statuses).toEqual(statuses.map(() => 202));
     } finally {
@@ -273,11 +285,12 @@ describe('backpressure per tenant', () => {
     }
   });
 
-  it('maxRunning: one tenant holds at most its share of the pool while another tenant\'s check runs beside it', async () => {
+  it("maxRunning: one tenant holds at most its share of the pool while another tenant's check runs beside it", async () => {
     const service = await serve({ tenants: [{ name: 'acme', keys: [ACME_1], maxRunning: 1 }] });
     const g = await startGatedSource();
     try {
-      for (const name of ['acme1', 'acme2', 'acme3']) expect((await fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(name), sku: 'T-SHIRT-M', raster: false }), headers: json(ACME_1) })).status).toBe(202);
+      for (const name of ['acme1', 'acme2', 'acme3'])
+        expect((await fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(name), sku: 'T-SHIRT-M', raster: false }), headers: json(ACME_1) })).status).toBe(202);
       expect((await fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url('other'), sku: 'T-SHIRT-M', raster: false }), headers: json(B) })).status).toBe(202);
       await g.waitFor('other');
       await g.waitFor('acme1');
@@ -342,7 +355,7 @@ describe('order drafts inside the limits', () => {
     }
   });
 
-  it('a draft\'s sources are counted with the tenant\'s checks: at most maxRunning preflights at once, and they queue behind its running check', async () => {
+  it("a draft's sources are counted with the tenant's checks: at most maxRunning preflights at once, and they queue behind its running check", async () => {
     const service = await serve({ maxRunningPerTenant: 2, maxQueuedPerTenant: 10 });
     const g = await startGatedSource();
     try {
@@ -378,14 +391,18 @@ describe('order drafts inside the limits', () => {
 describe('callback hosts are judged at submission', () => {
   it('a host name that resolves to loopback is 422 at once, not ten failed deliveries later', async () => {
     const service = await serve({ callbackSecret: 'callback-secret', allowHosts: [] });
-    const res = await fetch(`${service.url}/v1/checks`, { method: 'POST', body: form(join(CORPUS, 'reportlab-tshirt-M-exact.pdf'), { sku: 'T-SHIRT-M', callbackUrl: 'http://localhost:9/hooks/preflight' }), headers: auth(A) });
+    const res = await fetch(`${service.url}/v1/checks`, {
+      method: 'POST',
+      body: form(join(CORPUS, 'reportlab-tshirt-M-exact.pdf'), { sku: 'T-SHIRT-M', callbackUrl: 'http://localhost:9/hooks/preflight' }),
+      headers: auth(A),
+    });
     const body = await expectProblem(res, 422, 'callback-url-refused');
     expect(body.errors).toEqual([{ path: 'callbackUrl', message: expect.stringMatching(/resolves to (127\.0\.0\.1|::1), a loopback address/) }]);
     expect(await service.store.ids()).toEqual([]);
   });
 });
 
-describe('after a tenant\'s check finishes', () => {
+describe("after a tenant's check finishes", () => {
   it('its places are free again (the bound counts only what waits and runs)', async () => {
     const service = await serve({ maxQueuedPerTenant: 1, maxRunningPerTenant: 1 });
     for (let i = 0; i < 3; i++) {

@@ -46,7 +46,7 @@ describe('preflight() API', () => {
     expect(quiet.verdict).toBe('pass');
   });
 
-  it('keeps the profile\'s other limits when a call overrides one', async () => {
+  it("keeps the profile's other limits when a call overrides one", async () => {
     const registry = await loadProfiles();
     const base = registry.get('curtains')!;
     const loose = { ...base, id: 'loose-curtains', limits: { ...base.limits, toleranceMm: 30 }, variants: base.variants.map((v) => ({ ...v, skus: [`LOOSE-${v.skus[0]}`] })) };
@@ -66,16 +66,13 @@ describe('preflight() API', () => {
 });
 
 describe('structure read in the calling thread (small files) or in the pool', () => {
-  it.each(['reportlab-tshirt-M-exact.pdf', 'pikepdf-curtains-rotate90.pdf', 'qpdf-tshirt-M-object-streams.pdf', 'broken-truncated.pdf'])(
-    'gives the same report either way: %s',
-    async (name) => {
-      const file = `test/corpus/files/${name}`;
-      const sku = name.includes('curtains') ? 'CURTAINS-140X245' : 'T-SHIRT-M';
-      const a = await preflight(file, { sku }, { structureInThreadMaxBytes: 16 * 1024 * 1024 });
-      const b = await preflight(file, { sku }, { structureInThreadMaxBytes: 0 });
-      expect(a.findings).toEqual(b.findings);
-      expect(a.pages).toEqual(b.pages);
-      expect(a.pdf).toEqual(b.pdf);
-    },
-  );
+  it.each(['reportlab-tshirt-M-exact.pdf', 'pikepdf-curtains-rotate90.pdf', 'qpdf-tshirt-M-object-streams.pdf', 'broken-truncated.pdf'])('gives the same report either way: %s', async (name) => {
+    const file = `test/corpus/files/${name}`;
+    const sku = name.includes('curtains') ? 'CURTAINS-140X245' : 'T-SHIRT-M';
+    const a = await preflight(file, { sku }, { structureInThreadMaxBytes: 16 * 1024 * 1024 });
+    const b = await preflight(file, { sku }, { structureInThreadMaxBytes: 0 });
+    expect(a.findings).toEqual(b.findings);
+    expect(a.pages).toEqual(b.pages);
+    expect(a.pdf).toEqual(b.pdf);
+  });
 });

@@ -8,7 +8,9 @@ module.enableCompileCache?.();
 const { main } = await import('print-preflight/cli');
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (error) => {
     process.stderr.write(`print-preflight-server: ${error?.message ? error.message : String(error)}\n`);
     process.exitCode = 2;

@@ -56,7 +56,9 @@ export class ColourCollector {
     if (cost.reason) this.scan.refuse(cost.reason);
     this.meshElements += cost.meshElements;
     if (cost.meshElements && this.meshElements > this.scan.limits.maxMeshElements) {
-      this.scan.refuse(`its mesh shadings take about ${grouped(this.meshElements)} pieces to draw (triangle vertices, and the pieces renderers cut patches into; more than ${grouped(this.scan.limits.maxMeshElements)})`);
+      this.scan.refuse(
+        `its mesh shadings take about ${grouped(this.meshElements)} pieces to draw (triangle vertices, and the pieces renderers cut patches into; more than ${grouped(this.scan.limits.maxMeshElements)})`,
+      );
     }
     const cs = this.scan.colourSpaces.describe(get(this.scan.context, dictOf(shading), 'ColorSpace'), resources);
     this.record(use, cs, via);
@@ -66,14 +68,7 @@ export class ColourCollector {
    * A pattern painted: a shading pattern's shading; a tiling pattern's cells counted and its cell's
    * content run once per page (screened only, for an uncoloured one), guarded against itself.
    */
-  usePattern(
-    patternObj: PDFObject,
-    cs: ColourSpaceFacts,
-    use: 'fill' | 'stroke' | 'stencil',
-    resources: PDFDict | undefined,
-    via: string[],
-    active: Set<PDFObject>,
-  ) {
+  usePattern(patternObj: PDFObject, cs: ColourSpaceFacts, use: 'fill' | 'stroke' | 'stencil', resources: PDFDict | undefined, via: string[], active: Set<PDFObject>) {
     const ctx = this.scan.context;
     const pattern = dictOf(patternObj);
     if (!pattern) return;

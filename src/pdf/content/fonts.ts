@@ -157,5 +157,4 @@ export class FontCollector {
     }
     this.type3Operations.set(font, byCode);
   }
-
 }

@@ -40,16 +40,12 @@ export class ImageInfoReader {
       if (steps) this.scan.cost.evaluated(steps * Math.max(0, getNumber(ctx, dict, 'Width') ?? 0) * Math.max(0, getNumber(ctx, dict, 'Height') ?? 0));
     }
     if (!imageMask) {
-      colourSpace = csObj
-        ? this.scan.colourSpaces.describe(csObj, resources)
-        : filters.includes('JPXDecode')
-          ? this.jpxColourSpace(dict)
-          : unknownColourSpace('no /ColorSpace');
+      colourSpace = csObj ? this.scan.colourSpaces.describe(csObj, resources) : filters.includes('JPXDecode') ? this.jpxColourSpace(dict) : unknownColourSpace('no /ColorSpace');
     }
     return {
       widthPx: Math.max(0, Math.trunc(getNumber(ctx, dict, 'Width') ?? 0)),
       heightPx: Math.max(0, Math.trunc(getNumber(ctx, dict, 'Height') ?? 0)),
-      bitsPerComponent: imageMask ? 1 : (intOrNull(getNumber(ctx, dict, 'BitsPerComponent'))),
+      bitsPerComponent: imageMask ? 1 : intOrNull(getNumber(ctx, dict, 'BitsPerComponent')),
       filters,
       colourSpace,
       imageMask,
@@ -89,7 +85,7 @@ export class ImageInfoReader {
       // Every segment counts, in the globals too: the whole data is read, not a header.
       const { claims, reason } = this.scan.screen.jbig2(stream, this.jbig2Globals(stream.dict));
       if (reason) this.scan.refuse(reason);
-      return claims && claims.widthPx && claims.heightPx ? { format: 'jbig2' as const, widthPx: claims.widthPx, heightPx: claims.heightPx, components: 1, progressive: false } : null;
+      return claims?.widthPx && claims.heightPx ? { format: 'jbig2' as const, widthPx: claims.widthPx, heightPx: claims.heightPx, components: 1, progressive: false } : null;
     }
     const params = filterParamsOf(ctx, stream.dict, filters.length).at(-1);
     const height = getNumber(ctx, stream.dict, 'Height');
@@ -127,8 +123,7 @@ export class ImageInfoReader {
     const v = (long: string, short: string) => dict.get(long) ?? dict.get(short);
     const imageMask = v('ImageMask', 'IM') === true;
     const f = v('Filter', 'F');
-    const filters = (Array.isArray(f) ? f : f === undefined ? [] : [f])
-      .map((x) => (isName(x) ? fullFilterName(x.name) : '?'));
+    const filters = (Array.isArray(f) ? f : f === undefined ? [] : [f]).map((x) => (isName(x) ? fullFilterName(x.name) : '?'));
     const cs = v('ColorSpace', 'CS');
     let colourSpace: ColourSpaceFacts | null = null;
     if (!imageMask) colourSpace = this.inlineColourSpace(cs, resources);

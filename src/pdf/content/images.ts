@@ -110,7 +110,9 @@ export class ImageCollector {
     const mask = info.mask ? allocatedSize(info.mask) : { widthPx: 0, heightPx: 0 };
     this.hiddenPixels += own.widthPx * own.heightPx + mask.widthPx * mask.heightPx;
     if (this.hiddenPixels > this.scan.limits.maxHiddenImagePixels) {
-      this.scan.refuse(`Type 3 glyphs or soft-mask groups draw images of ${grouped(this.hiddenPixels)} pixels (a renderer decodes them whole; more than ${grouped(this.scan.limits.maxHiddenImagePixels)})`);
+      this.scan.refuse(
+        `Type 3 glyphs or soft-mask groups draw images of ${grouped(this.hiddenPixels)} pixels (a renderer decodes them whole; more than ${grouped(this.scan.limits.maxHiddenImagePixels)})`,
+      );
       throw new LimitReached();
     }
   }
@@ -123,5 +125,4 @@ export class ImageCollector {
     }
     return info;
   }
-
 }

@@ -65,15 +65,7 @@ export class ContentInterpreter implements ContentRunner {
    * Runs a Form XObject's content: `gs.ctm` is where the form is drawn, and the form's /Matrix
    * comes first. `named` forms are labelled /Name in notes; annotation appearances by their label.
    */
-  runForm(
-    xobj: PDFObject,
-    name: string,
-    resources: PDFDict | undefined,
-    gs: GState,
-    via: string[],
-    active: Set<PDFObject>,
-    named: boolean,
-  ) {
+  runForm(xobj: PDFObject, name: string, resources: PDFDict | undefined, gs: GState, via: string[], active: Set<PDFObject>, named: boolean) {
     const ctx = this.scan.context;
     const dict = dictOf(xobj)!;
     const label = named ? `Form XObject /${name}` : name;
@@ -99,5 +91,4 @@ export class ContentInterpreter implements ContentRunner {
     this.run(data, inner, { ...gs, ctm, clip: clip as Rect | null }, [...via, name], active);
     active.delete(xobj);
   }
-
 }

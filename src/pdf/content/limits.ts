@@ -60,7 +60,6 @@ export const DEFAULT_SCAN_LIMITS: ScanLimits = {
   renderedPages: 64,
 };
 
-
 export interface ScanResult {
   images: ImageFacts[];
   colours: ColourUse[];
@@ -88,7 +87,6 @@ export interface ScanResult {
   /** What drawing the page costs a renderer (render-cost.ts). */
   renderWork: { operations: number; estimatedMs: number; groups: number };
 }
-
 
 /** Thrown inside the scan when a limit stops it: the page is marked too complex, the scan ends. */
 export class LimitReached extends Error {}

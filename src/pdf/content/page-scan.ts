@@ -104,7 +104,9 @@ export class PageScan {
     this.ocSteps += this.optionalContent.rendererCost(oc);
     if (this.ocSteps > this.limits.maxOptionalContentSteps && !this.ocRefused) {
       this.ocRefused = true;
-      this.refuse(`deciding which optional content is visible takes a renderer more than ${grouped(this.limits.maxOptionalContentSteps)} steps (membership expressions or group lists, evaluated at every use)`);
+      this.refuse(
+        `deciding which optional content is visible takes a renderer more than ${grouped(this.limits.maxOptionalContentSteps)} steps (membership expressions or group lists, evaluated at every use)`,
+      );
     }
     return this.optionalContent.isHidden(oc);
   }

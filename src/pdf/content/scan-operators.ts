@@ -68,7 +68,38 @@ export const FILL_OPS = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 export const STROKE_OPS = new Set(['S', 's', 'B', 'B*', 'b', 'b*']);
 const TEXT_SHOW_OPS = new Set(['Tj', 'TJ', "'", '"']);
 /** Operators that change the graphics or text state; the rest paint or draw. */
-const STATE_OPS = new Set(['q', 'Q', 'cm', 'g', 'G', 'rg', 'RG', 'k', 'K', 'cs', 'CS', 'sc', 'SC', 'scn', 'SCN', 'Tf', 'Tr', 'gs', 'w', 'BT', 'ET', 'Td', 'TD', 'Tm', 'T*', 'Tc', 'Tw', 'Tz', 'TL', 'Ts']);
+const STATE_OPS = new Set([
+  'q',
+  'Q',
+  'cm',
+  'g',
+  'G',
+  'rg',
+  'RG',
+  'k',
+  'K',
+  'cs',
+  'CS',
+  'sc',
+  'SC',
+  'scn',
+  'SCN',
+  'Tf',
+  'Tr',
+  'gs',
+  'w',
+  'BT',
+  'ET',
+  'Td',
+  'TD',
+  'Tm',
+  'T*',
+  'Tc',
+  'Tw',
+  'Tz',
+  'TL',
+  'Ts',
+]);
 /** Marked content: followed even inside hidden optional content (its ends close it). */
 const MARKED_OPS = new Set(['BMC', 'BDC', 'EMC']);
 /** Operators that end a path: they paint it (or not, `n`) and apply a pending clip. */

@@ -177,4 +177,3 @@ export function matrixOf(context: PDFContext, dict: PDFDict, key = 'Matrix'): Ma
 export function intOrNull(n: number | undefined): number | null {
   return n === undefined ? null : Math.trunc(n);
 }
-

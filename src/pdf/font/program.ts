@@ -57,7 +57,9 @@ export class FontPrograms {
     const subtype = getName(ctx, font, 'Subtype');
     if (subtype === 'Type3') {
       const glyphs = this.type3(font);
-      return glyphs ? { format: 'Type3', glyphs: glyphs.count, failedGlyphs: 0, problem: null, firstFailure: null, unchecked: null } : { ...failed('it has no glyph procedures (/CharProcs)'), format: 'Type3' };
+      return glyphs
+        ? { format: 'Type3', glyphs: glyphs.count, failedGlyphs: 0, problem: null, firstFailure: null, unchecked: null }
+        : { ...failed('it has no glyph procedures (/CharProcs)'), format: 'Type3' };
     }
     let owner = font;
     if (subtype === 'Type0') {
@@ -97,13 +99,7 @@ export class FontPrograms {
     if (data.length === 0) return failed('its program is empty');
     const budget = new WorkBudget(this.limits.maxGlyphWork);
     try {
-      const checked = looksLikeSfnt(data)
-        ? checkSfnt(data, budget)
-        : looksLikeCff(data)
-          ? checkCff(data, budget)
-          : looksLikeType1(data)
-            ? checkType1(data, budget)
-            : null;
+      const checked = looksLikeSfnt(data) ? checkSfnt(data, budget) : looksLikeCff(data) ? checkCff(data, budget) : looksLikeType1(data) ? checkType1(data, budget) : null;
       if (!checked) return failed(`its program is not a font of any kind renderers read (it starts with ${describe(data)})`);
       return {
         ...fromTally(checked.format, checked.tally),
@@ -117,7 +113,10 @@ export class FontPrograms {
         // one only by subroutines calling each other again and again — and pdf.js reads every glyph
         // of a CFF or Type 1 font when it loads it.
         if (data.length * STEPS_PER_BYTE < this.limits.maxGlyphWork) {
-          return { ...unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`), hazard: `its glyphs take more than ${grouped(this.limits.maxGlyphWork)} steps to draw from a program of ${grouped(data.length)} bytes (subroutines calling each other again and again)` };
+          return {
+            ...unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`),
+            hazard: `its glyphs take more than ${grouped(this.limits.maxGlyphWork)} steps to draw from a program of ${grouped(data.length)} bytes (subroutines calling each other again and again)`,
+          };
         }
         return unchecked(`its glyphs take more than ${this.limits.maxGlyphWork} steps to check`);
       }

@@ -35,7 +35,11 @@ export function approvalRoutes(ctx: ServiceContext): void {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
-  const lockUnavailable = { description: 'The decision cannot be recorded now (a fleet\'s Redis does not answer); retry in a moment', codes: ['queue-unavailable'], headers: { 'Retry-After': 'seconds to wait' } };
+  const lockUnavailable = {
+    description: "The decision cannot be recorded now (a fleet's Redis does not answer); retry in a moment",
+    codes: ['queue-unavailable'],
+    headers: { 'Retry-After': 'seconds to wait' },
+  };
   const notAwaiting = { description: 'The check does not wait for approval: not finished, already approved or rejected, or it fixed nothing', codes: ['check-not-awaiting-approval'] };
   for (const decision of ['approved', 'rejected'] as const) {
     const verb = decision === 'approved' ? 'approve' : 'reject';
@@ -49,8 +53,8 @@ export function approvalRoutes(ctx: ServiceContext): void {
         summary: decision === 'approved' ? 'Approve the fixed file of a check' : 'Reject the fixed file of a check',
         description:
           decision === 'approved'
-            ? 'For a check in `needs-approval`: the fixed file becomes the check\'s file (served at `fixed.url`, used by orders); the check is `done` and its callback (`check.finished`) goes out.'
-            : 'For a check in `needs-approval`: the fix is refused; the fixed file is removed and orders refuse the check\'s source. `reason` (optional) is kept. The check is `done`; its callback goes out.',
+            ? "For a check in `needs-approval`: the fixed file becomes the check's file (served at `fixed.url`, used by orders); the check is `done` and its callback (`check.finished`) goes out."
+            : "For a check in `needs-approval`: the fix is refused; the fixed file is removed and orders refuse the check's source. `reason` (optional) is kept. The check is `done`; its callback goes out.",
         tags: ['checks'],
         auth: true,
         params: CheckParamsSchema,
@@ -64,7 +68,8 @@ export function approvalRoutes(ctx: ServiceContext): void {
       },
       async (request, reply) => {
         const record = await ctx.store.readRecord(request.params.id);
-        if (!record || !ctx.callers.canSee(request.caller!, record.owner)) throw new Problem(404, 'check-not-found', `There is no check ${request.params.id}: it never existed, was deleted, or retention removed it.`);
+        if (!record || !ctx.callers.canSee(request.caller!, record.owner))
+          throw new Problem(404, 'check-not-found', `There is no check ${request.params.id}: it never existed, was deleted, or retention removed it.`);
         const reason = (request.body as { reason?: string } | undefined)?.reason;
         const decided = await decide(ctx, record.id, decision, reason);
         request.log.info({ checkId: record.id, tenant: request.caller!.tenant, decision }, 'fix decided');
@@ -79,7 +84,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
         method: 'POST',
         url: `/v1/approvals/:token/${verb}`,
         operationId: `${verb}ByPage`,
-        summary: decision === 'approved' ? 'The approval page\'s approve button' : 'The approval page\'s reject button',
+        summary: decision === 'approved' ? "The approval page's approve button" : "The approval page's reject button",
         description: `What the approval page's form posts (application/x-www-form-urlencoded${decision === 'rejected' ? ', an optional `reason`' : ''}); answers with the page, which now shows the outcome. No API key: the token is the secret.`,
         tags: ['approvals'],
         auth: false,
@@ -112,13 +117,17 @@ export function approvalRoutes(ctx: ServiceContext): void {
       operationId: 'getApprovalPage',
       summary: 'The approval page a platform links its customer to',
       description:
-        'Each part of the product with the original page that became it beside the page as it will print (paired by design through a reorder, a turn or a scaling), each change up close where it happened, the design drawn on the product, what is still to note — all in the customer\'s language — and two buttons (plain forms, no script) to approve or reject. Once decided, the outcome at the top instead of the buttons. Language: `?locale=` (BCP 47: `en`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`; `pt` is `pt-PT`), else the check\'s `locale`, else the browser\'s `Accept-Language`, else English; a language the page is not in is said on the page, never an error. No API key: the token (in `links.approval` of the check) is the secret.',
+        "Each part of the product with the original page that became it beside the page as it will print (paired by design through a reorder, a turn or a scaling), each change up close where it happened, the design drawn on the product, what is still to note — all in the customer's language — and two buttons (plain forms, no script) to approve or reject. Once decided, the outcome at the top instead of the buttons. Language: `?locale=` (BCP 47: `en`, `pt-PT`, `pt-BR`, `es`, `fr`, `de`, `it`; `pt` is `pt-PT`), else the check's `locale`, else the browser's `Accept-Language`, else English; a language the page is not in is said on the page, never an error. No API key: the token (in `links.approval` of the check) is the secret.",
       tags: ['approvals'],
       auth: false,
       params: ApprovalParamsSchema,
       query: LocaleQuerySchema,
       responses: {
-        200: { description: 'The page, under a Content-Security-Policy that runs no script and lets forms post only here', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' } },
+        200: {
+          description: 'The page, under a Content-Security-Policy that runs no script and lets forms post only here',
+          type: 'text/html',
+          headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store' },
+        },
         404: { description: 'No such approval', codes: ['approval-not-found'] },
       },
     },
@@ -137,7 +146,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       operationId: 'getFixedFile',
       summary: 'A fixed file: `/v1/files/{token}.pdf`',
       description:
-        'The fixed PDF of a check, once approved (or at once with `fix: auto`): a stable, unguessable URL that needs no API key, for the order service to download for the whole production. `ETag` and `Repr-Digest` carry its SHA-256 (the check\'s `fixed.sha256`), so what was printed can be proved. Fixed files stay when their check is deleted or expires: a file an order built or posted here references is kept while that order references it; an unreferenced one is removed after the server\'s `--fixed-retention-days` (default 30). A rejected fix removes its file.',
+        "The fixed PDF of a check, once approved (or at once with `fix: auto`): a stable, unguessable URL that needs no API key, for the order service to download for the whole production. `ETag` and `Repr-Digest` carry its SHA-256 (the check's `fixed.sha256`), so what was printed can be proved. Fixed files stay when their check is deleted or expires: a file an order built or posted here references is kept while that order references it; an unreferenced one is removed after the server's `--fixed-retention-days` (default 30). A rejected fix removes its file.",
       tags: ['approvals'],
       auth: false,
       params: FileParamsSchema,
@@ -165,14 +174,16 @@ async function sendPdf(reply: FastifyReply, file: string, sha256: string): Promi
   }).catch(() => {
     throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
   });
-  return reply
-    .type('application/pdf')
-    .header('ETag', `"${sha256}"`)
-    .header('Repr-Digest', `sha-256=:${Buffer.from(sha256, 'hex').toString('base64')}:`)
-    // The bytes behind a token never change; a shared cache may keep them.
-    .header('Cache-Control', 'public, max-age=31536000, immutable')
-    .header('Cross-Origin-Resource-Policy', 'cross-origin')
-    .send(stream);
+  return (
+    reply
+      .type('application/pdf')
+      .header('ETag', `"${sha256}"`)
+      .header('Repr-Digest', `sha-256=:${Buffer.from(sha256, 'hex').toString('base64')}:`)
+      // The bytes behind a token never change; a shared cache may keep them.
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .header('Cross-Origin-Resource-Policy', 'cross-origin')
+      .send(stream)
+  );
 }
 
 async function recordOfToken(ctx: ServiceContext, token: string): Promise<CheckRecord> {
@@ -196,7 +207,10 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
     id,
     (r) => {
       if (r.status !== 'needs-approval' || r.approval?.state !== 'pending') {
-        refused = r.approval && r.approval.state !== 'pending' ? `it was ${r.approval.state === 'auto' ? 'approved by the policy' : r.approval.state} already` : `it is ${r.status}${r.fixed ? '' : ' and fixed nothing'}`;
+        refused =
+          r.approval && r.approval.state !== 'pending'
+            ? `it was ${r.approval.state === 'auto' ? 'approved by the policy' : r.approval.state} already`
+            : `it is ${r.status}${r.fixed ? '' : ' and fixed nothing'}`;
         return r;
       }
       return {

@@ -50,11 +50,16 @@ export function checkRoutes(ctx: ServiceContext): void {
 
   const submitResponses = {
     200: { description: 'Finished within `wait`', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
-    202: { description: 'Accepted; poll `Location`', schema: CheckViewSchema, headers: { Location: 'the check: /v1/checks/{id}', 'Cache-Control': 'private, no-store' }, example: CHECK_QUEUED_EXAMPLE },
+    202: {
+      description: 'Accepted; poll `Location`',
+      schema: CheckViewSchema,
+      headers: { Location: 'the check: /v1/checks/{id}', 'Cache-Control': 'private, no-store' },
+      example: CHECK_QUEUED_EXAMPLE,
+    },
     400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
     413: { description: 'The upload is over the size limit (refused while it streams), or has too many parts', codes: ['upload-too-large', 'too-many-parts'] },
     422: {
-      description: 'Unknown SKU, product or variant; a callbackUrl that cannot be used; or `limits`/`severities` that would loosen the server\'s (`limits-not-allowed`)',
+      description: "Unknown SKU, product or variant; a callbackUrl that cannot be used; or `limits`/`severities` that would loosen the server's (`limits-not-allowed`)",
       codes: ['ERR_UNKNOWN_SKU', 'ERR_UNKNOWN_PRODUCT', 'ERR_UNKNOWN_VARIANT', 'callback-not-configured', 'callback-url-refused', 'limits-not-allowed'],
     },
     429: {
@@ -69,7 +74,8 @@ export function checkRoutes(ctx: ServiceContext): void {
     },
   };
   const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
-  const submitWhen = 'With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server\'s callback secret), retried up to 10 times.';
+  const submitWhen =
+    "With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server's callback secret), retried up to 10 times.";
 
   defineRoute(
     app,
@@ -112,7 +118,11 @@ export function checkRoutes(ctx: ServiceContext): void {
     async (request, reply) => {
       if (!request.isMultipart()) {
         ctx.metrics.rejectedSubmission('unsupported-media');
-        throw new Problem(415, 'unsupported-media-type', 'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).');
+        throw new Problem(
+          415,
+          'unsupported-media-type',
+          'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).',
+        );
       }
       return submit(ctx, request, reply, (caller) => acceptUpload(ctx, request, caller));
     },
@@ -126,7 +136,8 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/checks/:id',
       operationId: 'getCheck',
       summary: 'A check: its status and, when done, its report',
-      description: 'The check as it stands: `queued`, `running`, `done` (with the report exactly as `print-preflight check --json` prints it, and links to the HTML report and previews) or `error`. Poll it after a 202, or wait for the callback.',
+      description:
+        'The check as it stands: `queued`, `running`, `done` (with the report exactly as `print-preflight check --json` prints it, and links to the HTML report and previews) or `error`. Poll it after a 202, or wait for the callback.',
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
@@ -155,7 +166,11 @@ export function checkRoutes(ctx: ServiceContext): void {
       params: CheckParamsSchema,
       query: ReportPageQuerySchema,
       responses: {
-        200: { description: 'The HTML report, under a Content-Security-Policy that runs only the report\'s own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' } },
+        200: {
+          description: "The HTML report, under a Content-Security-Policy that runs only the report's own script",
+          type: 'text/html',
+          headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' },
+        },
         404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
         409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
       },
@@ -198,7 +213,7 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/checks/:id',
       operationId: 'deleteCheck',
       summary: 'Delete a finished check',
-      description: 'Removes the check\'s report, previews and upload now, before retention would.',
+      description: "Removes the check's report, previews and upload now, before retention would.",
       tags: ['checks'],
       auth: true,
       params: CheckParamsSchema,
@@ -227,7 +242,7 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/profiles',
       operationId: 'listProfiles',
       summary: 'Products, variants, SKUs, layers and page sizes',
-      description: 'What `print-preflight profiles --json` prints: every product this server checks against, its layers in page order, and each variant\'s SKUs and page sizes (trim + 2 × bleed).',
+      description: "What `print-preflight profiles --json` prints: every product this server checks against, its layers in page order, and each variant's SKUs and page sizes (trim + 2 × bleed).",
       tags: ['profiles'],
       auth: true,
       responses: { 200: { description: 'The profiles', schema: ProfileListingSchema } },
@@ -239,12 +254,7 @@ export function checkRoutes(ctx: ServiceContext): void {
 }
 
 /** Accepts a submission within the key's limit, queues it, and answers with the check. */
-async function submit(
-  ctx: ServiceContext,
-  request: FastifyRequest & { query: { wait?: number } },
-  reply: FastifyReply,
-  accept: (caller: Caller) => Promise<CheckJob>,
-): Promise<FastifyReply> {
+async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { wait?: number } }, reply: FastifyReply, accept: (caller: Caller) => Promise<CheckJob>): Promise<FastifyReply> {
   const caller = request.caller!;
   const reservation = await ctx.admission.admit(caller, 1, 'r');
   let job: CheckJob;
@@ -263,7 +273,9 @@ async function submit(
     await ctx.tenants.remove(caller.tenant, [job.id]).catch(() => undefined);
     await ctx.store.remove(job.id).catch(() => undefined);
     const problem = toProblem(error);
-    throw problem.status === 500 ? new Problem(503, 'queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } }) : problem;
+    throw problem.status === 500
+      ? new Problem(503, 'queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } })
+      : problem;
   }
   ctx.metrics.acceptedSubmission(job.source.kind, caller.tenant);
   request.log.info({ checkId: job.id, tenant: caller.tenant, source: job.source.kind, target: job.target }, 'check accepted');
@@ -280,7 +292,6 @@ async function submit(
 function notFound(id: string): Problem {
   return new Problem(404, 'check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
 }
-
 
 /**
  * The record of a check the caller may see. Another tenant's check is answered exactly like one
@@ -329,7 +340,12 @@ const newId = () => randomUUID().replaceAll('-', '');
  * (a U+202E in `invoice\u202Efdp.exe` would show it as "invoiceexe.pdf"), at most 255 characters.
  */
 export function cleanName(name: string | undefined): string {
-  const base = withoutFormatControls((name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).trim();
+  const base = withoutFormatControls(
+    (name ?? '')
+      .split(/[\\/]/)
+      .pop()!
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ''),
+  ).trim();
   return (base || 'upload.pdf').slice(0, 255);
 }
 
@@ -343,7 +359,10 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
     for await (const part of parts) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'file') throw new Problem(400, 'request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, { errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }] });
+        if (part.fieldname !== 'file')
+          throw new Problem(400, 'request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, {
+            errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }],
+          });
         name = cleanName(part.filename);
         // Fields sent before the file (curl -F sku=… -F file=@…) are judged before a byte is stored.
         const early = targetOf(fields);
@@ -368,7 +387,13 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
     const file = await ctx.store.commitUpload(temp, id);
     const raster = form.data.raster !== 'false';
-    const options = { raster, previews: raster, ...(form.data.policy ? { policy: form.data.policy } : {}), ...(form.data.fix ? { fix: form.data.fix } : {}), ...(form.data.locale ? { locale: form.data.locale } : {}) };
+    const options = {
+      raster,
+      previews: raster,
+      ...(form.data.policy ? { policy: form.data.policy } : {}),
+      ...(form.data.fix ? { fix: form.data.fix } : {}),
+      ...(form.data.locale ? { locale: form.data.locale } : {}),
+    };
     return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
@@ -383,9 +408,14 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
 }
 
 function tooLarge(limit: number): Problem {
-  return new Problem(413, 'upload-too-large', `The file is over the upload limit of ${grouped(limit)} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`, {
-    limitBytes: limit,
-  });
+  return new Problem(
+    413,
+    'upload-too-large',
+    `The file is over the upload limit of ${grouped(limit)} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`,
+    {
+      limitBytes: limit,
+    },
+  );
 }
 
 async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Promise<CheckJob> {
@@ -406,7 +436,9 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
   const looser = loosenings(resolved.limits, resolved.profile.severities, b);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
-    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, { errors: looser });
+    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
+      errors: looser,
+    });
   }
   policyOrThrow(ctx, caller, target, b.policy);
   const callbackUrl = await callbackOrThrow(ctx, b.callbackUrl);
@@ -429,7 +461,9 @@ function policyOrThrow(ctx: ServiceContext, caller: Caller, target: CheckJob['ta
   const looser = policyLoosenings(profileRules(profile), policy);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
-    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, { errors: looser });
+    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
+      errors: looser,
+    });
   }
 }
 
@@ -451,7 +485,9 @@ function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; 
 async function callbackOrThrow(ctx: ServiceContext, url: string | undefined): Promise<string | undefined> {
   if (url === undefined) return undefined;
   if (!ctx.options.callbackSecret) {
-    throw new Problem(422, 'callback-not-configured', 'This server signs no callbacks: start it with --callback-secret to use callbackUrl.', { errors: [{ path: 'callbackUrl', message: 'the server has no callback secret' }] });
+    throw new Problem(422, 'callback-not-configured', 'This server signs no callbacks: start it with --callback-secret to use callbackUrl.', {
+      errors: [{ path: 'callbackUrl', message: 'the server has no callback secret' }],
+    });
   }
   // Judged now, its host resolved, and again at each delivery (the address may change).
   const problem = await resolvedCallbackUrlProblem(url, ctx.options.allowHosts);

@@ -22,7 +22,10 @@ import type { Caller } from '../tenants.js';
 export const MockupParamsSchema = z
   .object({
     id: CheckParamsSchema.shape.id,
-    layer: z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'must be a layer id of the product (lower-case letters, digits and hyphens), e.g. "front"').describe('The layer id, e.g. `front` or `left-sleeve` (see GET /v1/profiles)'),
+    layer: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'must be a layer id of the product (lower-case letters, digits and hyphens), e.g. "front"')
+      .describe('The layer id, e.g. `front` or `left-sleeve` (see GET /v1/profiles)'),
   })
   .strict();
 
@@ -30,11 +33,17 @@ const REPORT_POLICY = (frameAncestors: readonly string[]) => pagePolicy(frameAnc
 
 export const REPORT_HTML_DOC = {
   description:
-    'A self-contained HTML page (pictures inlined, no external resources) in the customer\'s language: the verdict and what it means, where a fix stands ("changed — awaiting your approval"), each part of the product by its name with the design drawn on it and the print file with its cut, bleed and safe lines, each finding in the customer\'s words, and the prepress detail in a closed technical section. Language: `?locale=` (BCP 47), else the check\'s `locale`, else `Accept-Language`, else English; a language it is not in is said on the page, never an error. `?view=prepress`: the full technical report (English) for print professionals.',
+    "A self-contained HTML page (pictures inlined, no external resources) in the customer's language: the verdict and what it means, where a fix stands (\"changed — awaiting your approval\"), each part of the product by its name with the design drawn on it and the print file with its cut, bleed and safe lines, each finding in the customer's words, and the prepress detail in a closed technical section. Language: `?locale=` (BCP 47), else the check's `locale`, else `Accept-Language`, else English; a language it is not in is said on the page, never an error. `?view=prepress`: the full technical report (English) for print professionals.",
 };
 
 /** Renders a stored check's report.html (the fixed or only report, or the original) for a request. */
-export async function sendReportPage(ctx: ServiceContext, request: FastifyRequest & { query: z.output<typeof ReportPageQuerySchema> }, reply: FastifyReply, record: CheckRecord, which: 'after' | 'before'): Promise<FastifyReply> {
+export async function sendReportPage(
+  ctx: ServiceContext,
+  request: FastifyRequest & { query: z.output<typeof ReportPageQuerySchema> },
+  reply: FastifyReply,
+  record: CheckRecord,
+  which: 'after' | 'before',
+): Promise<FastifyReply> {
   const job = await ctx.store.readJob(record.id);
   const language = negotiateLocale({ query: request.query.locale, check: job?.options.locale, acceptLanguage: request.headers['accept-language'] });
   const self = `/v1/checks/${record.id}/${which === 'before' ? 'original/' : ''}report.html`;
@@ -73,8 +82,12 @@ export function customerRoutes(ctx: ServiceContext, finished: (caller: Caller, i
       params: CheckParamsSchema,
       query: ReportPageQuerySchema,
       responses: {
-        200: { description: 'The HTML report of the original, under a Content-Security-Policy that runs only the report\'s own script', type: 'text/html', headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' } },
-        404: { description: 'No such check of this tenant, or the check fixed nothing (its report is the original\'s)', codes: ['check-not-found'] },
+        200: {
+          description: "The HTML report of the original, under a Content-Security-Policy that runs only the report's own script",
+          type: 'text/html',
+          headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' },
+        },
+        404: { description: "No such check of this tenant, or the check fixed nothing (its report is the original's)", codes: ['check-not-found'] },
         409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
       },
     },
@@ -92,9 +105,9 @@ export function customerRoutes(ctx: ServiceContext, finished: (caller: Caller, i
       method: 'GET',
       url: '/v1/checks/:id/mockup/:layer.png',
       operationId: 'getCheckMockup',
-      summary: 'A layer\'s mockup: the design drawn on its part of the product',
+      summary: "A layer's mockup: the design drawn on its part of the product",
       description:
-        'The page of the layer (of the fixed file, when the check fixed one) drawn onto the part of the product it prints — the garment piece cut to its shape, a duvet face, a curtain on its rod — with the bleed that is cut away shown faint around it and the cut, bleed and safe lines. Made from the page\'s preview when the check ran (PNG). A check submitted with `raster=false` has none.',
+        "The page of the layer (of the fixed file, when the check fixed one) drawn onto the part of the product it prints — the garment piece cut to its shape, a duvet face, a curtain on its rod — with the bleed that is cut away shown faint around it and the cut, bleed and safe lines. Made from the page's preview when the check ran (PNG). A check submitted with `raster=false` has none.",
       tags: ['checks'],
       auth: true,
       params: MockupParamsSchema,

@@ -31,7 +31,8 @@ export function opsRoutes(ctx: ServiceContext): void {
       url: '/health',
       operationId: 'getHealth',
       summary: 'Whether the pool, the data folder and the queue work',
-      description: 'Each dependency is checked (the worker pool inspects a one-page PDF at most every 10 s); a 503 names what does not work, in `detail` and in `checks`. For load balancers and orchestrators; needs no API key.',
+      description:
+        'Each dependency is checked (the worker pool inspects a one-page PDF at most every 10 s); a 503 names what does not work, in `detail` and in `checks`. For load balancers and orchestrators; needs no API key.',
       tags: ['operations'],
       auth: false,
       responses: {
@@ -59,7 +60,8 @@ export function opsRoutes(ctx: ServiceContext): void {
       url: '/metrics',
       operationId: 'getMetrics',
       summary: 'Prometheus metrics',
-      description: 'Checks by status and verdict, durations, queue depth, in-flight checks and rejected submissions, in the Prometheus text format; in fleet mode Redis and the workers too (answered within a second whatever Redis does: `print_preflight_redis_up` says whether Redis answered).',
+      description:
+        'Checks by status and verdict, durations, queue depth, in-flight checks and rejected submissions, in the Prometheus text format; in fleet mode Redis and the workers too (answered within a second whatever Redis does: `print_preflight_redis_up` says whether Redis answered).',
       tags: ['operations'],
       auth: false,
       responses: { 200: { description: 'Prometheus text format', type: 'text/plain' } },
@@ -122,7 +124,10 @@ function cachedPoolProbe(pool: PreflightPool | undefined): () => Promise<{ ok: b
     // pool's health: while its tasks run within their time limits, it is busy, not failing.
     const busy = new Promise<{ ok: boolean; detail?: string } | null>((resolve) => {
       // (The probe itself is one of the tasks counted.)
-      const timer = setTimeout(() => resolve(pool.runningTasks > 1 ? { ok: true, detail: `busy: ${pool.runningTasks - 1} task(s) running or waiting, each within its time limit` } : null), POOL_PROBE_WAIT_MS);
+      const timer = setTimeout(
+        () => resolve(pool.runningTasks > 1 ? { ok: true, detail: `busy: ${pool.runningTasks - 1} task(s) running or waiting, each within its time limit` } : null),
+        POOL_PROBE_WAIT_MS,
+      );
       timer.unref();
       void result.finally(() => clearTimeout(timer));
     });

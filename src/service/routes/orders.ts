@@ -21,7 +21,7 @@ import { OrderDraftSchema, OrderForwardAnswerSchema, OrderNumberParamsSchema, Or
 
 /** The rule for sources that are, or were fixed into, this server's fixed files (both order routes say it). */
 const FIXED_SOURCES =
-  'Fixed files: a source that is the original URL of a URL submission of this tenant that fixed the file (the newest check of that exact URL for the row\'s product and variant decides) is replaced in the payload by the fixed file\'s absolute URL (`--public-url` + `/v1/files/{token}.pdf`) once the fix is approved or was automatic, and judged by the fixed file\'s own report, bound to its SHA-256; a source that names a fixed file (`…/v1/files/{token}.pdf`) is judged the same way. A fix that waits for approval or was rejected, or a check of that URL still running with `fix`, refuses the draft (422 `fix-not-approved`, naming each source). Every fixed file in a built or posted order is recorded as referenced by it (the tenant and `number`) and is kept while referenced.';
+  "Fixed files: a source that is the original URL of a URL submission of this tenant that fixed the file (the newest check of that exact URL for the row's product and variant decides) is replaced in the payload by the fixed file's absolute URL (`--public-url` + `/v1/files/{token}.pdf`) once the fix is approved or was automatic, and judged by the fixed file's own report, bound to its SHA-256; a source that names a fixed file (`…/v1/files/{token}.pdf`) is judged the same way. A fix that waits for approval or was rejected, or a check of that URL still running with `fix`, refuses the draft (422 `fix-not-approved`, naming each source). Every fixed file in a built or posted order is recorded as referenced by it (the tenant and `number`) and is kept while referenced.";
 
 export function orderRoutes(ctx: ServiceContext): void {
   const { app, routes, options } = ctx;
@@ -38,9 +38,19 @@ export function orderRoutes(ctx: ServiceContext): void {
   const orderProblem = (error: OrderPayloadError, code = 'order-invalid') => {
     const errors = error.issues.map((i) => ({ path: i.path, message: i.message, ...(i.report ? { report: i.report } : {}) }));
     if (code === 'fix-not-approved') {
-      return new Problem(422, code, `The order cannot be built: ${error.issues.length} source${error.issues.length === 1 ? '' : 's'} name${error.issues.length === 1 ? 's' : ''} a fixed file that is not approved (see errors).`, { errors });
+      return new Problem(
+        422,
+        code,
+        `The order cannot be built: ${error.issues.length} source${error.issues.length === 1 ? '' : 's'} name${error.issues.length === 1 ? 's' : ''} a fixed file that is not approved (see errors).`,
+        { errors },
+      );
     }
-    return new Problem(422, 'order-invalid', `The order cannot be built: ${error.issues.length} field${error.issues.length === 1 ? '' : 's'} or source${error.issues.length === 1 ? '' : 's'} fail (see errors).`, { errors });
+    return new Problem(
+      422,
+      'order-invalid',
+      `The order cannot be built: ${error.issues.length} field${error.issues.length === 1 ? '' : 's'} or source${error.issues.length === 1 ? '' : 's'} fail (see errors).`,
+      { errors },
+    );
   };
 
   /**
@@ -109,16 +119,21 @@ export function orderRoutes(ctx: ServiceContext): void {
   const bounded = {
     413: { description: 'The draft names more sources than this server checks per draft (`order-too-many-sources`), or the body is over 1 MiB', codes: ['order-too-many-sources'] },
     422: {
-      description: 'Every failing field and source, each source with its preflight report (`order-invalid`); or sources naming a fixed file whose fix waits for approval or was rejected, or a URL whose check with `fix` is still running (`fix-not-approved`)',
+      description:
+        'Every failing field and source, each source with its preflight report (`order-invalid`); or sources naming a fixed file whose fix waits for approval or was rejected, or a URL whose check with `fix` is still running (`fix-not-approved`)',
       codes: ['order-invalid', 'fix-not-approved'],
     },
-    501: { description: 'A source\'s check fixed the file, but the server has no `--public-url` to name the fixed file in the order', codes: ['public-url-not-configured'] },
+    501: { description: "A source's check fixed the file, but the server has no `--public-url` to name the fixed file in the order", codes: ['public-url-not-configured'] },
     429: {
       description: 'This tenant has as many checks queued as it may, or has used its submissions per minute; each source counts as a check',
       codes: ['too-many-queued', 'too-many-submissions'],
       headers: { 'Retry-After': 'seconds to wait' },
     },
-    503: { description: 'The data folder or the queue cannot take more, or the server is shutting down', codes: ['storage-full', 'storage-unavailable', 'queue-unavailable'], headers: { 'Retry-After': 'seconds to wait' } },
+    503: {
+      description: 'The data folder or the queue cannot take more, or the server is shutting down',
+      codes: ['storage-full', 'storage-unavailable', 'queue-unavailable'],
+      headers: { 'Retry-After': 'seconds to wait' },
+    },
   };
 
   defineRoute(
@@ -134,7 +149,7 @@ export function orderRoutes(ctx: ServiceContext): void {
       auth: true,
       query: OrderQuerySchema,
       requestBodies: { 'application/json': { schema: OrderDraftSchema } },
-      responses: { 200: { description: 'The payload and each source\'s report', schema: OrderPayloadAnswerSchema }, ...bounded },
+      responses: { 200: { description: "The payload and each source's report", schema: OrderPayloadAnswerSchema }, ...bounded },
     },
     async (request) => {
       ctx.processing(request);
@@ -159,14 +174,20 @@ export function orderRoutes(ctx: ServiceContext): void {
       responses: {
         201: { description: 'Created at the order service', schema: OrderForwardAnswerSchema },
         ...bounded,
-        422: { description: 'Every failing field and source (each with its report), a fixed file not approved (as for /v1/orders/payload), or what the order service refused', codes: ['order-invalid', 'fix-not-approved', 'ERR_SERVICE_VALIDATION'] },
+        422: {
+          description: 'Every failing field and source (each with its report), a fixed file not approved (as for /v1/orders/payload), or what the order service refused',
+          codes: ['order-invalid', 'fix-not-approved', 'ERR_SERVICE_VALIDATION'],
+        },
         429: {
           description: 'This tenant is over its bounds (as for /v1/orders/payload), or the order service is rate limiting',
           codes: ['too-many-queued', 'too-many-submissions', 'ERR_SERVICE_RATE_LIMITED'],
           headers: { 'Retry-After': 'seconds to wait' },
         },
         501: { description: 'No order service configured, or no `--public-url` to name a fixed file by', codes: ['order-service-not-configured', 'public-url-not-configured'] },
-        502: { description: 'The order service refused or failed', codes: ['ERR_SERVICE_AUTH', 'ERR_SERVICE_PERMISSION', 'ERR_SERVICE_NOT_FOUND', 'ERR_SERVICE_SERVER', 'ERR_SERVICE_UNREACHABLE', 'ERR_SERVICE_RESPONSE'] },
+        502: {
+          description: 'The order service refused or failed',
+          codes: ['ERR_SERVICE_AUTH', 'ERR_SERVICE_PERMISSION', 'ERR_SERVICE_NOT_FOUND', 'ERR_SERVICE_SERVER', 'ERR_SERVICE_UNREACHABLE', 'ERR_SERVICE_RESPONSE'],
+        },
       },
     },
     async (request, reply) => {
@@ -199,7 +220,7 @@ export function orderRoutes(ctx: ServiceContext): void {
       operationId: 'releaseOrderFiles',
       summary: 'Release the fixed files an order references',
       description:
-        'Call it when the order no longer needs its files (delivered, cancelled: the order service\'s `order.updated` webhook says so). Every fixed file this tenant\'s order `number` referenced when it was built or posted here is released: it is kept as long as another order references it, and otherwise deleted after the server\'s `--fixed-retention-days`. Orders built without a `number` cannot be released by number: their files stay referenced.',
+        "Call it when the order no longer needs its files (delivered, cancelled: the order service's `order.updated` webhook says so). Every fixed file this tenant's order `number` referenced when it was built or posted here is released: it is kept as long as another order references it, and otherwise deleted after the server's `--fixed-retention-days`. Orders built without a `number` cannot be released by number: their files stay referenced.",
       tags: ['orders'],
       auth: true,
       params: OrderNumberParamsSchema,
@@ -211,7 +232,12 @@ export function orderRoutes(ctx: ServiceContext): void {
     async (request) => {
       const { number } = request.params;
       const tokens = await ctx.store.files.releaseReferences(referenceKey(request.caller!, number));
-      if (!tokens.length) throw new Problem(404, 'order-not-found', `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`);
+      if (!tokens.length)
+        throw new Problem(
+          404,
+          'order-not-found',
+          `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`,
+        );
       request.log.info({ tenant: request.caller!.tenant, files: tokens.length }, 'order files released');
       return { number, files: tokens.map((t) => `/v1/files/${t}.pdf`) };
     },
@@ -273,7 +299,11 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
         continue;
       }
       if (!ctx.options.publicUrl) {
-        throw new Problem(501, 'public-url-not-configured', `Check ${record.id} fixed the file at ${source.url}; the order must name the fixed file, but this server has no --public-url to give the order service its address.`);
+        throw new Problem(
+          501,
+          'public-url-not-configured',
+          `Check ${record.id} fixed the file at ${source.url}; the order must name the fixed file, but this server has no --public-url to give the order service its address.`,
+        );
       }
       const gone = await notServed(ctx, record.token, record.id);
       if (gone) {

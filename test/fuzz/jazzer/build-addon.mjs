@@ -83,16 +83,28 @@ const sources = [
   join(here, 'addon-init.cpp'),
   join(here, 'libfuzzer-shims.cpp'),
   ...['fuzzing_sync.cpp', 'fuzzing_async.cpp', 'utils.cpp'].map((f) => join(src, f)),
-  ...readdirSync(join(src, 'shared')).filter((f) => f.endsWith('.cpp')).map((f) => join(src, 'shared', f)),
+  ...readdirSync(join(src, 'shared'))
+    .filter((f) => f.endsWith('.cpp'))
+    .map((f) => join(src, 'shared', f)),
 ];
 const out = join(work, 'jazzerjs.node');
 const args = [
-  '-std=c++17', '-O2', '-fPIC', '-shared', '-w',
-  '-DNAPI_VERSION=4', '-DNAPI_CPP_EXCEPTIONS', '-DBUILDING_NODE_EXTENSION',
+  '-std=c++17',
+  '-O2',
+  '-fPIC',
+  '-shared',
+  '-w',
+  '-DNAPI_VERSION=4',
+  '-DNAPI_CPP_EXCEPTIONS',
+  '-DBUILDING_NODE_EXTENSION',
   ...includes.map((i) => `-I${i}`),
   ...sources,
-  '-Wl,--whole-archive', libfuzzer, '-Wl,--no-whole-archive',
-  '-lpthread', '-o', out,
+  '-Wl,--whole-archive',
+  libfuzzer,
+  '-Wl,--no-whole-archive',
+  '-lpthread',
+  '-o',
+  out,
 ];
 console.log(`build-addon: g++ ${sources.length} sources + ${libfuzzer}`);
 const cc = spawnSync('g++', args, { stdio: 'inherit' });

@@ -107,7 +107,14 @@ describe('manifests and product resolution', () => {
   it.each([
     ['csv with sku', 'file,sku\r\na.pdf,T-SHIRT-M\n"b, c.pdf",HOODIE-L\n', 'csv'],
     ['csv with product and variant', '\uFEFFfile,product,variant\na.pdf,t-shirt,M\n"b, c.pdf",hoodie,L\n', 'csv'],
-    ['json array', JSON.stringify([{ file: 'a.pdf', sku: 'T-SHIRT-M' }, { file: './b, c.pdf', product: 'hoodie', variant: 'L' }]), 'json'],
+    [
+      'json array',
+      JSON.stringify([
+        { file: 'a.pdf', sku: 'T-SHIRT-M' },
+        { file: './b, c.pdf', product: 'hoodie', variant: 'L' },
+      ]),
+      'json',
+    ],
     ['json object', JSON.stringify({ 'a.pdf': 'T-SHIRT-M', 'b, c.pdf': 'HOODIE-L' }), 'json'],
   ])('reads a %s', async (_n, text, ext) => {
     const m = await readManifest(manifestFile(text, ext));

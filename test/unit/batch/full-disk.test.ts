@@ -22,7 +22,10 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     if (!String(path).startsWith(full.dir) || !/[wa]/.test(String(rest[0] ?? 'r'))) return handle;
     return new Proxy(handle, {
       get(target, key) {
-        if (key === 'writeFile' || key === 'write') return async () => { throw enospc(path); };
+        if (key === 'writeFile' || key === 'write')
+          return async () => {
+            throw enospc(path);
+          };
         const value = Reflect.get(target, key);
         return typeof value === 'function' ? value.bind(target) : value;
       },

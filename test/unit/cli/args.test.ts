@@ -71,7 +71,14 @@ describe('formatting for people', () => {
   });
 
   it('one size format', () => {
-    expect([formatBytes(0), formatBytes(812), formatBytes(3100), formatBytes(999_999), formatBytes(48_200_000), formatBytes(2e9)]).toEqual(['0 bytes', '812 bytes', '3.1 kB', '1 MB', '48.2 MB', '2 GB']);
+    expect([formatBytes(0), formatBytes(812), formatBytes(3100), formatBytes(999_999), formatBytes(48_200_000), formatBytes(2e9)]).toEqual([
+      '0 bytes',
+      '812 bytes',
+      '3.1 kB',
+      '1 MB',
+      '48.2 MB',
+      '2 GB',
+    ]);
   });
 
   it('wraps to a width with a hanging indent, measuring without ANSI colours', () => {

@@ -45,8 +45,7 @@ function loadedBy(args: string[]): { status: number | null; packages: Set<string
     encoding: 'utf8',
   });
   const lines = readFileSync(log, 'utf8').split('\n');
-  const packagesOf = (list: string[]) =>
-    new Set(list.map((line) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1]).filter((p): p is string => !!p));
+  const packagesOf = (list: string[]) => new Set(list.map((line) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line)?.[1]).filter((p): p is string => !!p));
   // `imported`: packages reached by an ESM import (the other lines come from require()).
   return { status: run.status, packages: packagesOf(lines), imported: packagesOf(lines.filter((l) => l.startsWith('esm '))) };
 }

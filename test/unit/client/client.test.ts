@@ -141,7 +141,12 @@ describe('OrderServiceClient: endpoints named only in release notes (/v1, loosel
     const page = await client.listProductsInCategory('home-textiles');
     expect(page.data.map((p) => p.id)).toEqual([1, 4, 7, 10, 13, 16, 19, 22]);
     expect(fake.requests.at(-1)!.path).toBe('/v1/products?category=home-textiles');
-    const elsewhere = new OrderServiceClient({ baseUrl: fake.baseUrl, v1BaseUrl: `${new URL(fake.baseUrl).origin}/nowhere/v1`, accessToken: 'test-token', applicationKey: client.options.applicationKey });
+    const elsewhere = new OrderServiceClient({
+      baseUrl: fake.baseUrl,
+      v1BaseUrl: `${new URL(fake.baseUrl).origin}/nowhere/v1`,
+      accessToken: 'test-token',
+      applicationKey: client.options.applicationKey,
+    });
     await expect(elsewhere.listProductsInCategory('apparel')).rejects.toBeInstanceOf(ServiceNotFoundError);
   });
 

@@ -13,7 +13,10 @@ describe('studio helpers', () => {
 
   it('acts only on messages from the studio’s exact origin', () => {
     const listeners = new Set<(e: { origin: string; data: unknown }) => void>();
-    const target = { addEventListener: (_: 'message', l: (e: { origin: string; data: unknown }) => void) => listeners.add(l), removeEventListener: (_: 'message', l: (e: { origin: string; data: unknown }) => void) => listeners.delete(l) };
+    const target = {
+      addEventListener: (_: 'message', l: (e: { origin: string; data: unknown }) => void) => listeners.add(l),
+      removeEventListener: (_: 'message', l: (e: { origin: string; data: unknown }) => void) => listeners.delete(l),
+    };
     const post = (origin: string, data: unknown) => listeners.forEach((l) => l({ origin, data }));
     const seen: string[] = [];
     const stop = listenToStudio({ studioUrl: 'https://studio.example.com/embed?x=1', onFinished: () => seen.push('finished'), onClose: () => seen.push('close'), target });

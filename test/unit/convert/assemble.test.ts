@@ -17,7 +17,11 @@ import { runLengthEncode } from '../../helpers/filters.js';
 import { onePage, stream } from '../../hostile/pdf-writer.mjs';
 
 const picture = (w: number, h: number) =>
-  sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" fill="#3a7bd5"/><circle cx="${w / 2}" cy="${h / 3}" r="${w / 4}" fill="#f5c542"/><rect y="${h * 0.8}" width="${w}" height="${h * 0.2}" fill="#c0392b"/></svg>`));
+  sharp(
+    Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" fill="#3a7bd5"/><circle cx="${w / 2}" cy="${h / 3}" r="${w / 4}" fill="#f5c542"/><rect y="${h * 0.8}" width="${w}" height="${h * 0.2}" fill="#c0392b"/></svg>`,
+    ),
+  );
 
 async function inputs() {
   const png16 = new Uint8Array(await picture(1200, 1600).ensureAlpha(0.8).toColourspace('rgb16').png().toBuffer());
@@ -28,14 +32,29 @@ async function inputs() {
 }
 
 const codes = (r: { findings: { code: string }[] }) => new Set(r.findings.map((f) => f.code));
-const ORDER_CODES = ['page-count-mismatch', 'page-size-mismatch', 'page-scale-mismatch', 'page-orientation-mismatch', 'colour-space-not-rgb', 'image-too-large', 'file-too-large', 'page-edge-gap', 'page-blank'];
+const ORDER_CODES = [
+  'page-count-mismatch',
+  'page-size-mismatch',
+  'page-scale-mismatch',
+  'page-orientation-mismatch',
+  'colour-space-not-rgb',
+  'image-too-large',
+  'file-too-large',
+  'page-edge-gap',
+  'page-blank',
+];
 
 describe('assemble', () => {
   it('builds a t-shirt from a 16-bit PNG with alpha, a CMYK JPEG, a CMYK TIFF and a WebP', async () => {
     const i = await inputs();
     const { bytes, changes, report } = await assemble({ sku: 'T-SHIRT-M' }, [i.png16, i.cmykJpeg, i.cmykTiff, i.webp], {}, { pool: false });
     for (const c of ORDER_CODES) expect(codes(report).has(c as never), `${c}: ${report.findings.map((f) => f.message).join(' | ')}`).toBe(false);
-    expect(report.pages.map((p) => [p.widthMm, p.heightMm])).toEqual([[560, 750], [560, 750], [460, 260], [460, 260]]);
+    expect(report.pages.map((p) => [p.widthMm, p.heightMm])).toEqual([
+      [560, 750],
+      [560, 750],
+      [460, 260],
+      [460, 260],
+    ]);
     expect(report.pages.every((p) => p.images.length === 1 && p.images[0]!.colourSpace === 'DeviceRGB')).toBe(true);
     expect(changes[1]).toMatch(/jpeg 1200 × 1600 px, cmyk → .* sRGB/);
     expect(changes[0]).toMatch(/png .*16.*alpha|png .*alpha/);
@@ -49,7 +68,17 @@ describe('assemble', () => {
     const { bytes } = await assemble({ sku: 'TANKTOP-M' }, [i.cmykJpeg, i.webp], { fit: 'stretch' }, { pool: false, raster: false });
     const shared = new SharedArrayBuffer(bytes.length);
     new Uint8Array(shared).set(bytes);
-    const r = await localExecutor.render({ docId: sha256Hex(bytes), bytes: shared, page: 1, maxPx: 200, format: 'png', plan: null, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 });
+    const r = await localExecutor.render({
+      docId: sha256Hex(bytes),
+      bytes: shared,
+      page: 1,
+      maxPx: 200,
+      format: 'png',
+      plan: null,
+      maxInputPixels: 1e9,
+      maxPdfjsImagePixels: 1e9,
+      largestImagePixels: 0,
+    });
     const raw = await sharp(r.preview!).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const at = (x: number, y: number) => [...raw.data.subarray((y * raw.info.width + x) * 3, (y * raw.info.width + x) * 3 + 3)];
     const [r1, g1, b1] = at(Math.round(raw.info.width / 2), Math.round(raw.info.height / 3));
@@ -84,7 +113,11 @@ describe('assemble', () => {
     const i = await inputs();
     const big = await assemble({ sku: 'CURTAINS-140X280' }, [i.webp, i.webp], { upsample: true, fit: 'stretch' }, { pool: false, raster: false });
     expect(Math.max(big.report.pages[0]!.images[0]!.widthPx, big.report.pages[0]!.images[0]!.heightPx)).toBe(15000);
-    const photo = new Uint8Array(await sharp({ create: { width: 1200, height: 1600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 50 } } }).jpeg({ quality: 95 }).toBuffer());
+    const photo = new Uint8Array(
+      await sharp({ create: { width: 1200, height: 1600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 50 } } })
+        .jpeg({ quality: 95 })
+        .toBuffer(),
+    );
     const small = await assemble({ sku: 'TANKTOP-M' }, [photo, photo], {}, { pool: false, raster: false, limits: { maxFileBytes: 1_000_000 } });
     expect(small.changes.some((c) => /recompressed at JPEG quality \d+ to stay under 1 MB/.test(c))).toBe(true);
     expect(small.changes.some((c) => /downsampled the images/.test(c))).toBe(true);

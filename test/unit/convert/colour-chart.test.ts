@@ -16,9 +16,26 @@ import { sha256Hex } from '../../../src/source/read.js';
 import { stream, writePdf } from '../../hostile/pdf-writer.mjs';
 
 const CHART: [number, number, number, number][] = [
-  [0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 0, 0], [0, 1, 1, 0], [1, 0, 1, 0],
-  [0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 0.5, 0], [0, 0, 0, 0.5], [0.6, 0.4, 0.4, 1], [0.05, 0.3, 0.4, 0.02], [0.1, 0.8, 0.6, 0.05], [0.9, 0.2, 0.1, 0.3],
-  [0.2, 0.2, 0.2, 0.2], [0.7, 0.1, 0.9, 0.1], [0.3, 0.6, 0, 0.1], [0, 0.25, 0.9, 0],
+  [0, 0, 0, 0],
+  [1, 0, 0, 0],
+  [0, 1, 0, 0],
+  [0, 0, 1, 0],
+  [0, 0, 0, 1],
+  [1, 1, 0, 0],
+  [0, 1, 1, 0],
+  [1, 0, 1, 0],
+  [0.5, 0, 0, 0],
+  [0, 0.5, 0, 0],
+  [0, 0, 0.5, 0],
+  [0, 0, 0, 0.5],
+  [0.6, 0.4, 0.4, 1],
+  [0.05, 0.3, 0.4, 0.02],
+  [0.1, 0.8, 0.6, 0.05],
+  [0.9, 0.2, 0.1, 0.3],
+  [0.2, 0.2, 0.2, 0.2],
+  [0.7, 0.1, 0.9, 0.1],
+  [0.3, 0.6, 0, 0.1],
+  [0, 0.25, 0.9, 0],
 ];
 const COLS = 5;
 const CELL = 60;
@@ -29,7 +46,7 @@ function srgbToLab([r, g, b]: number[]): [number, number, number] {
   const X = (0.4124 * R! + 0.3576 * G! + 0.1805 * B!) / 0.95047;
   const Y = 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
   const Z = (0.0193 * R! + 0.1192 * G! + 0.9505 * B!) / 1.08883;
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
   return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
 }
 const deltaE = (a: number[], b: number[]) => Math.hypot(...srgbToLab(a).map((v, i) => v - srgbToLab(b)[i]!));
@@ -59,7 +76,17 @@ async function patches(bytes: Uint8Array): Promise<number[][]> {
   const shared = new SharedArrayBuffer(bytes.length);
   new Uint8Array(shared).set(bytes);
   const rows = Math.ceil(CHART.length / COLS);
-  const r = await localExecutor.render({ docId: sha256Hex(bytes), bytes: shared, page: 1, maxPx: COLS * CELL, format: 'png', plan: null, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 });
+  const r = await localExecutor.render({
+    docId: sha256Hex(bytes),
+    bytes: shared,
+    page: 1,
+    maxPx: COLS * CELL,
+    format: 'png',
+    plan: null,
+    maxInputPixels: 1e9,
+    maxPdfjsImagePixels: 1e9,
+    largestImagePixels: 0,
+  });
   const raw = await sharp(r.preview!).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return CHART.map((_, i) => {
     const x = (i % COLS) * CELL + CELL / 2;
@@ -71,7 +98,10 @@ async function patches(bytes: Uint8Array): Promise<number[][]> {
 
 describe('CMYK → sRGB within ΔE 2 of lcms', async () => {
   const reference = (await cmykColoursToRgb(CHART)).map((c) => c.map((v) => v * 255));
-  const direct = await sharp(rawToTiff(Uint8Array.from(CHART.flat().map((v) => Math.round(v * 255))), CHART.length, 1, 'cmyk')).toColourspace('srgb').raw().toBuffer();
+  const direct = await sharp(rawToTiff(Uint8Array.from(CHART.flat().map((v) => Math.round(v * 255))), CHART.length, 1, 'cmyk'))
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer();
 
   it('the reference itself is sharp converting the chart directly', () => {
     reference.forEach((c, i) => c.forEach((v, j) => expect(Math.abs(v - direct[i * 3 + j]!)).toBeLessThanOrEqual(1)));

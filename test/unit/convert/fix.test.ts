@@ -49,7 +49,12 @@ async function customProduct(sizes: [number, number][]) {
 
 describe('fix: geometry', () => {
   const tshirt = corpus('reportlab-tshirt-M-exact.pdf');
-  const sizes: [number, number][] = [[560, 750], [560, 750], [460, 260], [460, 260]];
+  const sizes: [number, number][] = [
+    [560, 750],
+    [560, 750],
+    [460, 260],
+    [460, 260],
+  ];
 
   it('bakes /Rotate into the content: the page looks the same and /Rotate is 0', async () => {
     const doc = await PDFDocument.load(tshirt);
@@ -73,7 +78,10 @@ describe('fix: geometry', () => {
     expect(codes(r.after!).has('page-orientation-mismatch')).toBe(false);
     expect(r.after!.verdict).toBe('pass');
     const before = await render(tshirt);
-    const turned = await sharp(before.data, { raw: { width: before.width, height: before.height, channels: 3 } }).rotate(90).raw().toBuffer({ resolveWithObject: true });
+    const turned = await sharp(before.data, { raw: { width: before.width, height: before.height, channels: 3 } })
+      .rotate(90)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect(await meanDiff({ data: turned.data, width: turned.info.width, height: turned.info.height }, await render(r.bytes!))).toBeLessThan(4);
   });
 
@@ -130,11 +138,14 @@ describe('fix: colour and pixels', () => {
     for (const page of [1, 2]) expect(await meanDiff(await render(bytes, page), await render(r.bytes!, page))).toBeLessThanOrEqual(tolerance);
   });
 
-  it('holds a colour conversion the product\'s approval list names until it is approved, as checkAndFix does', async () => {
+  it("holds a colour conversion the product's approval list names until it is approved, as checkAndFix does", async () => {
     const bytes = corpus('img2pdf-tanktop-cmyk-jpeg.pdf');
     const held = await fix(bytes, { sku: 'TANKTOP-M' }, {}, { pool });
     expect(held.bytes).toBeNull();
-    expect(held.refused.filter((r) => r.code === 'colour-space-not-rgb').map((r) => r.reason)).toEqual([expect.stringMatching(/^held for approval: .*--approve colour-space-not-rgb/), expect.stringMatching(/^held for approval/)]);
+    expect(held.refused.filter((r) => r.code === 'colour-space-not-rgb').map((r) => r.reason)).toEqual([
+      expect.stringMatching(/^held for approval: .*--approve colour-space-not-rgb/),
+      expect.stringMatching(/^held for approval/),
+    ]);
     const approved = await fix(bytes, { sku: 'TANKTOP-M' }, { approve: ['colour-space-not-rgb'] }, { pool });
     expect(codes(approved.after!).has('colour-space-not-rgb')).toBe(false);
   });

@@ -55,7 +55,7 @@ describe('checkAndFix', () => {
   });
 });
 
-describe('the fixed file\'s name in its report', () => {
+describe("the fixed file's name in its report", () => {
   it.each([
     ['apparel.pdf', 'apparel.fixed.pdf'],
     ['orders/12/Design.PDF', 'orders/12/Design.fixed.pdf'],

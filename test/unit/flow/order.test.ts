@@ -27,9 +27,7 @@ describe('buildOrderPayload', () => {
   });
 
   it('refuses the whole order when one source fails, naming the row and source and why', async () => {
-    const error = await buildOrderPayload(validDraft([`${server.base}/good.pdf`, `${server.base}/bad.pdf`, `${server.base}/404`]), { network, preflight }).catch(
-      (e: unknown) => e,
-    );
+    const error = await buildOrderPayload(validDraft([`${server.base}/good.pdf`, `${server.base}/bad.pdf`, `${server.base}/404`]), { network, preflight }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderPayloadError);
     const issues = (error as OrderPayloadError).issues;
     expect(issues.map((i) => i.path)).toEqual(['rows[0].sources[1]', 'rows[0].sources[2]']);

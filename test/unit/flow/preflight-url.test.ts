@@ -12,8 +12,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const allow = { allowHosts: ['127.0.0.1'], totalTimeoutMs: 3_000, connectTimeoutMs: 2_000 };
-const check = (path: string, extra: object = {}) =>
-  preflightUrl(`${server.base}${path}`, { sku: 'T-SHIRT-M' }, { network: allow, raster: false, ...extra });
+const check = (path: string, extra: object = {}) => preflightUrl(`${server.base}${path}`, { sku: 'T-SHIRT-M' }, { network: allow, raster: false, ...extra });
 const codes = (r: { findings: { code: string }[] }) => r.findings.map((f) => f.code);
 
 describe('preflight of a source URL over the network', () => {
@@ -72,7 +71,9 @@ describe('preflight of a source URL over the network', () => {
   });
 
   it('warns that a signed URL expires, and says when', async () => {
-    const r = await check('/signed.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T100000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=abc123');
+    const r = await check(
+      '/signed.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=a%2F20261122%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261122T100000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=abc123',
+    );
     expect(r.verdict).toBe('warn');
     expect(codes(r)).toEqual(['source-url-expires']);
     expect(r.findings[0]!.message).toContain('expires 2026-11-22 11:00:00 UTC');
@@ -168,7 +169,11 @@ describe('signed URLs', () => {
   it.each([
     ['https://b.s3.amazonaws.com/a.pdf?X-Amz-Date=20260101T000000Z&X-Amz-Expires=86400&X-Amz-Signature=x&X-Amz-Credential=y', 'Amazon S3', '2026-01-02T00:00:00.000Z'],
     ['https://b.s3.amazonaws.com/a.pdf?AWSAccessKeyId=A&Expires=1767225600&Signature=s', 'Amazon S3', '2026-01-01T00:00:00.000Z'],
-    ['https://storage.googleapis.com/b/a.pdf?X-Goog-Algorithm=x&X-Goog-Credential=c&X-Goog-Date=20260101T000000Z&X-Goog-Expires=600&X-Goog-Signature=s', 'Google Cloud Storage', '2026-01-01T00:10:00.000Z'],
+    [
+      'https://storage.googleapis.com/b/a.pdf?X-Goog-Algorithm=x&X-Goog-Credential=c&X-Goog-Date=20260101T000000Z&X-Goog-Expires=600&X-Goog-Signature=s',
+      'Google Cloud Storage',
+      '2026-01-01T00:10:00.000Z',
+    ],
     ['https://acc.blob.core.windows.net/c/a.pdf?sv=2022-11-02&se=2026-01-01T00%3A00%3A00Z&sr=b&sp=r&sig=abc', 'Azure Storage', '2026-01-01T00:00:00.000Z'],
     ['https://d1.cloudfront.net/a.pdf?Expires=1767225600&Signature=s&Key-Pair-Id=K', 'Amazon CloudFront', '2026-01-01T00:00:00.000Z'],
   ])('%s', (url, provider, expires) => {

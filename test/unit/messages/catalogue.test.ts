@@ -69,9 +69,29 @@ describe('customer message catalogue', () => {
     it(`${locale}: every page word is there and formats`, async () => {
       const { catalogue } = await loadCatalogue(locale);
       expect(Object.keys(catalogue.ui).sort()).toEqual([...UI_KEYS].sort());
-      const forms = new Set([...UI_VALUES, ...Object.keys(catalogue.grammar.layer).flatMap((f) => [`layer_${f}`, `layer_${f[0]!.toUpperCase()}${f.slice(1)}`]), ...Object.keys(catalogue.grammar.product).flatMap((f) => [`product_${f}`, `product_${f[0]!.toUpperCase()}${f.slice(1)}`])]);
+      const forms = new Set([
+        ...UI_VALUES,
+        ...Object.keys(catalogue.grammar.layer).flatMap((f) => [`layer_${f}`, `layer_${f[0]!.toUpperCase()}${f.slice(1)}`]),
+        ...Object.keys(catalogue.grammar.product).flatMap((f) => [`product_${f}`, `product_${f[0]!.toUpperCase()}${f.slice(1)}`]),
+      ]);
       const t = await uiFormatter(locale);
-      const values = { errors: 2, warnings: 1, product: 'X', variant: 'M', date: new Date(Date.UTC(2026, 4, 5, 9, 30)), page: 3, from: 1, width: '10', height: '20', ppi: '300', degrees: 90, language: 'nl', shown: 'en', ...nounValues('layer', { name: 'Front', gender: 'f' }, t.loaded), ...nounValues('product', { name: 'T-shirt', gender: 'f' }, t.loaded) };
+      const values = {
+        errors: 2,
+        warnings: 1,
+        product: 'X',
+        variant: 'M',
+        date: new Date(Date.UTC(2026, 4, 5, 9, 30)),
+        page: 3,
+        from: 1,
+        width: '10',
+        height: '20',
+        ppi: '300',
+        degrees: 90,
+        language: 'nl',
+        shown: 'en',
+        ...nounValues('layer', { name: 'Front', gender: 'f' }, t.loaded),
+        ...nounValues('product', { name: 'T-shirt', gender: 'f' }, t.loaded),
+      };
       for (const key of UI_KEYS) {
         const message = catalogue.ui[key];
         expect(message, `${locale} ui.${key}`).toMatch(/\S/);
@@ -89,7 +109,12 @@ describe('customer message catalogue', () => {
         for (const [k, v] of Object.entries(forms)) expect(v, `${locale} ${gender} ${k}`).not.toMatch(/[{}]/);
       }
       for (const code of CODES) {
-        for (const where of [{ page: 2, layer: 'back' }, { page: 3, layer: null }, { page: null, layer: null }, { page: 3, layer: 'left-sleeve' }] as const) {
+        for (const where of [
+          { page: 2, layer: 'back' },
+          { page: 3, layer: null },
+          { page: null, layer: null },
+          { page: 3, layer: 'left-sleeve' },
+        ] as const) {
           const technical = `technical message of ${code}`;
           const m = await customerMessage({ code, ...where, details, message: technical }, target, locale, {}, { designs: new Map([[3, 'front']]) });
           for (const field of FIELDS) {
@@ -115,7 +140,9 @@ describe('customer message catalogue', () => {
     expect(en.problem).toBe('2 parts are printed on your T-shirt, and your file has 1 page.');
     expect((await customerMessage({ code: 'page-blank', page: 3, layer: null, message: 'x' }, target, 'pt')).title).toBe('A página 3 está vazia');
     expect((await customerMessage({ code: 'colour-space-not-rgb', page: 3, layer: 'left-sleeve', message: 'x' }, target, 'de')).title).toBe('Die Farben auf dem Ärmel links werden umgewandelt');
-    expect((await customerMessage({ code: 'file-too-large', page: null, layer: null, details, message: 'x' }, target, 'fr')).problem).toBe('Le fichier pèse 61,2\u202fMo\u202f; la limite est de 50\u202fMo.');
+    expect((await customerMessage({ code: 'file-too-large', page: null, layer: null, details, message: 'x' }, target, 'fr')).problem).toBe(
+      'Le fichier pèse 61,2\u202fMo\u202f; la limite est de 50\u202fMo.',
+    );
   });
 
   it('a name of unknown gender stays a label without an article; English lower-cases it in a sentence', async () => {
@@ -124,7 +151,7 @@ describe('customer message catalogue', () => {
     expect((await customerMessage({ code: 'page-blank', page: 1, layer: 'side', message: 'x' }, bare, 'en')).title).toBe('The side is empty');
   });
 
-  it('a design in another part\'s position is named by what it is, and the page order says where each is', async () => {
+  it("a design in another part's position is named by what it is, and the page order says where each is", async () => {
     const findings = await withCustomerMessages(
       [
         { code: 'page-order-mismatch' as const, page: null, layer: null, message: 'm', details: { order: '3,1,2' } },
@@ -135,12 +162,29 @@ describe('customer message catalogue', () => {
     );
     expect(findings[0]!.customer.problem).toBe('Going by their sizes, your designs belong in another order: the front on page 3, the back on page 1, and the left sleeve on page 2.');
     expect(findings[1]!.customer.title).toBe('The design for the front (page 3 of your file) is turned');
-    expect(designsByPage(findings, ['front', 'back', 'left-sleeve'])).toEqual(new Map([[3, 'front'], [1, 'back'], [2, 'left-sleeve']]));
+    expect(designsByPage(findings, ['front', 'back', 'left-sleeve'])).toEqual(
+      new Map([
+        [3, 'front'],
+        [1, 'back'],
+        [2, 'left-sleeve'],
+      ]),
+    );
   });
 
   it('a change is named by the part of the fixed page it was made on, never "page 1"', async () => {
-    const before = { findings: [{ code: 'page-order-mismatch' as const, page: null, layer: null, details: { order: '3,1,2' } as Record<string, string> }, { code: 'colour-space-not-rgb' as const, page: 3, layer: 'left-sleeve', details: {} as Record<string, string> }] };
-    const after = { pages: [{ index: 1, layer: 'front' }, { index: 2, layer: 'back' }, { index: 3, layer: 'left-sleeve' }] };
+    const before = {
+      findings: [
+        { code: 'page-order-mismatch' as const, page: null, layer: null, details: { order: '3,1,2' } as Record<string, string> },
+        { code: 'colour-space-not-rgb' as const, page: 3, layer: 'left-sleeve', details: {} as Record<string, string> },
+      ],
+    };
+    const after = {
+      pages: [
+        { index: 1, layer: 'front' },
+        { index: 2, layer: 'back' },
+        { index: 3, layer: 'left-sleeve' },
+      ],
+    };
     const text = await changeText({ code: 'colour-space-not-rgb', page: 1, action: 'rewrote 1 vector colour operator as sRGB' }, { before, after }, target, 'pt-BR');
     expect(text).toBe('Convertemos as cores da frente para as cores usadas na produção. Confira na imagem se elas estão boas.');
   });

@@ -36,7 +36,7 @@ describe('Accept-Language', () => {
   });
 });
 
-describe('negotiation: ?locale=, the check\'s locale, Accept-Language, English', () => {
+describe("negotiation: ?locale=, the check's locale, Accept-Language, English", () => {
   it('an explicit ?locale= wins', () => {
     expect(negotiateLocale({ query: 'de', check: 'pt', acceptLanguage: 'fr' })).toEqual({ locale: 'de', unavailable: null, from: 'query' });
   });
@@ -48,7 +48,7 @@ describe('negotiation: ?locale=, the check\'s locale, Accept-Language, English',
   it('a browser that also accepts one of ours gets it, without a notice', () => {
     expect(negotiateLocale({ acceptLanguage: 'nl, de;q=0.5' })).toEqual({ locale: 'de', unavailable: null, from: 'accept-language' });
   });
-  it('the check\'s bare pt becomes Brazilian for a browser that prefers pt-BR; pt-PT stays European', () => {
+  it("the check's bare pt becomes Brazilian for a browser that prefers pt-BR; pt-PT stays European", () => {
     expect(negotiateLocale({ check: 'pt', acceptLanguage: 'pt-BR,pt;q=0.9,en;q=0.5' }).locale).toBe('pt-BR');
     expect(negotiateLocale({ check: 'pt', acceptLanguage: 'en' }).locale).toBe('pt-PT');
     expect(negotiateLocale({ check: 'pt-PT', acceptLanguage: 'pt-BR' }).locale).toBe('pt-PT');
@@ -57,7 +57,7 @@ describe('negotiation: ?locale=, the check\'s locale, Accept-Language, English',
 });
 
 describe('the notice', () => {
-  it('names the language asked for and the one shown, in the page\'s language', async () => {
+  it("names the language asked for and the one shown, in the page's language", async () => {
     expect(languageName('nl', 'de')).toBe('Niederländisch');
     expect(await localeNotice(negotiateLocale({ query: 'nl' }))).toBe('This page is not available in Dutch. It is shown in English.');
     expect(await localeNotice(negotiateLocale({ query: 'nl', check: 'de' }))).toBe('Diese Seite ist nicht auf Niederländisch verfügbar. Sie wird auf Deutsch angezeigt.');

@@ -53,7 +53,9 @@ describe('per-page scan budgets', () => {
   });
 
   it('records an image’s soft mask and its JPEG’s own size', async () => {
-    const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } }).jpeg({ progressive: true }).toBuffer();
+    const jpeg = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } })
+      .jpeg({ progressive: true })
+      .toBuffer();
     const bytes = writePdf([
       '<< /Type /Catalog /Pages 2 0 R >>',
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -70,7 +72,11 @@ describe('per-page scan budgets', () => {
 
 describe('inline images', () => {
   it('reads the size an inline JPEG declares in its own header', async () => {
-    const jpeg = Buffer.from(await sharp({ create: { width: 50, height: 20, channels: 3, background: '#123' } }).jpeg().toBuffer());
+    const jpeg = Buffer.from(
+      await sharp({ create: { width: 50, height: 20, channels: 3, background: '#123' } })
+        .jpeg()
+        .toBuffer(),
+    );
     const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
     jpeg.writeUInt16BE(30_000, sof + 5);
     jpeg.writeUInt16BE(30_000, sof + 7);
@@ -94,7 +100,10 @@ describe('image headers', () => {
   });
 
   it('reads a CMYK JPEG with a large ICC profile before its frame header', async () => {
-    const jpeg = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#39c' } }).toColourspace('cmyk').jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#39c' } })
+      .toColourspace('cmyk')
+      .jpeg()
+      .toBuffer();
     expect(jpegSize(jpeg)).toMatchObject({ widthPx: 64, heightPx: 32, components: 4 });
   });
 
@@ -110,7 +119,9 @@ describe('image headers', () => {
   });
 
   it('reads the header of a Flate-wrapped JPEG from a prefix, and gives up on anything else', async () => {
-    const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#000' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#000' } })
+      .jpeg()
+      .toBuffer();
     expect(codedImageSize(deflateSync(jpeg), ['FlateDecode', 'DCTDecode'])).toMatchObject({ widthPx: 20, heightPx: 10 });
     expect(codedImageSize(jpeg, ['ASCIIHexDecode', 'DCTDecode'])).toBeNull();
     expect(codedImageSize(jpeg, ['FlateDecode'])).toBeNull();

@@ -26,18 +26,7 @@ import { cffFont, trueTypeFont, trueTypePage, type1Font } from '../../hostile/ch
 let dir: string;
 const facts = new Map<string, DocumentFacts>();
 const read = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
-const FILES = [
-  'ttf.pdf',
-  'ttf-hinting.pdf',
-  'ttf-truncated.pdf',
-  'ttf-bad-glyph.pdf',
-  'cff.pdf',
-  'cff-bad-glyph.pdf',
-  't1.pdf',
-  't1-no-eexec.pdf',
-  'type3.pdf',
-  'type0-no-descendant.pdf',
-];
+const FILES = ['ttf.pdf', 'ttf-hinting.pdf', 'ttf-truncated.pdf', 'ttf-bad-glyph.pdf', 'cff.pdf', 'cff-bad-glyph.pdf', 't1.pdf', 't1-no-eexec.pdf', 'type3.pdf', 'type0-no-descendant.pdf'];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pp-fonts-'));
@@ -163,12 +152,33 @@ describe('glyphs a renderer would never finish', () => {
 
   it('fails composite glyphs that form a cycle, at once, as FreeType does', () => {
     const started = performance.now();
-    const r = checkSfnt(ttf({ composites: [[3, 3], [4, 4], [2, 2]] }), budget());
+    const r = checkSfnt(
+      ttf({
+        composites: [
+          [3, 3],
+          [4, 4],
+          [2, 2],
+        ],
+      }),
+      budget(),
+    );
     expect(r.tally).toMatchObject({ failed: 3 });
     expect(r.tally.firstFailure).toMatch(/refer back to glyph 2, which they are part of \(a cycle\)/);
     expect(r.hazard).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(mutool(trueTypePage(trueTypeFont({ composites: [[3, 3], [4, 4], [2, 2]] })))).toMatch(/FT_Load_Glyph\(Cycle,2,.*invalid composite glyph/);
+    expect(
+      mutool(
+        trueTypePage(
+          trueTypeFont({
+            composites: [
+              [3, 3],
+              [4, 4],
+              [2, 2],
+            ],
+          }),
+        ),
+      ),
+    ).toMatch(/FT_Load_Glyph\(Cycle,2,.*invalid composite glyph/);
   });
 
   it('reads each glyph once: glyphs made of the next one twice, 30 deep, fail (too many points, as in FreeType) and are a hazard', () => {

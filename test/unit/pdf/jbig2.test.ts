@@ -34,13 +34,21 @@ describe('jbig2Claims: the sizes every segment declares', () => {
   const cases: Array<[string, Buffer[][], { widthPx: number; heightPx: number }]> = [
     ['page information', [[page(1000, 1400)]], { widthPx: 1000, heightPx: 1400 }],
     ['a region larger than its page', [[page(64, 64), segment(1, 38, region(300, 20))]], { widthPx: 300, heightPx: 64 }],
-    ['a region after an end-of-stripe segment', [[segment(0, 48, pageInfo(64, 0xffffffff, { striped: true })), segment(1, 49, Buffer.from([0, 0, 0, 63])), segment(2, 38, region(900, 800, { y: 64 }))]], { widthPx: 900, heightPx: 864 }],
+    [
+      'a region after an end-of-stripe segment',
+      [[segment(0, 48, pageInfo(64, 0xffffffff, { striped: true })), segment(1, 49, Buffer.from([0, 0, 0, 63])), segment(2, 38, region(900, 800, { y: 64 }))]],
+      { widthPx: 900, heightPx: 864 },
+    ],
     ['a region after an end-of-page segment', [[page(64, 64), segment(1, 50, Buffer.alloc(0)), segment(2, 38, region(5000, 7000))]], { widthPx: 5000, heightPx: 7000 }],
     ['a region after end of file is not read', [[page(64, 64), segment(1, 51, Buffer.alloc(0)), segment(2, 38, region(5000, 7000))]], { widthPx: 64, heightPx: 64 }],
     ['a region after a generic region of unknown length', [[page(64, 64), unknownLength(1, 64, 8), segment(2, 38, region(5000, 7000))]], { widthPx: 5000, heightPx: 7000 }],
     ['a region of unknown length whose end is never found still counts', [[page(64, 64), unknownLength(1, 3000, 450, 400)]], { widthPx: 3000, heightPx: 450 }],
     ['the page information in the globals', [[page(20_000, 100)], [segment(1, 38, region(64, 64))]], { widthPx: 20_000, heightPx: 100 }],
-    ['a striped page as tall as its end-of-stripe rows', [[segment(0, 48, pageInfo(100, 0xffffffff, { striped: true, stripe: 50 })), segment(1, 49, Buffer.from([0, 0, 0x27, 0x0f]))]], { widthPx: 100, heightPx: 10_000 }],
+    [
+      'a striped page as tall as its end-of-stripe rows',
+      [[segment(0, 48, pageInfo(100, 0xffffffff, { striped: true, stripe: 50 })), segment(1, 49, Buffer.from([0, 0, 0x27, 0x0f]))]],
+      { widthPx: 100, heightPx: 10_000 },
+    ],
     ['a text region (its region information)', [[page(64, 64), segment(1, 6, Buffer.concat([region(4000, 30).subarray(0, 17), Buffer.alloc(6)]))]], { widthPx: 4000, heightPx: 64 }],
     ['a refinement region', [[page(64, 64), segment(1, 42, Buffer.concat([region(64, 9000).subarray(0, 17), Buffer.alloc(2)]))]], { widthPx: 64, heightPx: 9000 }],
   ];
@@ -85,7 +93,10 @@ describe('jbig2Claims: the sizes every segment declares', () => {
 
 describe('a JBIG2 image in a page', () => {
   const image = (segments: Buffer[], extra = '', wrap = false) =>
-    stream(`/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter ${wrap ? '[/FlateDecode /JBIG2Decode]' : '/JBIG2Decode'}${extra}`, wrap ? deflateSync(Buffer.concat(segments)) : Buffer.concat(segments));
+    stream(
+      `/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 /ImageMask true /Filter ${wrap ? '[/FlateDecode /JBIG2Decode]' : '/JBIG2Decode'}${extra}`,
+      wrap ? deflateSync(Buffer.concat(segments)) : Buffer.concat(segments),
+    );
   const facts = (img: Uint8Array, more: Uint8Array[] = []) =>
     inspectPdf(onePage({ content: 'q 400 0 0 400 0 0 cm /Im Do Q', resources: '/XObject << /Im 5 0 R >>', extra: [img, ...more] })).then((f) => f.pages[0]!);
 

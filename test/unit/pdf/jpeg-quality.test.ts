@@ -25,7 +25,9 @@ async function picture(): Promise<Buffer> {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     raw[i] = ((i / 3) % w) * 2 + (seed % 40);
   }
-  return sharp(raw, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width: w, height: h, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 describe('jpeg quality from the DQT tables', () => {
@@ -50,19 +52,25 @@ describe('jpeg quality from the DQT tables', () => {
   });
 
   it.each(qualities)('sharp quality %i', async (q) => {
-    const jpeg = await sharp(await picture()).jpeg({ quality: q }).toBuffer();
+    const jpeg = await sharp(await picture())
+      .jpeg({ quality: q })
+      .toBuffer();
     expect(jpegQuality(jpeg)).toEqual({ quality: q, exact: true, tables: 'libjpeg' });
   });
 
   it.each(qualities)('sharp with mozjpeg quality %i: exact on mozjpeg’s own tables (a libjpeg fit read quality 60 as 55)', async (q) => {
-    const jpeg = await sharp(await picture()).jpeg({ quality: q, mozjpeg: true }).toBuffer();
+    const jpeg = await sharp(await picture())
+      .jpeg({ quality: q, mozjpeg: true })
+      .toBuffer();
     // At 100 every table is all ones, whoever scaled it.
     expect(jpegQuality(jpeg)).toEqual({ quality: q, exact: true, tables: q === 100 ? 'libjpeg' : 'mozjpeg' });
   });
 
   it.each([1, 2, 4, 5, 6, 7, 8])('mozjpeg base table %i (sharp’s quantisationTable) at qualities 30, 60 and 90', async (table) => {
     for (const q of [30, 60, 90]) {
-      const jpeg = await sharp(await picture()).jpeg({ quality: q, quantisationTable: table }).toBuffer();
+      const jpeg = await sharp(await picture())
+        .jpeg({ quality: q, quantisationTable: table })
+        .toBuffer();
       const found = jpegQuality(jpeg)!;
       expect(found, `${table} ${q}`).toMatchObject({ exact: true, tables: 'mozjpeg' });
       // The flat table (all 16) is the same at several settings (3 from 90 to 92): within 2 of the setting.
@@ -87,7 +95,9 @@ describe('jpeg quality from the DQT tables', () => {
   });
 
   it('is read from an image stream as the PDF stores it (a JPEG, or a JPEG wrapped in Flate)', async () => {
-    const jpeg = await sharp(await picture()).jpeg({ quality: 42 }).toBuffer();
+    const jpeg = await sharp(await picture())
+      .jpeg({ quality: 42 })
+      .toBuffer();
     expect(codedJpegQuality(jpeg, ['DCTDecode'])).toEqual({ quality: 42, exact: true, tables: 'libjpeg' });
     expect(codedJpegQuality(deflateSync(jpeg), ['FlateDecode', 'DCTDecode'])).toEqual({ quality: 42, exact: true, tables: 'libjpeg' });
     expect(codedJpegQuality(jpeg, ['JPXDecode'])).toBeNull();
@@ -97,6 +107,6 @@ describe('jpeg quality from the DQT tables', () => {
 
 /** T.81 K.1, natural order (the same numbers as the module's, written out again here on purpose). */
 const LUMA_FOR_TEST = [
-  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56,
-  68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+  49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
 ];

@@ -5,7 +5,12 @@ function lex(src: string | Uint8Array, inlineLength: (d: Map<string, Operand>) =
   const bytes = typeof src === 'string' ? new TextEncoder().encode(src) : src;
   const ops: [string, Operand[]][] = [];
   const inline: InlineImage[] = [];
-  lexContent(bytes, (op, args) => void ops.push([op, args]), (i) => inline.push(i), inlineLength);
+  lexContent(
+    bytes,
+    (op, args) => void ops.push([op, args]),
+    (i) => inline.push(i),
+    inlineLength,
+  );
   return { ops, inline };
 }
 
@@ -13,13 +18,31 @@ describe('content stream lexer', () => {
   it.each([
     ['1 0 0 1 10 20 cm', [['cm', [1, 0, 0, 1, 10, 20]]]],
     ['.5 -.25 +3 --4 1.2.3 re', [['re', [0.5, -0.25, 3, 4, 1.2]]]],
-    ['/DeviceCMYK cs 0 0 0 1 sc', [['cs', [{ name: 'DeviceCMYK' }]], ['sc', [0, 0, 0, 1]]]],
+    [
+      '/DeviceCMYK cs 0 0 0 1 sc',
+      [
+        ['cs', [{ name: 'DeviceCMYK' }]],
+        ['sc', [0, 0, 0, 1]],
+      ],
+    ],
     ['/PANTONE#20185#20C cs', [['cs', [{ name: 'PANTONE 185 C' }]]]],
     ['(a (nested) \\) string) Tj', [['Tj', [{ string: true }]]]],
     ['<48656c6c6f> Tj', [['Tj', [{ string: true }]]]],
     ['[(A) -120 (B)] TJ', [['TJ', [[{ string: true }, -120, { string: true }]]]]],
-    ['/P <</MCID 3>> BDC EMC', [['BDC', [{ name: 'P' }, { dict: new Map([['MCID', 3]]) }]], ['EMC', []]]],
-    ['% a comment\nq Q', [['q', []], ['Q', []]]],
+    [
+      '/P <</MCID 3>> BDC EMC',
+      [
+        ['BDC', [{ name: 'P' }, { dict: new Map([['MCID', 3]]) }]],
+        ['EMC', []],
+      ],
+    ],
+    [
+      '% a comment\nq Q',
+      [
+        ['q', []],
+        ['Q', []],
+      ],
+    ],
     ['true false null d0', [['d0', [true, false, null]]]],
   ] as const)('%s', (src, expected) => {
     expect(lex(src).ops).toEqual(expected);
@@ -60,7 +83,14 @@ describe('content stream lexer', () => {
 
 describe('lexer bounds (issue 28)', () => {
   const limits = { maxNesting: 8, maxOperands: 16, maxTokenBytes: 64, maxContainerItems: 100 };
-  const lexWith = (src: string) => lexContent(new TextEncoder().encode(src), () => undefined, () => undefined, () => null, limits);
+  const lexWith = (src: string) =>
+    lexContent(
+      new TextEncoder().encode(src),
+      () => undefined,
+      () => undefined,
+      () => null,
+      limits,
+    );
 
   it.each([
     [`/${'N'.repeat(65)} Do`, /a name longer than 64 bytes/],

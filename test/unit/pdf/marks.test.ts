@@ -71,7 +71,22 @@ describe('an empty raster of a page whose content paints is not a blank page', (
   /** Marks of a page that inks `ink` of its area with vector painting (no marks listed). */
   const inks = (ink: number) => ({ texts: [], strokes: [], shapes: [], dropped: 0, ink, images: 0 });
   const raster = (inkCoverage: number, approximate?: string) =>
-    new Map([[1, { index: 1, widthPx: 10, heightPx: 10, method: 'pdfium' as const, ms: 1, warnings: [], inkCoverage, edgeGapPx: { top: 0, right: 0, bottom: 0, left: 0 }, ...(approximate ? { approximate } : {}) }]]);
+    new Map([
+      [
+        1,
+        {
+          index: 1,
+          widthPx: 10,
+          heightPx: 10,
+          method: 'pdfium' as const,
+          ms: 1,
+          warnings: [],
+          inkCoverage,
+          edgeGapPx: { top: 0, right: 0, bottom: 0, left: 0 },
+          ...(approximate ? { approximate } : {}),
+        },
+      ],
+    ]);
   const facts = (ink: number) => doc([page(1, 2040, 2040, { marks: inks(ink) })]);
 
   it.each([

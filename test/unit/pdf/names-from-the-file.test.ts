@@ -25,9 +25,7 @@ describe('names that are Object.prototype’s keys', () => {
   });
 
   it.each(PROTO)('a colour space named /%s is the one the resources give it', async (name) => {
-    const facts = await inspectPdf(
-      onePage({ content: `/${name} cs 1 0 0 0 sc 0 0 10 10 re f /${name} CS 0 0 0 1 SC 0 0 10 10 re S`, resources: `/ColorSpace << /${name} /DeviceCMYK >>` }),
-    );
+    const facts = await inspectPdf(onePage({ content: `/${name} cs 1 0 0 0 sc 0 0 10 10 re f /${name} CS 0 0 0 1 SC 0 0 10 10 re S`, resources: `/ColorSpace << /${name} /DeviceCMYK >>` }));
     const colours = facts.pages[0]!.colours;
     expect(colours.map((c) => [c.use, c.colourSpace.label])).toEqual([
       ['fill', 'DeviceCMYK'],

@@ -78,7 +78,14 @@ describe('streams the parser decodes', () => {
 describe("stream ends, by pdf-lib's rule", () => {
   it('a `stream` keyword in the data opens a level; an unterminated stream is an invalid object, the rest is read', async () => {
     const nested = '<< /Length 99 0 R >>\nstream\nabc stream def\nendstream\nghi\nendstream';
-    const bytes = writePdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>', nested, '<< /Length 99 0 R >>\nstream\nno end', '<< /Five 5 >>']);
+    const bytes = writePdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>',
+      nested,
+      '<< /Length 99 0 R >>\nstream\nno end',
+      '<< /Five 5 >>',
+    ]);
     const context = await parsePdf(bytes);
     const four = context.lookup(PDFRef.of(4, 0));
     expect(four).toBeInstanceOf(PDFRawStream);
@@ -108,9 +115,7 @@ describe('the clock and the heap', () => {
 
   it('a read in a thread without a heap cap stops at its heap ceiling', () => {
     const budget = new DecodeBudget({}, { heapCeilingBytes: 1 });
-    expect(() => decodeFilters(deflateSync(Buffer.alloc(16 * 1024 * 1024)), ['FlateDecode'], [], { maxBytes: 64 * 1024 * 1024, budget })).toThrow(
-      /needed more than 1 bytes of memory/,
-    );
+    expect(() => decodeFilters(deflateSync(Buffer.alloc(16 * 1024 * 1024)), ['FlateDecode'], [], { maxBytes: 64 * 1024 * 1024, budget })).toThrow(/needed more than 1 bytes of memory/);
   });
 });
 

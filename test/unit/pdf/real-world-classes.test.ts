@@ -143,12 +143,7 @@ describe('colour', () => {
       .map((l) => l.trim().split(/\s+/)[5]);
     expect(ours).toEqual(['rgb', 'gray', 'rgb', 'gray']);
     expect(ours).toEqual(poppler);
-    expect(facts.pages[0]!.images.map((i) => i.colourSpace?.label)).toEqual([
-      'JPEG 2000 sRGB',
-      'JPEG 2000 greyscale',
-      'JPEG 2000 3-component (rgb)',
-      'JPEG 2000 1-component (gray)',
-    ]);
+    expect(facts.pages[0]!.images.map((i) => i.colourSpace?.label)).toEqual(['JPEG 2000 sRGB', 'JPEG 2000 greyscale', 'JPEG 2000 3-component (rgb)', 'JPEG 2000 1-component (gray)']);
   });
 
   it('gives no colour space for bytes that are not JPEG 2000', () => {
@@ -178,8 +173,16 @@ describe('page tree', () => {
 
   it.each([
     ['a root without /Count', ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], 'the page tree has no /Count'],
-    ['a root /Count that is not a number', ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count (1) >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], 'the page tree has no /Count'],
-    ['a /Pages that is a page', ['<< /Type /Catalog /Pages 3 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'], "the catalog's /Pages is a page"],
+    [
+      'a root /Count that is not a number',
+      ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count (1) >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'],
+      'the page tree has no /Count',
+    ],
+    [
+      'a /Pages that is a page',
+      ['<< /Type /Catalog /Pages 3 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] >>'],
+      "the catalog's /Pages is a page",
+    ],
   ])('counts no pages in %s, as qpdf and MuPDF do, and calls the file damaged', async (_name, objects, detail) => {
     const bytes = handMade(objects);
     const file = join(dir, `no-count-${objects.length}-${detail.length}-${objects[1]!.length}.pdf`);
@@ -217,7 +220,11 @@ describe('page tree', () => {
     // tokens that it gives up on the node (with a few bytes it would read on; MuPDF never does).
     const mask = Buffer.from(deflateSync(Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 2654435761) >>> 24)))).toString('latin1');
     const image = `<< /Type /XObject /Subtype /Image /Width 128 /Height 128 /ImageMask true /BitsPerComponent 1 /Filter /FlateDecode /Length ${mask.length} >>\nstream\n${mask}\nendstream\n`;
-    const objects = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [3 0 R] /Resources << /XObject << /Im ${image} >> >> /Count 1 /MediaBox [0 0 100 100] >>`, '<< /Type /Page /Parent 2 0 R >>'];
+    const objects = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      `<< /Type /Pages /Kids [3 0 R] /Resources << /XObject << /Im ${image} >> >> /Count 1 /MediaBox [0 0 100 100] >>`,
+      '<< /Type /Page /Parent 2 0 R >>',
+    ];
     const bytes = handMade(objects);
     const file = join(dir, 'stream-in-page-tree.pdf');
     writeFileSync(file, bytes);
@@ -270,8 +277,7 @@ function withUpdate(offsetShift: number, { before = '', atBefore = false, xrefLe
   const xrefAt = base.length + obj.length - xrefLead.length;
   const pad = (n: number) => String(n).padStart(10, '0');
   const xref =
-    `xref\n0 1\n0000000000 65535 f \n${num} 1\n${pad(objAt + offsetShift)} 00000 n \n` +
-    `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${num} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+    `xref\n0 1\n0000000000 65535 f \n${num} 1\n${pad(objAt + offsetShift)} 00000 n \n` + `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${num} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
   return new Uint8Array(Buffer.concat([base, Buffer.from(obj + xref, 'latin1')]));
 }
 
@@ -344,9 +350,7 @@ describe('cross-reference damage, with qpdf --check as the oracle', () => {
     writeFileSync(path, bytes);
     expect(qpdfCheck(path)).not.toBe('clean');
     const facts = await inspectPdf(new Uint8Array(bytes));
-    expect(facts.problems.filter((p) => p.kind === 'damaged').map((p) => p.detail)).toEqual([
-      'the cross-reference stream cannot be decoded (unsupported filter FlateDecodX)',
-    ]);
+    expect(facts.problems.filter((p) => p.kind === 'damaged').map((p) => p.detail)).toEqual(['the cross-reference stream cannot be decoded (unsupported filter FlateDecodX)']);
   });
 
   it('finds no damage in files qpdf finds clean', async () => {
@@ -390,14 +394,21 @@ describe('font-unusable only from the fonts themselves', () => {
   it('never from a renderer warning (pdf.js: fonts, images, shadings or Flate), only from a font program that cannot be drawn', async () => {
     const raster = (warnings: string[]) =>
       new Map([[1, { index: 1, widthPx: 10, heightPx: 10, method: 'pdfjs' as const, ms: 1, warnings, inkCoverage: 1, edgeGapPx: { top: 0, right: 0, bottom: 0, left: 0 } }]]);
-    const warnings = ['TT: undefined function: 21', "Incorrect 'loca' table length -- attempting to fix it.", 'Invalid CFFDict value: "NaN" for key "3075".', 'Unable to decode image "img_p0_1": "JpxError: cmap box"'];
+    const warnings = [
+      'TT: undefined function: 21',
+      "Incorrect 'loca' table length -- attempting to fix it.",
+      'Invalid CFFDict value: "NaN" for key "3075".',
+      'Unable to decode image "img_p0_1": "JpxError: cmap box"',
+    ];
     const font = (program: FontUse['program']): FontUse => ({ name: 'F1', ref: '5 0 R', baseFont: 'ABCDEF+Calibri', subtype: 'TrueType', embedded: true, program });
     const sound = { format: 'TrueType' as const, glyphs: 40, failedGlyphs: 0, problem: null, firstFailure: null, unchecked: null };
     const withFonts = (fonts: FontUse[]) => context(doc([page(1, 2040, 2040, { fonts })]));
     expect(checkFontsReadable({ ...(await withFonts([font(sound)])), raster: raster(warnings) })).toEqual([]);
     expect(checkFontsReadable(await withFonts([font({ ...sound, unchecked: 'the program decodes to more than 32 MB' })]))).toEqual([]);
     const broken = checkFontsReadable(await withFonts([font({ ...sound, failedGlyphs: 3, firstFailure: 'glyph 7: its contour end points are out of order' })]));
-    expect(broken.map((d) => [d.code, d.page, d.actual])).toEqual([['font-unusable', 1, 'ABCDEF+Calibri (TrueType): 3 of its 40 glyphs cannot be drawn (glyph 7: its contour end points are out of order)']]);
+    expect(broken.map((d) => [d.code, d.page, d.actual])).toEqual([
+      ['font-unusable', 1, 'ABCDEF+Calibri (TrueType): 3 of its 40 glyphs cannot be drawn (glyph 7: its contour end points are out of order)'],
+    ]);
   });
 });
 

@@ -71,7 +71,9 @@ describe('a page over the render cost', () => {
     const hairlines = `0 w\n${Array.from({ length: 2_000 }, (_, i) => `${i % 400} 0 m ${i % 400} 400 l S`).join('\n')}`;
     const over = await page(hairlines, { maxRenderMs: 100 });
     expect(over.tooComplex).toBe(true);
-    expect(over.notes.join(' ')).toMatch(/drawing it would take a renderer 0 s or more \(operators, path points and glyphs: [\d,]+; strokes \d+ times as long as the page\), more than the 0\.1 s a page may take: inspection stopped/);
+    expect(over.notes.join(' ')).toMatch(
+      /drawing it would take a renderer 0 s or more \(operators, path points and glyphs: [\d,]+; strokes \d+ times as long as the page\), more than the 0\.1 s a page may take: inspection stopped/,
+    );
     const fine = await page(hairlines, { maxRenderMs: 10_000 });
     expect(fine.tooComplex).toBe(false);
     expect(fine.renderWork!.estimatedMs).toBeGreaterThan(400);
@@ -108,15 +110,23 @@ describe('a page over the render cost', () => {
 
   it('charges a function evaluated at every pixel: a function-based shading, a DeviceN image’s tint transform', async () => {
     const calculator = (steps: number) => stream('/FunctionType 4 /Domain [0 1 0 1] /Range [0 1 0 1 0 1]', `{ ${'0.5 mul '.repeat(steps)} dup dup }`);
-    const shading = (steps: number) => page('/Sh sh', {}, { resources: '/Shading << /Sh << /ShadingType 1 /ColorSpace /DeviceRGB /Matrix [400 0 0 400 0 0] /Function 5 0 R >> >>', more: [calculator(steps)] });
+    const shading = (steps: number) =>
+      page('/Sh sh', {}, { resources: '/Shading << /Sh << /ShadingType 1 /ColorSpace /DeviceRGB /Matrix [400 0 0 400 0 0] /Function 5 0 R >> >>', more: [calculator(steps)] });
     const [cheap, dear] = [await shading(10), await shading(100)];
     expect(dear.renderWork!.estimatedMs).toBeGreaterThan(5 * cheap.renderWork!.estimatedMs);
     expect((await shading(2_000)).tooComplex).toBe(true);
     const image = (space: string) =>
-      page('q 400 0 0 400 0 0 cm /Im Do Q', {}, {
-        resources: '/XObject << /Im 5 0 R >>',
-        more: [stream(`/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /BitsPerComponent 8 /ColorSpace ${space}`, new Uint8Array(0)), stream('/FunctionType 4 /Domain [0 1 0 1 0 1] /Range [0 1 0 1 0 1 0 1]', `{ ${'0.9 mul '.repeat(1_000)} }`)],
-      });
+      page(
+        'q 400 0 0 400 0 0 cm /Im Do Q',
+        {},
+        {
+          resources: '/XObject << /Im 5 0 R >>',
+          more: [
+            stream(`/Type /XObject /Subtype /Image /Width 1000 /Height 1000 /BitsPerComponent 8 /ColorSpace ${space}`, new Uint8Array(0)),
+            stream('/FunctionType 4 /Domain [0 1 0 1 0 1] /Range [0 1 0 1 0 1 0 1]', `{ ${'0.9 mul '.repeat(1_000)} }`),
+          ],
+        },
+      );
     // Three colorants: the transform at each of a million pixels; one (Separation): a table of 256.
     expect((await image('[/DeviceN [/A /B /C] /DeviceCMYK 6 0 R]')).tooComplex).toBe(true);
     expect((await image('[/Separation /A /DeviceCMYK 6 0 R]')).tooComplex).toBe(false);

@@ -44,7 +44,7 @@ async function oursDecoded(file: string, objects: number[]): Promise<Map<number,
 function sample(size: number): Uint8Array {
   const text = Buffer.from('0 0 1 rg 10 10 200 300 re f BT /F1 12 Tf (Hello, print) Tj ET\n'.repeat(Math.ceil(size / 60))).subarray(0, size);
   let x = 7;
-  for (let i = size >> 1; i < size; i += 3) text[i] = (x = (x * 1103515245 + 12345) & 0xff);
+  for (let i = size >> 1; i < size; i += 3) text[i] = x = (x * 1103515245 + 12345) & 0xff;
   return text;
 }
 
@@ -117,7 +117,10 @@ describe('predictors as renderers undo them', () => {
     const file = join(dir, 'predictors.pdf');
     const bodies = layouts.map(([predictor, colors, bpc, columns], i) => {
       const rowLength = Math.ceil((colors * bpc * columns) / 8);
-      return stream(`/Filter /FlateDecode /DecodeParms << /Predictor ${predictor} /Colors ${colors} /BitsPerComponent ${bpc} /Columns ${columns} >>`, deflateSync(rowsOf(7, rowLength, predictor >= 10, i + 1)));
+      return stream(
+        `/Filter /FlateDecode /DecodeParms << /Predictor ${predictor} /Colors ${colors} /BitsPerComponent ${bpc} /Columns ${columns} >>`,
+        deflateSync(rowsOf(7, rowLength, predictor >= 10, i + 1)),
+      );
     });
     writeFileSync(file, writePdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>', ...bodies]));
     const objects = layouts.map((_, i) => i + 3);
@@ -133,7 +136,9 @@ describe('predictors as renderers undo them', () => {
     // A predictor value renderers do not know (PDFium reads 3–9 as none) leaves the data as it is.
     expect(Buffer.from(decodeFilters(deflateSync(content), ['FlateDecode'], [{ predictor: 5, colors: 4096 }], { maxBytes: MiB })).toString()).toBe(content.toString());
     // Rows a renderer allocates whole: 8 MiB for 26 bytes of data is over a 1 MiB stream limit.
-    expect(() => decodeFilters(deflateSync(Buffer.concat([Buffer.from([0]), content])), ['FlateDecode'], [{ predictor: 12, colors: 4096, columns: 2048 }], { maxBytes: MiB })).toThrow(StreamTooLargeError);
+    expect(() => decodeFilters(deflateSync(Buffer.concat([Buffer.from([0]), content])), ['FlateDecode'], [{ predictor: 12, colors: 4096, columns: 2048 }], { maxBytes: MiB })).toThrow(
+      StreamTooLargeError,
+    );
   });
 });
 
@@ -176,9 +181,12 @@ describe('bounds while decoding', () => {
       // of a bomb's data holds several 258-byte matches.
       expect(head.length, filters.join(' ')).toBeLessThanOrEqual(1000);
       expect(head.length, filters.join(' ')).toBeGreaterThan(0);
-      expect(head.every((b) => b === head[0]), filters.join(' ')).toBe(true);
+      expect(
+        head.every((b) => b === head[0]),
+        filters.join(' '),
+      ).toBe(true);
       // Each stage decoded about the prefix, not the bomb.
-      expect(budget.spent.decoded).toBeLessThan(64 * 1024 * 1024 / 16);
+      expect(budget.spent.decoded).toBeLessThan((64 * 1024 * 1024) / 16);
     }
   });
 

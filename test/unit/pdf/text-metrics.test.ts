@@ -17,7 +17,14 @@ describe('codes that paint nothing', () => {
     const doc = await PDFDocument.create();
     const ctx = doc.context;
     const toUnicode = ctx.flateStream(TO_UNICODE);
-    const font = ctx.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: 'X', Encoding: 'Identity-H', DescendantFonts: [ctx.obj({ Type: 'Font', Subtype: 'CIDFontType2', DW: 600 })], ToUnicode: ctx.register(toUnicode) });
+    const font = ctx.obj({
+      Type: 'Font',
+      Subtype: 'Type0',
+      BaseFont: 'X',
+      Encoding: 'Identity-H',
+      DescendantFonts: [ctx.obj({ Type: 'Font', Subtype: 'CIDFontType2', DW: 600 })],
+      ToUnicode: ctx.register(toUnicode),
+    });
     const { decodeStream } = await import('../../../src/pdf/streams.js');
     const m = fontMetrics(ctx, font, (s) => decodeStream(ctx, s, { maxBytes: 1 << 20 }));
     expect([0x0003, 0x0101, 0x0200, 0x0201, 0x0202, 0x0301].every((c) => m.blank(c))).toBe(true);

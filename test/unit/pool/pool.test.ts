@@ -39,10 +39,7 @@ describe('the pool survives what kills a task', () => {
   afterAll(() => pool.destroy());
 
   it('gives a timed-out file a pdf-timeout finding while another file in the same pool passes', async () => {
-    const [slow, fine] = await Promise.all([
-      preflight(good, { sku: 'T-SHIRT-M' }, { pool, timeoutMs: 1 }),
-      preflight(good, { sku: 'T-SHIRT-M' }, { pool }),
-    ]);
+    const [slow, fine] = await Promise.all([preflight(good, { sku: 'T-SHIRT-M' }, { pool, timeoutMs: 1 }), preflight(good, { sku: 'T-SHIRT-M' }, { pool })]);
     expect(slow.verdict).toBe('fail');
     expect(slow.findings.map((f) => f.code)).toContain('pdf-timeout');
     expect(fine.verdict).toBe('pass');
@@ -82,13 +79,12 @@ describe('the pool survives what kills a task', () => {
 });
 
 describe('worker messages', () => {
-  it.each([
-    [{ kind: 'inspect', docId: 'x', bytes: new ArrayBuffer(4) }],
-    [{ kind: 'render', docId: 'x', bytes: new SharedArrayBuffer(4), page: 0 }],
-    [{ kind: 'format-disk' }],
-  ])('the worker refuses a malformed task %#', async (task) => {
-    await expect(handle(task)).rejects.toThrow();
-  });
+  it.each([[{ kind: 'inspect', docId: 'x', bytes: new ArrayBuffer(4) }], [{ kind: 'render', docId: 'x', bytes: new SharedArrayBuffer(4), page: 0 }], [{ kind: 'format-disk' }]])(
+    'the worker refuses a malformed task %#',
+    async (task) => {
+      await expect(handle(task)).rejects.toThrow();
+    },
+  );
 });
 
 describe('time limits measure the task, not the queue', () => {
@@ -164,7 +160,10 @@ describe('the memory watchdog (issue 28)', () => {
     try {
       const heavy = heavyPdf(60_000);
       const first = await preflight(heavy, { sku: 'T-SHIRT-M' }, { pool, path: 'heavy.pdf' });
-      const said = first.findings.filter((f) => f.code === 'pdf-too-complex').map((f) => f.message).join(' ');
+      const said = first.findings
+        .filter((f) => f.code === 'pdf-too-complex')
+        .map((f) => f.message)
+        .join(' ');
       expect(said).toMatch(/stopped by the memory watchdog: the process used \d+ MB, more than its 1 MB \(maxRssMb\)/);
       // The worker it ended was replaced: the next file gets its report too. The watchdog waits
       // a second after a stop for the memory to go before it judges again (WATCHDOG_SETTLE_MS):

@@ -73,7 +73,12 @@ describe('default profiles (shared/PROFILES.md)', async () => {
   const registry = await loadProfiles();
 
   it('has exactly the eight products, with their layers in page order', () => {
-    expect(registry.list().map((p) => p.id).sort()).toEqual(Object.keys(LAYER_ORDER).sort());
+    expect(
+      registry
+        .list()
+        .map((p) => p.id)
+        .sort(),
+    ).toEqual(Object.keys(LAYER_ORDER).sort());
     for (const [id, layers] of Object.entries(LAYER_ORDER)) expect(registry.get(id)!.layers.map((l) => l.id)).toEqual(layers);
   });
 

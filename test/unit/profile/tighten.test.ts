@@ -53,7 +53,7 @@ describe('loosenings: what a call may not change', () => {
     ['page-blank', 'warning', { 'page-blank': 'off' }, true],
     ['page-blank', 'off', { 'page-blank': 'off' }, true],
     ['page-blank', 'info', { 'page-blank': 'error' }, false],
-  ] as const)('severities.%s = %s against the profile\'s %j: allowed %s', (code, setting, profile, allowed) => {
+  ] as const)("severities.%s = %s against the profile's %j: allowed %s", (code, setting, profile, allowed) => {
     const found = loosenings(limits, profile, { severities: { [code]: setting } });
     expect(found.length === 0, JSON.stringify(found)).toBe(allowed);
   });

@@ -39,11 +39,13 @@ describe('CJK text in fonts that are not embedded', () => {
   it('the fonts are known as CJK from their encoding CMaps (UniJIS-UCS2-H, UniGB-UCS2-H, UniKS-UCS2-H)', async () => {
     const facts = await inspectPdf(new Uint8Array(readFileSync(join(dir, 'cjk.pdf'))));
     const fonts = facts.pages[0]!.fonts ?? [];
-    expect(fonts.map((f) => [f.baseFont, f.embedded, f.cjk ?? false])).toEqual(expect.arrayContaining([
-      ['HeiseiMin-W3', false, true],
-      ['STSong-Light', false, true],
-      ['HYSMyeongJo-Medium', false, true],
-    ]));
+    expect(fonts.map((f) => [f.baseFont, f.embedded, f.cjk ?? false])).toEqual(
+      expect.arrayContaining([
+        ['HeiseiMin-W3', false, true],
+        ['STSong-Light', false, true],
+        ['HYSMyeongJo-Medium', false, true],
+      ]),
+    );
     expect(facts.pages[1]!.fonts?.find((f) => f.baseFont === 'Helvetica')?.cjk).toBeUndefined();
   });
 

@@ -120,7 +120,17 @@ describe('enlargement from the pixels', () => {
   });
 
   it('images whose pixels can be read, whatever their filters, large enough are measured, largest placed first, at most four', () => {
-    const img = (ref: string, w: number, filters = ['DCTDecode'], area = 1, bitsPerComponent: number | null = 8) => ({ ref, inline: false, filters, widthPx: w, heightPx: w, bitsPerComponent, imageMask: false, placedWidthPt: area, placedHeightPt: area });
+    const img = (ref: string, w: number, filters = ['DCTDecode'], area = 1, bitsPerComponent: number | null = 8) => ({
+      ref,
+      inline: false,
+      filters,
+      widthPx: w,
+      heightPx: w,
+      bitsPerComponent,
+      imageMask: false,
+      placedWidthPt: area,
+      placedHeightPt: area,
+    });
     const picked = detailRequests([
       img('1 0 R', 100),
       img('2 0 R', 800, ['FlateDecode'], 7),

@@ -26,7 +26,7 @@ async function bothWays(bytes: Uint8Array, page = 1) {
   const task = { docId, bytes: shared, page, maxPx: 300, format: 'png' as const, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 };
   const fast = await localExecutor.render({ ...task, plan });
   const slow = await localExecutor.render({ ...task, plan: null });
-  const raw = async (png: Uint8Array) => (await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
+  const raw = async (png: Uint8Array) => await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const a = await raw(fast.preview!);
   const b = await raw(slow.preview!);
   let sum = 0;
@@ -134,7 +134,9 @@ describe('an enlarged image keeps hard pixels unless it asks for /Interpolate', 
   async function tinyImagePage(interpolate: boolean | undefined) {
     const raw = Buffer.alloc(6 * 4 * 3);
     for (let i = 0; i < 24; i++) raw.set(i % 2 ? [230, 40, 30] : [20, 60, 200], i * 3);
-    const jpeg = await sharp(raw, { raw: { width: 6, height: 4, channels: 3 } }).jpeg({ quality: 100, chromaSubsampling: '4:4:4' }).toBuffer();
+    const jpeg = await sharp(raw, { raw: { width: 6, height: 4, channels: 3 } })
+      .jpeg({ quality: 100, chromaSubsampling: '4:4:4' })
+      .toBuffer();
     const pdf = await PDFDocument.create();
     const img = await pdf.embedJpg(jpeg);
     const page = pdf.addPage([300, 200]);

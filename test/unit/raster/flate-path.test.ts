@@ -76,15 +76,17 @@ describe('row decoding and box reduction', () => {
     // Row 1 Sub: 10, +5 → 10, 15. Row 2 Up: +1, +2 → 11, 17. Row 3 Paeth: a=0,b=11,c=0 → p=11, pick b: 3+11; then a=14,b=17,c=11 → p=20, pa=6, pb=3, pc=9 → b: 1+17.
     png.push(Uint8Array.from([1, 10, 5, 2, 1, 2]));
     png.push(Uint8Array.from([4, 3, 1, 9, 9]));
-    expect(rows.map((r) => [...r])).toEqual([[10, 15], [11, 17], [14, 18]]);
+    expect(rows.map((r) => [...r])).toEqual([
+      [10, 15],
+      [11, 17],
+      [14, 18],
+    ]);
     expect(png.done()).toBe(true);
     const tiff: number[][] = [];
     const t16 = new RowDecoder({ widthPx: 2, heightPx: 1, components: 1, bitsPerComponent: 16, predictor: 2 }, (r) => tiff.push([...r]));
     t16.push(Uint8Array.from([0x01, 0xff, 0x00, 0x02]));
     expect(tiff).toEqual([[0x01, 0xff, 0x02, 0x01]]);
-    expect(() => new RowDecoder({ widthPx: 1, heightPx: 1, components: 1, bitsPerComponent: 8, predictor: 15 }, () => undefined).push(Uint8Array.from([7, 0]))).toThrow(
-      /unknown PNG filter type 7/,
-    );
+    expect(() => new RowDecoder({ widthPx: 1, heightPx: 1, components: 1, bitsPerComponent: 8, predictor: 15 }, () => undefined).push(Uint8Array.from([7, 0]))).toThrow(/unknown PNG filter type 7/);
   });
 
   it('averages areas exactly, also for sizes that do not divide', () => {
@@ -274,9 +276,7 @@ describe('Flate path bounds', () => {
     expect(plan).not.toBeNull();
     const within = await localExecutor.render({ ...task(bytes, 1), plan });
     expect(within.facts.method).toBe('pdfjs');
-    const error = await localExecutor
-      .render({ ...task(bytes, 1), plan, maxPdfjsImagePixels: 1000, largestImagePixels: 120_000 })
-      .catch((e: unknown) => e);
+    const error = await localExecutor.render({ ...task(bytes, 1), plan, maxPdfjsImagePixels: 1000, largestImagePixels: 120_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TaskFailure);
     expect((error as TaskFailure).message).toMatch(/its image could not be read \(its Flate data is corrupt .*\), and decoding it whole would exceed the memory budget/);
   });

@@ -40,11 +40,17 @@ describe('analysePixels', () => {
     // Values around the white level weigh more: 245–255 half of the time.
     const value = fc.oneof(fc.integer({ min: 245, max: 255 }), fc.integer({ min: 0, max: 255 }));
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 17 }), fc.integer({ min: 1, max: 13 }), fc.constantFrom(3, 4), fc.array(value, { minLength: 17 * 13 * 4, maxLength: 17 * 13 * 4 }), (width, height, channels, values) => {
-        const data = Uint8Array.from(values.slice(0, width * height * channels));
-        const px = { data, width, height, channels };
-        expect(analysePixels(px)).toEqual(reference(px));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 17 }),
+        fc.integer({ min: 1, max: 13 }),
+        fc.constantFrom(3, 4),
+        fc.array(value, { minLength: 17 * 13 * 4, maxLength: 17 * 13 * 4 }),
+        (width, height, channels, values) => {
+          const data = Uint8Array.from(values.slice(0, width * height * channels));
+          const px = { data, width, height, channels };
+          expect(analysePixels(px)).toEqual(reference(px));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -65,14 +65,18 @@ describe('every image colour space the report names is drawn', () => {
     ['image-lab.pdf', 'Lab'],
     ['image-icc-cmyk-alternate.pdf', 'ICCBased'],
     ['image-icc-gray-alternate.pdf', 'ICCBased'],
-  ])('%s (%s): a gradient, as Ghostscript prints it', async (name, family) => {
-    const { report, previews } = await check(name);
-    expect(report.pages[0]!.images[0]!.colourFamily).toBe(family);
-    expect(report.pages[0]!.raster!.inkCoverage).toBeGreaterThan(0.5);
-    expect(codes(report)).not.toContain('page-blank');
-    const agreement = await againstGhostscript(name, report, previews);
-    expect(isClose(agreement), JSON.stringify(agreement)).toBe(true);
-  }, 120_000);
+  ])(
+    '%s (%s): a gradient, as Ghostscript prints it',
+    async (name, family) => {
+      const { report, previews } = await check(name);
+      expect(report.pages[0]!.images[0]!.colourFamily).toBe(family);
+      expect(report.pages[0]!.raster!.inkCoverage).toBeGreaterThan(0.5);
+      expect(codes(report)).not.toContain('page-blank');
+      const agreement = await againstGhostscript(name, report, previews);
+      expect(isClose(agreement), JSON.stringify(agreement)).toBe(true);
+    },
+    120_000,
+  );
 
   it('calls a page whose image no renderer can decode page-render-failed, never blank', async () => {
     const { report } = await check('undecodable-image.pdf');

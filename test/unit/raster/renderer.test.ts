@@ -52,14 +52,38 @@ describe('which engine draws a page', () => {
     ['a knockout group (neither engine implements it: said on the page instead)', { transparency: { blendModes: [], knockoutGroups: 1 } }, 'pdfium'],
     ['a colour outside its Indexed palette (PDFium paints nothing)', { hazards: { indexedOutOfRange: 1, damagedInlineImages: 0 } }, 'pdfjs'],
     ['an inline image with corrupt data (PDFium loses the rest of the content)', { hazards: { indexedOutOfRange: 0, damagedInlineImages: 1 } }, 'pdfjs'],
-    ['a Screen blend and text in a simple TrueType font without a cmap (pdf.js draws none of that text; the blend is said approximate)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), program: { noCmap: true } }] }, 'pdfium'],
-    ['a Screen blend and a CID TrueType font without a cmap (pdf.js finds its glyphs by CID)', { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), subtype: 'Type0', program: { noCmap: true } }] }, 'pdfjs'],
-    ['a Difference blend over 150,000 operators, path points and glyphs (pdf.js would take minutes and gigabytes)', { transparency: { blendModes: ['Difference'], knockoutGroups: 0 }, renderWork: { operations: PDFJS_MAX_OPERATIONS + 1, estimatedMs: 2000 } }, 'pdfium'],
+    [
+      'a Screen blend and text in a simple TrueType font without a cmap (pdf.js draws none of that text; the blend is said approximate)',
+      { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), program: { noCmap: true } }] },
+      'pdfium',
+    ],
+    [
+      'a Screen blend and a CID TrueType font without a cmap (pdf.js finds its glyphs by CID)',
+      { transparency: { blendModes: ['Screen'], knockoutGroups: 0 }, fonts: [{ ...font(true), subtype: 'Type0', program: { noCmap: true } }] },
+      'pdfjs',
+    ],
+    [
+      'a Difference blend over 150,000 operators, path points and glyphs (pdf.js would take minutes and gigabytes)',
+      { transparency: { blendModes: ['Difference'], knockoutGroups: 0 }, renderWork: { operations: PDFJS_MAX_OPERATIONS + 1, estimatedMs: 2000 } },
+      'pdfium',
+    ],
     ['printable form fields on a page of 150,000 operators or fewer', { printableWidgets: 1, renderWork: { operations: PDFJS_MAX_OPERATIONS, estimatedMs: 2000 } }, 'pdfjs'],
-    ['printable form fields on a page whose transparency groups cover it 31 times (pdf.js keeps a buffer for each)', { printableWidgets: 1, renderWork: { operations: 10, estimatedMs: 400, groups: 31 } }, 'pdfium'],
-    ['2,001 distinct ICC-based images (pdf.js keeps ~160 KB for each)', { images: Array.from({ length: 2_001 }, (_, i) => image(1, 1, { ref: `${i + 10} 0 R`, colourSpace: { family: 'ICCBased' } })) }, 'pdfium'],
+    [
+      'printable form fields on a page whose transparency groups cover it 31 times (pdf.js keeps a buffer for each)',
+      { printableWidgets: 1, renderWork: { operations: 10, estimatedMs: 400, groups: 31 } },
+      'pdfium',
+    ],
+    [
+      '2,001 distinct ICC-based images (pdf.js keeps ~160 KB for each)',
+      { images: Array.from({ length: 2_001 }, (_, i) => image(1, 1, { ref: `${i + 10} 0 R`, colourSpace: { family: 'ICCBased' } })) },
+      'pdfium',
+    ],
     ['2,001 draws of one ICC-based image', { images: Array.from({ length: 2_001 }, () => image(1, 1, { ref: '10 0 R', colourSpace: { family: 'ICCBased' } })) }, 'pdfjs'],
-    ['an image larger than PDFium is given, over 150,000 operators (PDFium holds it rather than pdf.js)', { images: [image(5000, 5000)], renderWork: { operations: 400_000, estimatedMs: 3000 } }, 'pdfium'],
+    [
+      'an image larger than PDFium is given, over 150,000 operators (PDFium holds it rather than pdf.js)',
+      { images: [image(5000, 5000)], renderWork: { operations: 400_000, estimatedMs: 3000 } },
+      'pdfium',
+    ],
   ])('%s → %s', (_name, extra, expected) => {
     expect(pageRenderer({ fonts: [], images: [], colours: [], ...extra } as never)).toBe(expected);
   });
@@ -108,7 +132,11 @@ async function reference(tool: 'mutool' | 'pdftoppm', file: string, page: number
       ? spawnSync('mutool', ['draw', '-q', '-w', String(width), '-h', String(height), '-o', `${out}.png`, file, String(page)])
       : spawnSync('pdftoppm', ['-f', String(page), '-l', String(page), '-scale-to', String(Math.max(width, height)), '-png', '-singlefile', file, out]);
   expect(run.status, `${tool} failed: ${run.stderr}`).toBe(0);
-  return sharp(readFileSync(`${out}.png`)).resize(width, height, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+  return sharp(readFileSync(`${out}.png`))
+    .resize(width, height, { fit: 'fill' })
+    .removeAlpha()
+    .raw()
+    .toBuffer();
 }
 
 async function ours(file: string, page: number) {
@@ -153,16 +181,20 @@ describe('the chosen engine agrees with MuPDF and poppler', () => {
     ['gs-tanktop-cmyk-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
     ['gs-tanktop-spot-vector.pdf', 'pdfium', { mutool: 20, pdftoppm: 12 }],
     ['imagemagick-tanktop-rgb-jpeg.pdf', 'image', 4],
-  ])('%s is drawn by %s within %j of mutool and pdftoppm', async (name, method, tolerance) => {
-    const file = join('test/corpus/files', name);
-    const mine = await ours(file, 1);
-    expect(mine.method).toBe(method);
-    for (const tool of ['mutool', 'pdftoppm'] as const) {
-      const ref = await reference(tool, file, 1, mine.width, mine.height);
-      const limit = typeof tolerance === 'number' ? tolerance : tolerance[tool];
-      expect(meanDiff(mine.data, ref), `${name} against ${tool}`).toBeLessThanOrEqual(limit);
-    }
-  }, 60_000);
+  ])(
+    '%s is drawn by %s within %j of mutool and pdftoppm',
+    async (name, method, tolerance) => {
+      const file = join('test/corpus/files', name);
+      const mine = await ours(file, 1);
+      expect(mine.method).toBe(method);
+      for (const tool of ['mutool', 'pdftoppm'] as const) {
+        const ref = await reference(tool, file, 1, mine.width, mine.height);
+        const limit = typeof tolerance === 'number' ? tolerance : tolerance[tool];
+        expect(meanDiff(mine.data, ref), `${name} against ${tool}`).toBeLessThanOrEqual(limit);
+      }
+    },
+    60_000,
+  );
 
   it('records the engine of each page in the report', async () => {
     const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' });
@@ -210,11 +242,24 @@ describe('the structure is read once: JPEG pages are drawn from where the struct
     // Everything but the JPEG's bytes zeroed: a worker that parsed the file would find no PDF here.
     const blanked = new SharedArrayBuffer(bytes.length);
     new Uint8Array(blanked).set(bytes.subarray(offset, offset + length), offset);
-    const drawn = await localExecutor.render({ docId: 'structure-once-blanked', bytes: blanked, page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 });
+    const drawn = await localExecutor.render({
+      docId: 'structure-once-blanked',
+      bytes: blanked,
+      page: 1,
+      maxPx: 300,
+      format: null,
+      plan,
+      jpeg,
+      maxInputPixels: 1e9,
+      maxPdfjsImagePixels: 225e6,
+      largestImagePixels: 0,
+    });
     expect(drawn.facts.method).toBe('image');
     expect(drawn.facts.inkCoverage).toBeGreaterThan(0.5);
     // A location past the end of the bytes is refused, not read.
-    const past = await localExecutor.render({ docId: 'structure-once-past', bytes: new SharedArrayBuffer(64), page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 }).catch((e: unknown) => e);
+    const past = await localExecutor
+      .render({ docId: 'structure-once-past', bytes: new SharedArrayBuffer(64), page: 1, maxPx: 300, format: null, plan, jpeg, maxInputPixels: 1e9, maxPdfjsImagePixels: 225e6, largestImagePixels: 0 })
+      .catch((e: unknown) => e);
     expect(String(past)).toMatch(/past the end of the file/);
   }, 60_000);
 

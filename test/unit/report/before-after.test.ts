@@ -8,13 +8,21 @@ const page = (index: number, layer: string | null, images: { ref: string; widthP
 
 describe('pairing each fixed page with the original page that became it', () => {
   const order = { code: 'page-order-mismatch' as const, page: null, layer: null, message: '', severity: 'error' as const, expected: null, actual: null, details: { order: '3,4,1,2' } };
-  const before = { findings: [order], pages: [page(1, 'front'), page(2, 'back'), page(3, 'left-sleeve', [{ ref: '9 0 R', widthPx: 40, heightPx: 40, bboxMm: [10, 20, 50, 60] }]), page(4, 'right-sleeve')] } as never;
+  const before = {
+    findings: [order],
+    pages: [page(1, 'front'), page(2, 'back'), page(3, 'left-sleeve', [{ ref: '9 0 R', widthPx: 40, heightPx: 40, bboxMm: [10, 20, 50, 60] }]), page(4, 'right-sleeve')],
+  } as never;
   const after = { pages: [page(1, 'front', [{ ref: '12 0 R', widthPx: 40, heightPx: 40, bboxMm: [20, 40, 60, 80] }]), page(2, 'back'), page(3, 'left-sleeve'), page(4, 'right-sleeve')] } as never;
 
   it('through the reorder the fix made', () => {
     const changes = [{ code: 'page-order-mismatch' as const, page: null, action: 'put the pages in the order 3, 4, 1, 2' }];
     expect(appliedOrder(before, changes)).toEqual([3, 4, 1, 2]);
-    expect(pairLayers(before, after, changes).map((p) => [p.afterPage, p.layer, p.beforePage])).toEqual([[1, 'front', 3], [2, 'back', 4], [3, 'left-sleeve', 1], [4, 'right-sleeve', 2]]);
+    expect(pairLayers(before, after, changes).map((p) => [p.afterPage, p.layer, p.beforePage])).toEqual([
+      [1, 'front', 3],
+      [2, 'back', 4],
+      [3, 'left-sleeve', 1],
+      [4, 'right-sleeve', 2],
+    ]);
   });
 
   it('by position when the fix kept the order (the finding alone moves nothing)', () => {
@@ -26,7 +34,7 @@ describe('pairing each fixed page with the original page that became it', () => 
     const changes = [
       { code: 'page-order-mismatch' as const, page: null, action: 'put the pages in the order 3, 4, 1, 2' },
       { code: 'colour-space-not-rgb' as const, page: 1, action: 'image 12 0 R: converted DeviceCMYK to sRGB' },
-      { code: 'page-orientation-mismatch' as const, page: 1, action: 'turned the page content 90° counter-clockwise onto a page of the layer\'s size' },
+      { code: 'page-orientation-mismatch' as const, page: 1, action: "turned the page content 90° counter-clockwise onto a page of the layer's size" },
     ];
     const [front] = pairLayers(before, after, changes);
     expect(front).toMatchObject({ beforePage: 3, turn: 270, resized: true });
@@ -44,7 +52,13 @@ describe('where two pictures of a page differ', () => {
   const H = 600;
   const picture = async (disc: string, rotate = 0) => {
     const drawn = await sharp({ create: { width: W, height: H, channels: 3, background: '#2a8bd6' } })
-      .composite([{ input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect y="${H * 0.2}" width="${W}" height="${H * 0.1}" fill="#f2d81e"/><circle cx="${W * 0.5}" cy="${H * 0.65}" r="${W * 0.15}" fill="${disc}"/><text x="${W * 0.4}" y="${H * 0.45}" font-size="40" fill="#fff">L1</text></svg>`) }])
+      .composite([
+        {
+          input: Buffer.from(
+            `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect y="${H * 0.2}" width="${W}" height="${H * 0.1}" fill="#f2d81e"/><circle cx="${W * 0.5}" cy="${H * 0.65}" r="${W * 0.15}" fill="${disc}"/><text x="${W * 0.4}" y="${H * 0.45}" font-size="40" fill="#fff">L1</text></svg>`,
+          ),
+        },
+      ])
       .png()
       .toBuffer();
     return sharp(drawn).rotate(rotate).webp({ quality: 80 }).toBuffer();
@@ -60,7 +74,7 @@ describe('where two pictures of a page differ', () => {
     expect(area[3]).toBeLessThan(0.8);
   });
 
-  it('brings the original to the fixed page\'s geometry first (a page turned upright)', async () => {
+  it("brings the original to the fixed page's geometry first (a page turned upright)", async () => {
     const area = (await findChangedArea(await picture('#d93c48', 270), await picture('#d32f3d'), 90))!;
     expect(area[0]).toBeGreaterThan(0.28);
     expect(area[3]).toBeLessThan(0.8);

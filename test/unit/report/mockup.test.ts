@@ -40,7 +40,10 @@ async function pixel(png: Uint8Array, x: number, y: number): Promise<{ r: number
 }
 const distance = (a: { r: number; g: number; b: number }, b: { r: number; g: number; b: number }) => Math.max(Math.abs(a.r - b.r), Math.abs(a.g - b.g), Math.abs(a.b - b.b));
 
-const page = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: DESIGN } }).webp({ lossless: true }).toBuffer();
+const page = (w: number, h: number) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: DESIGN } })
+    .webp({ lossless: true })
+    .toBuffer();
 
 describe('mockups of the 8 shipped products', () => {
   const files = readdirSync('profiles').filter((f) => f.endsWith('.json'));
@@ -90,7 +93,9 @@ describe('mockups of the 8 shipped products', () => {
   it('a shape placed in a box stays in it, and mirrored parts mirror each other', () => {
     const box = { x: 10, y: 20, width: 100, height: 200 };
     for (const shape of PANEL_SHAPES) {
-      const nums = placeOutline(shape, box).match(/-?\d+(?:\.\d+)?/g)!.map(Number);
+      const nums = placeOutline(shape, box)
+        .match(/-?\d+(?:\.\d+)?/g)!
+        .map(Number);
       for (let i = 0; i < nums.length; i += 2) {
         expect(nums[i]).toBeGreaterThanOrEqual(10);
         expect(nums[i]).toBeLessThanOrEqual(110);
@@ -98,8 +103,16 @@ describe('mockups of the 8 shipped products', () => {
         expect(nums[i + 1]).toBeLessThanOrEqual(220);
       }
     }
-    const xs = (shape: PanelShape) => placeOutline(shape, { x: 0, y: 0, width: 1000, height: 1000 }).match(/-?\d+(?:\.\d+)?/g)!.map(Number).filter((_, i) => i % 2 === 0);
-    for (const [left, right] of [['hood-left', 'hood-right'], ['leg-front-left', 'leg-front-right'], ['shorts-back-left', 'shorts-back-right']] as const) {
+    const xs = (shape: PanelShape) =>
+      placeOutline(shape, { x: 0, y: 0, width: 1000, height: 1000 })
+        .match(/-?\d+(?:\.\d+)?/g)!
+        .map(Number)
+        .filter((_, i) => i % 2 === 0);
+    for (const [left, right] of [
+      ['hood-left', 'hood-right'],
+      ['leg-front-left', 'leg-front-right'],
+      ['shorts-back-left', 'shorts-back-right'],
+    ] as const) {
       const mirrored = xs(right).map((x) => 1000 - x);
       xs(left).forEach((x, i) => expect(Math.abs(x - mirrored[i]!), `${left} point ${i}`).toBeLessThan(0.2));
     }
@@ -108,7 +121,15 @@ describe('mockups of the 8 shipped products', () => {
   it('a mockup is the preview placed: a page of two halves keeps them on the part', async () => {
     const left = { r: 200, g: 30, b: 30 };
     const bytes = await sharp({ create: { width: 600, height: 400, channels: 3, background: DESIGN } })
-      .composite([{ input: await sharp({ create: { width: 300, height: 400, channels: 3, background: left } }).png().toBuffer(), left: 0, top: 0 }])
+      .composite([
+        {
+          input: await sharp({ create: { width: 300, height: 400, channels: 3, background: left } })
+            .png()
+            .toBuffer(),
+          left: 0,
+          top: 0,
+        },
+      ])
       .png()
       .toBuffer();
     const layer = { trimWidthMm: 580, trimHeightMm: 380, bleedMm: 10, safeMarginMm: 10, shape: 'panel' as const };

@@ -155,7 +155,11 @@ describe('image resolution at the printed size', () => {
     ['10 ppi: an error', 10, 'error'],
   ] as const)('the severity ladder, %s', async (_n, ppi, severity) => {
     const ctx = await context(doc([page(1, 2040, 2040, { images: [image(at(ppi), at(ppi), 2040, 2040)] }), page(2, 2040, 2040)]));
-    expect(runChecks(ctx).filter((f) => f.code === 'image-low-resolution').map((f) => f.severity)).toEqual([severity]);
+    expect(
+      runChecks(ctx)
+        .filter((f) => f.code === 'image-low-resolution')
+        .map((f) => f.severity),
+    ).toEqual([severity]);
   });
 
   it('minPpiError comes from the limits (0: never an error), and a profile severity still overrides the ladder', async () => {
@@ -176,8 +180,7 @@ describe('image resolution at the printed size', () => {
 });
 
 describe('checkColourSpace', () => {
-  const img = (cs: keyof typeof CS | null, ref = '10 0 R') =>
-    image(100, 100, 10, 10, { colourSpace: cs ? CS[cs]! : null, imageMask: cs === null, ref });
+  const img = (cs: keyof typeof CS | null, ref = '10 0 R') => image(100, 100, 10, 10, { colourSpace: cs ? CS[cs]! : null, imageMask: cs === null, ref });
   it.each([
     ['rgb', []],
     ['iccRgb', []],
@@ -207,9 +210,7 @@ describe('checkColourSpace', () => {
     ['devn', ['colour-space-not-rgb']],
     ['lab', ['colour-space-not-rgb']],
   ] as const)('vector fill in %s', async (cs, expected) => {
-    const ctx = await context(
-      doc([page(1, 2040, 2040, { colours: [{ use: 'fill', colourSpace: CS[cs]!, count: 3, via: [] }] }), page(2, 2040, 2040)]),
-    );
+    const ctx = await context(doc([page(1, 2040, 2040, { colours: [{ use: 'fill', colourSpace: CS[cs]!, count: 3, via: [] }] }), page(2, 2040, 2040)]));
     expect(codes(checkColourSpace(ctx))).toEqual(expected);
   });
 
@@ -243,8 +244,7 @@ describe('checkDocument and checkFileSize', () => {
 });
 
 describe('runChecks: severities and order', () => {
-  const facts = () =>
-    doc([page(1, 2040, 2040, { rotate: 90, images: [image(300, 300, 100, 100, { colourSpace: CS.cmyk! })] }), page(2, 1000, 3000)]); // 76 ppi: a warning
+  const facts = () => doc([page(1, 2040, 2040, { rotate: 90, images: [image(300, 300, 100, 100, { colourSpace: CS.cmyk! })] }), page(2, 1000, 3000)]); // 76 ppi: a warning
 
   it('orders findings by page, severity, code', async () => {
     const found = runChecks(await context(facts()));
@@ -258,11 +258,7 @@ describe('runChecks: severities and order', () => {
 
   it('applies per-call overrides, with off dropping a finding', async () => {
     const found = runChecks(await context(facts()), { 'colour-space-not-rgb': 'error', 'page-rotate-set': 'off' });
-    expect(found.map((f) => `${f.severity}:${f.code}`)).toEqual([
-      'error:colour-space-not-rgb',
-      'warning:image-low-resolution',
-      'error:page-size-mismatch',
-    ]);
+    expect(found.map((f) => `${f.severity}:${f.code}`)).toEqual(['error:colour-space-not-rgb', 'warning:image-low-resolution', 'error:page-size-mismatch']);
   });
 
   it('applies profile severities below call overrides', async () => {
@@ -310,11 +306,30 @@ describe('page-order-mismatch (t-shirt M: front, back 560 × 750 mm; sleeves 460
   });
 
   it('two layers of distinct sizes: each page is named without ambiguity; a sideways page is no match', () => {
-    const sizes: [number, number][] = [[300, 400], [500, 200]];
+    const sizes: [number, number][] = [
+      [300, 400],
+      [500, 200],
+    ];
     const layers: LayerSpec[] = sizes.map(([w, h], i) => ({ id: `l${i + 1}`, name: `L${i + 1}`, index: i + 1, trimWidthMm: w, trimHeightMm: h, pageWidthMm: w, pageHeightMm: h, sewnEdges: [] }));
-    const plan = pageOrderOf([{ widthMm: 500, heightMm: 200 }, { widthMm: 300, heightMm: 400 }], layers, 2);
+    const plan = pageOrderOf(
+      [
+        { widthMm: 500, heightMm: 200 },
+        { widthMm: 300, heightMm: 400 },
+      ],
+      layers,
+      2,
+    );
     expect(plan).toEqual({ candidates: [['l2'], ['l1']], order: [2, 1] });
     // Swapped orientation is not a size match: no order explains it.
-    expect(pageOrderOf([{ widthMm: 200, heightMm: 500 }, { widthMm: 300, heightMm: 400 }], layers, 2)).toBeNull();
+    expect(
+      pageOrderOf(
+        [
+          { widthMm: 200, heightMm: 500 },
+          { widthMm: 300, heightMm: 400 },
+        ],
+        layers,
+        2,
+      ),
+    ).toBeNull();
   });
 });

@@ -82,9 +82,12 @@ describe('no false seam or small-text findings (issue 36)', () => {
     return report.findings.filter((f) => CODES.includes(f.code));
   };
 
-  it.each(['rows-reportlab', 'rows-words-reportlab', 'rows-rsvg', 'rows-gs', 'rows-pikepdf'])('%s: rows of background text running off both sides are a pattern, not content in the seam', async (name) => {
-    expect(await codes(name)).toEqual([]);
-  });
+  it.each(['rows-reportlab', 'rows-words-reportlab', 'rows-rsvg', 'rows-gs', 'rows-pikepdf'])(
+    '%s: rows of background text running off both sides are a pattern, not content in the seam',
+    async (name) => {
+      expect(await codes(name)).toEqual([]);
+    },
+  );
 
   it('the rows rule keeps real seam text: a word ending inside the zone is still reported', async () => {
     // The same reportlab page with one more word that stops 5 mm inside the trim (seam-text).

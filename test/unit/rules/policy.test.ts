@@ -11,7 +11,10 @@ describe('policy per finding code', () => {
 
   it('reject, warn and off set the severity; the call overrides the profile', () => {
     expect(settleFinding('page-scale-mismatch', undefined, { policy: { 'page-scale-mismatch': 'reject' } }, {})).toEqual({ action: 'reject', severity: 'error' });
-    expect(settleFinding('page-order-mismatch', undefined, { policy: { 'page-order-mismatch': 'reject' } }, { policy: { 'page-order-mismatch': 'warn' } })).toEqual({ action: 'warn', severity: 'warning' });
+    expect(settleFinding('page-order-mismatch', undefined, { policy: { 'page-order-mismatch': 'reject' } }, { policy: { 'page-order-mismatch': 'warn' } })).toEqual({
+      action: 'warn',
+      severity: 'warning',
+    });
     expect(settleFinding('page-blank', undefined, {}, { policy: { 'page-blank': 'off' } }).action).toBe('off');
   });
 
