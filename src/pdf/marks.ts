@@ -19,6 +19,7 @@
  */
 import type { Matrix, Rect } from '../model/geometry.js';
 import type { ColourSpaceFacts, PageMarks, ShapeMark, StrokeMark, TextMark } from './facts.js';
+import { clippedBox } from './matrix.js';
 
 /** Most marks of each kind kept per page. */
 export const MAX_MARKS_PER_KIND = 2000;
@@ -170,14 +171,8 @@ export class MarkTally {
   constructor(private readonly visible: Rect | undefined) {}
 
   /** Area of the box [x0, y0, x1, y1] that can be seen: on the visible page, within the clip in force. */
-  private seenArea(x0: number, y0: number, x1: number, y1: number, clip: Rect | null, perimeterWidth?: number): number {
-    for (const r of [clip, this.visible]) {
-      if (!r) continue;
-      if (r[0] > x0) x0 = r[0];
-      if (r[1] > y0) y0 = r[1];
-      if (r[2] < x1) x1 = r[2];
-      if (r[3] < y1) y1 = r[3];
-    }
+  private seenArea(bx0: number, by0: number, bx1: number, by1: number, clip: Rect | null, perimeterWidth?: number): number {
+    const [x0, y0, x1, y1] = clippedBox(bx0, by0, bx1, by1, clip, this.visible);
     if (!(x1 > x0 && y1 > y0)) return 0;
     const area = (x1 - x0) * (y1 - y0);
     // A stroke inks its path's outline, not the box it encloses.

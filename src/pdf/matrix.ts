@@ -46,3 +46,20 @@ export function displayPoint(x: number, y: number, box: Rect, rotate: number, sc
       return [px, py];
   }
 }
+
+/**
+ * The box [x0, y0, x1, y1] cut to each of `limits` that is given (the clip in force, the visible
+ * page); the result may be empty (x1 < x0 or y1 < y0).
+ * @example
+ * const [x0, y0, x1, y1] = clippedBox(0, 0, 700, 900, clip, mediaBox);
+ */
+export function clippedBox(x0: number, y0: number, x1: number, y1: number, ...limits: (Rect | null | undefined)[]): Rect {
+  for (const r of limits) {
+    if (!r) continue;
+    if (r[0] > x0) x0 = r[0];
+    if (r[1] > y0) y0 = r[1];
+    if (r[2] < x1) x1 = r[2];
+    if (r[3] < y1) y1 = r[3];
+  }
+  return [x0, y0, x1, y1];
+}

@@ -16,6 +16,7 @@
  */
 import type { Rect } from '../model/geometry.js';
 import type { PathBox } from './marks.js';
+import { clippedBox } from './matrix.js';
 import { grouped } from '../util/text.js';
 
 /**
@@ -194,14 +195,9 @@ export class RenderCost {
   }
 
   /** The part of a box on the visible page and inside the clip, or null. */
-  private seen(x0: number, y0: number, x1: number, y1: number, clip: Rect | null): Rect | null {
-    for (const r of [clip, this.visible]) {
-      if (!r) continue;
-      if (r[0] > x0) x0 = r[0];
-      if (r[1] > y0) y0 = r[1];
-      if (r[2] < x1) x1 = r[2];
-      if (r[3] < y1) y1 = r[3];
-    }
-    return x1 >= x0 && y1 >= y0 && Number.isFinite(x0 + y0 + x1 + y1) ? [x0, y0, x1, y1] : null;
+  private seen(bx0: number, by0: number, bx1: number, by1: number, clip: Rect | null): Rect | null {
+    const box = clippedBox(bx0, by0, bx1, by1, clip, this.visible);
+    const [x0, y0, x1, y1] = box;
+    return x1 >= x0 && y1 >= y0 && Number.isFinite(x0 + y0 + x1 + y1) ? box : null;
   }
 }

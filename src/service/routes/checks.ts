@@ -166,13 +166,8 @@ export function checkRoutes(ctx: ServiceContext): void {
       params: CheckParamsSchema,
       query: ReportPageQuerySchema,
       responses: {
-        200: {
-          description: "The HTML report, under a Content-Security-Policy that runs only the report's own script",
-          type: 'text/html',
-          headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' },
-        },
+        ...REPORT_HTML_DOC.responses(''),
         404: { description: 'No such check of this tenant', codes: ['check-not-found'] },
-        409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
       },
     },
     async (request, reply) => sendReportPage(ctx, request, reply, await finishedOrThrow(ctx, request.caller!, request.params.id), 'after'),

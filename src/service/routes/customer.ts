@@ -34,6 +34,15 @@ const REPORT_POLICY = (frameAncestors: readonly string[]) => pagePolicy(frameAnc
 export const REPORT_HTML_DOC = {
   description:
     "A self-contained HTML page (pictures inlined, no external resources) in the customer's language: the verdict and what it means, where a fix stands (\"changed — awaiting your approval\"), each part of the product by its name with the design drawn on it and the print file with its cut, bleed and safe lines, each finding in the customer's words, and the prepress detail in a closed technical section. Language: `?locale=` (BCP 47), else the check's `locale`, else `Accept-Language`, else English; a language it is not in is said on the page, never an error. `?view=prepress`: the full technical report (English) for print professionals.",
+  /** The answers of a report.html route but its 404: the page (of `what`) and a check with no report. */
+  responses: (what: string) => ({
+    200: {
+      description: `The HTML report${what}, under a Content-Security-Policy that runs only the report's own script`,
+      type: 'text/html' as const,
+      headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' },
+    },
+    409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished' as const, 'check-failed' as const] },
+  }),
 };
 
 /** Renders a stored check's report.html (the fixed or only report, or the original) for a request. */
@@ -82,13 +91,8 @@ export function customerRoutes(ctx: ServiceContext, finished: (caller: Caller, i
       params: CheckParamsSchema,
       query: ReportPageQuerySchema,
       responses: {
-        200: {
-          description: "The HTML report of the original, under a Content-Security-Policy that runs only the report's own script",
-          type: 'text/html',
-          headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' },
-        },
+        ...REPORT_HTML_DOC.responses(' of the original'),
         404: { description: "No such check of this tenant, or the check fixed nothing (its report is the original's)", codes: ['check-not-found'] },
-        409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
       },
     },
     async (request, reply) => {
