@@ -10,9 +10,9 @@
  *
  * Taken: a lone CCITTFaxDecode filter with /K < 0 (Group 4, rows not byte-aligned) or /K 0 with
  * /EncodedByteAlign true and no /EndOfLine (TIFF's Modified Huffman), /Columns equal to /Width,
- * 1-bit DeviceGray, no mask, /Decode absent, [0 1] or [1 0]. Anything else — Group 3 with EOLs,
- * 2-D Group 3, byte-aligned Group 4 (TIFF cannot say so) — returns null and the page goes to pdf.js
- * within the render budget, as before.
+ * /Rows absent or equal to /Height, 1-bit DeviceGray, no mask, /Decode absent, [0 1] or [1 0].
+ * Anything else — Group 3 with EOLs, 2-D Group 3, byte-aligned Group 4 (TIFF cannot say so) —
+ * returns null and the page goes to pdf.js within the render budget, as before.
  */
 import { MAX_CCITT_INPUT_PIXELS, MAX_CCITT_WIDTH_PX } from './budget.js';
 import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
@@ -67,7 +67,8 @@ export function readCcittImage(context: PDFContext, stream: PDFRawStream): Ccitt
   };
   const bool = (key: string, fallback: boolean) => (parms ? (getBool(context, parms, key) ?? fallback) : fallback);
   const k = num('K', 0);
-  if (!Number.isInteger(k) || num('Columns', 1728) !== widthPx) return null;
+  const rows = num('Rows', 0);
+  if (!Number.isInteger(k) || num('Columns', 1728) !== widthPx || (rows !== 0 && rows !== heightPx)) return null;
   const byteAlign = bool('EncodedByteAlign', false);
   const endOfLine = bool('EndOfLine', false);
   let compression: FaxCoding['compression'];

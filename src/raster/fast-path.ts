@@ -249,6 +249,8 @@ export function ccittPlan(page: PageFacts): ImagePlan | null {
   if (!image) return null;
   if (image.filters.length !== 1 || image.filters[0] !== 'CCITTFaxDecode') return null;
   if (image.bitsPerComponent !== 1 || image.colourSpace?.family !== 'DeviceGray') return null;
+  // The data must be as big as the image says (/Columns and /Rows): it is decoded at that size.
+  if (!image.coded || image.coded.widthPx !== image.widthPx || image.coded.heightPx !== image.heightPx) return null;
   if (image.widthPx > MAX_CCITT_WIDTH_PX || image.widthPx * image.heightPx > MAX_CCITT_INPUT_PIXELS) return null;
   return planFor(page, image);
 }

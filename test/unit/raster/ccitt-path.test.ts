@@ -100,6 +100,13 @@ describe('pages that are one CCITT image are drawn from their fax data', () => {
 });
 
 describe('CCITT pages over the pdf.js budget', () => {
+  it('/Columns other than /Width: not planned from the fax data, and over the budget as pdf.js would allocate it', async () => {
+    const { path, bytes } = make('columns', 400);
+    expect(ccittPlan((await inspectPdf(bytes)).pages[0]!)).toBeNull();
+    const report = await preflight(path, { sku: 'T-SHIRT-M' }, { pool: false, maxRenderImagePixels: 100_000 });
+    expect(report.findings.find((f) => f.code === 'pdf-too-complex')?.message).toMatch(/draws images of 320,000 pixels/);
+  });
+
   it('an 8,000 × 8,000 px img2pdf scan (64 megapixels, over the 48 of the budget) is drawn and judged, not refused', async () => {
     const { path } = make('img2pdf', 8000);
     const report = await preflight(path, { sku: 'T-SHIRT-M' }, { pool: false, previewFormat: 'png' });

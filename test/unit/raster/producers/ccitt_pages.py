@@ -17,6 +17,7 @@ KIND:
   rotated     the img2pdf page under /Rotate 90.
   g3          Group 3 with EOLs (/K 0 /EndOfLine true), which the fax path leaves to pdf.js.
   corrupt     the Group 4 data cut after a third and its middle scrambled.
+  columns     the Group 4 data with /Columns twice the /Width (pdf.js allocates /Columns x /Rows).
 """
 import io
 import subprocess
@@ -75,9 +76,10 @@ elif kind == "corrupt":
 
 pdf = pikepdf.new()
 pt = size * 72 / 100
+columns = size * 2 if kind == "columns" else size
 image = pikepdf.Stream(pdf, data, Type=Name.XObject, Subtype=Name.Image, Width=size, Height=size,
                        ColorSpace=Name.DeviceGray, BitsPerComponent=1, Filter=Name.CCITTFaxDecode,
-                       DecodeParms=Dictionary(Columns=size, Rows=size, BlackIs1=black_is_1, **parms), **extra)
+                       DecodeParms=Dictionary(Columns=columns, Rows=size, BlackIs1=black_is_1, **parms), **extra)
 page = Dictionary(Type=Name.Page, MediaBox=Array([0, 0, pt, pt]), Resources=Dictionary(XObject=Dictionary(Im0=image)),
                   Contents=pikepdf.Stream(pdf, f"q {pt} 0 0 {pt} 0 0 cm /Im0 Do Q".encode()))
 pdf.pages.append(pikepdf.Page(page))
