@@ -8,11 +8,12 @@
  * rows and the preview, whatever the image's size. sharp then turns, mirrors and places that small
  * image exactly as the JPEG and Flate paths do.
  *
- * Taken: a lone CCITTFaxDecode filter with /K < 0 (Group 4, rows not byte-aligned) or /K 0 with
- * /EncodedByteAlign true and no /EndOfLine (TIFF's Modified Huffman), /Columns equal to /Width,
- * /Rows absent or equal to /Height, 1-bit DeviceGray, no mask, /Decode absent, [0 1] or [1 0].
- * Anything else — Group 3 with EOLs, 2-D Group 3, byte-aligned Group 4 (TIFF cannot say so) —
- * returns null and the page goes to pdf.js within the render budget, as before.
+ * Taken: a lone CCITTFaxDecode filter with /K < 0 (Group 4, rows not byte-aligned), /K 0 with
+ * /EncodedByteAlign true and no /EndOfLine (TIFF's Modified Huffman), or /K ≥ 0 with /EndOfLine
+ * true (Group 3, 1-D or 2-D, byte-aligned or not); /Columns equal to /Width, /Rows absent or equal
+ * to /Height, 1-bit DeviceGray, no mask, /Decode absent, [0 1] or [1 0]. Anything else — Group 3
+ * without EOLs (but the byte-aligned 1-D case), byte-aligned Group 4 (TIFF cannot say so) — returns
+ * null and the page goes to pdf.js within the render budget, as before.
  */
 import { MAX_CCITT_INPUT_PIXELS, MAX_CCITT_WIDTH_PX } from './budget.js';
 import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
@@ -71,9 +72,12 @@ export function readCcittImage(context: PDFContext, stream: PDFRawStream): Ccitt
   if (!Number.isInteger(k) || num('Columns', 1728) !== widthPx || (rows !== 0 && rows !== heightPx)) return null;
   const byteAlign = bool('EncodedByteAlign', false);
   const endOfLine = bool('EndOfLine', false);
-  let compression: FaxCoding['compression'];
-  if (k < 0 && !byteAlign) compression = 4;
-  else if (k === 0 && byteAlign && !endOfLine) compression = 2;
+  let coding: Omit<FaxCoding, 'photometric'>;
+  if (k < 0 && !byteAlign) coding = { compression: 4 };
+  else if (k === 0 && byteAlign && !endOfLine) coding = { compression: 2 };
+  // Group 3 with EOLs (libtiff finds each row by its EOL): 1-D, or mixed 1-D/2-D when K > 0; a
+  // byte-aligned row is TIFF's fill bits before each EOL.
+  else if (k >= 0 && endOfLine) coding = { compression: 3, t4Options: (k > 0 ? 1 : 0) | (byteAlign ? 4 : 0) };
   else return null;
 
   // BlackIs1 false (the default): the filter gives 0 for black pixels, which DeviceGray draws
@@ -90,7 +94,7 @@ export function readCcittImage(context: PDFContext, stream: PDFRawStream): Ccitt
     data: stream.contents,
     widthPx,
     heightPx,
-    coding: { compression, photometric: inverted ? 1 : 0 },
+    coding: { ...coding, photometric: inverted ? 1 : 0 },
     interpolate: getBool(context, dict, 'Interpolate') === true,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The fax path (a page that is one CCITT image, decoded a row at a time by libtiff and averaged
  * down by libvips) must draw what poppler draws, for pages made by real producers: img2pdf from a
- * Group 4 TIFF (libtiff's coding, through PIL), and pikepdf pages around libtiff's Modified Huffman
- * and Group 4 data with every polarity (/BlackIs1, /Decode [1 0]) and under /Rotate. A page over
+ * Group 4 TIFF (libtiff's coding, through PIL), and pikepdf pages around libtiff's Modified Huffman,
+ * Group 3 and Group 4 data and Ghostscript's 2-D Group 3 (CCITTFaxEncode), with every polarity
+ * (/BlackIs1, /Decode [1 0]) and under /Rotate. A page over
  * the pdf.js render budget (OCRmyPDF's hugemono.pdf: 35,000 × 35,000 px, which MuPDF, poppler and
  * Ghostscript draw in 20–31 MB) is drawn, no longer refused as pdf-too-complex.
  *
@@ -61,7 +62,7 @@ async function fromPoppler(path: string, preview: Uint8Array): Promise<number> {
 }
 
 describe('pages that are one CCITT image are drawn from their fax data', () => {
-  for (const kind of ['img2pdf', 'mh', 'decode', 'negative', 'rotated']) {
+  for (const kind of ['img2pdf', 'mh', 'g3', 'gs-k4', 'gs-k4-aligned', 'decode', 'negative', 'rotated']) {
     it(`${kind}: as poppler draws it`, async () => {
       const { path, bytes } = make(kind);
       const plan = ccittPlan((await inspectPdf(bytes)).pages[0]!);
@@ -79,8 +80,8 @@ describe('pages that are one CCITT image are drawn from their fax data', () => {
     });
   }
 
-  it('leaves Group 3 with EOLs to pdf.js, which draws it', async () => {
-    const { path, bytes } = make('g3', 400);
+  it('leaves Group 3 without EOLs or byte alignment (TIFF cannot say so) to pdf.js, which draws it', async () => {
+    const { path, bytes } = make('gs-k0-noeol', 400);
     const plan = ccittPlan((await inspectPdf(bytes)).pages[0]!);
     expect(plan, 'the structure alone cannot tell the coding').not.toBeNull();
     const r = await localExecutor.render({ ...task(bytes), plan });

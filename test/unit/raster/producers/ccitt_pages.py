@@ -15,7 +15,11 @@ KIND:
   decode      the Group 4 data with /BlackIs1 false and /Decode [1 0]: drawn as img2pdf's page.
   negative    the Group 4 data with /BlackIs1 false and no /Decode: drawn inverted.
   rotated     the img2pdf page under /Rotate 90.
-  g3          Group 3 with EOLs (/K 0 /EndOfLine true), which the fax path leaves to pdf.js.
+  g3          Group 3 1-D with EOLs (/K 0 /EndOfLine true), libtiff's coding.
+  gs-k4, gs-k4-aligned, gs-k0-noeol
+              Ghostscript's CCITTFaxEncode filter: Group 3 2-D with EOLs (/K 4 /EndOfLine true), the
+              same with each row byte-aligned (/EncodedByteAlign true), and 1-D without EOLs or
+              alignment (/K 0), which TIFF cannot express and the fax path leaves to pdf.js.
   corrupt     the Group 4 data cut after a third and its middle scrambled.
   columns     the Group 4 data with /Columns twice the /Width (pdf.js allocates /Columns x /Rows).
 """
@@ -59,11 +63,25 @@ if kind in ("img2pdf", "rotated"):
         pdf.save(out)
     sys.exit(0)
 
-compression, parms = {
-    "mh": ("tiff_ccitt", dict(K=0, EncodedByteAlign=True)),
-    "g3": ("group3", dict(K=0, EndOfLine=True)),
-}.get(kind, ("group4", dict(K=-1)))
-data, photometric = coded(compression)
+if kind.startswith("gs-"):
+    k = 0 if "k0" in kind else 4
+    parms = dict(K=k, EndOfLine="noeol" not in kind, EncodedByteAlign="aligned" in kind)
+    ps_dict = " ".join(f"/{key} {str(v).lower()}" for key, v in parms.items())
+    with tempfile.NamedTemporaryFile(suffix=".raw") as raw:
+        raw.write(im.tobytes())  # PIL's 1-bit rows, most significant bit first, 0 = black
+        raw.flush()
+        program = (f"/in ({raw.name}) (r) file def /buf {size // 8} string def "
+                   f"/out (%stdout) (w) file << /Columns {size} /Rows {size} /BlackIs1 false {ps_dict} >> /CCITTFaxEncode filter def "
+                   "{ in buf readstring exch out exch writestring not { exit } if } loop out closefile")
+        data = subprocess.run(["gs", "-q", "-dNODISPLAY", "-dBATCH", "-dSAFER", f"--permit-file-read={raw.name}", "-c", program],
+                              check=True, capture_output=True).stdout
+    photometric = 0  # BlackIs1 false
+else:
+    compression, parms = {
+        "mh": ("tiff_ccitt", dict(K=0, EncodedByteAlign=True)),
+        "g3": ("group3", dict(K=0, EndOfLine=True)),
+    }.get(kind, ("group4", dict(K=-1)))
+    data, photometric = coded(compression)
 black_is_1 = photometric == 1
 extra = {}
 if kind == "decode":
