@@ -1,6 +1,6 @@
 /**
  * The render plan: for each page of a check, whether it is drawn, by what (raster/renderer.ts
- * decides the engines, raster/fast-path.ts and flate-path.ts the one-image pages), within which
+ * decides the engines, raster/fast-path.ts, flate-path.ts and ccitt-path.ts the one-image pages), within which
  * memory budget, and what the drawing must also measure (the detail of images worth measuring for
  * image-upscaled). Decided here once, from the structure facts, before any decoder runs: the check
  * only carries the plan out.
@@ -8,7 +8,7 @@
 import type { PageFacts } from '../pdf/facts.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from '../raster/budget.js';
 import type { RasterFailure } from '../raster/facts.js';
-import { flatePlan, imagePlan, type ImagePlan } from '../raster/fast-path.js';
+import { ccittPlan, flatePlan, imagePlan, type ImagePlan } from '../raster/fast-path.js';
 import { detailRequests, worthMeasuring } from '../raster/image-detail.js';
 import { fallbackRenderer, pageRenderer, pdfiumDrawsAnnotations } from '../raster/renderer.js';
 import type { RenderTask } from '../pool/tasks.js';
@@ -45,13 +45,13 @@ export interface PageDraw {
  */
 export function planPage(page: PageFacts, layer: LayerSpec | null, settings: RenderSettings): PageDraw | { failure: RasterFailure } {
   const jpegPlan = imagePlan(page);
-  const plan = jpegPlan ?? flatePlan(page);
+  const plan = jpegPlan ?? flatePlan(page) ?? ccittPlan(page);
   const decodePixels = pageDecodePixels(page);
   const cellPx = tilingCellPx(page, settings.previewSize);
   if (cellPx !== null && cellPx < MIN_TILING_CELL_PX) return { failure: { index: page.index, reason: 'over-budget', detail: tinyTiles(cellPx, page.tiling!.cells) } };
   // The memory budget is decided here, before any decoder runs: a page whose images would not fit
-  // is never handed to a worker. A page drawn from its one image (JPEG shrunk on load, Flate
-  // streamed) needs no more than the preview's memory, whatever the image's size.
+  // is never handed to a worker. A page drawn from its one image (JPEG shrunk on load, Flate or
+  // CCITT streamed) needs no more than the preview's memory, whatever the image's size.
   if (!plan && decodePixels > settings.maxRenderImagePixels) return { failure: overBudget(page, decodePixels, settings.maxRenderImagePixels) };
   const { limits } = settings;
   const scale = printScaleOf(page, layer, limits);

@@ -30,6 +30,7 @@ const imagePaths = () =>
     import('../pdf/parse.js'),
     import('../pdf/objects.js'),
     import('../pdf/decode-budget.js'),
+    import('../raster/ccitt-path.js'),
   ]);
 const pdfjsRenderer = () => Promise.all([import('../raster/pdfjs.js'), import('../raster/render.js')]);
 const pdfiumRenderer = () => import('../raster/pdfium.js');
@@ -134,7 +135,7 @@ async function render(task: RenderTask) {
     if (pixels) method = 'image';
   } else if (task.plan) {
     // Not located by the structure read (encrypted, or a Flate image): read from this worker's parse.
-    const [{ renderFromImage }, { imageXObject, jpegStreamOf }, flatePath, { parsePdf }, objects, { DecodeBudget }] = await imagePaths();
+    const [{ renderFromImage }, { imageXObject, jpegStreamOf }, flatePath, { parsePdf }, objects, { DecodeBudget }, ccittPath] = await imagePaths();
     doc.pdflib ??= parsePdf(doc.bytes, new DecodeBudget(task.limits));
     const context = await doc.pdflib;
     const stream = imageXObject(context, task.plan.ref);
@@ -143,11 +144,12 @@ async function render(task: RenderTask) {
       const jpeg = jpegStreamOf(found.context, found.stream);
       pixels = await renderFromImage(jpeg.data, task.plan, task.maxPx, jpeg.decodeInverted, task.maxInputPixels, jpeg.interpolate);
     } else if (found) {
-      const flate = flatePath.readFlateImage(found.context, found.stream);
+      const fax = ccittPath.readCcittImage(found.context, found.stream);
+      const flate = fax ? null : flatePath.readFlateImage(found.context, found.stream);
       try {
-        pixels = flate && (await flatePath.renderFromFlate(flate, task.plan, task.maxPx));
+        pixels = fax ? await ccittPath.renderFromCcitt(fax, task.plan, task.maxPx) : flate && (await flatePath.renderFromFlate(flate, task.plan, task.maxPx));
       } catch (error) {
-        if (!(error instanceof flatePath.FlateFallback)) throw error;
+        if (!(error instanceof flatePath.FlateFallback) && !(error instanceof ccittPath.CcittFallback)) throw error;
         notStreamed = `${flatePath.IMAGE_UNREADABLE} (${error.message})`;
       }
     }

@@ -15,6 +15,15 @@ import { allocatedSize } from '../pdf/image-header.js';
 export const MAX_RENDER_IMAGE_PIXELS = 48_000_000;
 /** sharp's limitInputPixels on the fast path: shrink-on-load decodes a sequential JPEG at 1/8 scale. */
 export const MAX_FAST_PATH_INPUT_PIXELS = 1_000_000_000;
+/**
+ * Pixels of a CCITT fax image drawn from its data alone (raster/ccitt-path.ts): libtiff decodes it
+ * a row at a time and libvips averages the rows down to the preview, so memory is a few rows, and
+ * time grows with the pixels (a 35,000 × 35,000 scan of 1.2 gigapixels: about 3 s of CPU). 4
+ * gigapixels is a 65,000-pixel square, the largest a TIFF fax reader is made for.
+ */
+export const MAX_CCITT_INPUT_PIXELS = 4_000_000_000;
+/** Widest CCITT image drawn from its data: libvips holds a few rows of it at 1 byte per pixel. */
+export const MAX_CCITT_WIDTH_PX = 1_000_000;
 /** Coefficient memory a progressive JPEG may take on the fast path (2 bytes per pixel and component). */
 export const MAX_PROGRESSIVE_COEFFICIENT_BYTES = 256 * 1024 * 1024;
 

@@ -9,7 +9,7 @@ import type { ImageFacts, PageFacts } from '../pdf/facts.js';
 import type { Matrix, Rect } from '../model/geometry.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
-import { MAX_FAST_PATH_INPUT_PIXELS, fastPathFits } from './budget.js';
+import { MAX_CCITT_INPUT_PIXELS, MAX_CCITT_WIDTH_PX, MAX_FAST_PATH_INPUT_PIXELS, fastPathFits } from './budget.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
 import { fitSize } from './render.js';
@@ -235,6 +235,23 @@ export function flatePlan(page: PageFacts): ImagePlan | null {
   const inks = INK_FAMILIES.has(cs.family) && cs.components >= 1 && cs.components <= 8;
   if (!inks && (cs.components !== (cs.model === 'gray' ? 1 : cs.model === 'rgb' ? 3 : 0) || !FLATE_FAMILIES.has(cs.family))) return null;
   if (image.widthPx * image.heightPx > MAX_FAST_PATH_INPUT_PIXELS) return null;
+  return planFor(page, image);
+}
+
+/**
+ * A plan when the page is one CCITT fax image (1 bit, DeviceGray) covering the page, drawn
+ * axis-aligned (ccitt-path.ts draws it, a row at a time); otherwise null. The worker checks the
+ * stream's own dictionary again (/K, /EncodedByteAlign, /EndOfLine, /BlackIs1, /Decode, /Columns)
+ * before libtiff reads a byte.
+ */
+export function ccittPlan(page: PageFacts): ImagePlan | null {
+  const image = coveringImage(page);
+  if (!image) return null;
+  if (image.filters.length !== 1 || image.filters[0] !== 'CCITTFaxDecode') return null;
+  if (image.bitsPerComponent !== 1 || image.colourSpace?.family !== 'DeviceGray') return null;
+  // The data must be as big as the image says (/Columns and /Rows): it is decoded at that size.
+  if (!image.coded || image.coded.widthPx !== image.widthPx || image.coded.heightPx !== image.heightPx) return null;
+  if (image.widthPx > MAX_CCITT_WIDTH_PX || image.widthPx * image.heightPx > MAX_CCITT_INPUT_PIXELS) return null;
   return planFor(page, image);
 }
 

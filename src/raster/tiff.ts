@@ -52,3 +52,55 @@ export function rawToTiff(data: Uint8Array, width: number, height: number, model
   out.set(data.subarray(0, width * height * spp), pixelOffset);
   return out;
 }
+
+/** How CCITT fax data is coded, in TIFF's terms (TIFF 6.0 §10–11; TIFF Class F). */
+export interface FaxCoding {
+  /** 2: Modified Huffman, each row byte-aligned, no EOL; 3: T.4 (Group 3); 4: T.6 (Group 4). */
+  compression: 2 | 3 | 4;
+  /** Compression 3 only: T4Options (bit 0 two-dimensional coding, bit 2 EOLs padded to a byte boundary). */
+  t4Options?: number;
+  /** 0 (white is zero): black runs are drawn black; 1: black runs are drawn white. */
+  photometric: 0 | 1;
+}
+
+/**
+ * A one-strip bilevel TIFF around CCITT fax data as it stands in a PDF stream (most significant bit
+ * first), so that libtiff decodes it. One strip taller than 128 rows is read by libvips a scanline
+ * at a time (TIFFReadScanline): memory is a few rows, whatever the image's height.
+ * @example
+ * const tiff = faxToTiff(stream.contents, 35000, 35000, { compression: 4, photometric: 0 });
+ */
+export function faxToTiff(data: Uint8Array, width: number, height: number, coding: FaxCoding): Uint8Array {
+  const entries: [tag: number, type: number, value: number][] = [
+    [256, 4, width],
+    [257, 4, height],
+    [258, 3, 1],
+    [259, 3, coding.compression],
+    [262, 3, coding.photometric],
+    [266, 3, 1], // FillOrder: most significant bit first, as in PDF
+    [273, 4, 0 /* patched */],
+    [277, 3, 1],
+    [278, 4, height],
+    [279, 4, data.length],
+  ];
+  if (coding.compression === 3) entries.push([292, 4, coding.t4Options ?? 0]);
+  if (coding.compression === 4) entries.push([293, 4, 0]);
+  const dataOffset = 8 + 2 + entries.length * 12 + 4;
+  const out = new Uint8Array(dataOffset + data.length);
+  const view = new DataView(out.buffer);
+  out.set([0x49, 0x49, 42, 0]);
+  view.setUint32(4, 8, true);
+  view.setUint16(8, entries.length, true);
+  entries.forEach(([tag, type, value], i) => {
+    const at = 10 + i * 12;
+    view.setUint16(at, tag, true);
+    view.setUint16(at + 2, type, true);
+    view.setUint32(at + 4, 1, true);
+    const v = tag === 273 ? dataOffset : value;
+    if (type === 3) view.setUint16(at + 8, v, true);
+    else view.setUint32(at + 8, v, true);
+  });
+  view.setUint32(10 + entries.length * 12, 0, true);
+  out.set(data, dataOffset);
+  return out;
+}
