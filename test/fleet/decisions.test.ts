@@ -77,13 +77,17 @@ describe('decisions across two fleet servers', () => {
 
     const outcomes = await Promise.all(
       ids.map(async (id, i) => {
-        // Half the pairs approve on A and reject on B, half the other way round, at the same moment.
+        // Half the pairs approve on A and reject on B, half the other way round, at the same moment;
+        // in half of each, the rejection is sent first (on a quiet machine the request sent first
+        // tends to win, so each kind of outcome is exercised).
         const [approveAt, rejectAt] = i % 2 ? [b, a] : [a, b];
-        const [approve, reject] = await Promise.all([
-          fetch(`${approveAt.url}/v1/checks/${id}/approve`, { method: 'POST' }),
-          fetch(`${rejectAt.url}/v1/checks/${id}/reject`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
-        ]);
-        return { id, approve: approve.status, reject: reject.status };
+        const approve = () => fetch(`${approveAt.url}/v1/checks/${id}/approve`, { method: 'POST' });
+        const reject = () => fetch(`${rejectAt.url}/v1/checks/${id}/reject`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        const rejectFirst = i % 4 >= 2;
+        const [first, second] = rejectFirst ? [reject(), approve()] : [approve(), reject()];
+        const [x, y] = await Promise.all([first, second]);
+        const [approved, rejected] = rejectFirst ? [y, x] : [x, y];
+        return { id, approve: approved.status, reject: rejected.status };
       }),
     );
     let approved = 0;
