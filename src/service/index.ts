@@ -22,5 +22,5 @@ export { runCheckJob, type RunContext } from '../jobs/run.js';
 export { EmbeddedQueue, type CheckQueue, type QueueCounts, type EmbeddedQueueOptions } from '../jobs/queue.js';
 export { deliverCallback, CallbackOptionsSchema, type CallbackOptions } from '../jobs/callback.js';
 export { MissingDependencyError } from '../errors.js';
-export type { FixedMeta, FixedState } from '../jobs/fixed-files.js';
+export { FixedFiles, type CheckFolders, type FixedMeta, type FixedState } from '../jobs/fixed-files.js';
 export type { MemoryLedger, TenantAdmission, TenantLedger, TenantLoad } from '../jobs/tenants.js';
