@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { CHROMIUM } from './chromium.js';
+import { CHROMIUM, headlessArgs } from './chromium.js';
 
 export class Browser {
   private seq = 0;
@@ -31,24 +31,9 @@ export class Browser {
   }
 
   static launch(profileDir: string): Browser {
-    const child = spawn(
-      CHROMIUM,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        `--user-data-dir=${profileDir}`,
-        '--remote-debugging-pipe',
-        'about:blank',
-      ],
-      {
-        stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(CHROMIUM, [...headlessArgs(profileDir), '--remote-debugging-pipe', 'about:blank'], {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
+    });
     return new Browser(child);
   }
 
