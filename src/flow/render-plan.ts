@@ -55,7 +55,10 @@ export function planPage(page: PageFacts, layer: LayerSpec | null, settings: Ren
   if (!plan && decodePixels > settings.maxRenderImagePixels) return { failure: overBudget(page, decodePixels, settings.maxRenderImagePixels) };
   const { limits } = settings;
   const scale = printScaleOf(page, layer, limits);
-  const detail = detailRequests(page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)));
+  const detail = detailRequests(
+    page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)),
+    page,
+  );
   const renderer = pageRenderer(page);
   return {
     plan,

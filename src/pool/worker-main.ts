@@ -177,7 +177,7 @@ async function render(task: RenderTask) {
   const encoding = task.format ? encodePreview(pixels, task.format) : null;
   encoding?.catch(() => undefined); // handled below; never unhandled if measuring throws first
   measured ??= analysePixels(pixels);
-  const imageDetail = task.detail?.length ? await measureDetail(doc, task, method === 'image' ? pixels : null) : undefined;
+  const imageDetail = task.detail?.length ? await measureDetail(doc, task, pixels) : undefined;
   const encoded = encoding ? await encoding : null;
   // The encoder's bytes may live in memory Node will not hand to another thread (its Buffer pool,
   // or memory it marks untransferable): on Node 24 transferring them throws DataCloneError, which
@@ -337,13 +337,18 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annot
  * an image that cannot be read is left out. Its data is decoded under this file's decode budget.
  */
 async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
-  const [{ measureJpegDetail }, { measureStreamDetail }] = await Promise.all([import('../raster/image-detail.js'), import('../raster/image-band.js')]);
+  const [{ measureJpegDetail }, { measureStreamDetail }, { placedOverview }] = await Promise.all([
+    import('../raster/image-detail.js'),
+    import('../raster/image-band.js'),
+    import('../raster/overview.js'),
+  ]);
   // A page drawn upright from its one image shows that image: its preview says where the detail is.
   const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
   const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
   const out: ImageDetail[] = [];
   for (const request of task.detail ?? []) {
-    const overview = task.plan?.ref === request.ref ? upright : null;
+    // Any other image drawn upright on the page: the part of the drawing where it lands.
+    const overview = task.plan?.ref === request.ref ? upright : page && request.placed ? placedOverview(page, request.placed, request.widthPx, request.heightPx) : null;
     // The plan's JPEG as the caller sent it, or where the structure read found it in the file.
     const jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
     let measured: ImageDetail | null = null;

@@ -311,10 +311,14 @@ function nearestPeak(score: Float64Array, at: number): number | null {
  */
 function standsOut(score: Float64Array, j: number): boolean {
   if (j < J_LARGE) return true;
+  // JPEG's 5/8 peak is no part of another candidate's floor: its skirt would bury a 1.5× peak
+  // (bin 85, five bins away) whose neighbours above lie past the scan. Those bins are replaced by
+  // the next ones out, so that the floor is always a median of at least NEIGHBOURS_MIN bins.
+  const skip = (i: number) => !nearFiveEighths(j) && nearFiveEighths(i);
   const around: number[] = [];
-  for (let d = NEIGHBOURS_FROM; d <= NEIGHBOURS_TO; d++) {
-    if (j - d >= J_MIN) around.push(score[j - d]!);
-    if (j + d <= J_MAX) around.push(score[j + d]!);
+  for (let d = NEIGHBOURS_FROM; d <= NEIGHBOURS_TO || (around.length < NEIGHBOURS_MIN && d <= NEIGHBOURS_FURTHEST); d++) {
+    if (j - d >= J_MIN && !skip(j - d)) around.push(score[j - d]!);
+    if (j + d <= J_MAX && !skip(j + d)) around.push(score[j + d]!);
   }
   around.sort((a, b) => a - b);
   const m = around.length >> 1;
@@ -325,6 +329,9 @@ function standsOut(score: Float64Array, j: number): boolean {
 /** The neighbours (in bins either side) whose median is a candidate's floor in {@link standsOut}. */
 const NEIGHBOURS_FROM = 4;
 const NEIGHBOURS_TO = 8;
+/** Fewest neighbours in the floor, reaching out as far as NEIGHBOURS_FURTHEST when bins are skipped or past the scan. */
+const NEIGHBOURS_MIN = 5;
+const NEIGHBOURS_FURTHEST = 16;
 
 /**
  * JPEG's blocks leave coherence at every multiple of 1/8 at once; an enlargement at α = m/8 only

@@ -9,10 +9,16 @@
  * and 40–50 ms of analysis, most of it V8 compiling the loops once).
  */
 import { z } from 'zod';
+import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { busiestWindow, estimateDetail, lumaOf, DETAIL_TILE } from './detail.js';
 
-/** An image the main thread asks the worker to measure. */
-export const DetailRequestSchema = z.object({ ref: z.string(), widthPx: z.number().int().positive(), heightPx: z.number().int().positive() });
+/** Where an image is drawn on its page: its matrix, the page's checked box and /Rotate (raster/fast-path.ts places it on the page raster). */
+export const PlacedSchema = z.object({ ctm: MatrixSchema, checkedBox: RectSchema, rotate: z.number() });
+
+/** An image the main thread asks the worker to measure, and where it is drawn (so that the page's drawing can say where its detail is). */
+export type Placed = z.infer<typeof PlacedSchema>;
+
+export const DetailRequestSchema = z.object({ ref: z.string(), widthPx: z.number().int().positive(), heightPx: z.number().int().positive(), placed: PlacedSchema.optional() });
 export type DetailRequest = z.infer<typeof DetailRequestSchema>;
 
 export const ImageDetailSchema = z.object({
@@ -85,7 +91,9 @@ export function detailRequests(
     placedWidthPt: number;
     placedHeightPt: number;
     coded?: { widthPx: number; heightPx: number } | null;
+    ctm?: readonly number[];
   }[],
+  page?: { checkedBox: readonly number[]; rotate: number },
 ): DetailRequest[] {
   const seen = new Set<string>();
   return images
@@ -96,7 +104,13 @@ export function detailRequests(
     })
     .sort((a, b) => b.placedWidthPt * b.placedHeightPt - a.placedWidthPt * a.placedHeightPt)
     .slice(0, MAX_DETAIL_IMAGES)
-    .map((i) => ({ ref: i.ref!, widthPx: i.widthPx, heightPx: i.heightPx }));
+    .map((i) => {
+      const request: DetailRequest = { ref: i.ref!, widthPx: i.widthPx, heightPx: i.heightPx };
+      if (page && i.ctm?.length === 6 && page.checkedBox.length === 4) {
+        request.placed = { ctm: i.ctm as Placed['ctm'], checkedBox: page.checkedBox as Placed['checkedBox'], rotate: page.rotate };
+      }
+      return request;
+    });
 }
 
 /** Enlargements beyond this are not looked for (raster/detail.ts). */

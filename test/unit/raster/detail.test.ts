@@ -34,6 +34,8 @@ beforeAll(() => {
   magick(native, '-gaussian-blur', '0x2', '-quality', '92', join(dir, 'blur2.jpg'));
   magick(native, '-quality', '40', join(dir, 'q40.jpg'));
   magick('-size', '1024x768', 'gradient:#3060c0-#f0d080', '-quality', '92', join(dir, 'gradient.jpg'));
+  // A 2× enlargement below 764 rows of plain sky: its top band shows no detail at all.
+  magick(native, '-filter', 'Catrom', '-resize', '200%', '-background', '#87ceeb', '-gravity', 'south', '-extent', '1536x2300', '-quality', '92', join(dir, 'sky-up2.jpg'));
 }, 120_000);
 
 async function detail(name: string) {
@@ -92,6 +94,19 @@ describe('enlargement from the pixels', () => {
     expect(decideDetail(scores((j) => (Math.abs(j - 64) <= 1 ? 0.42 : smooth(j)))).factor).toBeCloseTo(2, 1);
     // The same 0.42 at the top of a broad bump (0.01 less per bin away) is the picture, not a cycle frequency.
     expect(decideDetail(scores((j) => Math.max(0.1, 0.42 - 0.01 * Math.abs(j - 55)))).factor).toBeNull();
+  });
+
+  it("a 1.5× peak beside JPEG's 5/8 trace stands out of its floor: the trace's skirt is no part of it", () => {
+    // A 1.5× enlargement saved as JPEG (bench:quality's c03, pil-bicubic at q75): its own peak at
+    // bin 85 (0.31), JPEG's block trace at 5/8 (bin 80) and its skirt at 77–83 (0.14–0.25); the
+    // bins above 88 lie past the scan. Taking the skirt into the floor (median 0.23) buried the peak.
+    const at: Record<number, number> = { 77: 0.14, 78: 0.19, 79: 0.23, 80: 0.25, 81: 0.24, 82: 0.23, 83: 0.24, 84: 0.29, 85: 0.31, 86: 0.3, 87: 0.26, 88: 0.21 };
+    const score = Float64Array.from({ length: 90 }, (_, j) => at[j] ?? 0.12);
+    const found = decideDetail({ score, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) });
+    expect(found.factor).toBeCloseTo(1.5, 1);
+    // The same peak on a floor of its own height is no enlargement.
+    const flat = Float64Array.from({ length: 90 }, (_, j) => (j >= 84 && j <= 87 ? at[j]! : 0.25));
+    expect(decideDetail({ score: flat, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) }).factor).toBeNull();
   });
 
   it('detail near the cut-off is judged over both directions together, and must be there in each', () => {
@@ -177,6 +192,16 @@ describe('in a check', () => {
     expect(up.pages[0]!.images[0]!.upscaleFactor).toBeCloseTo(4, 0);
     const native = await preflight(page('native'), { product: 'duvet-cover', variant: '200x200' });
     expect(native.findings.map((x) => x.code)).not.toContain('image-upscaled');
+  });
+
+  it('an image that does not cover its page is measured where the drawing shows its detail, not at its plain top', async () => {
+    // img2pdf with a 150 mm border: the page is no longer its one image, so the page's drawing is
+    // cut where the image lands to steer the measurement below the sky.
+    const pdf = join(dir, 'sky-up2.pdf');
+    execFileSync('img2pdf', ['--pagesize', '2040mmx2040mm', '--border', '150mm', '--fit', 'into', '-o', pdf, join(dir, 'sky-up2.jpg')]);
+    const report = await preflight(pdf, { product: 'duvet-cover', variant: '200x200' }, { limits: { minPpi: 30, minPpiError: 10 } });
+    expect(report.pages[0]!.images[0]!.upscaleFactor).toBeCloseTo(2, 1);
+    expect(report.findings.map((x) => x.code)).toContain('image-upscaled');
   });
 
   it('a hard-compressed JPEG gets image-jpeg-quality with its print size', async () => {
