@@ -208,8 +208,10 @@ async function judgeOnce(
   const wantHtml = options.html ?? true;
   // Hashed here only to compare with an earlier report; a new file is hashed in a pool worker.
   const unchanged = earlier && earlier.profileDigest === digest && earlier.tool.version === packageVersion() && earlier.file.sha256 === sha256Hex(source.bytes);
-  // A run that fixes does the fix again (its outputs are more than the report).
-  if (earlier && unchanged && !options.fix) {
+  // A run that fixes does the fix again (its outputs are more than the report); one that wants
+  // every page's preview judges again a file whose earlier run drew only the pages that print.
+  const previewsMissing = wantHtml && options.preflight?.previewPages === 'all' && options.preflight.raster !== false && !!earlier?.pages.some((p) => p.layer === null && p.raster === null);
+  if (earlier && unchanged && !options.fix && !previewsMissing) {
     return {
       ...base,
       sku: earlier.sku,
@@ -236,6 +238,8 @@ async function judgeOnce(
     judged = await preflightWithPreviews(source.bytes, resolution.target, {
       // Many files keep the workers busy: structure goes to them too, off this thread.
       structureInThreadMaxBytes: 0,
+      // The visual report shows the pages that print; other pages only when asked for (batch --previews).
+      previewPages: 'layers',
       ...options.preflight,
       path: file.rel,
       signal: options.hardSignal,
@@ -274,6 +278,8 @@ async function fixOne(
   try {
     done = await checkAndFix(bytes, target, {
       structureInThreadMaxBytes: 0,
+      // The visual report shows the pages that print; other pages only when asked for (batch --previews).
+      previewPages: 'layers',
       ...options.preflight,
       path: rel,
       signal: options.hardSignal,

@@ -30,6 +30,8 @@ Options:
 ${POOL_LIMITS_HELP}
   --profiles DIR      product profiles folder
   --no-html           no visual report per file
+  --previews          previews of every page in the visual reports (default: of the pages that print
+                      as the product's layers; other pages are not drawn)
   --no-raster         structure checks only
   --fix auto|approve  fix what the policy says to fix (the profile's policy — shipped products: page
                       order, /Rotate, scale, CMYK, oversized images and files), check again, and
@@ -70,6 +72,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     'max-rss-mb': { type: 'string' },
     profiles: { type: 'string' },
     'no-html': { type: 'boolean' },
+    previews: { type: 'boolean' },
     'no-raster': { type: 'boolean' },
     fix: { type: 'string' },
     policy: { type: 'string', multiple: true },
@@ -103,6 +106,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`no such folder: ${positionals[0]}`);
   }
+  if (values.previews && values['no-raster']) throw new UsageError('--previews needs rendering: drop --no-raster');
   if (values.redis && values.watch) throw new UsageError('--watch runs on this machine; leave out --redis');
   if (values.queue && !values.redis) throw new UsageError('--queue needs --redis');
   if (values.redis) {
@@ -114,7 +118,15 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   const fix = fixFlag(values.fix);
   const policy = policyFrom(values.policy);
   const locale = localeFlag(values.locale);
-  const preflight = { profiles: values.profiles, raster: !values['no-raster'], pool, policy, ...(locale ? { locale } : {}), ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}) };
+  const preflight = {
+    profiles: values.profiles,
+    raster: !values['no-raster'],
+    pool,
+    policy,
+    ...(values.previews ? { previewPages: 'all' as const } : {}),
+    ...(locale ? { locale } : {}),
+    ...(fileBudget ? { fileBudgetMs: fileBudget * 1000 } : {}),
+  };
   const soft = new AbortController();
   const hard = new AbortController();
   let signalName: NodeJS.Signals | null = null;

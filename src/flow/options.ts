@@ -47,6 +47,13 @@ export const PreflightOptionsSchema = z
     /** Preview size: pixels on the longest side. */
     previewSize: z.number().int().min(64).max(10_000).default(1200),
     previewFormat: z.enum(['png', 'webp']).default('webp'),
+    /**
+     * Which pages get a preview when previews are kept or written: `all` (default) or `layers`, the
+     * pages that print as a layer of the product. A page that is no layer is drawn only for its
+     * preview — its pixels judge nothing that prints — so with `layers`, or when no preview is
+     * asked for, it is not drawn at all.
+     */
+    previewPages: z.enum(['all', 'layers']).default('all'),
     /** Write each page's preview into this folder; the report names the files. */
     previewDir: z.string().min(1).nullable().default(null),
     /**

@@ -127,7 +127,9 @@ export async function checkResolved(
   const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword && !facts.unrenderable;
   // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer,
   // nor one whose object cannot be read (page-damaged says so).
-  const pages = canRender ? facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable) : [];
+  // A page that is no layer of the product prints nothing: it is drawn only for a preview asked for.
+  const drawnForPreview = wantPreviews && opts.previewPages === 'all';
+  const pages = canRender ? facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable && (drawnForPreview || resolved.layers[p.index - 1] !== undefined)) : [];
   // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
   if (here && executor instanceof PreflightPool) {
     const needWorker = pagesNeedingWorker(pages, jpegs);

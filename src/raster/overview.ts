@@ -17,12 +17,17 @@ const MIN_OVERVIEW_PX = 32;
 /**
  * The part of `page` (a drawing of the whole page, upright as displayed) where an image of
  * `widthPx × heightPx` placed as `placed` lands; null when it is turned or mirrored, reaches past
- * the drawing, or lands on fewer than {@link MIN_OVERVIEW_PX} pixels a side.
+ * the drawing, is skewed, or lands on fewer than {@link MIN_OVERVIEW_PX} pixels a side.
  * @example
  * const overview = placedOverview(pagePixels, { ctm: [300, 0, 0, 200, 50, 60], checkedBox: [0, 0, 400, 400], rotate: 0 }, 3000, 2000);
  */
 export function placedOverview(page: RawPixels, placed: Placed, widthPx: number, heightPx: number): Overview | null {
-  const at = placement({ ref: '', ...placed, widthPx, heightPx }, Math.max(page.width, page.height));
+  let at: ReturnType<typeof placement>;
+  try {
+    at = placement({ ref: '', ...placed, widthPx, heightPx }, Math.max(page.width, page.height));
+  } catch {
+    return null; // skewed or sheared: no rectangle of the drawing is the image
+  }
   if (!at || at.flip || at.angle !== 0) return null;
   // The drawing must be the one placement() assumes (same size within rounding).
   if (Math.abs(at.width - page.width) > 1 || Math.abs(at.height - page.height) > 1) return null;

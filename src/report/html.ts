@@ -146,7 +146,7 @@ function pageSection(report: Report, page: ReportPage, preview: HtmlPreview | un
   const expected = page.expectedWidthMm !== null ? formatMm(page.expectedWidthMm, page.expectedHeightMm!) : null;
   const img = preview
     ? `<img class="preview" alt="Page ${page.index} preview" src="data:${PREVIEW_MIME[preview.format]};base64,${Buffer.from(preview.bytes).toString('base64')}">`
-    : `<div class="no-preview">${page.raster === null ? 'Not rendered (structure-only check)' : 'No preview'}</div>`;
+    : `<div class="no-preview">${page.raster !== null ? 'No preview' : page.layer === null ? 'Not drawn: this page is no layer of the product and does not print' : 'Not rendered (structure-only check)'}</div>`;
   return `<section class="page ${worst}" id="page-${page.index}" data-page="${page.index}">
   <h2><span class="status ${worst}"></span>Page ${page.index}${page.layer ? ` · <span class="layer">${esc(page.layer)}</span>` : ' · <span class="layer none">no layer</span>'}</h2>
   <div class="page-body">

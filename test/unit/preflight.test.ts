@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PreflightError } from '../../src/errors.js';
-import { preflight } from '../../src/index.js';
+import { preflight, preflightWithPreviews } from '../../src/index.js';
 import { loadProfiles } from '../../src/profile/load.js';
 
 const good = 'test/corpus/files/reportlab-tshirt-M-exact.pdf';
@@ -63,6 +66,26 @@ describe('preflight() API', () => {
     const error = await preflight(good, { sku: 'T-SHIRT-M' }, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
     expect((error as PreflightError).code).toBe('ERR_ABORTED');
   });
+});
+
+describe('the render plan: a page that is no layer is drawn only for its preview', () => {
+  // qpdf puts Ghostscript's two duvet pages twice into one file: pages 3 and 4 are no layer.
+  const four = join(mkdtempSync(join(tmpdir(), 'pp-plan-')), 'four.pdf');
+  execFileSync('qpdf', ['--empty', '--pages', 'test/corpus/files/gs-duvet-exact.pdf', 'test/corpus/files/gs-duvet-exact.pdf', '--', four]);
+  const drawn = (pages: { raster: unknown }[]) => pages.map((p) => p.raster !== null);
+
+  it('preflight() draws the layer pages only; previews of every page draw all four', async () => {
+    const report = await preflight(four, { sku: 'DUVET-COVER-200X200' });
+    expect(drawn(report.pages)).toEqual([true, true, false, false]);
+    const withPreviews = await preflightWithPreviews(four, { sku: 'DUVET-COVER-200X200' });
+    expect(drawn(withPreviews.report.pages)).toEqual([true, true, true, true]);
+    expect([...withPreviews.previews.keys()].sort()).toEqual([1, 2, 3, 4]);
+    const layers = await preflightWithPreviews(four, { sku: 'DUVET-COVER-200X200' }, { previewPages: 'layers' });
+    expect(drawn(layers.report.pages)).toEqual([true, true, false, false]);
+    expect([...layers.previews.keys()].sort()).toEqual([1, 2]);
+    // The verdict and its findings do not depend on the pages drawn for previews.
+    expect(layers.report.findings.map((f) => [f.code, f.page])).toEqual(report.findings.map((f) => [f.code, f.page]));
+  }, 60_000);
 });
 
 describe('structure read in the calling thread (small files) or in the pool', () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +76,31 @@ describe('preflightFolder', () => {
     expect(index).toContain('href="reports/T-SHIRT-M/good.pdf.html"');
     expect((index.match(/<tr class="/g) ?? []).length).toBe(6);
   }, 120_000);
+
+  it('draws the pages that print; every page only when every preview is asked for', async () => {
+    // qpdf puts Ghostscript's two duvet pages twice into one file: pages 3 and 4 are no layer.
+    const dir = tmp();
+    mkdirSync(join(dir, 'DUVET-COVER-200X200'));
+    const four = join(dir, 'DUVET-COVER-200X200', 'four.pdf');
+    execFileSync('qpdf', ['--empty', '--pages', corpus('gs-duvet-exact.pdf'), corpus('gs-duvet-exact.pdf'), '--', four]);
+    const out = join(dir, 'out');
+    await preflightFolder(dir, { out, preflight: { pool } });
+    const report = () => ReportSchema.parse(JSON.parse(readFileSync(join(out, 'reports/DUVET-COVER-200X200/four.pdf.json'), 'utf8')));
+    const html = () => readFileSync(join(out, 'reports/DUVET-COVER-200X200/four.pdf.html'), 'utf8');
+    expect(report().pages.map((p) => [p.layer, p.raster !== null])).toEqual([
+      ['front', true],
+      ['back', true],
+      [null, false],
+      [null, false],
+    ]);
+    expect((html().match(/<img class="preview"/g) ?? []).length).toBe(2);
+    expect((html().match(/Not drawn: this page is no layer of the product/g) ?? []).length).toBe(2);
+    // Asked for every preview, the rerun does not keep the report whose pages 3–4 were not drawn.
+    const all = await preflightFolder(dir, { out, preflight: { pool, previewPages: 'all' } });
+    expect(all.reused).toBe(0);
+    expect(report().pages.every((p) => p.raster !== null)).toBe(true);
+    expect((html().match(/<img class="preview"/g) ?? []).length).toBe(4);
+  }, 60_000);
 
   it('keeps the reports of unchanged files on a rerun, and judges again what changed', async () => {
     const dir = tmp();

@@ -30,6 +30,8 @@ describe('the part of the drawing where an image lands', () => {
     expect(placedOverview(drawing(), { ...page, ctm: [-200, 0, 0, 100, 250, 60] }, 2000, 1000)).toBeNull();
     expect(placedOverview(drawing(), { ...page, ctm: [300, 0, 0, 100, 250, 60] }, 2000, 1000)).toBeNull();
     expect(placedOverview(drawing(), { ...page, ctm: [20, 0, 0, 20, 50, 60] }, 2000, 1000)).toBeNull();
+    // Skewed (pdfcpu's ImageAbsScaling sample): the page is still drawn, the image just has no overview.
+    expect(placedOverview(drawing(), { ...page, ctm: [200, 30, 20, 100, 50, 60] }, 2000, 1000)).toBeNull();
   });
 
   it('a drawing of another size than the placement assumes has none', () => {
