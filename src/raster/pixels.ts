@@ -16,6 +16,8 @@ export interface RawPixels {
 }
 
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** Where an RGBA pixel's alpha byte sits in its 32-bit word. */
+const ALPHA_SHIFT = LITTLE_ENDIAN ? 24 : 0;
 
 /**
  * Ink coverage and edge gaps in one pass. RGBA pixels (PDFium, pdf.js) are read a 32-bit word at a
@@ -100,10 +102,31 @@ export interface UnpaintedGrid {
 /** Most runs of unpainted pixels kept (6 bytes each): a halftone of transparency would give millions. */
 export const MAX_UNPAINTED_RUNS = 100_000;
 
+/** One pixel at `i` with alpha `a` put on white, each channel rounded to the nearest (clamped arrays). */
+function blendRounded(data: Uint8Array | Uint8ClampedArray, i: number, a: number): void {
+  const k = 255 * (255 - a) + 127;
+  data[i] = Math.round((data[i]! * a + k) / 255);
+  data[i + 1] = Math.round((data[i + 1]! * a + k) / 255);
+  data[i + 2] = Math.round((data[i + 2]! * a + k) / 255);
+  data[i + 3] = 255;
+}
+
+/** One pixel at `i` with alpha `a` put on white, each channel rounded down (plain byte arrays). */
+function blendTruncated(data: Uint8Array | Uint8ClampedArray, i: number, a: number): void {
+  const k = 255 * (255 - a) + 127;
+  data[i] = Math.floor((data[i]! * a + k) / 255);
+  data[i + 1] = Math.floor((data[i + 1]! * a + k) / 255);
+  data[i + 2] = Math.floor((data[i + 2]! * a + k) / 255);
+  data[i + 3] = 255;
+}
+
 /**
  * Measures the unpainted (transparent) part of an RGBA render and composites it onto white in
  * place, so that everything after it (ink coverage, edge gaps, the preview) sees the page on
  * paper as before. Straight (not premultiplied) alpha, as pdf.js's getImageData and PDFium give.
+ * Pixels are read a 32-bit word at a time: an opaque one costs one shift and one compare; a run of
+ * unpainted ones is counted into its cells at once, each becoming white in one store; only partly
+ * covered pixels (the edges of shapes) are blended channel by channel.
  */
 export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
   if (p.channels !== 4) return null;
@@ -115,34 +138,49 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
   let total = 0;
   const wide = width <= 65535 && height <= 65535;
   let runs: number[] | null = wide ? [] : null;
+  // The blend rounds as the array stores: a clamped array (pdf.js's ImageData) to the nearest, a
+  // plain one (PDFium) down — the same bytes the per-channel arithmetic always gave.
+  const blend = data instanceof Uint8ClampedArray ? blendRounded : blendTruncated;
+  // Words need a 4-byte boundary: pixels that do not start on one are worked on in a copy.
+  const aligned = data.byteOffset % 4 === 0;
+  const bytes4 = aligned ? data : data.slice();
+  const words = new Uint32Array(bytes4.buffer, bytes4.byteOffset, width * height);
   for (let y = 0; y < height; y++) {
     const rowCell = Math.floor(y / cell) * cols;
-    let runStart = -1;
-    for (let x = 0, i = y * width * 4; x < width; x++, i += 4) {
-      const a = data[i + 3]!;
-      const unpainted = a < UNPAINTED_ALPHA;
-      if (runs && unpainted !== runStart >= 0) {
-        if (unpainted) runStart = x;
-        else {
-          runs.push(y, runStart, x);
-          runStart = -1;
-          if (runs.length > 3 * MAX_UNPAINTED_RUNS) runs = null;
-        }
+    let x = 0;
+    let j = y * width;
+    while (x < width) {
+      const a = (words[j]! >>> ALPHA_SHIFT) & 0xff;
+      if (a === 255) {
+        x++;
+        j++;
+        continue;
       }
-      if (a === 255) continue;
-      if (unpainted) {
-        empty[rowCell + Math.floor(x / cell)] = empty[rowCell + Math.floor(x / cell)]! + 1;
-        total++;
+      if (a >= UNPAINTED_ALPHA) {
+        blend(bytes4, j * 4, a);
+        x++;
+        j++;
+        continue;
       }
-      const k = 255 - a;
-      data[i] = (data[i]! * a + 255 * k + 127) / 255;
-      data[i + 1] = (data[i + 1]! * a + 255 * k + 127) / 255;
-      data[i + 2] = (data[i + 2]! * a + 255 * k + 127) / 255;
-      data[i + 3] = 255;
+      // A run of unpainted pixels: white where nothing at all is drawn, blended where a trace is.
+      const x0 = x;
+      do {
+        const b = (words[j]! >>> ALPHA_SHIFT) & 0xff;
+        if (b >= UNPAINTED_ALPHA) break;
+        if (b === 0) words[j] = 0xffffffff;
+        else blend(bytes4, j * 4, b);
+        x++;
+        j++;
+      } while (x < width);
+      total += x - x0;
+      for (let c = Math.floor(x0 / cell); c * cell < x; c++) empty[rowCell + c] = empty[rowCell + c]! + Math.min(x, (c + 1) * cell) - Math.max(x0, c * cell);
+      if (runs) {
+        runs.push(y, x0, x);
+        if (runs.length > 3 * MAX_UNPAINTED_RUNS) runs = null;
+      }
     }
-    if (runs && runStart >= 0) runs.push(y, runStart, width);
-    if (runs && runs.length > 3 * MAX_UNPAINTED_RUNS) runs = null;
   }
+  if (!aligned) data.set(bytes4);
   const bytes = new Uint8Array(cols * rows);
   for (let r = 0; r < rows; r++) {
     const h = Math.min(cell, height - r * cell);

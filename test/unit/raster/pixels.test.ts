@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WHITE_LEVEL, analysePixels, type RawPixels } from '../../../src/raster/pixels.js';
+import { UNPAINTED_GRID, WHITE_LEVEL, analysePixels, flattenOnWhite, type RawPixels } from '../../../src/raster/pixels.js';
 
 /** The measurement by its definition: a pixel is ink when any of R, G, B is below the white level. */
 function reference({ data, width, height, channels }: RawPixels) {
@@ -71,5 +71,76 @@ describe('analysePixels', () => {
     for (let i = 0; i < data.length; i++) data[i] = (i * 37) % 256;
     const px = { data, width, height, channels: 4 };
     expect(analysePixels(px)).toEqual(reference(px));
+  });
+});
+
+/**
+ * Compositing on white by its definition, a channel at a time: c·a + 255·(255 − a), divided by 255
+ * with 127 added, stored as the array stores a number (a clamped array rounds to the nearest, a
+ * plain one drops the fraction); unpainted (alpha below 8) counted per cell and as runs along rows.
+ */
+function flattenReference(p: RawPixels) {
+  const { data, width, height } = p;
+  const cell = Math.max(1, Math.ceil(Math.max(width, height) / UNPAINTED_GRID));
+  const cols = Math.ceil(width / cell);
+  const empty = new Array<number>(cols * Math.ceil(height / cell)).fill(0);
+  const runs: number[] = [];
+  let total = 0;
+  for (let y = 0; y < height; y++) {
+    let start = -1;
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const a = data[i + 3]!;
+      if (a < 8) {
+        total++;
+        empty[Math.floor(y / cell) * cols + Math.floor(x / cell)]!++;
+        if (start < 0) start = x;
+      } else if (start >= 0) {
+        runs.push(y, start, x);
+        start = -1;
+      }
+      for (let c = 0; c < 3; c++) data[i + c] = (data[i + c]! * a + 255 * (255 - a) + 127) / 255;
+      data[i + 3] = 255;
+    }
+    if (start >= 0) runs.push(y, start, width);
+  }
+  return { total, empty, runs };
+}
+
+describe('flattenOnWhite', () => {
+  const rgba = (values: number[], clamped: boolean, offset: number) => {
+    const buffer = new ArrayBuffer(values.length + offset);
+    const data = clamped ? new Uint8ClampedArray(buffer, offset, values.length) : new Uint8Array(buffer, offset, values.length);
+    data.set(values);
+    return data;
+  };
+  it('word at a time gives the bytes, cells and runs of the per-channel definition, for clamped and plain arrays, aligned or not', () => {
+    // Alphas from the edges of the cases: opaque, transparent, just under and at the unpainted level, partial.
+    const alpha = fc.oneof(fc.constantFrom(0, 7, 8, 254, 255), fc.integer({ min: 0, max: 255 }));
+    const pixel = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), alpha);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.array(pixel, { minLength: 1, maxLength: 1200 }), fc.boolean(), fc.constantFrom(0, 4, 1), (width, pixels, clamped, offset) => {
+        const height = Math.max(1, Math.floor(pixels.length / width));
+        const values = pixels.slice(0, width * height).flat();
+        if (values.length < width * height * 4) return;
+        const ours = { data: rgba(values, clamped, offset), width, height, channels: 4 };
+        const theirs = { data: rgba(values, clamped, offset), width, height, channels: 4 };
+        const grid = flattenOnWhite(ours)!;
+        const want = flattenReference(theirs);
+        expect([...ours.data]).toEqual([...theirs.data]);
+        expect(grid.share).toBeCloseTo(want.total / (width * height), 12);
+        const cells = [...Buffer.from(grid.cells, 'base64')];
+        const cell = Math.max(1, Math.ceil(Math.max(width, height) / UNPAINTED_GRID));
+        const expectedCells = want.empty.map((n, k) => {
+          const r = Math.floor(k / grid.cols);
+          const c = k % grid.cols;
+          return Math.round((255 * n) / (Math.min(cell, width - c * cell) * Math.min(cell, height - r * cell)));
+        });
+        expect(cells).toEqual(expectedCells);
+        const runs = grid.runs ? [...new Uint16Array(new Uint8Array(Buffer.from(grid.runs, 'base64')).buffer)] : [];
+        expect(runs).toEqual(want.total > 0 ? want.runs : []);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
