@@ -238,8 +238,10 @@ async function judgeOnce(
     judged = await preflightWithPreviews(source.bytes, resolution.target, {
       // Many files keep the workers busy: structure goes to them too, off this thread.
       structureInThreadMaxBytes: 0,
-      // The visual report shows the pages that print; other pages only when asked for (batch --previews).
+      // The visual report shows the pages that print (other pages only when asked for: batch
+      // --previews), as JPEG: a quarter of WebP's encoding CPU.
       previewPages: 'layers',
+      previewFormat: 'jpeg',
       ...options.preflight,
       path: file.rel,
       signal: options.hardSignal,
@@ -278,8 +280,10 @@ async function fixOne(
   try {
     done = await checkAndFix(bytes, target, {
       structureInThreadMaxBytes: 0,
-      // The visual report shows the pages that print; other pages only when asked for (batch --previews).
+      // The visual report shows the pages that print (other pages only when asked for: batch
+      // --previews), as JPEG: a quarter of WebP's encoding CPU.
       previewPages: 'layers',
+      previewFormat: 'jpeg',
       ...options.preflight,
       path: rel,
       signal: options.hardSignal,

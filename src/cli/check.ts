@@ -29,7 +29,7 @@ ${FAIL_ON_HELP}
   --html FILE         write the visual report: every page shown as its layer, with findings
   --previews DIR      write each page's preview image into DIR (the JSON report names them)
   --preview-size PX   preview size, longest side (default 1200)
-  --preview-format F  png or webp (default webp)
+  --preview-format F  png, webp or jpeg (default webp; jpeg: only with --html)
   --no-raster         structure only: no rendering, no blank-page or edge checks (fastest)
   --workers N         worker threads (default: one per core)
   --timeout S         time limit per file structure and per page render, in seconds, from when a
@@ -93,7 +93,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => numberFlag(values[flag], flag, { min, max });
   const previewSize = int('preview-size', 64, 10_000);
   const format = values['preview-format'];
-  if (format !== undefined && format !== 'png' && format !== 'webp') throw new UsageError(`--preview-format must be png or webp, got "${format}"`);
+  if (format !== undefined && format !== 'png' && format !== 'webp' && format !== 'jpeg') throw new UsageError(`--preview-format must be png, webp or jpeg, got "${format}"`);
+  if (format === 'jpeg' && values.previews) throw new UsageError('--preview-format jpeg is for the --html report; --previews writes png or webp');
   if (values['no-raster'] && (values.html || values.previews)) {
     // The HTML report still works without previews; previews need rendering.
     if (values.previews) throw new UsageError('--previews needs rendering: drop --no-raster');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PREVIEW_FORMATS } from '../model/preview-format.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { ProfileRegistry } from '../profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
@@ -46,7 +47,11 @@ export const PreflightOptionsSchema = z
     raster: z.boolean().default(true),
     /** Preview size: pixels on the longest side. */
     previewSize: z.number().int().min(64).max(10_000).default(1200),
-    previewFormat: z.enum(['png', 'webp']).default('webp'),
+    /**
+     * Preview format: `webp` (default), `png` or `jpeg` — the cheapest to encode, for previews kept in
+     * memory (batch's visual reports); not with `previewDir`, whose files the report names.
+     */
+    previewFormat: z.enum(PREVIEW_FORMATS).default('webp'),
     /**
      * Which pages get a preview when previews are kept or written: `all` (default) or `layers`, the
      * pages that print as a layer of the product. A page that is no layer is drawn only for its
@@ -95,7 +100,12 @@ export const PreflightOptionsSchema = z
     /** Cancels the call. */
     signal: z.instanceof(AbortSignal).optional(),
   })
-  .strict();
+  .strict()
+  // The report names written previews as PNG or WebP (its schema): JPEG stays in memory.
+  .refine((o) => !(o.previewFormat === 'jpeg' && o.previewDir), {
+    message: 'previewFormat jpeg is for previews kept in memory (a visual report); previewDir writes png or webp',
+    path: ['previewFormat'],
+  });
 
 export type Target = z.infer<typeof TargetSchema>;
 export type PreflightOptions = z.input<typeof PreflightOptionsSchema>;

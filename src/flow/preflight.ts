@@ -298,15 +298,15 @@ function toShared(bytes: Uint8Array): SharedArrayBuffer {
 
 async function writePreviews(previews: Map<number, Preview>, dir: string | null, path: string | null): Promise<Map<number, PreviewRef>> {
   const refs = new Map<number, PreviewRef>();
-  if (dir) await mkdir(dir, { recursive: true });
+  if (!dir) return refs;
+  await mkdir(dir, { recursive: true });
   const stem = path ? basename(path).replace(/\.pdf$/i, '') : 'document';
   for (const [index, p] of [...previews].sort(([a], [b]) => a - b)) {
-    let file: string | null = null;
-    if (dir) {
-      file = `${stem}.page-${index}.${p.format}`;
-      await writeFile(join(dir, file), p.bytes);
-    }
+    // The options refuse JPEG with a folder (flow/options.ts): the report names PNG or WebP files.
+    if (p.format === 'jpeg') throw new Error('JPEG previews are not written to a folder');
+    const file = `${stem}.page-${index}.${p.format}`;
+    await writeFile(join(dir, file), p.bytes);
     refs.set(index, { file, format: p.format, widthPx: p.widthPx, heightPx: p.heightPx });
   }
-  return dir ? refs : new Map();
+  return refs;
 }

@@ -30,7 +30,7 @@ async function pageImages(files: ReadonlyMap<number, { file: string; format: str
         .catch(() => ({ width: 0, height: 0 })));
     const widthPx = 'widthPx' in size ? size.widthPx : (size.width ?? 0);
     const heightPx = 'heightPx' in size ? size.heightPx : (size.height ?? 0);
-    out.set(n, { bytes: new Uint8Array(bytes), format: f.format === 'png' ? 'png' : 'webp', widthPx, heightPx });
+    out.set(n, { bytes: new Uint8Array(bytes), format: f.format === 'png' || f.format === 'jpeg' ? f.format : 'webp', widthPx, heightPx });
   }
   return out;
 }

@@ -1,5 +1,6 @@
 /** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
 import { z } from 'zod';
+import { PREVIEW_FORMATS } from '../model/preview-format.js';
 import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
@@ -59,7 +60,7 @@ export const RenderTaskSchema = z.object({
   page: z.number().int().min(1),
   maxPx: z.number().int().min(16).max(20_000),
   /** Encode a preview in this format, or only measure the pixels. */
-  format: z.enum(['png', 'webp']).nullable(),
+  format: z.enum(PREVIEW_FORMATS).nullable(),
   /** Draw from the page's one image instead of pdf.js, when the structure allows. */
   plan: ImagePlanSchema.nullable(),
   /** The engine for the page when the image plan does not draw it (raster/renderer.ts); default pdf.js. */

@@ -6,13 +6,14 @@
  * script). Once decided, the outcome stands at the top. Everything is in the customer's language;
  * self-contained (images as data: URIs); every text from the file or the profile is escaped.
  */
+import type { PreviewFormat } from '../model/preview-format.js';
 import type { UiFormatter } from '../messages/catalogue.js';
 import { escapeHtml as esc } from '../util/text.js';
 
 /** An image on the page. */
 export interface PageImage {
   bytes: Uint8Array;
-  format: 'png' | 'webp';
+  format: PreviewFormat;
   widthPx: number;
   heightPx: number;
 }

@@ -1,3 +1,4 @@
+import type { PreviewFormat } from '../model/preview-format.js';
 import { createHash } from 'node:crypto';
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 import { displayPoint } from '../pdf/matrix.js';
@@ -44,7 +45,8 @@ export interface ReportInput {
 /** A page's preview as the report names it. */
 export interface PreviewRef {
   file: string | null;
-  format: 'png' | 'webp';
+  /** Written previews are PNG or WebP (JPEG previews stay in memory: flow/options.ts). */
+  format: Exclude<PreviewFormat, 'jpeg'>;
   widthPx: number;
   heightPx: number;
 }

@@ -86,6 +86,17 @@ describe('the render plan: a page that is no layer is drawn only for its preview
     // The verdict and its findings do not depend on the pages drawn for previews.
     expect(layers.report.findings.map((f) => [f.code, f.page])).toEqual(report.findings.map((f) => [f.code, f.page]));
   }, 60_000);
+
+  it('JPEG previews are kept in memory (a visual report); a folder of previews is PNG or WebP, which the report names', async () => {
+    const jpeg = await preflightWithPreviews(four, { sku: 'DUVET-COVER-200X200' }, { previewFormat: 'jpeg', previewPages: 'layers' });
+    for (const p of jpeg.previews.values()) {
+      expect(p.format).toBe('jpeg');
+      expect([...p.bytes.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    }
+    const refused = await preflightWithPreviews(four, { sku: 'DUVET-COVER-200X200' }, { previewFormat: 'jpeg', previewDir: mkdtempSync(join(tmpdir(), 'pp-jpeg-')) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PreflightError);
+    expect((refused as Error).message).toMatch(/previewFormat: previewFormat jpeg is for previews kept in memory/);
+  }, 60_000);
 });
 
 describe('structure read in the calling thread (small files) or in the pool', () => {
