@@ -350,6 +350,15 @@ function realworld() {
       ),
       [`mutool draw + pdfimages -list + pdffonts per file, ${parallel} at a time`]:
         has('mutool') && has('pdfimages') && has('pdffonts') ? withRate(shell(`find ${q(folder)} -name '*.pdf' -print0 | xargs -0 -P ${parallel} -I{} sh -c ${q(perFile)} _ {}`, runs)) : null,
+
+      // Every page's preview (the render plan draws only the pages that print by default).
+      [`print-preflight batch --previews (default pool, ${parallel} workers)`]: withRate(
+        shell(`rm -rf ${q(out)}; ${q(process.execPath)} ${q(CLI)} batch ${q(folder)} --out ${q(out)} --manifest ${q(manifest)} --previews > /dev/null 2>&1; test $? -le 1`, runs),
+      ),
+      // glibc's allocator with two arenas instead of eight per core (docs/service.md): what it does to peak RSS.
+      [`print-preflight batch, MALLOC_ARENA_MAX=2 (default pool, ${parallel} workers)`]: withRate(
+        shell(`rm -rf ${q(out)}; MALLOC_ARENA_MAX=2 ${q(process.execPath)} ${q(CLI)} batch ${q(folder)} --out ${q(out)} --manifest ${q(manifest)} > /dev/null 2>&1; test $? -le 1`, runs),
+      ),
     },
   };
   rmSync(work, { recursive: true, force: true });
@@ -400,7 +409,21 @@ function evaluateGoals() {
     );
   const rw = results.realworld?.rows;
   if (rw) {
-    const [ours, ref] = Object.values(rw);
+    const [ours, ref, previews, arenas] = Object.values(rw);
+    if (ours && ref) {
+      goal(
+        `real-world folder: CPU per file ≤ 1.0× mutool + pdfimages + pdffonts`,
+        ours.cpuSecondsPerFile <= ref.cpuSecondsPerFile,
+        `${ratio(ours.cpuSecondsPerFile, ref.cpuSecondsPerFile)} (${ours.cpuSecondsPerFile.toFixed(3)} vs ${ref.cpuSecondsPerFile.toFixed(3)} s)`,
+      );
+      goal(`real-world folder: peak RSS ≤ 400 MB`, ours.maxRssMb <= 400, `${ours.maxRssMb.toFixed(0)} MB${arenas ? `; with MALLOC_ARENA_MAX=2 ${arenas.maxRssMb.toFixed(0)} MB` : ''}`);
+      if (previews)
+        goal(
+          `real-world folder with --previews of every page: CPU per file ≤ 1.5× the reference`,
+          previews.cpuSecondsPerFile <= 1.5 * ref.cpuSecondsPerFile,
+          `${ratio(previews.cpuSecondsPerFile, ref.cpuSecondsPerFile)} (${previews.cpuSecondsPerFile.toFixed(3)} s per file)`,
+        );
+    }
     if (ours && ref)
       goal(
         `real-world folder (${results.realworld.files} files): files/s ≥ 1.0× mutool + pdfimages + pdffonts at equal parallelism (${results.realworld.parallel})`,
@@ -519,7 +542,7 @@ function renderMarkdown() {
   if (rw?.rows) {
     parts.push('', `## Real-world folder: ${rw.files} files of test/realworld/manifest.json, ${rw.parallel} at a time`, '');
     parts.push(
-      "Ours: one `batch` process with the default pool (JSON and HTML reports, previews in the HTML). Reference: per file `mutool draw -w 1200 -h 1200` (PNG) + `pdfimages -list` + `pdffonts`, run by `xargs -P`. Peak RSS: ours is the batch process with its workers; the reference's is its largest single tool process.",
+      "Ours: one `batch` process with the default pool (JSON and HTML reports; previews in the HTML of the pages that print, or of every page with `--previews`). Reference: per file `mutool draw -w 1200 -h 1200` (PNG) + `pdfimages -list` + `pdffonts`, run by `xargs -P`. Peak RSS: ours is the batch process with its workers; the reference's is its largest single tool process.",
       '',
     );
     const lines = ['| side | wall (median) | files/s | CPU (median) | CPU per file | cores busy | peak RSS |', '|---|---|---|---|---|---|---|'];
