@@ -102,21 +102,15 @@ export interface UnpaintedGrid {
 /** Most runs of unpainted pixels kept (6 bytes each): a halftone of transparency would give millions. */
 export const MAX_UNPAINTED_RUNS = 100_000;
 
-/** One pixel at `i` with alpha `a` put on white, each channel rounded to the nearest (clamped arrays). */
-function blendRounded(data: Uint8Array | Uint8ClampedArray, i: number, a: number): void {
+/**
+ * One pixel at `i` with alpha `a` put on white, each channel rounded by `round`: to the nearest for
+ * a clamped array (it stores numbers so), down for a plain one.
+ */
+function blend(data: Uint8Array | Uint8ClampedArray, i: number, a: number, round: (v: number) => number): void {
   const k = 255 * (255 - a) + 127;
-  data[i] = Math.round((data[i]! * a + k) / 255);
-  data[i + 1] = Math.round((data[i + 1]! * a + k) / 255);
-  data[i + 2] = Math.round((data[i + 2]! * a + k) / 255);
-  data[i + 3] = 255;
-}
-
-/** One pixel at `i` with alpha `a` put on white, each channel rounded down (plain byte arrays). */
-function blendTruncated(data: Uint8Array | Uint8ClampedArray, i: number, a: number): void {
-  const k = 255 * (255 - a) + 127;
-  data[i] = Math.floor((data[i]! * a + k) / 255);
-  data[i + 1] = Math.floor((data[i + 1]! * a + k) / 255);
-  data[i + 2] = Math.floor((data[i + 2]! * a + k) / 255);
+  data[i] = round((data[i]! * a + k) / 255);
+  data[i + 1] = round((data[i + 1]! * a + k) / 255);
+  data[i + 2] = round((data[i + 2]! * a + k) / 255);
   data[i + 3] = 255;
 }
 
@@ -140,7 +134,7 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
   let runs: number[] | null = wide ? [] : null;
   // The blend rounds as the array stores: a clamped array (pdf.js's ImageData) to the nearest, a
   // plain one (PDFium) down — the same bytes the per-channel arithmetic always gave.
-  const blend = data instanceof Uint8ClampedArray ? blendRounded : blendTruncated;
+  const round = data instanceof Uint8ClampedArray ? Math.round : Math.floor;
   // Words need a 4-byte boundary: pixels that do not start on one are worked on in a copy.
   const aligned = data.byteOffset % 4 === 0;
   const bytes4 = aligned ? data : data.slice();
@@ -157,7 +151,7 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
         continue;
       }
       if (a >= UNPAINTED_ALPHA) {
-        blend(bytes4, j * 4, a);
+        blend(bytes4, j * 4, a, round);
         x++;
         j++;
         continue;
@@ -168,7 +162,7 @@ export function flattenOnWhite(p: RawPixels): UnpaintedGrid | null {
         const b = (words[j]! >>> ALPHA_SHIFT) & 0xff;
         if (b >= UNPAINTED_ALPHA) break;
         if (b === 0) words[j] = 0xffffffff;
-        else blend(bytes4, j * 4, b);
+        else blend(bytes4, j * 4, b, round);
         x++;
         j++;
       } while (x < width);

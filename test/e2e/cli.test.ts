@@ -109,9 +109,11 @@ describe('print-preflight check', () => {
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--severity', 'nope=error'], /unknown finding code "nope"/],
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--profiles', '/nonexistent'], /cannot read the profiles folder/],
     [['frobnicate'], /unknown command "frobnicate"/],
-    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--preview-format', 'gif'], /--preview-format must be png or webp/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--preview-format', 'gif'], /--preview-format must be png, webp or jpeg, got "gif"/],
+    [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--preview-format', 'jpeg', '--previews', 'x'], /--preview-format jpeg is for the --html report/],
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--workers', '0'], /--workers needs a whole number from 1/],
     [['check', f('gs-duvet-exact.pdf'), '--sku', 'T-SHIRT-M', '--no-raster', '--previews', 'x'], /--previews needs rendering/],
+    [['batch', 'test/corpus/files', '--out', 'x', '--no-raster', '--previews'], /--previews needs rendering: drop --no-raster/],
   ])('exits 2 with a one-line reason for misuse: %j', (args, message) => {
     const r = run(...args);
     expect(r.code).toBe(2);
