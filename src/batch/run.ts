@@ -24,6 +24,12 @@ import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } 
 import { renderIndexHtml, type BatchErrorRecord, type BatchResult, type BatchSummary, type FixedReport } from './summary.js';
 import { pushAll } from '../util/array.js';
 
+/**
+ * How a batch's visual reports show pages: the pages that print (others only when asked for: batch
+ * --previews), as JPEG — a quarter of WebP's encoding CPU for previews inlined in HTML.
+ */
+const BATCH_PREVIEWS = { previewPages: 'layers', previewFormat: 'jpeg' } as const;
+
 export interface BatchProgress {
   done: number;
   total: number;
@@ -238,10 +244,7 @@ async function judgeOnce(
     judged = await preflightWithPreviews(source.bytes, resolution.target, {
       // Many files keep the workers busy: structure goes to them too, off this thread.
       structureInThreadMaxBytes: 0,
-      // The visual report shows the pages that print (other pages only when asked for: batch
-      // --previews), as JPEG: a quarter of WebP's encoding CPU.
-      previewPages: 'layers',
-      previewFormat: 'jpeg',
+      ...BATCH_PREVIEWS,
       ...options.preflight,
       path: file.rel,
       signal: options.hardSignal,
@@ -280,10 +283,7 @@ async function fixOne(
   try {
     done = await checkAndFix(bytes, target, {
       structureInThreadMaxBytes: 0,
-      // The visual report shows the pages that print (other pages only when asked for: batch
-      // --previews), as JPEG: a quarter of WebP's encoding CPU.
-      previewPages: 'layers',
-      previewFormat: 'jpeg',
+      ...BATCH_PREVIEWS,
       ...options.preflight,
       path: rel,
       signal: options.hardSignal,

@@ -336,7 +336,7 @@ async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annot
  * The detail of the page's images (image-upscaled), whatever their filters (raster/image-band.ts);
  * an image that cannot be read is left out. Its data is decoded under this file's decode budget.
  */
-async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels | null): Promise<ImageDetail[]> {
+async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels): Promise<ImageDetail[]> {
   const [{ measureJpegDetail }, { measureStreamDetail }, { placedOverview }] = await Promise.all([
     import('../raster/image-detail.js'),
     import('../raster/image-band.js'),
@@ -344,11 +344,11 @@ async function measureDetail(doc: CachedDoc, task: RenderTask, page: RawPixels |
   ]);
   // A page drawn upright from its one image shows that image: its preview says where the detail is.
   const [a, b, c, d] = task.plan?.ctm ?? [0, 0, 0, 0];
-  const upright = page && task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
+  const upright = task.plan && task.plan.rotate === 0 && a > 0 && d > 0 && Math.abs(b) < 1e-9 && Math.abs(c) < 1e-9 ? page : null;
   const out: ImageDetail[] = [];
   for (const request of task.detail ?? []) {
     // Any other image drawn upright on the page: the part of the drawing where it lands.
-    const overview = task.plan?.ref === request.ref ? upright : page && request.placed ? placedOverview(page, request.placed, request.widthPx, request.heightPx) : null;
+    const overview = task.plan?.ref === request.ref ? upright : request.placed ? placedOverview(page, request.placed, request.widthPx, request.heightPx) : null;
     // The plan's JPEG as the caller sent it, or where the structure read found it in the file.
     const jpeg = task.jpeg && task.plan?.ref === request.ref ? (task.jpeg.data ?? (task.jpeg.at ? jpegAt(doc.bytes, task.jpeg.at) : null)) : null;
     let measured: ImageDetail | null = null;

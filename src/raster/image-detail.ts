@@ -15,9 +15,9 @@ import { busiestWindow, estimateDetail, lumaOf, DETAIL_TILE } from './detail.js'
 /** Where an image is drawn on its page: its matrix, the page's checked box and /Rotate (raster/fast-path.ts places it on the page raster). */
 export const PlacedSchema = z.object({ ctm: MatrixSchema, checkedBox: RectSchema, rotate: z.number() });
 
-/** An image the main thread asks the worker to measure, and where it is drawn (so that the page's drawing can say where its detail is). */
 export type Placed = z.infer<typeof PlacedSchema>;
 
+/** An image the main thread asks the worker to measure, and where it is drawn (so that the page's drawing can say where its detail is). */
 export const DetailRequestSchema = z.object({ ref: z.string(), widthPx: z.number().int().positive(), heightPx: z.number().int().positive(), placed: PlacedSchema.optional() });
 export type DetailRequest = z.infer<typeof DetailRequestSchema>;
 

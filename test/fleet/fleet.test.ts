@@ -145,6 +145,8 @@ describe('fleet on Redis', () => {
     expect(record!.status).toBe('done');
     expect(record!.attempts).toBe(2);
     expect(started.lines.some((l) => l.event === 'job-done')).toBe(false);
+    // The record is written inside the run; the survivor logs job-done just after it returns.
+    await survivor.waitFor((l) => l.event === 'job-done' && l.jobId === job.id);
     expect(doneCounts([a, b]).get(job.id)).toBe(1);
     expect(survivor.lines.some((l) => l.event === 'job-start' && l.jobId === job.id && l.stalls === 1)).toBe(true);
     const report = await store.readReport(job.id);
