@@ -2,5 +2,7 @@
  * The formats of page previews: `webp` (the default), `png`, or `jpeg` (the cheapest to encode:
  * batch's visual reports).
  */
-export const PREVIEW_FORMATS = ['png', 'webp', 'jpeg'] as const;
-export type PreviewFormat = (typeof PREVIEW_FORMATS)[number];
+export type PreviewFormat = 'png' | 'webp' | 'jpeg';
+
+/** Every {@link PreviewFormat}, for the schemas that take one. */
+export const PREVIEW_FORMATS = ['png', 'webp', 'jpeg'] as const satisfies readonly PreviewFormat[];
