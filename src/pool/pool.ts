@@ -229,35 +229,43 @@ export class PreflightPool {
   }
 
   /**
-   * The memory watchdog: while tasks run, the process's resident memory is sampled; past
-   * `maxRssMb`, the task with the largest estimate (the newest among equals) is stopped — piscina
-   * ends its worker, which frees what the worker held — and the watchdog waits a moment for the
-   * memory to go before it judges again.
+   * The memory watchdog: while tasks run, the process's resident memory is sampled — when a task
+   * starts and every WATCHDOG_MS after; past `maxRssMb`, the task with the largest estimate (the
+   * newest among equals) is stopped — piscina ends its worker, which frees what the worker held —
+   * and the watchdog waits a moment for the memory to go before it judges again. The look at the
+   * start means no task, however short, runs unjudged while the process is past its limit.
    */
   private watch(): void {
-    if (this.watchdog || !this.options.maxRssMb) return;
+    if (!this.options.maxRssMb) return;
+    this.look();
+    if (this.watchdog) return;
     this.watchdog = setInterval(() => {
       if (this.running.size === 0) {
         clearInterval(this.watchdog);
         this.watchdog = undefined;
         return;
       }
-      const now = performance.now();
-      if (now < this.settleUntil) return;
-      const rssMb = Math.round(process.memoryUsage.rss() / (1024 * 1024));
-      if (rssMb <= this.options.maxRssMb) return;
-      let victim: [number, Running] | undefined;
-      for (const entry of this.running) {
-        const [, r] = entry;
-        if (!victim || r.estimate > victim[1].estimate || (r.estimate === victim[1].estimate && r.startedAt > victim[1].startedAt)) victim = entry;
-      }
-      if (!victim) return;
-      this.running.delete(victim[0]);
-      this.stoppedAtMb = rssMb;
-      this.settleUntil = now + WATCHDOG_SETTLE_MS;
-      victim[1].stop.abort();
+      this.look();
     }, WATCHDOG_MS);
     this.watchdog.unref();
+  }
+
+  /** One look of the watchdog: the process's memory against its limit, and a task stopped past it. */
+  private look(): void {
+    const now = performance.now();
+    if (now < this.settleUntil) return;
+    const rssMb = Math.round(process.memoryUsage.rss() / (1024 * 1024));
+    if (rssMb <= this.options.maxRssMb) return;
+    let victim: [number, Running] | undefined;
+    for (const entry of this.running) {
+      const [, r] = entry;
+      if (!victim || r.estimate > victim[1].estimate || (r.estimate === victim[1].estimate && r.startedAt > victim[1].startedAt)) victim = entry;
+    }
+    if (!victim) return;
+    this.running.delete(victim[0]);
+    this.stoppedAtMb = rssMb;
+    this.settleUntil = now + WATCHDOG_SETTLE_MS;
+    victim[1].stop.abort();
   }
 
   /**
