@@ -4,6 +4,7 @@ import { renderText } from '../report/text.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
 import { formatBytes } from '../pdf/units.js';
+import { AssemblyFillSchema, type AssemblyFill } from '../model/assembly.js';
 
 export const ASSEMBLE_HELP = `Usage: print-preflight assemble (--product ID --variant ID | --sku SKU) --out out.pdf <file per layer…>
        print-preflight assemble --sku T-SHIRT-M --out out.pdf --layer front=a.png --layer back=b.jpg …
@@ -15,7 +16,11 @@ resolution (150 ppi, at most 15,000 px per side), under 50 MB. The output is che
 Options:
   --out FILE          the PDF to write (required)
   --layer ID=FILE     a file for a named layer (repeatable); other files fill the remaining layers in order
-  --fit cover|contain|stretch   how an image fills its page (default cover)
+  --fit cover|contain|stretch|tile|mirror   how an image fills its page (default cover); tile
+                      repeats it at its stated resolution (PNG pHYs, JPEG density, TIFF resolution;
+                      else the production resolution); mirror places it as contain and fills the
+                      rest by mirroring its edges
+  --layer-fit ID=FILL the fill of one layer (repeatable), over --fit
   --background COLOUR background for contain and for transparency (default #ffffff)
   --jpeg-quality Q    JPEG quality (default 90)
   --lossless          store images losslessly instead of as JPEG
@@ -35,6 +40,7 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
     out: { type: 'string' },
     layer: { type: 'string', multiple: true },
     fit: { type: 'string' },
+    'layer-fit': { type: 'string', multiple: true },
     background: { type: 'string' },
     'jpeg-quality': { type: 'string' },
     lossless: { type: 'boolean' },
@@ -56,14 +62,23 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
     if (at <= 0) throw new UsageError(`--layer needs ID=FILE, got "${l}"`);
     inputs.push({ layer: l.slice(0, at), input: l.slice(at + 1) });
   }
-  if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be cover, contain or stretch, got "${values.fit}"`);
+  const fills = AssemblyFillSchema.options as readonly string[];
+  if (values.fit !== undefined && !fills.includes(values.fit)) throw new UsageError(`--fit must be cover, contain, stretch, tile or mirror, got "${values.fit}"`);
+  const layerFit: Record<string, AssemblyFill> = {};
+  for (const l of values['layer-fit'] ?? []) {
+    const at = l.indexOf('=');
+    const fill = l.slice(at + 1);
+    if (at <= 0 || !fills.includes(fill)) throw new UsageError(`--layer-fit needs ID=FILL (FILL: cover, contain, stretch, tile or mirror), got "${l}"`);
+    layerFit[l.slice(0, at)] = fill as AssemblyFill;
+  }
   const failOn = failOnFlag(values['fail-on']);
   const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
   const result = await assemble(
     target,
     inputs,
     {
-      ...(values.fit ? { fit: values.fit as 'cover' } : {}),
+      ...(values.fit ? { fit: values.fit as AssemblyFill } : {}),
+      layerFit,
       ...(values.background ? { background: values.background } : {}),
       ...(quality !== undefined ? { jpegQuality: quality } : {}),
       lossless: values.lossless ?? false,

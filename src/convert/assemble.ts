@@ -1,6 +1,7 @@
 /**
  * The assembly transform: one image (PNG, JPEG, TIFF, WebP) or one-page PDF per layer becomes a page
- * of exactly the layer's size, the image fitted (cover, contain on a background colour, or stretch),
+ * of exactly the layer's size, the image fitted (cover, contain on a background colour, stretch,
+ * tile — repeated at its stated resolution — or mirror — contain with the rest mirrored),
  * colour-managed to sRGB (embedded ICC profiles honoured, CMYK converted through lcms, alpha
  * flattened), resampled to the production resolution capped at the pixel limit (never upsampled
  * unless asked), JPEG at a chosen quality or lossless, and kept under the file-size cap by
@@ -13,14 +14,16 @@
  */
 import sharp from 'sharp';
 import { PDFDocument, loadDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
-import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFDict } from '../pdf/pdf-lib.js';
-import { mmToPt, mmToPx, formatBytes } from '../pdf/units.js';
+import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFDict, type PDFPage } from '../pdf/pdf-lib.js';
+import { mmToPt, mmToPx, formatBytes, formatNumber } from '../pdf/units.js';
 import { BudgetExceededError, type DecodeLimits } from '../pdf/decode-budget.js';
 import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/streams.js';
 import { fitInto } from './geometry.js';
 import { MAX_CONVERT_PIXELS } from './images.js';
+import { statedPpi } from './image-density.js';
+import { mirrorContent, mirrorTiles } from './mirror.js';
 import { concatBytes } from '../util/array.js';
-import type { AssemblyOutcome, AssemblyPlan } from './plan.js';
+import type { AssembledLayer, AssemblyFill, AssemblyOutcome, AssemblyPlan } from './plan.js';
 
 /** Why an assembly cannot be made from its inputs (an unreadable image, a PDF of many pages…): the caller's InvalidArgumentError. */
 export class AssemblyInputError extends Error {
@@ -28,7 +31,23 @@ export class AssemblyInputError extends Error {
 }
 
 type Layer = AssemblyPlan['layers'][number];
-type Encoded = { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDecode'; widthPx: number; heightPx: number; note: string } | { kind: 'pdf'; bytes: Uint8Array; note: string };
+/** A tile's cell on the page (pt) and how many copies of the tile one cell holds across and down. */
+interface Cell {
+  widthPt: number;
+  heightPt: number;
+  repeat: number;
+}
+type Encoded =
+  | { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDecode'; widthPx: number; heightPx: number; note: string; cell: Cell | null; facts: AssembledLayer }
+  | { kind: 'pdf'; bytes: Uint8Array; note: string; facts: AssembledLayer };
+
+/**
+ * A tiling cell holds several copies of a tile when one copy would take more cells than this to
+ * cover its page: renderers that draw every cell (PDFium, and MuPDF at print resolution) stay quick.
+ */
+const MAX_TILE_CELLS = 4096;
+
+const fillOf = (layer: Layer, plan: AssemblyPlan): AssemblyFill => layer.fit ?? plan.fit;
 
 /**
  * Builds the print file of an assembly plan. Throws {@link AssemblyInputError} for inputs that
@@ -39,9 +58,12 @@ type Encoded = { kind: 'image'; data: Uint8Array; filter: 'DCTDecode' | 'FlateDe
 export async function buildAssembly(plan: AssemblyPlan, limits: DecodeLimits): Promise<AssemblyOutcome> {
   const changes: string[] = [];
   const encoded = new Map<string, Encoded>();
+  // The facts of the first encoding: recompressing changes the bytes, not the fill or the tile's place.
+  const layers: AssembledLayer[] = [];
   for (const layer of plan.layers) {
     const e = await prepare(layer, plan, { lossless: plan.lossless, jpegQuality: plan.jpegQuality, shrink: 1 });
     encoded.set(layer.id, e);
+    layers.push(e.facts);
     changes.push(`${layer.id}: ${e.note}`);
   }
   let bytes = await build(plan, encoded, limits);
@@ -58,13 +80,20 @@ export async function buildAssembly(plan: AssemblyPlan, limits: DecodeLimits): P
     changes.push(`downsampled the images to ${Math.round(0.8 ** step * 100)} % to stay under ${formatBytes(plan.maxFileBytes)}: ${formatBytes(bytes.length)}`);
   }
   if (bytes.length > plan.maxFileBytes) changes.push(`could not get under ${formatBytes(plan.maxFileBytes)}: ${formatBytes(bytes.length)} (the check reports file-too-large)`);
-  return { bytes, changes };
+  return { bytes, changes, layers };
 }
 
 async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolean; jpegQuality: number; shrink: number }): Promise<Encoded> {
   const input = layer.input;
+  const fill = fillOf(layer, plan);
   if (Buffer.from(input.subarray(0, 1024)).toString('latin1').includes('%PDF-')) {
-    return { kind: 'pdf', bytes: input, note: `one-page PDF placed as vector content (${plan.fit})` };
+    if (fill === 'tile') throw new AssemblyInputError(`the layer ${layer.id} is a PDF: tile repeats an image; give the tile as PNG, JPEG, TIFF or WebP`);
+    return {
+      kind: 'pdf',
+      bytes: input,
+      note: `one-page PDF placed as vector content (${fill}${fill === 'mirror' ? ': contain, the rest mirrored from its edges' : ''})`,
+      facts: { layer: layer.id, fill, source: 'pdf', widthPx: null, heightPx: null, tile: null },
+    };
   }
   let meta;
   try {
@@ -73,30 +102,85 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
     throw new AssemblyInputError(`Expected a PNG, JPEG, TIFF, WebP or PDF file for layer ${layer.id}, but it cannot be read (${(error as Error).message})`);
   }
   if (!meta.width || !meta.height) throw new AssemblyInputError(`the image for layer ${layer.id} has no size`);
-  // Pixels needed at the production resolution, capped at the pixel limit.
-  let tw = Math.round(mmToPx(layer.pageWidthMm, plan.productionPpi));
-  let th = Math.round(mmToPx(layer.pageHeightMm, plan.productionPpi));
-  const cap = plan.maxImagePixels / Math.max(tw, th);
-  if (cap < 1) {
-    tw = Math.floor(tw * cap);
-    th = Math.floor(th * cap);
-  }
   const upright = (meta.orientation ?? 1) >= 5;
   const sw = upright ? meta.height : meta.width;
   const sh = upright ? meta.width : meta.height;
-  const scale = plan.fit === 'contain' ? Math.min(tw / sw, th / sh) : Math.max(tw / sw, th / sh);
-  if (scale > 1 && !plan.upsample) {
-    tw = Math.max(1, Math.round(tw / scale));
-    th = Math.max(1, Math.round(th / scale));
-  }
-  tw = Math.max(1, Math.round(tw * how.shrink));
-  th = Math.max(1, Math.round(th * how.shrink));
-  const pipeline = sharp(input, { limitInputPixels: MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'none' })
+  const source = `${meta.format ?? 'image'} ${meta.width} × ${meta.height} px${meta.space && meta.space !== 'srgb' ? `, ${meta.space}` : ''}${meta.icc ? ' with ICC profile' : ''}${meta.depth && meta.depth !== 'uchar' ? `, ${meta.depth}` : ''}${meta.hasAlpha ? ', alpha' : ''}`;
+  const facts: AssembledLayer = { layer: layer.id, fill, source: 'image', widthPx: sw, heightPx: sh, tile: null };
+  let pipeline = sharp(input, { limitInputPixels: MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'none' })
     .rotate() // EXIF orientation
-    .flatten({ background: plan.background })
-    .resize(tw, th, { fit: plan.fit === 'stretch' ? 'fill' : plan.fit, background: plan.background, kernel: 'lanczos3' })
-    .toColourspace('srgb')
-    .removeAlpha();
+    .flatten({ background: plan.background });
+  let tw: number;
+  let th: number;
+  let cell: Cell | null = null;
+  let how_: string;
+  if (fill === 'tile') {
+    // The tile keeps its physical size (its pixels at the stated resolution) whatever its pixels
+    // become: fewer under the pixel cap or the size cap, never more.
+    const stated = statedPpi(input, meta);
+    const ppi = stated ?? plan.productionPpi;
+    const widthPt = (sw / ppi) * 72;
+    const heightPt = (sh / ppi) * 72;
+    const pageArea = mmToPt(layer.pageWidthMm) * mmToPt(layer.pageHeightMm);
+    const repeat = Math.max(1, Math.ceil(Math.sqrt(pageArea / (widthPt * heightPt) / MAX_TILE_CELLS)));
+    const cap = Math.min(1, plan.maxImagePixels / (Math.max(sw, sh) * repeat));
+    tw = Math.max(1, Math.round(sw * cap * how.shrink));
+    th = Math.max(1, Math.round(sh * cap * how.shrink));
+    if (tw !== sw || th !== sh) pipeline = pipeline.resize(tw, th, { fit: 'fill', kernel: 'lanczos3' });
+    if (repeat > 1) {
+      // libvips repeats the decoded tile: one image object whose cell holds repeat × repeat copies.
+      pipeline = sharp(await pipeline.toColourspace('srgb').removeAlpha().png({ compressionLevel: 1 }).toBuffer(), { limitInputPixels: MAX_CONVERT_PIXELS }).extend({
+        right: (repeat - 1) * tw,
+        bottom: (repeat - 1) * th,
+        extendWith: 'repeat',
+      });
+    }
+    cell = { widthPt: widthPt * repeat, heightPt: heightPt * repeat, repeat };
+    facts.tile = { widthMm: round2((widthPt / 72) * 25.4), heightMm: round2((heightPt / 72) * 25.4), ppi, stated: stated !== null };
+    how_ = `tile ${formatNumber((widthPt / 72) * 25.4, 1)} × ${formatNumber((heightPt / 72) * 25.4, 1)} mm at ${formatNumber(ppi, 0)} ppi (${stated !== null ? 'the resolution the image states' : "it states none: the product's production resolution"}), repeated from the page centre`;
+    tw *= repeat;
+    th *= repeat;
+  } else {
+    // Pixels needed at the production resolution, capped at the pixel limit.
+    tw = Math.round(mmToPx(layer.pageWidthMm, plan.productionPpi));
+    th = Math.round(mmToPx(layer.pageHeightMm, plan.productionPpi));
+    const cap = plan.maxImagePixels / Math.max(tw, th);
+    if (cap < 1) {
+      tw = Math.floor(tw * cap);
+      th = Math.floor(th * cap);
+    }
+    const scale = fill === 'contain' || fill === 'mirror' ? Math.min(tw / sw, th / sh) : Math.max(tw / sw, th / sh);
+    if (scale > 1 && !plan.upsample) {
+      tw = Math.max(1, Math.round(tw / scale));
+      th = Math.max(1, Math.round(th / scale));
+    }
+    tw = Math.max(1, Math.round(tw * how.shrink));
+    th = Math.max(1, Math.round(th * how.shrink));
+    if (fill === 'mirror') {
+      // Contain, then the bands beside the image continue its edges, reflected (libvips's mirror
+      // extension repeats the reflection when a band is wider than the image).
+      const s = Math.min(tw / sw, th / sh);
+      const iw = Math.max(1, Math.min(tw, Math.round(sw * s)));
+      const ih = Math.max(1, Math.min(th, Math.round(sh * s)));
+      const left = Math.floor((tw - iw) / 2);
+      const top = Math.floor((th - ih) / 2);
+      pipeline = pipeline.resize(iw, ih, { fit: 'fill', kernel: 'lanczos3' });
+      if (iw !== tw || ih !== th) {
+        pipeline = sharp(await pipeline.toColourspace('srgb').removeAlpha().png({ compressionLevel: 1 }).toBuffer(), { limitInputPixels: MAX_CONVERT_PIXELS }).extend({
+          left,
+          right: tw - iw - left,
+          top,
+          bottom: th - ih - top,
+          extendWith: 'mirror',
+        });
+      }
+      how_ = 'mirror: contain, the rest mirrored from its edges';
+    } else {
+      pipeline = pipeline.resize(tw, th, { fit: fill === 'stretch' ? 'fill' : fill, background: plan.background, kernel: 'lanczos3' });
+      how_ = fill;
+    }
+  }
+  pipeline = pipeline.toColourspace('srgb').removeAlpha();
   let data: Uint8Array;
   let filter: 'DCTDecode' | 'FlateDecode';
   try {
@@ -111,17 +195,20 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
   } catch (error) {
     throw new AssemblyInputError(`the image for layer ${layer.id} cannot be converted (${(error as Error).message})`);
   }
-  const eff = Math.min(tw / (layer.pageWidthMm / 25.4), th / (layer.pageHeightMm / 25.4));
-  const source = `${meta.format ?? 'image'} ${meta.width} × ${meta.height} px${meta.space && meta.space !== 'srgb' ? `, ${meta.space}` : ''}${meta.icc ? ' with ICC profile' : ''}${meta.depth && meta.depth !== 'uchar' ? `, ${meta.depth}` : ''}${meta.hasAlpha ? ', alpha' : ''}`;
+  const eff = cell ? (tw / cell.widthPt) * 72 : Math.min(tw / (layer.pageWidthMm / 25.4), th / (layer.pageHeightMm / 25.4));
   return {
     kind: 'image',
     data,
     filter,
     widthPx: tw,
     heightPx: th,
-    note: `${source} → ${tw} × ${th} px sRGB (${Math.round(eff)} ppi, ${plan.fit}, ${filter === 'DCTDecode' ? `JPEG q${how.jpegQuality}` : 'lossless'})`,
+    cell,
+    facts,
+    note: `${source} → ${tw} × ${th} px sRGB (${Math.round(eff)} ppi, ${how_}, ${filter === 'DCTDecode' ? `JPEG q${how.jpegQuality}` : 'lossless'})`,
   };
 }
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /**
  * The zlib data of a PNG (its IDAT chunks joined): exactly a PDF Flate stream with the PNG
@@ -177,8 +264,16 @@ async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: 
     if (e.kind === 'pdf') {
       const source = await layerPdf(e.bytes, layer.id, limits);
       const [embedded] = await doc.embedPdf(source, [0]);
-      const m = fitInto(embedded!.width, embedded!.height, W, H, plan.fit);
-      if (plan.fit !== 'cover') page.drawRectangle({ x: 0, y: 0, width: W, height: H, color: hexColour(plan.background) });
+      const fill = fillOf(layer, plan);
+      const m = fitInto(embedded!.width, embedded!.height, W, H, fill === 'mirror' ? 'contain' : (fill as 'cover' | 'contain' | 'stretch'));
+      if (fill === 'mirror') {
+        // The page drawn again, reflected across each edge of its place, as the same form.
+        const placed = { x: m[4], y: m[5], width: embedded!.width * m[0], height: embedded!.height * m[3] };
+        page.node.setXObject(PDFName.of('Lp0'), embedded!.ref);
+        appendContent(page, mirrorContent('Lp0', mirrorTiles(placed, W, H), { x: m[0], y: m[3] }, W, H));
+        continue;
+      }
+      if (fill !== 'cover') page.drawRectangle({ x: 0, y: 0, width: W, height: H, color: hexColour(plan.background) });
       page.drawPage(embedded!, { x: m[4], y: m[5], xScale: m[0], yScale: m[3] });
       continue;
     }
@@ -186,10 +281,40 @@ async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: 
     if (e.filter === 'FlateDecode') dict.set(PDFName.of('DecodeParms'), doc.context.obj({ Predictor: 15, Colors: 3, BitsPerComponent: 8, Columns: e.widthPx }));
     dict.set(PDFName.of('Length'), PDFNumber.of(e.data.length));
     const ref = doc.context.register(PDFRawStream.of(dict, e.data));
+    if (e.cell) {
+      // A tiling pattern of one image object: the file holds the tile once, every renderer repeats
+      // it exactly at its step, and the check sees one image at the tile's own resolution.
+      const { widthPt: cw, heightPt: ch } = e.cell;
+      const cellContent = `q ${num(cw)} 0 0 ${num(ch)} 0 0 cm /Im0 Do Q`;
+      const pattern = doc.context.flateStream(cellContent, {
+        Type: 'Pattern',
+        PatternType: 1,
+        PaintType: 1,
+        TilingType: 1,
+        BBox: [0, 0, num(cw), num(ch)].map(Number),
+        XStep: Number(num(cw)),
+        YStep: Number(num(ch)),
+        // A tile centred on the page: the repeat is symmetric about the centre of every layer.
+        Matrix: [1, 0, 0, 1, Number(num((W - cw) / 2)), Number(num((H - ch) / 2))],
+        Resources: { XObject: { Im0: ref } },
+      });
+      const patternRef = doc.context.register(pattern);
+      const resources = page.node.normalizedEntries().Resources;
+      resources.set(PDFName.of('Pattern'), doc.context.obj({ P0: patternRef }));
+      appendContent(page, `q /Pattern cs /P0 scn 0 0 ${num(W)} ${num(H)} re f Q`);
+      continue;
+    }
     page.node.setXObject(PDFName.of('Im0'), ref);
     page.pushOperators(pushGraphicsState(), concatTransformationMatrix(W, 0, 0, H, 0, 0), drawObject('Im0'), popGraphicsState());
   }
   return doc.save({ useObjectStreams: true });
+}
+
+const num = (n: number) => (Math.abs(n) < 1e-9 ? '0' : String(Math.round(n * 10000) / 10000));
+
+/** Appends content-stream text to a page, as a stream of its own. */
+function appendContent(page: PDFPage, content: string) {
+  page.node.addContentStream(page.doc.context.register(page.doc.context.flateStream(content)));
 }
 
 function hexColour(css: string) {

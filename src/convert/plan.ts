@@ -7,6 +7,9 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
+import { AssembledLayerSchema, AssemblyFillSchema } from '../model/assembly.js';
+
+export { AssembledLayerSchema, AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
 
 const Fit = z.enum(['contain', 'cover', 'stretch']);
 
@@ -76,11 +79,13 @@ export const AssemblyLayerSchema = z.strictObject({
   pageWidthMm: z.number().positive(),
   pageHeightMm: z.number().positive(),
   input: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'),
+  /** This layer's fill, over the plan's. */
+  fit: AssemblyFillSchema.optional(),
 });
 
 export const AssemblyPlanSchema = z.strictObject({
   layers: z.array(AssemblyLayerSchema).min(1),
-  fit: Fit,
+  fit: AssemblyFillSchema,
   background: z.string(),
   jpegQuality: z.number().int().min(30).max(100),
   lossless: z.boolean(),
@@ -91,9 +96,11 @@ export const AssemblyPlanSchema = z.strictObject({
 });
 export type AssemblyPlan = z.infer<typeof AssemblyPlanSchema>;
 
+
 export const AssemblyOutcomeSchema = z.strictObject({
   bytes: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'),
   changes: z.array(z.string()),
+  layers: z.array(AssembledLayerSchema),
 });
 export type AssemblyOutcome = z.infer<typeof AssemblyOutcomeSchema>;
 

@@ -14,10 +14,18 @@ import { TimeBudget } from '../pool/budget.js';
 import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { callLimits, decodeLimitsOf, preflight } from './preflight.js';
+import { AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
 
 export const AssembleOptionsSchema = z
   .object({
-    fit: z.enum(['contain', 'cover', 'stretch']).default('cover'),
+    /**
+     * How each image fills its page: `cover` (default), `contain` on the background, `stretch`,
+     * `tile` (repeated at the image's stated resolution — PNG pHYs, JPEG density, TIFF resolution —
+     * else the production resolution) or `mirror` (contain, the rest mirrored from its edges).
+     */
+    fit: AssemblyFillSchema.default('cover'),
+    /** A fill per layer id, over `fit`. */
+    layerFit: z.record(z.string(), AssemblyFillSchema).default({}),
     /** Background for `contain` and for transparent images, CSS colour. */
     background: z.string().default('#ffffff'),
     /** JPEG quality; ignored with `lossless`. */
@@ -29,13 +37,15 @@ export const AssembleOptionsSchema = z
   .strict();
 export type AssembleOptions = z.input<typeof AssembleOptionsSchema>;
 
-/** An input for one layer: by position, or named (`{ layer: 'front', input }`). */
-export type LayerInput = string | Uint8Array | { layer: string; input: string | Uint8Array };
+/** An input for one layer: by position, or named (`{ layer: 'front', input }`, with its own `fit` if wanted). */
+export type LayerInput = string | Uint8Array | { layer: string; input: string | Uint8Array; fit?: AssemblyFill };
 
 export interface AssembleResult {
   bytes: Uint8Array;
   /** What was done, layer by layer, and any recompression. */
   changes: string[];
+  /** How each layer was made (its fill; a tile's size and resolution); also the report's `assembly`. */
+  layers: AssembledLayer[];
   report: Report;
 }
 
@@ -55,12 +65,20 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   const limits = callLimits(resolved.limits, preflightOptions.limits, preflightOptions.tightenOnly ?? false);
   // Inputs by layer: named ones where named, the rest in order.
   const byLayer = new Map<string, string | Uint8Array>();
+  const fits = new Map<string, AssemblyFill>(Object.entries(opts.layerFit));
+  for (const id of fits.keys()) {
+    if (!resolved.layers.some((l) => l.id === id)) throw new InvalidArgumentError(`${resolved.profile.id} has no layer "${id}" to fill; its layers: ${resolved.layers.map((l) => l.id).join(', ')}`);
+  }
   const positional = inputs.filter((i): i is string | Uint8Array => typeof i === 'string' || i instanceof Uint8Array);
   for (const i of inputs) {
     if (typeof i === 'object' && !(i instanceof Uint8Array)) {
       if (!resolved.layers.some((l) => l.id === i.layer))
         throw new InvalidArgumentError(`${resolved.profile.id} has no layer "${i.layer}"; its layers: ${resolved.layers.map((l) => l.id).join(', ')}`);
       byLayer.set(i.layer, i.input);
+      if (i.fit !== undefined) {
+        if (!AssemblyFillSchema.safeParse(i.fit).success) throw new InvalidArgumentError(`Expected cover, contain, stretch, tile or mirror for the fill of layer ${i.layer}, got ${JSON.stringify(i.fit)}`);
+        fits.set(i.layer, i.fit);
+      }
     }
   }
   for (const layer of resolved.layers) if (!byLayer.has(layer.id) && positional.length) byLayer.set(layer.id, positional.shift()!);
@@ -73,7 +91,11 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
     );
   }
   const layers = [];
-  for (const layer of resolved.layers) layers.push({ id: layer.id, pageWidthMm: layer.pageWidthMm, pageHeightMm: layer.pageHeightMm, input: await load(byLayer.get(layer.id)!) });
+  for (const layer of resolved.layers) {
+    const fit = fits.get(layer.id);
+    layers.push({ id: layer.id, pageWidthMm: layer.pageWidthMm, pageHeightMm: layer.pageHeightMm, input: await load(byLayer.get(layer.id)!), ...(fit ? { fit } : {}) });
+  }
+  const { layerFit: _, ...planOptions } = opts;
   const executor: Executor = preflightOptions.pool === false ? (await import('../pool/local.js')).localExecutor : (preflightOptions.pool ?? defaultPool());
   const decodeLimits = decodeLimitsOf(executor instanceof PreflightPool ? executor : undefined, preflightOptions.decodeLimits);
   let answer;
@@ -81,7 +103,7 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
     answer = await executor.transform(
       {
         bytes: new SharedArrayBuffer(0),
-        op: { op: 'assemble', plan: { layers, ...opts, productionPpi: limits.productionPpi, maxImagePixels: limits.maxImagePixels, maxFileBytes: limits.maxFileBytes } },
+        op: { op: 'assemble', plan: { layers, ...planOptions, productionPpi: limits.productionPpi, maxImagePixels: limits.maxImagePixels, maxFileBytes: limits.maxFileBytes } },
         limits: decodeLimits,
       },
       preflightOptions.signal,
@@ -94,9 +116,9 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   }
   if (answer.op !== 'assemble') throw new Error('a worker answered another transform');
   if ('invalid' in answer) throw new InvalidArgumentError(answer.invalid);
-  const { bytes, changes } = answer.outcome;
+  const { bytes, changes, layers: made } = answer.outcome;
   const report = await preflight(bytes, target, { path: null, ...preflightOptions });
-  return { bytes, changes, report };
+  return { bytes, changes, layers: made, report: { ...report, assembly: { layers: made } } };
 }
 
 async function load(input: string | Uint8Array): Promise<Uint8Array> {

@@ -4,6 +4,7 @@ import { ColourSpaceFactsSchema } from '../pdf/facts.js';
 import { FindingCodeSchema } from '../model/codes.js';
 import { FindingSchema } from '../model/finding.js';
 import { RectSchema } from '../model/geometry.js';
+import { AssembledLayerSchema } from '../model/assembly.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -163,6 +164,8 @@ export const ReportSchema = z.strictObject({
     activeContent: z.array(z.string()),
   }),
   pages: z.array(ReportPageSchema),
+  /** For a file assembled from one image or PDF per layer: how each layer was made (its fill; a tile's size and resolution). */
+  assembly: z.strictObject({ layers: z.array(AssembledLayerSchema) }).optional(),
   findings: z.array(FindingSchema),
   /** Milliseconds spent; the only part of a report that differs between two runs on the same input. */
   timings: z.strictObject({ totalMs: z.number(), pages: z.array(z.strictObject({ index: z.number().int(), rasterMs: z.number() })).optional() }).optional(),

@@ -1,0 +1,26 @@
+/**
+ * The vocabulary of assembly — how a layer's image fills its page, and what a report says about
+ * each assembled layer — shared by the transform (convert/), the flow and the report's schema.
+ */
+import { z } from 'zod';
+
+/**
+ * How an assembled layer's image fills its page: the page fits (`cover`, `contain` on the
+ * background, `stretch`), or `tile` (the image repeated at its stated resolution) and `mirror`
+ * (placed as `contain`, the rest filled by mirroring its edges).
+ */
+export const AssemblyFillSchema = z.enum(['cover', 'contain', 'stretch', 'tile', 'mirror']);
+export type AssemblyFill = z.infer<typeof AssemblyFillSchema>;
+
+/** How one layer was made: its fill, its source, and (for a tile) the tile's size and resolution. */
+export const AssembledLayerSchema = z.strictObject({
+  layer: z.string(),
+  fill: AssemblyFillSchema,
+  source: z.enum(['image', 'pdf']),
+  /** The source image's pixels (upright), for an image. */
+  widthPx: z.number().int().nullable(),
+  heightPx: z.number().int().nullable(),
+  /** A tile's size on the page and the resolution it was laid at (its stated one, else the production resolution). */
+  tile: z.strictObject({ widthMm: z.number(), heightMm: z.number(), ppi: z.number(), stated: z.boolean() }).nullable(),
+});
+export type AssembledLayer = z.infer<typeof AssembledLayerSchema>;
