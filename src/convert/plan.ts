@@ -96,7 +96,6 @@ export const AssemblyPlanSchema = z.strictObject({
 });
 export type AssemblyPlan = z.infer<typeof AssemblyPlanSchema>;
 
-
 export const AssemblyOutcomeSchema = z.strictObject({
   bytes: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'),
   changes: z.array(z.string()),

@@ -76,7 +76,8 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
         throw new InvalidArgumentError(`${resolved.profile.id} has no layer "${i.layer}"; its layers: ${resolved.layers.map((l) => l.id).join(', ')}`);
       byLayer.set(i.layer, i.input);
       if (i.fit !== undefined) {
-        if (!AssemblyFillSchema.safeParse(i.fit).success) throw new InvalidArgumentError(`Expected cover, contain, stretch, tile or mirror for the fill of layer ${i.layer}, got ${JSON.stringify(i.fit)}`);
+        if (!AssemblyFillSchema.safeParse(i.fit).success)
+          throw new InvalidArgumentError(`Expected cover, contain, stretch, tile or mirror for the fill of layer ${i.layer}, got ${JSON.stringify(i.fit)}`);
         fits.set(i.layer, i.fit);
       }
     }

@@ -67,6 +67,8 @@ export const UI_KEYS = [
   'beforeCaption',
   'afterCaption',
   'moved',
+  // How an assembled part's image fills it (`fill`: cover, contain, stretch, tile, mirror).
+  'fill',
   'whereChanged',
   'cropBeforeAlt',
   'cropAfterAlt',

@@ -119,6 +119,14 @@ export async function approvalPage(input: ApprovalPageDataInput): Promise<string
   });
 }
 
+/** How an assembled part's image fills it, in the customer's words (nothing for a file not assembled here). */
+function fillText(report: Report, layer: string | null, t: UiFormatter): string[] {
+  const made = report.assembly?.layers.find((l) => l.layer === layer);
+  if (!made) return [];
+  const mm = (n: number | undefined) => Math.round((n ?? 0) * 10) / 10;
+  return [t('fill', { fill: made.fill, width: mm(made.tile?.widthMm), height: mm(made.tile?.heightMm), ppi: Math.round(made.tile?.ppi ?? 0) })];
+}
+
 async function partOf(pair: LayerPair, input: ApprovalPageDataInput, t: UiFormatter, texts: readonly { change: PairChange; text: string }[]): Promise<ApprovalPart> {
   const layer = pair.layer ? input.profile.layers.find((l) => l.id === pair.layer) : undefined;
   const noun = layer ? localNoun(layer.names, layer.name ?? layer.id, t.locale) : { name: t.loaded.format(t.loaded.catalogue.grammar.pageName, { page: pair.afterPage }), gender: 'p' as const };
@@ -151,7 +159,7 @@ async function partOf(pair: LayerPair, input: ApprovalPageDataInput, t: UiFormat
     beforeAlt: `${t('before')}: ${t('beforeCaption', { page: pair.beforePage ?? pair.afterPage })}`,
     afterAlt: t('previewAlt', forms),
     moved: pair.beforePage !== null && pair.beforePage !== pair.afterPage ? t('moved', { from: pair.beforePage, ...forms }) : null,
-    changes: distinct(texts.filter((c) => c.change.page === pair.afterPage).map((c) => c.text)),
+    changes: distinct([...fillText(input.after, pair.layer, t), ...texts.filter((c) => c.change.page === pair.afterPage).map((c) => c.text)]),
     closeUps,
     mockup: input.mockups.get(pair.afterPage) ?? null,
     mockupAlt: t('mockupAlt', forms),

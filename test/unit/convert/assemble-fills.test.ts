@@ -21,7 +21,24 @@ const py = (code: string) => execFileSync('/usr/bin/python3', ['-c', code], { cw
 /** A 600 × 450 px tile (blue field, yellow disc, red corner square), by ImageMagick, stating 150 ppi in pHYs. */
 function magickTile(): Uint8Array {
   const out = join(dir, 'tile.png');
-  execFileSync('/usr/bin/convert', ['-size', '600x450', 'xc:#2050a0', '-fill', '#f0c020', '-draw', 'circle 300,225 300,60', '-fill', '#c03030', '-draw', 'rectangle 0,0 90,90', '-units', 'PixelsPerInch', '-density', '150', out]);
+  execFileSync('/usr/bin/convert', [
+    '-size',
+    '600x450',
+    'xc:#2050a0',
+    '-fill',
+    '#f0c020',
+    '-draw',
+    'circle 300,225 300,60',
+    '-fill',
+    '#c03030',
+    '-draw',
+    'rectangle 0,0 90,90',
+    '-units',
+    'PixelsPerInch',
+    '-density',
+    '150',
+    out,
+  ]);
   return new Uint8Array(readFileSync(out));
 }
 
@@ -144,4 +161,21 @@ describe('assemble: mirror', () => {
     expect(at(2)[0]).toBeGreaterThan(150);
     expect(report.findings.map((f) => f.code)).not.toContain('page-edge-gap');
   }, 120_000);
+});
+
+describe('the fill said to the customer', () => {
+  it('names the fill, and a tile with its size and resolution, in every locale', async () => {
+    const { uiFormatter } = await import('../../../src/messages/catalogue.js');
+    const { LOCALES } = await import('../../../src/model/locales.js');
+    const seen = new Set<string>();
+    for (const locale of LOCALES) {
+      const t = await uiFormatter(locale);
+      const tile = t('fill', { fill: 'tile', width: 101.6, height: 76.2, ppi: 150 });
+      expect(tile, locale).toMatch(/101[.,]6 × 76[.,]2 mm \(150 ppi\)/);
+      const mirror = t('fill', { fill: 'mirror', width: 0, height: 0, ppi: 0 });
+      expect(mirror.length, locale).toBeGreaterThan(20);
+      seen.add(mirror);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(6);
+  });
 });
