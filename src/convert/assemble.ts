@@ -21,7 +21,7 @@ import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/str
 import { fitInto } from './geometry.js';
 import { MAX_CONVERT_PIXELS } from './images.js';
 import { statedPpi } from './image-density.js';
-import { mirrorContent, mirrorTiles } from './mirror.js';
+import { MIRROR_OVERLAP_PT, mirrorContent, mirrorTiles } from './mirror.js';
 import { concatBytes } from '../util/array.js';
 import type { AssembledLayer, AssemblyFill, AssemblyOutcome, AssemblyPlan } from './plan.js';
 
@@ -270,7 +270,7 @@ async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: 
         // The page drawn again, reflected across each edge of its place, as the same form.
         const placed = { x: m[4], y: m[5], width: embedded!.width * m[0], height: embedded!.height * m[3] };
         page.node.setXObject(PDFName.of('Lp0'), embedded!.ref);
-        appendContent(page, mirrorContent('Lp0', mirrorTiles(placed, W, H), { x: m[0], y: m[3] }, W, H));
+        appendContent(page, mirrorContent('Lp0', mirrorTiles(placed, W, H, MIRROR_OVERLAP_PT), { x: m[0], y: m[3] }, W, H));
         continue;
       }
       if (fill !== 'cover') page.drawRectangle({ x: 0, y: 0, width: W, height: H, color: hexColour(plan.background) });

@@ -16,12 +16,13 @@ import { BudgetExceededError, type DecodeBudget, type DecodeLimits } from '../pd
 import type { PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFName, PDFRawStream, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDecodeError } from '../pdf/streams.js';
-import { mmToPt, formatBytes } from '../pdf/units.js';
+import { mmToPt, ptToMm, formatBytes, formatNumber } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
 import type { FindingCode } from '../model/codes.js';
 import { loadSharp } from '../raster/sharp.js';
 import { pushAll } from '../util/array.js';
 import { loadForTransform, UntransformableError } from './document.js';
+import { extendBleed } from './bleed.js';
 import { pageMatrix } from './geometry.js';
 import { MAX_CONVERT_PIXELS, rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
@@ -55,6 +56,22 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
       const page = pages[pagePlan.index - 1];
       if (!pagePlan.layer || !page) continue;
       const codes = new Set(pagePlan.codes);
+      if (codes.has('page-bleed-missing')) {
+        // Before any scaling: the bleed is added around the design, which keeps its size and place.
+        try {
+          const added = extendBleed(page, pagePlan.rotate, { width: mmToPt(pagePlan.layer.widthMm), height: mmToPt(pagePlan.layer.heightMm) }, budget);
+          if (codes.has('page-rotate-set')) changes.push({ code: 'page-rotate-set', page: pagePlan.index, action: `baked /Rotate ${pagePlan.rotate} into the page content; /Rotate is now 0` });
+          changes.push({
+            code: 'page-bleed-missing',
+            page: pagePlan.index,
+            action: `added the bleed by mirroring the design's edges (${formatNumber(ptToMm(added.x), 1)} mm left and right, ${formatNumber(ptToMm(added.y), 1)} mm top and bottom; the design keeps its size and place, vector content stays vector): the page is now ${formatNumber(pagePlan.layer.widthMm, 1)} × ${formatNumber(pagePlan.layer.heightMm, 1)} mm`,
+          });
+        } catch (error) {
+          if (!(error instanceof StreamDecodeError)) throw error;
+          refused.push({ code: 'page-bleed-missing', page: pagePlan.index, reason: `the bleed cannot be added: the page's content cannot be decoded (${error.message})` });
+        }
+        continue;
+      }
       if (!GEOMETRY.some((c) => codes.has(c))) continue;
       const step = planGeometry(pagePlan.index, codes, pagePlan.rotate, plan, refused);
       if (!step) continue;

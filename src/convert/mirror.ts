@@ -7,6 +7,14 @@
  */
 import type { Matrix } from '../model/geometry.js';
 
+/**
+ * How far mirrored copies reach under the design they continue: 2 mm, a pixel of a 12.7 ppi
+ * preview. Renderers anti-alias each copy's edge on its own, so copies that only abut leave a
+ * hairline of paper in every on-screen drawing; under the design (drawn last) the overlap is unseen,
+ * except where the design itself is transparent within 2 mm of its edge.
+ */
+export const MIRROR_OVERLAP_PT = (2 / 25.4) * 72;
+
 /** A rectangle: lower-left corner and size, in points. */
 export interface Placed {
   x: number;
@@ -22,14 +30,18 @@ export interface Placed {
  * @example
  * mirrorTiles({ x: 10, y: 10, width: 100, height: 50 }, 120, 70).length; // 9: the design and 8 around it
  */
-export function mirrorTiles(placed: Placed, W: number, H: number, limit = 4096): Matrix[] {
+export function mirrorTiles(placed: Placed, W: number, H: number, overlap = 0, limit = 4096): Matrix[] {
   const { x, y, width: w, height: h } = placed;
   if (!(w > 0 && h > 0)) return [];
+  // Neighbours step by the design's size less `overlap`: each reaches under the anti-aliased edge
+  // of the next (abutting edges let the paper show through as a hairline).
+  const sx = w - Math.min(overlap, w / 4);
+  const sy = h - Math.min(overlap, h / 4);
   const eps = 1e-6;
-  const i0 = Math.floor((0 - x) / w + eps);
-  const i1 = Math.ceil((W - x) / w - eps) - 1;
-  const j0 = Math.floor((0 - y) / h + eps);
-  const j1 = Math.ceil((H - y) / h - eps) - 1;
+  const i0 = Math.floor((0 - x) / sx + eps);
+  const i1 = Math.ceil((W - x - (w - sx)) / sx - eps) - 1;
+  const j0 = Math.floor((0 - y) / sy + eps);
+  const j1 = Math.ceil((H - y - (h - sy)) / sy - eps) - 1;
   if ((i1 - i0 + 1) * (j1 - j0 + 1) > limit) throw new RangeError(`mirroring a ${w} × ${h} pt design over ${W} × ${H} pt needs more than ${limit} copies`);
   const out: Matrix[] = [[1, 0, 0, 1, x, y]];
   for (let j = Math.min(j0, 0); j <= Math.max(j1, 0); j++) {
@@ -37,7 +49,7 @@ export function mirrorTiles(placed: Placed, W: number, H: number, limit = 4096):
       if (i === 0 && j === 0) continue;
       const flipX = Math.abs(i) % 2 === 1;
       const flipY = Math.abs(j) % 2 === 1;
-      out.push([flipX ? -1 : 1, 0, 0, flipY ? -1 : 1, flipX ? x + (i + 1) * w : x + i * w, flipY ? y + (j + 1) * h : y + j * h]);
+      out.push([flipX ? -1 : 1, 0, 0, flipY ? -1 : 1, x + i * sx + (flipX ? w : 0), y + j * sy + (flipY ? h : 0)]);
     }
   }
   return out;
@@ -51,7 +63,8 @@ const num = (n: number) => (Math.abs(n) < 1e-9 ? '0' : String(Math.round(n * 100
  */
 export function mirrorContent(name: string, tiles: readonly Matrix[], scale: { x: number; y: number }, W: number, H: number): string {
   const parts = [`q 0 0 ${num(W)} ${num(H)} re W n`];
-  for (const m of tiles) parts.push(`q ${[m[0] * scale.x, m[1], m[2], m[3] * scale.y, m[4], m[5]].map(num).join(' ')} cm /${name} Do Q`);
+  // The copies first, the design last (over their anti-aliased edges).
+  for (const m of [...tiles.slice(1), ...tiles.slice(0, 1)]) parts.push(`q ${[m[0] * scale.x, m[1], m[2], m[3] * scale.y, m[4], m[5]].map(num).join(' ')} cm /${name} Do Q`);
   parts.push('Q');
   return parts.join('\n');
 }

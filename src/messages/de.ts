@@ -178,6 +178,13 @@ export const de: Catalogue = {
       advice: 'Wenn es genau so gedruckt werden soll, wie Sie es gestaltet haben, legen Sie es in der Größe an, die {product_fuer} angegeben ist.',
       fixed: 'Wir haben {layer_design} auf seine Größe skaliert, so wie es die Produktion getan hätte.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Design} hat keinen Beschnitt',
+      problem: '{layer_Design} ist im Endformat angelegt, ohne die {bleedMm, number} mm an jeder Seite, in die die Produktion schneidet.',
+      production: 'Ohne sie kann an den Rändern blanker Stoff zu sehen sein, oder das Design würde vergrößert, um sie zu füllen.',
+      advice: 'Ziehen Sie Ihr Design an jeder Kante {bleedMm, number} mm über den Rand hinaus.',
+      fixed: 'Wir haben den Rand von {bleedMm, number} mm ergänzt, indem wir Ihr Design an seinen Kanten gespiegelt haben; Größe und Lage Ihres Designs bleiben gleich.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Design} liegt quer',
       problem: '{layer_Design} ist zur Seite gedreht: Breite und Höhe sind vertauscht.',
@@ -289,6 +296,12 @@ export const de: Catalogue = {
       problem: 'Ein Bereich {layer_auf} ist leer geblieben (transparent).',
       production: 'Dort ist später der blanke Stoff zu sehen.',
       advice: 'Füllen Sie die ganze Fläche, zum Beispiel mit einer Hintergrundfarbe.',
+    },
+    'image-transparent-area': {
+      title: 'Ein Teil {layer_auf} ist durchsichtig',
+      problem: '{percent, number} % {layer_auf} sind in Ihrem Bild ganz oder teilweise transparent, vor allem {region, select, top-left {oben links} top {oben} top-right {oben rechts} left {links} centre {in der Mitte} right {rechts} bottom-left {unten links} bottom {unten} bottom-right {unten rechts} other {an mehreren Stellen}}.',
+      production: 'Dort ist der blanke Stoff zu sehen, ohne Farbe.',
+      advice: 'Wenn dort eine Farbe sein soll, füllen Sie den Hintergrund Ihres Bildes oder wählen Sie eine Hintergrundfarbe.',
     },
     'source-unreachable': {
       title: 'Wir konnten Ihre Datei nicht herunterladen',

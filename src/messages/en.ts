@@ -171,6 +171,13 @@ export const en: Catalogue = {
       advice: 'If you want it printed exactly as designed, make it the size given for {product_your}.',
       fixed: 'We scaled {layer_design} to its size, as production would have.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Design} has no bleed',
+      problem: '{layer_Design} is made at the finished size, without the {bleedMm, number} mm extra on each side that production cuts into.',
+      production: 'Without it the edges may show bare fabric or the design would be enlarged to fill them.',
+      advice: 'Extend your design {bleedMm, number} mm beyond each edge of {layer_the}.',
+      fixed: 'We added the {bleedMm, number} mm edge by mirroring your design at its borders; your design keeps its size and place.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Design} is sideways',
       problem: '{layer_Design} is turned sideways: its width and height are swapped.',
@@ -282,6 +289,12 @@ export const en: Catalogue = {
       problem: 'An area {layer_of} is left empty (transparent).',
       production: 'The bare fabric will show there.',
       advice: 'Fill the whole area {layer_of}, for example with a background colour.',
+    },
+    'image-transparent-area': {
+      title: 'Part {layer_of} is see-through',
+      problem: '{percent, number} % of {layer_the} is transparent or partly transparent in your image, mostly {region, select, top-left {at the top left} top {along the top} top-right {at the top right} left {on the left} centre {in the middle} right {on the right} bottom-left {at the bottom left} bottom {along the bottom} bottom-right {at the bottom right} other {in several places}}.',
+      production: 'There the bare fabric colour will show, with no ink.',
+      advice: 'If you want a colour there, fill the background of your image or choose a background colour.',
     },
     'source-unreachable': {
       title: 'We could not download your file',

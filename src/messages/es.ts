@@ -171,6 +171,13 @@ export const es: Catalogue = {
       advice: 'Si quiere que se imprima exactamente como lo diseñó, use el tamaño indicado para {product_su}.',
       fixed: 'Hemos escalado {layer_diseno} a su tamaño, como lo habría hecho producción.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Diseno} no tiene sangrado',
+      problem: '{layer_Diseno} está hecho al tamaño final, sin los {bleedMm, number} mm extra de cada lado que se cortan en producción.',
+      production: 'Sin ellos, en los bordes puede verse la tela sin imprimir, o el diseño se ampliaría para cubrirlos.',
+      advice: 'Extiende tu diseño {bleedMm, number} mm más allá de cada borde.',
+      fixed: 'Añadimos el borde de {bleedMm, number} mm reflejando tu diseño en sus bordes; tu diseño conserva su tamaño y su lugar.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Diseno} está de lado',
       problem: '{layer_Diseno} está girado de lado: el ancho y el alto están intercambiados.',
@@ -282,6 +289,12 @@ export const es: Catalogue = {
       problem: 'Una zona {layer_del} ha quedado vacía (transparente).',
       production: 'En esa zona se verá la propia tela.',
       advice: 'Rellene toda la superficie {layer_del}, por ejemplo con un color de fondo.',
+    },
+    'image-transparent-area': {
+      title: 'Una parte {layer_del} es transparente',
+      problem: 'El {percent, number} % {layer_del} es transparente o semitransparente en tu imagen, sobre todo {region, select, top-left {arriba a la izquierda} top {arriba} top-right {arriba a la derecha} left {a la izquierda} centre {en el centro} right {a la derecha} bottom-left {abajo a la izquierda} bottom {abajo} bottom-right {abajo a la derecha} other {en varios sitios}}.',
+      production: 'Ahí se verá el color de la tela, sin tinta.',
+      advice: 'Si quieres un color ahí, rellena el fondo de tu imagen o elige un color de fondo.',
     },
     'source-unreachable': {
       title: 'No hemos podido descargar su archivo',

@@ -175,6 +175,13 @@ export const fr: Catalogue = {
       advice: 'Pour qu’il soit imprimé exactement comme vous l’avez conçu, utilisez le format indiqué pour {product_votre}.',
       fixed: 'Nous avons mis {layer_motif} à la bonne taille, comme l’aurait fait la production.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Motif} n’a pas de fond perdu',
+      problem: '{layer_Motif} est fait au format fini, sans les {bleedMm, number} mm de chaque côté où la production coupe.',
+      production: 'Sans eux, les bords peuvent laisser voir le tissu nu, ou le design serait agrandi pour les remplir.',
+      advice: 'Prolongez votre design de {bleedMm, number} mm au-delà de chaque bord.',
+      fixed: 'Nous avons ajouté le bord de {bleedMm, number} mm en reflétant votre design à ses bords ; votre design garde sa taille et sa place.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Motif} est couché sur le côté',
       problem: '{layer_Motif} est tourné sur le côté : sa largeur et sa hauteur sont inversées.',
@@ -286,6 +293,12 @@ export const fr: Catalogue = {
       problem: 'Une zone {layer_du} est restée vide (transparente).',
       production: 'Le tissu nu apparaîtra à cet endroit.',
       advice: 'Remplissez toute la surface {layer_du}, par exemple avec une couleur de fond.',
+    },
+    'image-transparent-area': {
+      title: 'Une partie {layer_du} est transparente',
+      problem: '{percent, number} % {layer_du} sont transparents ou semi-transparents dans votre image, surtout {region, select, top-left {en haut à gauche} top {en haut} top-right {en haut à droite} left {à gauche} centre {au milieu} right {à droite} bottom-left {en bas à gauche} bottom {en bas} bottom-right {en bas à droite} other {à plusieurs endroits}}.',
+      production: 'Là, le tissu nu apparaîtra, sans encre.',
+      advice: 'Si vous voulez une couleur à cet endroit, remplissez le fond de votre image ou choisissez une couleur de fond.',
     },
     'source-unreachable': {
       title: 'Nous n’avons pas pu télécharger votre fichier',

@@ -176,6 +176,13 @@ export const it: Catalogue = {
       advice: 'Se vuoi che venga stampato esattamente come l’hai disegnato, usa il formato indicato per {product_tuo}.',
       fixed: 'Abbiamo ridimensionato {layer_design} al suo formato, come avrebbe fatto la produzione.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Design} non ha la smarginatura',
+      problem: '{layer_Design} è fatto al formato finito, senza i {bleedMm, number} mm in più su ogni lato che la produzione taglia.',
+      production: 'Senza di essi ai bordi può vedersi il tessuto nudo, oppure il design verrebbe ingrandito per coprirli.',
+      advice: 'Estendi il tuo design di {bleedMm, number} mm oltre ogni bordo.',
+      fixed: 'Abbiamo aggiunto il bordo di {bleedMm, number} mm rispecchiando il tuo design ai suoi bordi; il design mantiene dimensione e posizione.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Design} è di traverso',
       problem: '{layer_Design} è ruotato di lato: larghezza e altezza sono scambiate.',
@@ -287,6 +294,12 @@ export const it: Catalogue = {
       problem: 'Un’area {layer_del} è rimasta vuota (trasparente).',
       production: 'Lì si vedrà il tessuto nudo.',
       advice: 'Riempi tutta la superficie {layer_del}, per esempio con un colore di sfondo.',
+    },
+    'image-transparent-area': {
+      title: 'Una parte {layer_del} è trasparente',
+      problem: 'Il {percent, number} % {layer_del} è trasparente o semitrasparente nella tua immagine, soprattutto {region, select, top-left {in alto a sinistra} top {in alto} top-right {in alto a destra} left {a sinistra} centre {al centro} right {a destra} bottom-left {in basso a sinistra} bottom {in basso} bottom-right {in basso a destra} other {in più punti}}.',
+      production: 'Lì si vedrà il colore del tessuto, senza inchiostro.',
+      advice: 'Se vuoi un colore lì, riempi lo sfondo della tua immagine o scegli un colore di sfondo.',
     },
     'source-unreachable': {
       title: 'Non siamo riusciti a scaricare il tuo file',

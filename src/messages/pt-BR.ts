@@ -175,6 +175,13 @@ export const ptBR: Catalogue = {
       advice: 'Se quiser que ele seja impresso exatamente como você o desenhou, use o tamanho indicado para {product_seu}.',
       fixed: 'Redimensionamos {layer_design} para o tamanho certo, como a produção faria.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Design} não tem sangria',
+      problem: '{layer_Design} foi feito no tamanho final, sem os {bleedMm, number} mm a mais de cada lado que a produção corta.',
+      production: 'Sem eles, nas bordas pode aparecer o tecido sem estampa, ou o design seria ampliado para preenchê-las.',
+      advice: 'Estenda seu design {bleedMm, number} mm além de cada borda.',
+      fixed: 'Acrescentamos a borda de {bleedMm, number} mm espelhando seu design nas bordas; o design mantém o tamanho e a posição.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Design} está de lado',
       problem: '{layer_Design} está virado de lado: a largura e a altura estão trocadas.',
@@ -286,6 +293,12 @@ export const ptBR: Catalogue = {
       problem: 'Uma área {layer_do} ficou vazia (transparente).',
       production: 'Nessa área vai aparecer o próprio tecido.',
       advice: 'Preencha toda a área {layer_do}, por exemplo com uma cor de fundo.',
+    },
+    'image-transparent-area': {
+      title: 'Uma parte {layer_do} é transparente',
+      problem: '{percent, number} % {layer_do} é transparente ou semitransparente na sua imagem, principalmente {region, select, top-left {no alto, à esquerda} top {no alto} top-right {no alto, à direita} left {à esquerda} centre {no centro} right {à direita} bottom-left {embaixo, à esquerda} bottom {embaixo} bottom-right {embaixo, à direita} other {em vários lugares}}.',
+      production: 'Ali vai aparecer a cor do tecido, sem tinta.',
+      advice: 'Se quiser uma cor ali, preencha o fundo da sua imagem ou escolha uma cor de fundo.',
     },
     'source-unreachable': {
       title: 'Não conseguimos baixar seu arquivo',

@@ -174,6 +174,13 @@ export const pt: Catalogue = {
       advice: 'Se quiser que seja impresso exatamente como o desenhou, use o tamanho indicado para {product_seu}.',
       fixed: 'Redimensionámos {layer_design} para o tamanho certo, tal como a produção faria.',
     },
+    'page-bleed-missing': {
+      title: '{layer_Design} não tem sangria',
+      problem: '{layer_Design} foi feito no tamanho final, sem os {bleedMm, number} mm a mais de cada lado que a produção corta.',
+      production: 'Sem eles, nas margens pode ver-se o tecido sem impressão, ou o design seria ampliado para as preencher.',
+      advice: 'Prolongue o seu design {bleedMm, number} mm para além de cada margem.',
+      fixed: 'Acrescentámos a margem de {bleedMm, number} mm espelhando o seu design nas bordas; o design mantém o tamanho e o lugar.',
+    },
     'page-orientation-mismatch': {
       title: '{layer_Design} está de lado',
       problem: '{layer_Design} está rodado de lado: a largura e a altura estão trocadas.',
@@ -285,6 +292,12 @@ export const pt: Catalogue = {
       problem: 'Uma área {layer_do} ficou vazia (transparente).',
       production: 'Nessa área vai ver-se o próprio tecido.',
       advice: 'Preencha toda a área {layer_do}, por exemplo com uma cor de fundo.',
+    },
+    'image-transparent-area': {
+      title: 'Uma parte {layer_do} é transparente',
+      problem: '{percent, number} % {layer_do} é transparente ou semitransparente na sua imagem, sobretudo {region, select, top-left {em cima, à esquerda} top {em cima} top-right {em cima, à direita} left {à esquerda} centre {ao centro} right {à direita} bottom-left {em baixo, à esquerda} bottom {em baixo} bottom-right {em baixo, à direita} other {em vários sítios}}.',
+      production: 'Aí vai ver-se a cor do tecido, sem tinta.',
+      advice: 'Se quiser uma cor aí, preencha o fundo da sua imagem ou escolha uma cor de fundo.',
     },
     'source-unreachable': {
       title: 'Não conseguimos transferir o seu ficheiro',

@@ -68,6 +68,12 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 4, 6',
     description: 'The page has its layer’s proportions but another size: the service will scale it.',
   },
+  'page-bleed-missing': {
+    severity: 'error',
+    rule: 'Source file requirements 4',
+    description:
+      'The page includes its layer’s bleed: a page at the trim size (within 1 mm), or between the trim and the layer size, lacks bleed on each side. Its fix adds the bleed by mirroring the design’s edges into it, the design keeping its size and place; a page of the layer’s proportions is a warning (the service would scale it).',
+  },
   'page-orientation-mismatch': {
     severity: 'error',
     rule: 'Source file requirements 4',
@@ -163,6 +169,12 @@ export const FINDING_CODES = {
     rule: 'Source file requirements 2',
     description:
       'Every part of the panel inside the trim is painted: an area left transparent (nothing drawn there, found by rendering on a transparent background) prints as the bare fabric colour. Reported above maxUnpaintedShare of the trim area.',
+  },
+  'image-transparent-area': {
+    severity: 'warning',
+    rule: 'Source file requirements 2',
+    description:
+      'An image a layer is assembled from has no transparent or semi-transparent area inside the trim: such an area prints as the bare fabric colour (no ink), unless a background colour is chosen to fill it. Reported with its share of the trim and where it is.',
   },
   'source-unreachable': {
     severity: 'error',

@@ -161,6 +161,22 @@ export const checkPageSize: Check = (ctx) => {
       scale: v.scale,
     };
     const rotated = page.rotate ? ` (after its /Rotate ${page.rotate})` : '';
+    // A page at the trim size (within 1 mm), or between it and the layer size: the bleed is
+    // missing, and adding it (mirroring the design's edges) comes before any scaling.
+    const bleed = ctx.target.limits.bleedMm;
+    const spans = (p: number, trim: number, full: number) => p >= trim - 1 - 1e-9 && p <= full + 1e-9;
+    if (bleed > 0 && spans(w, layer.trimWidthMm, W) && spans(h, layer.trimHeightMm, H)) {
+      const missingMm = Math.max((W - w) / 2, (H - h) / 2);
+      out.push({
+        ...base,
+        code: 'page-bleed-missing',
+        message: `${where} is ${found}${rotated}: ${targetLabel(ctx)}'s trim ${formatMm(layer.trimWidthMm, layer.trimHeightMm)} without the ${formatNumber(bleed)} mm bleed on each side (${formatNumber(missingMm)} mm missing); the page must be ${formatMm(W, H)}. Export it with the design extending ${formatNumber(bleed)} mm beyond the trim (print-preflight fix adds it by mirroring the design's edges).`,
+        details: { ...details, trimWidthMm: layer.trimWidthMm, trimHeightMm: layer.trimHeightMm, bleedMm: bleed, missingMm: Math.round(missingMm * 100) / 100 },
+        // The service would scale a page of the layer's proportions (a warning); any other is refused.
+        ...(v.kind === 'scale' ? { severity: 'warning' as const } : {}),
+      });
+      continue;
+    }
     if (v.kind === 'orientation' || v.kind === 'orientation-scale') {
       out.push({
         ...base,
@@ -180,7 +196,6 @@ export const checkPageSize: Check = (ctx) => {
     }
     if (v.kind === 'mismatch') {
       const isTrim = within(w, layer.trimWidthMm, limits.toleranceMm) && within(h, layer.trimHeightMm, limits.toleranceMm);
-      const bleed = ctx.target.limits.bleedMm;
       const advice = isTrim
         ? `The page is the trim size without bleed: export it with ${formatNumber(bleed)} mm bleed on each side.`
         : `Make the page ${formatMm(W, H)}: the trim ${formatMm(layer.trimWidthMm, layer.trimHeightMm)} plus ${formatNumber(bleed)} mm bleed on each side, with the design extending into the bleed.`;

@@ -12,7 +12,7 @@ import { FIXABLE_CODES } from '../../../src/model/policy.js';
 const CODES = Object.keys(FINDING_CODES) as FindingCode[];
 const FIELDS = ['title', 'problem', 'production', 'advice'] as const;
 /** The values messageValues() always gives (besides the name forms), and the details the codes that name them carry. */
-const VALUES = new Set(['product', 'product_gender', 'layer', 'layer_gender', 'page', 'layers', 'pages', 'size', 'maxSize', 'ppi', 'minPpi', 'neededWidthPx', 'neededHeightPx', 'placement']);
+const VALUES = new Set(['product', 'product_gender', 'layer', 'layer_gender', 'page', 'layers', 'pages', 'size', 'maxSize', 'ppi', 'minPpi', 'neededWidthPx', 'neededHeightPx', 'placement', 'bleedMm', 'percent', 'region']);
 /** Values the pages give the UI strings. */
 const UI_VALUES = new Set(['errors', 'warnings', 'product', 'variant', 'date', 'page', 'from', 'width', 'height', 'ppi', 'degrees', 'language', 'shown', 'fill']);
 /** Words of the file format's insides, which the customer does not know. */
