@@ -29,7 +29,7 @@ const target: NamedTarget = {
     { id: 'left-sleeve', name: 'Left sleeve', names: { de: { name: 'Ärmel links', gender: 'm' } } },
   ],
 };
-const details = { ppi: 96.4, minPpi: 150, neededWidthPx: 2362, neededHeightPx: 3150, bytes: 61_234_567, maxBytes: 50_000_000, pages: 3, layers: 2, order: '3,1,2' };
+const details = { ppi: 96.4, minPpi: 150, neededWidthPx: 2362, neededHeightPx: 3150, bytes: 61_234_567, maxBytes: 50_000_000, pages: 3, layers: 2, order: '3,1,2', bleedMm: 10, percent: 9.2, region: 'topLeft' };
 
 function argumentsOf(ast: unknown[], out = new Set<string>()): Set<string> {
   for (const el of ast as { type: number; value?: string; options?: Record<string, { value: unknown[] }> }[]) {

@@ -115,12 +115,13 @@ describe('default profiles (shared/PROFILES.md)', async () => {
     }
   });
 
-  it('policy per product: page order, /Rotate, scale, CMYK, oversized images and files fixed; approval for what changes the print, downsampling only on home textiles', () => {
+  it('policy per product: page order, /Rotate, scale, missing bleed, CMYK, oversized images and files fixed; approval for what changes the print, downsampling only on home textiles', () => {
     for (const p of registry.list()) {
       expect(p.policy, p.id).toEqual({
         'page-order-mismatch': 'fix',
         'page-rotate-set': 'fix',
         'page-scale-mismatch': 'fix',
+        'page-bleed-missing': 'fix',
         'colour-space-not-rgb': 'fix',
         'image-too-large': 'fix',
         'file-too-large': 'fix',
@@ -129,8 +130,8 @@ describe('default profiles (shared/PROFILES.md)', async () => {
       for (const code of p.approval ?? []) expect(FIXES[code as FixableCode].changesPrint, `${p.id} ${code}`).toBe(true);
       expect(p.approval, p.id).toEqual(
         TEXTILE[p.id]
-          ? ['page-orientation-mismatch', 'page-size-mismatch', 'colour-space-not-rgb', 'image-too-large', 'file-too-large']
-          : ['page-orientation-mismatch', 'page-size-mismatch', 'colour-space-not-rgb', 'file-too-large'],
+          ? ['page-orientation-mismatch', 'page-bleed-missing', 'page-size-mismatch', 'colour-space-not-rgb', 'image-too-large', 'file-too-large']
+          : ['page-orientation-mismatch', 'page-bleed-missing', 'page-size-mismatch', 'colour-space-not-rgb', 'file-too-large'],
       );
       // 15,000 px over the widest page is under the production resolution on home textiles, over twice it on garments.
       const widest = Math.max(...p.variants.flatMap((v) => Object.values(v.trim).flatMap((t) => [t.widthMm, t.heightMm]))) + 2 * p.limits.bleedMm;

@@ -20,8 +20,11 @@ describe('checkPageSize (duvet-cover 200x200: 2040 x 2040 mm ± 2; curtains 140x
     ['exact', 'duvet', 2040, 2040, []],
     ['within tolerance', 'duvet', 2041.9, 2038.1, []],
     ['just beyond on one side, other proportions', 'curtains', 1443, 2600, ['page-size-mismatch']],
-    ['trim size without bleed (square: same proportions)', 'duvet', 2000, 2000, ['page-scale-mismatch']],
-    ['trim size without bleed (curtains)', 'curtains', 1400, 2600, ['page-size-mismatch']],
+    ['trim size without bleed (square: same proportions)', 'duvet', 2000, 2000, ['page-bleed-missing']],
+    ['trim size without bleed (curtains)', 'curtains', 1400, 2600, ['page-bleed-missing']],
+    ['trim size less 1 mm', 'curtains', 1399, 2599, ['page-bleed-missing']],
+    ['inside the bleed of the trim', 'duvet', 2020, 2020, ['page-bleed-missing']],
+    ['2 mm under the trim: scaled, not bled', 'duvet', 1998, 1998, ['page-scale-mismatch']],
     ['half size', 'duvet', 1020, 1020, ['page-scale-mismatch']],
     ['half size, portrait', 'curtains', 720, 1320, ['page-scale-mismatch']],
     ['swapped', 'curtains', 2640, 1440, ['page-orientation-mismatch']],
@@ -42,7 +45,10 @@ describe('checkPageSize (duvet-cover 200x200: 2040 x 2040 mm ± 2; curtains 140x
 
   it('says to add bleed when the page is the trim size', async () => {
     const ctx = await context(doc([page(1, 1400, 2600), page(2, 1440, 2640)]), { product: 'curtains', variant: '140x260' });
-    expect(checkPageSize(ctx)[0]!.message).toContain('export it with 20 mm bleed on each side');
+    const [finding] = checkPageSize(ctx);
+    expect(finding!.message).toContain('without the 20 mm bleed on each side (20 mm missing)');
+    expect(finding!.message).toContain('Export it with the design extending 20 mm beyond the trim');
+    expect(finding!.severity).toBeUndefined(); // other proportions than the layer: an error (the code's default)
   });
 
   it('does not judge pages beyond the layer count (page-count-mismatch covers them)', async () => {
