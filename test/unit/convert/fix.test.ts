@@ -97,12 +97,15 @@ describe('fix: geometry', () => {
   it('fits a page of other proportions only when told how', async () => {
     const file = corpus('cairo-curtains-beyond-tolerance.pdf');
     const refused = await fix(file, { sku: 'CURTAINS-140X260' }, {}, { pool });
-    expect(refused.refused.filter((x) => x.code === 'page-size-mismatch')).toHaveLength(2);
+    // Page 1 is 22 mm too wide; page 2 lacks the bleed at top and bottom (page-bleed-missing, held for approval).
+    expect(refused.refused.filter((x) => x.code === 'page-size-mismatch')).toHaveLength(1);
+    expect(refused.refused.filter((x) => x.code === 'page-bleed-missing' && /held for approval/.test(x.reason))).toHaveLength(1);
     // Nothing else to fix: nothing written, and the finding stands in the report before.
     expect(refused).toMatchObject({ bytes: null, after: null });
     expect(codes(refused.before).has('page-size-mismatch')).toBe(true);
-    const r = await fix(file, { sku: 'CURTAINS-140X260' }, { fit: 'stretch' }, { pool });
+    const r = await fix(file, { sku: 'CURTAINS-140X260' }, { fit: 'stretch', approve: ['page-bleed-missing'] }, { pool });
     expect(codes(r.after!).has('page-size-mismatch')).toBe(false);
+    expect(r.changes.find((c) => c.code === 'page-bleed-missing')?.action).toMatch(/0 mm left and right, 20 mm top and bottom/);
     expect(r.after!.verdict).toBe('pass');
   });
 
