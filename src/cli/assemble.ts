@@ -21,7 +21,9 @@ Options:
                       else the production resolution); mirror places it as contain and fills the
                       rest by mirroring its edges
   --layer-fit ID=FILL the fill of one layer (repeatable), over --fit
-  --background COLOUR background for contain and for transparency (default #ffffff)
+  --background COLOUR background for contain and for transparency (default #ffffff); without it a
+                      transparent area inside the trim is said (image-transparent-area: it prints
+                      as the fabric colour); with it the area is filled with that colour
   --jpeg-quality Q    JPEG quality (default 90)
   --lossless          store images losslessly instead of as JPEG
   --upsample          resample small images up to the production resolution

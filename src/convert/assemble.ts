@@ -21,6 +21,7 @@ import { decodeStream, StreamDecodeError, StreamTooLargeError } from '../pdf/str
 import { fitInto } from './geometry.js';
 import { MAX_CONVERT_PIXELS } from './images.js';
 import { statedPpi } from './image-density.js';
+import { transparentArea } from './transparency.js';
 import { MIRROR_OVERLAP_PT, mirrorContent, mirrorTiles } from './mirror.js';
 import { concatBytes } from '../util/array.js';
 import type { AssembledLayer, AssemblyFill, AssemblyOutcome, AssemblyPlan } from './plan.js';
@@ -107,6 +108,20 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
   const sh = upright ? meta.width : meta.height;
   const source = `${meta.format ?? 'image'} ${meta.width} × ${meta.height} px${meta.space && meta.space !== 'srgb' ? `, ${meta.space}` : ''}${meta.icc ? ' with ICC profile' : ''}${meta.depth && meta.depth !== 'uchar' ? `, ${meta.depth}` : ''}${meta.hasAlpha ? ', alpha' : ''}`;
   const facts: AssembledLayer = { layer: layer.id, fill, source: 'image', widthPx: sw, heightPx: sh, tile: null };
+  if (meta.hasAlpha && how.shrink === 1) {
+    let area;
+    try {
+      area = await transparentArea(
+        input,
+        fill,
+        { widthMm: layer.pageWidthMm, heightMm: layer.pageHeightMm },
+        { widthMm: layer.trimWidthMm ?? layer.pageWidthMm, heightMm: layer.trimHeightMm ?? layer.pageHeightMm },
+      );
+    } catch (error) {
+      throw new AssemblyInputError(`the image for layer ${layer.id} cannot be converted (${(error as Error).message})`);
+    }
+    facts.transparent = area ? { ...area, filledWith: plan.backgroundChosen ? plan.background : null } : null;
+  }
   let pipeline = sharp(input, { limitInputPixels: MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'none' })
     .rotate() // EXIF orientation
     .flatten({ background: plan.background });

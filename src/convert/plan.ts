@@ -81,12 +81,17 @@ export const AssemblyLayerSchema = z.strictObject({
   input: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes'),
   /** This layer's fill, over the plan's. */
   fit: AssemblyFillSchema.optional(),
+  /** The layer's trim (page less bleed), where a transparent area is measured. */
+  trimWidthMm: z.number().positive().optional(),
+  trimHeightMm: z.number().positive().optional(),
 });
 
 export const AssemblyPlanSchema = z.strictObject({
   layers: z.array(AssemblyLayerSchema).min(1),
   fit: AssemblyFillSchema,
   background: z.string(),
+  /** The background was chosen: transparent areas are filled with it on purpose (else they are measured and said). */
+  backgroundChosen: z.boolean().optional(),
   jpegQuality: z.number().int().min(30).max(100),
   lossless: z.boolean(),
   upsample: z.boolean(),

@@ -15,6 +15,10 @@ import { formatPath, registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { callLimits, decodeLimitsOf, preflight } from './preflight.js';
 import { AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
+import type { Draft } from '../model/finding.js';
+import { withFindings } from '../report/build.js';
+import { profileRules, settle } from '../rules/index.js';
+import { localizeReport } from '../messages/catalogue.js';
 
 export const AssembleOptionsSchema = z
   .object({
@@ -94,7 +98,15 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   const layers = [];
   for (const layer of resolved.layers) {
     const fit = fits.get(layer.id);
-    layers.push({ id: layer.id, pageWidthMm: layer.pageWidthMm, pageHeightMm: layer.pageHeightMm, input: await load(byLayer.get(layer.id)!), ...(fit ? { fit } : {}) });
+    layers.push({
+      id: layer.id,
+      pageWidthMm: layer.pageWidthMm,
+      pageHeightMm: layer.pageHeightMm,
+      trimWidthMm: layer.trimWidthMm,
+      trimHeightMm: layer.trimHeightMm,
+      input: await load(byLayer.get(layer.id)!),
+      ...(fit ? { fit } : {}),
+    });
   }
   const { layerFit: _, ...planOptions } = opts;
   const executor: Executor = preflightOptions.pool === false ? (await import('../pool/local.js')).localExecutor : (preflightOptions.pool ?? defaultPool());
@@ -104,7 +116,17 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
     answer = await executor.transform(
       {
         bytes: new SharedArrayBuffer(0),
-        op: { op: 'assemble', plan: { layers, ...planOptions, productionPpi: limits.productionPpi, maxImagePixels: limits.maxImagePixels, maxFileBytes: limits.maxFileBytes } },
+        op: {
+          op: 'assemble',
+          plan: {
+            layers,
+            ...planOptions,
+            backgroundChosen: options.background !== undefined,
+            productionPpi: limits.productionPpi,
+            maxImagePixels: limits.maxImagePixels,
+            maxFileBytes: limits.maxFileBytes,
+          },
+        },
         limits: decodeLimits,
       },
       preflightOptions.signal,
@@ -118,8 +140,40 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   if (answer.op !== 'assemble') throw new Error('a worker answered another transform');
   if ('invalid' in answer) throw new InvalidArgumentError(answer.invalid);
   const { bytes, changes, layers: made } = answer.outcome;
-  const report = await preflight(bytes, target, { path: null, ...preflightOptions });
+  const checked = await preflight(bytes, target, { path: null, ...preflightOptions });
+  // What only the images knew: transparent areas, which the print file no longer shows.
+  const drafts = transparencyDrafts(made, resolved.layers, resolved.profile.name);
+  const callLevel = { severities: preflightOptions.severities, policy: preflightOptions.policy };
+  let report = drafts.length
+    ? withFindings(checked, settle(drafts, profileRules(resolved.profile, preflightOptions.defaultPolicy), callLevel, { tightenOnly: preflightOptions.tightenOnly }))
+    : checked;
+  if (drafts.length && preflightOptions.locale) report = await localizeReport(report, resolved.profile, preflightOptions.locale);
   return { bytes, changes, layers: made, report: { ...report, assembly: { layers: made } } };
+}
+
+/**
+ * image-transparent-area for each layer whose image is transparent inside the trim and not filled
+ * with a chosen background: it prints as the fabric colour.
+ */
+export function transparencyDrafts(made: readonly AssembledLayer[], layers: readonly { id: string }[], product: string): Draft[] {
+  const out: Draft[] = [];
+  for (const l of made) {
+    const t = l.transparent;
+    if (!t || t.filledWith) continue;
+    const index = layers.findIndex((x) => x.id === l.layer);
+    const percent = Math.round(t.share * 1000) / 10;
+    const [x, y, w, h] = t.boxMm;
+    out.push({
+      code: 'image-transparent-area',
+      page: index + 1,
+      layer: l.layer,
+      message: `The image for page ${index + 1} (${l.layer}) is transparent or semi-transparent over ${percent} % of the ${product} layer's trim (${Math.round(t.semiShare * 1000) / 10} % semi-transparent), within ${w} × ${h} mm at ${x}, ${y} mm from the trim's top-left corner: it prints as the bare fabric colour there. Fill it in the image, or choose a background colour (assemble --background).`,
+      expected: 'opaque inside the trim',
+      actual: `${percent} % transparent`,
+      details: { share: t.share, semiShare: t.semiShare, percent, region: t.region, xMm: x, yMm: y, widthMm: w, heightMm: h },
+    });
+  }
+  return out;
 }
 
 async function load(input: string | Uint8Array): Promise<Uint8Array> {

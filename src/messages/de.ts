@@ -299,7 +299,8 @@ export const de: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Ein Teil {layer_auf} ist durchsichtig',
-      problem: '{percent, number} % {layer_auf} sind in Ihrem Bild ganz oder teilweise transparent, vor allem {region, select, topLeft {oben links} top {oben} topRight {oben rechts} left {links} centre {in der Mitte} right {rechts} bottomLeft {unten links} bottom {unten} bottomRight {unten rechts} other {an mehreren Stellen}}.',
+      problem:
+        '{percent, number} % {layer_auf} sind in Ihrem Bild ganz oder teilweise transparent, vor allem {region, select, topLeft {oben links} top {oben} topRight {oben rechts} left {links} centre {in der Mitte} right {rechts} bottomLeft {unten links} bottom {unten} bottomRight {unten rechts} other {an mehreren Stellen}}.',
       production: 'Dort ist der blanke Stoff zu sehen, ohne Farbe.',
       advice: 'Wenn dort eine Farbe sein soll, füllen Sie den Hintergrund Ihres Bildes oder wählen Sie eine Hintergrundfarbe.',
     },

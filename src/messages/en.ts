@@ -292,7 +292,8 @@ export const en: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Part {layer_of} is see-through',
-      problem: '{percent, number} % of {layer_the} is transparent or partly transparent in your image, mostly {region, select, topLeft {at the top left} top {along the top} topRight {at the top right} left {on the left} centre {in the middle} right {on the right} bottomLeft {at the bottom left} bottom {along the bottom} bottomRight {at the bottom right} other {in several places}}.',
+      problem:
+        '{percent, number} % of {layer_the} is transparent or partly transparent in your image, mostly {region, select, topLeft {at the top left} top {along the top} topRight {at the top right} left {on the left} centre {in the middle} right {on the right} bottomLeft {at the bottom left} bottom {along the bottom} bottomRight {at the bottom right} other {in several places}}.',
       production: 'There the bare fabric colour will show, with no ink.',
       advice: 'If you want a colour there, fill the background of your image or choose a background colour.',
     },

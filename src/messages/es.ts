@@ -292,7 +292,8 @@ export const es: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Una parte {layer_del} es transparente',
-      problem: 'El {percent, number} % {layer_del} es transparente o semitransparente en tu imagen, sobre todo {region, select, topLeft {arriba a la izquierda} top {arriba} topRight {arriba a la derecha} left {a la izquierda} centre {en el centro} right {a la derecha} bottomLeft {abajo a la izquierda} bottom {abajo} bottomRight {abajo a la derecha} other {en varios sitios}}.',
+      problem:
+        'El {percent, number} % {layer_del} es transparente o semitransparente en tu imagen, sobre todo {region, select, topLeft {arriba a la izquierda} top {arriba} topRight {arriba a la derecha} left {a la izquierda} centre {en el centro} right {a la derecha} bottomLeft {abajo a la izquierda} bottom {abajo} bottomRight {abajo a la derecha} other {en varios sitios}}.',
       production: 'Ahí se verá el color de la tela, sin tinta.',
       advice: 'Si quieres un color ahí, rellena el fondo de tu imagen o elige un color de fondo.',
     },

@@ -296,7 +296,8 @@ export const fr: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Une partie {layer_du} est transparente',
-      problem: '{percent, number} % {layer_du} sont transparents ou semi-transparents dans votre image, surtout {region, select, topLeft {en haut à gauche} top {en haut} topRight {en haut à droite} left {à gauche} centre {au milieu} right {à droite} bottomLeft {en bas à gauche} bottom {en bas} bottomRight {en bas à droite} other {à plusieurs endroits}}.',
+      problem:
+        '{percent, number} % {layer_du} sont transparents ou semi-transparents dans votre image, surtout {region, select, topLeft {en haut à gauche} top {en haut} topRight {en haut à droite} left {à gauche} centre {au milieu} right {à droite} bottomLeft {en bas à gauche} bottom {en bas} bottomRight {en bas à droite} other {à plusieurs endroits}}.',
       production: 'Là, le tissu nu apparaîtra, sans encre.',
       advice: 'Si vous voulez une couleur à cet endroit, remplissez le fond de votre image ou choisissez une couleur de fond.',
     },

@@ -297,7 +297,8 @@ export const it: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Una parte {layer_del} è trasparente',
-      problem: 'Il {percent, number} % {layer_del} è trasparente o semitrasparente nella tua immagine, soprattutto {region, select, topLeft {in alto a sinistra} top {in alto} topRight {in alto a destra} left {a sinistra} centre {al centro} right {a destra} bottomLeft {in basso a sinistra} bottom {in basso} bottomRight {in basso a destra} other {in più punti}}.',
+      problem:
+        'Il {percent, number} % {layer_del} è trasparente o semitrasparente nella tua immagine, soprattutto {region, select, topLeft {in alto a sinistra} top {in alto} topRight {in alto a destra} left {a sinistra} centre {al centro} right {a destra} bottomLeft {in basso a sinistra} bottom {in basso} bottomRight {in basso a destra} other {in più punti}}.',
       production: 'Lì si vedrà il colore del tessuto, senza inchiostro.',
       advice: 'Se vuoi un colore lì, riempi lo sfondo della tua immagine o scegli un colore di sfondo.',
     },

@@ -296,7 +296,8 @@ export const ptBR: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Uma parte {layer_do} é transparente',
-      problem: '{percent, number} % {layer_do} é transparente ou semitransparente na sua imagem, principalmente {region, select, topLeft {no alto, à esquerda} top {no alto} topRight {no alto, à direita} left {à esquerda} centre {no centro} right {à direita} bottomLeft {embaixo, à esquerda} bottom {embaixo} bottomRight {embaixo, à direita} other {em vários lugares}}.',
+      problem:
+        '{percent, number} % {layer_do} é transparente ou semitransparente na sua imagem, principalmente {region, select, topLeft {no alto, à esquerda} top {no alto} topRight {no alto, à direita} left {à esquerda} centre {no centro} right {à direita} bottomLeft {embaixo, à esquerda} bottom {embaixo} bottomRight {embaixo, à direita} other {em vários lugares}}.',
       production: 'Ali vai aparecer a cor do tecido, sem tinta.',
       advice: 'Se quiser uma cor ali, preencha o fundo da sua imagem ou escolha uma cor de fundo.',
     },

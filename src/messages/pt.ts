@@ -295,7 +295,8 @@ export const pt: Catalogue = {
     },
     'image-transparent-area': {
       title: 'Uma parte {layer_do} é transparente',
-      problem: '{percent, number} % {layer_do} é transparente ou semitransparente na sua imagem, sobretudo {region, select, topLeft {em cima, à esquerda} top {em cima} topRight {em cima, à direita} left {à esquerda} centre {ao centro} right {à direita} bottomLeft {em baixo, à esquerda} bottom {em baixo} bottomRight {em baixo, à direita} other {em vários sítios}}.',
+      problem:
+        '{percent, number} % {layer_do} é transparente ou semitransparente na sua imagem, sobretudo {region, select, topLeft {em cima, à esquerda} top {em cima} topRight {em cima, à direita} left {à esquerda} centre {ao centro} right {à direita} bottomLeft {em baixo, à esquerda} bottom {em baixo} bottomRight {em baixo, à direita} other {em vários sítios}}.',
       production: 'Aí vai ver-se a cor do tecido, sem tinta.',
       advice: 'Se quiser uma cor aí, preencha o fundo da sua imagem ou escolha uma cor de fundo.',
     },

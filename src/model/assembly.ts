@@ -12,6 +12,19 @@ import { z } from 'zod';
 export const AssemblyFillSchema = z.enum(['cover', 'contain', 'stretch', 'tile', 'mirror']);
 export type AssemblyFill = z.infer<typeof AssemblyFillSchema>;
 
+/** A transparent or semi-transparent area of a layer's image inside the trim: it prints as the fabric colour. */
+export const TransparentAreaSchema = z.strictObject({
+  /** Share of the trim that is transparent or semi-transparent (0–1). */
+  share: z.number(),
+  /** Of which semi-transparent (0–1 of the trim). */
+  semiShare: z.number(),
+  /** The box around it: x, y from the trim's top-left corner, width, height, in mm. */
+  boxMm: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+  /** The part of the trim it is mostly in (`other`: spread over it). */
+  region: z.enum(['topLeft', 'top', 'topRight', 'left', 'centre', 'right', 'bottomLeft', 'bottom', 'bottomRight', 'other']),
+});
+export type TransparentArea = z.infer<typeof TransparentAreaSchema>;
+
 /** How one layer was made: its fill, its source, and (for a tile) the tile's size and resolution. */
 export const AssembledLayerSchema = z.strictObject({
   layer: z.string(),
@@ -22,5 +35,7 @@ export const AssembledLayerSchema = z.strictObject({
   heightPx: z.number().int().nullable(),
   /** A tile's size on the page and the resolution it was laid at (its stated one, else the production resolution). */
   tile: z.strictObject({ widthMm: z.number(), heightMm: z.number(), ppi: z.number(), stated: z.boolean() }).nullable(),
+  /** The image's transparent area inside the trim (null: none); `filled` when a chosen background colour fills it. */
+  transparent: TransparentAreaSchema.extend({ filledWith: z.string().nullable() }).nullable().optional(),
 });
 export type AssembledLayer = z.infer<typeof AssembledLayerSchema>;

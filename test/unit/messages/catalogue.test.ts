@@ -12,7 +12,25 @@ import { FIXABLE_CODES } from '../../../src/model/policy.js';
 const CODES = Object.keys(FINDING_CODES) as FindingCode[];
 const FIELDS = ['title', 'problem', 'production', 'advice'] as const;
 /** The values messageValues() always gives (besides the name forms), and the details the codes that name them carry. */
-const VALUES = new Set(['product', 'product_gender', 'layer', 'layer_gender', 'page', 'layers', 'pages', 'size', 'maxSize', 'ppi', 'minPpi', 'neededWidthPx', 'neededHeightPx', 'placement', 'bleedMm', 'percent', 'region']);
+const VALUES = new Set([
+  'product',
+  'product_gender',
+  'layer',
+  'layer_gender',
+  'page',
+  'layers',
+  'pages',
+  'size',
+  'maxSize',
+  'ppi',
+  'minPpi',
+  'neededWidthPx',
+  'neededHeightPx',
+  'placement',
+  'bleedMm',
+  'percent',
+  'region',
+]);
 /** Values the pages give the UI strings. */
 const UI_VALUES = new Set(['errors', 'warnings', 'product', 'variant', 'date', 'page', 'from', 'width', 'height', 'ppi', 'degrees', 'language', 'shown', 'fill']);
 /** Words of the file format's insides, which the customer does not know. */
@@ -29,7 +47,20 @@ const target: NamedTarget = {
     { id: 'left-sleeve', name: 'Left sleeve', names: { de: { name: 'Ärmel links', gender: 'm' } } },
   ],
 };
-const details = { ppi: 96.4, minPpi: 150, neededWidthPx: 2362, neededHeightPx: 3150, bytes: 61_234_567, maxBytes: 50_000_000, pages: 3, layers: 2, order: '3,1,2', bleedMm: 10, percent: 9.2, region: 'topLeft' };
+const details = {
+  ppi: 96.4,
+  minPpi: 150,
+  neededWidthPx: 2362,
+  neededHeightPx: 3150,
+  bytes: 61_234_567,
+  maxBytes: 50_000_000,
+  pages: 3,
+  layers: 2,
+  order: '3,1,2',
+  bleedMm: 10,
+  percent: 9.2,
+  region: 'topLeft',
+};
 
 function argumentsOf(ast: unknown[], out = new Set<string>()): Set<string> {
   for (const el of ast as { type: number; value?: string; options?: Record<string, { value: unknown[] }> }[]) {
