@@ -179,3 +179,39 @@ describe('the fill said to the customer', () => {
     expect(seen.size).toBeGreaterThanOrEqual(6);
   });
 });
+
+describe('the fill on the approval page', () => {
+  it('says each assembled part’s fill, a tile with its size, in the page’s language', async () => {
+    const { approvalPage } = await import('../../../src/report/customer-pages.js');
+    const { registryFrom } = await import('../../../src/profile/load.js');
+    const tile = magickTile();
+    const photo = pillowTile('page.jpg', null);
+    const { report } = await assemble(
+      { sku: 'TANKTOP-M' },
+      [
+        { layer: 'front', input: tile, fit: 'tile' },
+        { layer: 'back', input: photo, fit: 'mirror' },
+      ],
+      {},
+      { pool: false, raster: false },
+    );
+    const profile = (await registryFrom(undefined)).resolve({ sku: 'TANKTOP-M' }).profile;
+    const page = (locale: 'de' | 'en') =>
+      approvalPage({
+        before: report,
+        after: report,
+        beforeImages: new Map(),
+        afterImages: new Map(),
+        mockups: new Map(),
+        record: { fixed: { bytes: report.file.bytes, changes: [] }, approval: { state: 'pending' } },
+        profile,
+        locale,
+        action: '/v1/approvals/x',
+      });
+    const de = await page('de');
+    expect(de).toContain('Ihr Bild wiederholt sich als Muster, jede Kachel 101,6 × 76,2 mm (150 ppi).');
+    expect(de).toContain('setzt seine Ränder gespiegelt fort');
+    const en = await page('en');
+    expect(en).toContain('Your image repeats as a pattern, each tile 101.6 × 76.2 mm (150 ppi).');
+  }, 120_000);
+});
