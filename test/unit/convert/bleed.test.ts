@@ -152,3 +152,27 @@ describe('mirrorTiles', () => {
     expect(mirrorTiles({ x: 0, y: 0, width: 10, height: 10 }, 35, 10)).toHaveLength(4);
   });
 });
+
+describe('bleed by extension with /Rotate', () => {
+  it('bakes the turn of a page stored landscape with /Rotate 90 (pikepdf) and adds the bleed around the upright design', async () => {
+    const src = trimShirt('rot-src.pdf', [
+      [730, 540],
+      [540, 730],
+      [440, 240],
+      [440, 240],
+    ]);
+    const out = join(dir, 'rot.pdf');
+    execFileSync('/usr/bin/python3', ['-c', `import pikepdf, sys\npdf = pikepdf.open(sys.argv[1])\npdf.pages[0].Rotate = 90\npdf.save(sys.argv[2])`, join(dir, 'rot-src.pdf'), out]);
+    const bytes = new Uint8Array(readFileSync(out));
+    expect(src.length).toBeGreaterThan(0);
+    const { bytes: fixed, changes, after } = await fix(bytes, { sku: 'T-SHIRT-M' }, { approve: 'all' }, { pool: false });
+    expect(changes.filter((c) => c.page === 1).map((c) => c.code)).toEqual(['page-rotate-set', 'page-bleed-missing']);
+    expect(after!.pages[0]).toMatchObject({ rotate: 0 });
+    expect(after!.pages[0]!.widthMm).toBeCloseTo(560, 1);
+    const original = await drawPage(bytes, 1, 25.4, 'mupdf');
+    const made = await drawPage(fixed!, 1, 25.4, 'mupdf');
+    expect([original.width, original.height]).toEqual([540, 730]);
+    expect(regionDiff(original, made, 10, 10)).toBeLessThan(0.05);
+    expect(nearWhite(made)).toBe(0);
+  }, 120_000);
+});
