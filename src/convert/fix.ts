@@ -27,6 +27,7 @@ import { MAX_CONVERT_PIXELS, rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
 import type { Change, FixOutcome, FixPlan, Refusal } from './plan.js';
 import { VectorColourRewriter } from './vector.js';
+import { cmykOutputIntent } from '../pdf/output-intent.js';
 
 export type { Change, Refusal, FixPlan } from './plan.js';
 
@@ -65,8 +66,10 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
       );
     }
     // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.
-    if (plan.colour || plan.maxImagePixels !== null) await fixImages(doc, budget, pages, plan, changes, refused);
-    if (plan.colour) await fixVectorColour(doc, budget, pages, changes, refused);
+    // DeviceCMYK means the file's CMYK output intent where it has one (cmyk-profile.ts: the chain).
+    const deviceCmyk = plan.colour ? cmykOutputIntent(doc.context, budget) : undefined;
+    if (plan.colour || plan.maxImagePixels !== null) await fixImages(doc, budget, pages, plan, changes, refused, deviceCmyk);
+    if (plan.colour) await fixVectorColour(doc, budget, pages, changes, refused, deviceCmyk);
     // 4. Size: recompress JPEG images until the file is under the cap.
     let out = await doc.save({ useObjectStreams: true });
     if (plan.fileTooLarge && out.length > plan.maxFileBytes) {
@@ -137,7 +140,7 @@ function applyGeometry(page: PDFPage, turn: number, target: { width: number; hei
   transformPage(page, m, w, h);
 }
 
-async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], plan: FixPlan, changes: Change[], refused: Refusal[]) {
+async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], plan: FixPlan, changes: Change[], refused: Refusal[], deviceCmyk: Uint8Array | undefined) {
   const context = doc.context;
   const colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024, budget, what: 'a colour space' }));
   const done = new Set<string>();
@@ -146,7 +149,7 @@ async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[
       const key = ref.toString();
       if (done.has(key)) continue;
       done.add(key);
-      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb: plan.colour, maxPx: plan.maxImagePixels, jpegQuality: plan.jpegQuality, budget });
+      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb: plan.colour, maxPx: plan.maxImagePixels, jpegQuality: plan.jpegQuality, budget, deviceCmyk });
       // A change is filed under the conversion when colour was asked for; an image left as it is
       // under what it needed (downsampling when it is over the cap, else its colour).
       const code: FindingCode = r.changed ? (plan.colour ? 'colour-space-not-rgb' : 'image-too-large') : r.tooLarge ? 'image-too-large' : 'colour-space-not-rgb';
@@ -177,9 +180,9 @@ function imageRefs(doc: PDFDocument, page: PDFPage): PDFRef[] {
   return out;
 }
 
-async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], changes: Change[], refused: Refusal[]) {
+async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], changes: Change[], refused: Refusal[], deviceCmyk: Uint8Array | undefined) {
   const context = doc.context;
-  const rewriter = new VectorColourRewriter(context, budget);
+  const rewriter = new VectorColourRewriter(context, budget, deviceCmyk);
   // Every content stream: pages (joined), and the Form XObjects they use.
   const jobs: { page: number; bytes: Uint8Array; resources: ReturnType<typeof dictOf>; write: (b: Uint8Array) => void }[] = [];
   const formsSeen = new Set<string>();
