@@ -200,8 +200,10 @@ const REWRITE_OPS: OperatorTable<RewriteFrame> = operatorTable<RewriteFrame>(
     device(f, paint, family, args, start, end) {
       if (family === 'DeviceCMYK') {
         const nums = args.filter(isNum);
-        if (nums.length !== 4) return;
-        convert(f, paint, DEVICE_CMYK, nums, start, end);
+        // DeviceCMYK as the rewriter means it: through the file's CMYK output intent where it has one.
+        const conv = f.converterFor('DeviceCMYK');
+        if (nums.length !== 4 || !conv || conv === 'keep') return;
+        convert(f, paint, conv, nums, start, end);
       }
       f.state[paint] = null;
     },

@@ -28,7 +28,7 @@ export function cmykOutputIntent(context: PDFContext, budget: DecodeBudget): Uin
   dicts.sort((a, b) => Number(getName(context, b, 'S') === 'GTS_PDFX') - Number(getName(context, a, 'S') === 'GTS_PDFX'));
   for (const dict of dicts) {
     try {
-      const icc = decodeStream(context, dict.get(PDFName.of('DestOutputProfile')), { maxBytes: MAX_PROFILE_BYTES, budget, what: 'an output intent profile' });
+      const icc = decodeStream(context, resolve(context, dict.get(PDFName.of('DestOutputProfile'))), { maxBytes: MAX_PROFILE_BYTES, budget, what: 'an output intent profile' });
       if (isCmykProfile(icc)) return icc;
     } catch (error) {
       if (error instanceof BudgetExceededError) throw error;
