@@ -9,6 +9,7 @@
  * with the worker's heap cap, the pool's time limit and memory watchdog. What cannot be done within
  * them is refused with the reason.
  */
+import { createHash } from 'node:crypto';
 import { multiply } from '../pdf/matrix.js';
 import { N, dictOf, getDict, getName, items, PDFArray, rectOf, resolve } from '../pdf/objects.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
@@ -26,6 +27,10 @@ import { pageMatrix } from './geometry.js';
 import { MAX_CONVERT_PIXELS, rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
 import type { Change, FixOutcome, FixPlan, Refusal } from './plan.js';
+import { writeEditLog } from './edit-log.js';
+import { imageRefs } from './image-refs.js';
+import { changeKind, measurePages } from './measure.js';
+import { DIFFERENCE_BOUNDS, withinBound } from '../model/difference.js';
 import { VectorColourRewriter } from './vector.js';
 import { cmykOutputIntent } from '../pdf/output-intent.js';
 
@@ -84,10 +89,63 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
         refused.push({ code: 'file-too-large', page: null, reason: `still ${formatBytes(out.length)} after recompressing: reduce the images' pixel size or the number of pages` });
     }
     // Nothing changed: nothing to write (a re-saved copy would only look like a fix).
-    return { bytes: changes.length ? out : null, changes, refused };
+    if (!changes.length) return { bytes: null, changes, refused };
+    // 5. Every change measured against its bound, and the edit log written into the file.
+    return await measuredAndLogged({ bytes, out, doc, budget, plan, limits, changes, refused });
   } catch (error) {
     return cannot(error);
   }
+}
+
+/**
+ * The fixed file's changed pages drawn before and after and compared (measure.ts): each change
+ * carries its page's difference. A page whose colours moved past the colour bound keeps its
+ * colours (the fix made again without the conversion, the refusal saying by how much); a geometric
+ * change that altered the page is refused whole. Then the edit log goes into the file's XMP.
+ */
+async function measuredAndLogged(step: {
+  bytes: Uint8Array;
+  out: Uint8Array;
+  doc: PDFDocument;
+  budget: DecodeBudget;
+  plan: FixPlan;
+  limits: DecodeLimits;
+  changes: Change[];
+  refused: Refusal[];
+}): Promise<FixOutcome> {
+  const { bytes, out, doc, budget, plan, limits, changes, refused } = step;
+  const kindsOf = (page: number) => new Set(changes.filter((c) => c.page === page).map((c) => changeKind(c.code)));
+  const compared = [...new Set(changes.map((c) => c.page).filter((p): p is number => p !== null))].filter((p) => !kindsOf(p).has('layout'));
+  const measured = await measurePages(bytes, out, doc, compared);
+  const boundOf = (page: number) => (kindsOf(page).has('colour') ? 'colour' : 'geometry');
+  const over = [...measured].filter(([page, d]) => !withinBound(boundOf(page), d));
+  const colourOver = over.filter(([page]) => boundOf(page) === 'colour');
+  if (colourOver.length && plan.colour) {
+    const again = await applyFixes(bytes, { ...plan, colour: false }, limits);
+    const { meanDeltaE00: mean, p95DeltaE00: p95 } = DIFFERENCE_BOUNDS.colour;
+    return {
+      ...again,
+      refused: [
+        ...again.refused,
+        ...colourOver.map(([page, d]) => ({
+          code: 'colour-space-not-rgb' as const,
+          page,
+          reason: `converting the colours would change the page by ΔE00 ${d.meanDeltaE00} on average and ${d.p95DeltaE00} at the 95th percentile, past the bound of ${mean} and ${p95}: the colours are left as they are`,
+        })),
+      ],
+    };
+  }
+  if (over.length) {
+    const why = over.map(([page, d]) => ({
+      code: changes.find((c) => c.page === page)!.code,
+      page,
+      reason: `the fixed page differs from the original on ${(d.changedShare * 100).toFixed(1)} % of its pixels, past the bound of ${DIFFERENCE_BOUNDS.geometry.changedShare * 100} %: nothing is written`,
+    }));
+    return { bytes: null, changes: [], refused: [...refused, ...why] };
+  }
+  const withDifference = changes.map((c) => (c.page !== null && measured.has(c.page) ? { ...c, difference: measured.get(c.page)! } : c));
+  writeEditLog(doc, plan.log?.originalSha256 ?? createHash('sha256').update(bytes).digest('hex'), [...(plan.log?.earlier ?? []), ...withDifference], budget);
+  return { bytes: await doc.save({ useObjectStreams: true }), changes: withDifference, refused };
 }
 
 interface GeometryStep {
@@ -157,27 +215,6 @@ async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[
       else if (r.why) refused.push({ code, page: index + 1, reason: `image ${key} left as it is: ${r.why}` });
     }
   }
-}
-
-/** Image XObjects a page draws, through Form XObjects too. */
-function imageRefs(doc: PDFDocument, page: PDFPage): PDFRef[] {
-  const context = doc.context;
-  const out: PDFRef[] = [];
-  const seen = new Set<string>();
-  const visit = (resources: ReturnType<typeof dictOf>, depth: number) => {
-    const xobjects = getDict(context, resources, 'XObject');
-    if (!xobjects || depth > 32) return;
-    for (const [, value] of xobjects.entries()) {
-      if (!(value instanceof PDFRef) || seen.has(value.toString())) continue;
-      seen.add(value.toString());
-      const dict = dictOf(context.lookup(value));
-      const subtype = getName(context, dict, 'Subtype');
-      if (subtype === 'Image') out.push(value);
-      else if (subtype === 'Form') visit(getDict(context, dict, 'Resources'), depth + 1);
-    }
-  };
-  visit(dictOf(resolve(context, page.node.get(N('Resources')))), 0);
-  return out;
 }
 
 async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], changes: Change[], refused: Refusal[], deviceCmyk: Uint8Array | undefined) {
