@@ -14,7 +14,7 @@ const FIELDS = ['title', 'problem', 'production', 'advice'] as const;
 /** The values messageValues() always gives (besides the name forms), and the details the codes that name them carry. */
 const VALUES = new Set(['product', 'product_gender', 'layer', 'layer_gender', 'page', 'layers', 'pages', 'size', 'maxSize', 'ppi', 'minPpi', 'neededWidthPx', 'neededHeightPx', 'placement']);
 /** Values the pages give the UI strings. */
-const UI_VALUES = new Set(['errors', 'warnings', 'product', 'variant', 'date', 'page', 'from', 'width', 'height', 'ppi', 'degrees', 'language', 'shown']);
+const UI_VALUES = new Set(['errors', 'warnings', 'product', 'variant', 'date', 'page', 'from', 'width', 'height', 'ppi', 'degrees', 'language', 'shown', 'delta', 'level']);
 /** Words of the file format's insides, which the customer does not know. */
 const PDF_WORDS = /\/Rotate|\bCMYK\b|\bICC\b|MediaBox|TrimBox|BleedBox|CropBox|XObject|\bembedded\b|DeviceN|colou?r space|\bxref\b|\bstreams?\b|DCTDecode|DeviceRGB/i;
 /** Every gender a name form meets: the profile's, the whole design (x), a page (p), and a name without one. */
@@ -89,6 +89,8 @@ describe('customer message catalogue', () => {
         degrees: 90,
         language: 'nl',
         shown: 'en',
+        delta: '1.8',
+        level: 'slight',
         ...nounValues('layer', { name: 'Front', gender: 'f' }, t.loaded),
         ...nounValues('product', { name: 'T-shirt', gender: 'f' }, t.loaded),
       };
