@@ -9,6 +9,7 @@
  * with the worker's heap cap, the pool's time limit and memory watchdog. What cannot be done within
  * them is refused with the reason.
  */
+import { createHash } from 'node:crypto';
 import { multiply } from '../pdf/matrix.js';
 import { N, dictOf, getDict, getName, items, PDFArray, rectOf, resolve } from '../pdf/objects.js';
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
@@ -27,7 +28,12 @@ import { pageMatrix } from './geometry.js';
 import { MAX_CONVERT_PIXELS, rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
 import type { Change, FixOutcome, FixPlan, Refusal } from './plan.js';
+import { writeEditLog } from './edit-log.js';
+import { imageRefs } from './image-refs.js';
+import { changeKind, measurePages } from './measure.js';
+import { DIFFERENCE_BOUNDS, withinBound } from '../model/difference.js';
 import { VectorColourRewriter } from './vector.js';
+import { cmykOutputIntent } from '../pdf/output-intent.js';
 
 export type { Change, Refusal, FixPlan } from './plan.js';
 
@@ -82,8 +88,10 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
       );
     }
     // 2. Colour: images and vector colour to sRGB; 3. images over the pixel cap.
-    if (plan.colour || plan.maxImagePixels !== null) await fixImages(doc, budget, pages, plan, changes, refused);
-    if (plan.colour) await fixVectorColour(doc, budget, pages, changes, refused);
+    // DeviceCMYK means the file's CMYK output intent where it has one (cmyk-profile.ts: the chain).
+    const deviceCmyk = plan.colour ? cmykOutputIntent(doc.context, budget) : undefined;
+    if (plan.colour || plan.maxImagePixels !== null) await fixImages(doc, budget, pages, plan, changes, refused, deviceCmyk);
+    if (plan.colour) await fixVectorColour(doc, budget, pages, changes, refused, deviceCmyk);
     // 4. Size: recompress JPEG images until the file is under the cap.
     let out = await doc.save({ useObjectStreams: true });
     if (plan.fileTooLarge && out.length > plan.maxFileBytes) {
@@ -98,10 +106,63 @@ export async function applyFixes(bytes: Uint8Array, plan: FixPlan, limits: Decod
         refused.push({ code: 'file-too-large', page: null, reason: `still ${formatBytes(out.length)} after recompressing: reduce the images' pixel size or the number of pages` });
     }
     // Nothing changed: nothing to write (a re-saved copy would only look like a fix).
-    return { bytes: changes.length ? out : null, changes, refused };
+    if (!changes.length) return { bytes: null, changes, refused };
+    // 5. Every change measured against its bound, and the edit log written into the file.
+    return await measuredAndLogged({ bytes, out, doc, budget, plan, limits, changes, refused });
   } catch (error) {
     return cannot(error);
   }
+}
+
+/**
+ * The fixed file's changed pages drawn before and after and compared (measure.ts): each change
+ * carries its page's difference. A page whose colours moved past the colour bound keeps its
+ * colours (the fix made again without the conversion, the refusal saying by how much); a geometric
+ * change that altered the page is refused whole. Then the edit log goes into the file's XMP.
+ */
+async function measuredAndLogged(step: {
+  bytes: Uint8Array;
+  out: Uint8Array;
+  doc: PDFDocument;
+  budget: DecodeBudget;
+  plan: FixPlan;
+  limits: DecodeLimits;
+  changes: Change[];
+  refused: Refusal[];
+}): Promise<FixOutcome> {
+  const { bytes, out, doc, budget, plan, limits, changes, refused } = step;
+  const kindsOf = (page: number) => new Set(changes.filter((c) => c.page === page).map((c) => changeKind(c.code)));
+  const compared = [...new Set(changes.map((c) => c.page).filter((p): p is number => p !== null))].filter((p) => !kindsOf(p).has('layout'));
+  const measured = await measurePages(bytes, out, doc, compared);
+  const boundOf = (page: number) => (kindsOf(page).has('colour') ? 'colour' : 'geometry');
+  const over = [...measured].filter(([page, d]) => !withinBound(boundOf(page), d));
+  const colourOver = over.filter(([page]) => boundOf(page) === 'colour');
+  if (colourOver.length && plan.colour) {
+    const again = await applyFixes(bytes, { ...plan, colour: false }, limits);
+    const { meanDeltaE00: mean, p95DeltaE00: p95 } = DIFFERENCE_BOUNDS.colour;
+    return {
+      ...again,
+      refused: [
+        ...again.refused,
+        ...colourOver.map(([page, d]) => ({
+          code: 'colour-space-not-rgb' as const,
+          page,
+          reason: `converting the colours would change the page by ΔE00 ${d.meanDeltaE00} on average and ${d.p95DeltaE00} at the 95th percentile, past the bound of ${mean} and ${p95}: the colours are left as they are`,
+        })),
+      ],
+    };
+  }
+  if (over.length) {
+    const why = over.map(([page, d]) => ({
+      code: changes.find((c) => c.page === page)!.code,
+      page,
+      reason: `the fixed page differs from the original on ${(d.changedShare * 100).toFixed(1)} % of its pixels, past the bound of ${DIFFERENCE_BOUNDS.geometry.changedShare * 100} %: nothing is written`,
+    }));
+    return { bytes: null, changes: [], refused: [...refused, ...why] };
+  }
+  const withDifference = changes.map((c) => (c.page !== null && measured.has(c.page) ? { ...c, difference: measured.get(c.page)! } : c));
+  writeEditLog(doc, plan.log?.originalSha256 ?? createHash('sha256').update(bytes).digest('hex'), [...(plan.log?.earlier ?? []), ...withDifference], budget);
+  return { bytes: await doc.save({ useObjectStreams: true }), changes: withDifference, refused };
 }
 
 interface GeometryStep {
@@ -154,7 +215,7 @@ function applyGeometry(page: PDFPage, turn: number, target: { width: number; hei
   transformPage(page, m, w, h);
 }
 
-async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], plan: FixPlan, changes: Change[], refused: Refusal[]) {
+async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], plan: FixPlan, changes: Change[], refused: Refusal[], deviceCmyk: Uint8Array | undefined) {
   const context = doc.context;
   const colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024, budget, what: 'a colour space' }));
   const done = new Set<string>();
@@ -163,7 +224,7 @@ async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[
       const key = ref.toString();
       if (done.has(key)) continue;
       done.add(key);
-      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb: plan.colour, maxPx: plan.maxImagePixels, jpegQuality: plan.jpegQuality, budget });
+      const r = await rewriteImage(context, ref, colourSpaces, { toSrgb: plan.colour, maxPx: plan.maxImagePixels, jpegQuality: plan.jpegQuality, budget, deviceCmyk });
       // A change is filed under the conversion when colour was asked for; an image left as it is
       // under what it needed (downsampling when it is over the cap, else its colour).
       const code: FindingCode = r.changed ? (plan.colour ? 'colour-space-not-rgb' : 'image-too-large') : r.tooLarge ? 'image-too-large' : 'colour-space-not-rgb';
@@ -173,30 +234,9 @@ async function fixImages(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[
   }
 }
 
-/** Image XObjects a page draws, through Form XObjects too. */
-function imageRefs(doc: PDFDocument, page: PDFPage): PDFRef[] {
+async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], changes: Change[], refused: Refusal[], deviceCmyk: Uint8Array | undefined) {
   const context = doc.context;
-  const out: PDFRef[] = [];
-  const seen = new Set<string>();
-  const visit = (resources: ReturnType<typeof dictOf>, depth: number) => {
-    const xobjects = getDict(context, resources, 'XObject');
-    if (!xobjects || depth > 32) return;
-    for (const [, value] of xobjects.entries()) {
-      if (!(value instanceof PDFRef) || seen.has(value.toString())) continue;
-      seen.add(value.toString());
-      const dict = dictOf(context.lookup(value));
-      const subtype = getName(context, dict, 'Subtype');
-      if (subtype === 'Image') out.push(value);
-      else if (subtype === 'Form') visit(getDict(context, dict, 'Resources'), depth + 1);
-    }
-  };
-  visit(dictOf(resolve(context, page.node.get(N('Resources')))), 0);
-  return out;
-}
-
-async function fixVectorColour(doc: PDFDocument, budget: DecodeBudget, pages: PDFPage[], changes: Change[], refused: Refusal[]) {
-  const context = doc.context;
-  const rewriter = new VectorColourRewriter(context, budget);
+  const rewriter = new VectorColourRewriter(context, budget, deviceCmyk);
   // Every content stream: pages (joined), and the Form XObjects they use.
   const jobs: { page: number; bytes: Uint8Array; resources: ReturnType<typeof dictOf>; write: (b: Uint8Array) => void }[] = [];
   const formsSeen = new Set<string>();

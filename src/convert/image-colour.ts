@@ -36,21 +36,28 @@ export function iccOf(context: PDFContext, space: PDFObject | undefined, budget:
 }
 
 /** The converter of a strip of 8-bit samples in `cs` to sRGB. */
-export async function stripConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget): Promise<StripConverter> {
+export async function stripConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget, deviceCmyk?: Uint8Array): Promise<StripConverter> {
   const model = modelOf(cs);
-  if (cs.family === 'Indexed') return paletteConverter(context, cs, csObj, bpc, budget);
+  if (cs.family === 'Indexed') return paletteConverter(context, cs, csObj, bpc, budget, deviceCmyk);
   if (cs.family === 'Separation' || cs.family === 'DeviceN') {
-    const spot = await spotConverter(context, cs, csObj, budget);
+    const spot = await spotConverter(context, cs, csObj, budget, deviceCmyk);
     return async (samples, width, rows) => spot(samples, width * rows);
   }
   if (!model) throw new LeftAsItIs(`images in ${cs.label} are not converted`);
   if (model === 'rgb') return async (samples) => samples;
-  const icc = iccOf(context, csObj, budget);
+  const icc = iccOf(context, csObj, budget) ?? (cs.family === 'DeviceCMYK' ? deviceCmyk : undefined);
   return (samples, width, rows) => samplesToSrgb(samples, width, rows, model, icc);
 }
 
 /** Indexed: the palette converted once (at most 256 colours), then each index looked up. */
-async function paletteConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, bpc: number, budget: DecodeBudget): Promise<StripConverter> {
+async function paletteConverter(
+  context: PDFContext,
+  cs: ColourSpaceFacts,
+  csObj: PDFObject | undefined,
+  bpc: number,
+  budget: DecodeBudget,
+  deviceCmyk: Uint8Array | undefined,
+): Promise<StripConverter> {
   const arr = items(context, resolve(context, csObj) as PDFArray);
   const base = cs.base;
   if (!base) throw new LeftAsItIs('its palette has no base colour space');
@@ -63,11 +70,11 @@ async function paletteConverter(context: PDFContext, cs: ColourSpaceFacts, csObj
   const colours = new Uint8Array(entries * n);
   colours.set(lookup.subarray(0, colours.length));
   let rgb: Uint8Array;
-  if (base.family === 'Separation' || base.family === 'DeviceN') rgb = await (await spotConverter(context, base, arr[1], budget))(colours, entries);
+  if (base.family === 'Separation' || base.family === 'DeviceN') rgb = await (await spotConverter(context, base, arr[1], budget, deviceCmyk))(colours, entries);
   else {
     const baseModel = modelOf(base);
     if (!baseModel) throw new LeftAsItIs(`Indexed over ${base.label} is not converted`);
-    rgb = baseModel === 'rgb' ? colours : await samplesToSrgb(colours, entries, 1, baseModel, iccOf(context, arr[1], budget));
+    rgb = baseModel === 'rgb' ? colours : await samplesToSrgb(colours, entries, 1, baseModel, iccOf(context, arr[1], budget) ?? (base.family === 'DeviceCMYK' ? deviceCmyk : undefined));
   }
   // Indices past the palette take its last colour (as pdf.js clamps).
   const table = new Uint8Array(256 * 3);
@@ -80,7 +87,13 @@ async function paletteConverter(context: PDFContext, cs: ColourSpaceFacts, csObj
  * one colorant, a bounded cache for several), its results converted to sRGB through lcms in one
  * batch per strip.
  */
-async function spotConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: PDFObject | undefined, budget: DecodeBudget): Promise<(samples: Uint8Array, count: number) => Promise<Uint8Array>> {
+async function spotConverter(
+  context: PDFContext,
+  cs: ColourSpaceFacts,
+  csObj: PDFObject | undefined,
+  budget: DecodeBudget,
+  deviceCmyk: Uint8Array | undefined,
+): Promise<(samples: Uint8Array, count: number) => Promise<Uint8Array>> {
   const arr = items(context, resolve(context, csObj) as PDFArray);
   const why: string[] = [];
   const fn: PdfFunction | null = parseFunction(context, arr[3], why);
@@ -89,7 +102,7 @@ async function spotConverter(context: PDFContext, cs: ColourSpaceFacts, csObj: P
   if (!fn || !altModel) throw new LeftAsItIs(`its tint transform cannot be evaluated (${why.join('; ') || `alternate ${alt?.label}`})`);
   const n = cs.components;
   const outN = altModel === 'cmyk' ? 4 : altModel === 'gray' ? 1 : 3;
-  const icc = iccOf(context, arr[2], budget);
+  const icc = iccOf(context, arr[2], budget) ?? (alt?.family === 'DeviceCMYK' ? deviceCmyk : undefined);
   const toAlt = (tints: number[]): number[] => {
     try {
       return fn(tints);

@@ -25,9 +25,10 @@ import { StreamDecodeError, decodeFilters, filterParamsOf, filtersOf, fullFilter
 import { hasAdobeMarker } from '../raster/fast-path.js';
 import { BoxReducer } from '../raster/flate-path.js';
 import { unfilterPngRow } from '../pdf/png-predictor.js';
+import { sourceProfile } from '../raster/cmyk-profile.js';
+import { withIccProfile } from '../raster/jpeg-icc.js';
 import { loadSharp } from '../raster/sharp.js';
 import { grouped } from '../util/text.js';
-import { concatBytes } from '../util/array.js';
 import { iccOf, LeftAsItIs, modelOf, stripConverter } from './image-colour.js';
 
 export interface ImageRewrite {
@@ -39,6 +40,8 @@ export interface ImageRewrite {
   budget: DecodeBudget;
   /** Images with more pixels (as their data declares) are not converted. Default {@link MAX_CONVERT_PIXELS}. */
   maxInputPixels?: number | undefined;
+  /** The source profile of DeviceCMYK samples (the file's CMYK output intent); else the default chain's. */
+  deviceCmyk?: Uint8Array | undefined;
 }
 
 /** What became of an image; `tooLarge` when it was over the pixel cap (its finding is image-too-large). */
@@ -135,7 +138,7 @@ async function viaLibvips(
   if (model !== 'cmyk' && decode.length) throw new LeftAsItIs('it has a /Decode array');
   // The PDF's colour space decides what the samples mean (ISO 32000-2 §8.9.5): its ICC profile, or
   // none for a device space — never a profile the JPEG carries itself.
-  const input = withIccProfile(jpeg, iccOf(context, csObj, job.budget));
+  const input = withIccProfile(jpeg, sourceProfile(model, iccOf(context, csObj, job.budget) ?? (cs.family === 'DeviceCMYK' ? job.deviceCmyk : undefined)));
   job.budget.chargeDecoded(width * height * coded.components, 'an image');
   const sharp = await loadSharp();
   let image = sharp(input, { limitInputPixels: job.maxInputPixels ?? MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'truncated' });
@@ -143,53 +146,6 @@ async function viaLibvips(
   const out = await image.toColourspace('srgb').jpeg({ quality: job.jpegQuality, chromaSubsampling: '4:4:4' }).toBuffer({ resolveWithObject: true });
   if (out.info.width !== target.width || out.info.height !== target.height) throw new LeftAsItIs('the JPEG decodes to another size than the PDF says');
   return { data: new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.byteLength), filter: 'DCTDecode' };
-}
-
-/**
- * The JPEG with its APP2 ICC_PROFILE segments replaced by `icc` (none when undefined), so that
- * libvips converts from the colour space the PDF gives.
- */
-export function withIccProfile(jpeg: Uint8Array, icc: Uint8Array | undefined): Uint8Array {
-  const kept: Uint8Array[] = [jpeg.subarray(0, 2)];
-  let i = 2;
-  let dropped = false;
-  while (i + 4 <= jpeg.length && jpeg[i] === 0xff) {
-    const marker = jpeg[i + 1]!;
-    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
-      kept.push(jpeg.subarray(i, i + 2));
-      i += 2;
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) break;
-    const len = (jpeg[i + 2]! << 8) | jpeg[i + 3]!;
-    const end = i + 2 + len;
-    const isIcc = marker === 0xe2 && len >= 16 && String.fromCharCode(...jpeg.subarray(i + 4, i + 15)) === 'ICC_PROFILE';
-    if (isIcc) dropped = true;
-    else kept.push(jpeg.subarray(i, Math.min(end, jpeg.length)));
-    i = end;
-  }
-  if (!dropped && !icc) return jpeg;
-  const segments: Uint8Array[] = [];
-  if (icc?.length) {
-    const chunk = 65_519;
-    const count = Math.ceil(icc.length / chunk);
-    if (count <= 255) {
-      for (let n = 0; n < count; n++) {
-        const part = icc.subarray(n * chunk, (n + 1) * chunk);
-        const seg = new Uint8Array(4 + 14 + part.length);
-        const len = 2 + 14 + part.length;
-        seg.set([0xff, 0xe2, len >> 8, len & 0xff]);
-        seg.set(new TextEncoder().encode('ICC_PROFILE\0'), 4);
-        seg[16] = n + 1;
-        seg[17] = count;
-        seg.set(part, 18);
-        segments.push(seg);
-      }
-    }
-  }
-  const head = kept[0]!;
-  const rest = [...kept.slice(1), jpeg.subarray(Math.min(i, jpeg.length))];
-  return concatBytes([head, ...segments, ...rest]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,7 +171,7 @@ async function viaRows(
   const decode = decodeArray(context, dict);
   const invert = decode.length === 2 * components && decode.every((v, i) => v === (i % 2 === 0 ? 1 : 0)) && cs.family !== 'Indexed';
   if (decode.length && !invert) throw new LeftAsItIs('it has a /Decode array');
-  const toRgb = await stripConverter(context, cs, csObj, bpc, job.budget);
+  const toRgb = await stripConverter(context, cs, csObj, bpc, job.budget, job.deviceCmyk);
   const rowBytes = Math.ceil((width * components * bpc) / 8);
   const unpack = unpacker(width, components, bpc, cs.family === 'Indexed', invert);
   const sink = new RowSink(width, height, target);

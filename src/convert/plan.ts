@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
 import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
 import { AssembledLayerSchema, AssemblyFillSchema } from '../model/assembly.js';
+import { PageDifferenceSchema, type PageDifference } from '../model/difference.js';
 
 export { AssembledLayerSchema, AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
 
@@ -43,6 +44,8 @@ export const FixPlanSchema = z
     /** Recompress JPEG images until the file is under `maxFileBytes` (file-too-large). */
     fileTooLarge: z.boolean(),
     maxFileBytes: z.number().int().min(1),
+    /** The edit log to write into the fixed file (edit-log.ts): the original's SHA-256 and the changes made before this step. */
+    log: z.lazy(() => EditLogSchema).optional(),
   })
   .strict();
 export type FixPlan = z.infer<typeof FixPlanSchema>;
@@ -50,12 +53,18 @@ export type FixPagePlan = z.infer<typeof FixPagePlanSchema>;
 export type Fit = z.infer<typeof Fit>;
 
 /** One change made to the file. */
-export const ChangeSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), action: z.string() });
+export const ChangeSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), action: z.string(), difference: PageDifferenceSchema.optional() });
 export interface Change {
   code: FindingCode;
   page: number | null;
   action: string;
+  /** The page drawn before and after, compared (measure.ts); absent when not measured. */
+  difference?: PageDifference | undefined;
 }
+
+/** What the fixed file's edit log names besides this step's changes: the original, and the steps before. */
+export const EditLogSchema = z.strictObject({ originalSha256: z.string().regex(/^[0-9a-f]{64}$/), earlier: z.array(ChangeSchema) });
+export type EditLog = z.infer<typeof EditLogSchema>;
 
 /** A fix that was asked for by a finding but not made, and why. */
 export const RefusalSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() });
@@ -111,7 +120,7 @@ export type AssemblyOutcome = z.infer<typeof AssemblyOutcomeSchema>;
 /** A transform run in the pool: the file's bytes (shared), what to do, and the decode budget in force. */
 export const TransformOpSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('fix'), plan: FixPlanSchema }),
-  z.strictObject({ op: z.literal('reorder'), order: z.array(z.number().int().min(1)).min(1) }),
+  z.strictObject({ op: z.literal('reorder'), order: z.array(z.number().int().min(1)).min(1), log: EditLogSchema.optional() }),
   z.strictObject({ op: z.literal('assemble'), plan: AssemblyPlanSchema }),
 ]);
 export type TransformOp = z.infer<typeof TransformOpSchema>;

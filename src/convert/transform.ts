@@ -25,7 +25,7 @@ export async function runTransform(bytes: Uint8Array, op: TransformOp, limits: D
       return { op: 'fix', outcome: await applyFixes(bytes, op.plan, limits) };
     case 'reorder':
       try {
-        return { op: 'reorder', bytes: await reorderPages(bytes, op.order, limits) };
+        return { op: 'reorder', bytes: await reorderPages(bytes, op.order, limits, op.log) };
       } catch (error) {
         if (error instanceof BudgetExceededError || error instanceof RangeError) return { op: 'reorder', refused: { code: 'pdf-too-complex', reason: `the file cannot be fixed: ${error.message}` } };
         if (error instanceof UntransformableError) return { op: 'reorder', refused: { code: 'pdf-damaged', reason: `the file cannot be fixed: ${error.message}` } };

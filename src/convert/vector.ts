@@ -33,18 +33,22 @@ export class VectorColourRewriter {
   private readonly pending = new Map<string, { model: string; values: number[]; icc?: Uint8Array }>();
   private readonly rgb = new Map<string, [number, number, number]>();
   private readonly colourSpaces: ColourSpaceResolver;
+  private readonly deviceCmyk: Converter;
   readonly left = new Set<string>();
 
   /** @param budget the file's decode budget: every stream decoded draws on it */
   constructor(
     private readonly context: PDFContext,
     private readonly budget?: DecodeBudget,
+    /** The source profile of DeviceCMYK colours (the file's CMYK output intent), else the default chain's. */
+    deviceCmykIcc?: Uint8Array,
   ) {
+    this.deviceCmyk = deviceCmykIcc ? { ...DEVICE_CMYK, icc: deviceCmykIcc } : DEVICE_CMYK;
     this.colourSpaces = new ColourSpaceResolver(context, (s) => decodeStream(context, s, { maxBytes: 64 * 1024 * 1024, budget }));
   }
 
   private converterFor(name: string, resources: PDFDict | undefined): Converter | null | 'keep' {
-    if (name === 'DeviceCMYK' || name === 'CMYK') return DEVICE_CMYK;
+    if (name === 'DeviceCMYK' || name === 'CMYK') return this.deviceCmyk;
     if (name === 'DeviceRGB' || name === 'DeviceGray' || name === 'Pattern') return 'keep';
     const obj = resolve(this.context, getDict(this.context, resources, 'ColorSpace')?.get(PDFName.of(name)));
     if (!obj) return 'keep';
@@ -54,7 +58,7 @@ export class VectorColourRewriter {
   private converterForObject(obj: PDFObject, resources: PDFDict | undefined): Converter | null | 'keep' {
     const cs = this.colourSpaces.describe(obj, resources);
     if (cs.model === 'rgb' || cs.model === 'gray' || cs.family === 'Pattern') return 'keep';
-    if (cs.family === 'DeviceCMYK') return DEVICE_CMYK;
+    if (cs.family === 'DeviceCMYK') return this.deviceCmyk;
     if (cs.family === 'ICCBased' && cs.model === 'cmyk') {
       const arr = items(this.context, obj as PDFArray);
       const icc = arr[1] instanceof PDFRawStream ? safeDecode(this.context, arr[1], this.budget) : undefined;
@@ -196,8 +200,10 @@ const REWRITE_OPS: OperatorTable<RewriteFrame> = operatorTable<RewriteFrame>(
     device(f, paint, family, args, start, end) {
       if (family === 'DeviceCMYK') {
         const nums = args.filter(isNum);
-        if (nums.length !== 4) return;
-        convert(f, paint, DEVICE_CMYK, nums, start, end);
+        // DeviceCMYK as the rewriter means it: through the file's CMYK output intent where it has one.
+        const conv = f.converterFor('DeviceCMYK');
+        if (nums.length !== 4 || !conv || conv === 'keep') return;
+        convert(f, paint, conv, nums, start, end);
       }
       f.state[paint] = null;
     },

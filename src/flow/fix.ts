@@ -19,7 +19,7 @@ import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
 import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FIXES, isFixable, type Policy } from '../model/policy.js';
 import { actionOf } from '../rules/settle.js';
 import { profileRules } from '../rules/index.js';
-import { readSource } from '../source/read.js';
+import { readSource, sha256Hex } from '../source/read.js';
 import { assertPermutation, type Change, type FixPlan, type Refusal } from '../convert/plan.js';
 import { checkResolved } from './preflight.js';
 import { resolveRun, type ResolvedRun } from './run.js';
@@ -146,6 +146,8 @@ export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: R
       return null;
     }
   };
+  let inputSha: string | undefined;
+  const originalSha256 = () => (inputSha ??= sha256Hex(input));
   const shared = (bytes: Uint8Array) => {
     const sab = new SharedArrayBuffer(bytes.length);
     new Uint8Array(sab).set(bytes);
@@ -161,7 +163,14 @@ export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: R
   if (order) {
     assertPermutation(order, before.pdf.pageCount ?? 0);
     if (order.some((n, i) => n !== i + 1)) {
-      const answer = await pooled(() => executor.transform({ bytes: shared(bytes), op: { op: 'reorder', order }, limits: decodeLimits }, checkOptions.signal, checkOptions.timeoutMs, budget));
+      const ambiguous = orderFinding?.details?.ambiguous === true && !opts.pages;
+      const reorder: Change = {
+        code: 'page-order-mismatch',
+        page: null,
+        action: `put the pages in the order ${order.join(', ')}${ambiguous ? ' (layers of the same size keep the order they had: check which is which)' : ''}`,
+      };
+      const log = { originalSha256: originalSha256(), earlier: [reorder] };
+      const answer = await pooled(() => executor.transform({ bytes: shared(bytes), op: { op: 'reorder', order, log }, limits: decodeLimits }, checkOptions.signal, checkOptions.timeoutMs, budget));
       if (!answer) return nothing();
       if (answer.op !== 'reorder') throw new Error('a worker answered another transform');
       if ('refused' in answer) {
@@ -170,12 +179,7 @@ export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: R
       }
       bytes = answer.bytes;
       reordered = true;
-      const ambiguous = orderFinding?.details?.ambiguous === true && !opts.pages;
-      changes.push({
-        code: 'page-order-mismatch',
-        page: null,
-        action: `put the pages in the order ${order.join(', ')}${ambiguous ? ' (layers of the same size keep the order they had: check which is which)' : ''}`,
-      });
+      changes.push(reorder);
       judged = (await checkResolved(run, bytes, { keepPreviews: false, path, raster: false })).report;
     }
   } else {
@@ -192,7 +196,9 @@ export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: R
   }
 
   // 1–4. Geometry, colour, pixels and size: one transform in the pool.
-  const plan = planFix(judged, resolved, wanted, opts, run.limits, bytes.length);
+  const planned = planFix(judged, resolved, wanted, opts, run.limits, bytes.length);
+  // The fixed file's edit log names the file as it came, and the reorder made before this step.
+  const plan = planned && { ...planned, log: { originalSha256: originalSha256(), earlier: [...changes] } };
   if (plan) {
     const answer = await pooled(() => executor.transform({ bytes: shared(bytes), op: { op: 'fix', plan }, limits: decodeLimits }, checkOptions.signal, checkOptions.timeoutMs, budget));
     if (!answer) return reordered ? done() : nothing();

@@ -173,7 +173,8 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
   return {
     token,
     fixed: { url: `/v1/files/${token}.pdf`, sha256: fixed.sha256, bytes: fixed.bytes.length, changes: fixed.changes, refused: fixed.refused },
-    approval: state === 'pending' ? { state } : failing ? { state, at, reason: 'The fixed file still fails its checks, so it is not used: upload a new file.' } : { state, at },
+    approval:
+      state === 'pending' ? { state } : failing ? { state, at, by: 'policy', reason: 'The fixed file still fails its checks, so it is not used: upload a new file.' } : { state, at, by: 'policy' },
   };
 }
 

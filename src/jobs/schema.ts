@@ -105,6 +105,14 @@ export const ApprovalStateSchema = z
     at: z.iso.datetime().optional(),
     /** Why the customer rejected it, as they said it (at most 1,000 characters). */
     reason: z.string().max(1000).optional(),
+    /**
+     * Who decided: `api` (a call with an API key; `tenant` names the key's tenant), `approval-page`
+     * (the customer, on the page the token opens), `policy` (the rules: approved by the policy, or a
+     * fixed file that still fails, never served).
+     */
+    by: z.enum(['api', 'approval-page', 'policy']).optional(),
+    /** The tenant of the API key that decided (`by: api`). */
+    tenant: z.string().optional(),
   })
   .strict();
 

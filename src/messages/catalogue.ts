@@ -11,6 +11,7 @@
  * use (`import()`), so a check that asks for no customer messages loads neither.
  */
 import type { FindingCode } from '../model/codes.js';
+import type { PageDifference } from '../model/difference.js';
 import type { Finding, CustomerMessage } from '../model/finding.js';
 import { languageName, messageLocale, type Locale, type MessageLocale, type NegotiatedLocale } from '../model/locales.js';
 import type { Gender } from '../model/genders.js';
@@ -295,7 +296,7 @@ export async function localizeReport<R extends { findings: Finding[]; locale?: L
  * const text = await changeText(change, { before, after }, profile, 'pt-BR', { size: '1,2 MB' });
  */
 export async function changeText(
-  change: { code: FindingCode; page: number | null; action: string },
+  change: { code: FindingCode; page: number | null; action: string; difference?: PageDifference | undefined },
   reports: { before: { findings: readonly Pick<Finding, 'code' | 'page' | 'details' | 'layer'>[] }; after: { pages: readonly { index: number; layer: string | null }[] } },
   target: NamedTarget,
   locale: Locale,
@@ -309,7 +310,14 @@ export async function changeText(
   const fromPage = change.page === null ? null : ([...designs].find(([, l]) => l === layer)?.[0] ?? change.page);
   const finding = reports.before.findings.find((f) => f.code === change.code && (change.page === null || f.page === fromPage));
   const m = await customerMessage({ code: change.code, page: change.page, layer, details: finding?.details, message: change.action }, target, locale, extra);
-  return m.fixed ?? m.problem;
+  const text = m.fixed ?? m.problem;
+  // A colour change says what it measured (model/difference.ts): the ΔE00 most of the page stays within, in words.
+  const d = change.difference;
+  if (!d || change.code !== 'colour-space-not-rgb') return text;
+  const loaded = await loadCatalogue(locale);
+  const level = d.p95DeltaE00 <= 1 ? 'invisible' : d.p95DeltaE00 <= 2.5 ? 'slight' : 'other';
+  const delta = new Intl.NumberFormat(loaded.locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(d.p95DeltaE00);
+  return `${text} ${loaded.format(loaded.catalogue.ui.measuredColour, { delta, level })}`;
 }
 
 /**

@@ -100,6 +100,9 @@ export const de: Catalogue = {
     decidedRejected: 'Sie haben die Änderungen am {date, date, long} abgelehnt. Ihre Datei wird so nicht gedruckt; bitte schicken Sie eine neue Datei.',
     decidedAuto: 'Diese Änderungen wurden am {date, date, long} für den Druck übernommen.',
     decidedNext: 'Auf dieser Seite ist nichts weiter zu tun.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Gemessen: Die Farben weichen höchstens um ΔE {delta} von Ihrer Datei ab, {level, select, invisible {ein Unterschied, den man nicht sieht} slight {ein Unterschied, den man kaum sieht} other {ein Unterschied, den man im direkten Vergleich sieht}}.',
   },
   codes: {
     'file-not-pdf': {

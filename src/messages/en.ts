@@ -93,6 +93,9 @@ export const en: Catalogue = {
     decidedRejected: 'You rejected the changes on {date, date, long}. Your file will not be printed as it is; please send a new file.',
     decidedAuto: 'These changes were accepted for printing on {date, date, long}.',
     decidedNext: 'There is nothing more to do on this page.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Measured: the colours stay within ΔE {delta} of your file, {level, select, invisible {a difference you cannot see} slight {a difference you can hardly see} other {a difference you can see side by side}}.',
   },
   codes: {
     'file-not-pdf': {

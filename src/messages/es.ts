@@ -93,6 +93,9 @@ export const es: Catalogue = {
     decidedRejected: 'Ha rechazado los cambios el {date, date, long}. Su archivo no se imprimirá así; envíe un archivo nuevo, por favor.',
     decidedAuto: 'Estos cambios se aceptaron para imprimir el {date, date, long}.',
     decidedNext: 'No tiene que hacer nada más en esta página.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Medido: los colores quedan a menos de ΔE {delta} de su archivo, {level, select, invisible {una diferencia que no se ve} slight {una diferencia que apenas se ve} other {una diferencia que se ve al compararlos}}.',
   },
   codes: {
     'file-not-pdf': {

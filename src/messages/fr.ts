@@ -97,6 +97,9 @@ export const fr: Catalogue = {
     decidedRejected: 'Vous avez refusé les modifications le {date, date, long}. Votre fichier ne sera pas imprimé tel quel ; merci d’envoyer un nouveau fichier.',
     decidedAuto: 'Ces modifications ont été acceptées pour l’impression le {date, date, long}.',
     decidedNext: 'Vous n’avez plus rien à faire sur cette page.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Mesuré : les couleurs restent à moins de ΔE {delta} de votre fichier, {level, select, invisible {une différence invisible} slight {une différence à peine visible} other {une différence visible côte à côte}}.',
   },
   codes: {
     'file-not-pdf': {

@@ -98,6 +98,9 @@ export const it: Catalogue = {
     decidedRejected: 'Hai rifiutato le modifiche il {date, date, long}. Il tuo file non verrà stampato così; inviane uno nuovo, per favore.',
     decidedAuto: 'Queste modifiche sono state accettate per la stampa il {date, date, long}.',
     decidedNext: 'Non devi fare altro in questa pagina.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Misurato: i colori restano entro ΔE {delta} dal tuo file, {level, select, invisible {una differenza che non si vede} slight {una differenza che si vede appena} other {una differenza che si vede a confronto}}.',
   },
   codes: {
     'file-not-pdf': {

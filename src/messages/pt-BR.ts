@@ -96,6 +96,9 @@ export const ptBR: Catalogue = {
     decidedRejected: 'Você recusou as alterações em {date, date, long}. Seu arquivo não será impresso assim; envie um novo arquivo, por favor.',
     decidedAuto: 'Estas alterações foram aceitas para impressão em {date, date, long}.',
     decidedNext: 'Não há mais nada a fazer nesta página.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Medido: as cores ficam a menos de ΔE {delta} do seu arquivo, {level, select, invisible {uma diferença que não dá para ver} slight {uma diferença que mal dá para ver} other {uma diferença que dá para ver lado a lado}}.',
   },
   codes: {
     'file-not-pdf': {

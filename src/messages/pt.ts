@@ -95,6 +95,9 @@ export const pt: Catalogue = {
     decidedRejected: 'Rejeitou as alterações a {date, date, long}. O seu ficheiro não será impresso assim; envie um novo ficheiro, por favor.',
     decidedAuto: 'Estas alterações foram aceites para impressão a {date, date, long}.',
     decidedNext: 'Não há mais nada a fazer nesta página.',
+    // A colour fix, measured (its page drawn before and after): {delta} the ΔE00 most of the page stays within.
+    measuredColour:
+      'Medido: as cores ficam a menos de ΔE {delta} do seu ficheiro, {level, select, invisible {uma diferença que não se vê} slight {uma diferença que mal se vê} other {uma diferença que se vê lado a lado}}.',
   },
   codes: {
     'file-not-pdf': {

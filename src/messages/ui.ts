@@ -79,6 +79,8 @@ export const UI_KEYS = [
   'decidedRejected',
   'decidedAuto',
   'decidedNext',
+  // A colour fix's measured difference.
+  'measuredColour',
 ] as const;
 
 export type UiKey = (typeof UI_KEYS)[number];

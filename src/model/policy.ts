@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { FindingCodeSchema, type FindingCode, type SeveritySetting } from './codes.js';
+import { PageDifferenceSchema } from './difference.js';
 
 /** `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval. */
 export const FixModeSchema = z.enum(['auto', 'approve']);
@@ -25,6 +26,8 @@ export const FixChangeSchema = z
     needsApproval: z.boolean(),
     /** The change told to the customer, in the check's locale. */
     customer: z.string().optional(),
+    /** The page drawn before and after the change, compared in ΔE00; absent when not measured. */
+    difference: PageDifferenceSchema.optional(),
   })
   .strict();
 

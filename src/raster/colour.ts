@@ -11,6 +11,7 @@
  * arrays at a time.
  */
 import { createHash } from 'node:crypto';
+import { sourceProfile } from './cmyk-profile.js';
 import { loadSharp } from './sharp.js';
 import { rawToTiff, type SampleModel } from './tiff.js';
 
@@ -169,7 +170,7 @@ async function build(model: Exclude<SampleModel, 'rgb'>, icc: Uint8Array | undef
 /** Raw 8-bit samples (CMYK or gray, optionally with their ICC profile) to sRGB raw 8-bit, through lcms directly. */
 async function lcmsToSrgb(data: Uint8Array, width: number, height: number, model: SampleModel, icc?: Uint8Array): Promise<Uint8Array> {
   const sharp = await loadSharp();
-  const tiff = rawToTiff(data, width, height, model, icc);
+  const tiff = rawToTiff(data, width, height, model, sourceProfile(model, icc));
   // The grid this module builds (at most 17⁴ points): its own size is the bound.
   const out = await sharp(tiff, { limitInputPixels: Math.max(1, width * height) })
     .toColourspace('srgb')

@@ -13,6 +13,8 @@ import { MAX_CCITT_INPUT_PIXELS, MAX_CCITT_WIDTH_PX, MAX_FAST_PATH_INPUT_PIXELS,
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
 import { fitSize } from './render.js';
+import { defaultCmykProfile } from './cmyk-profile.js';
+import { withIccProfile } from './jpeg-icc.js';
 
 /** What the worker needs to draw a page from its image alone. */
 export interface ImagePlan {
@@ -109,9 +111,13 @@ export async function renderFromImage(jpeg: Uint8Array, plan: ImagePlan, maxPx: 
   if (header.widthPx * header.heightPx > maxInputPixels) return null;
   // sharp is loaded by the first page drawn this way: planning a page (or --no-raster) never loads it.
   const sharp = await loadSharp();
-  const input = sharp(jpeg, { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true });
+  const options = { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true } as const;
+  let input = sharp(jpeg, options);
   const meta = await input.metadata();
   const cmyk = meta.space === 'cmyk';
+  // A CMYK JPEG that carries no profile is converted through the default chain (cmyk-profile.ts),
+  // as the colour fix and the other renderers convert it — not through libvips's own fallback.
+  if (cmyk && !meta.icc) input = sharp(withIccProfile(jpeg, defaultCmykProfile()), options);
   // libvips already undoes Adobe's inverted CMYK; a PDF says the same with /Decode [1 0 …].
   // Any other combination means something sharp would get wrong.
   const adobe = cmyk && hasAdobeMarker(jpeg);

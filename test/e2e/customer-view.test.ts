@@ -62,7 +62,7 @@ const measured: string[] = [];
 interface View {
   id: string;
   status: string;
-  fixed: { url: string; sha256: string } | null;
+  fixed: { url: string; sha256: string; changes: { code: string; page: number | null; difference?: { p95DeltaE00: number } }[] } | null;
   report: { file: { path: string; sha256: string }; pages: { index: number; layer: string }[] };
   original?: { file: { path: string; sha256: string } };
   links: { html: string; approval: string; original: string; mockups: string[] };
@@ -111,7 +111,27 @@ async function wordsOf(locale: MessageLocale): Promise<Set<string>> {
     const values = { ...nounValues('layer', { name: nouns[1]!.name, gender }, loaded), ...nounValues('product', { name: nouns[0]!.name, gender }, loaded) };
     for (const v of Object.values(values)) add(v);
     for (const key of UI_KEYS)
-      add(t(key, { errors: 2, warnings: 1, product: 'x', variant: 'M', date: new Date(), page: 3, from: 1, width: '1', height: '1', ppi: '1', degrees: 90, language: 'x', shown: 'x', ...values }));
+      for (const level of ['invisible', 'slight', 'other'])
+        add(
+          t(key, {
+            errors: 2,
+            warnings: 1,
+            product: 'x',
+            variant: 'M',
+            date: new Date(),
+            page: 3,
+            from: 1,
+            width: '1',
+            height: '1',
+            ppi: '1',
+            degrees: 90,
+            language: 'x',
+            shown: 'x',
+            delta: '1',
+            level,
+            ...values,
+          }),
+        );
   }
   for (const n of nouns) add(n.name);
   const details = { ppi: 96.4, minPpi: 150, neededWidthPx: 2362, neededHeightPx: 3150, bytes: 61_234_567, maxBytes: 50_000_000, pages: 3, layers: 2, order: '3,4,1,2' };
@@ -217,8 +237,15 @@ describe('the approval page of a sleeves-first T-shirt with a CMYK logo, in ever
       ]);
       expect(parts.map((p) => p.name)).toEqual(profile.layers.map((l) => localNoun(l.names, l.name ?? l.id, locale).name));
       expect(parts.every((p) => p.moved && p.mockup.startsWith('data:image/png'))).toBe(true);
-      // The CMYK logo on the front, before and after its conversion.
-      expect(parts[0]!.closeUps).toBeGreaterThanOrEqual(1);
+      // The CMYK logo on the front, converted through the one colour chain (issue 48): the page says
+      // in words what the conversion measured, and shows the logo up close where the change can be seen.
+      const converted = check.fixed!.changes.find((c) => c.code === 'colour-space-not-rgb' && c.page === 1);
+      expect(converted?.difference, "the front's colour change, measured").toBeDefined();
+      const { p95DeltaE00 } = converted!.difference!;
+      const level = p95DeltaE00 <= 1 ? 'invisible' : p95DeltaE00 <= 2.5 ? 'slight' : 'other';
+      const delta = new Intl.NumberFormat(t.locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(p95DeltaE00);
+      expect(await page.evaluate<string>("document.querySelector('section.layer').textContent")).toContain(t('measuredColour', { delta, level }));
+      if (level !== 'invisible') expect(parts[0]!.closeUps).toBeGreaterThanOrEqual(1);
       // Goal: each part's before is the same design as its after (mean colour nearer than to any other part's after).
       const before = await Promise.all(parts.map((p) => meanColour(p.b)));
       const after = await Promise.all(parts.map((p) => meanColour(p.a)));

@@ -8,6 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { DEFAULT_CMYK_PROFILE_FILE } from '../../src/raster/cmyk-profile.js';
+import { packageRoot } from '../../src/util/package-root.js';
 
 export type Renderer = 'mupdf' | 'ghostscript';
 
@@ -18,25 +20,13 @@ export interface Drawing {
   rgb: Uint8Array;
 }
 
-let vipsCmyk: string | null = null;
 /**
- * The CMYK profile libvips (so sharp, so our fixes) assumes for CMYK without one, written to a file
- * once: Ghostscript given it as its default CMYK profile converts DeviceCMYK as our fixes do, so
- * the two drawings differ only by what each conversion does, not by which profile each assumed.
+ * The CMYK profile our conversions assume for CMYK without one (src/raster/cmyk-profile.ts): given
+ * to Ghostscript as its default CMYK profile, the two drawings differ only by what each conversion
+ * does, not by which profile each assumed.
  */
-export async function libvipsCmykProfile(): Promise<string> {
-  if (vipsCmyk) return vipsCmyk;
-  const jpeg = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#808080' } })
-    .toColourspace('cmyk')
-    .withIccProfile('cmyk')
-    .jpeg()
-    .toBuffer();
-  const icc = (await sharp(jpeg).metadata()).icc;
-  if (!icc) throw new Error('sharp gave no CMYK profile');
-  const file = join(mkdtempSync(join(tmpdir(), 'pp-icc-')), 'libvips-cmyk.icc');
-  writeFileSync(file, icc);
-  vipsCmyk = file;
-  return file;
+export function chainCmykProfile(): string {
+  return join(packageRoot(), DEFAULT_CMYK_PROFILE_FILE);
 }
 
 /** Draws page `page` (1-based) of `pdf` at `dpi` with `renderer` (Ghostscript's DeviceCMYK through `cmykProfile` when given). */

@@ -13,7 +13,7 @@
  *     shown size (/Rotate and /UserUnit applied) at DRAW_DPI: a pixel of one drawing is matched when
  *     the other has a pixel within SLACK_PX px (geometry within two pixels) and, in Ghostscript's
  *     colour-managed drawing, within MAX_DELTA_E (ΔE76) — converted colours included. Ghostscript
- *     converts DeviceCMYK through the profile our fixes assume (libvips's); what remains between
+ *     converts DeviceCMYK through the profile our fixes assume (the chain's default, cmyk-profile.ts); what remains between
  *     the two conversions is rendering intent and black point in the darkest, most inked colours
  *     (over a 256-colour CMYK grid: mean ΔE 3.7, largest 13.3 at C100 M70 Y100 K65). MuPDF draws
  *     without ICC here, so its own CMYK differs from any colour-managed conversion, and its drawings
@@ -37,7 +37,7 @@ import { ProfileRegistry } from '../../src/profile/registry.js';
 import { parseProfile } from '../../src/profile/load.js';
 import type { Report } from '../../src/report/schema.js';
 import { inspectPdf } from '../../src/pdf/inspect.js';
-import { compareDrawings, deltaE, drawPage, libvipsCmykProfile, resized, type Drawing, type Renderer } from '../helpers/outside-render.js';
+import { compareDrawings, deltaE, chainCmykProfile, drawPage, resized, type Drawing, type Renderer } from '../helpers/outside-render.js';
 import { fileCase, shownSizePt, testProfile, writeCase, type FileCase } from './generate.js';
 
 const RUNS = Number(process.env.FC_RUNS ?? 6);
@@ -81,7 +81,7 @@ const registry = ProfileRegistry.from([1, 2, 3, 4].map((n) => ({ profile: parseP
 const FIXED_CODES = ['page-order-mismatch', 'page-rotate-set', 'page-scale-mismatch', 'colour-space-not-rgb', 'image-too-large'] as const;
 
 async function compareWith(renderer: Renderer, original: Uint8Array, originalPage: number, fixed: Uint8Array, fixedPage: number, fixedWidthPt: number, shownWidthPt: number) {
-  const options = { cmykProfile: await libvipsCmykProfile() };
+  const options = { cmykProfile: chainCmykProfile() };
   const a = await drawPage(original, originalPage, DRAW_DPI, renderer, options);
   // The fixed page drawn so that it has the original's pixel size: scaled pages come out alike.
   const b = await resized(await drawPage(fixed, fixedPage, (DRAW_DPI * shownWidthPt) / fixedWidthPt, renderer, options), a.width, a.height);

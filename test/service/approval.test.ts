@@ -40,7 +40,7 @@ interface View {
   status: string;
   verdict: string;
   fixed: { url: string; sha256: string; bytes: number; changes: { code: string; needsApproval: boolean; customer?: string }[] } | null;
-  approval: { state: string; reason?: string } | null;
+  approval: { state: string; reason?: string; by?: string; tenant?: string } | null;
   report: { findings: { code: string; customer?: { title: string } }[]; locale?: string };
   links: { approval?: string | null };
 }
@@ -87,7 +87,8 @@ describe('fix with approval through the API', () => {
 
     const approved = await call('POST', `/v1/checks/${check.id}/approve`);
     expect(approved.status).toBe(200);
-    expect(json<View>(approved.body)).toMatchObject({ status: 'done', approval: { state: 'approved' } });
+    // Who decided is kept with the decision: an API call, and the key's tenant.
+    expect(json<View>(approved.body)).toMatchObject({ status: 'done', approval: { state: 'approved', by: 'api', tenant: expect.any(String) } });
     expect((await call('POST', `/v1/checks/${check.id}/approve`)).status).toBe(409);
 
     const file = await call('GET', check.fixed!.url);
@@ -111,7 +112,7 @@ describe('fix with approval through the API', () => {
     expect(posted.status).toBe(200);
     expect(Buffer.from(posted.body).toString('utf8')).toContain('You rejected the changes');
     const view = json<View>((await call('GET', `/v1/checks/${check.id}`)).body);
-    expect(view).toMatchObject({ status: 'done', approval: { state: 'rejected', reason: 'Colours must stay as designed' } });
+    expect(view).toMatchObject({ status: 'done', approval: { state: 'rejected', reason: 'Colours must stay as designed', by: 'approval-page' } });
     expect((await call('GET', check.fixed!.url)).status).toBe(404);
     expect((await call('POST', `/v1/checks/${check.id}/approve`)).status).toBe(409);
     expect(Buffer.from((await call('GET', check.links.approval!)).body).toString('utf8')).toContain('You rejected the changes');
@@ -124,7 +125,7 @@ describe('fix with approval through the API', () => {
   it('auto: qpdf pages put in layer order, done at once, the file served and passing', async () => {
     const check = await submit('qpdf-tshirt-M-sleeves-first.pdf', { sku: 'T-SHIRT-M', fix: 'auto', raster: 'false' });
     expect(check.status).toBe('done');
-    expect(check.approval?.state).toBe('auto');
+    expect(check.approval).toMatchObject({ state: 'auto', by: 'policy' });
     expect(check.verdict).toBe('pass');
     const file = await call('GET', check.fixed!.url);
     expect(file.status).toBe(200);

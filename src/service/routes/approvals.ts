@@ -71,7 +71,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
         if (!record || !ctx.callers.canSee(request.caller!, record.owner))
           throw new Problem(404, 'check-not-found', `There is no check ${request.params.id}: it never existed, was deleted, or retention removed it.`);
         const reason = (request.body as { reason?: string } | undefined)?.reason;
-        const decided = await decide(ctx, record.id, decision, reason);
+        const decided = await decide(ctx, record.id, decision, reason, { by: 'api', tenant: request.caller!.tenant });
         request.log.info({ checkId: record.id, tenant: request.caller!.tenant, decision }, 'fix decided');
         return reply.header('Cache-Control', PRIVATE_NO_STORE).send(await viewOf(ctx, decided.id, decided));
       },
@@ -101,7 +101,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       async (request, reply) => {
         const record = await recordOfToken(ctx, request.params.token);
         const reason = (request.body as { reason?: string } | undefined)?.reason;
-        const decided = await decide(ctx, record.id, decision, reason || undefined);
+        const decided = await decide(ctx, record.id, decision, reason || undefined, { by: 'approval-page' });
         request.log.info({ checkId: record.id, decision, by: 'page' }, 'fix decided');
         return sendPage(reply, await approvalPage(ctx, decided, await negotiated(ctx, record.id, request.query.locale, request.headers['accept-language'])));
       },
@@ -196,8 +196,9 @@ async function recordOfToken(ctx: ServiceContext, token: string): Promise<CheckR
 /**
  * Moves a check from `needs-approval` to `done`, approved or rejected (once: a second decision is a
  * 409). A rejected fix's file is removed. The callback, if any, goes out again (`check.finished`).
+ * The record keeps who decided (`who`), when, and the reason of a rejection.
  */
-async function decide(ctx: ServiceContext, id: string, decision: Decision, reason: string | undefined): Promise<CheckRecord> {
+async function decide(ctx: ServiceContext, id: string, decision: Decision, reason: string | undefined, who: { by: 'api' | 'approval-page'; tenant?: string }): Promise<CheckRecord> {
   const job = await ctx.store.readJob(id);
   let refused: string | null = null;
   // One decision per check, in every server sharing the data folder: the record, the fixed file's
@@ -216,7 +217,7 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
       return {
         ...r,
         status: 'done',
-        approval: { state: decision, at: new Date().toISOString(), ...(reason ? { reason } : {}) },
+        approval: { state: decision, at: new Date().toISOString(), ...(reason ? { reason } : {}), ...who },
         ...(job?.callbackUrl ? { callbackState: 'pending' as const } : {}),
       };
     },

@@ -1,13 +1,14 @@
 /**
  * A CMYK test chart, as vector fills and as a lossless CMYK image, converted by `fix` and read back
  * from a render: every patch within ΔE 2 (CIE76) of lcms's own conversion of the same CMYK values
- * (sharp, directly). This proves the plumbing — TIFF wrapping, channel order, PDF operators,
+ * (sharp, directly, from the chain's default CMYK profile: cmyk-profile.ts). This proves the plumbing — TIFF wrapping, channel order, PDF operators,
  * image re-encoding — adds no colour error of its own.
  */
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { cmykColoursToRgb } from '../../../src/raster/colour.js';
+import { defaultCmykProfile } from '../../../src/raster/cmyk-profile.js';
 import { rawToTiff } from '../../../src/raster/tiff.js';
 import { fix } from '../../../src/flow/fix.js';
 import { localExecutor } from '../../../src/pool/local.js';
@@ -98,7 +99,7 @@ async function patches(bytes: Uint8Array): Promise<number[][]> {
 
 describe('CMYK → sRGB within ΔE 2 of lcms', async () => {
   const reference = (await cmykColoursToRgb(CHART)).map((c) => c.map((v) => v * 255));
-  const direct = await sharp(rawToTiff(Uint8Array.from(CHART.flat().map((v) => Math.round(v * 255))), CHART.length, 1, 'cmyk'))
+  const direct = await sharp(rawToTiff(Uint8Array.from(CHART.flat().map((v) => Math.round(v * 255))), CHART.length, 1, 'cmyk', defaultCmykProfile()))
     .toColourspace('srgb')
     .raw()
     .toBuffer();

@@ -32,7 +32,7 @@ const VALUES = new Set([
   'region',
 ]);
 /** Values the pages give the UI strings. */
-const UI_VALUES = new Set(['errors', 'warnings', 'product', 'variant', 'date', 'page', 'from', 'width', 'height', 'ppi', 'degrees', 'language', 'shown', 'fill']);
+const UI_VALUES = new Set(['errors', 'warnings', 'product', 'variant', 'date', 'page', 'from', 'width', 'height', 'ppi', 'degrees', 'language', 'shown', 'fill', 'delta', 'level']);
 /** Words of the file format's insides, which the customer does not know. */
 const PDF_WORDS = /\/Rotate|\bCMYK\b|\bICC\b|MediaBox|TrimBox|BleedBox|CropBox|XObject|\bembedded\b|DeviceN|colou?r space|\bxref\b|\bstreams?\b|DCTDecode|DeviceRGB/i;
 /** Every gender a name form meets: the profile's, the whole design (x), a page (p), and a name without one. */
@@ -121,6 +121,8 @@ describe('customer message catalogue', () => {
         language: 'nl',
         shown: 'en',
         fill: 'tile',
+        delta: '1.8',
+        level: 'slight',
         ...nounValues('layer', { name: 'Front', gender: 'f' }, t.loaded),
         ...nounValues('product', { name: 'T-shirt', gender: 'f' }, t.loaded),
       };
