@@ -349,7 +349,7 @@ describe('operations', () => {
     expect(await res.json()).toEqual({ status: 'ok', checks: { data: { ok: true }, queue: { ok: true }, pool: { ok: true } } });
     // Every worker busy with checks: /health still answers at once, from the pool's last probe.
     const busy = Array.from({ length: 4 }, () =>
-      fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(readFileSync(join(CORPUS, 'img2pdf-duvet-half-scale.pdf')), { sku: 'DUVET-COVER-200X200' }) }),
+      fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(join(CORPUS, 'img2pdf-duvet-half-scale.pdf'), { sku: 'DUVET-COVER-200X200' }) }),
     );
     const started = performance.now();
     const health = await fetch(`${service.url}/health`);
