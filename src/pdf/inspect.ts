@@ -48,6 +48,8 @@ export interface InspectOptions {
 
 const DEFAULTS = { maxDecodedStreamBytes: 256 * 1024 * 1024, maxPages: 100_000 };
 /** Page objects read again from the bytes at most (pdf/recover.ts); later broken entries are unreadable pages. */
+/** The largest /UserUnit (ISO 32000-2 Annex C, implementation limits). */
+const MAX_USER_UNIT = 75_000;
 const MAX_RECOVERED_PAGES = 64;
 /** A widget deeper in its form's field tree than this, or the page's widgets this deep together, keep the page from renderers (annotations.ts). */
 const MAX_FIELD_DEPTH = 256;
@@ -286,10 +288,24 @@ function inspectPage(
     rotate = 0;
   }
   const uu = numberOf(resolve(context, dict.get(N('UserUnit'))));
-  const userUnit = uu !== undefined && uu > 0 && Number.isFinite(uu) ? uu : 1;
-  if (uu !== undefined && userUnit !== uu) notes.push(`/UserUnit ${uu} is invalid; 1 is used`);
-  const w = ptToMm((checkedBox[2] - checkedBox[0]) * userUnit);
-  const h = ptToMm((checkedBox[3] - checkedBox[1]) * userUnit);
+  // ISO 32000-2 Annex C: UserUnit is at most 75,000; past it (or not a positive number) viewers use 1.
+  let userUnit = uu !== undefined && uu > 0 && uu <= MAX_USER_UNIT ? uu : 1;
+  if (uu !== undefined && userUnit !== uu) notes.push(`/UserUnit ${uu} is invalid (it must be above 0 and at most ${grouped(MAX_USER_UNIT)}); 1 is used`);
+  // Every page size finite: a box whose size overflows (corners near ±1.8e308, or with its
+  // UserUnit) is measured as US Letter, said in a note, instead of a page Infinity mm wide.
+  const spans = (b: Rect, u: number) => [ptToMm((b[2] - b[0]) * u), ptToMm((b[3] - b[1]) * u)] as const;
+  if (!spans(checkedBox, userUnit).every(Number.isFinite)) {
+    if (userUnit !== 1 && spans(checkedBox, 1).every(Number.isFinite)) {
+      notes.push(`/UserUnit ${uu} makes the page too large to measure; 1 is used`);
+      userUnit = 1;
+    } else {
+      notes.push('the page box is too large to measure; US Letter (612 × 792 pt) assumed');
+      media = [0, 0, 612, 792];
+      checkedBox = media;
+      userUnit = 1;
+    }
+  }
+  const [w, h] = spans(checkedBox, userUnit);
   const turned = rotate === 90 || rotate === 270;
 
   const scanner = new ContentScanner(context, colourSpaces, readStream, userUnit, scanLimits, optionalContent, { budget, screen, fontPrograms });

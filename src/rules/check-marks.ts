@@ -17,6 +17,7 @@ import type { Limits } from '../profile/schema.js';
 import { grouped } from '../util/text.js';
 import { classifySize, printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
+import { isBelow } from './threshold.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
 
@@ -153,7 +154,8 @@ export function fineDetail(page: PageFacts, layer: LayerSpec | null, limits: Lim
   const area: BoxMm = lines?.trim ?? [0, 0, page.widthMm, page.heightMm];
   for (const m of page.marks.strokes) {
     const printed = m.widthPt * scale;
-    if (printed >= limits.minLineWidthPt - 1e-6) continue;
+    // As the message shows widths (2 decimals), within the stated tolerance (threshold.ts).
+    if (!isBelow(printed, limits.minLineWidthPt, 2)) continue;
     const b = boxMm(m.box, page);
     if (!overlaps(b, area)) continue; // crop marks and anything else outside the trim are cut away
     out.lineCount++;
@@ -161,7 +163,8 @@ export function fineDetail(page: PageFacts, layer: LayerSpec | null, limits: Lim
   }
   for (const m of page.marks.texts) {
     const printed = m.sizePt * scale;
-    if (printed >= limits.minTextSizePt - 1e-6) continue;
+    // As the message shows sizes (1 decimal), within the stated tolerance (threshold.ts).
+    if (!isBelow(printed, limits.minTextSizePt, 1)) continue;
     const b = boxMm(m.box, page);
     if (!overlaps(b, area)) continue;
     out.textCount++;

@@ -95,11 +95,17 @@ export function escapeForLog(json: string): string {
 const HTML_SPECIAL: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /**
- * Text for an HTML element or a quoted attribute: markup characters escaped, format controls
- * removed (a file name cannot be shown reversed or padded with invisible characters).
+ * Text for an HTML element or a quoted attribute: markup characters escaped, format and control
+ * characters removed (a file name cannot be shown reversed or padded with invisible characters, and
+ * no ESC or BEL reaches a page or a terminal that shows its source).
  * @example
- * escapeHtml('<b>\u202Efdp.exe'); // '&lt;b&gt;fdp.exe'
+ * escapeHtml('<b>\u202Efdp.exe\x1b[31m'); // '&lt;b&gt;fdp.exe[31m'
  */
 export function escapeHtml(text: string): string {
-  return withoutFormatControls(text).replace(/[&<>"']/g, (c) => HTML_SPECIAL[c]!);
+  return withoutFormatControls(text)
+    .replace(HTML_CONTROLS, '')
+    .replace(/[&<>"']/g, (c) => HTML_SPECIAL[c]!);
 }
+
+/** C0 and C1 control characters and DEL, but tab and line breaks: never text in HTML (ESC, BEL from a font or spot colour name). */
+const HTML_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;

@@ -343,6 +343,22 @@ describe('operations', () => {
     expect(await res.json()).toEqual({ status: 'ok', checks: { data: { ok: true }, queue: { ok: true }, pool: { ok: true } } });
   });
 
+  it('/ready is 200 with each dependency checked now; /health answers from the event loop while the pool is busy', async () => {
+    const res = await fetch(`${service.url}/ready`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok', checks: { data: { ok: true }, queue: { ok: true }, pool: { ok: true } } });
+    // Every worker busy with checks: /health still answers at once, from the pool's last probe.
+    const busy = Array.from({ length: 4 }, () =>
+      fetch(`${service.url}/v1/checks?wait=60`, { method: 'POST', body: form(join(CORPUS, 'img2pdf-duvet-half-scale.pdf'), { sku: 'DUVET-COVER-200X200' }) }),
+    );
+    const started = performance.now();
+    const health = await fetch(`${service.url}/health`);
+    const took = performance.now() - started;
+    expect(health.status).toBe(200);
+    expect(took, 'ms for /health while the pool works').toBeLessThan(2_000);
+    await Promise.all(busy);
+  });
+
   it('/metrics has checks by status and verdict, durations, queue depth, in-flight and rejected uploads', async () => {
     const text = await (await fetch(`${service.url}/metrics`)).text();
     expect(text).toMatch(/^print_preflight_checks_total\{status="done",verdict="pass"\} [1-9]/m);
@@ -365,6 +381,7 @@ describe('operations', () => {
       [
         '/docs',
         '/health',
+        '/ready',
         '/metrics',
         '/openapi.json',
         '/v1/checks',

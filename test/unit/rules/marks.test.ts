@@ -25,6 +25,14 @@ async function findings(name: string, limits = {}): Promise<Finding[]> {
 }
 
 describe('seam zone, line width and text size', () => {
+  it('at the limits through a 0.9999987 matrix (1 pt measured 0.9999987, 6 pt 5.99999): no finding; just below (0.99 pt, 5.9 pt): each found, never saying it is at the limit', async () => {
+    expect(await findings('at-the-limits')).toEqual([]);
+    const below = await findings('just-below');
+    expect(below.map((f) => f.code).sort()).toEqual(['line-too-thin', 'text-too-small']);
+    expect(below.find((f) => f.code === 'line-too-thin')!.actual).toBe('0.99 pt');
+    expect(below.find((f) => f.code === 'text-too-small')!.actual).toBe('5.9 pt');
+  });
+
   it('a clean page: background past the trim, crop marks and slug in the bleed, content inside the safe line', async () => {
     expect(await findings('clean')).toEqual([]);
   });

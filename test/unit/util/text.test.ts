@@ -50,4 +50,14 @@ describe('format controls (Unicode Cf)', () => {
   it('escapeHtml: markup escaped, format controls removed', () => {
     expect(escapeHtml(`<img src=x onerror="a('1')">\u202E&`)).toBe('&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;');
   });
+
+  it.each([
+    ['ESC and BEL of a spot colour name', 'Pantone\x1b]0;owned\x07 485', 'Pantone]0;owned 485'],
+    ['a CSI sequence in a font name', 'Helv\x1b[31mRed', 'Helv[31mRed'],
+    ['NUL, DEL and C1 controls', 'a\x00b\x7fc\x9bd', 'abcd'],
+    ['tabs and line breaks stay (whitespace in HTML)', 'a\tb\nc\rd', 'a\tb\nc\rd'],
+  ])('escapeHtml drops control characters: %s', (_what, input, want) => {
+    expect(escapeHtml(input)).toBe(want);
+    expect(escapeHtml(input)).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/);
+  });
 });

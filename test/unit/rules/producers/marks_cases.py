@@ -97,7 +97,30 @@ def half_size(c, w, h):
     c.line(100 * mm, 140 * mm, 150 * mm, 140 * mm)
 
 
+def at_the_limits(c, w, h):
+    # Exactly at the limits, through a matrix that is not quite 1 (as form fields are drawn: a form
+    # matrix of 0.9999987): 1 pt borders and 6 pt text measure 0.9999987 pt and 5.9999922 pt.
+    c.saveState()
+    c.translate(200 * mm, 400 * mm)
+    c.scale(0.9999987, 0.9999987)
+    c.setLineWidth(1)
+    c.rect(0, 0, 60 * mm, 20 * mm, stroke=1, fill=0)
+    c.setFont('DejaVu', 6)
+    c.drawString(5 * mm, 5 * mm, 'six point label')
+    c.restoreState()
+
+
+def just_below(c, w, h):
+    # Below the limits as a reader sees it: 0.99 pt and 5.9 pt.
+    c.setLineWidth(0.99)
+    c.line(200 * mm, 380 * mm, 350 * mm, 380 * mm)
+    c.setFont('DejaVu', 5.9)
+    c.drawString(200 * mm, 400 * mm, 'five point nine')
+
+
 page('clean', clean)
+page('at-the-limits', at_the_limits)
+page('just-below', just_below)
 page('seam-text', seam_text)
 page('seam-logo', seam_logo)
 page('seam-form', seam_form)
