@@ -41,6 +41,8 @@ export function changeKind(code: FindingCode): ChangeKind | null {
       return 'geometry';
     case 'page-orientation-mismatch':
     case 'page-size-mismatch':
+    // The bleed added around the design: the page grows, so its drawing is not the original's.
+    case 'page-bleed-missing':
       return 'layout';
     default:
       return null;
