@@ -110,8 +110,15 @@ async function wordsOf(locale: MessageLocale): Promise<Set<string>> {
   for (const gender of ['m', 'f', 'n', 'mp', 'fp', 'np', 'x', 'p', 'other'] as const) {
     const values = { ...nounValues('layer', { name: nouns[1]!.name, gender }, loaded), ...nounValues('product', { name: nouns[0]!.name, gender }, loaded) };
     for (const v of Object.values(values)) add(v);
+    // Every branch of the select messages: a colour fix's level, an assembled part's fill.
     for (const key of UI_KEYS)
-      for (const level of ['invisible', 'slight', 'other'])
+      for (const choice of [
+        { level: 'invisible', fill: 'cover' },
+        { level: 'slight', fill: 'contain' },
+        { level: 'other', fill: 'stretch' },
+        { level: 'other', fill: 'tile' },
+        { level: 'other', fill: 'mirror' },
+      ])
         add(
           t(key, {
             errors: 2,
@@ -128,7 +135,7 @@ async function wordsOf(locale: MessageLocale): Promise<Set<string>> {
             language: 'x',
             shown: 'x',
             delta: '1',
-            level,
+            ...choice,
             ...values,
           }),
         );
