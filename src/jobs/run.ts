@@ -6,9 +6,8 @@
  * restart) leaves one result.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { check as checkSource, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
-import { InputUnreadableError, PreflightError } from '../errors.js';
+import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
 import type { ProfileRegistry } from '../profile/registry.js';
@@ -57,8 +56,18 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   if (!lease) return (await store.readRecord(job.id)) ?? before;
   const renewal = setInterval(() => void lease.renew().catch(() => undefined), RUN_LEASE_MS / 3);
   renewal.unref();
+  const run = randomBytes(8).toString('hex');
   try {
-    return await runLeased(job, ctx);
+    // Object storage away (a minute's outage, a timeout): the same run tries again while it holds
+    // the lease, so an accepted check still ends, once; its record is not counted as a crash.
+    for (let wait = 1_000; ; wait = Math.min(30_000, wait * 2)) {
+      try {
+        return await runLeased(job, ctx, run);
+      } catch (error) {
+        if (!(error instanceof StorageUnavailableError) || ctx.signal?.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   } finally {
     clearInterval(renewal);
     await lease.release();
@@ -84,14 +93,15 @@ async function leaseRun(id: string, ctx: RunContext) {
   }
 }
 
-async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
+async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<CheckRecord> {
   const { store } = ctx;
-  const run = randomBytes(8).toString('hex');
   // A record still `running` when a run starts belongs to a run whose process died with it (the lease
   // says no other run is alive): counted, and after MAX_CRASHES the check is an error, never resumed.
   const claimed = (await store.updateRecord(job.id, (r) => {
     if (isSettled(r.status)) return r;
-    const crashes = (r.crashes ?? 0) + (r.status === 'running' ? 1 : 0);
+    // Running under this very run: a try again after object storage failed, not a crash.
+    const again = r.status === 'running' && r.run === run;
+    const crashes = (r.crashes ?? 0) + (r.status === 'running' && !again ? 1 : 0);
     if (crashes >= MAX_CRASHES) {
       return released({
         ...r,
@@ -101,7 +111,7 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
         error: { code: 'ERR_WORKER_CRASHED', message: `Checking this file stopped the process ${crashes} times (crashed, killed or out of memory); it was not tried again.` },
       });
     }
-    return { ...r, status: 'running', run, crashes, startedAt: new Date().toISOString(), attempts: r.attempts + 1 };
+    return again ? r : { ...r, status: 'running', run, crashes, startedAt: new Date().toISOString(), attempts: r.attempts + 1 };
   }))!;
   if (claimed.status !== 'running' || claimed.run !== run) return claimed;
   /** A change of this run's record, made only while the record is still this run's (compare-and-set). */
@@ -112,6 +122,7 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
     result = await check(job, ctx);
   } catch (error) {
     if (ctx.signal?.aborted) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
+    if (error instanceof StorageUnavailableError) throw error;
     const code = error instanceof PreflightError ? error.code : 'ERR_INTERNAL';
     const message = error instanceof PreflightError ? error.message : `The check failed unexpectedly: ${(error as Error).message ?? String(error)}`;
     return ours((r) => released({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message } }))();
@@ -223,12 +234,14 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     source = { url: job.source.url };
     if (ctx.network) options.network = ctx.network;
   } else {
-    let buf: Buffer;
+    let buf: Buffer | null;
     try {
-      buf = await readFile(ctx.store.resolve(job.source.file));
+      buf = await ctx.store.readUpload(job.source.file);
     } catch (cause) {
+      if (cause instanceof StorageUnavailableError) throw cause;
       throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
     }
+    if (!buf) throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (ENOENT)`);
     source = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     options.path = job.source.name;
   }
