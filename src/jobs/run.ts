@@ -5,7 +5,7 @@
  * fleet worker; results are idempotent by job id, so a job run twice (at-least-once queues, a
  * restart) leaves one result.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { check as checkSource, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
 import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
@@ -14,6 +14,7 @@ import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import { registryFrom } from '../profile/load.js';
 import { keepRunPages } from './pages.js';
+import { copyResult, findReusable, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/network.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
@@ -36,6 +37,11 @@ export interface RunContext {
    * the API never shows that attempt as the answer.
    */
   retryLater?: (report: Report) => boolean;
+  /**
+   * Take the result of an earlier finished check of the same bytes, target, profile, options and
+   * tool version (jobs/reuse.ts) instead of running again. Default true.
+   */
+  reuse?: boolean;
 }
 
 /**
@@ -117,9 +123,30 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
   /** A change of this run's record, made only while the record is still this run's (compare-and-set). */
   const ours = (change: (r: CheckRecord) => CheckRecord) => async () => (await store.updateRecord(job.id, (r) => (r.status === 'running' && r.run === run ? change(r) : r))) ?? claimed;
 
+  // The same bytes and settings checked before: their report, at once, no pool task.
+  let bytes: Uint8Array | undefined;
+  let key: string | null = null;
+  if (ctx.reuse !== false && reusable(job)) {
+    bytes = await uploadBytes(job, ctx).catch((error: unknown) => {
+      if (error instanceof StorageUnavailableError) throw error;
+      return undefined; // check() says why it cannot be read
+    });
+    if (bytes) {
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      key = await reuseKey(sha256, job, ctx).catch(() => null);
+      const earlier = key ? await findReusable(store, key, sha256, job.id) : null;
+      if (earlier) {
+        const report = await copyResult(store, earlier.record.id, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null);
+        const done = await ours((r) => released({ ...r, status: 'done', finishedAt: new Date().toISOString(), verdict: report.verdict, reusedFrom: earlier.record.id }))();
+        if (isSettled(done.status)) await store.removeUpload(job.id);
+        return done;
+      }
+    }
+  }
+
   let result: Checked;
   try {
-    result = await check(job, ctx);
+    result = await check(job, ctx, bytes);
   } catch (error) {
     if (ctx.signal?.aborted) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
     if (error instanceof StorageUnavailableError) throw error;
@@ -144,6 +171,7 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
       ...(!fixedState && result.refused?.length ? { fixRefused: result.refused } : {}),
     }),
   )();
+  if (key && done.status === 'done' && !done.fixed) await rememberResult(store, key, job.id);
   // The report keeps the file's sha256; the bytes are not needed any more.
   if (job.source.kind === 'upload' && isSettled(done.status)) await store.removeUpload(job.id);
   return done;
@@ -212,7 +240,21 @@ async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fi
   }
 }
 
-async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
+/** The bytes of an upload job. */
+async function uploadBytes(job: CheckJob, ctx: RunContext): Promise<Uint8Array> {
+  if (job.source.kind !== 'upload') throw new PreflightError('ERR_INVALID_ARGUMENT', 'not an upload');
+  let buf: Buffer | null;
+  try {
+    buf = await ctx.store.readUpload(job.source.file);
+  } catch (cause) {
+    if (cause instanceof StorageUnavailableError) throw cause;
+    throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
+  }
+  if (!buf) throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (ENOENT)`);
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+async function check(job: CheckJob, ctx: RunContext, bytes?: Uint8Array): Promise<Checked> {
   const options: CheckOptions = {
     ...(ctx.profiles !== undefined ? { profiles: ctx.profiles } : {}),
     ...(ctx.pool ? { pool: ctx.pool } : {}),
@@ -234,15 +276,7 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     source = { url: job.source.url };
     if (ctx.network) options.network = ctx.network;
   } else {
-    let buf: Buffer | null;
-    try {
-      buf = await ctx.store.readUpload(job.source.file);
-    } catch (cause) {
-      if (cause instanceof StorageUnavailableError) throw cause;
-      throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
-    }
-    if (!buf) throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (ENOENT)`);
-    source = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    source = bytes ?? (await uploadBytes(job, ctx));
     options.path = job.source.name;
   }
   const out = await checkSource(source, job.target, options);

@@ -36,6 +36,7 @@ import { removeStaleTemporaries, syncDir, temporaryFor } from '../util/durable.j
 import { LocalStorage } from '../storage/local.js';
 import type { ObjectStorage } from '../storage/storage.js';
 import { FixedFiles, type FixedState } from './fixed-files.js';
+import { sweepReuse } from './reuse.js';
 import { ProcessRecordLock, type RecordLock, type RunLease } from './record-lock.js';
 
 /** A temporary file untouched this long belongs to a process that died (on any machine sharing the folder). */
@@ -365,6 +366,7 @@ export class JobStore {
       if (orphan && info && now - info.modifiedMs > maxAgeMs) await this.storage.delete(`uploads/${name}`);
     }
     await this.files.sweep(fixedMaxAgeMs, now);
+    await sweepReuse(this);
     return removed;
   }
 

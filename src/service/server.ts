@@ -80,6 +80,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
         store,
         ...(pool ? { pool } : {}),
         profiles: registry,
+        reuse: options.reuse,
         network: { allowHosts: options.allowHosts },
         ...(options.callbackSecret ? { callback: { secret: options.callbackSecret, backoffMs: options.callbackBackoffMs, allowHosts: options.allowHosts } } : {}),
         onFinished: (r) => onFinished(r),

@@ -41,7 +41,10 @@ export interface ObjectStorage {
   head(key: string): Promise<ObjectInfo | null>;
   /** The keys under `prefix` (a folder's name ending in `/`), recursively, sorted. */
   list(prefix: string): Promise<string[]>;
-  /** The names directly under `prefix` (a folder's name ending in `/`): objects and sub-folders, one level, sorted. */
+  /**
+   * The names directly under `prefix` (a folder's name ending in `/`): objects and sub-folders, one
+   * level, sorted. A local folder may keep an emptied sub-folder; object storage has none.
+   */
   children(prefix: string): Promise<string[]>;
   /** Removes an object (nothing when it is absent). */
   delete(key: string): Promise<void>;
