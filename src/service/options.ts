@@ -18,7 +18,10 @@ export const ServeOptionsSchema = z
      * in S3-compatible object storage, so any server answers any check and keeps nothing itself.
      * Credentials and region from the standard AWS environment and files.
      */
-    storage: z.string().regex(/^s3:\/\//, 'must be s3://BUCKET/PREFIX').optional(),
+    storage: z
+      .string()
+      .regex(/^s3:\/\//, 'must be s3://BUCKET/PREFIX')
+      .optional(),
     /** The endpoint of a non-AWS S3-compatible store (`http://127.0.0.1:9000`), addressed path-style. */
     s3Endpoint: z.string().url().optional(),
     /** Fixed files are answered with a redirect (302) to a presigned GET URL of the object store, valid this many seconds; 0: streamed through the server. */

@@ -83,7 +83,13 @@ export class S3Storage implements ObjectStorage {
 
   async putFile(key: string, file: string): Promise<void> {
     await this.call('write', key, async () => {
-      const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: this.key(key), Body: createReadStream(file) }, partSize: PART_BYTES, queueSize: 2, leavePartsOnError: false });
+      const upload = new Upload({
+        client: this.client,
+        params: { Bucket: this.bucket, Key: this.key(key), Body: createReadStream(file) },
+        partSize: PART_BYTES,
+        queueSize: 2,
+        leavePartsOnError: false,
+      });
       await upload.done();
     });
     await rm(file, { force: true });
@@ -132,9 +138,7 @@ export class S3Storage implements ObjectStorage {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call('list', prefix, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...(token ? { ContinuationToken: token } : {}) })),
-      );
+      const page = await this.call('list', prefix, () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...(token ? { ContinuationToken: token } : {}) })));
       for (const o of page.Contents ?? []) if (o.Key) out.push(o.Key.slice(this.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
