@@ -78,7 +78,8 @@ export class S3Storage implements ObjectStorage {
   }
 
   async put(key: string, body: string | Uint8Array): Promise<void> {
-    await this.call('write', key, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body })));
+    const bytes = asBuffer(body);
+    await this.call('write', key, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, ContentLength: bytes.length })));
   }
 
   async putFile(key: string, file: string): Promise<void> {
@@ -98,7 +99,8 @@ export class S3Storage implements ObjectStorage {
   async create(key: string, body: string | Uint8Array): Promise<boolean> {
     if (await this.head(key)) return false;
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, IfNoneMatch: '*' }));
+      const bytes = asBuffer(body);
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, ContentLength: bytes.length, IfNoneMatch: '*' }));
       return true;
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -210,4 +212,9 @@ export class S3Storage implements ObjectStorage {
     else reason = `${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}`;
     return new StorageUnavailableError(`Object storage failed to ${what} ${where}: ${reason}.`, error);
   }
+}
+
+/** A body of known length (an empty string too: the SDK takes an empty body for a stream of unknown length). */
+function asBuffer(body: string | Uint8Array): Buffer {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }

@@ -129,3 +129,52 @@ describe('S3 failures are clear answers', () => {
     expect(parseStorageUrl('s3://prints/a/b/')).toEqual({ bucket: 'prints', prefix: 'a/b' });
   });
 });
+
+describe('the job store on object storage: retention sweeps the bucket as it sweeps a folder', () => {
+  it('old checks, their uploads and reuse entries go; referenced fixed files stay until released', async () => {
+    const { JobStore } = await import('../../src/jobs/store.js');
+    const { CheckJobSchema, newRecord } = await import('../../src/jobs/schema.js');
+    const storage = await openStorage({ url: `s3://${s3.bucket}/sweep-${randomBytes(4).toString('hex')}`, endpoint: s3.endpoint });
+    const store = await JobStore.open(tempDir(), { storage });
+    const day = 24 * 60 * 60_000;
+    const id = () => randomBytes(16).toString('hex');
+    const make = async (finishedDaysAgo: number | null) => {
+      const checkId = id();
+      const job = CheckJobSchema.parse({
+        id: checkId,
+        createdAt: new Date().toISOString(),
+        source: { kind: 'upload', file: store.uploadFile(checkId), name: 'a.pdf' },
+        target: { sku: 'T-SHIRT-M' },
+        options: { raster: false, previews: false },
+      });
+      await storage.put(store.uploadFile(job.id), 'pdf bytes');
+      await store.create(job, newRecord(job));
+      if (finishedDaysAgo !== null) await store.updateRecord(job.id, (r) => ({ ...r, status: 'done', finishedAt: new Date(Date.now() - finishedDaysAgo * day).toISOString() }));
+      return job.id;
+    };
+    const old = await make(8);
+    const young = await make(6);
+    const queued = await make(null);
+    await storage.put('reuse/'.padEnd(6 + 64, 'a'), old);
+    const token = 'b'.repeat(48);
+    const report = { file: { sha256: 'c'.repeat(64) } } as never;
+    await store.files.write(token, { check: old, bytes: new Uint8Array([37, 80, 68, 70]), sha256: 'c'.repeat(64), state: 'auto', report });
+    await store.files.addReference(token, 'acme/order-1', { tenant: 'acme', order: 'order-1' });
+
+    // Sweep as if far later: the old check goes, with its upload and its reuse entry.
+    expect(await store.sweep(7 * day)).toBe(1);
+    expect(await store.ids()).toEqual([young, queued].sort());
+    expect(await storage.head(store.uploadFile(old))).toBeNull();
+    expect(await storage.list('reuse/')).toEqual([]);
+    // The fixed file an order references outlives its check, however old.
+    expect(await store.sweep(7 * day, Date.now() + 400 * day, 30 * day)).toBeGreaterThanOrEqual(1);
+    expect(await store.files.exists(token)).toBe(true);
+    // Released, it follows the retention of unreferenced files: kept within it, removed past it.
+    expect(await store.files.releaseReferences('acme/order-1')).toEqual([token]);
+    await store.files.sweep(30 * day);
+    expect(await store.files.exists(token)).toBe(true);
+    await store.files.sweep(30 * day, Date.now() + 31 * day);
+    expect(await store.files.exists(token)).toBe(false);
+    expect(await store.files.meta(token)).toBeNull();
+  }, 60_000);
+});
