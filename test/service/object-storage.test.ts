@@ -171,6 +171,38 @@ describe('servers that keep nothing', () => {
   }, 240_000);
 });
 
+describe('decisions on object storage', () => {
+  it('a fix waiting for approval is approved through another server on an empty folder, and rejected likewise', async () => {
+    const storage = 's3://prints/decisions';
+    const one = await serve(storage);
+    const post = async () =>
+      json<View & { links: { approval?: string } }>(
+        (await call(one.contract, one.service.url, 'POST', '/v1/checks?wait=60', { body: form(join(CORPUS, 'reportlab-tanktop-cmyk-spot.pdf'), { sku: 'TANKTOP-M', fix: 'approve' }) })).body,
+      );
+    const toApprove = await post();
+    const toReject = await post();
+    expect([toApprove.status, toReject.status]).toEqual(['needs-approval', 'needs-approval']);
+    expect((await fetch(`${one.service.url}${toApprove.fixed!.url}`)).status).toBe(404);
+    await one.service.close();
+
+    const two = await serve(storage);
+    const base = two.service.url;
+    expect((await call(two.contract, base, 'POST', `/v1/checks/${toApprove.id}/approve`)).status).toBe(200);
+    const approved = json<View & { approval: { state: string } }>((await call(two.contract, base, 'GET', `/v1/checks/${toApprove.id}`)).body);
+    expect(approved.approval.state).toBe('approved');
+    const file = await call(two.contract, base, 'GET', toApprove.fixed!.url);
+    expect(file.status).toBe(200);
+    expect(sha256(file.body)).toBe(toApprove.fixed!.sha256);
+    const rejected = await call(two.contract, base, 'POST', `${toReject.links.approval!}/reject`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'reason=No' });
+    expect(rejected.status).toBe(200);
+    expect((await call(two.contract, base, 'GET', toReject.fixed!.url)).status).toBe(404);
+    // A second decision on either is refused, wherever it is asked.
+    expect((await call(two.contract, base, 'POST', `/v1/checks/${toReject.id}/approve`)).status).toBe(409);
+    expect(filesUnder(two.data)).toEqual([]);
+    await two.service.close();
+  }, 240_000);
+});
+
 describe('reuse on the local data folder (the embedded server)', () => {
   it('the second upload of the same bytes names the first; deleting the first makes the next one run', async () => {
     const l = await serve(null);
