@@ -9,6 +9,7 @@
  * found and by the sweep.
  */
 import { createHash } from 'node:crypto';
+import { fixedFileName } from '../flow/check.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { registryFrom } from '../profile/load.js';
@@ -33,9 +34,15 @@ export async function reuseKey(sha256: string, job: CheckJob, context: { profile
   return createHash('sha256').update(stableJson(settings)).digest('hex');
 }
 
-/** Whether a check may take or give a stored result: an upload, no fix asked (a fix makes a file of its own and an approval). */
+/** Whether a check may take or give a stored result: an upload (a URL's bytes are known only once downloaded). */
 export function reusable(job: CheckJob): boolean {
-  return job.source.kind === 'upload' && !job.options.fix;
+  return job.source.kind === 'upload';
+}
+
+/** Whether a finished record is a result another check may take: settled without an error, and its fixed file (if any) still there to copy. */
+export function givesResult(record: CheckRecord): boolean {
+  if (record.status !== 'done' && record.status !== 'needs-approval') return false;
+  return !record.fixed || (record.approval?.state !== 'rejected' && !!record.token);
 }
 
 /**
@@ -46,8 +53,10 @@ export async function findReusable(store: JobStore, key: string, sha256: string,
   const id = (await store.storage.getText(indexKey(key)))?.trim();
   if (!id || id === self) return null;
   const record = await store.readRecord(id).catch(() => null);
-  const report = record?.status === 'done' && !record.fixed ? await store.readReport(id).catch(() => null) : null;
-  if (!record || !report || report.file.sha256 !== sha256) {
+  const report = record && givesResult(record) ? await store.readReport(id).catch(() => null) : null;
+  // A fixed check's report is the fixed file's: the original's is beside it, with the sent bytes' SHA-256.
+  const original = record?.fixed ? await store.readBeforeReport(id).catch(() => null) : report;
+  if (!record || !report || original?.file.sha256 !== sha256 || (record.fixed && !(await store.files.exists(record.token!)))) {
     if (!record) await store.storage.delete(indexKey(key));
     return null;
   }
@@ -59,21 +68,51 @@ export async function rememberResult(store: JobStore, key: string, id: string): 
   await store.storage.put(indexKey(key), id);
 }
 
+/** What a reused check's record takes over from the earlier one. */
+export type ReusedFields = Pick<CheckRecord, 'status' | 'verdict' | 'fixed' | 'token' | 'approval' | 'fixRefused'>;
+
 /**
- * Copies an earlier check's result to a new check: report (its file name the new upload's),
- * report.html, previews, mockups and report pictures. Object by object, report.json last: present,
- * the result is whole.
+ * Copies an earlier check's result to a new check: report, report.html, previews, mockups, report
+ * pictures and, for a fix, the original's report and pictures. A fixed file is copied under a
+ * token of the new check's own: with `fix: auto` it is usable at once, otherwise it waits for this
+ * check's own approval (a decision on the earlier check is not this customer's). Object by object,
+ * report.json last: present, the result is whole.
  */
-export async function copyResult(store: JobStore, from: string, to: string, report: Report, name: string | null): Promise<Report> {
-  const prefix = store.checkKey(from, '');
-  const keys = (await store.storage.list(prefix)).filter((k) => !/^(record|job|report)\.json$/.test(k.slice(prefix.length)) && !k.slice(prefix.length).startsWith('before/'));
+export async function copyResult(store: JobStore, earlier: CheckRecord, to: string, report: Report, name: string | null, newToken: () => string): Promise<ReusedFields> {
+  // Reports name the file as it was sent: the earlier name gives way to this upload's.
+  const before = earlier.fixed ? await store.readBeforeReport(earlier.id) : null;
+  const earlierName = (before ?? report).file.path;
+  const renamed = (r: Report): Report => {
+    const path = r.file.path;
+    if (name === null || earlierName === null || path === null) return r;
+    const now = path === earlierName ? name : path === fixedFileName(earlierName) ? fixedFileName(name) : path;
+    return { ...r, file: { ...r.file, path: now } };
+  };
+  const json = (r: Report) => `${JSON.stringify(renamed(r), null, 2)}\n`;
+  const prefix = store.checkKey(earlier.id, '');
+  const keys = (await store.storage.list(prefix)).filter((k) => !/^(record\.json|job\.json|report\.json|before\/report\.json)$/.test(k.slice(prefix.length)));
   for (const key of keys) {
     const bytes = await store.storage.getBytes(key);
     if (bytes) await store.storage.put(store.checkKey(to, key.slice(prefix.length)), bytes);
   }
-  const copy: Report = { ...report, file: { ...report.file, path: name ?? report.file.path } };
-  await store.storage.put(store.checkKey(to, 'report.json'), `${JSON.stringify(copy, null, 2)}\n`);
-  return copy;
+  let fixed: Pick<CheckRecord, 'fixed' | 'token' | 'approval'> = {};
+  if (earlier.fixed && earlier.token) {
+    const token = newToken();
+    const bytes = await store.storage.getBytes(store.files.key(earlier.token));
+    const fixedReport = await store.files.readReport(earlier.token);
+    if (!bytes || !fixedReport) throw new Error('the earlier fixed file is gone');
+    const state = earlier.approval?.state === 'auto' ? 'auto' : 'pending';
+    await store.files.write(token, { check: to, bytes, sha256: earlier.fixed.sha256, state, report: renamed(fixedReport) });
+    fixed = { token, fixed: { ...earlier.fixed, url: `/v1/files/${token}.pdf` }, approval: state === 'auto' ? { state, at: new Date().toISOString() } : { state } };
+  }
+  if (before) await store.storage.put(store.checkKey(to, 'before/report.json'), json(before));
+  await store.storage.put(store.checkKey(to, 'report.json'), json(report));
+  return {
+    status: fixed.approval?.state === 'pending' ? 'needs-approval' : 'done',
+    verdict: report.verdict,
+    ...fixed,
+    ...(earlier.fixRefused ? { fixRefused: earlier.fixRefused } : {}),
+  };
 }
 
 /** Removes index entries whose check is gone. Resolves to how many. */

@@ -14,7 +14,7 @@ import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import { registryFrom } from '../profile/load.js';
 import { keepRunPages } from './pages.js';
-import { copyResult, findReusable, rememberResult, reusable, reuseKey } from './reuse.js';
+import { copyResult, findReusable, givesResult, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/network.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
@@ -135,9 +135,14 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       key = await reuseKey(sha256, job, ctx).catch(() => null);
       const earlier = key ? await findReusable(store, key, sha256, job.id) : null;
-      if (earlier) {
-        const report = await copyResult(store, earlier.record.id, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null);
-        const done = await ours((r) => released({ ...r, status: 'done', finishedAt: new Date().toISOString(), verdict: report.verdict, reusedFrom: earlier.record.id }))();
+      const fields = earlier
+        ? await copyResult(store, earlier.record, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null, newToken).catch((error: unknown) => {
+            if (error instanceof StorageUnavailableError) throw error;
+            return null; // the earlier result went away meanwhile (deleted, swept): this check runs
+          })
+        : null;
+      if (earlier && fields) {
+        const done = await ours((r) => released({ ...r, ...fields, finishedAt: new Date().toISOString(), reusedFrom: earlier.record.id }))();
         if (isSettled(done.status)) await store.removeUpload(job.id);
         return done;
       }
@@ -171,7 +176,7 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
       ...(!fixedState && result.refused?.length ? { fixRefused: result.refused } : {}),
     }),
   )();
-  if (key && done.status === 'done' && !done.fixed) await rememberResult(store, key, job.id);
+  if (key && givesResult(done)) await rememberResult(store, key, job.id);
   // The report keeps the file's sha256; the bytes are not needed any more.
   if (job.source.kind === 'upload' && isSettled(done.status)) await store.removeUpload(job.id);
   return done;

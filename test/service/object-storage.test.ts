@@ -154,6 +154,16 @@ describe('servers that keep nothing', () => {
     expect(again.links.previews).toHaveLength(first.links.previews.length);
     const preview = await call(contract, b.url, 'GET', again.links.previews[0]!);
     expect(Buffer.from(preview.body).equals(Buffer.from(seen[0]!.previews[0]!))).toBe(true);
+    // A fix (auto) reused: the fixed file copied under a token of the new check's own, same bytes.
+    const fixedBefore = seen[2]!.view;
+    const fixedAgain = json<View>((await call(contract, b.url, 'POST', '/v1/checks?wait=60', { body: form({ name: 'sleeves.pdf', bytes: readFileSync(join(CORPUS, CHECKS[2]!.file)) }, CHECKS[2]!.fields) })).body);
+    expect(fixedAgain).toMatchObject({ status: 'done', reusedFrom: fixedBefore.id, fixed: { sha256: fixedBefore.fixed!.sha256 } });
+    expect(fixedAgain.fixed!.url).not.toBe(fixedBefore.fixed!.url);
+    expect(fixedAgain.report.file.path).toBe('sleeves.fixed.pdf');
+    const copied = await fetch(`${b.url}${fixedAgain.fixed!.url}`, { redirect: 'manual' });
+    expect(copied.status).toBe(302);
+    expect(sha256(new Uint8Array(await (await fetch(copied.headers.get('location')!)).arrayBuffer()))).toBe(fixedBefore.fixed!.sha256);
+    expect(inspected.mock.calls.length).toBe(before);
     // Other settings are another result: the same bytes for another SKU run again.
     const other = json<View>((await call(contract, b.url, 'POST', '/v1/checks?wait=60', { body: form(join(CORPUS, CHECKS[0]!.file), { sku: 'T-SHIRT-L' }) })).body);
     expect(other.reusedFrom).toBeUndefined();
@@ -198,6 +208,18 @@ describe('decisions on object storage', () => {
     expect((await call(two.contract, base, 'GET', toReject.fixed!.url)).status).toBe(404);
     // A second decision on either is refused, wherever it is asked.
     expect((await call(two.contract, base, 'POST', `/v1/checks/${toReject.id}/approve`)).status).toBe(409);
+    // The same file again takes the approved check's result, and waits for its own approval.
+    const before = inspected.mock.calls.length;
+    const again = json<View & { approval: { state: string } }>(
+      (await call(two.contract, base, 'POST', '/v1/checks?wait=60', { body: form(join(CORPUS, 'reportlab-tanktop-cmyk-spot.pdf'), { sku: 'TANKTOP-M', fix: 'approve' }) })).body,
+    );
+    expect(again).toMatchObject({ status: 'needs-approval', approval: { state: 'pending' }, fixed: { sha256: toApprove.fixed!.sha256 } });
+    expect([toApprove.id, toReject.id]).toContain(again.reusedFrom);
+    expect(again.reusedFrom).toBe(toApprove.id);
+    expect(inspected.mock.calls.length).toBe(before);
+    expect((await call(two.contract, base, 'GET', again.fixed!.url)).status).toBe(404);
+    expect((await call(two.contract, base, 'POST', `/v1/checks/${again.id}/approve`)).status).toBe(200);
+    expect(sha256((await call(two.contract, base, 'GET', again.fixed!.url)).body)).toBe(toApprove.fixed!.sha256);
     expect(filesUnder(two.data)).toEqual([]);
     await two.service.close();
   }, 240_000);
