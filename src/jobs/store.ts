@@ -374,7 +374,8 @@ export class JobStore {
   async probe(): Promise<{ ok: boolean; detail?: string }> {
     const stored = await this.storage.probe();
     if (!stored.ok || !this.remote) return stored;
-    return new LocalStorage(this.dir).probe();
+    const scratch = await new LocalStorage(this.dir).probe();
+    return scratch.ok ? { ok: true, detail: `object storage ${this.storage.description}` } : scratch;
   }
 
   /** Bytes free in the data folder for this process's user; null when the file system cannot tell. */

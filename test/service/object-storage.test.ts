@@ -117,6 +117,8 @@ describe('servers that keep nothing', () => {
     expect(seen).toHaveLength(CHECKS.length);
     const b = await serve(storage, { presignSeconds: 120 });
     const base = b.service.url;
+    const health = json<{ status: string; checks: { data: { ok: boolean; detail: string } } }>((await call(b.contract, base, 'GET', '/health')).body);
+    expect(health.checks.data).toEqual({ ok: true, detail: `object storage s3://prints/service-a/` });
     for (const s of seen) {
       const view = json<View>((await call(b.contract, base, 'GET', `/v1/checks/${s.view.id}`)).body);
       expect(view).toEqual(s.view);
@@ -156,7 +158,9 @@ describe('servers that keep nothing', () => {
     expect(Buffer.from(preview.body).equals(Buffer.from(seen[0]!.previews[0]!))).toBe(true);
     // A fix (auto) reused: the fixed file copied under a token of the new check's own, same bytes.
     const fixedBefore = seen[2]!.view;
-    const fixedAgain = json<View>((await call(contract, b.url, 'POST', '/v1/checks?wait=60', { body: form({ name: 'sleeves.pdf', bytes: readFileSync(join(CORPUS, CHECKS[2]!.file)) }, CHECKS[2]!.fields) })).body);
+    const fixedAgain = json<View>(
+      (await call(contract, b.url, 'POST', '/v1/checks?wait=60', { body: form({ name: 'sleeves.pdf', bytes: readFileSync(join(CORPUS, CHECKS[2]!.file)) }, CHECKS[2]!.fields) })).body,
+    );
     expect(fixedAgain).toMatchObject({ status: 'done', reusedFrom: fixedBefore.id, fixed: { sha256: fixedBefore.fixed!.sha256 } });
     expect(fixedAgain.fixed!.url).not.toBe(fixedBefore.fixed!.url);
     expect(fixedAgain.report.file.path).toBe('sleeves.fixed.pdf');
