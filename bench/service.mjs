@@ -7,6 +7,9 @@
  * Per setting: p50/p99 latency (request, or whole process), throughput (files/s), and cores used
  * (CPU seconds of the server process, or of the CLI processes, over wall time). Then the ratios
  * the issue sets as goals: server p50 ≤ 0.5 × CLI p50, server throughput ≥ CLI throughput.
+ * Those server rows run with --no-reuse (every request checked, as the CLI does). The reuse row
+ * (issue 44): on a server with reuse on, each file sent once (its first check) and then again (the
+ * stored result, `reusedFrom`); goal: the second answer in under a tenth of the first's time.
  *
  *   node bench/service.mjs [--requests N] [--workers N] [--folder DIR] [--files N] [--out FILE] [file.pdf=SKU …]
  * Files: those named, else the first --files (12) of --folder (SKU__name.pdf files; default
@@ -107,8 +110,8 @@ function run(cmd, args, opts = {}) {
   });
 }
 
-async function startServer(data) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data', data, '--workers', String(workers), '--log-level', 'warn', '--max-concurrent', '1000'], {
+async function startServer(data, extra = []) {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data', data, '--workers', String(workers), '--log-level', 'warn', '--max-concurrent', '1000', ...extra], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise((resolve, reject) => {
@@ -123,9 +126,10 @@ async function startServer(data) {
   return { child, url };
 }
 
-async function submit(url, file) {
+async function submit(url, file, fields = {}) {
   const body = new FormData();
   body.append('sku', file.sku);
+  for (const [k, v] of Object.entries(fields)) body.append(k, v);
   body.append('file', new Blob([file.bytes], { type: 'application/pdf' }), file.name);
   const res = await fetch(`${url}/v1/checks?wait=60`, { method: 'POST', body });
   const check = await res.json();
@@ -143,7 +147,7 @@ const results = {
 };
 const data = mkdtempSync(join(tmpdir(), 'pp-bench-service-'));
 try {
-  const server = await startServer(data);
+  const server = await startServer(data, ['--no-reuse']);
   try {
     for (const f of files) await submit(server.url, f); // warm-up: workers started, code loaded
     for (const concurrency of [1, 8]) {
@@ -154,6 +158,26 @@ try {
     }
   } finally {
     server.child.kill('SIGTERM');
+  }
+  // Reuse: a fresh folder, reuse on. Warmed with other settings (raster=false: another key), so
+  // each file's first timed request is a real check and its second the stored result.
+  const reuseData = mkdtempSync(join(tmpdir(), 'pp-bench-reuse-'));
+  const reuser = await startServer(reuseData);
+  try {
+    for (const f of files) await submit(reuser.url, f, { raster: 'false' });
+    results.reuse = [];
+    for (const f of files) {
+      const t0 = performance.now();
+      const first = await submit(reuser.url, f);
+      const t1 = performance.now();
+      const again = await submit(reuser.url, f);
+      const t2 = performance.now();
+      if (again.reusedFrom !== first.id) throw new Error(`${f.name}: sent again, not reused (${JSON.stringify(again.reusedFrom)})`);
+      results.reuse.push({ file: f.name, firstMs: t1 - t0, againMs: t2 - t1, ratio: (t2 - t1) / (t1 - t0) });
+    }
+  } finally {
+    reuser.child.kill('SIGTERM');
+    rmSync(reuseData, { recursive: true, force: true });
   }
   await run(process.execPath, [CLI, 'check', files[0].path, '--sku', files[0].sku, '--json']); // warm the file cache
   for (const concurrency of [1, 8]) {
@@ -198,5 +222,12 @@ for (const r of results.ratios) {
   console.log(
     `| ${r.concurrency} | ${r.latencyP50.toFixed(2)} ${r.goalLatency ? 'met' : 'not met'} | ${r.throughput.toFixed(2)} ${r.goalThroughput ? 'met' : 'not met'} | ${r.serverCores.toFixed(2)}, ${r.cliCores.toFixed(2)} |`,
   );
+}
+if (results.reuse) {
+  const worst = Math.max(...results.reuse.map((r) => r.ratio));
+  results.reuseGoal = { worstRatio: worst, met: worst < 0.1 };
+  console.log('\n| file | first check ms | sent again (reusedFrom) ms | again / first (goal < 0.1) |');
+  console.log('|---|---:|---:|---:|');
+  for (const r of results.reuse) console.log(`| ${r.file} | ${f1(r.firstMs)} | ${f1(r.againMs)} | ${r.ratio.toFixed(3)} ${r.ratio < 0.1 ? 'met' : 'not met'} |`);
 }
 if (values.out) writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);

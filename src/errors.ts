@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'ERR_SERVICE_UNREACHABLE',
   'ERR_SERVICE_RESPONSE',
   'ERR_MISSING_DEPENDENCY',
+  'ERR_STORAGE_UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -100,6 +101,20 @@ export class MissingDependencyError extends PreflightError {
   }
 }
 
+/**
+ * Object storage (`--storage s3://…`) failed: the bucket is missing, access was denied, the store
+ * did not answer in time or refused a write. The message names what to fix; the service answers
+ * 503 `storage-unavailable` with Retry-After, and a run is tried again.
+ * @example
+ * try { await storage.put(key, bytes); }
+ * catch (e) { if (e instanceof StorageUnavailableError) retryLater(); }
+ */
+export class StorageUnavailableError extends PreflightError {
+  constructor(message: string, cause?: unknown) {
+    super('ERR_STORAGE_UNAVAILABLE', message, { cause });
+  }
+}
+
 /** The server stack: optional peer dependencies of print-preflight, with the majors it supports. */
 export const SERVER_PACKAGE_RANGES = {
   fastify: '5',
@@ -107,6 +122,9 @@ export const SERVER_PACKAGE_RANGES = {
   bullmq: '6',
   ioredis: '5',
   'prom-client': '15',
+  '@aws-sdk/client-s3': '3',
+  '@aws-sdk/lib-storage': '3',
+  '@aws-sdk/s3-request-presigner': '3',
 } as const;
 export type ServerPackage = keyof typeof SERVER_PACKAGE_RANGES;
 

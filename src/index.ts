@@ -87,6 +87,7 @@ export {
   ProfileError,
   InputUnreadableError,
   MissingDependencyError,
+  StorageUnavailableError,
   ERROR_CODES,
   type ErrorCode,
 } from './errors.js';

@@ -12,7 +12,21 @@ Options:
   --port N                port (default 8080; 0 picks a free one)            PRINT_PREFLIGHT_PORT
   --host HOST             address to listen on (default 127.0.0.1)            PRINT_PREFLIGHT_HOST
   --data DIR              uploads, reports, previews, job records
-                          (default ./print-preflight-data)                    PRINT_PREFLIGHT_DATA
+                          (default ./print-preflight-data); with --storage,
+                          local scratch only                                  PRINT_PREFLIGHT_DATA
+  --storage s3://BUCKET/PREFIX  keep every byte in S3-compatible object
+                          storage: any server answers any check, a server on
+                          an empty machine answers every earlier one.
+                          Credentials and region: the AWS environment/files   PRINT_PREFLIGHT_STORAGE
+  --s3-endpoint URL       a non-AWS S3-compatible endpoint (MinIO, R2, …),
+                          path-style addressing                               PRINT_PREFLIGHT_S3_ENDPOINT
+  --presign S             answer fixed-file downloads with a redirect to a
+                          presigned URL of the store, valid S seconds
+                          (default 0: streamed through the server)            PRINT_PREFLIGHT_PRESIGN
+  --no-reuse              run every check, even when the same bytes, target,
+                          profile, limits and policy were checked before
+                          (default: such a check takes that report at once,
+                          its record names it in reusedFrom)                  PRINT_PREFLIGHT_NO_REUSE
   --api-key KEY           a key clients must send (repeatable; the variable
                           takes a comma-separated list). Without any, the
                           server only listens on loopback.                    PRINT_PREFLIGHT_API_KEY
@@ -74,6 +88,9 @@ const ENV: Record<string, string> = {
   port: 'PORT',
   host: 'HOST',
   data: 'DATA',
+  storage: 'STORAGE',
+  's3-endpoint': 'S3_ENDPOINT',
+  presign: 'PRESIGN',
   'api-key': 'API_KEY',
   workers: 'WORKERS',
   'retention-days': 'RETENTION_DAYS',
@@ -109,6 +126,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const { values, positionals } = parseFlags(args, {
     ...Object.fromEntries(Object.keys(ENV).map((k) => [k, { type: 'string' as const, multiple: MULTIPLE.has(k) }])),
     'tenant-metrics': { type: 'boolean' },
+    'no-reuse': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as Record<string, FlagSpec>);
   if (values.help) return { help: true };
@@ -143,6 +161,14 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const maxOrderSources = numberFlag(one('max-order-sources'), 'max-order-sources', { min: 1, max: 10_000 });
   const minFreeMb = numberFlag(one('min-free-mb'), 'min-free-mb', { min: 0, max: 100_000_000, integer: false });
   const tenantMetrics = (values as Record<string, unknown>)['tenant-metrics'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_TENANT_METRICS ?? '');
+  const noReuse = (values as Record<string, unknown>)['no-reuse'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_NO_REUSE ?? '');
+  const storage = one('storage');
+  if (storage !== undefined && !/^s3:\/\/[^/\s]+/.test(storage)) throw new UsageError(`--storage must be s3://BUCKET/PREFIX, got "${storage}"`);
+  const s3Endpoint = one('s3-endpoint');
+  if (s3Endpoint !== undefined && !storage) throw new UsageError('--s3-endpoint needs --storage s3://BUCKET/PREFIX');
+  if (s3Endpoint !== undefined && !/^https?:\/\/[^/?#\s]+/i.test(s3Endpoint)) throw new UsageError(`--s3-endpoint must be an http(s) URL, got "${s3Endpoint}"`);
+  const presign = numberFlag(one('presign'), 'presign', { min: 0, max: 604_800 });
+  if (presign && !storage) throw new UsageError('--presign needs --storage s3://BUCKET/PREFIX');
   const tenantsFile = one('tenants');
   const fromFile = tenantsFile ? readTenantsFile(tenantsFile) : { tenants: undefined, adminKeys: [] as string[] };
   const adminKeys = [...fromFile.adminKeys, ...many('admin-key')];
@@ -174,6 +200,10 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     port,
     host: one('host'),
     dataDir: one('data'),
+    storage,
+    s3Endpoint,
+    presignSeconds: presign,
+    reuse: noReuse ? false : undefined,
     apiKeys,
     workers,
     retentionDays,

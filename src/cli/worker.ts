@@ -1,12 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { numberFlag, parseFlags, poolLimitsFrom, UsageError, type CliIO } from './args.js';
 
-export const WORKER_HELP = `Usage: print-preflight worker --redis URL --data DIR [--workers N] [--concurrency N]
+export const WORKER_HELP = `Usage: print-preflight worker --redis URL --data DIR [--storage s3://BUCKET/PREFIX] [--workers N] [--concurrency N]
 
 Takes preflight jobs from the fleet's queue on Redis (put there by "serve --redis" and
 "batch --redis") and runs them on this machine's worker threads. Start any number, on any machine
-that reaches Redis and mounts the shared folders at the same paths: the service's data folder
-(--data) and, for batches, the batch and output folders.
+that reaches Redis and the server's storage: with --storage s3://…, the same bucket and prefix as
+the server (--data is then a scratch folder of this machine's own); without it, the server's data
+folder mounted at the same path (and, for batches, the batch and output folders).
 
 Logs one JSON object per line on stderr (job ids, outcomes, Redis outages).
 A check carries its owner: past its tenant's --max-running (set on the server), fleet-wide, it goes
@@ -18,7 +19,12 @@ expires, and a result already written is found in the data folder.
 
 Options:
   --redis URL              redis://[user:password@]host[:port][/db], or rediss:// (required)
-  --data DIR               the service's data folder, shared with the server (required)
+  --data DIR               the service's data folder, shared with the server; with --storage,
+                           a local scratch folder (required)
+  --storage s3://BUCKET/PREFIX  the server's object storage (credentials and region from the
+                           standard AWS environment and files)
+  --s3-endpoint URL        a non-AWS S3-compatible endpoint, path-style addressing
+  --no-reuse               run every check, even one whose same file was checked before
   --workers N              worker threads (default: one per core)
   --concurrency N          jobs at once (default: one per thread)
   --queue NAME             queue name (default checks)
@@ -41,6 +47,9 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const { values, positionals } = parseFlags(args, {
     redis: { type: 'string' },
     data: { type: 'string' },
+    storage: { type: 'string' },
+    's3-endpoint': { type: 'string' },
+    'no-reuse': { type: 'boolean' },
     workers: { type: 'string' },
     concurrency: { type: 'string' },
     queue: { type: 'string' },
@@ -69,6 +78,8 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const crashLimit = numberFlag(values['crash-limit'], 'crash-limit', { min: 1, max: 20 });
   const lock = numberFlag(values['lock-duration'], 'lock-duration', { min: 0.5, integer: false });
   const stalled = numberFlag(values['stalled-interval'], 'stalled-interval', { min: 0.1, integer: false });
+  if (values.storage !== undefined && !/^s3:\/\/[^/\s]+/.test(values.storage)) throw new UsageError(`--storage must be s3://BUCKET/PREFIX, got "${values.storage}"`);
+  if (values['s3-endpoint'] !== undefined && !values.storage) throw new UsageError('--s3-endpoint needs --storage s3://BUCKET/PREFIX');
   try {
     if (!(await stat(values.data)).isDirectory()) throw new Error();
   } catch {
@@ -83,6 +94,9 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const { jsonLogger } = await import('../fleet/log.js');
   const { parseRedisUrl } = await import('../fleet/connection.js');
   parseRedisUrl(values.redis);
+  const storage = values.storage
+    ? await (await import('../storage/open.js')).openStorage({ url: values.storage, ...(values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {}) }, 'print-preflight worker --storage')
+    : undefined;
 
   const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}), ...poolLimitsFrom(values) });
   const name = `${(await import('node:os')).hostname()}:${process.pid}`;
@@ -90,7 +104,13 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const worker = new FleetWorker(
     { url: values.redis, ...(values.queue ? { queue: values.queue } : {}) },
     pool,
-    fleetHandlers({ data: values.data, profiles: values.profiles, network: { allowHosts: values['allow-host'] ?? [] } }),
+    fleetHandlers({
+      data: values.data,
+      ...(storage ? { storage } : {}),
+      reuse: values['no-reuse'] !== true,
+      profiles: values.profiles,
+      network: { allowHosts: values['allow-host'] ?? [] },
+    }),
     {
       name,
       ...(concurrency ? { concurrency } : {}),

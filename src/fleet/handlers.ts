@@ -10,6 +10,7 @@ import { JobStore } from '../jobs/store.js';
 import { RUN_LEASE_MS } from '../jobs/tenants.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/network.js';
+import type { ObjectStorage } from '../storage/storage.js';
 import { batchFileHandler } from './batch.js';
 import { JOB_BATCH_FILE, JOB_CHECK, TransientJobError } from './jobs.js';
 import type { JobHandler } from './worker.js';
@@ -29,6 +30,8 @@ export function transientDownloadFailure(report: Report): boolean {
 
 export interface CheckHandlerOptions {
   store: JobStore | Promise<JobStore>;
+  /** Take the report of an earlier check of the same bytes and settings (default true). */
+  reuse?: boolean;
   profiles?: string;
   network?: NetworkOptions;
 }
@@ -64,6 +67,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
           store,
           pool: ctx.pool,
           signal: ctx.signal,
+          reuse: options.reuse ?? true,
           ...(options.profiles ? { profiles: options.profiles } : {}),
           ...(options.network ? { network: options.network } : {}),
           // A download that may work later is not written as the answer: the job goes back to
@@ -112,13 +116,14 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
 }
 
 /** Every handler a `print-preflight worker` runs. */
-export function fleetHandlers(options: { data: string; profiles?: string; network?: NetworkOptions }): Record<string, JobHandler> {
+export function fleetHandlers(options: { data: string; storage?: ObjectStorage; reuse?: boolean; profiles?: string; network?: NetworkOptions }): Record<string, JobHandler> {
   let store: Promise<JobStore> | undefined;
   const check = checkJobHandler({
     get store() {
-      store ??= JobStore.open(options.data);
+      store ??= JobStore.open(options.data, options.storage ? { storage: options.storage } : {});
       return store;
     },
+    reuse: options.reuse ?? true,
     ...(options.profiles ? { profiles: options.profiles } : {}),
     ...(options.network ? { network: options.network } : {}),
   });

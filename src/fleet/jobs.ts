@@ -61,9 +61,16 @@ export const RetryPolicySchema = z
 export type RetryPolicy = z.input<typeof RetryPolicySchema>;
 
 /** BullMQ job options for a policy. Finished jobs are kept a while for inspection, then dropped. */
+/**
+ * Jobs carry references (a storage key, a path, a URL), never a file: a job's data stays far below
+ * this (about 1 KB; a policy and a callback URL add at most 6 KB), and BullMQ refuses a larger one.
+ */
+export const JOB_SIZE_LIMIT = 64 * 1024;
+
 export function jobOptions(policy: z.output<typeof RetryPolicySchema>, jobId: string) {
   return {
     jobId,
+    sizeLimit: JOB_SIZE_LIMIT,
     attempts: policy.attempts,
     backoff: { type: 'exponential' as const, delay: policy.backoffMs },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },

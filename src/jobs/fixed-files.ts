@@ -9,16 +9,16 @@
  * ```
  */
 import { createHash } from 'node:crypto';
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { InvalidArgumentError } from '../errors.js';
 import type { Report } from '../report/schema.js';
-import { isTemporaryName, readTextOrNull, syncDir, writeDurable } from '../util/durable.js';
+import type { ObjectStorage } from '../storage/storage.js';
 import { CheckIdSchema, type CheckRecord } from './schema.js';
 
 /** What fixed files need of the checks they came from. */
 export interface CheckFolders {
-  checkDir(id: string): string;
+  hasRecord(id: string): Promise<boolean>;
   readRecord(id: string): Promise<CheckRecord | null>;
   readReport(id: string): Promise<Report | null>;
 }
@@ -50,7 +50,7 @@ function assertToken(token: string): string {
  */
 export class FixedFiles {
   constructor(
-    private readonly dir: string,
+    private readonly storage: ObjectStorage,
     private readonly checks: CheckFolders,
   ) {}
 
@@ -59,13 +59,13 @@ export class FixedFiles {
    * check while orders reference it). Idempotent.
    */
   async write(token: string, fixed: { check: string; bytes: Uint8Array; sha256: string; state: FixedState; report: Report }): Promise<void> {
-    await writeDurable(this.path(token), fixed.bytes);
-    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.report.json`), `${JSON.stringify(fixed.report, null, 2)}\n`);
+    await this.storage.put(this.key(token), fixed.bytes);
+    await this.storage.put(`files/${assertToken(token)}.report.json`, `${JSON.stringify(fixed.report, null, 2)}\n`);
     await this.writeMeta(token, { check: fixed.check, sha256: fixed.sha256, state: fixed.state, at: new Date().toISOString() });
   }
 
   private async writeMeta(token: string, meta: FixedMeta): Promise<void> {
-    await writeDurable(join(this.dir, 'files', `${assertToken(token)}.json`), JSON.stringify(meta));
+    await this.storage.put(`files/${assertToken(token)}.json`, JSON.stringify(meta));
   }
 
   /**
@@ -74,7 +74,7 @@ export class FixedFiles {
    * state was kept beside the file takes it from the check's record.
    */
   async meta(token: string): Promise<FixedMeta | null> {
-    const text = await readTextOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
+    const text = await this.storage.getText(`files/${assertToken(token)}.json`);
     if (text === null) return null;
     const raw = JSON.parse(text) as Partial<FixedMeta>;
     if (typeof raw.check !== 'string' || !CheckIdSchema.safeParse(raw.check).success) return null;
@@ -92,20 +92,35 @@ export class FixedFiles {
 
   /** The fixed file's own report (kept beside it), or its check's report for a file written before. */
   async readReport(token: string): Promise<Report | null> {
-    const text = await readTextOrNull(join(this.dir, 'files', `${assertToken(token)}.report.json`));
+    const text = await this.storage.getText(`files/${assertToken(token)}.report.json`);
     if (text !== null) return JSON.parse(text) as Report;
     const meta = await this.meta(token);
     return meta ? this.checks.readReport(meta.check) : null;
   }
 
-  /** The fixed file of a token. */
-  path(token: string): string {
-    return join(this.dir, 'files', `${assertToken(token)}.pdf`);
+  /** The key of a token's fixed file. */
+  key(token: string): string {
+    return `files/${assertToken(token)}.pdf`;
+  }
+
+  /** The fixed file's bytes as a stream, or null when it is not there (never made, rejected or removed). */
+  stream(token: string): Promise<Readable | null> {
+    return this.storage.get(this.key(token));
+  }
+
+  /** Whether the fixed file of a token is there. */
+  async exists(token: string): Promise<boolean> {
+    return (await this.storage.head(this.key(token))) !== null;
+  }
+
+  /** A URL that downloads the fixed file for `seconds` straight from object storage; null on a local folder. */
+  presign(token: string, seconds: number): Promise<string | null> {
+    return this.storage.presign(this.key(token), seconds);
   }
 
   /** The check a fixed file's token belongs to, or null. */
   async checkOf(token: string): Promise<string | null> {
-    const text = await readTextOrNull(join(this.dir, 'files', `${assertToken(token)}.json`));
+    const text = await this.storage.getText(`files/${assertToken(token)}.json`);
     if (text === null) return null;
     const check = (JSON.parse(text) as { check?: unknown }).check;
     return typeof check === 'string' && CheckIdSchema.safeParse(check).success ? check : null;
@@ -113,7 +128,7 @@ export class FixedFiles {
 
   /** Removes a fixed file whose fix was rejected (its token still names the check, for the approval page). */
   async remove(token: string): Promise<void> {
-    await rm(this.path(token), { force: true });
+    await this.storage.delete(this.key(token));
   }
 
   /**
@@ -123,8 +138,8 @@ export class FixedFiles {
   async addReference(token: string, ref: string, about: { tenant: string; order: string | null }): Promise<void> {
     const name = referenceName(ref);
     // The order's list first: a reference is never written without a way to release it.
-    await writeDurable(join(this.dir, 'orders', name, assertToken(token)), '');
-    await writeDurable(join(this.dir, 'files', `${token}.refs`, `${name}.json`), JSON.stringify({ ...about, at: new Date().toISOString() }));
+    await this.storage.put(`orders/${name}/${assertToken(token)}`, '');
+    await this.storage.put(`files/${token}.refs/${name}.json`, JSON.stringify({ ...about, at: new Date().toISOString() }));
   }
 
   /**
@@ -134,23 +149,24 @@ export class FixedFiles {
    */
   async releaseReferences(ref: string): Promise<string[]> {
     const name = referenceName(ref);
-    const folder = join(this.dir, 'orders', name);
-    const tokens = (await readdir(folder).catch(() => [] as string[])).filter((t) => TOKEN_PATTERN.test(t)).sort();
+    const folder = `orders/${name}/`;
+    const tokens = (await this.storage.children(folder)).filter((t) => TOKEN_PATTERN.test(t)).sort();
     for (const token of tokens) {
-      await rm(join(this.dir, 'files', `${token}.refs`, `${name}.json`), { force: true });
-      await syncDir(join(this.dir, 'files', `${token}.refs`)).catch(() => undefined);
+      await this.storage.delete(`files/${token}.refs/${name}.json`);
+      // A folder's time tells a local sweep when the last reference went; object storage keeps it in an object.
+      if (this.storage.localPath('files') === null) await this.storage.put(`files/${token}.refs/released`, new Date().toISOString());
     }
-    await rm(folder, { recursive: true, force: true });
+    await this.storage.deletePrefix(folder);
     return tokens;
   }
 
   /** The orders referencing a fixed file. */
   async references(token: string): Promise<{ tenant: string; order: string | null; at: string }[]> {
-    const folder = join(this.dir, 'files', `${assertToken(token)}.refs`);
-    const names = await readdir(folder).catch(() => [] as string[]);
+    const folder = `files/${assertToken(token)}.refs/`;
+    const names = await this.storage.children(folder);
     const out = [];
     for (const n of names.filter((x) => /^[0-9a-f]{32}\.json$/.test(x)).sort()) {
-      const text = await readTextOrNull(join(folder, n)).catch(() => null);
+      const text = await this.storage.getText(`${folder}${n}`).catch(() => null);
       if (text !== null) out.push(JSON.parse(text) as { tenant: string; order: string | null; at: string });
     }
     return out;
@@ -163,33 +179,31 @@ export class FixedFiles {
    * fixed files removed.
    */
   async sweep(maxAgeMs: number, now = Date.now()): Promise<number> {
-    const folder = join(this.dir, 'files');
-    const names = await readdir(folder).catch(() => [] as string[]);
+    const names = await this.storage.children('files/');
     let removed = 0;
     for (const name of names) {
       const m = /^([0-9a-f]{48})\.json$/.exec(name);
       if (!m) continue;
       const token = m[1]!;
-      const refs = join(folder, `${token}.refs`);
-      const referenced = (await readdir(refs).catch(() => [] as string[])).some((n) => n.endsWith('.json') && !isTemporaryName(n));
-      if (referenced) continue;
+      const refs = `files/${token}.refs/`;
+      const refNames = await this.storage.children(refs);
+      if (refNames.some((n) => n.endsWith('.json'))) continue;
       const meta = await this.meta(token).catch(() => null);
-      const times = await Promise.all(
-        [this.path(token), refs, join(folder, name)].map((p) =>
-          stat(p).then(
-            (i) => i.mtimeMs,
-            () => 0,
-          ),
-        ),
-      );
+      const modified = (key: string) => this.storage.head(key).then((i) => i?.modifiedMs ?? 0);
+      const refsTime = async () => {
+        const folder = this.storage.localPath(refs);
+        if (folder !== null) return (await stat(folder).catch(() => null))?.mtimeMs ?? 0;
+        return modified(`${refs}released`);
+      };
+      const times = await Promise.all([modified(this.key(token)), refsTime(), modified(`files/${name}`)]);
       const last = Math.max(times[0]!, times[1]!, times[2]!, meta ? Date.parse(meta.at) || 0 : 0);
       if (now - last <= maxAgeMs) continue;
       const hadFile = times[0]! > 0;
-      await rm(this.path(token), { force: true });
-      await rm(join(folder, `${token}.report.json`), { force: true });
-      await rm(refs, { recursive: true, force: true });
-      const checkGone = !meta || !(await stat(join(this.checks.checkDir(meta.check), 'record.json')).catch(() => null));
-      if (checkGone) await rm(join(folder, name), { force: true });
+      await this.storage.delete(this.key(token));
+      await this.storage.delete(`files/${token}.report.json`);
+      await this.storage.deletePrefix(refs);
+      const checkGone = !meta || !(await this.checks.hasRecord(meta.check));
+      if (checkGone) await this.storage.delete(`files/${name}`);
       if (hadFile) removed++;
     }
     return removed;

@@ -3,7 +3,6 @@
  * the fixed file and of its original), and the pages rendered from what is kept, in the locale a
  * reader asks for. The same in the embedded server and in a fleet (the data folder is shared).
  */
-import { readFile } from 'node:fs/promises';
 import type { Preview } from '../flow/preflight.js';
 import { messageLocale, type Locale, type MessageLocale } from '../model/locales.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
@@ -16,11 +15,11 @@ import type { CheckJob, CheckRecord } from './schema.js';
 import type { JobStore } from './store.js';
 
 /** A preview as a page shows it (its size read from the report, else from the image). */
-async function pageImages(files: ReadonlyMap<number, { file: string; format: string }>, report: Report | null): Promise<Map<number, PageImage>> {
+async function pageImages(store: JobStore, files: ReadonlyMap<number, { file: string; format: string }>, report: Report | null): Promise<Map<number, PageImage>> {
   const sharp = (await import('sharp')).default;
   const out = new Map<number, PageImage>();
   for (const [n, f] of files) {
-    const bytes = await readFile(f.file).catch(() => null);
+    const bytes = await store.readBytes(f.file).catch(() => null);
     if (!bytes) continue;
     const known = report?.pages.find((p) => p.index === n)?.preview;
     const size =
@@ -37,7 +36,7 @@ async function pageImages(files: ReadonlyMap<number, { file: string; format: str
 
 async function mockupImages(store: JobStore, id: string, which: 'after' | 'before'): Promise<Map<number, PageImage>> {
   const files = await store.mockups(id, which);
-  return pageImages(new Map([...files].map(([n, file]) => [n, { file, format: 'png' }])), null);
+  return pageImages(store, new Map([...files].map(([n, file]) => [n, { file, format: 'png' }])), null);
 }
 
 /** What a run keeps for its customer pages, in the check's locale (English without one). */
@@ -92,7 +91,7 @@ export async function storedReportPage(store: JobStore, registry: ProfileRegistr
   const [after, before] = await Promise.all([store.readReport(record.id), record.fixed ? store.readBeforeReport(record.id) : Promise.resolve(null)]);
   const report = which === 'before' ? before : after;
   if (!report) return null;
-  const images = await pageImages(await store.reportImages(record.id, which), report);
+  const images = await pageImages(store, await store.reportImages(record.id, which), report);
   if (options.view === 'prepress') return renderHtml(report, images);
   const { profile } = registry.resolve(job.target);
   return customerReportPage({
@@ -125,8 +124,8 @@ export async function storedApprovalPage(
   if (!before || !after || !record.fixed) return null;
   const { profile } = registry.resolve(job.target);
   const [beforeImages, afterImages, mockups] = await Promise.all([
-    store.reportImages(record.id, 'before').then((f) => pageImages(f, before)),
-    store.reportImages(record.id, 'after').then((f) => pageImages(f, after)),
+    store.reportImages(record.id, 'before').then((f) => pageImages(store, f, before)),
+    store.reportImages(record.id, 'after').then((f) => pageImages(store, f, after)),
     mockupImages(store, record.id, 'after'),
   ]);
   return approvalPage({

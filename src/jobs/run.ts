@@ -5,16 +5,16 @@
  * fleet worker; results are idempotent by job id, so a job run twice (at-least-once queues, a
  * restart) leaves one result.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
 import { check as checkSource, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
-import { InputUnreadableError, PreflightError } from '../errors.js';
+import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import { registryFrom } from '../profile/load.js';
 import { keepRunPages } from './pages.js';
+import { copyResult, findReusable, givesResult, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/network.js';
 import { isSettled, type CheckJob, type CheckRecord } from './schema.js';
@@ -37,6 +37,11 @@ export interface RunContext {
    * the API never shows that attempt as the answer.
    */
   retryLater?: (report: Report) => boolean;
+  /**
+   * Take the result of an earlier finished check of the same bytes, target, profile, options and
+   * tool version (jobs/reuse.ts) instead of running again. Default true.
+   */
+  reuse?: boolean;
 }
 
 /**
@@ -57,8 +62,18 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   if (!lease) return (await store.readRecord(job.id)) ?? before;
   const renewal = setInterval(() => void lease.renew().catch(() => undefined), RUN_LEASE_MS / 3);
   renewal.unref();
+  const run = randomBytes(8).toString('hex');
   try {
-    return await runLeased(job, ctx);
+    // Object storage away (a minute's outage, a timeout): the same run tries again while it holds
+    // the lease, so an accepted check still ends, once; its record is not counted as a crash.
+    for (let wait = 1_000; ; wait = Math.min(30_000, wait * 2)) {
+      try {
+        return await runLeased(job, ctx, run);
+      } catch (error) {
+        if (!(error instanceof StorageUnavailableError) || ctx.signal?.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   } finally {
     clearInterval(renewal);
     await lease.release();
@@ -84,14 +99,15 @@ async function leaseRun(id: string, ctx: RunContext) {
   }
 }
 
-async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
+async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<CheckRecord> {
   const { store } = ctx;
-  const run = randomBytes(8).toString('hex');
   // A record still `running` when a run starts belongs to a run whose process died with it (the lease
   // says no other run is alive): counted, and after MAX_CRASHES the check is an error, never resumed.
   const claimed = (await store.updateRecord(job.id, (r) => {
     if (isSettled(r.status)) return r;
-    const crashes = (r.crashes ?? 0) + (r.status === 'running' ? 1 : 0);
+    // Running under this very run: a try again after object storage failed, not a crash.
+    const again = r.status === 'running' && r.run === run;
+    const crashes = (r.crashes ?? 0) + (r.status === 'running' && !again ? 1 : 0);
     if (crashes >= MAX_CRASHES) {
       return released({
         ...r,
@@ -101,17 +117,44 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
         error: { code: 'ERR_WORKER_CRASHED', message: `Checking this file stopped the process ${crashes} times (crashed, killed or out of memory); it was not tried again.` },
       });
     }
-    return { ...r, status: 'running', run, crashes, startedAt: new Date().toISOString(), attempts: r.attempts + 1 };
+    return again ? r : { ...r, status: 'running', run, crashes, startedAt: new Date().toISOString(), attempts: r.attempts + 1 };
   }))!;
   if (claimed.status !== 'running' || claimed.run !== run) return claimed;
   /** A change of this run's record, made only while the record is still this run's (compare-and-set). */
   const ours = (change: (r: CheckRecord) => CheckRecord) => async () => (await store.updateRecord(job.id, (r) => (r.status === 'running' && r.run === run ? change(r) : r))) ?? claimed;
 
+  // The same bytes and settings checked before: their report, at once, no pool task.
+  let bytes: Uint8Array | undefined;
+  let key: string | null = null;
+  if (ctx.reuse !== false && reusable(job)) {
+    bytes = await uploadBytes(job, ctx).catch((error: unknown) => {
+      if (error instanceof StorageUnavailableError) throw error;
+      return undefined; // check() says why it cannot be read
+    });
+    if (bytes) {
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      key = await reuseKey(sha256, job, ctx).catch(() => null);
+      const earlier = key ? await findReusable(store, key, sha256, job.id) : null;
+      const fields = earlier
+        ? await copyResult(store, earlier.record, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null, newToken).catch((error: unknown) => {
+            if (error instanceof StorageUnavailableError) throw error;
+            return null; // the earlier result went away meanwhile (deleted, swept): this check runs
+          })
+        : null;
+      if (earlier && fields) {
+        const done = await ours((r) => released({ ...r, ...fields, finishedAt: new Date().toISOString(), reusedFrom: earlier.record.id }))();
+        if (isSettled(done.status)) await store.removeUpload(job.id);
+        return done;
+      }
+    }
+  }
+
   let result: Checked;
   try {
-    result = await check(job, ctx);
+    result = await check(job, ctx, bytes);
   } catch (error) {
     if (ctx.signal?.aborted) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
+    if (error instanceof StorageUnavailableError) throw error;
     const code = error instanceof PreflightError ? error.code : 'ERR_INTERNAL';
     const message = error instanceof PreflightError ? error.message : `The check failed unexpectedly: ${(error as Error).message ?? String(error)}`;
     return ours((r) => released({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message } }))();
@@ -133,6 +176,7 @@ async function runLeased(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
       ...(!fixedState && result.refused?.length ? { fixRefused: result.refused } : {}),
     }),
   )();
+  if (key && givesResult(done)) await rememberResult(store, key, job.id);
   // The report keeps the file's sha256; the bytes are not needed any more.
   if (job.source.kind === 'upload' && isSettled(done.status)) await store.removeUpload(job.id);
   return done;
@@ -202,7 +246,21 @@ async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fi
   }
 }
 
-async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
+/** The bytes of an upload job. */
+async function uploadBytes(job: CheckJob, ctx: RunContext): Promise<Uint8Array> {
+  if (job.source.kind !== 'upload') throw new PreflightError('ERR_INVALID_ARGUMENT', 'not an upload');
+  let buf: Buffer | null;
+  try {
+    buf = await ctx.store.readUpload(job.source.file);
+  } catch (cause) {
+    if (cause instanceof StorageUnavailableError) throw cause;
+    throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
+  }
+  if (!buf) throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (ENOENT)`);
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+async function check(job: CheckJob, ctx: RunContext, bytes?: Uint8Array): Promise<Checked> {
   const options: CheckOptions = {
     ...(ctx.profiles !== undefined ? { profiles: ctx.profiles } : {}),
     ...(ctx.pool ? { pool: ctx.pool } : {}),
@@ -224,13 +282,7 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     source = { url: job.source.url };
     if (ctx.network) options.network = ctx.network;
   } else {
-    let buf: Buffer;
-    try {
-      buf = await readFile(ctx.store.resolve(job.source.file));
-    } catch (cause) {
-      throw new InputUnreadableError(`The upload of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
-    }
-    source = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    source = bytes ?? (await uploadBytes(job, ctx));
     options.path = job.source.name;
   }
   const out = await checkSource(source, job.target, options);

@@ -157,6 +157,8 @@ export const CheckRecordSchema = z
       .optional(),
     /** With no fixed file: the fixes the policy asked for that could not be made, and why. */
     fixRefused: z.array(RefusedFixSchema).optional(),
+    /** The earlier check whose report this one took (same bytes, target, profile, limits, policy and tool version): nothing was run again. */
+    reusedFrom: CheckIdSchema.optional(),
     /** Raised by every write (JobStore.updateRecord): what a change was made against. Internal. */
     version: z.number().int().min(0).optional(),
     /** The run that holds the check while it is `running`: only its result is written. Internal. */

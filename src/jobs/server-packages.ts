@@ -10,6 +10,8 @@ import { MissingDependencyError, type ServerPackage } from '../errors.js';
 /** The packages `serve` needs (without --redis), and those the fleet adds. */
 export const SERVICE_PACKAGES: readonly ServerPackage[] = ['fastify', '@fastify/multipart', 'prom-client'];
 export const FLEET_PACKAGES: readonly ServerPackage[] = ['bullmq', 'ioredis', 'prom-client'];
+/** What `--storage s3://…` adds (the AWS SDK v3). */
+export const STORAGE_PACKAGES: readonly ServerPackage[] = ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner'];
 
 const present = new Set<string>();
 

@@ -11,22 +11,32 @@
  * DATA/sources/<sha256 of url>/<id>    the checks of a URL submission, by URL
  * ```
  *
- * Every write is durable (util/durable.ts: a temporary file, fsynced, renamed, the folder fsynced): a
- * reader sees the old or the new content, and what a 202 promised survives a power cut.
- * Result writes are idempotent by job id: writing the same result twice is harmless.
+ * Every byte goes through one {@link ObjectStorage} under these same keys: the data folder itself
+ * (storage/local.ts, the default) or S3-compatible object storage (`--storage s3://…`), when the
+ * data folder is scratch only (streamed uploads before they are stored, and nothing else) and a
+ * process on an empty machine answers every check the store holds.
+ *
+ * Every write is durable (a local write: a temporary file, fsynced, renamed, the folder fsynced; an
+ * object: a PUT, atomic in S3): a reader sees the old or the new content, and what a 202 promised
+ * survives a power cut. Result writes are idempotent by job id: writing the same result twice is
+ * harmless.
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { InvalidArgumentError } from '../errors.js';
 import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
 import { CheckIdSchema, CheckJobSchema, CheckRecordSchema, isSettled, type CheckJob, type CheckRecord } from './schema.js';
 import { ordinal } from '../util/text.js';
-import { commitFile, readTextOrNull, removeStaleTemporaries, syncDir, temporaryFor, writeDurable } from '../util/durable.js';
+import { removeStaleTemporaries, syncDir, temporaryFor } from '../util/durable.js';
+import { LocalStorage } from '../storage/local.js';
+import type { ObjectStorage } from '../storage/storage.js';
 import { FixedFiles, type FixedState } from './fixed-files.js';
+import { sweepReuse } from './reuse.js';
 import { ProcessRecordLock, type RecordLock, type RunLease } from './record-lock.js';
 
 /** A temporary file untouched this long belongs to a process that died (on any machine sharing the folder). */
@@ -43,22 +53,50 @@ export class JobStore {
   /** The fixed files of the folder, by token. */
   readonly files: FixedFiles;
 
-  private constructor(readonly dir: string) {
-    this.files = new FixedFiles(dir, this);
+  /** Where every byte is kept: the data folder itself, or object storage. */
+  readonly storage: ObjectStorage;
+  /** True when the bytes live in object storage and the data folder is scratch only. */
+  readonly remote: boolean;
+
+  private constructor(
+    readonly dir: string,
+    storage: ObjectStorage | undefined,
+  ) {
+    this.storage = storage ?? new LocalStorage(dir);
+    this.remote = this.storage.localPath('checks') === null;
+    this.files = new FixedFiles(this.storage, this);
     this.events.setMaxListeners(0);
   }
 
   /**
-   * Opens (creating) a data folder and clears temporary files left by a killed process.
+   * Opens (creating) a data folder and clears temporary files left by a killed process. With
+   * `storage` (object storage), the folder is scratch only: every byte is read from and written to
+   * the storage.
    * @example
    * const store = await JobStore.open('./print-preflight-data');
+   * const shared = await JobStore.open('/tmp/scratch', { storage: await openStorage({ url: 's3://prints/preflight' }) });
    */
-  static async open(dir: string): Promise<JobStore> {
+  static async open(dir: string, options: { storage?: ObjectStorage } = {}): Promise<JobStore> {
     await mkdir(join(dir, 'uploads'), { recursive: true });
     await mkdir(join(dir, 'checks'), { recursive: true });
-    const store = new JobStore(dir);
+    const store = new JobStore(dir, options.storage);
     await store.removeTemporaries();
     return store;
+  }
+
+  /** The key of a check's file (`checks/<id>/<name>`). */
+  checkKey(id: string, name: string): string {
+    return `checks/${assertId(id)}/${name}`;
+  }
+
+  /** An object's bytes as a stream, or null when it is absent (a preview, a mockup, a fixed file). */
+  stream(key: string): Promise<Readable | null> {
+    return this.storage.get(key);
+  }
+
+  /** An object's bytes, or null. */
+  readBytes(key: string): Promise<Buffer | null> {
+    return this.storage.getBytes(key);
   }
 
   checkDir(id: string): string {
@@ -80,42 +118,47 @@ export class JobStore {
     return temporaryFor(join(this.dir, 'uploads', `${assertId(id)}.pdf`));
   }
 
-  /** fsyncs a streamed upload and moves it in place. */
+  /** fsyncs a streamed upload and moves it in place (into object storage: uploaded, then the scratch copy removed). */
   async commitUpload(temp: string, id: string): Promise<string> {
     const rel = this.uploadFile(id);
-    await commitFile(temp, this.resolve(rel));
+    await this.storage.putFile(rel, temp);
     return rel;
+  }
+
+  /** The bytes of an upload (a job's `source.file`), or null when it is gone. */
+  async readUpload(relative: string): Promise<Buffer | null> {
+    if (relative.split(/[\\/]/).includes('..')) throw new InvalidArgumentError(`"${relative}" leaves the data folder`);
+    return this.storage.getBytes(relative);
   }
 
   /** Writes a new job and its first record, durably. */
   async create(job: CheckJob, record: CheckRecord): Promise<void> {
-    const dir = this.checkDir(job.id);
-    await mkdir(dir, { recursive: true });
-    await writeDurable(join(dir, 'job.json'), JSON.stringify(CheckJobSchema.parse(job), null, 2));
+    if (!this.remote) await mkdir(this.checkDir(job.id), { recursive: true });
+    await this.storage.put(this.checkKey(job.id, 'job.json'), JSON.stringify(CheckJobSchema.parse(job), null, 2));
     await this.writeRecord(record);
-    await syncDir(join(this.dir, 'checks'));
-    if (job.source.kind === 'url') await writeDurable(join(this.sourceDir(job.source.url), job.id), '');
+    if (!this.remote) await syncDir(join(this.dir, 'checks'));
+    if (job.source.kind === 'url') await this.storage.put(`${this.sourcePrefix(job.source.url)}${job.id}`, '');
   }
 
   /** The folder naming the checks of a source URL (by its SHA-256: any URL is a safe name). */
-  private sourceDir(url: string): string {
-    return join(this.dir, 'sources', createHash('sha256').update(url).digest('hex'));
+  private sourcePrefix(url: string): string {
+    return `sources/${createHash('sha256').update(url).digest('hex')}/`;
   }
 
   /** The checks submitted for exactly this URL (any tenant, any state), by id. */
   async checksOfUrl(url: string): Promise<string[]> {
-    const names = await readdir(this.sourceDir(url)).catch(() => [] as string[]);
+    const names = await this.storage.children(this.sourcePrefix(url));
     return names.filter((n) => CheckIdSchema.safeParse(n).success).sort();
   }
 
   async readJob(id: string): Promise<CheckJob | null> {
-    const text = await readTextOrNull(join(this.checkDir(id), 'job.json'));
+    const text = await this.storage.getText(this.checkKey(id, 'job.json'));
     return text === null ? null : CheckJobSchema.parse(JSON.parse(text));
   }
 
   async readRecord(id: string): Promise<CheckRecord | null> {
     if (!CheckIdSchema.safeParse(id).success) return null;
-    const text = await readTextOrNull(join(this.checkDir(id), 'record.json'));
+    const text = await this.storage.getText(this.checkKey(id, 'record.json'));
     return text === null ? null : CheckRecordSchema.parse(JSON.parse(text));
   }
 
@@ -161,16 +204,15 @@ export class JobStore {
 
   /** Writes the report (exactly `check --json`), the HTML report and the previews. Idempotent. */
   async writeResult(id: string, result: { report: Report; html: string; previews: ReadonlyMap<number, Preview> }): Promise<void> {
-    const dir = this.checkDir(id);
-    for (const [n, p] of result.previews) await writeDurable(join(dir, 'pages', `${n}.${p.format}`), p.bytes);
-    await writeDurable(join(dir, 'report.html'), result.html);
+    for (const [n, p] of result.previews) await this.storage.put(this.checkKey(id, `pages/${n}.${p.format}`), p.bytes);
+    await this.storage.put(this.checkKey(id, 'report.html'), result.html);
     // Last: report.json present means the result is whole.
-    await writeDurable(join(dir, 'report.json'), `${JSON.stringify(result.report, null, 2)}\n`);
+    await this.storage.put(this.checkKey(id, 'report.json'), `${JSON.stringify(result.report, null, 2)}\n`);
   }
 
   /** The report as `check --json` prints it, or null before it exists. */
   async readReportText(id: string): Promise<string | null> {
-    return readTextOrNull(join(this.checkDir(id), 'report.json'));
+    return this.storage.getText(this.checkKey(id, 'report.json'));
   }
 
   async readReport(id: string): Promise<Report | null> {
@@ -189,35 +231,33 @@ export class JobStore {
     token: string,
     fixed: { bytes: Uint8Array; sha256: string; state: FixedState; report: Report; before: Report; beforePreviews: ReadonlyMap<number, Preview> },
   ): Promise<void> {
-    const dir = this.checkDir(id);
     await this.files.write(token, { check: id, ...fixed });
-    for (const [n, p] of fixed.beforePreviews) await writeDurable(join(dir, 'before', 'pages', `${n}.${p.format}`), p.bytes);
-    await writeDurable(join(dir, 'before', 'report.json'), `${JSON.stringify(fixed.before, null, 2)}\n`);
+    for (const [n, p] of fixed.beforePreviews) await this.storage.put(this.checkKey(id, `before/pages/${n}.${p.format}`), p.bytes);
+    await this.storage.put(this.checkKey(id, 'before/report.json'), `${JSON.stringify(fixed.before, null, 2)}\n`);
   }
 
   /** The original file's report of a check that fixed it, or null. */
   async readBeforeReport(id: string): Promise<Report | null> {
-    const text = await readTextOrNull(join(this.checkDir(id), 'before', 'report.json'));
+    const text = await this.storage.getText(this.checkKey(id, 'before/report.json'));
     return text === null ? null : (JSON.parse(text) as Report);
+  }
+
+  /** Whether a check has a record (it exists, in any state). */
+  async hasRecord(id: string): Promise<boolean> {
+    return (await this.storage.head(this.checkKey(id, 'record.json'))) !== null;
   }
 
   reportHtmlFile(id: string): string {
     return join(this.checkDir(id), 'report.html');
   }
 
-  /** Page previews present, by page number (1-based), with their file. */
+  /** Page previews present, by page number (1-based), with their key (read with {@link stream}). */
   async previews(id: string, which: 'after' | 'before' = 'after'): Promise<Map<number, { file: string; format: string }>> {
     const out = new Map<number, { file: string; format: string }>();
-    const folder = which === 'before' ? join(this.checkDir(id), 'before', 'pages') : join(this.checkDir(id), 'pages');
-    let names: string[] = [];
-    try {
-      names = await readdir(folder);
-    } catch {
-      return out;
-    }
-    for (const name of names) {
+    const folder = this.checkKey(id, which === 'before' ? 'before/pages/' : 'pages/');
+    for (const name of await this.storage.children(folder)) {
       const m = /^(\d+)\.(png|webp)$/.exec(name);
-      if (m) out.set(Number(m[1]), { file: join(folder, name), format: m[2]! });
+      if (m) out.set(Number(m[1]), { file: `${folder}${name}`, format: m[2]! });
     }
     return new Map([...out].sort(([a], [b]) => a - b));
   }
@@ -229,19 +269,18 @@ export class JobStore {
    * Idempotent.
    */
   async writeCustomerImages(id: string, which: 'after' | 'before', images: { mockups: ReadonlyMap<number, { bytes: Uint8Array }>; previews?: ReadonlyMap<number, Preview> }): Promise<void> {
-    const dir = which === 'before' ? join(this.checkDir(id), 'before') : this.checkDir(id);
-    for (const [n, m] of images.mockups) await writeDurable(join(dir, 'mockups', `${n}.png`), m.bytes);
-    for (const [n, p] of images.previews ?? []) await writeDurable(join(dir, 'report-pages', `${n}.${p.format}`), p.bytes);
+    const dir = which === 'before' ? 'before/' : '';
+    for (const [n, m] of images.mockups) await this.storage.put(this.checkKey(id, `${dir}mockups/${n}.png`), m.bytes);
+    for (const [n, p] of images.previews ?? []) await this.storage.put(this.checkKey(id, `${dir}report-pages/${n}.${p.format}`), p.bytes);
   }
 
-  /** The mockups of a report's pages, by page number. */
+  /** The mockups of a report's pages, by page number, with their key. */
   async mockups(id: string, which: 'after' | 'before' = 'after'): Promise<Map<number, string>> {
-    const folder = join(which === 'before' ? join(this.checkDir(id), 'before') : this.checkDir(id), 'mockups');
-    const names = await readdir(folder).catch(() => [] as string[]);
+    const folder = this.checkKey(id, which === 'before' ? 'before/mockups/' : 'mockups/');
     const out = new Map<number, string>();
-    for (const name of names) {
+    for (const name of await this.storage.children(folder)) {
       const m = /^(\d+)\.png$/.exec(name);
-      if (m) out.set(Number(m[1]), join(folder, name));
+      if (m) out.set(Number(m[1]), `${folder}${name}`);
     }
     return new Map([...out].sort(([a], [b]) => a - b));
   }
@@ -249,10 +288,10 @@ export class JobStore {
   /** The pictures a report's pages show: its previews, else those kept for report.html only. */
   async reportImages(id: string, which: 'after' | 'before' = 'after'): Promise<Map<number, { file: string; format: string }>> {
     const out = await this.previews(id, which);
-    const folder = join(which === 'before' ? join(this.checkDir(id), 'before') : this.checkDir(id), 'report-pages');
-    for (const name of await readdir(folder).catch(() => [] as string[])) {
+    const folder = this.checkKey(id, which === 'before' ? 'before/report-pages/' : 'report-pages/');
+    for (const name of await this.storage.children(folder)) {
       const m = /^(\d+)\.(png|webp)$/.exec(name);
-      if (m && !out.has(Number(m[1]))) out.set(Number(m[1]), { file: join(folder, name), format: m[2]! });
+      if (m && !out.has(Number(m[1]))) out.set(Number(m[1]), { file: `${folder}${name}`, format: m[2]! });
     }
     return new Map([...out].sort(([a], [b]) => a - b));
   }
@@ -264,27 +303,27 @@ export class JobStore {
 
   /** Writes the original's report.html of a check that fixed its file. Idempotent. */
   async writeOriginalHtml(id: string, html: string): Promise<void> {
-    await writeDurable(this.originalHtmlFile(id), html);
+    await this.storage.put(this.checkKey(id, 'before/report.html'), html);
   }
 
   /** Deletes a check: its folder, its upload and its entry by URL (its fixed file stays: see {@link sweep}). */
   async remove(id: string): Promise<boolean> {
     const record = await this.readRecord(id);
     const job = await this.readJob(id).catch(() => null);
-    if (job?.source.kind === 'url') await rm(join(this.sourceDir(job.source.url), id), { force: true });
-    await rm(this.resolve(this.uploadFile(id)), { force: true });
-    await rm(this.checkDir(id), { recursive: true, force: true });
+    if (job?.source.kind === 'url') await this.storage.delete(`${this.sourcePrefix(job.source.url)}${id}`);
+    await this.storage.delete(this.uploadFile(id));
+    await this.storage.deletePrefix(this.checkKey(id, ''));
     return record !== null;
   }
 
   /** Deletes an upload once its check has a result (the report keeps its sha256). */
   async removeUpload(id: string): Promise<void> {
-    await rm(this.resolve(this.uploadFile(id)), { force: true });
+    await this.storage.delete(this.uploadFile(id));
   }
 
-  /** Every check id in the folder. */
+  /** Every check id in the store. */
   async ids(): Promise<string[]> {
-    const names = await readdir(join(this.dir, 'checks')).catch(() => [] as string[]);
+    const names = await this.storage.children('checks/');
     return names.filter((n) => CheckIdSchema.safeParse(n).success).sort();
   }
 
@@ -307,7 +346,11 @@ export class JobStore {
     let removed = 0;
     for (const id of await this.ids()) {
       const record = await this.readRecord(id).catch(() => null);
-      const when = record ? Date.parse(record.finishedAt ?? (isSettled(record.status) ? record.createdAt : '')) : (await stat(this.checkDir(id)).catch(() => null))?.mtimeMs;
+      const when = record
+        ? Date.parse(record.finishedAt ?? (isSettled(record.status) ? record.createdAt : ''))
+        : this.remote
+          ? (await this.storage.head(this.checkKey(id, 'job.json')))?.modifiedMs
+          : (await stat(this.checkDir(id)).catch(() => null))?.mtimeMs;
       if (when === undefined || Number.isNaN(when)) continue;
       if (now - when > maxAgeMs) {
         await this.remove(id);
@@ -315,28 +358,24 @@ export class JobStore {
       }
     }
     await this.removeTemporaries(STALE_TEMP_MS, now);
-    const uploads = await readdir(join(this.dir, 'uploads')).catch(() => [] as string[]);
-    for (const name of uploads) {
+    for (const name of await this.storage.children('uploads/')) {
       const m = /^([0-9a-f]{32})\.pdf$/.exec(name);
       if (!m) continue;
-      const info = await stat(join(this.dir, 'uploads', name)).catch(() => null);
-      const orphan = !(await stat(join(this.checkDir(m[1]!), 'job.json')).catch(() => null));
-      if (orphan && info && now - info.mtimeMs > maxAgeMs) await rm(join(this.dir, 'uploads', name), { force: true });
+      const info = await this.storage.head(`uploads/${name}`);
+      const orphan = !(await this.storage.head(this.checkKey(m[1]!, 'job.json')));
+      if (orphan && info && now - info.modifiedMs > maxAgeMs) await this.storage.delete(`uploads/${name}`);
     }
     await this.files.sweep(fixedMaxAgeMs, now);
+    await sweepReuse(this);
     return removed;
   }
 
-  /** Whether the folder can be written: a probe file written, synced and removed. */
+  /** Whether the store can be written: a probe written (synced) and removed; with object storage, the scratch folder too. */
   async probe(): Promise<{ ok: boolean; detail?: string }> {
-    const file = temporaryFor(join(this.dir, 'probe'));
-    try {
-      await writeDurable(file, 'ok');
-      await rm(file, { force: true });
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, detail: `the data folder ${this.dir} cannot be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
-    }
+    const stored = await this.storage.probe();
+    if (!stored.ok || !this.remote) return stored;
+    const scratch = await new LocalStorage(this.dir).probe();
+    return scratch.ok ? { ok: true, detail: `object storage ${this.storage.description}` } : scratch;
   }
 
   /** Bytes free in the data folder for this process's user; null when the file system cannot tell. */
@@ -392,7 +431,7 @@ export class JobStore {
   }
 
   private async writeRecord(record: CheckRecord): Promise<void> {
-    await writeDurable(join(this.checkDir(record.id), 'record.json'), JSON.stringify(record, null, 2));
+    await this.storage.put(this.checkKey(record.id, 'record.json'), JSON.stringify(record, null, 2));
     this.events.emit('record', record);
   }
 

@@ -28,6 +28,11 @@ export const CheckViewSchema = z.strictObject({
    * (the file over the decode or time limits, an image that cannot be decoded…). Absent otherwise.
    */
   fixRefused: z.array(RefusedFixSchema).optional(),
+  /**
+   * The earlier check whose report this one took at once: the same file (SHA-256), target, profile,
+   * limits, policy and tool version were checked before, so nothing ran again. Absent otherwise.
+   */
+  reusedFrom: CheckIdSchema.optional(),
   /** Where the approval of the fixed file stands; null when there is nothing to approve. */
   approval: ApprovalStateSchema.nullable(),
   /** The report, exactly as `print-preflight check --json` prints it; null until done. For a fixed file, the fixed file's report (named `<name>.fixed.pdf`, its SHA-256 the fixed file's); the original's is `original`. */
@@ -64,6 +69,7 @@ export function checkView(record: CheckRecord, report: Report | null, pages: rea
     callback: record.callbackState ? { state: record.callbackState, attempts: record.callbacks } : null,
     fixed: record.fixed ?? null,
     ...(record.fixRefused?.length ? { fixRefused: record.fixRefused } : {}),
+    ...(record.reusedFrom ? { reusedFrom: record.reusedFrom } : {}),
     approval: record.approval ?? null,
     report,
     ...(original ? { original } : {}),

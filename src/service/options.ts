@@ -11,8 +11,27 @@ export const ServeOptionsSchema = z
   .object({
     port: z.number().int().min(0).max(65_535).default(8080),
     host: z.string().min(1).default('127.0.0.1'),
-    /** Uploads, reports, previews and job records. */
+    /** Uploads, reports, previews and job records; with `storage`, scratch only (uploads while they stream in). */
     dataDir: z.string().min(1).default('./print-preflight-data'),
+    /**
+     * `s3://BUCKET/PREFIX`: every byte (uploads, records, reports, previews, mockups, fixed files)
+     * in S3-compatible object storage, so any server answers any check and keeps nothing itself.
+     * Credentials and region from the standard AWS environment and files.
+     */
+    storage: z
+      .string()
+      .regex(/^s3:\/\//, 'must be s3://BUCKET/PREFIX')
+      .optional(),
+    /** The endpoint of a non-AWS S3-compatible store (`http://127.0.0.1:9000`), addressed path-style. */
+    s3Endpoint: z.string().url().optional(),
+    /** Fixed files are answered with a redirect (302) to a presigned GET URL of the object store, valid this many seconds; 0: streamed through the server. */
+    presignSeconds: z.number().int().min(0).max(604_800).default(0),
+    /**
+     * A check whose file (SHA-256), target, profile, limits, policy and tool version match an earlier
+     * finished check takes its report at once (the record names it in `reusedFrom`). Off: every
+     * check runs.
+     */
+    reuse: z.boolean().default(true),
     /**
      * Keys a client must send (`Authorization: Bearer KEY` or `x-api-key: KEY`), each its own tenant
      * (it sees only the checks it submitted). No key at all (here, in `tenants` or `adminKeys`):

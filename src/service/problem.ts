@@ -139,6 +139,7 @@ export function toProblem(error: unknown): Problem {
         errors: [{ path: error.code === 'ERR_UNKNOWN_SKU' ? 'sku' : error.code === 'ERR_UNKNOWN_VARIANT' ? 'variant' : 'product', message: error.message }],
       });
     if (error.code === 'ERR_INVALID_ARGUMENT') return new Problem(400, error.code, error.message);
+    if (error.code === 'ERR_STORAGE_UNAVAILABLE') return new Problem(503, 'storage-unavailable', `${error.message} Retry later.`, { headers: { 'Retry-After': '10' } });
     return new Problem(500, error.code, error.message);
   }
   const e = error as FastifyError & { part?: string };

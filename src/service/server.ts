@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { InvalidArgumentError } from '../errors.js';
 import { EmbeddedQueue, type CheckQueue } from '../jobs/queue.js';
 import type { CheckRecord } from '../jobs/schema.js';
+import { openStorage } from '../storage/open.js';
 import { JobStore } from '../jobs/store.js';
 import { MemoryLedger } from '../jobs/tenants.js';
 import { PreflightPool } from '../pool/pool.js';
@@ -64,7 +65,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     );
   }
 
-  const store = await JobStore.open(options.dataDir);
+  const storage = options.storage ? await openStorage({ url: options.storage, ...(options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}) }, 'print-preflight serve --storage') : undefined;
+  const store = await JobStore.open(options.dataDir, storage ? { storage } : {});
   const registry = await loadProfiles(options.profiles);
   const ownPool = !options.queue && !options.pool;
   const pool = options.queue
@@ -78,6 +80,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
         store,
         ...(pool ? { pool } : {}),
         profiles: registry,
+        reuse: options.reuse,
         network: { allowHosts: options.allowHosts },
         ...(options.callbackSecret ? { callback: { secret: options.callbackSecret, backoffMs: options.callbackBackoffMs, allowHosts: options.allowHosts } } : {}),
         onFinished: (r) => onFinished(r),

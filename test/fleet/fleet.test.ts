@@ -314,7 +314,8 @@ describe('fleet on Redis', () => {
     expect((await store.readRecord(job.id))!.status).toBe('done');
 
     const b = worker('--grace', '0.2');
-    const second = await createUploadJob(store, join(store.dir, 'slow.pdf'), { sku: 'T-SHIRT-M' }, 'slow.pdf');
+    // Other bytes: the same file again would be answered at once from the first one's result (reuse).
+    const second = await createUploadJob(store, writeHeavyPdf(join(store.dir, 'slow-2.pdf'), 40_001), { sku: 'T-SHIRT-M' }, 'slow-2.pdf');
     await server.enqueue(second);
     await b.waitFor((l) => l.event === 'job-start' && l.jobId === second.id);
     b.proc.kill('SIGTERM');

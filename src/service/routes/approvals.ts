@@ -6,7 +6,7 @@
  *   forms post to /v1/approvals/{token}/approve and /reject;
  * - GET /v1/files/{token}.pdf (no key): the fixed file, once approved (or at once with `fix: auto`).
  */
-import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { localeNotice } from '../../messages/catalogue.js';
@@ -161,19 +161,17 @@ export function approvalRoutes(ctx: ServiceContext): void {
       const meta = await store.files.meta(token);
       const usable = meta && (meta.state === 'approved' || meta.state === 'auto');
       if (!usable) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
-      return sendPdf(reply, store.files.path(token), meta.sha256);
+      if (ctx.options.presignSeconds > 0 && store.remote && (await store.files.exists(token))) {
+        const url = await store.files.presign(token, ctx.options.presignSeconds);
+        if (url) return reply.code(302).header('Location', url).header('Cache-Control', 'private, no-store').header('ETag', `"${meta.sha256}"`).send();
+      }
+      return sendPdf(reply, await store.files.stream(token), meta.sha256);
     },
   );
 }
 
-async function sendPdf(reply: FastifyReply, file: string, sha256: string): Promise<FastifyReply> {
-  const stream = createReadStream(file);
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', reject);
-  }).catch(() => {
-    throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
-  });
+async function sendPdf(reply: FastifyReply, stream: Readable | null, sha256: string): Promise<FastifyReply> {
+  if (!stream) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
   return (
     reply
       .type('application/pdf')

@@ -4,8 +4,9 @@
  * answered, so a 202 survives a crash.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -196,7 +197,7 @@ export function checkRoutes(ctx: ServiceContext): void {
       await finishedOrThrow(ctx, request.caller!, request.params.id);
       const preview = (await store.previews(request.params.id)).get(request.params.n);
       if (!preview) throw new Problem(404, 'preview-not-found', `Check ${request.params.id} has no preview of page ${request.params.n}.`);
-      return sendFile(reply, preview.file, PREVIEW_TYPES[preview.format] ?? 'application/octet-stream', request.params.id);
+      return sendFile(reply, await store.stream(preview.file), PREVIEW_TYPES[preview.format] ?? 'application/octet-stream', request.params.id);
     },
   );
 
@@ -305,14 +306,8 @@ async function finishedOrThrow(ctx: ServiceContext, caller: Caller, id: string):
   return record;
 }
 
-async function sendFile(reply: FastifyReply, file: string, type: string, id: string): Promise<FastifyReply> {
-  const stream = createReadStream(file);
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', reject);
-  }).catch(() => {
-    throw notFound(id);
-  });
+async function sendFile(reply: FastifyReply, stream: Readable | null, type: string, id: string): Promise<FastifyReply> {
+  if (!stream) throw notFound(id);
   // Not kept by any cache: after a DELETE the report is gone for every browser too.
   return reply.type(type).header('Cache-Control', PRIVATE_NO_STORE).send(stream);
 }

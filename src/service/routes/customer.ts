@@ -3,7 +3,6 @@
  * (`?locale=`, the check's, `Accept-Language`; `?view=prepress` for the technical report), the
  * original's report.html of a fixed check, and each layer's mockup as a PNG.
  */
-import { createReadStream } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { storedReportPage } from '../../jobs/pages.js';
@@ -127,13 +126,8 @@ export function customerRoutes(ctx: ServiceContext, finished: (caller: Caller, i
       const page = report?.pages.find((p) => p.layer === request.params.layer);
       const file = page ? (await ctx.store.mockups(record.id)).get(page.index) : undefined;
       if (!file) throw new Problem(404, 'mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
-      const stream = createReadStream(file);
-      await new Promise<void>((resolve, reject) => {
-        stream.once('open', () => resolve());
-        stream.once('error', reject);
-      }).catch(() => {
-        throw new Problem(404, 'mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
-      });
+      const stream = await ctx.store.stream(file);
+      if (!stream) throw new Problem(404, 'mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
       return reply.type('image/png').header('Cache-Control', PRIVATE_NO_STORE).send(stream);
     },
   );

@@ -4,7 +4,6 @@
  * POST /v1/orders forwards the payload with the existing client: only passing files reach it.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import { OrderServiceClient } from '../../client/client.js';
 import { OrderServiceError, ServiceRateLimitError, ServiceValidationError } from '../../client/errors.js';
 import type { FastifyRequest } from 'fastify';
@@ -342,10 +341,7 @@ export function fixedFileToken(url: string, publicUrl: string | null | undefined
 
 /** Why an approved fixed file cannot be ordered: it is not served any more (removed); null while it is. */
 async function notServed(ctx: ServiceContext, token: string, check: string): Promise<string | null> {
-  const there = await stat(ctx.store.files.path(token)).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+  const there = await ctx.store.files.exists(token);
   return there ? null : `the fixed file of check ${check} is not served any more (it was removed): check the file again`;
 }
 

@@ -1,0 +1,140 @@
+/**
+ * A result never computed twice: a check of the same bytes (SHA-256), target, profile, options
+ * (limits, severities, policy, locale, rasterising) and tool version as an earlier finished check
+ * takes that check's report, previews and mockups at once, and its record names it (`reusedFrom`).
+ *
+ * The index lives in the store (`reuse/<key>` → the check id), so every server and worker sharing
+ * the store (a data folder, or object storage) finds it: fleet-wide. A key is overwritten by the
+ * latest check that made it; an entry whose check is gone (deleted, retention) is dropped when
+ * found and by the sweep.
+ */
+import { createHash } from 'node:crypto';
+import { fixedFileName } from '../flow/check.js';
+import type { PreflightPool } from '../pool/pool.js';
+import type { ProfileRegistry } from '../profile/registry.js';
+import { registryFrom } from '../profile/load.js';
+import type { Report } from '../report/schema.js';
+import { packageVersion } from '../util/package-root.js';
+import type { CheckJob, CheckRecord } from './schema.js';
+import type { JobStore } from './store.js';
+
+/** What of a check decides its report, besides the bytes: any change makes another key. */
+export async function reuseKey(sha256: string, job: CheckJob, context: { profiles?: string | ProfileRegistry; pool?: PreflightPool }): Promise<string> {
+  const resolved = (await registryFrom(context.profiles)).resolve(job.target);
+  const pool = context.pool;
+  const settings = {
+    tool: packageVersion(),
+    sha256,
+    target: job.target,
+    profile: createHash('sha256').update(JSON.stringify(resolved)).digest('hex'),
+    options: job.options,
+    // The operator's limits: a report under another decode budget or time limit may differ.
+    limits: pool ? { decode: pool.decodeLimits, taskTimeoutMs: pool.options.taskTimeoutMs ?? null } : null,
+  };
+  return createHash('sha256').update(stableJson(settings)).digest('hex');
+}
+
+/** Whether a check may take or give a stored result: an upload (a URL's bytes are known only once downloaded). */
+export function reusable(job: CheckJob): boolean {
+  return job.source.kind === 'upload';
+}
+
+/** Whether a finished record is a result another check may take: settled without an error, and its fixed file (if any) still there to copy. */
+export function givesResult(record: CheckRecord): boolean {
+  if (record.status !== 'done' && record.status !== 'needs-approval') return false;
+  return !record.fixed || (record.approval?.state !== 'rejected' && !!record.token);
+}
+
+/**
+ * The earlier finished check of this key and its report, or null. A check that is gone, not
+ * `done`, or whose report is of other bytes is not taken (and its entry is dropped).
+ */
+export async function findReusable(store: JobStore, key: string, sha256: string, self: string): Promise<{ record: CheckRecord; report: Report } | null> {
+  const id = (await store.storage.getText(indexKey(key)))?.trim();
+  if (!id || id === self) return null;
+  const record = await store.readRecord(id).catch(() => null);
+  const report = record && givesResult(record) ? await store.readReport(id).catch(() => null) : null;
+  // A fixed check's report is the fixed file's: the original's is beside it, with the sent bytes' SHA-256.
+  const original = record?.fixed ? await store.readBeforeReport(id).catch(() => null) : report;
+  if (!record || !report || original?.file.sha256 !== sha256 || (record.fixed && !(await store.files.exists(record.token!)))) {
+    if (!record) await store.storage.delete(indexKey(key));
+    return null;
+  }
+  return { record, report };
+}
+
+/** Remembers that check `id` made the result of `key`. */
+export async function rememberResult(store: JobStore, key: string, id: string): Promise<void> {
+  await store.storage.put(indexKey(key), id);
+}
+
+/** What a reused check's record takes over from the earlier one. */
+export type ReusedFields = Pick<CheckRecord, 'status' | 'verdict' | 'fixed' | 'token' | 'approval' | 'fixRefused'>;
+
+/**
+ * Copies an earlier check's result to a new check: report, report.html, previews, mockups, report
+ * pictures and, for a fix, the original's report and pictures. A fixed file is copied under a
+ * token of the new check's own: with `fix: auto` it is usable at once, otherwise it waits for this
+ * check's own approval (a decision on the earlier check is not this customer's). Object by object,
+ * report.json last: present, the result is whole.
+ */
+export async function copyResult(store: JobStore, earlier: CheckRecord, to: string, report: Report, name: string | null, newToken: () => string): Promise<ReusedFields> {
+  // Reports name the file as it was sent: the earlier name gives way to this upload's.
+  const before = earlier.fixed ? await store.readBeforeReport(earlier.id) : null;
+  const earlierName = (before ?? report).file.path;
+  const renamed = (r: Report): Report => {
+    const path = r.file.path;
+    if (name === null || earlierName === null || path === null) return r;
+    const now = path === earlierName ? name : path === fixedFileName(earlierName) ? fixedFileName(name) : path;
+    return { ...r, file: { ...r.file, path: now } };
+  };
+  const json = (r: Report) => `${JSON.stringify(renamed(r), null, 2)}\n`;
+  const prefix = store.checkKey(earlier.id, '');
+  const keys = (await store.storage.list(prefix)).filter((k) => !/^(record\.json|job\.json|report\.json|before\/report\.json)$/.test(k.slice(prefix.length)));
+  for (const key of keys) {
+    const bytes = await store.storage.getBytes(key);
+    if (bytes) await store.storage.put(store.checkKey(to, key.slice(prefix.length)), bytes);
+  }
+  let fixed: Pick<CheckRecord, 'fixed' | 'token' | 'approval'> = {};
+  if (earlier.fixed && earlier.token) {
+    const token = newToken();
+    const bytes = await store.storage.getBytes(store.files.key(earlier.token));
+    const fixedReport = await store.files.readReport(earlier.token);
+    if (!bytes || !fixedReport) throw new Error('the earlier fixed file is gone');
+    const state = earlier.approval?.state === 'auto' ? 'auto' : 'pending';
+    await store.files.write(token, { check: to, bytes, sha256: earlier.fixed.sha256, state, report: renamed(fixedReport) });
+    fixed = { token, fixed: { ...earlier.fixed, url: `/v1/files/${token}.pdf` }, approval: state === 'auto' ? { state, at: new Date().toISOString() } : { state } };
+  }
+  if (before) await store.storage.put(store.checkKey(to, 'before/report.json'), json(before));
+  await store.storage.put(store.checkKey(to, 'report.json'), json(report));
+  return {
+    status: fixed.approval?.state === 'pending' ? 'needs-approval' : 'done',
+    verdict: report.verdict,
+    ...fixed,
+    ...(earlier.fixRefused ? { fixRefused: earlier.fixRefused } : {}),
+  };
+}
+
+/** Removes index entries whose check is gone. Resolves to how many. */
+export async function sweepReuse(store: JobStore): Promise<number> {
+  let removed = 0;
+  for (const name of await store.storage.children('reuse/')) {
+    if (!/^[0-9a-f]{64}$/.test(name)) continue;
+    const id = (await store.storage.getText(`reuse/${name}`).catch(() => null))?.trim();
+    if (id && /^[0-9a-f]{32}$/.test(id) && (await store.hasRecord(id))) continue;
+    await store.storage.delete(`reuse/${name}`);
+    removed++;
+  }
+  return removed;
+}
+
+function indexKey(key: string): string {
+  return `reuse/${key}`;
+}
+
+/** JSON with object keys sorted: the same settings give the same key whatever order they were written in. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
