@@ -23,6 +23,7 @@
  */
 
 import { coherenceScan, J_MAX, J_MIN, N, P } from './coherence.js';
+import { crispFor, pictureKind } from './flat-art.js';
 import { nearestAlong, type LumaTile } from './nearest.js';
 
 /** Candidates below this bin are enlargements beyond 5.3×, judged by {@link UPSCALE_EVIDENCE_LARGE}. */
@@ -60,6 +61,18 @@ export interface DetailEstimate {
   factorHigh?: number | null;
   /** The enlargement repeated pixels (nearest neighbour: blocky) rather than interpolating them (smooth). */
   nearest?: boolean;
+  /**
+   * How sure the verdict is, when an enlargement was found: `high` for repeats clear in both
+   * directions ({@link CLEAR_REPEAT_RATIO}) or a coherence of {@link CLEAR_EVIDENCE} and more in a
+   * picture that is not flat art; `medium` otherwise (most 1.5× finds, flat art's soft edges).
+   */
+  confidence?: 'high' | 'medium';
+  /**
+   * Why a candidate the scan found is no enlargement (flat-art.ts): the picture is near-uniform (a
+   * scan's background layer, a mask), a periodic pattern, or flat art whose edges are crisper than
+   * the enlargement would leave them.
+   */
+  silencedAs?: 'near-uniform' | 'periodic' | 'crisp-flat-art';
 }
 
 export type { LumaTile };
@@ -145,6 +158,11 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
   const found = decideDetail(candidateScores(tile));
   if (found.factorX === null || found.factorY === null) return found;
+  // What the picture is decides what its repeats mean (flat-art.ts): judged only when the scan
+  // found something, so that a photo's verdict costs nothing more.
+  const picture = pictureKind(tile);
+  const silent = (as: Exclude<DetailEstimate['silencedAs'], undefined>): DetailEstimate => ({ factor: null, factorX: null, factorY: null, evidence: found.evidence, silencedAs: as });
+  if (picture.kind === 'near-uniform' || picture.kind === 'periodic') return silent(picture.kind);
   // Repeated pixels say the factor exactly; an interpolated enlargement's is known to a bin either side.
   const alphas = [1 / found.factorX, 1 / found.factorY];
   const alongRows = nearestAlong(tile, alphas, false);
@@ -155,11 +173,22 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
     let [fx, fy] = [alongRows.factor, alongColumns.factor];
     if (fx !== fy && Math.abs(found.factorX / found.factorY - 1) < 0.1) fx = fy = alongRows.ratio <= alongColumns.ratio ? fx : fy;
     const factor = Math.sqrt(fx * fy);
-    return { ...found, factor, factorX: fx, factorY: fy, factorHigh: factor, nearest: true };
+    const confidence = Math.max(alongRows.ratio, alongColumns.ratio) <= CLEAR_REPEAT_RATIO ? 'high' : 'medium';
+    return { ...found, factor, factorX: fx, factorY: fy, factorHigh: factor, nearest: true, confidence };
   }
   const high = (f: number) => P / (P / f - 1);
-  return { ...found, factorHigh: Math.sqrt(high(found.factorX) * high(found.factorY)), nearest: false };
+  const factorHigh = Math.sqrt(high(found.factorX) * high(found.factorY));
+  // Flat art whose edges are narrower than an enlargement by the factor found would leave them was
+  // drawn at its own size; its repeats are its own.
+  if (crispFor(picture, Math.sqrt(found.factorX * found.factorY))) return silent('crisp-flat-art');
+  const confidence = picture.kind === 'picture' && found.evidence >= CLEAR_EVIDENCE ? 'high' : 'medium';
+  return { ...found, factorHigh, nearest: false, confidence };
 }
+
+/** Coherence at which an interpolated enlargement of a picture (not flat art) is stated with high confidence: 2× and more reach 0.6–1 (bench:quality), 1.5× mostly 0.3–0.5. */
+export const CLEAR_EVIDENCE = 0.5;
+/** Repeats this clear (steps at the repeat phases at most this share of the others, both ways) are stated with high confidence: a PNG's are 0, a JPEG's 0.1–0.45. */
+export const CLEAR_REPEAT_RATIO = 0.25;
 
 /** What the scan found per candidate bin (see {@link candidateScores}). */
 export interface CandidateScores {
