@@ -164,7 +164,10 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   const silent = (as: Exclude<DetailEstimate['silencedAs'], undefined>): DetailEstimate => ({ factor: null, factorX: null, factorY: null, evidence: found.evidence, silencedAs: as });
   if (picture.kind === 'near-uniform' || picture.kind === 'periodic') return silent(picture.kind);
   // Repeated pixels say the factor exactly; an interpolated enlargement's is known to a bin either side.
-  const alphas = [1 / found.factorX, 1 / found.factorY];
+  // Flat steps everywhere (flat art, or repeats): the scan may read a repeat's harmonics as
+  // another factor (a 4× repeat saved as JPEG read as 5.8×), so every period is tried, the lattice
+  // deciding (nearest.ts).
+  const alphas = picture.kind === 'flat' ? EVERY_PERIOD : [1 / found.factorX, 1 / found.factorY];
   const alongRows = nearestAlong(tile, alphas, false);
   const alongColumns = alongRows && nearestAlong(tile, alphas, true);
   if (alongRows && alongColumns) {
@@ -184,6 +187,9 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   const confidence = picture.kind === 'picture' && found.evidence >= CLEAR_EVIDENCE ? 'high' : 'medium';
   return { ...found, factorHigh, nearest: false, confidence };
 }
+
+/** One cycle frequency per period of the repeat scan (nearest.ts: 2–7), so that every period is tried. */
+const EVERY_PERIOD = [1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 6, 1 / 7];
 
 /** Coherence at which an interpolated enlargement of a picture (not flat art) is stated with high confidence: 2× and more reach 0.6–1 (bench:quality), 1.5× mostly 0.3–0.5. */
 export const CLEAR_EVIDENCE = 0.5;
