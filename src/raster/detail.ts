@@ -69,10 +69,10 @@ export interface DetailEstimate {
   confidence?: 'high' | 'medium';
   /**
    * Why a candidate the scan found is no enlargement (flat-art.ts): the picture is near-uniform (a
-   * scan's background layer, a mask), a periodic pattern, or flat art whose edges are crisper than
+   * scan's background layer, a mask), a periodic pattern, smooth (a gradient), or flat art whose edges are crisper than
    * the enlargement would leave them.
    */
-  silencedAs?: 'near-uniform' | 'periodic' | 'crisp-flat-art';
+  silencedAs?: 'near-uniform' | 'periodic' | 'smooth' | 'crisp-flat-art';
 }
 
 export type { LumaTile };
@@ -162,7 +162,7 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   // found something, so that a photo's verdict costs nothing more.
   const picture = pictureKind(tile);
   const silent = (as: Exclude<DetailEstimate['silencedAs'], undefined>): DetailEstimate => ({ factor: null, factorX: null, factorY: null, evidence: found.evidence, silencedAs: as });
-  if (picture.kind === 'near-uniform' || picture.kind === 'periodic') return silent(picture.kind);
+  if (picture.kind === 'near-uniform' || picture.kind === 'periodic' || picture.kind === 'smooth') return silent(picture.kind);
   // Repeated pixels say the factor exactly; an interpolated enlargement's is known to a bin either side.
   // Flat steps everywhere (flat art, or repeats): the scan may read a repeat's harmonics as
   // another factor (a 4× repeat saved as JPEG read as 5.8×), so every period is tried, the lattice

@@ -8,6 +8,8 @@
  * - **periodic patterns** (checkerboards, stripes, dot fields, tiled patterns): their spectrum is
  *   a set of lines, coherent at every multiple of the pattern's frequency, and their edges sit on
  *   a lattice — exactly what an enlargement leaves;
+ * - **smooth** pictures (gradients: 98 % of steps flat, hardly a strong edge): no detail for an
+ *   enlargement to have lost — what the scan finds there is JPEG's block grid or 8-bit rounding;
  * - **crisp flat art** (logos, text, shapes, screenshots): large uniform regions whose edges step
  *   from one level to the next in fewer pixels than an enlargement by the factor found would leave
  *   ({@link crispFor}: an interpolating kernel reaches a source pixel either side), so it was drawn
@@ -37,6 +39,8 @@ export const CRISP_SHARE = 0.5;
 const MAX_WIDTH = 8;
 /** Fewest strong edges to judge crispness on. */
 const MIN_EDGES = 40;
+/** A picture is smooth when this share of its steps is flat and it has fewer than {@link MIN_EDGES} strong edges (a gradient). */
+export const SMOOTH_SHARE = 0.98;
 /** A pattern repeats with period T when the mean difference at lag T is at most this share of the difference at lag T/2. */
 export const PERIODIC_RATIO = 0.2;
 /** Longest period looked for (the tile must hold four of them). */
@@ -45,7 +49,7 @@ const MAX_PATTERN_PERIOD = 128;
 /** What the tile is, and the measures behind it. */
 export interface PictureKind {
   /** `flat`: flat art (large uniform regions), whose edges are judged against a factor by {@link crispFor}. */
-  kind: 'near-uniform' | 'periodic' | 'flat' | 'picture';
+  kind: 'near-uniform' | 'periodic' | 'smooth' | 'flat' | 'picture';
   /** Share of pixels at the commonest level (±12). */
   uniformShare: number;
   /** Share of flat steps between neighbours (both directions). */
@@ -71,6 +75,7 @@ export function pictureKind(tile: LumaTile): PictureKind {
   if (uniformShare >= NEAR_UNIFORM_SHARE) return { ...base, kind: 'near-uniform' };
   const period = periodOf(tile, false) ?? periodOf(tile, true);
   if (period) return { ...base, period, kind: 'periodic' };
+  if (flatShare >= SMOOTH_SHARE && !widths) return { ...base, kind: 'smooth' };
   return { ...base, kind: flatShare >= FLAT_SHARE ? 'flat' : 'picture' };
 }
 

@@ -114,6 +114,7 @@ art.resize((648, 648), Image.NEAREST).save(f'{D}/sprites-nn3.png')
   magick('-background', 'white', '-fill', '#900', '-font', FONT, '-pointsize', '90', '-size', '800x', 'label:Summer Sale\n50% off', `PNG24:${join(dir, 'label.png')}`);
   magick('-size', '800x600', 'gradient:navy-gold', `PNG24:${join(dir, 'gradient.png')}`);
   magick('-size', '720x720', 'tile:pattern:checkerboard', '-quality', '92', join(dir, 'checker-jpg.jpg'));
+  magick('-size', '900x900', 'radial-gradient:white-firebrick', '-quality', '80', join(dir, 'radial-jpg.jpg'));
   magick(join(dir, 'sprites.png'), '-sample', '200%', join(dir, 'sprites-nn2.png'));
   // A picture (fractal plasma with grain) enlarged 4× by repeating pixels, saved as JPEG.
   magick(
@@ -157,7 +158,8 @@ describe('flat art drawn at its own pixel size is no enlargement', () => {
     ['logo', 'ImageMagick: anti-aliased circle, rectangle, polygon and text', 'flat'],
     ['label', 'ImageMagick: label: text at 90 pt', 'flat'],
     ['text', 'Pillow: lines of 22-px text', 'periodic'],
-    ['gradient', 'ImageMagick: gradient:navy-gold', 'flat'],
+    ['gradient', 'ImageMagick: gradient:navy-gold', 'smooth'],
+    ['radial-jpg', 'ImageMagick: radial-gradient:white-firebrick, JPEG quality 80 (its block grid read as 4× before)', 'smooth'],
   ];
   it.each(cases)('%s (%s): no enlargement, judged %s', async (name, _how, kind) => {
     const tile = await tileOf(name);
