@@ -332,6 +332,15 @@ for name, html in PAGES.items():
         add(f"shot-{name}-{size[0]}", "flat", "chromium", f"headless chromium --screenshot of a page ({name}) at {size[0]}x{size[1]}", screenshot(html, size))
 
 
+# ---------------------------------------------------------------- as customers pass them on
+# Every fourth design saved again as JPEG at quality 80 (Pillow), every sixth reduced to 71 % by
+# ImageMagick's Lanczos (a design exported large and made smaller): still drawn, never enlarged.
+for k, item in enumerate(list(ITEMS)):
+    if k % 4 == 0:
+        add(f"{item['name']}-q80-jpg", "flat", item["producer"], f"{item['how']}; saved again as JPEG quality 80 by Pillow", lambda dst, src=item["image"]: Image.open(src).convert("RGB").save(dst, quality=80))
+    if k % 6 == 3:
+        add(f"{item['name']}-down71", "flat", item["producer"], f"{item['how']}; reduced to 71 % by ImageMagick -filter Lanczos", lambda dst, src=item["image"]: run(["/usr/bin/convert", src, "-filter", "Lanczos", "-resize", "71%", "PNG24:" + dst]))
+
 # ---------------------------------------------------------------- pixel art enlarged by nearest neighbour (positives)
 def sprite_sheet(seed, cells=12, cell=10):
     """Symmetric 'invader' sprites on a grid, one pixel per pixel, a few colours."""
