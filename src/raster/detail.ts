@@ -23,7 +23,7 @@
  */
 
 import { coherenceScan, J_MAX, J_MIN, N, P } from './coherence.js';
-import { crispFor, pictureKind } from './flat-art.js';
+import { crispFor, edgeLattice, pictureKind } from './flat-art.js';
 import { nearestAlong, type LumaTile } from './nearest.js';
 
 /** Candidates below this bin are enlargements beyond 5.3×, judged by {@link UPSCALE_EVIDENCE_LARGE}. */
@@ -182,11 +182,24 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   const high = (f: number) => P / (P / f - 1);
   const factorHigh = Math.sqrt(high(found.factorX) * high(found.factorY));
   // Flat art whose edges are narrower than an enlargement by the factor found would leave them was
-  // drawn at its own size; its repeats are its own.
-  if (crispFor(picture, Math.sqrt(found.factorX * found.factorY))) return silent('crisp-flat-art');
+  // drawn at its own size; its repeats are its own — unless they form a lattice one way at least (a
+  // photo repeated 2× and saved as JPEG 75 may show it along rows only: its edges are crisp too).
+  const oneWay = alongRows ?? nearestAlong(tile, alphas, true);
+  const factor = Math.sqrt(found.factorX * found.factorY);
+  if (!oneWay && crispFor(picture, factor)) {
+    // Crisp edges on the lattice of an integer factor are a repeat of pixels too faint for the
+    // repeat scan (a photo repeated 2× and saved as JPEG 75); anywhere else, flat art's own.
+    const p = Math.round(factor);
+    const lattice = p >= 2 && p <= 7 && Math.abs(factor - p) < 0.05 ? edgeLattice(tile, p) : null;
+    if (lattice === null || lattice < EDGE_LATTICE) return silent('crisp-flat-art');
+    return { ...found, factor: p, factorX: p, factorY: p, factorHigh: p, nearest: true, confidence: 'medium' };
+  }
   const confidence = picture.kind === 'picture' && found.evidence >= CLEAR_EVIDENCE ? 'high' : 'medium';
   return { ...found, factorHigh, nearest: false, confidence };
 }
+
+/** Share of crisp edges on one phase of the factor's lattice that makes them a repeat of pixels (flat art's: about 1/p). */
+export const EDGE_LATTICE = 0.85;
 
 /** One cycle frequency per period of the repeat scan (nearest.ts: 2–7), so that every period is tried. */
 const EVERY_PERIOD = [1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 6, 1 / 7];

@@ -25,6 +25,12 @@ export const MAX_REPEAT_RATIO = 0.5;
 
 /** Share of a segment's new-pixel places that must step (summed over its lines) for its repeats to count. */
 export const LATTICE_COVERAGE = 0.6;
+/**
+ * A new pixel's place steps when its summed steps exceed the repeats' mean by this much (a repeat's
+ * steps are 0 in a PNG, up to 0.45 of a new pixel's after JPEG at quality 75: bench:quality's camera
+ * set), plus {@link NOISE_PER_LINE}; flat art's places without an edge sit at the repeats' level.
+ */
+const REPEAT_MARGIN = 1.25;
 /** Summed steps at a place below this many levels per line are no step (rounding, JPEG noise). */
 const NOISE_PER_LINE = 0.5;
 
@@ -92,7 +98,10 @@ function repeatsWithPeriod(tile: LumaTile, p: number, columns: boolean): Nearest
         cut = i;
       }
     }
-    if (sorted[p - 1]! <= 0) continue; // a flat segment says nothing
+    // A flat segment says nothing (plain sky, paper: no place steps by 2 levels a line on average).
+    let most = 0;
+    for (let i = 0; i < SEGMENT; i++) most = Math.max(most, at64[i]!);
+    if (sorted[p - 1]! <= 0 || most <= 4 * NOISE_PER_LINE * lines) continue;
     // The lattice must be there, not just the repeats: the new source pixels step at nearly every
     // one of their places (over all the lines), as an enlarged picture's do; flat art whose few
     // edges happen to share a phase (a 37-px checkerboard's, every seventh pixel) shows repeats
@@ -108,7 +117,7 @@ function repeatsWithPeriod(tile: LumaTile, p: number, columns: boolean): Nearest
         repeatPlaces++;
       }
     }
-    const floor = 2 * (repeatSum / Math.max(1, repeatPlaces)) + NOISE_PER_LINE * lines;
+    const floor = REPEAT_MARGIN * (repeatSum / Math.max(1, repeatPlaces)) + NOISE_PER_LINE * lines;
     for (let i = 0; i < SEGMENT; i++) {
       if (steps[i % p]! <= repeatLevel) continue;
       places++;
