@@ -21,6 +21,10 @@
  * (a check makes the preview anyway). Prints recall per factor and filter,
  * false positives per negative class, precision, factor error; and JPEG quality error per encoder
  * setting. Results: bench/quality-results.json (and by hand in bench/RESULTS.md).
+ *
+ * `--flat-only` runs issue 43's flat-art set alone (bench/quality-flat.mjs: designs drawn at their
+ * own pixel size must get no image-upscaled finding; pixel art enlarged by nearest neighbour must),
+ * `--camera-only` issue 36's camera set alone, `--wallpapers-only` the set above alone.
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -31,6 +35,7 @@ import { measureJpegDetail } from '../dist/src/raster/image-detail.js';
 import { jpegQuality } from '../dist/src/pdf/jpeg-quality.js';
 import { makeCameraSet } from './quality-set.mjs';
 import { checkCameraSet, summariseCamera } from './quality-camera.mjs';
+import { checkFlatSet, summariseFlat } from './quality-flat.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const OUT = join(here, 'inputs', 'quality');
@@ -153,10 +158,11 @@ async function makeSet() {
 
 const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)} %` : '—');
 
-// `--camera-only`: issue 36's set alone; `--wallpapers-only`: issue 25's alone.
+// `--camera-only`: issue 36's set alone; `--wallpapers-only`: issue 25's alone; `--flat-only`: issue 43's alone.
+const flatOnly = process.argv.includes('--flat-only');
 const cameraOnly = process.argv.includes('--camera-only');
 const wallpapersOnly = process.argv.includes('--wallpapers-only');
-if (!cameraOnly) {
+if (!cameraOnly && !flatOnly) {
   const items = await makeSet();
   const rows = [];
   let cpuMs = 0;
@@ -267,7 +273,52 @@ if (!cameraOnly) {
   console.log('\nwritten bench/quality-results.json and the quality section of bench/RESULTS.md');
 }
 
-if (!wallpapersOnly) {
+if (!wallpapersOnly && !cameraOnly) {
+  // Issue 43's flat-art set: designs drawn at their own pixel size, and pixel art enlarged by
+  // nearest neighbour (bench/quality-flat.mjs).
+  const flatRows = await checkFlatSet(join(here, 'inputs', 'quality-flat'), (i, n) => process.stderr.write(`\r${i}/${n}`));
+  process.stderr.write('\n');
+  const { lines: flatLines, summary: flatSummary } = summariseFlat(flatRows);
+  console.log(flatLines.join('\n'));
+  const resultsJson = join(here, 'quality-results.json');
+  const previous = existsSync(resultsJson) ? JSON.parse(readFileSync(resultsJson, 'utf8')) : {};
+  const flatOut = flatRows.map((r) => ({
+    name: r.name,
+    cls: r.cls,
+    producer: r.producer,
+    how: r.how,
+    pdfProducer: r.pdfProducer,
+    ppi: r.ppi,
+    factor: r.factor,
+    estimate: r.estimate ?? null,
+    reported: r.reported ?? null,
+    nearest: r.nearest ?? null,
+    crashed: r.crashed ?? null,
+  }));
+  writeFileSync(resultsJson, `${JSON.stringify({ ...previous, flat: { files: flatRows.length, summary: flatSummary, rows: flatOut } }, null, 2)}\n`);
+  const g = flatSummary.goals;
+  const section = `<!-- quality-flat:start -->
+## Flat art (npm run bench:quality -- --flat-only, issue 43's set)
+
+Made ${new Date().toISOString().slice(0, 10)} on ${flatRows.length} print files made at run time by bench/quality-flat.py (how each is made: bench/inputs/quality-flat/manifest.json): SVG designs rendered at their own size by rsvg-convert, cairosvg and Inkscape; text, shapes, stripes, dot fields, checkerboards and gradients from Pillow and ImageMagick; headless chromium screenshots; pixel art enlarged 2×, 3×, 4× by nearest neighbour (the positives). Each on a page at 120–145 ppi by img2pdf or reportlab, checked end to end by preflight(). Needs Debian's librsvg2-bin, python3-cairosvg, inkscape, imagemagick, img2pdf, python3-reportlab, chromium.
+
+\`\`\`
+${flatLines.join('\n').trim()}
+\`\`\`
+
+Goals (issue 43):
+- flat-art set: 0 image-upscaled findings: ${g.flatFindings === 0 ? '**met**' : '**not met**'} (${g.flatFindings} of ${g.flatFiles})
+- pixel art enlarged by nearest neighbour found: ${(100 * g.pixelArtRecall).toFixed(1)} %
+<!-- quality-flat:end -->
+`;
+  const resultsMd = join(here, 'RESULTS.md');
+  const before = existsSync(resultsMd) ? readFileSync(resultsMd, 'utf8') : '';
+  const marked = /<!-- quality-flat:start -->[\s\S]*?<!-- quality-flat:end -->\n?/;
+  writeFileSync(resultsMd, marked.test(before) ? before.replace(marked, section) : `${before.trimEnd()}\n\n${section}`);
+  console.log('\nwritten the flat-art set to bench/quality-results.json and bench/RESULTS.md');
+}
+
+if (!wallpapersOnly && !flatOnly) {
   // Issue 36's set: camera photos of public test suites, enlarged by twelve resamplers, saved by
   // four encoders, put on pages by six producers — each file checked end to end by preflight().
   const out = join(here, 'inputs', 'quality-camera');

@@ -23,6 +23,7 @@
  */
 
 import { coherenceScan, J_MAX, J_MIN, N, P } from './coherence.js';
+import { crispFor, edgeLattice, pictureKind } from './flat-art.js';
 import { nearestAlong, type LumaTile } from './nearest.js';
 
 /** Candidates below this bin are enlargements beyond 5.3×, judged by {@link UPSCALE_EVIDENCE_LARGE}. */
@@ -60,6 +61,18 @@ export interface DetailEstimate {
   factorHigh?: number | null;
   /** The enlargement repeated pixels (nearest neighbour: blocky) rather than interpolating them (smooth). */
   nearest?: boolean;
+  /**
+   * How sure the verdict is, when an enlargement was found: `high` for repeats clear in both
+   * directions ({@link CLEAR_REPEAT_RATIO}) or a coherence of {@link CLEAR_EVIDENCE} and more in a
+   * picture that is not flat art; `medium` otherwise (most 1.5× finds, flat art's soft edges).
+   */
+  confidence?: 'high' | 'medium';
+  /**
+   * Why a candidate the scan found is no enlargement (flat-art.ts): the picture is near-uniform (a
+   * scan's background layer, a mask), a periodic pattern, smooth (a gradient), or flat art whose edges are crisper than
+   * the enlargement would leave them.
+   */
+  silencedAs?: 'near-uniform' | 'periodic' | 'smooth' | 'crisp-flat-art';
 }
 
 export type { LumaTile };
@@ -145,8 +158,16 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
   if (tile.width < N + 1 || tile.height < N + 1) return { factor: null, factorX: null, factorY: null, evidence: 0 };
   const found = decideDetail(candidateScores(tile));
   if (found.factorX === null || found.factorY === null) return found;
+  // What the picture is decides what its repeats mean (flat-art.ts): judged only when the scan
+  // found something, so that a photo's verdict costs nothing more.
+  const picture = pictureKind(tile);
+  const silent = (as: Exclude<DetailEstimate['silencedAs'], undefined>): DetailEstimate => ({ factor: null, factorX: null, factorY: null, evidence: found.evidence, silencedAs: as });
+  if (picture.kind === 'near-uniform' || picture.kind === 'periodic' || picture.kind === 'smooth') return silent(picture.kind);
   // Repeated pixels say the factor exactly; an interpolated enlargement's is known to a bin either side.
-  const alphas = [1 / found.factorX, 1 / found.factorY];
+  // Flat steps everywhere (flat art, or repeats): the scan may read a repeat's harmonics as
+  // another factor (a 4× repeat saved as JPEG read as 5.8×), so every period is tried, the lattice
+  // deciding (nearest.ts).
+  const alphas = picture.kind === 'flat' ? EVERY_PERIOD : [1 / found.factorX, 1 / found.factorY];
   const alongRows = nearestAlong(tile, alphas, false);
   const alongColumns = alongRows && nearestAlong(tile, alphas, true);
   if (alongRows && alongColumns) {
@@ -155,11 +176,38 @@ export function estimateDetail(tile: LumaTile): DetailEstimate {
     let [fx, fy] = [alongRows.factor, alongColumns.factor];
     if (fx !== fy && Math.abs(found.factorX / found.factorY - 1) < 0.1) fx = fy = alongRows.ratio <= alongColumns.ratio ? fx : fy;
     const factor = Math.sqrt(fx * fy);
-    return { ...found, factor, factorX: fx, factorY: fy, factorHigh: factor, nearest: true };
+    const confidence = Math.max(alongRows.ratio, alongColumns.ratio) <= CLEAR_REPEAT_RATIO ? 'high' : 'medium';
+    return { ...found, factor, factorX: fx, factorY: fy, factorHigh: factor, nearest: true, confidence };
   }
   const high = (f: number) => P / (P / f - 1);
-  return { ...found, factorHigh: Math.sqrt(high(found.factorX) * high(found.factorY)), nearest: false };
+  const factorHigh = Math.sqrt(high(found.factorX) * high(found.factorY));
+  // Flat art whose edges are narrower than an enlargement by the factor found would leave them was
+  // drawn at its own size; its repeats are its own — unless they form a lattice one way at least (a
+  // photo repeated 2× and saved as JPEG 75 may show it along rows only: its edges are crisp too).
+  const oneWay = alongRows ?? nearestAlong(tile, alphas, true);
+  const factor = Math.sqrt(found.factorX * found.factorY);
+  if (!oneWay && crispFor(picture, factor)) {
+    // Crisp edges on the lattice of an integer factor are a repeat of pixels too faint for the
+    // repeat scan (a photo repeated 2× and saved as JPEG 75); anywhere else, flat art's own.
+    const p = Math.round(factor);
+    const lattice = p >= 2 && p <= 7 && Math.abs(factor - p) < 0.05 ? edgeLattice(tile, p) : null;
+    if (lattice === null || lattice < EDGE_LATTICE) return silent('crisp-flat-art');
+    return { ...found, factor: p, factorX: p, factorY: p, factorHigh: p, nearest: true, confidence: 'medium' };
+  }
+  const confidence = picture.kind === 'picture' && found.evidence >= CLEAR_EVIDENCE ? 'high' : 'medium';
+  return { ...found, factorHigh, nearest: false, confidence };
 }
+
+/** Share of crisp edges on one phase of the factor's lattice that makes them a repeat of pixels (flat art's: about 1/p). */
+export const EDGE_LATTICE = 0.85;
+
+/** One cycle frequency per period of the repeat scan (nearest.ts: 2–7), so that every period is tried. */
+const EVERY_PERIOD = [1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 6, 1 / 7];
+
+/** Coherence at which an interpolated enlargement of a picture (not flat art) is stated with high confidence: 2× and more reach 0.6–1 (bench:quality), 1.5× mostly 0.3–0.5. */
+export const CLEAR_EVIDENCE = 0.5;
+/** Repeats this clear (steps at the repeat phases at most this share of the others, both ways) are stated with high confidence: a PNG's are 0, a JPEG's 0.1–0.45. */
+export const CLEAR_REPEAT_RATIO = 0.25;
 
 /** What the scan found per candidate bin (see {@link candidateScores}). */
 export interface CandidateScores {

@@ -34,6 +34,10 @@ export const ImageDetailSchema = z.object({
   factorHigh: z.number().nullable().optional(),
   /** Enlarged by repeating pixels (nearest neighbour). */
   nearest: z.boolean().optional(),
+  /** How sure the verdict is (raster/detail.ts): `high` or `medium`, when an enlargement was found. */
+  confidence: z.enum(['high', 'medium']).optional(),
+  /** Why what the scan found is no enlargement (raster/flat-art.ts): a near-uniform picture, a periodic pattern, a smooth one, crisp flat art. */
+  silencedAs: z.enum(['near-uniform', 'periodic', 'smooth', 'crisp-flat-art']).optional(),
   /** How its pixels were read: a JPEG (any filters around it), JPEG 2000, or row data (Flate, LZW, RunLength, none). */
   kind: z.enum(['jpeg', 'jpx', 'rows']).optional(),
 });

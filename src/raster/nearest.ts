@@ -23,6 +23,17 @@ const MAX_PERIOD = 7;
 /** A repeat phase steps at most this share of the weakest other phase (median over segments): 0 in a PNG, 0.1–0.45 after JPEG at quality 70–95 (bench:quality). */
 export const MAX_REPEAT_RATIO = 0.5;
 
+/** Share of a segment's new-pixel places that must step (summed over its lines) for its repeats to count. */
+export const LATTICE_COVERAGE = 0.6;
+/**
+ * A new pixel's place steps when its summed steps exceed the repeats' mean by this much (a repeat's
+ * steps are 0 in a PNG, up to 0.45 of a new pixel's after JPEG at quality 75: bench:quality's camera
+ * set), plus {@link NOISE_PER_LINE}; flat art's places without an edge sit at the repeats' level.
+ */
+const REPEAT_MARGIN = 1.25;
+/** Summed steps at a place below this many levels per line are no step (rounding, JPEG noise). */
+const NOISE_PER_LINE = 0.5;
+
 export interface NearestNeighbour {
   /** The enlargement along the direction: p / (p − repeats). */
   factor: number;
@@ -67,12 +78,15 @@ function repeatsWithPeriod(tile: LumaTile, p: number, columns: boolean): Nearest
   const steps = new Float64Array(p);
   const ratios: number[] = [];
   const repeats: number[] = [];
+  const at64 = new Float64Array(SEGMENT);
   for (let s = 0; s + SEGMENT < length; s += SEGMENT) {
     steps.fill(0);
+    at64.fill(0);
     for (let line = 0; line < lines; line++) {
       let at = line * across + s * along;
-      for (let i = 0; i < SEGMENT; i++, at += along) steps[i % p] = steps[i % p]! + Math.abs(data[at + along]! - data[at]!);
+      for (let i = 0; i < SEGMENT; i++, at += along) at64[i] = at64[i]! + Math.abs(data[at + along]! - data[at]!);
     }
+    for (let i = 0; i < SEGMENT; i++) steps[i % p] = steps[i % p]! + at64[i]!;
     const sorted = Array.from(steps).sort((a, b) => a - b);
     // Repeats and new pixels split at the largest jump (as a ratio) between sorted phases.
     let cut = 0;
@@ -84,8 +98,32 @@ function repeatsWithPeriod(tile: LumaTile, p: number, columns: boolean): Nearest
         cut = i;
       }
     }
-    if (sorted[p - 1]! <= 0) continue; // a flat segment says nothing
-    ratios.push(sorted[cut]! / sorted[cut + 1]!);
+    // A flat segment says nothing (plain sky, paper: no place steps by 2 levels a line on average).
+    let most = 0;
+    for (let i = 0; i < SEGMENT; i++) most = Math.max(most, at64[i]!);
+    if (sorted[p - 1]! <= 0 || most <= 4 * NOISE_PER_LINE * lines) continue;
+    // The lattice must be there, not just the repeats: the new source pixels step at nearly every
+    // one of their places (over all the lines), as an enlarged picture's do; flat art whose few
+    // edges happen to share a phase (a 37-px checkerboard's, every seventh pixel) shows repeats
+    // everywhere else and no lattice.
+    const repeatLevel = sorted[cut]!;
+    let places = 0;
+    let stepping = 0;
+    let repeatSum = 0;
+    let repeatPlaces = 0;
+    for (let i = 0; i < SEGMENT; i++) {
+      if (steps[i % p]! <= repeatLevel) {
+        repeatSum += at64[i]!;
+        repeatPlaces++;
+      }
+    }
+    const floor = REPEAT_MARGIN * (repeatSum / Math.max(1, repeatPlaces)) + NOISE_PER_LINE * lines;
+    for (let i = 0; i < SEGMENT; i++) {
+      if (steps[i % p]! <= repeatLevel) continue;
+      places++;
+      if (at64[i]! > floor) stepping++;
+    }
+    ratios.push(stepping >= LATTICE_COVERAGE * places ? sorted[cut]! / sorted[cut + 1]! : 1);
     repeats.push(cut + 1);
   }
   if (ratios.length === 0) return null;

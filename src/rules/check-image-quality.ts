@@ -96,6 +96,8 @@ export const checkUpscaled: Check = (ctx) => {
           printedPpi: ppiValue(p.ppi),
           detailPpi: ppiValue(detailPpi),
           evidence: round(d.evidence, 3),
+          // How sure the detector is (raster/detail.ts): repeats clear both ways, or strong coherence in a picture that is not flat art.
+          confidence: d.confidence ?? 'medium',
           nearestNeighbour: d.nearest ?? false,
           ref: image.ref,
           image: page.images.indexOf(image) + 1,
