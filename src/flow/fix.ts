@@ -21,7 +21,7 @@ import { actionOf } from '../rules/settle.js';
 import { profileRules } from '../rules/index.js';
 import { readSource } from '../source/read.js';
 import { assertPermutation, type Change, type FixPlan, type Refusal } from '../convert/plan.js';
-import { checkResolved } from './preflight.js';
+import { checkResolved } from './check-file.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 
 export type { Change, Refusal };

@@ -11,9 +11,9 @@ import { check as checkSource, type CheckOptions, type CheckResult, type CheckSo
 import { InputUnreadableError, PreflightError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
-import type { ProfileRegistry } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
-import { registryFrom } from '../profile/load.js';
+import { resolveRun } from '../flow/run.js';
 import { keepRunPages } from './pages.js';
 import type { Report } from '../report/schema.js';
 import type { NetworkOptions } from '../source/network.js';
@@ -142,6 +142,8 @@ interface Checked {
   status: 'done' | 'needs-approval';
   report: Report;
   previews: Map<number, Preview>;
+  /** The product variant as the check resolved it (the call's safe margin on its layers). */
+  target: ResolvedTarget;
   fixed?: CheckResult;
   /** With no fixed file: the fixes that could not be made, and why. */
   refused?: CheckResult['refused'];
@@ -184,7 +186,7 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
  */
 async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fixedState: Pick<CheckRecord, 'fixed' | 'approval'> | null): Promise<string> {
   try {
-    const resolved = (await registryFrom(ctx.profiles)).resolve(job.target);
+    const resolved = result.target;
     const out = result.fixed;
     const pages = await keepRunPages(
       ctx.store,
@@ -232,8 +234,9 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     source = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     options.path = job.source.name;
   }
-  const out = await checkSource(source, job.target, options);
-  return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
+  const run = await resolveRun(job.target, options);
+  const out = await checkSource(source, run);
+  return { status: out.status, report: out.report, previews: out.previews, target: run.target, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
 }
 
 /** The record back in the queue: no run holds it, and it has not started. */

@@ -14,6 +14,7 @@ import { CheckJobSchema, type CheckOptionsSchema, newRecord, type CheckJob, type
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
 import { loosenings } from '../../profile/tighten.js';
+import type { Profile } from '../../profile/schema.js';
 import { PRIVATE_NO_STORE } from '../headers.js';
 import { Problem, toProblem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
@@ -350,6 +351,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
   const temp = ctx.store.uploadTemp(id);
   const fields: Record<string, string> = {};
   let name: string | null = null;
+  let known: ReturnType<typeof targetOrThrow> | null = null;
   try {
     const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
     for await (const part of parts) {
@@ -361,7 +363,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
         name = cleanName(part.filename);
         // Fields sent before the file (curl -F sku=… -F file=@…) are judged before a byte is stored.
         const early = targetOf(fields);
-        if (early.ok) targetOrThrow(ctx, early.target);
+        if (early.ok) known = targetOrThrow(ctx, early.target);
         // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
         // client is still sending, and nothing more is read or kept.
         part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
@@ -377,8 +379,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     const errors = form.success ? [] : zodFields(form.error);
     if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
     if (!form.success || name === null) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
-    const target = targetOrThrow(ctx, form.data);
-    policyOrThrow(ctx, caller, target, form.data.policy);
+    // The target judged before the file is the one the form names (a field is never given twice): not looked up again.
+    const { target, resolved } = known ?? targetOrThrow(ctx, form.data);
+    policyOrThrow(ctx, caller, resolved.profile, form.data.policy);
     const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
     const file = await ctx.store.commitUpload(temp, id);
     const raster = form.data.raster !== 'false';
@@ -425,9 +428,8 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     throw new Problem(400, 'request-invalid', `The body is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
   }
   const b = parsed.data;
-  const target = targetOrThrow(ctx, b);
   // The operator's profile is the bound: a call may ask for a stricter check, never a looser one.
-  const resolved = ctx.registry.resolve(target);
+  const { target, resolved } = targetOrThrow(ctx, b);
   const looser = loosenings(resolved.limits, resolved.profile.severities, b);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
@@ -435,7 +437,7 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
       errors: looser,
     });
   }
-  policyOrThrow(ctx, caller, target, b.policy);
+  policyOrThrow(ctx, caller, resolved.profile, b.policy);
   const callbackUrl = await callbackOrThrow(ctx, b.callbackUrl);
   const options = {
     raster: b.raster ?? true,
@@ -450,9 +452,8 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
 }
 
 /** A call's policy may only tighten the operator's (the profile's severities and policy). */
-function policyOrThrow(ctx: ServiceContext, caller: Caller, target: CheckJob['target'], policy: Policy | undefined): void {
+function policyOrThrow(ctx: ServiceContext, caller: Caller, profile: Profile, policy: Policy | undefined): void {
   if (!policy) return;
-  const { profile } = ctx.registry.resolve(target);
   const looser = policyLoosenings(profileRules(profile), policy);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
@@ -469,12 +470,11 @@ function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; 
     throw new Problem(400, 'request-invalid', t.errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors: t.errors });
   }
   try {
-    ctx.registry.resolve(t.target);
+    return { target: t.target, resolved: ctx.registry.resolve(t.target) };
   } catch (error) {
     ctx.metrics.rejectedSubmission('unknown-target');
     throw error;
   }
-  return t.target;
 }
 
 async function callbackOrThrow(ctx: ServiceContext, url: string | undefined): Promise<string | undefined> {
