@@ -302,6 +302,8 @@ async function fixOne(
         signal: options.hardSignal,
         keepPreviews: wantHtml,
         fix: options.fix!,
+        // Batch has no per-file instructions: a refusal says how to fix that file on its own.
+        instructions: 'batch',
       },
       resolution.resolved,
     );

@@ -107,6 +107,7 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       fit: values.fit as 'contain' | undefined,
       ...(quality ? { jpegQuality: quality } : {}),
       approve,
+      instructions: 'cli',
     },
     { profiles: registry, severities, policy, ...(pool ? { pool } : {}) },
   ).finally(() => pool?.destroy());

@@ -87,14 +87,14 @@ function isRun(target: Target | ResolvedRun): target is ResolvedRun {
 
 /** Check, then (with a mode) fix and check again. */
 async function checkFile(run: ResolvedRun, bytes: Uint8Array, path: string | null): Promise<CheckResult> {
-  const { fix: mode, rotate, fit, fixedPath, keepPreviews } = run.options;
+  const { fix: mode, rotate, fit, fixedPath, keepPreviews, instructions } = run.options;
   const first = await checkResolved(run, bytes, { path, keepPreviews });
   const unchanged: CheckResult = { status: 'done', report: first.report, previews: first.previews, before: first.report, beforePreviews: first.previews, fixed: null };
   if (!mode) return unchanged;
   const codes = [...new Set(first.report.findings.filter((f) => f.action === 'fix' && isFixable(f.code)).map((f) => f.code))];
   if (!codes.length) return unchanged;
   // This flow asks for approval itself (status needs-approval): every fix the policy names is made.
-  const fixOptions = parseFixOptions({ ...(rotate ? { rotate } : {}), ...(fit ? { fit } : {}), codes, approve: 'all', recheck: false });
+  const fixOptions = parseFixOptions({ ...(rotate ? { rotate } : {}), ...(fit ? { fit } : {}), codes, approve: 'all', recheck: false, instructions });
   const made = await fixResolved(run, bytes, first.report, fixOptions, path);
   // No fixed file: the fixes the policy asked for and why each was not made stay with the result.
   if (!made.bytes) return { ...unchanged, ...(made.refused.length ? { refused: made.refused } : {}) };

@@ -5,6 +5,7 @@ import { ProfileRegistry } from '../profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
 import { FixModeSchema, PolicySchema } from '../model/policy.js';
 import { NetworkOptionsSchema } from '../source/network.js';
+import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 import { PreflightPool } from '../pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
@@ -12,11 +13,6 @@ import { DecodeLimitsOverrideSchema } from '../pdf/decode-budget.js';
 
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
 export const TargetSchema = z.union([z.object({ product: z.string().min(1), variant: z.string().min(1) }).strict(), z.object({ sku: z.string().min(1) }).strict()]);
-
-/** Direction to turn sideways pages: clockwise or counter-clockwise. */
-export const RotateSchema = z.enum(['cw', 'ccw']);
-/** How to fit a page of other proportions than its layer. */
-export const FitSchema = z.enum(['contain', 'cover', 'stretch']);
 
 /** The options of every check (those of {@link preflight}); defaults are set here and nowhere else. */
 const PreflightFields = z
@@ -135,6 +131,8 @@ export const CheckOptionsSchema = z
     network: NetworkOptionsSchema.prefault({}),
     /** Return each page's preview (default true). */
     keepPreviews: z.boolean().default(true),
+    /** Whose words a refused fix uses to say which instruction it needs (`library` options, `cli` flags, `http` fields). */
+    instructions: InstructionWordsSchema.default('library'),
   })
   .strict()
   .refine(noJpegInFolder, NO_JPEG_IN_FOLDER);

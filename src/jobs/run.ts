@@ -219,6 +219,10 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     // The HTML report shows previews whether or not they are kept as files.
     keepPreviews: job.options.raster,
     ...(job.options.fix ? { fix: job.options.fix } : {}),
+    ...(job.options.rotate ? { rotate: job.options.rotate } : {}),
+    ...(job.options.fit ? { fit: job.options.fit } : {}),
+    // A refused fix names the HTTP fields that would let it be made, never a command-line flag.
+    instructions: 'http',
   };
   let source: CheckSource;
   if (job.source.kind === 'url') {

@@ -9,6 +9,7 @@ import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
 import { FixChangeSchema, FixModeSchema, PolicySchema, RefusedFixSchema } from '../model/policy.js';
+import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
@@ -55,6 +56,10 @@ export const CheckOptionsSchema = z
     policy: PolicySchema.optional(),
     /** Apply the policy's fixes: `auto` (use the fixed file), `approve` (apply them, then wait for approval). */
     fix: FixModeSchema.optional(),
+    /** Direction to turn sideways pages, when the policy fixes page-orientation-mismatch. */
+    rotate: RotateSchema.optional(),
+    /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
+    fit: FitSchema.optional(),
     /** Language of the customer messages in the report and on the approval page. */
     locale: LocaleSchema.optional(),
   })

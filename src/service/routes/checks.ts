@@ -390,6 +390,8 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
       previews: raster,
       ...(form.data.policy ? { policy: form.data.policy } : {}),
       ...(form.data.fix ? { fix: form.data.fix } : {}),
+      ...(form.data.rotate ? { rotate: form.data.rotate } : {}),
+      ...(form.data.fit ? { fit: form.data.fit } : {}),
       ...(form.data.locale ? { locale: form.data.locale } : {}),
     };
     return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
@@ -446,6 +448,8 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     ...(b.limits ? { limits: b.limits } : {}),
     ...(b.policy ? { policy: b.policy } : {}),
     ...(b.fix ? { fix: b.fix } : {}),
+    ...(b.rotate ? { rotate: b.rotate } : {}),
+    ...(b.fit ? { fit: b.fit } : {}),
     ...(b.locale ? { locale: b.locale } : {}),
   };
   return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);

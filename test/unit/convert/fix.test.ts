@@ -73,7 +73,8 @@ describe('fix: geometry', () => {
     const profiles = await customProduct(sizes.map(([w, h]) => [h, w]));
     const refused = await fix(tshirt, { sku: 'CUSTOM-X' }, {}, { profiles, pool });
     expect(refused.refused.map((x) => x.code)).toContain('page-orientation-mismatch');
-    expect(refused.refused[0]!.reason).toMatch(/--rotate cw or --rotate ccw/);
+    // The library's fix names its option (the fix command says --rotate: test/e2e/cli.test.ts).
+    expect(refused.refused[0]!.reason).toMatch(/the option rotate: 'cw' or 'ccw'/);
     const r = await fix(tshirt, { sku: 'CUSTOM-X' }, { rotate: 'cw' }, { profiles, pool });
     expect(codes(r.after!).has('page-orientation-mismatch')).toBe(false);
     expect(r.after!.verdict).toBe('pass');

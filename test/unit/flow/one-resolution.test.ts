@@ -106,7 +106,10 @@ describe('one resolution per check', () => {
     afterAll(() => service?.close());
 
     it('one look-up at the door (before a byte is kept) and one in the run, with or without a policy', async () => {
-      const forms: Record<string, string>[] = [{ sku: 'T-SHIRT-M', raster: 'false' }, { sku: 'T-SHIRT-M', raster: 'false', fix: 'auto', policy: JSON.stringify({ 'page-order-mismatch': 'fix' }) }];
+      const forms: Record<string, string>[] = [
+        { sku: 'T-SHIRT-M', raster: 'false' },
+        { sku: 'T-SHIRT-M', raster: 'false', fix: 'auto', policy: JSON.stringify({ 'page-order-mismatch': 'fix' }) },
+      ];
       for (const fields of forms) {
         let status = 0;
         const n = await counted(async () => {
