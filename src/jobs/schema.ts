@@ -93,7 +93,7 @@ export { FixChangeSchema, RefusedFixSchema };
 /** The fixed file of a check: where it is served, its SHA-256, what was changed and what could not be. */
 export const FixedFileSchema = z
   .object({
-    /** `/v1/files/{token}.pdf`: stable, unguessable, no API key (served once the fix is approved, or at once with `fix: auto`). */
+    /** `/v1/files/{token}.pdf` — absolute (`<publicUrl>/v1/files/{token}.pdf`) when the server has a public URL: stable, unguessable, no API key (served once the fix is approved, or at once with `fix: auto`). */
     url: z.string(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     bytes: z.number().int().min(0),

@@ -80,7 +80,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
         ...(pool ? { pool } : {}),
         profiles: registry,
         network: { allowHosts: options.allowHosts },
-        ...(options.callbackSecret ? { callback: { secret: options.callbackSecret, backoffMs: options.callbackBackoffMs, allowHosts: options.allowHosts } } : {}),
+        ...(options.callbackSecret ? { callback: { secret: options.callbackSecret, backoffMs: options.callbackBackoffMs, allowHosts: options.allowHosts, publicUrl: options.publicUrl ?? null } } : {}),
         onFinished: (r) => onFinished(r),
       });
   const tenants = queue.tenants ?? new MemoryLedger();

@@ -326,7 +326,7 @@ export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecor
   const pages = reported ? [...(await ctx.store.previews(id)).keys()] : [];
   // A fixed check carries the original's report too, each bound to its own file's SHA-256.
   const original = reported && record.fixed ? await ctx.store.readBeforeReport(id) : null;
-  return checkView(record, report, pages, original);
+  return checkView(record, report, pages, original, ctx.options.publicUrl);
 }
 
 const newId = () => randomUUID().replaceAll('-', '');
