@@ -52,9 +52,9 @@ export function checkRoutes(ctx: ServiceContext): void {
   const submitResponses = {
     200: { description: 'Finished within `wait`', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
     202: {
-      description: 'Accepted; poll `Location`',
+      description: 'Accepted; poll `Location`, first after `Retry-After` seconds',
       schema: CheckViewSchema,
-      headers: { Location: 'the check: /v1/checks/{id}', 'Cache-Control': 'private, no-store' },
+      headers: { Location: 'the check: /v1/checks/{id}', 'Retry-After': 'seconds to wait before the first poll (a check rarely finishes sooner)', 'Cache-Control': 'private, no-store' },
       example: CHECK_QUEUED_EXAMPLE,
     },
     400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
@@ -279,11 +279,18 @@ async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { 
   const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
   reply.header('Cache-Control', PRIVATE_NO_STORE);
   if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
-  return reply
-    .code(202)
-    .header('Location', `/v1/checks/${job.id}`)
-    .send(await viewOf(ctx, job.id));
+  return (
+    reply
+      .code(202)
+      .header('Location', `/v1/checks/${job.id}`)
+      // Paces polling: a check takes seconds, so a client that polls at once only adds load.
+      .header('Retry-After', String(POLL_AFTER_S))
+      .send(await viewOf(ctx, job.id))
+  );
 }
+
+/** Seconds a client waits before polling an accepted check: about the time a typical check takes. */
+const POLL_AFTER_S = 2;
 
 function notFound(id: string): Problem {
   return new Problem(404, 'check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
