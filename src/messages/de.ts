@@ -88,7 +88,7 @@ export const de: Catalogue = {
     after: 'Nachher',
     beforeCaption: 'Wie Sie es geschickt haben: Seite {page} Ihrer Datei',
     afterCaption: 'So wird es gedruckt',
-    moved: 'Dieses Design war auf Seite {from} Ihrer Datei. Es gehört {layer_auf}, deshalb haben wir es dorthin gesetzt.',
+    moved: 'Dieses Design war auf Seite {from} Ihrer Datei. Es ist {layer_design}, deshalb haben wir es dorthin gesetzt.',
     whereChanged: 'Was sich geändert hat, aus der Nähe',
     cropBeforeAlt: 'Ausschnitt vor der Änderung',
     cropAfterAlt: 'Ausschnitt nach der Änderung',

@@ -81,7 +81,7 @@ export const es: Catalogue = {
     after: 'Después',
     beforeCaption: 'Tal como lo envió: página {page} de su archivo',
     afterCaption: 'Tal como se imprimirá',
-    moved: 'Este diseño estaba en la página {from} de su archivo. Corresponde a {layer_el}, así que lo hemos puesto ahí.',
+    moved: 'Este diseño estaba en la página {from} de su archivo. Va en {layer_el}, así que lo hemos puesto ahí.',
     whereChanged: 'Dónde ha cambiado, en detalle',
     cropBeforeAlt: 'Detalle antes del cambio',
     cropAfterAlt: 'Detalle después del cambio',
