@@ -63,6 +63,7 @@ export const de: Catalogue = {
     pageWithoutPart: 'Seite {page}: gehört zu keinem Teil des Produkts',
     partOk: 'Hier ist nichts zu ändern.',
     partNotOk: 'Hier muss etwas geändert werden.',
+    partNotes: 'Hier ist nichts zu ändern; lesen Sie die Hinweise.',
     onProduct: 'Auf dem Produkt',
     printFile: 'Die Druckdatei mit Schnitt- und Sicherheitslinien',
     mockupAlt: 'Ihr Design {layer_auf}',

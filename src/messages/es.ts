@@ -57,6 +57,7 @@ export const es: Catalogue = {
     pageWithoutPart: 'Página {page}: no forma parte del producto',
     partOk: 'Nada que cambiar aquí.',
     partNotOk: 'Hay algo que cambiar aquí.',
+    partNotes: 'Nada que cambiar aquí; lea las observaciones.',
     onProduct: 'En el producto',
     printFile: 'El archivo de impresión, con sus líneas de corte y de seguridad',
     mockupAlt: 'Su diseño dibujado {layer_en}',
