@@ -9,7 +9,7 @@ import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../flow/options.js';
 import { defaultPool } from '../pool/pool.js';
 import type { Target } from '../flow/options.js';
-import { check } from '../flow/check.js';
+import { checkRun } from '../flow/check.js';
 import { resolveRun } from '../flow/run.js';
 import type { FixMode } from '../model/policy.js';
 import { registryFrom } from '../profile/load.js';
@@ -242,7 +242,7 @@ async function judgeOnce(
     );
   let judged;
   try {
-    judged = await check(
+    judged = await checkRun(
       source.bytes,
       await resolveRun(
         resolution.target,
@@ -307,7 +307,7 @@ async function fixOne(
       },
       resolution.resolved,
     );
-    done = await check(bytes, run);
+    done = await checkRun(bytes, run);
   } catch (error) {
     if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
     return writeError(out, base, null, via, error instanceof Error ? error.message : String(error));

@@ -114,7 +114,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   // the checks and reads the file's structure (on another core): its start-up is off the critical path.
   const file = await readForCheck(positionals[0]!);
   if (!values['no-raster'] && file.needsWorker) (pool ?? defaultPool()).warm(1);
-  const [{ check }, { resolveRun }, { renderHtml }, { renderText }] = await Promise.all([
+  const [{ checkRun }, { resolveRun }, { renderHtml }, { renderText }] = await Promise.all([
     import('../flow/check.js'),
     import('../flow/run.js'),
     import('../report/html.js'),
@@ -144,7 +144,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
       },
       resolved,
     );
-    result = await check(file.bytes ?? positionals[0]!, run);
+    result = await checkRun(file.bytes ?? positionals[0]!, run);
   } finally {
     await pool?.destroy();
   }

@@ -55,18 +55,24 @@ export interface CheckResult {
 /**
  * Checks a file — and with `fix`, fixes what the policy says to fix and checks the fixed file again.
  * Every surface enters here: the library's `preflight`, `checkAndFix` and their URL forms, the
- * command line, batch, the hot folder, the service and the fleet.
+ * command line, batch, the hot folder, the service and the fleet (those that resolved the run
+ * already, to use its target, through `checkRun`).
  * @param source a path, the file's bytes, or `{ url }`
- * @param target `{ product, variant }` or `{ sku }` — or a run a surface resolved already with
- *   {@link resolveRun} (its options are the run's; nothing is parsed or looked up again)
  * @example
  * const out = await check({ url: 'https://cdn.example.com/a.pdf' }, { sku: 'T-SHIRT-M' }, { fix: 'approve', locale: 'pt' });
  * if (out.status === 'needs-approval') console.log(out.fixed?.changes.map((c) => c.customer));
  */
-export async function check(source: CheckSource, target: Target, options?: CheckOptions): Promise<CheckResult>;
-export async function check(source: CheckSource, run: ResolvedRun): Promise<CheckResult>;
-export async function check(source: CheckSource, target: Target | ResolvedRun, options: CheckOptions = {}): Promise<CheckResult> {
-  const run = isRun(target) ? target : await resolveRun(target, options);
+export async function check(source: CheckSource, target: Target, options: CheckOptions = {}): Promise<CheckResult> {
+  return checkRun(source, await resolveRun(target, options));
+}
+
+/**
+ * {@link check} under a run resolved once (flow/run.ts): nothing is parsed or looked up again.
+ * @example
+ * const run = await resolveRun({ sku: 'T-SHIRT-M' }, { raster: false });
+ * const out = await checkRun(bytes, run);
+ */
+export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<CheckResult> {
   if (typeof source === 'object' && !(source instanceof Uint8Array)) {
     const got = await downloadWith(run, source.url);
     if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
@@ -79,10 +85,6 @@ export async function check(source: CheckSource, target: Target | ResolvedRun, o
   // The name the reports give the file: the one the caller gives, else the path it was read from.
   const file = await readSourceBytes(source, run.options.path);
   return checkFile(run, file.bytes, file.path);
-}
-
-function isRun(target: Target | ResolvedRun): target is ResolvedRun {
-  return typeof target === 'object' && target !== null && 'registry' in target && 'request' in target;
 }
 
 /** Check, then (with a mode) fix and check again. */

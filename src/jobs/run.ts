@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { check as checkSource, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
+import { checkRun, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
 import { InputUnreadableError, PreflightError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
@@ -239,7 +239,7 @@ async function check(job: CheckJob, ctx: RunContext): Promise<Checked> {
     options.path = job.source.name;
   }
   const run = await resolveRun(job.target, options);
-  const out = await checkSource(source, run);
+  const out = await checkRun(source, run);
   return { status: out.status, report: out.report, previews: out.previews, target: run.target, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
 }
 
