@@ -1,6 +1,6 @@
 import { realpath, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fix } from '../flow/fix.js';
+import { fixKnown } from '../flow/fix.js';
 import { formatBytes } from '../pdf/units.js';
 import { renderText } from '../report/text.js';
 import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
@@ -92,11 +92,11 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
   const policy = policyFrom(values.policy);
   const approve = approveFrom(values.approve);
   // The profiles read once, here: the fix is given the registry.
-  const { target, registry } = await lookUpTarget(values);
+  const { target, registry, resolved } = await lookUpTarget(values);
   const poolLimits = poolLimitsFrom(values);
   const { PreflightPool } = await import('../pool/pool.js');
   const pool = Object.keys(poolLimits).length ? new PreflightPool(poolLimits) : undefined;
-  const result = await fix(
+  const result = await fixKnown(
     input,
     target,
     {
@@ -110,6 +110,7 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       instructions: 'cli',
     },
     { profiles: registry, severities, policy, ...(pool ? { pool } : {}) },
+    resolved,
   ).finally(() => pool?.destroy());
   if (result.bytes) {
     try {

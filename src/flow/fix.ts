@@ -86,10 +86,18 @@ const FATAL: FindingCode[] = ['file-not-pdf', 'pdf-damaged', 'pdf-encrypted', 'p
  * if (bytes && after?.verdict !== 'fail') await writeFile('out.pdf', bytes);
  */
 export async function fix(input: string | Uint8Array, target: Target, options: FixOptions = {}, preflightOptions: PreflightOptions = {}): Promise<FixResult> {
+  return fixKnown(input, target, options, preflightOptions);
+}
+
+/**
+ * {@link fix} of a target the caller resolved already from `preflightOptions.profiles` (the
+ * command line's typo check): it is not looked up again.
+ */
+export async function fixKnown(input: string | Uint8Array, target: Target, options: FixOptions, preflightOptions: PreflightOptions, known?: ResolvedTarget): Promise<FixResult> {
   const opts = parseFixOptions(options);
   // The instructions of the options are the call's policy too: `--rotate cw` asks for the turn.
   const policy: Policy = { ...instructed(opts), ...preflightOptions.policy };
-  const run = await resolveRun(target, { ...preflightOptions, policy, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY });
+  const run = await resolveRun(target, { ...preflightOptions, policy, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY }, known);
   const source = await readSource(input);
   const before = (await checkResolved(run, source.bytes, { keepPreviews: false, path: source.path, raster: false })).report;
   const made = await fixResolved(run, source.bytes, before, opts, source.path);
