@@ -15,7 +15,7 @@ export { PreflightPool, PoolOptionsSchema, defaultPool, closeDefaultPool, type P
 export { DEFAULT_DECODE_LIMITS, DecodeLimitsSchema, tightenLimits, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
 export { renderHtml, type HtmlPreview } from './report/html.js';
 export { RasterFactsSchema, type RasterFacts } from './raster/facts.js';
-export { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './flow/options.js';
+export { CheckOptionsSchema, PreflightOptionsSchema, TargetSchema, type PreflightOptions, type Target } from './flow/options.js';
 export { loadProfiles, parseProfile, DEFAULT_PROFILES_DIR } from './profile/load.js';
 export { ProfileRegistry, type ResolvedTarget, type LayerSpec } from './profile/registry.js';
 export { ProfileSchema, LimitsSchema, type Profile, type ProfileInput, type Limits } from './profile/schema.js';

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import type { Target } from '../flow/options.js';
-import type { ProfileRegistry } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 
 export interface BatchFile {
   /** Absolute path. */
@@ -124,15 +124,15 @@ export function parseCsv(text: string): string[][] {
   return rows;
 }
 
-export type Resolution = { target: Target; via: 'manifest' | 'file name' | 'folder' } | { error: string };
+/** A file's product: the target as found, how, and the target resolved (passed down, not looked up again). */
+export type Resolution = { target: Target; via: 'manifest' | 'file name' | 'folder'; resolved: ResolvedTarget } | { error: string };
 
 /** The product of one file, by manifest, file-name prefix or folder name, in that order. */
 export function resolveTarget(rel: string, manifest: Manifest, registry: ProfileRegistry): Resolution {
   const listed = manifest.get(rel);
   if (listed) {
     try {
-      registry.resolve(listed);
-      return { target: listed, via: 'manifest' };
+      return { target: listed, via: 'manifest', resolved: registry.resolve(listed) };
     } catch (error) {
       return { error: `the manifest names a product that is not in the profiles: ${(error as Error).message}` };
     }
@@ -141,8 +141,7 @@ export function resolveTarget(rel: string, manifest: Manifest, registry: Profile
   const prefix = name.includes('__') ? name.slice(0, name.indexOf('__')) : null;
   if (prefix) {
     try {
-      registry.resolve({ sku: prefix });
-      return { target: { sku: prefix }, via: 'file name' };
+      return { target: { sku: prefix }, via: 'file name', resolved: registry.resolve({ sku: prefix }) };
     } catch {
       // not a SKU: try the folders
     }
@@ -150,8 +149,7 @@ export function resolveTarget(rel: string, manifest: Manifest, registry: Profile
   for (let folder = dirname(rel); folder !== '.' && folder !== '/' && folder !== ''; folder = dirname(folder)) {
     const sku = basename(folder);
     try {
-      registry.resolve({ sku });
-      return { target: { sku }, via: 'folder' };
+      return { target: { sku }, via: 'folder', resolved: registry.resolve({ sku }) };
     } catch {
       // keep looking upwards
     }

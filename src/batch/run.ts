@@ -8,12 +8,12 @@ import { join, resolve } from 'node:path';
 import { PreflightError } from '../errors.js';
 import type { PreflightOptions } from '../flow/options.js';
 import { defaultPool } from '../pool/pool.js';
-import { preflightWithPreviews } from '../flow/preflight.js';
 import type { Target } from '../flow/options.js';
-import { checkAndFix, type CheckAndFixOptions } from '../flow/check-and-fix.js';
+import { checkRun } from '../flow/check.js';
+import { resolveRun } from '../flow/run.js';
 import type { FixMode } from '../model/policy.js';
 import { registryFrom } from '../profile/load.js';
-import type { ProfileRegistry } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
 import { renderHtml } from '../report/html.js';
 import { ReportSchema, type Report } from '../report/schema.js';
@@ -201,7 +201,7 @@ async function judgeOnce(
   const base = { file: file.rel, report: paths.report, html: null, reason: null, rules: {}, reused: false };
   const resolution = resolveTarget(file.rel, manifest, registry);
   if ('error' in resolution) return writeError(out, base, null, null, resolution.error);
-  const target = registry.resolve(resolution.target);
+  const target = resolution.resolved;
   let source;
   try {
     source = await readSourceBytes(file.path, file.rel);
@@ -231,7 +231,8 @@ async function judgeOnce(
   if (options.fix)
     return fixOne(
       source.bytes,
-      resolution.target,
+      resolution,
+      registry,
       out,
       base,
       resolution.via,
@@ -241,15 +242,23 @@ async function judgeOnce(
     );
   let judged;
   try {
-    judged = await preflightWithPreviews(source.bytes, resolution.target, {
-      // Many files keep the workers busy: structure goes to them too, off this thread.
-      structureInThreadMaxBytes: 0,
-      ...BATCH_PREVIEWS,
-      ...options.preflight,
-      path: file.rel,
-      signal: options.hardSignal,
-      keepPreviews: wantHtml,
-    } as PreflightOptions);
+    judged = await checkRun(
+      source.bytes,
+      await resolveRun(
+        resolution.target,
+        {
+          // Many files keep the workers busy: structure goes to them too, off this thread.
+          structureInThreadMaxBytes: 0,
+          ...BATCH_PREVIEWS,
+          ...options.preflight,
+          profiles: registry,
+          path: file.rel,
+          signal: options.hardSignal,
+          keepPreviews: wantHtml,
+        },
+        target,
+      ),
+    );
   } catch (error) {
     if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
     return writeError(out, base, target.sku, resolution.via, error instanceof Error ? error.message : String(error));
@@ -270,7 +279,8 @@ async function judgeOnce(
 /** Check, fix by policy, check again; the original's report in reports/, the fixed file and its report in fixed/. */
 async function fixOne(
   bytes: Uint8Array,
-  target: Target,
+  resolution: { target: Target; resolved: ResolvedTarget },
+  registry: ProfileRegistry,
   out: string,
   base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
   via: BatchResult['via'],
@@ -281,15 +291,23 @@ async function fixOne(
   const wantHtml = options.html ?? true;
   let done;
   try {
-    done = await checkAndFix(bytes, target, {
-      structureInThreadMaxBytes: 0,
-      ...BATCH_PREVIEWS,
-      ...options.preflight,
-      path: rel,
-      signal: options.hardSignal,
-      keepPreviews: wantHtml,
-      fix: options.fix!,
-    } as CheckAndFixOptions);
+    const run = await resolveRun(
+      resolution.target,
+      {
+        structureInThreadMaxBytes: 0,
+        ...BATCH_PREVIEWS,
+        ...options.preflight,
+        profiles: registry,
+        path: rel,
+        signal: options.hardSignal,
+        keepPreviews: wantHtml,
+        fix: options.fix!,
+        // Batch has no per-file instructions: a refusal says how to fix that file on its own.
+        instructions: 'batch',
+      },
+      resolution.resolved,
+    );
+    done = await checkRun(bytes, run);
   } catch (error) {
     if (error instanceof PreflightError && error.code === 'ERR_ABORTED') return 'aborted';
     return writeError(out, base, null, via, error instanceof Error ? error.message : String(error));

@@ -218,7 +218,7 @@ async function earlierResult(
 ): Promise<{ result: BatchResult; name: string | null } | null> {
   const resolution = resolveTarget(file.rel, manifest, registry);
   if ('error' in resolution) return null;
-  const target = registry.resolve(resolution.target);
+  const target = resolution.resolved;
   const digest = profileDigest(target, { ...target.limits, ...options.preflight?.limits }, options.preflight?.severities ?? {}, options.preflight?.policy ?? {});
   const matches = async (path: string): Promise<Report | null> => {
     try {

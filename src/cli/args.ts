@@ -1,7 +1,7 @@
 import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMode, type Policy } from '../model/policy.js';
 import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../model/locales.js';
 import { UnknownTargetError } from '../errors.js';
-import type { Target } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget, Target } from '../profile/registry.js';
 import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../model/codes.js';
 import type { Verdict } from '../report/schema.js';
 import { didYouMean } from './suggest.js';
@@ -98,11 +98,20 @@ export function targetFrom(values: { product?: string; variant?: string; sku?: s
  * line with the nearest SKU, product or variant: `unknown SKU "T-SHIRT-XXL" (did you mean "T-SHIRT-2XL"?)`.
  */
 export async function resolveTarget(values: { product?: string; variant?: string; sku?: string; profiles?: string }): Promise<Target> {
+  return (await lookUpTarget(values)).target;
+}
+
+/**
+ * {@link resolveTarget}, answering also the profiles it read and the target it resolved: the
+ * command passes both down to the check, which reads the folder and looks the target up no more.
+ */
+export async function lookUpTarget(values: { product?: string; variant?: string; sku?: string; profiles?: string }): Promise<{ target: Target; registry: ProfileRegistry; resolved: ResolvedTarget }> {
   const target = targetFrom(values);
-  const { loadProfiles } = await import('../profile/load.js');
-  const registry = await loadProfiles(values.profiles);
+  const { registryFrom } = await import('../profile/load.js');
+  const registry = await registryFrom(values.profiles);
+  let resolved: ResolvedTarget;
   try {
-    registry.resolve(target);
+    resolved = registry.resolve(target);
   } catch (error) {
     if (!(error instanceof UnknownTargetError)) throw error;
     const products = registry.list();
@@ -123,7 +132,7 @@ export async function resolveTarget(values: { product?: string; variant?: string
     }
     throw new UsageError(`${error.message}${hint ? hint.replace(/^ \((.*)\)$/, ' $1').replace(/^ d/, ' D') : ''}`);
   }
-  return target;
+  return { target, registry, resolved };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
 import type { Locale } from '../model/locales.js';
 import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
+import type { ResolvedTarget } from '../profile/registry.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
 
@@ -76,7 +77,8 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `check takes one file, got ${positionals.length}` : 'check needs a file');
-  const target = await resolveTarget(values);
+  // The profiles read once and the target resolved once, here: the check is given both.
+  const { target, registry, resolved } = await lookUpTarget(values);
   const severities = severitiesFrom(values.severity);
   const policy = policyFrom(values.policy);
   const locale = localeFlag(values.locale);
@@ -112,33 +114,43 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   // the checks and reads the file's structure (on another core): its start-up is off the critical path.
   const file = await readForCheck(positionals[0]!);
   if (!values['no-raster'] && file.needsWorker) (pool ?? defaultPool()).warm(1);
-  const [{ preflightWithPreviews }, { renderHtml }, { renderText }] = await Promise.all([import('../flow/preflight.js'), import('../report/html.js'), import('../report/text.js')]);
+  const [{ checkRun }, { resolveRun }, { renderHtml }, { renderText }] = await Promise.all([
+    import('../flow/check.js'),
+    import('../flow/run.js'),
+    import('../report/html.js'),
+    import('../report/text.js'),
+  ]);
   let result;
   try {
-    result = await preflightWithPreviews(file.bytes ?? positionals[0]!, target, {
-      path: positionals[0]!,
-      profiles: values.profiles,
-      severities,
-      policy,
-      ...(locale ? { locale } : {}),
-      limits,
-      raster: !values['no-raster'],
-      previewDir: values.previews ?? null,
-      ...(previewSize !== undefined ? { previewSize } : {}),
-      ...(format !== undefined ? { previewFormat: format } : {}),
-      ...(pool ? { pool } : {}),
-      ...(fileBudget !== undefined ? { fileBudgetMs: fileBudget * 1000 } : {}),
-      // One file, one process: reading a small file's structure here while workers start saves
-      // start-up time, and nothing else waits on this event loop.
-      structureInThreadMaxBytes: IN_THREAD_MAX_BYTES,
-      keepPreviews: values.html !== undefined,
-    } as Parameters<typeof preflightWithPreviews>[2]);
+    const run = await resolveRun(
+      target,
+      {
+        path: positionals[0]!,
+        profiles: registry,
+        severities,
+        policy,
+        ...(locale ? { locale } : {}),
+        limits,
+        raster: !values['no-raster'],
+        previewDir: values.previews ?? null,
+        ...(previewSize !== undefined ? { previewSize } : {}),
+        ...(format !== undefined ? { previewFormat: format } : {}),
+        ...(pool ? { pool } : {}),
+        ...(fileBudget !== undefined ? { fileBudgetMs: fileBudget * 1000 } : {}),
+        // One file, one process: reading a small file's structure here while workers start saves
+        // start-up time, and nothing else waits on this event loop.
+        structureInThreadMaxBytes: IN_THREAD_MAX_BYTES,
+        keepPreviews: values.html !== undefined,
+      },
+      resolved,
+    );
+    result = await checkRun(file.bytes ?? positionals[0]!, run);
   } finally {
     await pool?.destroy();
   }
   const { report, previews } = result;
   // With --locale, the customer's pages: report.html and the text in their language.
-  const customer = locale ? await customerOutput(values.profiles, target, locale) : null;
+  const customer = locale ? await customerOutput(resolved, locale) : null;
   if (values.html) {
     try {
       await writeFile(values.html, customer ? await customer.html(report, previews) : renderHtml(report, previews));
@@ -158,15 +170,13 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
 }
 
 /** The customer's report in a locale: its text, and report.html with each part's mockup. */
-async function customerOutput(profiles: string | undefined, target: Parameters<typeof import('../flow/preflight.js').preflightWithPreviews>[1], locale: Locale) {
-  const [{ registryFrom }, { uiFormatter }, { renderCustomerText }, { customerReportPage }, { layerMockups }] = await Promise.all([
-    import('../profile/load.js'),
+async function customerOutput(resolved: ResolvedTarget, locale: Locale) {
+  const [{ uiFormatter }, { renderCustomerText }, { customerReportPage }, { layerMockups }] = await Promise.all([
     import('../messages/catalogue.js'),
     import('../report/customer-text.js'),
     import('../report/customer-pages.js'),
     import('../report/mockup.js'),
   ]);
-  const resolved = (await registryFrom(profiles)).resolve(target);
   const t = await uiFormatter(locale);
   return {
     text: (report: Report, options: { colour?: boolean; width?: number }) => renderCustomerText(report, t, resolved.profile, options),

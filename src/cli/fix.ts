@@ -1,9 +1,9 @@
 import { realpath, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fix } from '../flow/fix.js';
+import { fixKnown } from '../flow/fix.js';
 import { formatBytes } from '../pdf/units.js';
 import { renderText } from '../report/text.js';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, resolveTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { FINDING_CODE_LIST, type FindingCode } from '../model/codes.js';
 import { say } from './output.js';
 
@@ -91,11 +91,12 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
   }
   const policy = policyFrom(values.policy);
   const approve = approveFrom(values.approve);
-  const target = await resolveTarget(values);
+  // The profiles read once, here: the fix is given the registry.
+  const { target, registry, resolved } = await lookUpTarget(values);
   const poolLimits = poolLimitsFrom(values);
   const { PreflightPool } = await import('../pool/pool.js');
   const pool = Object.keys(poolLimits).length ? new PreflightPool(poolLimits) : undefined;
-  const result = await fix(
+  const result = await fixKnown(
     input,
     target,
     {
@@ -106,8 +107,10 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       fit: values.fit as 'contain' | undefined,
       ...(quality ? { jpegQuality: quality } : {}),
       approve,
+      instructions: 'cli',
     },
-    { profiles: values.profiles, severities, policy, ...(pool ? { pool } : {}) },
+    { profiles: registry, severities, policy, ...(pool ? { pool } : {}) },
+    resolved,
   ).finally(() => pool?.destroy());
   if (result.bytes) {
     try {

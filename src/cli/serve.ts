@@ -226,7 +226,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     logLevel: logLevel as ServeOptions['logLevel'],
     shutdownGraceMs: grace !== undefined ? Math.round(grace * 1000) : undefined,
     poolLimits: Object.keys(poolLimits).length ? poolLimits : undefined,
-    queue: redis ? fleetQueue(redis, callbackSecret, allowHosts) : undefined,
+    queue: redis ? fleetQueue(redis, callbackSecret, allowHosts, publicUrl) : undefined,
   });
 }
 
@@ -256,12 +256,15 @@ function readTenantsFile(path: string): { tenants: NonNullable<ServeOptions['ten
 }
 
 /** Fleet mode: the server's queue lives in Redis (bullmq loads only then). */
-function fleetQueue(url: string, callbackSecret: string | undefined, allowHosts: string[]): NonNullable<ServeOptions['queue']> {
+function fleetQueue(url: string, callbackSecret: string | undefined, allowHosts: string[], publicUrl: string | undefined): NonNullable<ServeOptions['queue']> {
   parseRedisUrlOrUsage(url);
   return async (ctx) => {
     const { redisQueueFactory } = await import('../fleet/queue.js');
     const { jsonLogger } = await import('../fleet/log.js');
-    return redisQueueFactory({ url }, { ...(callbackSecret ? { callback: { secret: callbackSecret, allowHosts } } : {}), log: jsonLogger('server') })(ctx);
+    return redisQueueFactory(
+      { url },
+      { ...(callbackSecret ? { callback: { secret: callbackSecret, allowHosts, publicUrl: publicUrl?.replace(/\/+$/, '') ?? null } } : {}), log: jsonLogger('server') },
+    )(ctx);
   };
 }
 

@@ -20,6 +20,7 @@ import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDeco
 import { mmToPt, ptToMm, formatBytes, formatNumber } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
 import type { FindingCode } from '../model/codes.js';
+import { instructionWords } from '../model/instructions.js';
 import { loadSharp } from '../raster/sharp.js';
 import { pushAll } from '../util/array.js';
 import { loadForTransform, UntransformableError } from './document.js';
@@ -173,12 +174,13 @@ interface GeometryStep {
 }
 
 /** What the geometry fixes of one page do, from the codes found on it; refusals for what cannot be decided. */
-export function planGeometry(page: number, codes: Set<FindingCode>, rotate: number, opts: Pick<FixPlan, 'rotate' | 'fit'>, refused: Refusal[]): GeometryStep | null {
+export function planGeometry(page: number, codes: Set<FindingCode>, rotate: number, opts: Pick<FixPlan, 'rotate' | 'fit' | 'instructions'>, refused: Refusal[]): GeometryStep | null {
+  const say = instructionWords(opts.instructions);
   const step: GeometryStep = { turn: 0, resize: false, fit: 'contain', changes: [] };
   if (codes.has('page-rotate-set')) step.changes.push({ code: 'page-rotate-set', action: `baked /Rotate ${rotate} into the page content; /Rotate is now 0` });
   if (codes.has('page-orientation-mismatch')) {
     if (!opts.rotate) {
-      refused.push({ code: 'page-orientation-mismatch', page, reason: 'the page is sideways, but which way the design should turn cannot be known: say --rotate cw or --rotate ccw' });
+      refused.push({ code: 'page-orientation-mismatch', page, reason: `the page is sideways, but which way the design should turn cannot be known: ${say.rotate}` });
     } else {
       step.turn = opts.rotate === 'cw' ? 90 : 270;
       step.resize = true;
@@ -191,7 +193,7 @@ export function planGeometry(page: number, codes: Set<FindingCode>, rotate: numb
   }
   if (codes.has('page-size-mismatch')) {
     if (!opts.fit) {
-      refused.push({ code: 'page-size-mismatch', page, reason: 'the page has other proportions than its layer: say how to fit it (--fit contain, cover or stretch)' });
+      refused.push({ code: 'page-size-mismatch', page, reason: `the page has other proportions than its layer: ${say.fit}` });
     } else {
       step.resize = true;
       step.fit = opts.fit;

@@ -9,6 +9,7 @@ import { InvalidArgumentError } from '../errors.js';
 import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
 import { AssembledLayerSchema, AssemblyFillSchema } from '../model/assembly.js';
 import { PageDifferenceSchema, type PageDifference } from '../model/difference.js';
+import { InstructionWordsSchema } from '../model/instructions.js';
 
 export { AssembledLayerSchema, AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
 
@@ -36,6 +37,8 @@ export const FixPlanSchema = z
     rotate: z.enum(['cw', 'ccw']).optional(),
     /** How to fit pages of other proportions (page-size-mismatch); without it that fix is refused. */
     fit: Fit.optional(),
+    /** Whose words a refusal uses for the instruction it needs (default the command line's). */
+    instructions: InstructionWordsSchema.optional(),
     jpegQuality: z.number().int().min(30).max(100),
     /** Convert images and vector colours to sRGB. */
     colour: z.boolean(),

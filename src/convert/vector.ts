@@ -5,6 +5,7 @@
  * strings, inline images, unknown operators — is kept byte for byte. Two passes: collect every
  * colour, convert them all at once through lcms (the same engine as images), then rewrite.
  */
+import { createHash } from 'node:crypto';
 import { type PDFArray, PDFName, PDFRawStream, type PDFContext, type PDFDict, type PDFObject } from '../pdf/pdf-lib.js';
 
 import { isName, isNum } from '../pdf/lexer.js';
@@ -13,7 +14,7 @@ import { colourOperators, operatorTable, walkContent, type OperatorTable, type P
 import { ColourSpaceResolver } from '../pdf/colour-space.js';
 import { parseFunction } from '../pdf/functions.js';
 import { getDict, items, resolve } from '../pdf/objects.js';
-import type { DecodeBudget } from '../pdf/decode-budget.js';
+import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js';
 import { decodeStream } from '../pdf/streams.js';
 import { cmykColoursToRgb } from '../raster/colour.js';
 import { concatBytes } from '../util/array.js';
@@ -92,7 +93,7 @@ export class VectorColourRewriter {
   }
 
   private key(model: string, values: number[], icc?: Uint8Array) {
-    return `${model}|${values.map((v) => v.toFixed(4)).join(',')}|${icc ? icc.length : 0}`;
+    return `${model}|${values.map((v) => v.toFixed(4)).join(',')}|${iccId(icc)}`;
   }
 
   private want(conv: Converter, values: number[]): string | null {
@@ -146,10 +147,11 @@ export class VectorColourRewriter {
   async convertCollected(): Promise<void> {
     const groups = new Map<string, { keys: string[]; values: number[][]; model: string; icc?: Uint8Array }>();
     for (const [key, p] of this.pending) {
-      const g = groups.get(`${p.model}|${p.icc?.length ?? 0}`) ?? { keys: [], values: [], model: p.model, icc: p.icc };
+      const group = `${p.model}|${iccId(p.icc)}`;
+      const g = groups.get(group) ?? { keys: [], values: [], model: p.model, icc: p.icc };
       g.keys.push(key);
       g.values.push(p.values);
-      groups.set(`${p.model}|${p.icc?.length ?? 0}`, g);
+      groups.set(group, g);
     }
     for (const g of groups.values()) {
       const rgb = g.model === 'cmyk' ? await cmykColoursToRgb(g.values, g.icc) : g.values.map((v) => (g.model === 'gray' ? [v[0]!, v[0]!, v[0]!] : [v[0]!, v[1]!, v[2]!]) as [number, number, number]);
@@ -223,12 +225,27 @@ const REWRITE_OPS: OperatorTable<RewriteFrame> = operatorTable<RewriteFrame>(
   }),
 );
 
+/** An ICC profile's stream decoded; an unreadable one is none (plain DeviceCMYK), a file over its decode budget is refused as the image path refuses it. */
 function safeDecode(context: PDFContext, s: PDFRawStream, budget: DecodeBudget | undefined): Uint8Array | undefined {
   try {
     return decodeStream(context, s, { maxBytes: 16 * 1024 * 1024, budget });
-  } catch {
+  } catch (error) {
+    if (error instanceof BudgetExceededError) throw error;
     return undefined;
   }
+}
+
+const iccIds = new WeakMap<Uint8Array, string>();
+
+/** Which ICC profile converts a colour: its bytes' hash (two profiles of one size are not one), '-' for none. */
+function iccId(icc: Uint8Array | undefined): string {
+  if (!icc) return '-';
+  let id = iccIds.get(icc);
+  if (id === undefined) {
+    id = createHash('sha256').update(icc).digest('hex');
+    iccIds.set(icc, id);
+  }
+  return id;
 }
 
 const round = (v: number) => String(Math.round(v * 10000) / 10000);

@@ -6,9 +6,8 @@
  * alike by the library, CLI, batch, service and fleet: {@link check} (flow/check.ts) with a mode.
  */
 import { InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from './options.js';
+import type { CheckOptions, Target } from './options.js';
 import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, type FixMode } from '../model/policy.js';
-import type { NetworkOptions } from '../source/network.js';
 import { check, fixedFileName, type CheckResult, type FixedFile, type FlowChange } from './check.js';
 
 export { FixModeSchema, type FixMode };
@@ -20,16 +19,8 @@ export type { FlowChange, FixedFile };
 /** What {@link checkAndFix} answers (the result of {@link check} with a fix mode). */
 export type CheckAndFixResult = CheckResult;
 
-export type CheckAndFixOptions = PreflightOptions & {
-  /** Apply the policy's fixes (`auto`) or apply them and wait for approval (`approve`). */
-  fix: FixMode;
-  /** Direction to turn sideways pages, when the policy fixes page-orientation-mismatch. */
-  rotate?: 'cw' | 'ccw';
-  /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
-  fit?: 'contain' | 'cover' | 'stretch';
-  /** The name the fixed file's report gives it (default: the input's name with `.fixed.pdf`, `fixedFileName`). */
-  fixedPath?: string;
-};
+/** Options of {@link checkAndFix}: those of {@link check}, with its `fix` mode required. */
+export type CheckAndFixOptions = CheckOptions & { fix: FixMode };
 
 export { fixedFileName };
 
@@ -46,7 +37,8 @@ export async function checkAndFix(input: string | Uint8Array, target: Target, op
   return check(input, target, options);
 }
 
-export type CheckAndFixUrlOptions = CheckAndFixOptions & { network?: NetworkOptions };
+/** Options of {@link checkAndFixUrl}: those of {@link checkAndFix}, `network` included. */
+export type CheckAndFixUrlOptions = CheckAndFixOptions;
 
 /**
  * {@link checkAndFix} on a source URL: downloaded the way the order service will (within the

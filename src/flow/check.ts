@@ -6,36 +6,21 @@
  * `preflightUrl`, `checkAndFix` and `checkAndFixUrl` are this with fewer options.
  */
 import { createHash } from 'node:crypto';
-import { InvalidArgumentError } from '../errors.js';
-import type { PreflightOptions, Target } from './options.js';
+import type { CheckOptions, Target } from './options.js';
 import type { Report } from '../report/schema.js';
 import type { FindingCode } from '../model/codes.js';
-import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FixModeSchema, isFixable, type FixMode } from '../model/policy.js';
+import { DEFAULT_APPROVAL, isFixable } from '../model/policy.js';
 import { readSourceBytes } from '../source/read.js';
-import type { NetworkOptions } from '../source/network.js';
 import { changeText, formatMegabytes } from '../messages/catalogue.js';
 import { fixResolved, noteRemaining, parseFixOptions, type Change, type Refusal } from './fix.js';
-import { checkResolved, type Preview } from './preflight.js';
+import { checkResolved, type Preview } from './check-file.js';
 import { downloadWith } from './download.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 
 /** What to check: a file's path, its bytes, or `{ url }` — downloaded as the order service would. */
 export type CheckSource = string | Uint8Array | { url: string };
 
-export type CheckOptions = PreflightOptions & {
-  /** Apply the policy's fixes (`auto`) or apply them and wait for approval (`approve`). Default: no fix. */
-  fix?: FixMode | undefined;
-  /** Direction to turn sideways pages, when the policy fixes page-orientation-mismatch. */
-  rotate?: 'cw' | 'ccw' | undefined;
-  /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
-  fit?: 'contain' | 'cover' | 'stretch' | undefined;
-  /** The name the fixed file's report gives it (default: the input's name with `.fixed.pdf`). */
-  fixedPath?: string | undefined;
-  /** How a `{ url }` source is downloaded (SSRF allow list, timeouts). */
-  network?: NetworkOptions | undefined;
-  /** Return each page's preview (default true). */
-  keepPreviews?: boolean | undefined;
-};
+export type { CheckOptions };
 
 /** One change, with what it means to the customer when a locale was asked for. */
 export interface FlowChange extends Change {
@@ -69,51 +54,54 @@ export interface CheckResult {
 
 /**
  * Checks a file — and with `fix`, fixes what the policy says to fix and checks the fixed file again.
+ * Every surface enters here: the library's `preflight`, `checkAndFix` and their URL forms, the
+ * command line, batch, the hot folder, the service and the fleet (those that resolved the run
+ * already, to use its target, through `checkRun`).
  * @param source a path, the file's bytes, or `{ url }`
  * @example
  * const out = await check({ url: 'https://cdn.example.com/a.pdf' }, { sku: 'T-SHIRT-M' }, { fix: 'approve', locale: 'pt' });
  * if (out.status === 'needs-approval') console.log(out.fixed?.changes.map((c) => c.customer));
  */
 export async function check(source: CheckSource, target: Target, options: CheckOptions = {}): Promise<CheckResult> {
-  const { fix: mode, rotate, fit, fixedPath, network, keepPreviews = true, ...preflightOptions } = options;
-  if (mode !== undefined && !FixModeSchema.safeParse(mode).success) throw new InvalidArgumentError(`fix must be "auto" or "approve", not ${JSON.stringify(mode)}`);
-  const fixOptions = mode ? parseFixOptions({ ...(rotate ? { rotate } : {}), ...(fit ? { fit } : {}) }) : null;
-  // With fixes, the profile's policy (DEFAULT_FIX_POLICY when it has none) is the profile's level;
-  // the call's severities and policy stay over it (a client's tightening is kept).
-  const run = await resolveRun(target, mode ? { ...preflightOptions, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY } : preflightOptions);
-  const how = { mode, fixOptions, fixedPath, keepPreviews };
+  return checkRun(source, await resolveRun(target, options));
+}
+
+/**
+ * {@link check} under a run resolved once (flow/run.ts): nothing is parsed or looked up again.
+ * @example
+ * const run = await resolveRun({ sku: 'T-SHIRT-M' }, { raster: false });
+ * const out = await checkRun(bytes, run);
+ */
+export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<CheckResult> {
   if (typeof source === 'object' && !(source instanceof Uint8Array)) {
-    const got = await downloadWith(run, source.url, network);
+    const got = await downloadWith(run, source.url);
     if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
-    const out = await checkFile(run, got.bytes, source.url, how);
+    const out = await checkFile(run, got.bytes, source.url);
     const [report, before] = await Promise.all([got.finish(out.report), out.before === out.report ? null : got.finish(out.before)]);
     // A download finding that fails the file (a login page) leaves nothing to approve.
     const status = out.status === 'needs-approval' && report.verdict === 'fail' ? 'done' : out.status;
     return { ...out, status, report, before: before ?? report };
   }
   // The name the reports give the file: the one the caller gives, else the path it was read from.
-  const file = await readSourceBytes(source, preflightOptions.path ?? null);
-  return checkFile(run, file.bytes, file.path, how);
+  const file = await readSourceBytes(source, run.options.path);
+  return checkFile(run, file.bytes, file.path);
 }
 
 /** Check, then (with a mode) fix and check again. */
-async function checkFile(
-  run: ResolvedRun,
-  bytes: Uint8Array,
-  path: string | null,
-  how: { mode: FixMode | undefined; fixOptions: ReturnType<typeof parseFixOptions> | null; fixedPath: string | undefined; keepPreviews: boolean },
-): Promise<CheckResult> {
-  const first = await checkResolved(run, bytes, { path, keepPreviews: how.keepPreviews });
+async function checkFile(run: ResolvedRun, bytes: Uint8Array, path: string | null): Promise<CheckResult> {
+  const { fix: mode, rotate, fit, fixedPath, keepPreviews, instructions } = run.options;
+  const first = await checkResolved(run, bytes, { path, keepPreviews });
   const unchanged: CheckResult = { status: 'done', report: first.report, previews: first.previews, before: first.report, beforePreviews: first.previews, fixed: null };
-  if (!how.mode || !how.fixOptions) return unchanged;
+  if (!mode) return unchanged;
   const codes = [...new Set(first.report.findings.filter((f) => f.action === 'fix' && isFixable(f.code)).map((f) => f.code))];
   if (!codes.length) return unchanged;
   // This flow asks for approval itself (status needs-approval): every fix the policy names is made.
-  const made = await fixResolved(run, bytes, first.report, { ...how.fixOptions, codes, approve: 'all', recheck: false }, path);
+  const fixOptions = parseFixOptions({ ...(rotate ? { rotate } : {}), ...(fit ? { fit } : {}), codes, approve: 'all', recheck: false, instructions });
+  const made = await fixResolved(run, bytes, first.report, fixOptions, path);
   // No fixed file: the fixes the policy asked for and why each was not made stay with the result.
   if (!made.bytes) return { ...unchanged, ...(made.refused.length ? { refused: made.refused } : {}) };
   // The fixed file's report names it as the fixed file (its checksum is the fixed file's).
-  const after = await checkResolved(run, made.bytes, { path: how.fixedPath ?? fixedFileName(path), keepPreviews: how.keepPreviews });
+  const after = await checkResolved(run, made.bytes, { path: fixedPath ?? fixedFileName(path), keepPreviews });
   const refused = [...made.refused];
   noteRemaining(made.changes, refused, after.report);
   const { profile } = run.target;
@@ -130,7 +118,7 @@ async function checkFile(
   );
   const sha256 = createHash('sha256').update(made.bytes).digest('hex');
   // A fixed file that still fails is not put to anyone: there is nothing to approve.
-  const status = how.mode === 'approve' && after.report.verdict !== 'fail' && changes.some((c) => c.needsApproval) ? 'needs-approval' : 'done';
+  const status = mode === 'approve' && after.report.verdict !== 'fail' && changes.some((c) => c.needsApproval) ? 'needs-approval' : 'done';
   return { status, report: after.report, previews: after.previews, before: first.report, beforePreviews: first.previews, fixed: { bytes: made.bytes, sha256, changes, refused } };
 }
 

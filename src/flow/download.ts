@@ -5,8 +5,6 @@
  * run's rules, put on the report of the downloaded bytes (or on a report of its own when nothing
  * usable came).
  */
-import { InvalidArgumentError } from '../errors.js';
-import { formatPath } from '../profile/load.js';
 import { buildReport, withFindings } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import type { Draft } from '../model/finding.js';
@@ -14,29 +12,20 @@ import { profileRules, settle } from '../rules/index.js';
 import { packageVersion } from '../util/package-root.js';
 import { localizeReport } from '../messages/catalogue.js';
 import { download, type DownloadResult } from '../source/download.js';
-import { NetworkOptionsSchema, type NetworkOptions } from '../source/network.js';
 import { sha256Hex } from '../source/read.js';
 import { signedUrl } from '../source/signed-url.js';
 import type { ResolvedRun } from './run.js';
 
 /**
- * {@link downloadSource} under a resolved run: the download within the run's file-size limit, and
- * what it found settled by the run's rules.
+ * {@link downloadSource} under a resolved run: the download within the run's file-size limit and
+ * network options, and what it found settled by the run's rules.
  * @example
  * const got = await downloadWith(await resolveRun({ sku: 'T-SHIRT-M' }), 'https://cdn.example.com/a.pdf');
  */
-export async function downloadWith(
-  run: ResolvedRun,
-  url: string,
-  rawNetwork: NetworkOptions = {},
-): Promise<{ ok: true; bytes: Uint8Array; finish: (report: Report) => Promise<Report> } | { ok: false; report: Report }> {
-  const parsed = NetworkOptionsSchema.safeParse(rawNetwork ?? {});
-  if (!parsed.success) {
-    throw new InvalidArgumentError(`Invalid network options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  }
-  const network = parsed.data;
-  const { options, limits } = run;
-  const resolved = run.registry.resolve(run.request);
+export async function downloadWith(run: ResolvedRun, url: string): Promise<{ ok: true; bytes: Uint8Array; finish: (report: Report) => Promise<Report> } | { ok: false; report: Report }> {
+  // The run's target (with the call's safe margin) and network options, as the call resolved them.
+  const { options, limits, target: resolved } = run;
+  const { network } = options;
   const result = await download(url, {
     ...network,
     maxBytes: limits.maxFileBytes,

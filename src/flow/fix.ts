@@ -16,12 +16,13 @@ import type { Limits } from '../profile/schema.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
 import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
+import { FitSchema, InstructionWordsSchema, instructionWords, RotateSchema } from '../model/instructions.js';
 import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FIXES, isFixable, type Policy } from '../model/policy.js';
 import { actionOf } from '../rules/settle.js';
 import { profileRules } from '../rules/index.js';
 import { readSource, sha256Hex } from '../source/read.js';
 import { assertPermutation, type Change, type FixPlan, type Refusal } from '../convert/plan.js';
-import { checkResolved } from './preflight.js';
+import { checkResolved } from './check-file.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 
 export type { Change, Refusal };
@@ -29,9 +30,9 @@ export type { Change, Refusal };
 export const FixOptionsSchema = z
   .object({
     /** Direction to turn sideways pages (page-orientation-mismatch, which it then fixes). Never guessed. */
-    rotate: z.enum(['cw', 'ccw']).optional(),
+    rotate: RotateSchema.optional(),
     /** How to fit a page whose proportions differ from its layer (page-size-mismatch, which it then fixes). Without it, refused. */
-    fit: z.enum(['contain', 'cover', 'stretch']).optional(),
+    fit: FitSchema.optional(),
     /** Put the pages in layer order when their sizes say they are in another order (the policy's default already does). */
     reorder: z.boolean().default(false),
     /** An explicit page order: `[3, 4, 1, 2]` makes page 3 the first. Overrides `reorder`. */
@@ -55,6 +56,8 @@ export const FixOptionsSchema = z
     recheck: z.boolean().default(true),
     /** JPEG quality of re-encoded images. */
     jpegQuality: z.number().int().min(30).max(100).default(92),
+    /** Whose words a refusal uses to say which instruction it needs: the library's options (default), the command line's flags, the HTTP API's fields. */
+    instructions: InstructionWordsSchema.default('library'),
   })
   .strict();
 export type FixOptions = z.input<typeof FixOptionsSchema>;
@@ -83,10 +86,18 @@ const FATAL: FindingCode[] = ['file-not-pdf', 'pdf-damaged', 'pdf-encrypted', 'p
  * if (bytes && after?.verdict !== 'fail') await writeFile('out.pdf', bytes);
  */
 export async function fix(input: string | Uint8Array, target: Target, options: FixOptions = {}, preflightOptions: PreflightOptions = {}): Promise<FixResult> {
+  return fixKnown(input, target, options, preflightOptions);
+}
+
+/**
+ * {@link fix} of a target the caller resolved already from `preflightOptions.profiles` (the
+ * command line's typo check): it is not looked up again.
+ */
+export async function fixKnown(input: string | Uint8Array, target: Target, options: FixOptions, preflightOptions: PreflightOptions, known?: ResolvedTarget): Promise<FixResult> {
   const opts = parseFixOptions(options);
   // The instructions of the options are the call's policy too: `--rotate cw` asks for the turn.
   const policy: Policy = { ...instructed(opts), ...preflightOptions.policy };
-  const run = await resolveRun(target, { ...preflightOptions, policy, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY });
+  const run = await resolveRun(target, { ...preflightOptions, policy, defaultPolicy: preflightOptions.defaultPolicy ?? DEFAULT_FIX_POLICY }, known);
   const source = await readSource(input);
   const before = (await checkResolved(run, source.bytes, { keepPreviews: false, path: source.path, raster: false })).report;
   const made = await fixResolved(run, source.bytes, before, opts, source.path);
@@ -188,9 +199,11 @@ export async function fixResolved(run: ResolvedRun, input: Uint8Array, before: R
       refused.push({
         code: 'page-order-mismatch',
         page: null,
-        reason: `the pages are in another order than the layers: say --reorder (pages ${String(unordered.details?.order ?? '')
-          .split(',')
-          .join(', ')}) or give the order with --pages`,
+        reason: `the pages are in another order than the layers: ${instructionWords(opts.instructions).reorder(
+          String(unordered.details?.order ?? '')
+            .split(',')
+            .join(', '),
+        )}`,
       });
     }
   }
@@ -233,19 +246,19 @@ function wantedCodes(report: Report, opts: z.output<typeof FixOptionsSchema>, re
   const asked = new Set<FindingCode>(opts.codes ?? report.findings.filter((f) => f.action === 'fix' && isFixable(f.code)).map((f) => f.code));
   if (opts.codes?.includes('page-order-mismatch') || opts.reorder || opts.pages) asked.add('page-order-mismatch');
   const approved = (code: FindingCode) => approvedCode(code, opts, resolved);
+  const say = instructionWords(opts.instructions);
   // A fix that needs an instruction nobody gave says which one (whatever the policy).
   for (const f of report.findings) {
     if (f.code === 'page-orientation-mismatch' && !opts.rotate)
-      refused.push({ code: f.code, page: f.page, reason: 'the page is sideways, but which way the design should turn cannot be known: say --rotate cw or --rotate ccw' });
-    if (f.code === 'page-size-mismatch' && !opts.fit)
-      refused.push({ code: f.code, page: f.page, reason: 'the page has other proportions than its layer: say how to fit it (--fit contain, cover or stretch)' });
+      refused.push({ code: f.code, page: f.page, reason: `the page is sideways, but which way the design should turn cannot be known: ${say.rotate}` });
+    if (f.code === 'page-size-mismatch' && !opts.fit) refused.push({ code: f.code, page: f.page, reason: `the page has other proportions than its layer: ${say.fit}` });
   }
   for (const code of [...asked]) {
     if (approved(code)) continue;
     asked.delete(code);
     for (const f of report.findings.filter((x) => x.code === code)) {
       const what = isFixable(code) ? FIXES[code].what : 'fixes it';
-      refused.push({ code, page: f.page, reason: `held for approval: the fix ${what}, which changes what prints; approve it (--approve ${code}) to have it made` });
+      refused.push({ code, page: f.page, reason: `held for approval: the fix ${what}, which changes what prints; ${say.approve(code)}` });
     }
   }
   return asked;
@@ -274,6 +287,7 @@ function planFix(report: Report, resolved: ResolvedTarget, wanted: Set<FindingCo
     pages: pages.filter((p) => p.codes.length),
     ...(opts.rotate ? { rotate: opts.rotate } : {}),
     ...(opts.fit ? { fit: opts.fit } : {}),
+    instructions: opts.instructions,
     jpegQuality: opts.jpegQuality,
     colour: has('colour-space-not-rgb'),
     maxImagePixels: has('image-too-large') ? limits.maxImagePixels : null,

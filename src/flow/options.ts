@@ -3,7 +3,9 @@ import { PREVIEW_FORMATS } from '../model/preview-format.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { ProfileRegistry } from '../profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
-import { PolicySchema } from '../model/policy.js';
+import { FixModeSchema, PolicySchema } from '../model/policy.js';
+import { NetworkOptionsSchema } from '../source/network.js';
+import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 import { PreflightPool } from '../pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
@@ -12,8 +14,8 @@ import { DecodeLimitsOverrideSchema } from '../pdf/decode-budget.js';
 /** What to check a file against: `{ product, variant }` or `{ sku }`. */
 export const TargetSchema = z.union([z.object({ product: z.string().min(1), variant: z.string().min(1) }).strict(), z.object({ sku: z.string().min(1) }).strict()]);
 
-/** Options of {@link preflight}. Defaults are set here and nowhere else. */
-export const PreflightOptionsSchema = z
+/** The options of every check (those of {@link preflight}); defaults are set here and nowhere else. */
+const PreflightFields = z
   .object({
     /** A folder of profile JSON files, or a loaded registry. Default: the profiles shipped with the package. */
     profiles: z.union([z.string().min(1), z.custom<ProfileRegistry>((v) => v instanceof ProfileRegistry, 'a ProfileRegistry from loadProfiles()')]).optional(),
@@ -100,13 +102,43 @@ export const PreflightOptionsSchema = z
     /** Cancels the call. */
     signal: z.instanceof(AbortSignal).optional(),
   })
+  .strict();
+
+// The report names written previews as PNG or WebP (its schema): JPEG stays in memory.
+const noJpegInFolder = (o: { previewFormat: string; previewDir: string | null }) => !(o.previewFormat === 'jpeg' && o.previewDir);
+const NO_JPEG_IN_FOLDER = { message: 'previewFormat jpeg is for previews kept in memory (a visual report); previewDir writes png or webp', path: ['previewFormat'] };
+
+/** Options of {@link preflight}. Defaults are set here and nowhere else. */
+export const PreflightOptionsSchema = PreflightFields.refine(noJpegInFolder, NO_JPEG_IN_FOLDER);
+
+/**
+ * Options of {@link check}, the one entrance: a preflight's, and what the entrance does around it
+ * — the fix and its instructions, the download of a URL, whether previews are returned. Every
+ * surface's options are parsed by it once, into the resolved run (flow/run.ts).
+ */
+export const CheckOptionsSchema = z
+  .object({
+    ...PreflightFields.shape,
+    /** Apply the policy's fixes (`auto`) or apply them and wait for approval (`approve`). Default: no fix. */
+    fix: FixModeSchema.optional(),
+    /** Direction to turn sideways pages, when the policy fixes page-orientation-mismatch. */
+    rotate: RotateSchema.optional(),
+    /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
+    fit: FitSchema.optional(),
+    /** The name the fixed file's report gives it (default: the input's name with `.fixed.pdf`). */
+    fixedPath: z.string().min(1).optional(),
+    /** How a `{ url }` source is downloaded (SSRF allow list, timeouts). */
+    network: NetworkOptionsSchema.prefault({}),
+    /** Return each page's preview (default true). */
+    keepPreviews: z.boolean().default(true),
+    /** Whose words a refused fix uses to say which instruction it needs (`library` options, `cli` flags, `http` fields). */
+    instructions: InstructionWordsSchema.default('library'),
+  })
   .strict()
-  // The report names written previews as PNG or WebP (its schema): JPEG stays in memory.
-  .refine((o) => !(o.previewFormat === 'jpeg' && o.previewDir), {
-    message: 'previewFormat jpeg is for previews kept in memory (a visual report); previewDir writes png or webp',
-    path: ['previewFormat'],
-  });
+  .refine(noJpegInFolder, NO_JPEG_IN_FOLDER);
 
 export type Target = z.infer<typeof TargetSchema>;
 export type PreflightOptions = z.input<typeof PreflightOptionsSchema>;
 export type ResolvedPreflightOptions = z.output<typeof PreflightOptionsSchema>;
+export type CheckOptions = z.input<typeof CheckOptionsSchema>;
+export type ResolvedCheckOptions = z.output<typeof CheckOptionsSchema>;

@@ -21,7 +21,7 @@ export type UrlPreflightOptions = PreflightOptions & { network?: NetworkOptions 
  * report.source?.redirects; // the chain followed
  */
 export async function preflightUrl(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<Report> {
-  return (await preflightUrlWithPreviews(url, target, { ...options, keepPreviews: false } as UrlPreflightOptions)).report;
+  return (await check({ url }, target, { ...options, keepPreviews: false })).report;
 }
 
 /** Like {@link preflightUrl}, and also returns each rasterised page's preview (the service keeps them). */
@@ -39,9 +39,9 @@ export type DownloadedSource = { ok: true; bytes: Uint8Array; options: Preflight
 
 /** Downloads `url` within the target's file-size limit and the network options; see {@link DownloadedSource}. */
 export async function downloadSource(url: string, target: Target, options: UrlPreflightOptions = {}): Promise<DownloadedSource> {
-  const { network, ...preflightOptions } = options;
   // Resolve the target and limits first: an unknown SKU is misuse, not a finding.
-  const run = await resolveRun(target, preflightOptions);
-  const got = await downloadWith(run, url, network);
+  const run = await resolveRun(target, options);
+  const got = await downloadWith(run, url);
+  const { network: _n, ...preflightOptions } = options;
   return got.ok ? { ...got, options: { ...preflightOptions, profiles: run.registry } } : got;
 }

@@ -6,7 +6,8 @@
  * loading profiles and resolving the target again.
  */
 import { InvalidArgumentError, PreflightError } from '../errors.js';
-import { PreflightOptionsSchema, TargetSchema, type PreflightOptions, type ResolvedPreflightOptions, type Target } from './options.js';
+import { CheckOptionsSchema, TargetSchema, type CheckOptions, type PreflightOptions, type ResolvedCheckOptions, type Target } from './options.js';
+import { DEFAULT_FIX_POLICY } from '../model/policy.js';
 import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from '../pdf/decode-budget.js';
 import type { Executor } from '../pool/local.js';
 import { defaultPool, PreflightPool } from '../pool/pool.js';
@@ -18,8 +19,8 @@ import { tightenedLimits } from '../profile/tighten.js';
 export interface ResolvedRun {
   /** The target as the caller gave it. */
   request: Target;
-  /** The call's options, parsed once (defaults set). */
-  options: ResolvedPreflightOptions;
+  /** The call's options, parsed once (defaults set): the preflight's, the fix's, the download's, the previews'. */
+  options: ResolvedCheckOptions;
   registry: ProfileRegistry;
   /** The product variant, with the call's safe margin on its layers. */
   target: ResolvedTarget;
@@ -32,23 +33,28 @@ export interface ResolvedRun {
 
 /**
  * Resolves a call once: options, profiles, target, limits, executor, decode budget.
+ * @param known the target as the surface already resolved it from `options.profiles` (batch's
+ *   discovery, the command line's typo check): taken as it is, not looked up again
  * @throws {PreflightError} for misuse (bad options, an unknown product, variant or SKU)
  * @example
  * const run = await resolveRun({ sku: 'T-SHIRT-M' }, { raster: false });
  * run.target.layers.map((l) => l.id); // ['front', 'back', 'left-sleeve', 'right-sleeve']
  */
-export async function resolveRun(target: Target, options: PreflightOptions = {}): Promise<ResolvedRun> {
-  const parsed = PreflightOptionsSchema.safeParse(options ?? {});
+export async function resolveRun(target: Target, options: CheckOptions = {}, known?: ResolvedTarget): Promise<ResolvedRun> {
+  const parsed = CheckOptionsSchema.safeParse(options ?? {});
   if (!parsed.success) {
     throw new InvalidArgumentError(`Invalid preflight options: ${parsed.error.issues.map((i) => `${formatPath(i.path) || 'options'}: ${i.message}`).join('; ')}`);
   }
   const opts = parsed.data;
+  // With fixes, the profile's policy (DEFAULT_FIX_POLICY when it has none) is the profile's level;
+  // the call's severities and policy stay over it (a client's tightening is kept).
+  if (opts.fix && !opts.defaultPolicy) opts.defaultPolicy = DEFAULT_FIX_POLICY;
   const t = TargetSchema.safeParse(target);
   if (!t.success) {
     throw new InvalidArgumentError(`Expected { product, variant } or { sku } for target: ${t.error.issues.map((i) => `${formatPath(i.path) || 'target'}: ${i.message}`).join('; ')}`);
   }
   const registry = await registryFrom(opts.profiles);
-  const resolved = withSafeMargin(registry.resolve(t.data), opts.limits.safeMarginMm, opts.tightenOnly);
+  const resolved = withSafeMargin(known ?? registry.resolve(t.data), opts.limits.safeMarginMm, opts.tightenOnly);
   const executor: Executor = opts.pool === false ? (await import('../pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
   return {
     request: t.data,
@@ -59,15 +65,6 @@ export async function resolveRun(target: Target, options: PreflightOptions = {})
     executor,
     decodeLimits: decodeLimitsOf(executor, opts.decodeLimits),
   };
-}
-
-/**
- * The same run with other options (a check without rasters, another policy), re-resolved only for
- * what they change: the profiles and the executor stay.
- */
-export async function withOptions(run: ResolvedRun, changes: PreflightOptions): Promise<ResolvedRun> {
-  const { profiles: _p, pool: _x, ...kept } = run.options as PreflightOptions;
-  return resolveRun(run.request, { ...kept, ...changes, profiles: run.registry, pool: run.options.pool ?? (run.executor instanceof PreflightPool ? run.executor : false) });
 }
 
 /**

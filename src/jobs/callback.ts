@@ -37,6 +37,8 @@ export const CallbackOptionsSchema = z
     timeoutMs: z.number().int().min(1).default(10_000),
     /** Hosts allowed although they resolve to private or loopback addresses. */
     allowHosts: z.array(z.string().min(1)).default([]),
+    /** The server's public URL (`--public-url`): the fixed file's URL in a callback is absolute under it. */
+    publicUrl: z.string().nullable().optional(),
   })
   .strict();
 export type CallbackOptions = z.input<typeof CallbackOptionsSchema>;
@@ -125,7 +127,7 @@ export async function deliverCallback(id: string, store: JobStore, rawOptions: C
     if (signal?.aborted) return record;
     const report = await store.readReport(id);
     const pages = [...(await store.previews(id)).keys()];
-    const body = JSON.stringify(checkView(record, report, pages));
+    const body = JSON.stringify(checkView(record, report, pages, null, options.publicUrl));
     const at = new Date().toISOString();
     const outcome = await post(job.callbackUrl, body, options, signal, record.status === 'needs-approval' ? NEEDS_APPROVAL_TOPIC : CALLBACK_TOPIC);
     if (signal?.aborted && outcome.error === 'aborted') return record;

@@ -6,13 +6,13 @@
  * restart) leaves one result.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { check as checkSource, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
+import { checkRun, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
 import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
-import type { ProfileRegistry } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
-import { registryFrom } from '../profile/load.js';
+import { resolveRun } from '../flow/run.js';
 import { keepRunPages } from './pages.js';
 import { copyResult, findReusable, givesResult, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
@@ -186,6 +186,8 @@ interface Checked {
   status: 'done' | 'needs-approval';
   report: Report;
   previews: Map<number, Preview>;
+  /** The product variant as the check resolved it (the call's safe margin on its layers). */
+  target: ResolvedTarget;
   fixed?: CheckResult;
   /** With no fixed file: the fixes that could not be made, and why. */
   refused?: CheckResult['refused'];
@@ -229,7 +231,7 @@ async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Prom
  */
 async function customerPages(job: CheckJob, ctx: RunContext, result: Checked, fixedState: Pick<CheckRecord, 'fixed' | 'approval'> | null): Promise<string> {
   try {
-    const resolved = (await registryFrom(ctx.profiles)).resolve(job.target);
+    const resolved = result.target;
     const out = result.fixed;
     const pages = await keepRunPages(
       ctx.store,
@@ -276,6 +278,10 @@ async function check(job: CheckJob, ctx: RunContext, bytes?: Uint8Array): Promis
     // The HTML report shows previews whether or not they are kept as files.
     keepPreviews: job.options.raster,
     ...(job.options.fix ? { fix: job.options.fix } : {}),
+    ...(job.options.rotate ? { rotate: job.options.rotate } : {}),
+    ...(job.options.fit ? { fit: job.options.fit } : {}),
+    // A refused fix names the HTTP fields that would let it be made, never a command-line flag.
+    instructions: 'http',
   };
   let source: CheckSource;
   if (job.source.kind === 'url') {
@@ -285,8 +291,9 @@ async function check(job: CheckJob, ctx: RunContext, bytes?: Uint8Array): Promis
     source = bytes ?? (await uploadBytes(job, ctx));
     options.path = job.source.name;
   }
-  const out = await checkSource(source, job.target, options);
-  return { status: out.status, report: out.report, previews: out.previews, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
+  const run = await resolveRun(job.target, options);
+  const out = await checkRun(source, run);
+  return { status: out.status, report: out.report, previews: out.previews, target: run.target, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
 }
 
 /** The record back in the queue: no run holds it, and it has not started. */

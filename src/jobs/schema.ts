@@ -9,6 +9,7 @@ import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
 import { FixChangeSchema, FixModeSchema, PolicySchema, RefusedFixSchema } from '../model/policy.js';
+import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
@@ -55,6 +56,10 @@ export const CheckOptionsSchema = z
     policy: PolicySchema.optional(),
     /** Apply the policy's fixes: `auto` (use the fixed file), `approve` (apply them, then wait for approval). */
     fix: FixModeSchema.optional(),
+    /** Direction to turn sideways pages, when the policy fixes page-orientation-mismatch. */
+    rotate: RotateSchema.optional(),
+    /** How to fit pages of other proportions, when the policy fixes page-size-mismatch. */
+    fit: FitSchema.optional(),
     /** Language of the customer messages in the report and on the approval page. */
     locale: LocaleSchema.optional(),
   })
@@ -88,7 +93,7 @@ export { FixChangeSchema, RefusedFixSchema };
 /** The fixed file of a check: where it is served, its SHA-256, what was changed and what could not be. */
 export const FixedFileSchema = z
   .object({
-    /** `/v1/files/{token}.pdf`: stable, unguessable, no API key (served once the fix is approved, or at once with `fix: auto`). */
+    /** `/v1/files/{token}.pdf` — absolute (`<publicUrl>/v1/files/{token}.pdf`) when the server has a public URL: stable, unguessable, no API key (served once the fix is approved, or at once with `fix: auto`). */
     url: z.string(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     bytes: z.number().int().min(0),

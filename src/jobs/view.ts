@@ -54,8 +54,13 @@ export const CheckViewSchema = z.strictObject({
 
 export type CheckView = z.infer<typeof CheckViewSchema>;
 
-/** Builds the API's view of a check; `pages` are the page numbers that have a preview; `original` the original's report of a fixed check. */
-export function checkView(record: CheckRecord, report: Report | null, pages: readonly number[], original: Report | null = null): CheckView {
+/**
+ * Builds the API's view of a check; `pages` are the page numbers that have a preview; `original` the
+ * original's report of a fixed check; `publicUrl` the server's public URL, under which the fixed
+ * file's URL is absolute (it is handed to others — an order service, a print shop — who do not know
+ * the server's address).
+ */
+export function checkView(record: CheckRecord, report: Report | null, pages: readonly number[], original: Report | null = null, publicUrl?: string | null): CheckView {
   const self = `/v1/checks/${record.id}`;
   return {
     id: record.id,
@@ -67,7 +72,7 @@ export function checkView(record: CheckRecord, report: Report | null, pages: rea
     error: record.error ?? null,
     attempts: record.attempts,
     callback: record.callbackState ? { state: record.callbackState, attempts: record.callbacks } : null,
-    fixed: record.fixed ?? null,
+    fixed: record.fixed ? (publicUrl ? { ...record.fixed, url: `${publicUrl.replace(/\/+$/, '')}${record.fixed.url}` } : record.fixed) : null,
     ...(record.fixRefused?.length ? { fixRefused: record.fixRefused } : {}),
     ...(record.reusedFrom ? { reusedFrom: record.reusedFrom } : {}),
     approval: record.approval ?? null,

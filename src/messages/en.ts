@@ -57,6 +57,7 @@ export const en: Catalogue = {
     pageWithoutPart: 'Page {page}: not part of the product',
     partOk: 'Nothing to change here.',
     partNotOk: 'Something to change here.',
+    partNotes: 'Nothing to change here; read the notes.',
     onProduct: 'On the product',
     printFile: 'The print file, with its cut and safe lines',
     mockupAlt: 'Your design drawn on {layer_the}',

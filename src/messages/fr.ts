@@ -61,6 +61,7 @@ export const fr: Catalogue = {
     pageWithoutPart: 'Page {page} : ne correspond à aucune partie du produit',
     partOk: 'Rien à corriger ici.',
     partNotOk: 'Il y a quelque chose à corriger ici.',
+    partNotes: 'Rien à corriger ici ; lisez les remarques.',
     onProduct: 'Sur le produit',
     printFile: 'Le fichier d’impression, avec ses traits de coupe et de sécurité',
     mockupAlt: 'Votre motif dessiné {layer_sur}',

@@ -62,6 +62,7 @@ export const it: Catalogue = {
     pageWithoutPart: 'Pagina {page}: non fa parte del prodotto',
     partOk: 'Niente da correggere qui.',
     partNotOk: 'C’è qualcosa da correggere qui.',
+    partNotes: 'Niente da correggere qui; leggi le osservazioni.',
     onProduct: 'Sul prodotto',
     printFile: 'Il file di stampa, con le linee di taglio e di sicurezza',
     mockupAlt: 'Il tuo design disegnato {layer_sul}',

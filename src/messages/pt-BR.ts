@@ -60,6 +60,7 @@ export const ptBR: Catalogue = {
     pageWithoutPart: 'Página {page}: não faz parte do produto',
     partOk: 'Nada a ajustar aqui.',
     partNotOk: 'Há algo a ajustar aqui.',
+    partNotes: 'Nada a ajustar aqui; leia as observações.',
     onProduct: 'No produto',
     printFile: 'O arquivo de impressão, com as linhas de corte e de segurança',
     mockupAlt: 'Seu design desenhado {layer_no}',

@@ -59,6 +59,7 @@ export const pt: Catalogue = {
     pageWithoutPart: 'Página {page}: não faz parte do produto',
     partOk: 'Nada a alterar aqui.',
     partNotOk: 'Há algo a alterar aqui.',
+    partNotes: 'Nada a alterar aqui; leia as observações.',
     onProduct: 'No produto',
     printFile: 'O ficheiro de impressão, com as linhas de corte e de segurança',
     mockupAlt: 'O seu design desenhado {layer_no}',

@@ -39,6 +39,7 @@ export const UI_KEYS = [
   'pageWithoutPart',
   'partOk',
   'partNotOk',
+  'partNotes',
   'onProduct',
   'printFile',
   'mockupAlt',

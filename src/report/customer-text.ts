@@ -74,9 +74,17 @@ export function renderCustomerText(report: Report, t: UiFormatter, target: Named
     const worst = off ? 'error' : own.reduce<Finding['severity'] | null>((w, f) => (w === null || rank[f.severity] > rank[w] ? f.severity : w), null);
     const ok = worst === null || worst === 'info';
     lines.push('');
-    push(`  ${ok ? green('✓') : mark({ severity: worst })} ${bold(safeForTerminal(name))} · ${t('pageOfFile', { page: page.index })} · ${t(ok ? 'partOk' : 'partNotOk')}`, '    ');
+    push(`  ${ok ? green('✓') : mark({ severity: worst })} ${bold(safeForTerminal(name))} · ${t('pageOfFile', { page: page.index })} · ${t(partVerdictKey(worst))}`, '    ');
     findings(own);
   }
   if (report.pages.length > MAX_PARTS) lines.push('', `  … ${report.pages.length - MAX_PARTS}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What a part's line says, in the header's terms: an error is something to change (counted as
+ * such above), a warning only a note — a part with notes alone has nothing to change.
+ */
+export function partVerdictKey(worst: 'ok' | 'info' | 'warning' | 'error' | null): 'partOk' | 'partNotes' | 'partNotOk' {
+  return worst === 'error' ? 'partNotOk' : worst === 'warning' ? 'partNotes' : 'partOk';
 }

@@ -11,6 +11,7 @@ import type { Finding } from '../model/finding.js';
 import { escapeHtml as esc } from '../util/text.js';
 import type { PageImage } from './approval.js';
 import { pageStart, REPORT_SCRIPT } from './html.js';
+import { partVerdictKey } from './customer-text.js';
 import { pageSizeOff } from './page-size.js';
 import type { Report, ReportPage } from './schema.js';
 
@@ -144,7 +145,7 @@ function partSection(input: CustomerReportInput, page: ReportPage, designs: Read
   const alt = (key: 'previewAlt' | 'mockupAlt') => t(key, forms);
   return `<section class="part ${worst}" id="page-${page.index}" data-page="${page.index}" aria-labelledby="part-${page.index}">
   <h2 id="part-${page.index}"><span class="status ${ok ? 'ok' : worst}" aria-hidden="true">${ok ? '✓' : '!'}</span>${esc(name)}</h2>
-  <p class="sub">${esc(t('pageOfFile', { page: page.index }))} · <span class="${ok ? 't-ok' : 't-bad'}">${esc(t(ok ? 'partOk' : 'partNotOk'))}</span></p>
+  <p class="sub">${esc(t('pageOfFile', { page: page.index }))} · <span class="${ok ? 't-ok' : 't-bad'}">${esc(t(partVerdictKey(worst)))}</span></p>
   <div class="figs">
     ${mockup ? `<figure class="mockup"><img alt="${esc(alt('mockupAlt'))}" src="${src(mockup)}" width="${mockup.widthPx}" height="${mockup.heightPx}"><figcaption>${esc(t('onProduct'))}</figcaption></figure>` : ''}
     <figure class="print"><div class="frame" style="aspect-ratio: ${W} / ${H}; max-width: ${Math.round((520 * W) / H)}px">${

@@ -7,6 +7,7 @@ import { CheckIdSchema, CheckOptionsSchema } from '../jobs/schema.js';
 import { OrderSchema } from '../order/schema.js';
 import { ReportSchema } from '../report/schema.js';
 import { FixModeSchema, PolicySchema } from '../model/policy.js';
+import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
@@ -31,6 +32,10 @@ export const CheckFormSchema = z
     raster: z.enum(['true', 'false']).optional(),
     /** Apply the policy's fixes: `auto` (the fixed file is used at once) or `approve` (the check ends `needs-approval`). */
     fix: FixModeSchema.optional(),
+    /** With `fix`: the direction to turn sideways pages (`cw` or `ccw`), when the policy fixes page-orientation-mismatch; without it that fix is refused. */
+    rotate: RotateSchema.optional(),
+    /** With `fix`: how to fit pages of other proportions than their layer (`contain`, `cover` or `stretch`), when the policy fixes page-size-mismatch; without it that fix is refused. */
+    fit: FitSchema.optional(),
     /** Action per finding code, as JSON (`{"page-order-mismatch":"fix"}`); may only tighten the server's policy. */
     policy: z
       .string()
@@ -71,6 +76,10 @@ export const CheckUrlBodySchema = z
     policy: PolicySchema.optional(),
     /** Apply the policy's fixes to the downloaded file, as for uploads: `auto` (the fixed file is used at once) or `approve` (the check ends `needs-approval`). */
     fix: FixModeSchema.optional(),
+    /** With `fix`: the direction to turn sideways pages (`cw` or `ccw`), when the policy fixes page-orientation-mismatch; without it that fix is refused. */
+    rotate: RotateSchema.optional(),
+    /** With `fix`: how to fit pages of other proportions than their layer (`contain`, `cover` or `stretch`), when the policy fixes page-size-mismatch; without it that fix is refused. */
+    fit: FitSchema.optional(),
     /** Language of the customer messages (report findings' `customer`, the approval page): en, pt, es. */
     locale: LocaleSchema.optional(),
   })

@@ -19,6 +19,7 @@ import { formatPath, loadProfiles } from '../profile/load.js';
 import { escapeForLog } from '../util/text.js';
 import { Admission } from './admission.js';
 import type { ServiceContext } from './context.js';
+import { drainBody } from './drain.js';
 import { securityHeaders } from './headers.js';
 import { ServiceMetrics } from './metrics.js';
 import { isLoopbackHost, ServeOptionsSchema, type ServeOptions } from './options.js';
@@ -82,7 +83,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
         profiles: registry,
         reuse: options.reuse,
         network: { allowHosts: options.allowHosts },
-        ...(options.callbackSecret ? { callback: { secret: options.callbackSecret, backoffMs: options.callbackBackoffMs, allowHosts: options.allowHosts } } : {}),
+        ...(options.callbackSecret ? { callback: { secret: options.callbackSecret, backoffMs: options.callbackBackoffMs, allowHosts: options.allowHosts, publicUrl: options.publicUrl ?? null } } : {}),
         onFinished: (r) => onFinished(r),
       });
   const tenants = queue.tenants ?? new MemoryLedger();
@@ -198,7 +199,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     if (shutdown.signal.aborted) reply.header('Connection', 'close');
   });
 
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     if (clientGone(request, error)) {
       // Nobody is left to answer: the client closed the connection (mid-upload, say).
       request.log.info({ code: (error as NodeJS.ErrnoException).code, message: (error as Error).message }, 'client went away');
@@ -210,8 +211,12 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     else request.log.info({ status: problem.status, code: problem.code, detail: problem.detail }, 'request refused');
     if (problem.status === 413) metrics.rejectedSubmission('too-large', request.caller?.tenant);
     if (problem.status === 415) metrics.rejectedSubmission('unsupported-media', request.caller?.tenant);
-    // A refused upload may still be streaming in: do not read the rest, close after answering.
-    if (problem.status === 413 || problem.status === 401 || (problem.status >= 400 && request.isMultipart?.())) reply.header('Connection', 'close');
+    // A refused body may still be streaming in: its rest is read and dropped first (within a bound),
+    // so a client that sends it all before reading gets this answer, not EPIPE; then the connection closes.
+    if (problem.status === 413 || problem.status === 401 || (problem.status >= 400 && request.isMultipart?.())) {
+      await drainBody(request.raw, options.maxUploadBytes + DRAIN_SLACK_BYTES, DRAIN_MS);
+      reply.header('Connection', 'close');
+    }
     return sendProblem(reply, request, problem);
   });
   app.setNotFoundHandler((request, reply) => {
@@ -280,6 +285,11 @@ function answerAndClose(socket: Socket, answer: string): void {
 }
 
 /** Whether an error means the client is gone (closed mid-request), not that the server failed. */
+/** What a refused request's body may still bring past the upload limit (multipart framing, fields) before the connection is closed on it. */
+const DRAIN_SLACK_BYTES = 1024 * 1024;
+/** How long a refused request's body is read before the answer goes out regardless. */
+const DRAIN_MS = 15_000;
+
 function clientGone(request: FastifyRequest, error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code && CLIENT_GONE.has(code)) return true;

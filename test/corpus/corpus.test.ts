@@ -36,6 +36,12 @@ describe('corpus from other producers', () => {
     for (const p of ['ghostscript', 'img2pdf', 'reportlab', 'pikepdf', 'qpdf', 'cairo', 'imagemagick']) expect(producers).toContain(p);
   });
 
+  it('the bundled manifest (the README batch example) names each file with its case target', async () => {
+    const { readManifest } = await import('../../src/batch/discover.js');
+    const manifest = await readManifest(join(dir, 'files', 'manifest.csv'));
+    expect(Object.fromEntries(manifest)).toEqual(Object.fromEntries(cases.map((c) => [c.file, c.target])));
+  });
+
   it.each(cases)('$file ($why)', async (c) => {
     const report = await preflight(join(dir, 'files', c.file), c.target);
     expect(ReportSchema.safeParse(report).success).toBe(true);

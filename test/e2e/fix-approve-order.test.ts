@@ -242,7 +242,7 @@ describe('fix, approve in a browser, order to a fake order service, print what w
       number: 'E2E-26-0001',
       purchased_at: '2026-11-23 18:00:00',
       rows: [
-        { sku: 'T-SHIRT-M', quantity: 1, sources: [{ url: `${service.url}${apparel.check.fixed!.url}` }] },
+        { sku: 'T-SHIRT-M', quantity: 1, sources: [{ url: apparel.check.fixed!.url }] },
         { sku: 'TANKTOP-M', quantity: 2, sources: [{ url: `${filesBase}/designs/tank-half.pdf` }] },
       ],
       customer: { first_name: 'Inês', last_name: 'Costa', email: 'ines@example.com', phone: '+351 910 000 000' },
@@ -254,7 +254,7 @@ describe('fix, approve in a browser, order to a fake order service, print what w
     expect(received[0]!.errors).toEqual([]);
     expect(received[0]!.auth).toBe('Bearer order-token-e2e');
     const sent = JSON.parse(received[0]!.body.toString('utf8')) as { rows: { sku: string; sources?: { type: string; url: string }[] }[] };
-    expect(sent.rows.map((r) => r.sources)).toEqual([[{ type: 'file', url: `${service.url}${apparel.check.fixed!.url}` }], [{ type: 'file', url: `${service.url}${tank.check.fixed!.url}` }]]);
+    expect(sent.rows.map((r) => r.sources)).toEqual([[{ type: 'file', url: apparel.check.fixed!.url }], [{ type: 'file', url: tank.check.fixed!.url }]]);
     const diffs: string[] = [];
     for (const [row, entry] of [
       [0, apparel],

@@ -153,5 +153,9 @@ describe('README and docs shell examples', () => {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     expect(ran.length).toBeGreaterThanOrEqual(20);
+    // The batch example judges every test file against its product: none ends in error.
+    const summary = JSON.parse(readFileSync(join(dir, 'checked', 'summary.json'), 'utf8')) as { files: number; error: number; results: { file: string; reason: string | null }[] };
+    expect(summary.files).toBe(readdirSync(join(root, 'test', 'corpus', 'files')).filter((f) => f.endsWith('.pdf')).length);
+    expect(summary.error, JSON.stringify(summary.results.filter((r) => r.reason))).toBe(0);
   });
 });

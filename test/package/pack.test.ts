@@ -112,6 +112,19 @@ describe('the packed tarballs', () => {
     120_000,
   );
 
+  it.each(['print-preflight', 'print-preflight-server'])('%s names its repository, homepage and where to report a problem (SECURITY.md sends reporters there)', (name) => {
+    const { manifest } = name === 'print-preflight' ? core : server;
+    const m = manifest as typeof manifest & { repository?: { type?: string; url?: string; directory?: string }; homepage?: string; bugs?: { url?: string } };
+    expect(m.repository?.type).toBe('git');
+    expect(m.repository?.url).toMatch(/^git\+https:\/\/\S+\.git$/);
+    expect(m.homepage).toMatch(/^https:\/\//);
+    expect(m.bugs?.url).toMatch(/^https:\/\/\S+\/issues$/);
+    // One project: both packages point at the same repository (the server's from its folder).
+    expect(m.repository?.url).toBe((core.manifest as typeof m).repository?.url);
+    if (name === 'print-preflight-server') expect(m.repository?.directory).toBe('packages/server');
+    expect(readFileSync(join(root, 'SECURITY.md'), 'utf8')).toMatch(/the contact in `package.json`/);
+  });
+
   it("print-preflight-server pins the server stack within print-preflight's optional peer ranges, at the versions this repository tests", () => {
     const peers = core.manifest.peerDependencies!;
     const meta = core.manifest.peerDependenciesMeta!;

@@ -121,6 +121,10 @@ describe('POST /v1/checks with an upload', () => {
     expect(res.status).toBe(202);
     const location = res.headers.get('location')!;
     expect(location).toMatch(/^\/v1\/checks\/[0-9a-f]{32}$/);
+    // Polling is paced: whole seconds to wait first, as the OpenAPI document says.
+    expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as { paths: Record<string, { post?: { responses: Record<string, { headers?: Record<string, unknown> }> } }> };
+    expect(Object.keys(doc.paths['/v1/checks']!.post!.responses['202']!.headers ?? {})).toContain('Retry-After');
     const accepted = (await res.json()) as { id: string; status: string; report: unknown };
     expect(['queued', 'running']).toContain(accepted.status);
     expect(accepted.report).toBeNull();

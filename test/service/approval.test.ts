@@ -67,12 +67,13 @@ describe('fix with approval through the API', () => {
     expect(check.approval).toEqual({ state: 'pending' });
     expect(check.fixed!.changes.length).toBeGreaterThan(0);
     expect(check.fixed!.changes.every((c) => c.code === 'colour-space-not-rgb' && c.needsApproval)).toBe(true);
-    expect(check.fixed!.url).toMatch(/^\/v1\/files\/[0-9a-f]{48}\.pdf$/);
+    // Absolute under the server's public URL: it is handed to others who do not know this server's address.
+    expect(check.fixed!.url).toMatch(new RegExp(`^${service.url}/v1/files/[0-9a-f]{48}\\.pdf$`));
     expect(check.report.locale).toBe('pt');
     expect(check.report.findings.map((f) => f.code)).not.toContain('colour-space-not-rgb');
 
     // Not served before approval.
-    expect((await call('GET', check.fixed!.url)).status).toBe(404);
+    expect((await call('GET', new URL(check.fixed!.url).pathname)).status).toBe(404);
 
     const page = await call('GET', check.links.approval!);
     expect(page.status).toBe(200);
@@ -91,7 +92,7 @@ describe('fix with approval through the API', () => {
     expect(json<View>(approved.body)).toMatchObject({ status: 'done', approval: { state: 'approved', by: 'api', tenant: expect.any(String) } });
     expect((await call('POST', `/v1/checks/${check.id}/approve`)).status).toBe(409);
 
-    const file = await call('GET', check.fixed!.url);
+    const file = await call('GET', new URL(check.fixed!.url).pathname);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/pdf');
     const sha = createHash('sha256').update(file.body).digest('hex');
@@ -113,11 +114,11 @@ describe('fix with approval through the API', () => {
     expect(Buffer.from(posted.body).toString('utf8')).toContain('You rejected the changes');
     const view = json<View>((await call('GET', `/v1/checks/${check.id}`)).body);
     expect(view).toMatchObject({ status: 'done', approval: { state: 'rejected', reason: 'Colours must stay as designed', by: 'approval-page' } });
-    expect((await call('GET', check.fixed!.url)).status).toBe(404);
+    expect((await call('GET', new URL(check.fixed!.url).pathname)).status).toBe(404);
     expect((await call('POST', `/v1/checks/${check.id}/approve`)).status).toBe(409);
     expect(Buffer.from((await call('GET', check.links.approval!)).body).toString('utf8')).toContain('You rejected the changes');
     // An order naming the rejected file is refused, naming the source.
-    const order = await call('POST', '/v1/orders/payload', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(validDraft([`${service.url}${check.fixed!.url}`])) });
+    const order = await call('POST', '/v1/orders/payload', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(validDraft([check.fixed!.url])) });
     expect(order.status).toBe(422);
     expect(json<{ errors: { path: string; message: string }[] }>(order.body).errors).toContainEqual({ path: 'rows[0].sources[0].url', message: expect.stringContaining('was rejected') });
   });
@@ -127,12 +128,12 @@ describe('fix with approval through the API', () => {
     expect(check.status).toBe('done');
     expect(check.approval).toMatchObject({ state: 'auto', by: 'policy' });
     expect(check.verdict).toBe('pass');
-    const file = await call('GET', check.fixed!.url);
+    const file = await call('GET', new URL(check.fixed!.url).pathname);
     expect(file.status).toBe(200);
     expect((await preflight(file.body, { sku: 'T-SHIRT-M' }, { pool, raster: false })).verdict).toBe('pass');
     expect((await call('POST', `/v1/checks/${check.id}/reject`, { headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(409);
     // The order façade takes the fixed file by its URL, judged by its own report, bound to its SHA-256.
-    const url = `${service.url}${check.fixed!.url}`;
+    const url = check.fixed!.url;
     const order = await call('POST', '/v1/orders/payload', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(validDraft([url])) });
     expect(order.status).toBe(200);
     const body = json<{ payload: { rows: { sources?: { url: string }[] }[] }; reports: { verdict: string; file: { sha256: string } }[] }>(order.body);

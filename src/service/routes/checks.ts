@@ -15,6 +15,7 @@ import { CheckJobSchema, type CheckOptionsSchema, newRecord, type CheckJob, type
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
 import { loosenings } from '../../profile/tighten.js';
+import type { Profile } from '../../profile/schema.js';
 import { PRIVATE_NO_STORE } from '../headers.js';
 import { Problem, toProblem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
@@ -52,9 +53,9 @@ export function checkRoutes(ctx: ServiceContext): void {
   const submitResponses = {
     200: { description: 'Finished within `wait`', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
     202: {
-      description: 'Accepted; poll `Location`',
+      description: 'Accepted; poll `Location`, first after `Retry-After` seconds',
       schema: CheckViewSchema,
-      headers: { Location: 'the check: /v1/checks/{id}', 'Cache-Control': 'private, no-store' },
+      headers: { Location: 'the check: /v1/checks/{id}', 'Retry-After': 'seconds to wait before the first poll (a check rarely finishes sooner)', 'Cache-Control': 'private, no-store' },
       example: CHECK_QUEUED_EXAMPLE,
     },
     400: { description: 'A field or the file part is missing or malformed (`errors` lists each)', codes: ['request-invalid', 'multipart-invalid'] },
@@ -279,11 +280,18 @@ async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { 
   const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
   reply.header('Cache-Control', PRIVATE_NO_STORE);
   if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
-  return reply
-    .code(202)
-    .header('Location', `/v1/checks/${job.id}`)
-    .send(await viewOf(ctx, job.id));
+  return (
+    reply
+      .code(202)
+      .header('Location', `/v1/checks/${job.id}`)
+      // Paces polling: a check takes seconds, so a client that polls at once only adds load.
+      .header('Retry-After', String(POLL_AFTER_S))
+      .send(await viewOf(ctx, job.id))
+  );
 }
+
+/** Seconds a client waits before polling an accepted check: about the time a typical check takes. */
+const POLL_AFTER_S = 2;
 
 function notFound(id: string): Problem {
   return new Problem(404, 'check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
@@ -320,7 +328,7 @@ export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecor
   const pages = reported ? [...(await ctx.store.previews(id)).keys()] : [];
   // A fixed check carries the original's report too, each bound to its own file's SHA-256.
   const original = reported && record.fixed ? await ctx.store.readBeforeReport(id) : null;
-  return checkView(record, report, pages, original);
+  return checkView(record, report, pages, original, ctx.options.publicUrl);
 }
 
 const newId = () => randomUUID().replaceAll('-', '');
@@ -345,6 +353,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
   const temp = ctx.store.uploadTemp(id);
   const fields: Record<string, string> = {};
   let name: string | null = null;
+  let known: ReturnType<typeof targetOrThrow> | null = null;
   try {
     const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
     for await (const part of parts) {
@@ -356,7 +365,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
         name = cleanName(part.filename);
         // Fields sent before the file (curl -F sku=… -F file=@…) are judged before a byte is stored.
         const early = targetOf(fields);
-        if (early.ok) targetOrThrow(ctx, early.target);
+        if (early.ok) known = targetOrThrow(ctx, early.target);
         // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
         // client is still sending, and nothing more is read or kept.
         part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
@@ -372,8 +381,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     const errors = form.success ? [] : zodFields(form.error);
     if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
     if (!form.success || name === null) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
-    const target = targetOrThrow(ctx, form.data);
-    policyOrThrow(ctx, caller, target, form.data.policy);
+    // The target judged before the file is the one the form names (a field is never given twice): not looked up again.
+    const { target, resolved } = known ?? targetOrThrow(ctx, form.data);
+    policyOrThrow(ctx, caller, resolved.profile, form.data.policy);
     const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
     const file = await ctx.store.commitUpload(temp, id);
     const raster = form.data.raster !== 'false';
@@ -382,6 +392,8 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
       previews: raster,
       ...(form.data.policy ? { policy: form.data.policy } : {}),
       ...(form.data.fix ? { fix: form.data.fix } : {}),
+      ...(form.data.rotate ? { rotate: form.data.rotate } : {}),
+      ...(form.data.fit ? { fit: form.data.fit } : {}),
       ...(form.data.locale ? { locale: form.data.locale } : {}),
     };
     return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
@@ -420,9 +432,8 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     throw new Problem(400, 'request-invalid', `The body is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
   }
   const b = parsed.data;
-  const target = targetOrThrow(ctx, b);
   // The operator's profile is the bound: a call may ask for a stricter check, never a looser one.
-  const resolved = ctx.registry.resolve(target);
+  const { target, resolved } = targetOrThrow(ctx, b);
   const looser = loosenings(resolved.limits, resolved.profile.severities, b);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
@@ -430,7 +441,7 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
       errors: looser,
     });
   }
-  policyOrThrow(ctx, caller, target, b.policy);
+  policyOrThrow(ctx, caller, resolved.profile, b.policy);
   const callbackUrl = await callbackOrThrow(ctx, b.callbackUrl);
   const options = {
     raster: b.raster ?? true,
@@ -439,15 +450,16 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     ...(b.limits ? { limits: b.limits } : {}),
     ...(b.policy ? { policy: b.policy } : {}),
     ...(b.fix ? { fix: b.fix } : {}),
+    ...(b.rotate ? { rotate: b.rotate } : {}),
+    ...(b.fit ? { fit: b.fit } : {}),
     ...(b.locale ? { locale: b.locale } : {}),
   };
   return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
 }
 
 /** A call's policy may only tighten the operator's (the profile's severities and policy). */
-function policyOrThrow(ctx: ServiceContext, caller: Caller, target: CheckJob['target'], policy: Policy | undefined): void {
+function policyOrThrow(ctx: ServiceContext, caller: Caller, profile: Profile, policy: Policy | undefined): void {
   if (!policy) return;
-  const { profile } = ctx.registry.resolve(target);
   const looser = policyLoosenings(profileRules(profile), policy);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
@@ -464,12 +476,11 @@ function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; 
     throw new Problem(400, 'request-invalid', t.errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors: t.errors });
   }
   try {
-    ctx.registry.resolve(t.target);
+    return { target: t.target, resolved: ctx.registry.resolve(t.target) };
   } catch (error) {
     ctx.metrics.rejectedSubmission('unknown-target');
     throw error;
   }
-  return t.target;
 }
 
 async function callbackOrThrow(ctx: ServiceContext, url: string | undefined): Promise<string | undefined> {

@@ -73,7 +73,8 @@ describe('fix: geometry', () => {
     const profiles = await customProduct(sizes.map(([w, h]) => [h, w]));
     const refused = await fix(tshirt, { sku: 'CUSTOM-X' }, {}, { profiles, pool });
     expect(refused.refused.map((x) => x.code)).toContain('page-orientation-mismatch');
-    expect(refused.refused[0]!.reason).toMatch(/--rotate cw or --rotate ccw/);
+    // The library's fix names its option (the fix command says --rotate: test/e2e/cli.test.ts).
+    expect(refused.refused[0]!.reason).toMatch(/the option rotate: 'cw' or 'ccw'/);
     const r = await fix(tshirt, { sku: 'CUSTOM-X' }, { rotate: 'cw' }, { profiles, pool });
     expect(codes(r.after!).has('page-orientation-mismatch')).toBe(false);
     expect(r.after!.verdict).toBe('pass');
@@ -146,9 +147,12 @@ describe('fix: colour and pixels', () => {
     const held = await fix(bytes, { sku: 'TANKTOP-M' }, {}, { pool });
     expect(held.bytes).toBeNull();
     expect(held.refused.filter((r) => r.code === 'colour-space-not-rgb').map((r) => r.reason)).toEqual([
-      expect.stringMatching(/^held for approval: .*--approve colour-space-not-rgb/),
+      expect.stringMatching(/^held for approval: .*the option approve: \['colour-space-not-rgb'\]/),
       expect.stringMatching(/^held for approval/),
     ]);
+    // The fix command says it with its flag.
+    const inFlags = await fix(bytes, { sku: 'TANKTOP-M' }, { instructions: 'cli' }, { pool, raster: false });
+    expect(inFlags.refused.find((r) => r.code === 'colour-space-not-rgb')?.reason).toMatch(/--approve colour-space-not-rgb/);
     const approved = await fix(bytes, { sku: 'TANKTOP-M' }, { approve: ['colour-space-not-rgb'] }, { pool });
     expect(codes(approved.after!).has('colour-space-not-rgb')).toBe(false);
   });
@@ -206,7 +210,9 @@ describe('fix: page order (a reportlab t-shirt reordered by qpdf as sleeve, slee
     expect(byPolicy.after!.verdict).toBe('pass');
     const refused = await fix(bytes, { sku: 'T-SHIRT-M' }, {}, { pool, policy: { 'page-order-mismatch': 'reject' } });
     expect(refused.bytes).toBeNull();
-    expect(refused.refused[0]).toMatchObject({ code: 'page-order-mismatch', reason: expect.stringContaining('--reorder (pages 3, 4, 1, 2)') });
+    expect(refused.refused[0]).toMatchObject({ code: 'page-order-mismatch', reason: expect.stringContaining('reorder: true (pages 3, 4, 1, 2)') });
+    const inFlags = await fix(bytes, { sku: 'T-SHIRT-M' }, { instructions: 'cli' }, { pool, raster: false, policy: { 'page-order-mismatch': 'reject' } });
+    expect(inFlags.refused[0]).toMatchObject({ code: 'page-order-mismatch', reason: expect.stringContaining('--reorder (pages 3, 4, 1, 2)') });
     const explicit = await fix(bytes, { sku: 'T-SHIRT-M' }, { pages: [3, 4, 1, 2] }, { pool });
     expect(explicit.after!.verdict).toBe('pass');
     await expect(fix(bytes, { sku: 'T-SHIRT-M' }, { pages: [1, 1, 2, 3] }, { pool })).rejects.toThrow(/each of the file's 4 pages once/);

@@ -161,6 +161,22 @@ describe('customer message catalogue', () => {
     });
   }
 
+  it('says where a moved design belongs in each language grammar (German: not "gehört auf der"; Spanish: no "a el")', async () => {
+    const moved = async (locale: 'de' | 'es' | 'en' | 'fr' | 'it' | 'pt' | 'pt-BR', noun: { name: string; gender: 'f' | 'm' }) => {
+      const t = await uiFormatter(locale);
+      return t('moved', { from: 3, ...nounValues('layer', noun, t.loaded) });
+    };
+    expect(await moved('de', { name: 'Vorderseite', gender: 'f' })).toBe('Dieses Design war auf Seite 3 Ihrer Datei. Es ist das Design für die Vorderseite, deshalb haben wir es dorthin gesetzt.');
+    expect(await moved('de', { name: 'Ärmel links', gender: 'm' })).toContain('Es ist das Design für den Ärmel links,');
+    expect(await moved('es', { name: 'delantero', gender: 'm' })).toContain('Va en el delantero,');
+    for (const locale of ['de', 'es', 'en', 'fr', 'it', 'pt', 'pt-BR'] as const) {
+      for (const gender of ['f', 'm'] as const) {
+        const text = await moved(locale, { name: 'X', gender });
+        expect(text, `${locale} ${gender}`).not.toMatch(/gehört auf der|gehört auf dem|\ba el\b|\bde el\b|\bà le\b|\bde le\b|\bem o\b|\bem a\b|\ba o\b|\bdi il\b|\bsu il\b/);
+      }
+    }
+  });
+
   it('names parts and products with their articles and agreement, numbers in the locale', async () => {
     const es = await customerMessage({ code: 'image-low-resolution', page: 1, layer: 'front', details, message: 'x' }, target, 'es');
     expect(es.title).toBe('Una imagen en la parte delantera se verá borrosa');

@@ -1,0 +1,275 @@
+/**
+ * The check of one file under a resolved run — what {@link check} (flow/check.ts) does for each
+ * file it is given, and a fix does for the files it makes.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PreflightError } from '../errors.js';
+import type { DocumentFacts } from '../pdf/facts.js';
+import { TimeBudget } from '../pool/budget.js';
+import type { Executor } from '../pool/local.js';
+import { IMAGE_PATH_DECLINED, type InspectResult } from '../pool/tasks.js';
+import type { JpegLocation } from '../raster/image-stream.js';
+import type { PDFContext } from '../pdf/pdf-lib.js';
+import { PreflightPool, TaskFailure } from '../pool/pool.js';
+import { IMAGE_UNREADABLE } from '../raster/fast-path.js';
+import { knownApproximation } from '../raster/renderer.js';
+import type { RasterFacts, RasterFailure } from '../raster/facts.js';
+import type { PreviewFormat } from '../raster/preview.js';
+import { buildReport, type PreviewRef } from '../report/build.js';
+import type { Report } from '../report/schema.js';
+import { runChecks } from '../rules/index.js';
+import { readSourceBytes, sha256Hex } from '../source/read.js';
+import type { DecodeLimits } from '../pdf/decode-budget.js';
+import type { InspectTaskOptions } from '../pool/tasks.js';
+import { localizeReport } from '../messages/catalogue.js';
+import { throwIfAborted, type ResolvedRun } from './run.js';
+import { overBudget, pagesNeedingWorker, planPage } from './render-plan.js';
+
+/** A page's preview image, as encoded by the worker. */
+export interface Preview {
+  bytes: Uint8Array;
+  format: PreviewFormat;
+  widthPx: number;
+  heightPx: number;
+}
+
+/**
+ * A check of one file under a resolved run (flow/run.ts): its structure read (in the pool, or in
+ * this thread for a small file when the run says so), its pages drawn as the render plan says
+ * (flow/render-plan.ts), every check run and the report built.
+ * @param how `keepPreviews`: return the previews (default true); `path`: the name the report gives
+ *   the file; `raster: false`: the structure checks only (a fix's check before its transform)
+ * @example
+ * const run = await resolveRun({ sku: 'T-SHIRT-M' });
+ * const { report } = await checkResolved(run, bytes, { keepPreviews: false });
+ */
+export async function checkResolved(
+  run: ResolvedRun,
+  input: string | Uint8Array,
+  how: { keepPreviews?: boolean; path?: string | null; raster?: boolean } = {},
+): Promise<{ report: Report; previews: Map<number, Preview> }> {
+  const started = performance.now();
+  const { target: resolved, limits, executor, decodeLimits } = run;
+  // This check's settings: the run's, a structure-only check when `how.raster` says so.
+  const opts = how.raster === undefined ? run.options : { ...run.options, raster: how.raster };
+  const keepPreviews = how.keepPreviews ?? true;
+  throwIfAborted(opts.signal);
+  const source = await readSourceBytes(input, how.path !== undefined ? how.path : opts.path);
+  throwIfAborted(opts.signal);
+
+  // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
+  // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
+  // evicted and destroyed by the worker's LRU instead of growing across repeats).
+  // (Copied into shared memory only when a worker will see them.)
+  let sharedCopy: SharedArrayBuffer | undefined;
+  const shared = () => (sharedCopy ??= toShared(source.bytes));
+  const docId = randomUUID();
+  const budget = new TimeBudget(opts.fileBudgetMs);
+  const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
+  // A small file's structure is read here, at once: no waiting for a worker to start.
+  const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
+  // A JPEG page is drawn here when the caller takes work in its own thread (check does): sharp
+  // decodes on libuv's threads, so pages still run in parallel, and no worker has to start for
+  // them — also when a worker read a big file's structure and said where its JPEGs lie.
+  const drawHere = opts.raster && executor instanceof PreflightPool && opts.structureInThreadMaxBytes > 0;
+  const here_ = drawHere ? await import('../pool/local.js') : null;
+  // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
+  const here = inThread ? await inspectHere(source.bytes, decodeLimits, opts.maxRenderImagePixels) : null;
+  const { facts, sha256, jpegs } = here
+    ? { facts: here.facts, sha256: sha256Hex(source.bytes), jpegs: here.jpegs }
+    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
+
+  const raster = new Map<number, RasterFacts>();
+  const rasterFailures: RasterFailure[] = [];
+  const previews = new Map<number, Preview>();
+  const wantPreviews = keepPreviews || opts.previewDir !== null;
+  // A file over a bound as a whole (not one page) is never given to a renderer: it would read the same bytes.
+  const canRender = opts.raster && facts.pages.length > 0 && !facts.encryption?.needsPassword && !facts.unrenderable;
+  // A page whose inspection hit a limit (a decompression bomb…) is not handed to the renderer,
+  // nor one whose object cannot be read (page-damaged says so).
+  // A page that is no layer of the product prints nothing: it is drawn only for a preview asked for.
+  const drawnForPreview = wantPreviews && opts.previewPages === 'all';
+  const pages = canRender ? facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable && (drawnForPreview || resolved.layers[p.index - 1] !== undefined)) : [];
+  // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
+  if (here && executor instanceof PreflightPool) {
+    const needWorker = pagesNeedingWorker(pages, jpegs);
+    if (needWorker.length) executor.warm(needWorker.length);
+  }
+  const settings = { previewSize: opts.previewSize, maxRenderImagePixels: opts.maxRenderImagePixels, limits };
+  // At most one page per worker in flight for this file: pages are not all queued at once, so
+  // another file's pages interleave with this one's, and finished pages' memory goes first.
+  await forEachLimited(pages, Math.max(1, executor.threads), async (page) => {
+    const planned = planPage(page, resolved.layers[page.index - 1] ?? null, settings);
+    if ('failure' in planned) {
+      rasterFailures.push(planned.failure);
+      return;
+    }
+    try {
+      // Where the structure read found the JPEG: no worker parses the file again to draw it.
+      const jpeg = planned.jpegRef ? (jpegs?.[planned.jpegRef] ?? null) : null;
+      const draw = (runner: Executor, imageOnly: boolean) =>
+        runner.render(
+          {
+            ...planned.task,
+            docId,
+            bytes: shared(),
+            format: wantPreviews ? opts.previewFormat : null,
+            ...(jpeg ? { jpeg } : {}),
+            ...(imageOnly ? { imageOnly } : {}),
+            limits: decodeLimits,
+          },
+          opts.signal,
+          opts.timeoutMs,
+          budget,
+        );
+      const local = jpeg && here_ ? here_.localExecutor : null;
+      const result = local
+        ? await draw(local, true).catch((error: unknown) => {
+            if (error instanceof TaskFailure && error.message === IMAGE_PATH_DECLINED) return draw(executor, false);
+            throw error;
+          })
+        : await draw(executor, false);
+      raster.set(page.index, withKnownApproximation(result.facts, page));
+      if (result.preview) {
+        previews.set(page.index, {
+          bytes: result.preview,
+          format: opts.previewFormat,
+          widthPx: result.facts.widthPx,
+          heightPx: result.facts.heightPx,
+        });
+      }
+    } catch (error) {
+      if (!(error instanceof TaskFailure)) throw error;
+      if (error.reason === 'aborted') return;
+      // Planned from its one image but over the pdf.js budget: the worker found the image was
+      // not one it can stream after all (a colour-key mask, an odd predictor layout…), so it is
+      // over the budget like any other page — unless its data could not be read.
+      if (planned.plan && planned.decodePixels > opts.maxRenderImagePixels && error.reason === 'failed' && !error.message.startsWith(IMAGE_UNREADABLE)) {
+        rasterFailures.push(overBudget(page, planned.decodePixels, opts.maxRenderImagePixels));
+        return;
+      }
+      rasterFailures.push({ index: page.index, reason: error.reason, detail: error.message });
+    }
+  });
+  if (canRender) {
+    throwIfAborted(opts.signal);
+    rasterFailures.sort((a, b) => a.index - b.index);
+  }
+
+  const previewRefs = await writePreviews(previews, opts.previewDir, source.path);
+  const settled = { tightenOnly: opts.tightenOnly, defaultPolicy: opts.defaultPolicy };
+  const findings = runChecks({ facts, target: resolved, limits, raster, rasterFailures }, opts.severities, opts.policy, settled);
+  const report = buildReport({
+    file: { path: source.path, bytes: source.bytes.length, sha256 },
+    facts,
+    target: resolved,
+    findings,
+    limits,
+    severities: opts.severities,
+    policy: opts.policy,
+    settled,
+    raster: new Map([...raster].sort(([a], [b]) => a - b)),
+    previews: previewRefs,
+    totalMs: performance.now() - started,
+  });
+  return { report: opts.locale ? await localizeReport(report, resolved.profile, opts.locale) : report, previews };
+}
+
+/**
+ * Memory the structure read may add to this thread's heap before it stops (pdf-too-complex). No
+ * heap cap guards the calling thread as `resourceLimits` guards a worker: this, with the decode
+ * budget that bounds every allocation a file's bytes decide, keeps a hostile file from taking the
+ * process down.
+ */
+const IN_THREAD_HEAP_MB = 768;
+
+/**
+ * Structure facts read in this thread, and where the JPEG of each image-page plan lies in the file;
+ * an unexpected failure becomes a document problem.
+ */
+async function inspectHere(bytes: Uint8Array, limits: DecodeLimits, maxHiddenImagePixels: number): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
+  const [{ inspectPdf }, { jpegLocations }, { getHeapStatistics }] = await Promise.all([import('../pdf/inspect.js'), import('../raster/image-stream.js'), import('node:v8')]);
+  let context: PDFContext | undefined;
+  try {
+    const facts = await inspectPdf(bytes, {
+      onDocument: (c) => (context = c),
+      limits,
+      scan: { maxHiddenImagePixels },
+      heapCeilingBytes: getHeapStatistics().used_heap_size + IN_THREAD_HEAP_MB * 1024 * 1024,
+    });
+    return { facts, ...(context ? { jpegs: jpegLocations(context, bytes, facts.pages) } : {}) };
+  } catch (error) {
+    return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
+  }
+}
+
+/** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */
+async function inspectOrExplain(
+  executor: Executor,
+  shared: SharedArrayBuffer,
+  docId: string,
+  bytes: Uint8Array,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  budget: TimeBudget,
+  options: InspectTaskOptions,
+): Promise<InspectResult> {
+  try {
+    return await executor.inspect(shared, docId, signal, timeoutMs, budget, options);
+  } catch (error) {
+    if (!(error instanceof TaskFailure)) throw error;
+    if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
+    const facts = await (error.reason === 'timeout'
+      ? structureFailed(bytes, 'timeout', `reading its structure ${error.message}`)
+      : structureFailed(bytes, 'too-complex', `reading its structure failed: ${error.message}`));
+    return { facts, sha256: sha256Hex(bytes) };
+  }
+}
+
+async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
+  const { pdfHeaderVersion } = await import('../pdf/inspect.js');
+  return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
+}
+
+/** The raster facts, saying also what the engine that drew the page is known to draw otherwise. */
+function withKnownApproximation(facts: RasterFacts, page: DocumentFacts['pages'][number]): RasterFacts {
+  const known = knownApproximation(page, facts.method);
+  if (!known) return facts;
+  return { ...facts, approximate: facts.approximate ? `${facts.approximate}; ${known}` : known };
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+function toShared(bytes: Uint8Array): SharedArrayBuffer {
+  if (bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    return bytes.buffer;
+  }
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  return shared;
+}
+
+async function writePreviews(previews: Map<number, Preview>, dir: string | null, path: string | null): Promise<Map<number, PreviewRef>> {
+  const refs = new Map<number, PreviewRef>();
+  if (!dir) return refs;
+  await mkdir(dir, { recursive: true });
+  const stem = path ? basename(path).replace(/\.pdf$/i, '') : 'document';
+  for (const [index, p] of [...previews].sort(([a], [b]) => a - b)) {
+    // The options refuse JPEG with a folder (flow/options.ts): the report names PNG or WebP files.
+    if (p.format === 'jpeg') throw new Error('JPEG previews are not written to a folder');
+    const file = `${stem}.page-${index}.${p.format}`;
+    await writeFile(join(dir, file), p.bytes);
+    refs.set(index, { file, format: p.format, widthPx: p.widthPx, heightPx: p.heightPx });
+  }
+  return refs;
+}
