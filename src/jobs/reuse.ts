@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { fixedFileName } from '../flow/check.js';
 import type { PreflightPool } from '../pool/pool.js';
-import type { ProfileRegistry } from '../profile/registry.js';
+import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { packageVersion } from '../util/package-root.js';
@@ -19,8 +19,9 @@ import type { CheckJob, CheckRecord } from './schema.js';
 import type { JobStore } from './store.js';
 
 /** What of a check decides its report, besides the bytes: any change makes another key. */
-export async function reuseKey(sha256: string, job: CheckJob, context: { profiles?: string | ProfileRegistry; pool?: PreflightPool }): Promise<string> {
-  const resolved = (await registryFrom(context.profiles)).resolve(job.target);
+export async function reuseKey(sha256: string, job: CheckJob, context: { profiles?: string | ProfileRegistry; pool?: PreflightPool; resolved?: ResolvedTarget }): Promise<string> {
+  // The run's own resolution when the caller holds it (one per check); else looked up here.
+  const resolved = context.resolved ?? (await registryFrom(context.profiles)).resolve(job.target);
   const pool = context.pool;
   const settings = {
     tool: packageVersion(),

@@ -12,7 +12,7 @@ import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
-import { resolveRun } from '../flow/run.js';
+import { resolveRun, type ResolvedRun } from '../flow/run.js';
 import { keepRunPages } from './pages.js';
 import { copyResult, findReusable, givesResult, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
@@ -123,6 +123,10 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
   /** A change of this run's record, made only while the record is still this run's (compare-and-set). */
   const ours = (change: (r: CheckRecord) => CheckRecord) => async () => (await store.updateRecord(job.id, (r) => (r.status === 'running' && r.run === run ? change(r) : r))) ?? claimed;
 
+  // The check's run, resolved once (its target and options) for the reuse key and the check.
+  let resolved: ResolvedRun | undefined;
+  const runOf = async () => (resolved ??= await resolveRun(job.target, checkOptions(job, ctx)));
+
   // The same bytes and settings checked before: their report, at once, no pool task.
   let bytes: Uint8Array | undefined;
   let key: string | null = null;
@@ -133,7 +137,9 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
     });
     if (bytes) {
       const sha256 = createHash('sha256').update(bytes).digest('hex');
-      key = await reuseKey(sha256, job, ctx).catch(() => null);
+      key = await runOf()
+        .then((r) => reuseKey(sha256, job, { ...ctx, resolved: r.target }))
+        .catch(() => null);
       const earlier = key ? await findReusable(store, key, sha256, job.id) : null;
       const fields = earlier
         ? await copyResult(store, earlier.record, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null, newToken).catch((error: unknown) => {
@@ -151,7 +157,7 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
 
   let result: Checked;
   try {
-    result = await check(job, ctx, bytes);
+    result = await check(job, ctx, await runOf(), bytes);
   } catch (error) {
     if (ctx.signal?.aborted) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
     if (error instanceof StorageUnavailableError) throw error;
@@ -262,7 +268,8 @@ async function uploadBytes(job: CheckJob, ctx: RunContext): Promise<Uint8Array> 
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-async function check(job: CheckJob, ctx: RunContext, bytes?: Uint8Array): Promise<Checked> {
+/** The options of a job's check, as the service gives them (a client may only tighten the operator's rules). */
+function checkOptions(job: CheckJob, ctx: RunContext): CheckOptions {
   const options: CheckOptions = {
     ...(ctx.profiles !== undefined ? { profiles: ctx.profiles } : {}),
     ...(ctx.pool ? { pool: ctx.pool } : {}),
@@ -283,15 +290,14 @@ async function check(job: CheckJob, ctx: RunContext, bytes?: Uint8Array): Promis
     // A refused fix names the HTTP fields that would let it be made, never a command-line flag.
     instructions: 'http',
   };
-  let source: CheckSource;
   if (job.source.kind === 'url') {
-    source = { url: job.source.url };
     if (ctx.network) options.network = ctx.network;
-  } else {
-    source = bytes ?? (await uploadBytes(job, ctx));
-    options.path = job.source.name;
-  }
-  const run = await resolveRun(job.target, options);
+  } else options.path = job.source.name;
+  return options;
+}
+
+async function check(job: CheckJob, ctx: RunContext, run: ResolvedRun, bytes?: Uint8Array): Promise<Checked> {
+  const source: CheckSource = job.source.kind === 'url' ? { url: job.source.url } : (bytes ?? (await uploadBytes(job, ctx)));
   const out = await checkRun(source, run);
   return { status: out.status, report: out.report, previews: out.previews, target: run.target, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
 }

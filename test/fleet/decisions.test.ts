@@ -101,10 +101,11 @@ describe('decisions across two fleet servers', () => {
         expect(v.approval?.state, `${o.id} on ${s.url}`).toBe(winner);
         expect(v.status).toBe('done');
         // The file agrees with the record, on every server.
-        const file = await fetch(`${s.url}${v.fixed!.url}`);
+        // fixed.url is absolute under the fleet's --public-url: the path, asked of every server.
+        const file = await fetch(`${s.url}${new URL(v.fixed!.url, s.url).pathname}`);
         expect(file.status, `${o.id} file on ${s.url}`).toBe(winner === 'approved' ? 200 : 404);
       }
-      const d = validDraft([`http://127.0.0.1:${port}${(await view(a.url, o.id)).fixed!.url}`]);
+      const d = validDraft([`http://127.0.0.1:${port}${new URL((await view(a.url, o.id)).fixed!.url, a.url).pathname}`]);
       d.number = `RACE-${o.id.slice(0, 8)}`;
       d.rows[0]!.sku = 'TANKTOP-M';
       d.rows.splice(1);
