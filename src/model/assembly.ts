@@ -9,8 +9,9 @@ import { z } from 'zod';
  * background, `stretch`), or `tile` (the image repeated at its stated resolution) and `mirror`
  * (placed as `contain`, the rest filled by mirroring its edges).
  */
-export const AssemblyFillSchema = z.enum(['cover', 'contain', 'stretch', 'tile', 'mirror']);
-export type AssemblyFill = z.infer<typeof AssemblyFillSchema>;
+export type AssemblyFill = 'cover' | 'contain' | 'stretch' | 'tile' | 'mirror';
+/** The fills, as a schema (the public type above stands on its own: the API reference documents it without this). */
+export const AssemblyFillSchema = z.enum(['cover', 'contain', 'stretch', 'tile', 'mirror'] as const satisfies readonly AssemblyFill[]);
 
 /** A transparent or semi-transparent area of a layer's image inside the trim: it prints as the fabric colour. */
 export const TransparentAreaSchema = z.strictObject({

@@ -23,5 +23,5 @@ export { EmbeddedQueue, type CheckQueue, type QueueCounts, type EmbeddedQueueOpt
 export { deliverCallback, CallbackOptionsSchema, type CallbackOptions } from '../jobs/callback.js';
 export { MissingDependencyError } from '../errors.js';
 export { FixedFiles, type CheckFolders, type FixedMeta, type FixedState } from '../jobs/fixed-files.js';
-export type { ObjectStorage } from '../storage/storage.js';
+export type { ObjectInfo, ObjectStorage } from '../storage/storage.js';
 export type { MemoryLedger, TenantAdmission, TenantLedger, TenantLoad } from '../jobs/tenants.js';
