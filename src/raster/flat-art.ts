@@ -239,7 +239,9 @@ export function edgeLattice(tile: LumaTile, p: number): number | null {
       }
       close();
     }
-    return total >= MIN_EDGES ? Math.max(...phases) / total : null;
+    let most = 0;
+    for (const n of phases) if (n > most) most = n;
+    return total >= MIN_EDGES ? most / total : null;
   };
   const rows = share(false);
   const columns = share(true);
