@@ -136,6 +136,12 @@ async function measuredAndLogged(step: {
   const compared = [...new Set(changes.map((c) => c.page).filter((p): p is number => p !== null))].filter((p) => !kindsOf(p).has('layout'));
   const measured = await measurePages(bytes, out, doc, compared);
   const boundOf = (page: number) => (kindsOf(page).has('colour') ? 'colour' : 'geometry');
+  // A page past its bound as PDFium draws it is drawn again by pdf.js: one engine's way with a
+  // colour space (PDFium's Indexed fills, its own CMYK) never refuses a fix the other draws alike.
+  const first = [...measured].filter(([page, d]) => !withinBound(boundOf(page), d)).map(([page]) => page);
+  if (first.length) {
+    for (const [page, d] of await measurePages(bytes, out, doc, first, 'pdfjs')) if (withinBound(boundOf(page), d)) measured.set(page, d);
+  }
   const over = [...measured].filter(([page, d]) => !withinBound(boundOf(page), d));
   const colourOver = over.filter(([page]) => boundOf(page) === 'colour');
   if (colourOver.length && plan.colour) {

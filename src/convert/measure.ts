@@ -69,13 +69,13 @@ function measurable(doc: PDFDocument, page: PDFPage): boolean {
  * @example
  * const measured = await measurePages(original, fixed, fixedDoc, [1, 3]); // Map page → difference
  */
-export async function measurePages(original: Uint8Array, fixed: Uint8Array, fixedDoc: PDFDocument, pages: number[]): Promise<Map<number, PageDifference>> {
+export async function measurePages(original: Uint8Array, fixed: Uint8Array, fixedDoc: PDFDocument, pages: number[], only?: 'pdfjs'): Promise<Map<number, PageDifference>> {
   const out = new Map<number, PageDifference>();
   const docPages = fixedDoc.getPages();
   const wanted = pages.filter((p) => docPages[p - 1] && measurable(fixedDoc, docPages[p - 1]!));
   if (!wanted.length) return out;
   const started = performance.now();
-  const engines: ((bytes: Uint8Array) => Promise<Drawer>)[] = [pdfiumDrawer, pdfjsDrawer];
+  const engines: ((bytes: Uint8Array) => Promise<Drawer>)[] = only === 'pdfjs' ? [pdfjsDrawer] : [pdfiumDrawer, pdfjsDrawer];
   for (const open of engines) {
     let pair: [Drawer, Drawer] | undefined;
     try {

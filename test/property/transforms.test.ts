@@ -120,7 +120,9 @@ async function checkCase(file: FileCase, viaFlow: boolean, explicitOrder: number
     before = out.before;
     after = out.fixed ? out.report : null;
     changes = out.fixed?.changes ?? [];
-    refused = out.fixed?.refused ?? [];
+    // With no file written, the refusals are the result's own (seed 666168158: an Indexed-over-CMYK
+    // fill, not converted, was said there and the oracle looked only at the fixed file's).
+    refused = out.fixed?.refused ?? out.refused ?? [];
   } else {
     // Every fix the policy names is approved here (the approval list is checkAndFix's and the CLI's concern).
     const out = await fix(original, { sku }, explicitOrder ? { pages: explicitOrder, approve: 'all' } : { reorder: true, approve: 'all' }, options);
