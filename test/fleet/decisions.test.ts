@@ -55,6 +55,8 @@ async function submit(url: string, name: string, bytes: Uint8Array, fields: Reco
 }
 const view = async (url: string, id: string) => (await (await fetch(`${url}/v1/checks/${id}`)).json()) as View;
 
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 describe('decisions across two fleet servers', () => {
   it('12 racing approve/reject pairs: 12 single decisions, record and file agree, orders take only the approved', async () => {
     const port = await (await import('../helpers/redis.js')).freePort();
@@ -84,7 +86,9 @@ describe('decisions across two fleet servers', () => {
         const approve = () => fetch(`${approveAt.url}/v1/checks/${id}/approve`, { method: 'POST' });
         const reject = () => fetch(`${rejectAt.url}/v1/checks/${id}/reject`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
         const rejectFirst = i % 4 >= 2;
-        const [first, second] = rejectFirst ? [reject(), approve()] : [approve(), reject()];
+        // The second goes 15 ms after the first: both are in flight at once (each server takes the
+        // record's lock in Redis), and the first is sent clearly first, so both kinds of outcome occur.
+        const [first, second] = rejectFirst ? [reject(), delay(15).then(approve)] : [approve(), delay(15).then(reject)];
         const [x, y] = await Promise.all([first, second]);
         const [approved, rejected] = rejectFirst ? [y, x] : [x, y];
         return { id, approve: approved.status, reject: rejected.status };
