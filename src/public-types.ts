@@ -14,6 +14,7 @@ export { DecodeLimitsOverrideSchema, type DecodeBudget, type BudgetExceededError
 export type { ColourSpaceFacts } from './pdf/facts.js';
 export type { FontProgramLimits } from './pdf/font/program.js';
 export type { ScreenLimits } from './pdf/screen.js';
+export type { JpegScanLimits } from './pdf/jpeg-scans.js';
 export type { TimeBudget } from './pool/budget.js';
 export { IMAGE_PATH_DECLINED, RenderTaskSchema, type InspectResult, type RenderTask } from './pool/tasks.js';
 export type { Target as ProfileTarget } from './profile/registry.js';

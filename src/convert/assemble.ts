@@ -13,6 +13,7 @@
  * lossless layer is a PNG whose IDAT data is the PDF's Flate stream, with the PNG predictor).
  */
 import sharp from 'sharp';
+import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import { PDFDocument, loadDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
 import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFDict, type PDFPage } from '../pdf/pdf-lib.js';
 import { mmToPt, mmToPx, formatBytes, formatNumber } from '../pdf/units.js';
@@ -103,6 +104,10 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
     throw new AssemblyInputError(`Expected a PNG, JPEG, TIFF, WebP or PDF file for layer ${layer.id}, but it cannot be read (${(error as Error).message})`);
   }
   if (!meta.width || !meta.height) throw new AssemblyInputError(`the image for layer ${layer.id} has no size`);
+  if (meta.format === 'jpeg') {
+    const scans = jpegScanReason(input, meta.width * meta.height);
+    if (scans) throw new AssemblyInputError(`the image for layer ${layer.id} cannot be converted: ${scans}`);
+  }
   const upright = (meta.orientation ?? 1) >= 5;
   const sw = upright ? meta.height : meta.width;
   const sh = upright ? meta.width : meta.height;

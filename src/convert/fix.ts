@@ -19,6 +19,7 @@ import { PDFName, PDFRawStream, PDFRef, type PDFPage } from '../pdf/pdf-lib.js';
 import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDecodeError } from '../pdf/streams.js';
 import { mmToPt, ptToMm, formatBytes, formatNumber } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
+import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import type { FindingCode } from '../model/codes.js';
 import { instructionWords } from '../model/instructions.js';
 import { loadSharp } from '../raster/sharp.js';
@@ -320,7 +321,9 @@ async function recompressJpegs(doc: PDFDocument, budget: DecodeBudget, quality: 
     const filters = filtersOf(doc.context, obj.dict).map(fullFilterName);
     if (filters.length !== 1 || filters[0] !== 'DCTDecode' || getName(doc.context, obj.dict, 'ColorSpace') !== 'DeviceRGB') continue;
     const coded = jpegSize(obj.contents);
-    if (coded) budget.chargeDecoded(coded.widthPx * coded.heightPx * coded.components, 'a recompressed image');
+    // Recompressed only when a decoder may be given it (jpeg-scans.ts).
+    if (!coded || jpegScanReason(obj.contents, coded.widthPx * coded.heightPx)) continue;
+    budget.chargeDecoded(coded.widthPx * coded.heightPx * coded.components, 'a recompressed image');
     let data: Buffer;
     try {
       data = await sharp(obj.contents, { limitInputPixels: MAX_CONVERT_PIXELS, sequentialRead: true, failOn: 'truncated' }).jpeg({ quality }).toBuffer();

@@ -19,6 +19,7 @@ import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFDi
 import type { ColourSpaceResolver } from '../pdf/colour-space.js';
 import type { ColourSpaceFacts } from '../pdf/facts.js';
 import { jpegSize } from '../pdf/image-header.js';
+import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import { get, getBool, getNumber, items, numberOf, resolve } from '../pdf/objects.js';
 import { BudgetExceededError, type DecodeBudget } from '../pdf/decode-budget.js';
 import { StreamDecodeError, decodeFilters, filterParamsOf, filtersOf, fullFilterName, type FilterParams } from '../pdf/streams.js';
@@ -132,6 +133,8 @@ async function viaLibvips(
   const coded = jpegSize(jpeg);
   if (!coded) throw new LeftAsItIs('its JPEG data has no frame header');
   if (coded.widthPx !== width || coded.heightPx !== height) throw new LeftAsItIs('the JPEG does not have the size the PDF says');
+  const scans = jpegScanReason(jpeg, width * height);
+  if (scans) throw new LeftAsItIs(scans);
   const decode = decodeArray(context, stream.dict);
   const inverted = decode.length > 0 && decode[0] === 1 && decode[1] === 0;
   if (model === 'cmyk' && hasAdobeMarker(jpeg) !== inverted) throw new LeftAsItIs('its /Decode array and JPEG markers disagree');

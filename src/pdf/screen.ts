@@ -14,8 +14,9 @@ import { StreamDecodeError, StreamTooLargeError, type StreamReader } from './str
 import { formatBytes } from './decode-budget.js';
 import { grouped } from '../util/text.js';
 import { jbig2Claims, type Jbig2Claims } from './jbig2.js';
+import { DEFAULT_JPEG_SCAN_LIMITS, jpegScanReason, type JpegScanLimits } from './jpeg-scans.js';
 
-export interface ScreenLimits {
+export interface ScreenLimits extends JpegScanLimits {
   /** Largest decoded size of a stream a renderer decodes whole: a font program, ICC profile, shading's data, JBIG2 globals. */
   maxRendererStreamBytes: number;
   /** Largest PostScript calculator (Type 4) function program, decoded. */
@@ -44,6 +45,7 @@ export const DEFAULT_SCREEN_LIMITS: ScreenLimits = {
   maxJbig2Pixels: 96_000_000,
   maxJbig2Symbols: 200_000,
   maxJbig2Instances: 1_000_000,
+  ...DEFAULT_JPEG_SCAN_LIMITS,
 };
 
 /** A shading's cost for a renderer: mesh elements (vertices of triangle meshes; the pieces a renderer cuts patches into, mesh-cost.ts). */
@@ -61,6 +63,7 @@ export class RendererScreen {
   private readonly shadings = new Map<PDFObject, ShadingCost>();
   private readonly spaces = new Map<PDFObject, string | null>();
   private readonly jbig2s = new Map<PDFObject, { claims: Jbig2Claims | null; reason: string | null }>();
+  private readonly jpegs = new Map<PDFObject, string | null>();
   private readonly steps = new Map<PDFObject, number>();
 
   constructor(
@@ -124,6 +127,26 @@ export class RendererScreen {
     const result = { claims, reason };
     this.jbig2s.set(image, result);
     return result;
+  }
+
+  /**
+   * A JPEG image (its data decoded through the filters before DCTDecode, within the renderer stream
+   * limit): why a decoder must not be given it — more scans, or scans × pixels, than the limits
+   * (jpeg-scans.ts) — or null. Once per stream.
+   */
+  jpeg(image: PDFRawStream, pixels: number): string | null {
+    const known = this.jpegs.get(image);
+    if (known !== undefined) return known;
+    let reason: string | null = null;
+    try {
+      const data = this.readStream(image, { maxBytes: this.limits.maxRendererStreamBytes, untilImageFilter: true, what: 'a JPEG image' });
+      reason = jpegScanReason(data, pixels, this.limits);
+    } catch (error) {
+      if (error instanceof StreamTooLargeError) reason = `a JPEG image decodes to more than ${formatBytes(this.limits.maxRendererStreamBytes)}`;
+      else if (!(error instanceof StreamDecodeError)) throw error;
+    }
+    this.jpegs.set(image, reason);
+    return reason;
   }
 
   /**

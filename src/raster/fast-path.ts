@@ -9,6 +9,7 @@ import type { ImageFacts, PageFacts } from '../pdf/facts.js';
 import type { Matrix, Rect } from '../model/geometry.js';
 import { apply, displayPoint } from '../pdf/matrix.js';
 import { jpegSize } from '../pdf/image-header.js';
+import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import { MAX_CCITT_INPUT_PIXELS, MAX_CCITT_WIDTH_PX, MAX_FAST_PATH_INPUT_PIXELS, fastPathFits } from './budget.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
@@ -109,6 +110,7 @@ export async function renderFromImage(jpeg: Uint8Array, plan: ImagePlan, maxPx: 
   const header = jpegSize(jpeg);
   if (!header || header.widthPx !== plan.widthPx || header.heightPx !== plan.heightPx || !fastPathFits(header)) return null;
   if (header.widthPx * header.heightPx > maxInputPixels) return null;
+  if (jpegScanReason(jpeg, header.widthPx * header.heightPx)) return null;
   // sharp is loaded by the first page drawn this way: planning a page (or --no-raster) never loads it.
   const sharp = await loadSharp();
   const options = { failOn: 'none', limitInputPixels: maxInputPixels, sequentialRead: true } as const;

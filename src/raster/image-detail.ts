@@ -8,6 +8,7 @@
  * (a fresh worker's first measurement of the top band of a 4,800-px photo: about 20 ms of decoding
  * and 40–50 ms of analysis, most of it V8 compiling the loops once).
  */
+import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import { z } from 'zod';
 import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { busiestWindow, estimateDetail, lumaOf, DETAIL_TILE } from './detail.js';
@@ -218,6 +219,8 @@ function rowTexture(data: Uint8Array | Uint8ClampedArray, p: number, width: numb
 export async function measureJpegDetail(jpeg: Uint8Array, request: DetailRequest, maxInputPixels: number, overview: Overview | null = null): Promise<ImageDetail | null> {
   const { default: sharp } = await import('sharp');
   const { widthPx: w, heightPx: h } = request;
+  // A decoder goes over the whole image at every scan (jpeg-scans.ts): too many, and it is not measured.
+  if (jpegScanReason(jpeg, w * h)) return null;
   const rows = Math.min(h, DETAIL_TILE);
   const width = Math.min(w, Math.max(DETAIL_TILE, Math.floor(MAX_BAND_PIXELS / rows)));
   try {

@@ -89,7 +89,14 @@ export class ImageInfoReader {
     }
     const params = filterParamsOf(ctx, stream.dict, filters.length).at(-1);
     const height = getNumber(ctx, stream.dict, 'Height');
-    return codedImageSize(stream.contents, filters, this.scan.budget, { columns: params?.columns, rows: params?.rows, height });
+    const coded = codedImageSize(stream.contents, filters, this.scan.budget, { columns: params?.columns, rows: params?.rows, height });
+    if (filters.at(-1) === 'DCTDecode') {
+      // Every scan counts: a decoder goes over the whole image at each (jpeg-scans.ts).
+      const declared = Math.max(0, getNumber(ctx, stream.dict, 'Width') ?? 0) * Math.max(0, height ?? 0);
+      const reason = this.scan.screen.jpeg(stream, Math.max(declared, coded ? coded.widthPx * coded.heightPx : 0));
+      if (reason) this.scan.refuse(reason);
+    }
+    return coded;
   }
 
   /** A JBIG2 image's /JBIG2Globals entry (in the JBIG2Decode filter's parameters). */
