@@ -58,8 +58,17 @@ export interface CheckQueue {
 }
 
 export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
-  /** Checks run at once. Default: the pool's threads (or os.availableParallelism()). */
+  /**
+   * Checks run at once. Default: twice the pool's threads (or os.availableParallelism()), so a
+   * tenant's check starts while another tenant's slow ones hold their share.
+   */
   concurrency?: number;
+  /**
+   * Checks one tenant (or the requests without a key) runs at once, whatever its own `maxRunning`.
+   * Default: the pool's threads — one tenant alone runs as many checks as there are workers, and
+   * the other places are left for other tenants; the pool shares the workers between their tasks.
+   */
+  perTenant?: number;
   /** The tenants' ledger (the server's order drafts take running places from the same one). Default: a new one. */
   tenants?: MemoryLedger;
   /** Signing and retries of callbacks; without it, jobs with a callbackUrl get no delivery. */
@@ -70,7 +79,8 @@ export interface EmbeddedQueueOptions extends Omit<RunContext, 'signal'> {
 
 /**
  * Runs checks in this process, at most `concurrency` at once, on the local pool; first come, first
- * run, except that a check whose tenant already runs its `maxRunning` waits and the next one goes.
+ * run, except that a check whose tenant already runs its `maxRunning` (or the per-tenant share)
+ * waits and the next one goes.
  * @example
  * const queue = new EmbeddedQueue({ store, pool });
  * await queue.start();
@@ -83,6 +93,10 @@ export class EmbeddedQueue implements CheckQueue {
   private readonly deliveries = new DeliveryChain();
   private readonly stop = new AbortController();
   private readonly concurrency: number;
+  private readonly perTenant: number;
+  private readonly threads: number;
+  /** Checks running per tenant ('' for requests without a key). */
+  private readonly activeIn = new Map<string, number>();
   private started = false;
   private closed = false;
   private completed = 0;
@@ -90,7 +104,10 @@ export class EmbeddedQueue implements CheckQueue {
   readonly tenants: MemoryLedger;
 
   constructor(private readonly options: EmbeddedQueueOptions) {
-    this.concurrency = Math.max(1, options.concurrency ?? options.pool?.threads ?? availableParallelism());
+    const threads = options.pool?.threads ?? availableParallelism();
+    this.threads = threads;
+    this.concurrency = Math.max(1, options.concurrency ?? 2 * threads);
+    this.perTenant = Math.max(1, Math.min(this.concurrency, options.perTenant ?? threads));
     this.tenants = options.tenants ?? new MemoryLedger();
     // A draft source that finished may leave room for a check of its tenant.
     this.tenants.onFreed(() => queueMicrotask(() => this.pump()));
@@ -104,8 +121,9 @@ export class EmbeddedQueue implements CheckQueue {
     this.pump();
   }
 
+  /** Checks that progress at once: the pool's workers (more may be started, sharing them). */
   async capacity(): Promise<number> {
-    return this.concurrency;
+    return this.threads;
   }
 
   async start(): Promise<void> {
@@ -161,16 +179,25 @@ export class EmbeddedQueue implements CheckQueue {
     let i = 0;
     while (this.active.size < this.concurrency && i < this.waiting.length) {
       const job = this.waiting[i]!;
+      const tenant = job.owner?.tenant ?? '';
+      if ((this.activeIn.get(tenant) ?? 0) >= this.perTenant) {
+        i++;
+        continue;
+      }
       if (job.owner && !this.tenants.startRunNow(job.owner.tenant, job.id, job.owner.maxRunning, RUN_LEASE_MS)) {
         i++;
         continue;
       }
       this.waiting.splice(i, 1);
+      this.activeIn.set(tenant, (this.activeIn.get(tenant) ?? 0) + 1);
       const renewal = job.owner ? setInterval(() => void this.tenants.renew(job.owner!.tenant, job.id, RUN_LEASE_MS), RUN_LEASE_MS / 3) : null;
       renewal?.unref();
       const run = this.run(job).finally(() => {
         if (renewal) clearInterval(renewal);
         this.active.delete(job.id);
+        const left = (this.activeIn.get(tenant) ?? 1) - 1;
+        if (left) this.activeIn.set(tenant, left);
+        else this.activeIn.delete(tenant);
         if (job.owner) this.tenants.removeNow(job.owner.tenant, [job.id]);
         this.pump();
       });
@@ -179,7 +206,7 @@ export class EmbeddedQueue implements CheckQueue {
   }
 
   private async run(job: CheckJob): Promise<void> {
-    const { concurrency: _c, callback: _cb, onFinished, ...ctx } = this.options;
+    const { concurrency: _c, perTenant: _p, callback: _cb, onFinished, ...ctx } = this.options;
     let record: CheckRecord;
     try {
       record = await runCheckJob(job, { ...ctx, signal: this.stop.signal });

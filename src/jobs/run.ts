@@ -5,6 +5,7 @@
  * fleet worker; results are idempotent by job id, so a job run twice (at-least-once queues, a
  * restart) leaves one result.
  */
+import { inPoolLane } from '../pool/fair-gate.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { checkRun, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
 import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
@@ -68,7 +69,8 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
     // the lease, so an accepted check still ends, once; its record is not counted as a crash.
     for (let wait = 1_000; ; wait = Math.min(30_000, wait * 2)) {
       try {
-        return await runLeased(job, ctx, run);
+        // The pool gives each tenant's tasks their share of the workers (pool/fair-gate.ts).
+        return await inPoolLane(job.owner?.tenant ?? '', () => runLeased(job, ctx, run));
       } catch (error) {
         if (!(error instanceof StorageUnavailableError) || ctx.signal?.aborted) throw error;
         await new Promise((resolve) => setTimeout(resolve, wait));

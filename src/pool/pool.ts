@@ -7,6 +7,9 @@
  * A task's clock starts when a worker takes it (the worker says so first thing), not when it is
  * queued: a page that waits behind others is never charged for the wait. A file's tasks may also
  * share a {@link TimeBudget}, which caps the worker time the whole file uses.
+ *
+ * Tasks wait for a worker in the pool's own queue (fair-gate.ts): fair between lanes (the
+ * service's tenants, {@link inPoolLane}) and within the memory the running tasks declared.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
@@ -22,6 +25,7 @@ import { DEFAULT_DECODE_LIMITS, DecodeLimitsOverrideSchema, type DecodeLimits } 
 import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
 import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
+import { FairGate, GateAborted, currentPoolLane } from './fair-gate.js';
 
 export const PoolOptionsSchema = z
   .object({
@@ -108,6 +112,8 @@ export class PreflightPool {
   private nextTaskId = 1;
   /** Workers being started by {@link warm}: tasks wait for them rather than start more. */
   private warming: Promise<unknown> | null = null;
+  /** Which waiting task goes to a worker next: fair between lanes, within the memory budget. */
+  private readonly gate: FairGate;
 
   constructor(options: PoolOptions = {}) {
     const parsed = PoolOptionsSchema.safeParse(options);
@@ -116,6 +122,7 @@ export class PreflightPool {
     }
     this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
     this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
+    this.gate = new FairGate(this.options.maxThreads, this.options.maxRssMb ? this.options.maxRssMb * 1024 * 1024 : Number.POSITIVE_INFINITY);
     // Before any worker loads the canvas library (its workers inherit the process's environment).
     commitNativeMemoryOnDemand();
     this.piscina = new Piscina({
@@ -140,7 +147,7 @@ export class PreflightPool {
 
   /** Tasks a worker is running now (each within its time limit), and tasks waiting for a worker. */
   get runningTasks(): number {
-    return this.running.size + this.waiting.size;
+    return this.running.size + this.waiting.size + this.gate.queued;
   }
 
   /**
@@ -184,6 +191,17 @@ export class PreflightPool {
     // A task submitted while warm-up tasks still occupy starting workers would make piscina start
     // yet another worker, which then loads everything again for nothing.
     if (this.warming) await this.warming;
+    let release: () => void;
+    try {
+      release = await this.gate.enter(currentPoolLane(), estimate, signal);
+    } catch (error) {
+      if (error instanceof GateAborted) throw new TaskFailure('aborted', 'aborted');
+      throw error;
+    }
+    if (budget?.spent) {
+      release();
+      throw budgetSpent(budget);
+    }
     const taskId = this.nextTaskId++;
     const timeout = new AbortController();
     const memory = new AbortController();
@@ -221,6 +239,7 @@ export class PreflightPool {
       if (/worker.*(exit|terminat)/i.test(e.message ?? '')) throw new TaskFailure('crashed', `the worker stopped: ${e.message}`);
       throw new TaskFailure('failed', (e.message ?? String(error)).split('\n')[0]!);
     } finally {
+      release();
       clearTimeout(timer);
       this.waiting.delete(taskId);
       this.running.delete(taskId);

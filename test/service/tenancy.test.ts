@@ -255,12 +255,14 @@ describe('backpressure per tenant', () => {
       expect(body).toMatchObject({ limit: 2, queued: 2 });
       // Nothing measured yet: 10 s a check; 2 waiting on one thread → 10 × (1 + 2) s.
       expect(first).toBe(30);
-      // Another tenant fills the queue ahead: the estimate grows with it.
+      // Another tenant: its first check runs at once beside A's (a place A's share leaves free), its
+      // second waits — the queue ahead grows by one, and the estimate with it: 10 × (1 + 3) s.
       for (let i = 0; i < 2; i++) expect((await postTo(B, `b${i}`)).status).toBe(202);
+      await g.waitFor('b0');
       const later = await postTo(A, 'a5');
       expect(later.status).toBe(429);
-      expect(Number(later.headers.get('retry-after'))).toBe(50);
-      expect(g.held()).toEqual(['a1']);
+      expect(Number(later.headers.get('retry-after'))).toBe(40);
+      expect(g.held()).toEqual(['a1', 'b0']);
     } finally {
       g.open();
       await service.close();
@@ -301,6 +303,26 @@ describe('backpressure per tenant', () => {
       g.release('acme2');
       await g.waitFor('acme3');
       expect(g.arrived.filter((n) => n.startsWith('acme'))).toEqual(['acme1', 'acme2', 'acme3']);
+    } finally {
+      g.open();
+      await g.close();
+    }
+  });
+
+  it("by default one tenant's checks take at most the pool's workers' worth of places: another tenant's check starts beside them", async () => {
+    // Two workers: a tenant runs two checks at once; the third waits while another tenant's runs.
+    const service = await serve();
+    const g = await startGatedSource();
+    try {
+      for (const name of ['a1', 'a2', 'a3'])
+        expect((await fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url(name), sku: 'T-SHIRT-M', raster: false }), headers: json(A) })).status).toBe(202);
+      await g.waitFor('a2');
+      expect((await fetch(`${service.url}/v1/checks`, { method: 'POST', body: JSON.stringify({ url: g.url('other'), sku: 'T-SHIRT-M', raster: false }), headers: json(B) })).status).toBe(202);
+      await g.waitFor('other');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(g.held().sort()).toEqual(['a1', 'a2', 'other']);
+      g.release('a1');
+      await g.waitFor('a3');
     } finally {
       g.open();
       await g.close();
