@@ -22,8 +22,14 @@ export const MAX_FAST_PATH_INPUT_PIXELS = 1_000_000_000;
  * gigapixels is a 65,000-pixel square, the largest a TIFF fax reader is made for.
  */
 export const MAX_CCITT_INPUT_PIXELS = 4_000_000_000;
-/** Widest CCITT image drawn from its data: libvips holds a few rows of it at 1 byte per pixel. */
-export const MAX_CCITT_WIDTH_PX = 1_000_000;
+/**
+ * Widest CCITT image drawn from its data. libvips reduces the rows as they come, but holds a band of
+ * them at 1 byte per pixel while it does: measured with Group 4 scans made by Pillow, the process
+ * peaks at about 64 MB + 0.7 KB per pixel of width whatever the height (200,000 px across: 165–260 MB;
+ * 1,000,000: 760–810 MB). At this width the fax path stays within 300 MB; a wider image goes to
+ * pdf.js within the page's pixel budget, which keeps the page from it when it would not fit.
+ */
+export const MAX_CCITT_WIDTH_PX = 200_000;
 /** Coefficient memory a progressive JPEG may take on the fast path (2 bytes per pixel and component). */
 export const MAX_PROGRESSIVE_COEFFICIENT_BYTES = 256 * 1024 * 1024;
 
