@@ -99,6 +99,15 @@ export class RenderCost {
     this.operations += n;
   }
 
+  /**
+   * `count` glyph bitmaps a renderer draws (Type 3 glyphs at a size not drawn before), each an em
+   * square of `emArea` square points: its pixels filled, clipped to the page's size.
+   */
+  bitmaps(count: number, emArea: number): void {
+    const share = Math.min(1, Number.isFinite(emArea) ? emArea / this.area : 1);
+    this.micros += count * (PAINT_US + share * FILL_PAGE_US);
+  }
+
   /** `micros` of work a renderer does again (a soft mask drawn again for an object painted through it). */
   again(micros: number): void {
     this.micros += micros;

@@ -8,7 +8,8 @@ import type { FontUse } from '../facts.js';
 import { PDFArray, PDFRawStream, PDFRef, dictOf, get, getDict, getName, items, refLabel, resolve } from '../objects.js';
 import { isCjkFont } from '../font-script.js';
 import type { Type3Glyphs } from '../font/program.js';
-import { markCodesShown, sumCodesShown } from '../font/codes.js';
+import { forEachCodeShown, markCodesShown, sumCodesShown } from '../font/codes.js';
+import type { Matrix } from '../../model/geometry.js';
 import type { PageScan } from './page-scan.js';
 import { initialState, matrixOf, type GState } from './state.js';
 
@@ -16,14 +17,32 @@ import { initialState, matrixOf, type GState } from './state.js';
 interface FontShown {
   codes?: Uint8Array | undefined;
   procOperations?: Float64Array;
+  /** The font, for the sizes its Type 3 glyphs were drawn at. */
+  font?: PDFObject;
 }
+
+/** A Type 3 font's glyph procedures as the screen measured them, by code. */
+interface Type3Procs {
+  operations: Float64Array;
+  /** Estimated renderer time of one run of each procedure (µs). */
+  micros: Float64Array;
+}
+
+/**
+ * Distinct (size, code) pairs remembered per page; past this many, every glyph shown counts as drawn
+ * anew (the estimate only grows).
+ */
+const MAX_TYPE3_SIZES = 200_000;
 
 export class FontCollector {
   readonly fonts = new Map<PDFObject, FontUse>();
   /** Type 3 fonts used on the page, with the codes shown in them. */
   private readonly type3Codes = new Map<PDFObject, { use: FontUse; glyphs: Type3Glyphs; codes: Uint8Array }>();
   /** The operators of each Type 3 font's glyph procedures, by code (screened once per page). */
-  private readonly type3Operations = new Map<PDFObject, Float64Array>();
+  private readonly type3Operations = new Map<PDFObject, Type3Procs>();
+  /** Type 3 glyphs drawn so far on the page, by font: `size key:code` (PDFium keeps one bitmap for each). */
+  private readonly type3Drawn = new Map<PDFObject, Set<string>>();
+  private type3DrawnCount = 0;
   /** The last font selected (by the Tf that selected it): runs repeat it. */
   private lastFont: { key: GState['font'] | null; shown: FontShown } = { key: null, shown: {} };
 
@@ -34,7 +53,7 @@ export class FontCollector {
    * recorded, its Type 3 codes marked, and the glyph procedures it replays counted. Invisible text
    * (mode 3, e.g. an OCR layer) prints nothing: its font does not matter.
    */
-  shown(gs: GState, bytes: Uint8Array, opStart: number, opEnd: number): void {
+  shown(gs: GState, bytes: Uint8Array, opStart: number, opEnd: number, tm: Matrix = [1, 0, 0, 1, 0, 0]): void {
     const mode = gs.textRender;
     if (!gs.font || mode === 3 || mode === 7) return;
     // The font a Tf selected: looked up once, however many runs show text in it.
@@ -47,6 +66,46 @@ export class FontCollector {
     if (shown.codes) markCodesShown(bytes, opStart, opEnd, shown.codes);
     // pdf.js runs a Type 3 glyph's procedure again at every glyph it shows.
     if (shown.procOperations) this.scan.cost.replayed(sumCodesShown(bytes, opStart, opEnd, shown.procOperations));
+    if (shown.font) this.drawnAtSize(shown.font, gs, tm, bytes, opStart, opEnd);
+  }
+
+  /**
+   * PDFium draws a Type 3 glyph once per size and copies the bitmap after (its cache is keyed by
+   * the glyph's code and the text's matrix, to 1/10,000): each glyph shown at a size not drawn before
+   * costs its procedure's run again, and the bitmap's pixels — 20,000 sizes of one glyph took 33 s.
+   */
+  private drawnAtSize(font: PDFObject, gs: GState, tm: Matrix, bytes: Uint8Array, opStart: number, opEnd: number): void {
+    const procs = this.type3Operations.get(font);
+    if (!procs) return;
+    const size = gs.fontSize;
+    const [ca, cb, cc, cd] = gs.ctm;
+    // The text rendering matrix's linear part (ISO 32000-2 §9.4.4), without the font's own matrix.
+    const a = size * gs.hScale * (tm[0] * ca + tm[1] * cc);
+    const b = size * gs.hScale * (tm[0] * cb + tm[1] * cd);
+    const c = size * (tm[2] * ca + tm[3] * cc);
+    const d = size * (tm[2] * cb + tm[3] * cd);
+    const key = [a, b, c, d].map((v) => Math.round(v * 10_000)).join(',');
+    let drawn = this.type3Drawn.get(font);
+    if (!drawn) {
+      drawn = new Set();
+      this.type3Drawn.set(font, drawn);
+    }
+    // The glyph's bitmap: an em square at this size, as a share of the page.
+    const emArea = Math.abs(a * d - b * c);
+    let micros = 0;
+    let bitmaps = 0;
+    forEachCodeShown(bytes, opStart, opEnd, (code) => {
+      const pair = `${key}:${code}`;
+      if (this.type3DrawnCount < MAX_TYPE3_SIZES) {
+        if (drawn.has(pair)) return;
+        drawn.add(pair);
+        this.type3DrawnCount++;
+      }
+      micros += procs.micros[code]!;
+      bitmaps++;
+    });
+    if (bitmaps) this.scan.cost.again(micros);
+    if (bitmaps) this.scan.cost.bitmaps(bitmaps, emArea);
   }
 
   /**
@@ -57,8 +116,8 @@ export class FontCollector {
   private useFont(name: string, resources: PDFDict | undefined): FontShown {
     const shown = this.fontShown(name, resources);
     const font = resolve(this.scan.context, this.scan.resource(resources, 'Font', name));
-    const procOperations = font ? this.type3Operations.get(font) : undefined;
-    return procOperations ? { ...shown, procOperations } : shown;
+    const procs = font ? this.type3Operations.get(font) : undefined;
+    return procs && font ? { ...shown, procOperations: procs.operations, font } : shown;
   }
 
   private fontShown(name: string, resources: PDFDict | undefined): FontShown {
@@ -136,6 +195,7 @@ export class FontCollector {
     const matrix = matrixOf(ctx, dict, 'FontMatrix') ?? [0.001, 0, 0, 0.001, 0, 0];
     const active = new Set<PDFObject>([font]);
     const operations = new Map<string, number>();
+    const micros = new Map<string, number>();
     this.scan.screenRun(() => {
       for (const [key, value] of procs.entries()) {
         const proc = resolve(ctx, value);
@@ -144,16 +204,20 @@ export class FontCollector {
         const glyph = key.decodeText();
         const data = this.scan.read(proc, `glyph /${glyph} of Type 3 font /${name}`);
         const before = this.scan.cost.operations;
+        const beforeMicros = this.scan.cost.micros;
         if (data) this.scan.runner.run(data, inner, initialState(matrix), [`font /${name}`], active);
         operations.set(glyph, this.scan.cost.operations - before);
+        micros.set(glyph, this.scan.cost.micros - beforeMicros);
       }
     });
     const glyphs = this.scan.fontPrograms?.type3(dict);
     if (!glyphs) return;
-    const byCode = new Float64Array(256);
+    const byCode: Type3Procs = { operations: new Float64Array(256), micros: new Float64Array(256) };
     for (let code = 0; code < 256; code++) {
       const glyph = glyphs.glyphName(code);
-      byCode[code] = glyph === undefined ? 0 : (operations.get(glyph) ?? 0);
+      if (glyph === undefined) continue;
+      byCode.operations[code] = operations.get(glyph) ?? 0;
+      byCode.micros[code] = micros.get(glyph) ?? 0;
     }
     this.type3Operations.set(font, byCode);
   }

@@ -173,6 +173,7 @@ function showText(f: ScanFrame, args: Operand[], opStart: number, opEnd: number,
     }
     moveText(f, 0, -gs.leading);
   }
+  const tmBefore = f.tm;
   const run = c.text.showText(f.bytes, opStart, opEnd, gs, f.tm);
   if (run) {
     scan.cost.glyphs(run.glyphs, run.box, gs.clip);
@@ -180,7 +181,7 @@ function showText(f: ScanFrame, args: Operand[], opStart: number, opEnd: number,
     if (run.mark && !scan.inPattern) f.lastText = c.text.addText(run.mark, f.lastText);
   }
   const mode = gs.textRender;
-  c.fonts.shown(gs, f.bytes, opStart, opEnd);
+  c.fonts.shown(gs, f.bytes, opStart, opEnd, tmBefore);
   if (mode === 0 || mode === 2 || mode === 4 || mode === 6) c.colours.paint('fill', gs, f.resources, f.via, f.active);
   if (mode === 1 || mode === 2 || mode === 5 || mode === 6) c.colours.paint('stroke', gs, f.resources, f.via, f.active);
 }
