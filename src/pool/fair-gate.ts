@@ -1,11 +1,15 @@
 /**
  * Which task goes to a worker next. Tasks wait here, not in piscina's first-come queue, and go on
- * two rules:
+ * three rules:
  * - **fair by lane**: a lane is whoever the work is for (a tenant of the service; one lane for a
  *   library caller). When a worker is free, the next task comes from the lane with the fewest tasks
- *   running, among equals the one served longest ago (round robin), its oldest task first; so one
- *   tenant's three slow files never make another tenant's check wait for more than one task to end — its running tasks are bounded by its share of the workers
- *   while another lane waits, and it takes every worker when it is alone;
+ *   running, among equals the one served longest ago (round robin), its oldest task first: a lane's
+ *   running tasks are bounded by its share of the workers while another lane waits, and it takes
+ *   every worker when it is alone;
+ * - **a spare worker for a lane with nothing running**: when every worker is busy with other lanes'
+ *   tasks (a tenant's long fixes), a lane that has none running starts on one more worker at once
+ *   instead of waiting for another's task to end. The machine is oversubscribed by one thread while
+ *   that lasts, and a new tenant's check runs beside the others, not after them;
  * - **within the memory budget**: a task goes only when the memory every running task declared
  *   (its estimate from the file's structure) and its own stay within the budget, or when nothing
  *   runs (a task larger than the whole budget runs alone). Two wide pages are not decoded at once
@@ -45,6 +49,8 @@ export class GateAborted extends Error {
 
 export class FairGate {
   private readonly waiting: Waiter[] = [];
+  /** Workers beyond `slots` that only a lane with nothing running may take. */
+  private readonly spare: number;
   private readonly runningIn = new Map<string, number>();
   /** When each lane with work was last given a worker (a dispatch count); forgotten when it has none. */
   private readonly lastServed = new Map<string, number>();
@@ -58,7 +64,10 @@ export class FairGate {
     private readonly slots: number,
     /** Memory the running tasks' estimates may add up to, in bytes (Infinity: no bound). */
     private readonly memoryBytes: number,
-  ) {}
+    options: { spare?: number } = {},
+  ) {
+    this.spare = Math.max(0, options.spare ?? 0);
+  }
 
   /** Tasks waiting for a worker. */
   get queued(): number {
@@ -108,8 +117,10 @@ export class FairGate {
   }
 
   private pump(): void {
-    while (this.running < this.slots && this.waiting.length) {
+    while (this.running < this.slots + this.spare && this.waiting.length) {
       const next = this.next();
+      // The spare worker is for a lane with nothing running.
+      if (this.running >= this.slots && this.runningIn.has(next.lane)) return;
       if (this.running > 0 && this.runningBytes + next.estimate > this.memoryBytes) return;
       this.waiting.splice(this.waiting.indexOf(next), 1);
       this.running++;

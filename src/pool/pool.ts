@@ -122,12 +122,14 @@ export class PreflightPool {
     }
     this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
     this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
-    this.gate = new FairGate(this.options.maxThreads, this.options.maxRssMb ? this.options.maxRssMb * 1024 * 1024 : Number.POSITIVE_INFINITY);
+    // One spare worker, for a tenant with nothing running while others hold every worker.
+    this.gate = new FairGate(this.options.maxThreads, this.options.maxRssMb ? this.options.maxRssMb * 1024 * 1024 : Number.POSITIVE_INFINITY, { spare: 1 });
     // Before any worker loads the canvas library (its workers inherit the process's environment).
     commitNativeMemoryOnDemand();
     this.piscina = new Piscina({
       filename: join(packageRoot(), 'dist', 'workers', 'preflight-worker.js'),
-      maxThreads: this.options.maxThreads,
+      // The gate keeps to maxThreads but for its one spare worker (fair-gate.ts).
+      maxThreads: this.options.maxThreads + 1,
       minThreads: 0,
       idleTimeout: this.options.idleTimeoutMs,
       concurrentTasksPerWorker: 1,

@@ -78,6 +78,29 @@ describe('FairGate', () => {
     expect(r.order.at(-1)).toBe('huge');
   });
 
+  it('starts a lane with nothing running on the spare worker at once, and keeps the spare for such lanes', async () => {
+    const gate = new FairGate(2, Number.POSITIVE_INFINITY, { spare: 1 });
+    const r = recorder(gate);
+    for (const name of ['a1', 'a2', 'a3']) void r.enter(name, 'A');
+    await r.settle();
+    expect(r.order).toEqual(['a1', 'a2']); // A alone: its two workers, never the spare
+    void r.enter('b1', 'B');
+    void r.enter('b2', 'B');
+    await r.settle();
+    expect(r.order).toEqual(['a1', 'a2', 'b1']); // B had nothing running: the spare, at once
+    void r.enter('c1', 'C');
+    await r.settle();
+    expect(r.order).toEqual(['a1', 'a2', 'b1']); // the spare is taken: C waits for a place
+    await r.release('a1');
+    expect(r.order.at(-1)).toBe('c1'); // C has nothing running: it goes first
+    await r.release('a2');
+    // A has nothing running now: it takes the spare, as B and C did — one thread each.
+    expect(r.order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3']);
+    await r.release('b1');
+    expect(r.order.at(-1)).toBe('b2');
+    expect(gate.queued).toBe(0);
+  });
+
   it('drops a task whose signal aborts while it waits; the others go on', async () => {
     const gate = new FairGate(1, Number.POSITIVE_INFINITY);
     const r = recorder(gate);
@@ -106,17 +129,20 @@ describe('a real pool of one worker', () => {
   const pool = new PreflightPool({ maxThreads: 1 });
   afterAll(() => pool.destroy());
 
-  it("runs another lane's task after the running one, ahead of the first lane's queue", async () => {
+  it("starts another lane's task at once on the spare worker, ahead of the first lane's queue", async () => {
     const file = readFileSync('test/corpus/files/reportlab-tshirt-M-exact.pdf');
     const bytes = () => {
       const shared = new SharedArrayBuffer(file.length);
       new Uint8Array(shared).set(file);
       return shared;
     };
-    await pool.inspect(bytes(), 'warm'); // a worker is up, so the order below is the gate's alone
+    // Two workers up (the second on the spare, for a second lane), so the order below is the gate's alone.
+    await Promise.all([inPoolLane('x', () => pool.inspect(bytes(), 'warm-x')), inPoolLane('y', () => pool.inspect(bytes(), 'warm-y'))]);
     const done: string[] = [];
     const task = (name: string, lane: string) => inPoolLane(lane, () => pool.inspect(bytes(), name).then(() => done.push(name)));
     await Promise.all([task('a1', 'A'), task('a2', 'A'), task('a3', 'A'), task('b1', 'B')]);
-    expect(done).toEqual(['a1', 'b1', 'a2', 'a3']);
+    // a1 and b1 run together (b1 on the spare worker); A's queue follows one at a time.
+    expect(done.indexOf('b1')).toBeLessThan(done.indexOf('a2'));
+    expect(done.slice(-2)).toEqual(['a2', 'a3']);
   });
 });
