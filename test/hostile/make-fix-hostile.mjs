@@ -14,7 +14,7 @@ import { onePage, stream, writePdf } from './pdf-writer.mjs';
 import { prng } from './make-hostile.mjs';
 
 /** Deflates `total` bytes of `fill` (or of a repeating pattern) without holding them at once. */
-async function deflated(total, make = (n) => Buffer.alloc(n, 0)) {
+export async function deflated(total, make = (n) => Buffer.alloc(n, 0)) {
   const z = createDeflate({ level: 9 });
   const out = [];
   z.on('data', (d) => out.push(d));
@@ -29,7 +29,7 @@ async function deflated(total, make = (n) => Buffer.alloc(n, 0)) {
 }
 
 /** A page (TANKTOP-M size does not matter: the fixes asked for are colour and pixels) drawing one image covering it. */
-const imagePage = (image, { size = [400, 400], extra = [] } = {}) =>
+export const imagePage = (image, { size = [400, 400], extra = [] } = {}) =>
   onePage({ content: `q ${size[0]} 0 0 ${size[1]} 0 0 cm /Im Do Q`, resources: '/XObject << /Im 5 0 R >>', extra: [image, ...extra], size });
 
 /** A real CMYK JPEG (sharp) whose frame header is rewritten to claim `width` × `height`, its scan cut short. */

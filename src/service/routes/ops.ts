@@ -116,7 +116,8 @@ export function opsRoutes(ctx: ServiceContext): void {
 type ProbeAnswer = { ok: boolean; detail?: string };
 
 /**
- * Inspects a one-page PDF on the pool, at most every 10 s; null when there is no local pool.
+ * Inspects a one-page PDF on the pool, at most every 10 s; null when there is no local pool. The
+ * first probe starts with the server, so that /health has an answer to give before anything asks.
  * `fresh: false` (/health): once a probe has answered, its answer serves at once while the next one
  * runs (at most {@link HEALTH_WAIT_MS} waited for it), so /health never waits behind the pool's work.
  * `fresh: true` (/ready): the current probe is waited for, as long as the pool is busy only with
@@ -137,6 +138,7 @@ function cachedPoolProbe(pool: PreflightPool | undefined): (how: { fresh: boolea
     last = { at: Date.now(), result };
     return result;
   };
+  if (pool) current();
   return async ({ fresh }) => {
     if (!pool) return null;
     const result = current();
