@@ -20,7 +20,7 @@ import { decodeStream, filtersOf, fullFilterName, joinContentStreams, StreamDeco
 import { mmToPt, ptToMm, formatBytes, formatNumber } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
 import type { FindingCode } from '../model/codes.js';
-import { instructionWords } from '../model/instructions.js';
+import { instructionWords, type Fit } from '../model/instructions.js';
 import { loadSharp } from '../raster/sharp.js';
 import { pushAll } from '../util/array.js';
 import { loadForTransform, UntransformableError } from './document.js';
@@ -175,7 +175,7 @@ async function measuredAndLogged(step: {
 interface GeometryStep {
   turn: number;
   resize: boolean;
-  fit: 'contain' | 'cover' | 'stretch';
+  fit: Fit;
   changes: Omit<Change, 'page'>[];
 }
 

@@ -17,7 +17,7 @@ import { PreflightPool, TaskFailure } from '../pool/pool.js';
 import { IMAGE_UNREADABLE } from '../raster/fast-path.js';
 import { knownApproximation } from '../raster/renderer.js';
 import type { RasterFacts, RasterFailure } from '../raster/facts.js';
-import type { PreviewFormat } from '../raster/preview.js';
+import type { Preview } from '../model/preview.js';
 import { buildReport, type PreviewRef } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import { runChecks } from '../rules/index.js';
@@ -28,13 +28,7 @@ import { localizeReport } from '../messages/catalogue.js';
 import { throwIfAborted, type ResolvedRun } from './run.js';
 import { overBudget, pagesNeedingWorker, planPage } from './render-plan.js';
 
-/** A page's preview image, as encoded by the worker. */
-export interface Preview {
-  bytes: Uint8Array;
-  format: PreviewFormat;
-  widthPx: number;
-  heightPx: number;
-}
+export type { Preview };
 
 /**
  * A check of one file under a resolved run (flow/run.ts): its structure read (in the pool, or in

@@ -1,6 +1,6 @@
 /** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
 import { z } from 'zod';
-import { PREVIEW_FORMATS } from '../model/preview-format.js';
+import { PREVIEW_FORMATS } from '../model/preview.js';
 import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';

@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { withRunningPlace } from '../../jobs/tenants.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { ordinal } from '../../util/text.js';
+import { tokenOf } from '../../model/token.js';
 import type { Caller } from '../tenants.js';
 import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft, type GivenPreflight, type OrderIssue } from '../../flow/order.js';
 import type { OrderPayload } from '../../order/schema.js';
@@ -336,7 +337,8 @@ export function fixedFileToken(url: string, publicUrl: string | null | undefined
   if (given.origin !== ours.origin || given.username || given.password || given.search || given.hash) return null;
   const base = ours.pathname.replace(/\/+$/, '');
   if (!given.pathname.startsWith(`${base}/v1/files/`)) return null;
-  return /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(given.pathname.slice(base.length))?.[1] ?? null;
+  const rest = given.pathname.slice(base.length);
+  return rest.startsWith('/v1/files/') ? tokenOf(rest.slice('/v1/files/'.length), '.pdf') : null;
 }
 
 /** Why an approved fixed file cannot be ordered: it is not served any more (removed); null while it is. */
