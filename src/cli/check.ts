@@ -1,6 +1,21 @@
 import { writeFile } from 'node:fs/promises';
 import { PREVIEW_FORMATS } from '../model/preview.js';
-import { choiceFlag, FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import {
+  choiceFlag,
+  FAIL_ON_HELP,
+  failOnFlag,
+  fails,
+  localeFlag,
+  numberFlag,
+  parseFlags,
+  policyFrom,
+  POOL_LIMITS_HELP,
+  poolLimitsFrom,
+  lookUpTarget,
+  severitiesFrom,
+  UsageError,
+  type CliIO,
+} from './args.js';
 import { say } from './output.js';
 import type { Locale } from '../model/locales.js';
 import type { Preview } from '../flow/preflight.js';

@@ -6,9 +6,8 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
+import { FindingCodeSchema } from '../model/codes.js';
 import { AssembledLayerSchema, AssemblyFillSchema } from '../model/assembly.js';
-import { PageDifferenceSchema, type PageDifference } from '../model/difference.js';
 import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instructions.js';
 import { ChangeSchema, RefusalSchema } from '../model/change.js';
 

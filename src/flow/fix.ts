@@ -7,11 +7,10 @@
  * list holds is made only when approved (`approve`), never silently.
  */
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
+import { parseOrThrow } from '../util/parse.js';
 import type { PreflightOptions, Target } from './options.js';
 import { TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';
-import { formatPath } from '../profile/load.js';
 import type { Limits } from '../profile/schema.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
@@ -116,9 +115,7 @@ export interface FixMade {
 
 /** Parses fix options, or throws InvalidArgumentError naming each problem. */
 export function parseFixOptions(options: FixOptions): z.output<typeof FixOptionsSchema> {
-  const parsed = FixOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid fix options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  return parsed.data;
+  return parseOrThrow(FixOptionsSchema, options, 'Invalid fix options');
 }
 
 /**

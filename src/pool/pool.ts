@@ -13,8 +13,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
-import { formatPath } from '../profile/load.js';
+import { parseOrThrow } from '../util/parse.js';
 import { packageRoot } from '../util/package-root.js';
 import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
@@ -110,12 +109,9 @@ export class PreflightPool {
   private warming: Promise<unknown> | null = null;
 
   constructor(options: PoolOptions = {}) {
-    const parsed = PoolOptionsSchema.safeParse(options);
-    if (!parsed.success) {
-      throw new InvalidArgumentError(`Invalid pool options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-    }
-    this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
-    this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
+    const parsed = parseOrThrow(PoolOptionsSchema, options, 'Invalid pool options');
+    this.options = { ...parsed, maxThreads: parsed.maxThreads ?? availableParallelism(), maxRssMb: parsed.maxRssMb ?? defaultMaxRssMb() };
+    this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.decodeLimits };
     // Before any worker loads the canvas library (its workers inherit the process's environment).
     commitNativeMemoryOnDemand();
     this.piscina = new Piscina({

@@ -4,6 +4,7 @@
  * answer that is not a success is application/problem+json — including the HTTP parser's own
  * refusals — and every answer carries the same security headers, set before its first byte.
  */
+import { parseOrThrow } from '../util/parse.js';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import multipart from '@fastify/multipart';
@@ -15,7 +16,7 @@ import { openStorage } from '../storage/open.js';
 import { JobStore } from '../jobs/store.js';
 import { MemoryLedger } from '../jobs/tenants.js';
 import { PreflightPool } from '../pool/pool.js';
-import { formatPath, loadProfiles } from '../profile/load.js';
+import { loadProfiles } from '../profile/load.js';
 import { escapeForLog } from '../util/text.js';
 import { Admission } from './admission.js';
 import type { ServiceContext } from './context.js';
@@ -55,9 +56,7 @@ const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_
  * process.on('SIGTERM', () => service.close().then(() => process.exit(0)));
  */
 export async function startService(input: ServeOptions = {}): Promise<ServiceHandle> {
-  const parsed = ServeOptionsSchema.safeParse(input);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid serve options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  const options = parsed.data;
+  const options = parseOrThrow(ServeOptionsSchema, input, 'Invalid serve options');
   const defaults = { maxQueued: options.maxQueuedPerTenant, maxRunning: options.maxRunningPerTenant, uploadsPerMinute: options.uploadsPerMinutePerTenant };
   const callers = new Callers({ apiKeys: options.apiKeys, tenants: options.tenants, adminKeys: options.adminKeys, defaults });
   if (!callers.enabled && !isLoopbackHost(options.host)) {

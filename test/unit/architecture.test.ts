@@ -38,7 +38,16 @@ describe('the house of src/', () => {
 });
 
 describe('the checker fails where it must', () => {
-  const small = { floors: new Map([['util', 1], ['model', 2], ['pdf', 3], ['rules', 3], ['cli', 4]]), maxLines: 600 };
+  const small = {
+    floors: new Map([
+      ['util', 1],
+      ['model', 2],
+      ['pdf', 3],
+      ['rules', 3],
+      ['cli', 4],
+    ]),
+    maxLines: 600,
+  };
   const lines = new Map([
     ['src/util/a.ts', 10],
     ['src/model/b.ts', 10],
@@ -81,7 +90,7 @@ describe('the checker fails where it must', () => {
       "export { c } from './c.js';",
       "const d = await import('../pdf/d.js');",
       "// import { no } from './comment.js';",
-      "const s = \"import { no } from './string.js'\";",
+      'const s = "import { no } from \'./string.js\'";',
       "import sharp from 'sharp';",
     ].join('\n');
     expect(importedNames(text).sort()).toEqual(['../model/b.js', '../pdf/d.js', './a.js', './c.js', 'sharp']);
