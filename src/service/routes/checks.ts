@@ -352,7 +352,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
   let known: ReturnType<typeof targetOrThrow> | null = null;
   try {
     const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
-    for await (const part of parts) {
+    for await (const part of formParts(parts)) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file')
           throw new Problem('request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, {
@@ -365,7 +365,9 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
         // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
         // client is still sending, and nothing more is read or kept.
         part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
-        await pipeline(part.file, createWriteStream(temp, { flags: 'wx' }));
+        await pipeline(part.file, createWriteStream(temp, { flags: 'wx' })).catch((error: unknown) => {
+          throw formError(error);
+        });
       } else {
         if (Object.hasOwn(fields, part.fieldname)) {
           throw new Problem('request-invalid', `The field "${part.fieldname}" is given twice.`, { errors: [{ path: part.fieldname, message: 'given more than once' }] });
@@ -395,13 +397,27 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
-    const code = (error as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
-    // busboy's own errors (no boundary, a part cut short, a malformed header) are the client's.
-    if (!(error instanceof Problem) && code === undefined && error instanceof Error && /multipart|part|boundary|form/i.test(error.message)) {
-      throw new Problem('multipart-invalid', `The multipart body cannot be read: ${error.message}.`);
-    }
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
     throw error;
+  }
+}
+
+/**
+ * An error reading the multipart body: the multipart parser's own (no boundary, a part cut short,
+ * a malformed header) carry no code and are the client's; fastify's (`FST_…`), the file system's
+ * (`ENOSPC`…) and our problems keep their own answer.
+ */
+function formError(error: unknown): unknown {
+  if (error instanceof Problem || !(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
+  return new Problem('multipart-invalid', `The multipart body cannot be read: ${error.message}.`);
+}
+
+/** The parts of a multipart body, an error reading them made a {@link formError} (the loop's own throws are not touched). */
+async function* formParts<T>(parts: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    for await (const part of parts) yield part;
+  } catch (error) {
+    throw formError(error);
   }
 }
 
