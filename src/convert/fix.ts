@@ -28,7 +28,8 @@ import { extendBleed } from './bleed.js';
 import { pageMatrix } from './geometry.js';
 import { MAX_CONVERT_PIXELS, rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
-import type { Change, FixOutcome, FixPlan, Refusal } from './plan.js';
+import type { FixOutcome, FixPlan } from './plan.js';
+import type { Change, Refusal } from '../model/change.js';
 import { writeEditLog } from './edit-log.js';
 import { imageRefs } from './image-refs.js';
 import { changeKind, measurePages } from './measure.js';
@@ -36,7 +37,7 @@ import { DIFFERENCE_BOUNDS, withinBound } from '../model/difference.js';
 import { VectorColourRewriter } from './vector.js';
 import { cmykOutputIntent } from '../pdf/output-intent.js';
 
-export type { Change, Refusal, FixPlan } from './plan.js';
+export type { FixPlan } from './plan.js';
 
 const GEOMETRY: FindingCode[] = ['page-rotate-set', 'page-orientation-mismatch', 'page-scale-mismatch', 'page-size-mismatch'];
 

@@ -11,8 +11,6 @@ import { AssembledLayerSchema, AssemblyFillSchema } from '../model/assembly.js';
 import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instructions.js';
 import { ChangeSchema, RefusalSchema } from '../model/change.js';
 
-export type { Change, Refusal } from '../model/change.js';
-
 export { AssembledLayerSchema, AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
 
 /** One page of a fix plan: the findings on it that are to be fixed, and what its layer needs. */

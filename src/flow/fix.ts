@@ -20,7 +20,8 @@ import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FIXES, isFixable, type Policy } f
 import { actionOf } from '../rules/settle.js';
 import { profileRules } from '../rules/index.js';
 import { readSource, sha256Hex } from '../source/read.js';
-import { assertPermutation, type Change, type FixPlan, type Refusal } from '../convert/plan.js';
+import { assertPermutation, type FixPlan } from '../convert/plan.js';
+import type { Change, Refusal } from '../model/change.js';
 import { checkResolved } from './check-file.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 
