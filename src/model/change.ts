@@ -5,8 +5,33 @@
  * them (jobs/, batch/, the service).
  */
 import { z } from 'zod';
-import { FindingCodeSchema } from './codes.js';
-import { PageDifferenceSchema } from './difference.js';
+import { FindingCodeSchema, type FindingCode } from './codes.js';
+import { PageDifferenceSchema, type PageDifference } from './difference.js';
+
+/**
+ * One change made to the file. (The public types stand on their own, so the API reference documents
+ * them without the schemas; the schemas below are held to them both ways by the compiler.)
+ */
+export interface Change {
+  code: FindingCode;
+  /** 1-based page, or null for the whole file. */
+  page: number | null;
+  /** What was done, technically. */
+  action: string;
+  /** The page drawn before and after, compared in ΔE00; absent when not measured. */
+  difference?: PageDifference | undefined;
+}
+
+/** A fix that was asked for by a finding but not made, and why. */
+export interface Refusal {
+  code: FindingCode;
+  /** 1-based page, or null for the whole file. */
+  page: number | null;
+  reason: string;
+}
+
+/** True only when A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 const where = {
   code: FindingCodeSchema,
@@ -14,7 +39,6 @@ const where = {
   page: z.number().int().min(1).nullable(),
 };
 
-/** One change made to the file. */
 export const ChangeSchema = z.strictObject({
   ...where,
   /** What was done, technically. */
@@ -22,7 +46,7 @@ export const ChangeSchema = z.strictObject({
   /** The page drawn before and after, compared in ΔE00 (convert/measure.ts); absent when not measured. */
   difference: PageDifferenceSchema.optional(),
 });
-export type Change = z.infer<typeof ChangeSchema>;
+const changeIsChange: Same<z.infer<typeof ChangeSchema>, Change> = true;
 
 /** One change, as the API, the records and batch's summary show it: whether it waits for approval, and the customer's words for it. */
 export const FixChangeSchema = z.strictObject({
@@ -36,6 +60,6 @@ export const FixChangeSchema = z.strictObject({
 });
 export type FixChange = z.infer<typeof FixChangeSchema>;
 
-/** A fix that was asked for by a finding but not made, and why. */
 export const RefusalSchema = z.strictObject({ ...where, reason: z.string() });
-export type Refusal = z.infer<typeof RefusalSchema>;
+const refusalIsRefusal: Same<z.infer<typeof RefusalSchema>, Refusal> = true;
+void [changeIsChange, refusalIsRefusal];
