@@ -64,6 +64,7 @@ export { RateLimiter } from './client/rate-limit.js';
 export { fix, FixOptionsSchema, type FixOptions, type FixResult, type Change, type Refusal } from './flow/fix.js';
 export { assemble, AssembleOptionsSchema, type AssembleOptions, type AssembleResult, type LayerInput } from './flow/assemble.js';
 export type { AssemblyFill } from './model/assembly.js';
+export type { Fit } from './model/instructions.js';
 export { preflightFolder, type FolderOptions, type BatchProgress } from './batch/run.js';
 export { watchFolder, type WatchOptions, type HotFolder } from './batch/watch.js';
 export { BatchSummarySchema, BatchResultSchema, type BatchSummary, type BatchResult, type BatchVerdict } from './batch/summary.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FixChangeSchema, RefusedFixSchema } from '../model/policy.js';
+import { FixChangeSchema, RefusalSchema } from '../model/change.js';
 import { ReportSchema } from '../report/schema.js';
 import { FindingCodeSchema } from '../model/codes.js';
 import { escapeHtml, ordinal } from '../util/text.js';
@@ -57,7 +57,7 @@ export const FixedReportSchema = ReportSchema.extend({
   fix: z.strictObject({
     status: z.enum(['done', 'needs-approval']),
     changes: z.array(FixChangeSchema),
-    refused: z.array(RefusedFixSchema),
+    refused: z.array(RefusalSchema),
   }),
 });
 export type FixedReport = z.infer<typeof FixedReportSchema>;

@@ -217,6 +217,18 @@ export function policyFrom(items: readonly string[] | undefined): Policy {
   return policy;
 }
 
+/**
+ * A flag that takes one of a few words (`--rotate cw|ccw`, `--fit contain|cover|stretch`): the
+ * word typed, or a usage error that lists them.
+ * @example choiceFlag('cw', 'rotate', RotateSchema.options) // 'cw'
+ */
+export function choiceFlag<const T extends string>(value: string | undefined, flag: string, choices: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  const found = choices.find((c) => c === value);
+  if (found === undefined) throw new UsageError(`--${flag} must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${value}"`);
+  return found;
+}
+
 /** --fix auto|approve. */
 export function fixFlag(value: string | undefined): FixMode | undefined {
   if (value === undefined) return undefined;

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { assemble, type LayerInput } from '../flow/assemble.js';
 import { renderText } from '../report/text.js';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, UsageError, type CliIO } from './args.js';
+import { choiceFlag, FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, resolveTarget, UsageError, type CliIO } from './args.js';
 import { say } from './output.js';
 import { formatBytes } from '../pdf/units.js';
 import { AssemblyFillSchema, type AssemblyFill } from '../model/assembly.js';
@@ -64,14 +64,14 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
     if (at <= 0) throw new UsageError(`--layer needs ID=FILE, got "${l}"`);
     inputs.push({ layer: l.slice(0, at), input: l.slice(at + 1) });
   }
-  const fills = AssemblyFillSchema.options as readonly string[];
-  if (values.fit !== undefined && !fills.includes(values.fit)) throw new UsageError(`--fit must be cover, contain, stretch, tile or mirror, got "${values.fit}"`);
+  const fills = AssemblyFillSchema.options;
+  const fit = choiceFlag(values.fit, 'fit', fills);
   const layerFit: Record<string, AssemblyFill> = {};
   for (const l of values['layer-fit'] ?? []) {
     const at = l.indexOf('=');
-    const fill = l.slice(at + 1);
-    if (at <= 0 || !fills.includes(fill)) throw new UsageError(`--layer-fit needs ID=FILL (FILL: cover, contain, stretch, tile or mirror), got "${l}"`);
-    layerFit[l.slice(0, at)] = fill as AssemblyFill;
+    const fill = fills.find((f) => f === l.slice(at + 1));
+    if (at <= 0 || fill === undefined) throw new UsageError(`--layer-fit needs ID=FILL (FILL: ${fills.slice(0, -1).join(', ')} or ${fills.at(-1)}), got "${l}"`);
+    layerFit[l.slice(0, at)] = fill;
   }
   const failOn = failOnFlag(values['fail-on']);
   const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
@@ -79,7 +79,7 @@ export async function assembleCommand(args: string[], io: CliIO): Promise<number
     target,
     inputs,
     {
-      ...(values.fit ? { fit: values.fit as AssemblyFill } : {}),
+      ...(fit ? { fit } : {}),
       layerFit,
       ...(values.background ? { background: values.background } : {}),
       ...(quality !== undefined ? { jpegQuality: quality } : {}),

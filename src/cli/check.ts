@@ -1,5 +1,21 @@
 import { writeFile } from 'node:fs/promises';
-import { FAIL_ON_HELP, failOnFlag, fails, localeFlag, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { PREVIEW_FORMATS } from '../model/preview.js';
+import {
+  choiceFlag,
+  FAIL_ON_HELP,
+  failOnFlag,
+  fails,
+  localeFlag,
+  numberFlag,
+  parseFlags,
+  policyFrom,
+  POOL_LIMITS_HELP,
+  poolLimitsFrom,
+  lookUpTarget,
+  severitiesFrom,
+  UsageError,
+  type CliIO,
+} from './args.js';
 import { say } from './output.js';
 import type { Locale } from '../model/locales.js';
 import type { Preview } from '../flow/preflight.js';
@@ -94,8 +110,7 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   }
   const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => numberFlag(values[flag], flag, { min, max });
   const previewSize = int('preview-size', 64, 10_000);
-  const format = values['preview-format'];
-  if (format !== undefined && format !== 'png' && format !== 'webp' && format !== 'jpeg') throw new UsageError(`--preview-format must be png, webp or jpeg, got "${format}"`);
+  const format = choiceFlag(values['preview-format'], 'preview-format', PREVIEW_FORMATS);
   if (format === 'jpeg' && values.previews) throw new UsageError('--preview-format jpeg is for the --html report; --previews writes png or webp');
   if (values['no-raster'] && (values.html || values.previews)) {
     // The HTML report still works without previews; previews need rendering.

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { fixKnown } from '../flow/fix.js';
 import { formatBytes } from '../pdf/units.js';
 import { renderText } from '../report/text.js';
-import { FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
+import { FitSchema, RotateSchema } from '../model/instructions.js';
+import { choiceFlag, FAIL_ON_HELP, failOnFlag, fails, numberFlag, parseFlags, policyFrom, POOL_LIMITS_HELP, poolLimitsFrom, lookUpTarget, severitiesFrom, UsageError, type CliIO } from './args.js';
 import { FINDING_CODE_LIST, type FindingCode } from '../model/codes.js';
 import { say } from './output.js';
 
@@ -79,8 +80,8 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
   if (!values.out) throw new UsageError('fix needs --out FILE');
   const input = positionals[0]!;
   if (!values.force && (await samePath(input, values.out))) throw new UsageError(`--out ${values.out} is the input file: write elsewhere, or add --force to replace it`);
-  if (values.rotate !== undefined && values.rotate !== 'cw' && values.rotate !== 'ccw') throw new UsageError(`--rotate must be cw or ccw, got "${values.rotate}"`);
-  if (values.fit !== undefined && !['contain', 'cover', 'stretch'].includes(values.fit)) throw new UsageError(`--fit must be contain, cover or stretch, got "${values.fit}"`);
+  const rotate = choiceFlag(values.rotate, 'rotate', RotateSchema.options);
+  const fit = choiceFlag(values.fit, 'fit', FitSchema.options);
   const quality = numberFlag(values['jpeg-quality'], 'jpeg-quality', { min: 30, max: 100 });
   const severities = severitiesFrom(values.severity);
   const failOn = failOnFlag(values['fail-on']);
@@ -103,8 +104,8 @@ export async function fixCommand(args: string[], io: CliIO): Promise<number> {
       reorder: values.reorder ?? false,
       ...(pages ? { pages } : {}),
       outPath: values.out,
-      rotate: values.rotate as 'cw' | 'ccw' | undefined,
-      fit: values.fit as 'contain' | undefined,
+      rotate,
+      fit,
       ...(quality ? { jpegQuality: quality } : {}),
       approve,
       instructions: 'cli',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ServeOptions } from '../service/options.js';
+import { LogLevelSchema } from '../util/log-level.js';
 import { numberFlag, parseFlags, poolLimitsFrom, UsageError, type CliIO, type FlagSpec } from './args.js';
 
 export const SERVE_HELP = `Usage: print-preflight serve [options]
@@ -123,19 +124,17 @@ const MULTIPLE = new Set(['api-key', 'allow-host', 'admin-key', 'frame-ancestors
 
 /** Flags first, then PRINT_PREFLIGHT_* variables; lists in variables are comma-separated. */
 export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeOptions & { help?: boolean } {
-  const { values, positionals } = parseFlags(args, {
-    ...Object.fromEntries(Object.keys(ENV).map((k) => [k, { type: 'string' as const, multiple: MULTIPLE.has(k) }])),
-    'tenant-metrics': { type: 'boolean' },
-    'no-reuse': { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  } as Record<string, FlagSpec>);
-  if (values.help) return { help: true };
+  // The string flags are the environment variables' table; the values come back keyed by name.
+  const stringFlags: Record<string, FlagSpec> = Object.fromEntries(Object.keys(ENV).map((k) => [k, { type: 'string', multiple: MULTIPLE.has(k) }]));
+  const switches = { 'tenant-metrics': { type: 'boolean' }, 'no-reuse': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseFlags(args, { ...stringFlags, ...switches });
+  const raw: Readonly<Record<string, unknown>> = values;
+  if (raw.help === true) return { help: true };
   if (positionals.length) throw new UsageError(`serve takes no arguments, got "${positionals[0]}"`);
-  const raw = values as Record<string, string | string[] | undefined>;
   const one = (flag: string): string | undefined => {
     const v = raw[flag];
-    if (Array.isArray(v)) return v[v.length - 1];
-    return v ?? (env[`PRINT_PREFLIGHT_${ENV[flag]}`] || undefined);
+    if (Array.isArray(v)) return v.at(-1);
+    return typeof v === 'string' ? v : env[`PRINT_PREFLIGHT_${ENV[flag]}`] || undefined;
   };
   const many = (flag: string): string[] => {
     const v = raw[flag];
@@ -160,8 +159,8 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   const uploadsPerMinute = numberFlag(one('uploads-per-minute'), 'uploads-per-minute', { min: 0, max: 1_000_000 });
   const maxOrderSources = numberFlag(one('max-order-sources'), 'max-order-sources', { min: 1, max: 10_000 });
   const minFreeMb = numberFlag(one('min-free-mb'), 'min-free-mb', { min: 0, max: 100_000_000, integer: false });
-  const tenantMetrics = (values as Record<string, unknown>)['tenant-metrics'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_TENANT_METRICS ?? '');
-  const noReuse = (values as Record<string, unknown>)['no-reuse'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_NO_REUSE ?? '');
+  const tenantMetrics = raw['tenant-metrics'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_TENANT_METRICS ?? '');
+  const noReuse = raw['no-reuse'] === true || /^(1|true|yes)$/i.test(env.PRINT_PREFLIGHT_NO_REUSE ?? '');
   const storage = one('storage');
   if (storage !== undefined && !/^s3:\/\/[^/\s]+/.test(storage)) throw new UsageError(`--storage must be s3://BUCKET/PREFIX, got "${storage}"`);
   const s3Endpoint = one('s3-endpoint');
@@ -175,9 +174,9 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
   for (const k of adminKeys) if (k.length < 8) throw new UsageError('--admin-key: a key needs at least 8 characters');
   const grace = numberFlag(one('grace'), 'grace', { min: 0, max: 86_400, integer: false });
   const poolLimits = poolLimitsFrom({ 'decode-budget-mb': one('decode-budget-mb'), 'max-rss-mb': one('max-rss-mb') });
-  const logLevel = one('log-level');
-  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-  if (logLevel !== undefined && !levels.includes(logLevel as (typeof levels)[number])) throw new UsageError(`--log-level must be one of ${levels.join(', ')}, got "${logLevel}"`);
+  const given = one('log-level');
+  const logLevel = LogLevelSchema.options.find((l) => l === given);
+  if (given !== undefined && !logLevel) throw new UsageError(`--log-level must be one of ${LogLevelSchema.options.join(', ')}, got "${given}"`);
   const apiKeys = many('api-key');
   for (const k of apiKeys) if (k.length < 8) throw new UsageError('--api-key: a key needs at least 8 characters');
   const orderService = one('order-service');
@@ -223,7 +222,7 @@ export function serveOptionsFrom(args: string[], env: NodeJS.ProcessEnv): ServeO
     tenantMetrics: tenantMetrics || undefined,
     frameAncestors: frameAncestors.length ? frameAncestors : undefined,
     orderService: orderService && token && appKey ? { baseUrl: orderService, accessToken: token, applicationKey: appKey } : undefined,
-    logLevel: logLevel as ServeOptions['logLevel'],
+    logLevel,
     shutdownGraceMs: grace !== undefined ? Math.round(grace * 1000) : undefined,
     poolLimits: Object.keys(poolLimits).length ? poolLimits : undefined,
     queue: redis ? fleetQueue(redis, callbackSecret, allowHosts, publicUrl) : undefined,
@@ -285,7 +284,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
   // fastify loads only for this command: the other verbs do not pay for it (nor install it).
-  const { requireServerPackages, SERVICE_PACKAGES, FLEET_PACKAGES } = await import('../jobs/server-packages.js');
+  const { requireServerPackages, SERVICE_PACKAGES, FLEET_PACKAGES } = await import('../util/server-packages.js');
   await requireServerPackages('print-preflight serve', options.queue ? [...new Set([...SERVICE_PACKAGES, ...FLEET_PACKAGES])] : SERVICE_PACKAGES);
   const { startService } = await import('../service/server.js');
   let service;

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
+import { parseOrThrow } from '../util/parse.js';
 import { OrderSchema, type OrderPayload } from '../order/schema.js';
 import { formatPath } from '../profile/load.js';
 import { errorForStatus, OrderServiceError, ServiceResponseError, ServiceUnreachableError } from './errors.js';
@@ -81,9 +81,7 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
 
   constructor(options: ClientOptions) {
     super();
-    const parsed = ClientOptionsSchema.safeParse(options);
-    if (!parsed.success) throw new InvalidArgumentError(`Invalid client options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-    this.options = parsed.data;
+    this.options = parseOrThrow(ClientOptionsSchema, options, 'Invalid client options');
     this.limiter = limiterFor(this.options.applicationKey, this.options.rateLimit.requests, this.options.rateLimit.perMs);
     this.doFetch = this.options.fetch ?? fetch;
   }
@@ -100,11 +98,8 @@ export class OrderServiceClient extends EventEmitter<ClientEvents> {
    * which makes a duplicate detectable; otherwise the error is thrown as it came.
    */
   async createOrder(payload: OrderPayload): Promise<OrderCreated> {
-    const parsed = OrderSchema.safeParse(payload);
-    if (!parsed.success) {
-      throw new InvalidArgumentError(`The order payload breaks the service's rules: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-    }
-    const { body } = await this.request('POST', '/orders', { body: parsed.data, idempotent: parsed.data.number !== undefined });
+    const order = parseOrThrow(OrderSchema, payload, "The order payload breaks the service's rules");
+    const { body } = await this.request('POST', '/orders', { body: order, idempotent: order.number !== undefined });
     // The order exists now: a surprising answer must not read as "not created".
     return this.validate(OrderCreatedSchema, body, 'order creation (the order was created; its id is missing from the answer)');
   }

@@ -285,7 +285,7 @@ async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: 
       const source = await layerPdf(e.bytes, layer.id, limits);
       const [embedded] = await doc.embedPdf(source, [0]);
       const fill = fillOf(layer, plan);
-      const m = fitInto(embedded!.width, embedded!.height, W, H, fill === 'mirror' ? 'contain' : (fill as 'cover' | 'contain' | 'stretch'));
+      const m = fitInto(embedded!.width, embedded!.height, W, H, fill === 'mirror' || fill === 'tile' ? 'contain' : fill);
       if (fill === 'mirror') {
         // The page drawn again, reflected across each edge of its place, as the same form.
         const placed = { x: m[4], y: m[5], width: embedded!.width * m[0], height: embedded!.height * m[3] };

@@ -10,7 +10,7 @@ import { resolve } from '../pdf/objects.js';
 import { type DecodeBudget, BudgetExceededError } from '../pdf/decode-budget.js';
 import { decodeStream } from '../pdf/streams.js';
 import { packageVersion } from '../util/package-root.js';
-import type { Change } from './plan.js';
+import type { Change } from '../model/change.js';
 
 /** The edit log's XMP namespace, and the prefix it is written with. */
 export const EDIT_LOG_NAMESPACE = 'http://ns.print-preflight.org/edits/1.0/';

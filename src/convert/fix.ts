@@ -21,7 +21,7 @@ import { mmToPt, ptToMm, formatBytes, formatNumber } from '../pdf/units.js';
 import { jpegSize } from '../pdf/image-header.js';
 import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import type { FindingCode } from '../model/codes.js';
-import { instructionWords } from '../model/instructions.js';
+import { instructionWords, type Fit } from '../model/instructions.js';
 import { loadSharp } from '../raster/sharp.js';
 import { pushAll } from '../util/array.js';
 import { loadForTransform, UntransformableError } from './document.js';
@@ -29,7 +29,8 @@ import { extendBleed } from './bleed.js';
 import { pageMatrix } from './geometry.js';
 import { MAX_CONVERT_PIXELS, rewriteImage } from './images.js';
 import { transformPage } from './page-transform.js';
-import type { Change, FixOutcome, FixPlan, Refusal } from './plan.js';
+import type { FixOutcome, FixPlan } from './plan.js';
+import type { Change, Refusal } from '../model/change.js';
 import { writeEditLog } from './edit-log.js';
 import { imageRefs } from './image-refs.js';
 import { changeKind, measurePages } from './measure.js';
@@ -37,7 +38,7 @@ import { DIFFERENCE_BOUNDS, withinBound } from '../model/difference.js';
 import { VectorColourRewriter } from './vector.js';
 import { cmykOutputIntent } from '../pdf/output-intent.js';
 
-export type { Change, Refusal, FixPlan } from './plan.js';
+export type { FixPlan } from './plan.js';
 
 const GEOMETRY: FindingCode[] = ['page-rotate-set', 'page-orientation-mismatch', 'page-scale-mismatch', 'page-size-mismatch'];
 
@@ -176,7 +177,7 @@ async function measuredAndLogged(step: {
 interface GeometryStep {
   turn: number;
   resize: boolean;
-  fit: 'contain' | 'cover' | 'stretch';
+  fit: Fit;
   changes: Omit<Change, 'page'>[];
 }
 

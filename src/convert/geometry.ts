@@ -5,7 +5,9 @@
 import type { Matrix, Rect } from '../model/geometry.js';
 import { multiply } from '../pdf/matrix.js';
 
-export type Fit = 'contain' | 'cover' | 'stretch';
+import type { Fit } from '../model/instructions.js';
+
+export type { Fit };
 
 /** Moves the box's lower-left corner to the origin. */
 export const toOrigin = (box: Rect): Matrix => [1, 0, 0, 1, -box[0], -box[1]];

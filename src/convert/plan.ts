@@ -6,14 +6,12 @@
  */
 import { z } from 'zod';
 import { InvalidArgumentError } from '../errors.js';
-import { FindingCodeSchema, type FindingCode } from '../model/codes.js';
+import { FindingCodeSchema } from '../model/codes.js';
 import { AssembledLayerSchema, AssemblyFillSchema } from '../model/assembly.js';
-import { PageDifferenceSchema, type PageDifference } from '../model/difference.js';
-import { InstructionWordsSchema } from '../model/instructions.js';
+import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instructions.js';
+import { ChangeSchema, RefusalSchema } from '../model/change.js';
 
 export { AssembledLayerSchema, AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
-
-const Fit = z.enum(['contain', 'cover', 'stretch']);
 
 /** One page of a fix plan: the findings on it that are to be fixed, and what its layer needs. */
 export const FixPagePlanSchema = z
@@ -34,9 +32,9 @@ export const FixPlanSchema = z
   .object({
     pages: z.array(FixPagePlanSchema),
     /** Direction to turn sideways pages (page-orientation-mismatch); without it that fix is refused. */
-    rotate: z.enum(['cw', 'ccw']).optional(),
+    rotate: RotateSchema.optional(),
     /** How to fit pages of other proportions (page-size-mismatch); without it that fix is refused. */
-    fit: Fit.optional(),
+    fit: FitSchema.optional(),
     /** Whose words a refusal uses for the instruction it needs (default the command line's). */
     instructions: InstructionWordsSchema.optional(),
     jpegQuality: z.number().int().min(30).max(100),
@@ -53,29 +51,10 @@ export const FixPlanSchema = z
   .strict();
 export type FixPlan = z.infer<typeof FixPlanSchema>;
 export type FixPagePlan = z.infer<typeof FixPagePlanSchema>;
-export type Fit = z.infer<typeof Fit>;
-
-/** One change made to the file. */
-export const ChangeSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), action: z.string(), difference: PageDifferenceSchema.optional() });
-export interface Change {
-  code: FindingCode;
-  page: number | null;
-  action: string;
-  /** The page drawn before and after, compared (measure.ts); absent when not measured. */
-  difference?: PageDifference | undefined;
-}
 
 /** What the fixed file's edit log names besides this step's changes: the original, and the steps before. */
 export const EditLogSchema = z.strictObject({ originalSha256: z.string().regex(/^[0-9a-f]{64}$/), earlier: z.array(ChangeSchema) });
 export type EditLog = z.infer<typeof EditLogSchema>;
-
-/** A fix that was asked for by a finding but not made, and why. */
-export const RefusalSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() });
-export interface Refusal {
-  code: FindingCode;
-  page: number | null;
-  reason: string;
-}
 
 /** What a fix transform answers: the new bytes (null when nothing changed), its changes and refusals. */
 export const FixOutcomeSchema = z.strictObject({

@@ -8,6 +8,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
+import { parseOrThrow } from '../util/parse.js';
 import { InvalidArgumentError } from '../errors.js';
 
 /** Where the fleet's Redis is and what the queue is called. */
@@ -100,10 +101,9 @@ export function connectRedis(url: string, name: string, onError?: (error: Error)
 
 /** Resolves and validates a connection description. */
 export function resolveConnection(connection: FleetConnection): ResolvedFleetConnection {
-  const parsed = FleetConnectionSchema.safeParse(connection);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid fleet connection: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  parseRedisUrl(parsed.data.url);
-  return parsed.data;
+  const parsed = parseOrThrow(FleetConnectionSchema, connection, 'Invalid fleet connection');
+  parseRedisUrl(parsed.url);
+  return parsed;
 }
 
 /**

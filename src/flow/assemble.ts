@@ -6,12 +6,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { parseOrThrow } from '../util/parse.js';
 import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { PreflightOptions, Target } from './options.js';
 import type { Executor } from '../pool/local.js';
 import { defaultPool, PreflightPool, TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';
-import { formatPath, registryFrom } from '../profile/load.js';
+import { registryFrom } from '../profile/load.js';
 import type { Report } from '../report/schema.js';
 import { callLimits, decodeLimitsOf, preflight } from './preflight.js';
 import { AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';
@@ -61,9 +62,7 @@ export interface AssembleResult {
  * await writeFile('order.pdf', bytes);
  */
 export async function assemble(target: Target, inputs: readonly LayerInput[], options: AssembleOptions = {}, preflightOptions: PreflightOptions = {}): Promise<AssembleResult> {
-  const parsed = AssembleOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid assemble options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  const opts = parsed.data;
+  const opts = parseOrThrow(AssembleOptionsSchema, options, 'Invalid assemble options');
   const registry = await registryFrom(preflightOptions.profiles);
   const resolved = registry.resolve(target);
   const limits = callLimits(resolved.limits, preflightOptions.limits, preflightOptions.tightenOnly ?? false);

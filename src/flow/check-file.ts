@@ -10,14 +10,13 @@ import { PreflightError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/facts.js';
 import { TimeBudget } from '../pool/budget.js';
 import type { Executor } from '../pool/local.js';
-import { IMAGE_PATH_DECLINED, type InspectResult } from '../pool/tasks.js';
+import type { InspectResult } from '../pool/tasks.js';
 import type { JpegLocation } from '../raster/image-stream.js';
 import type { PDFContext } from '../pdf/pdf-lib.js';
 import { PreflightPool, TaskFailure } from '../pool/pool.js';
-import { IMAGE_UNREADABLE } from '../raster/fast-path.js';
 import { knownApproximation } from '../raster/renderer.js';
 import type { RasterFacts, RasterFailure } from '../raster/facts.js';
-import type { PreviewFormat } from '../raster/preview.js';
+import type { Preview } from '../model/preview.js';
 import { buildReport, type PreviewRef } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import { runChecks } from '../rules/index.js';
@@ -28,13 +27,7 @@ import { localizeReport } from '../messages/catalogue.js';
 import { throwIfAborted, type ResolvedRun } from './run.js';
 import { overBudget, pagesNeedingWorker, planPage } from './render-plan.js';
 
-/** A page's preview image, as encoded by the worker. */
-export interface Preview {
-  bytes: Uint8Array;
-  format: PreviewFormat;
-  widthPx: number;
-  heightPx: number;
-}
+export type { Preview };
 
 /**
  * A check of one file under a resolved run (flow/run.ts): its structure read (in the pool, or in
@@ -128,7 +121,7 @@ export async function checkResolved(
       const local = jpeg && here_ ? here_.localExecutor : null;
       const result = local
         ? await draw(local, true).catch((error: unknown) => {
-            if (error instanceof TaskFailure && error.message === IMAGE_PATH_DECLINED) return draw(executor, false);
+            if (error instanceof TaskFailure && error.declined === 'image-path-declined') return draw(executor, false);
             throw error;
           })
         : await draw(executor, false);
@@ -147,7 +140,7 @@ export async function checkResolved(
       // Planned from its one image but over the pdf.js budget: the worker found the image was
       // not one it can stream after all (a colour-key mask, an odd predictor layout…), so it is
       // over the budget like any other page — unless its data could not be read.
-      if (planned.plan && planned.decodePixels > opts.maxRenderImagePixels && error.reason === 'failed' && !error.message.startsWith(IMAGE_UNREADABLE)) {
+      if (planned.plan && planned.decodePixels > opts.maxRenderImagePixels && error.reason === 'failed' && error.declined !== 'image-unreadable') {
         rasterFailures.push(overBudget(page, planned.decodePixels, opts.maxRenderImagePixels));
         return;
       }

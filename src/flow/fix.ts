@@ -7,11 +7,10 @@
  * list holds is made only when approved (`approve`), never silently.
  */
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
+import { parseOrThrow } from '../util/parse.js';
 import type { PreflightOptions, Target } from './options.js';
 import { TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';
-import { formatPath } from '../profile/load.js';
 import type { Limits } from '../profile/schema.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Report } from '../report/schema.js';
@@ -21,7 +20,8 @@ import { DEFAULT_APPROVAL, DEFAULT_FIX_POLICY, FIXES, isFixable, type Policy } f
 import { actionOf } from '../rules/settle.js';
 import { profileRules } from '../rules/index.js';
 import { readSource, sha256Hex } from '../source/read.js';
-import { assertPermutation, type Change, type FixPlan, type Refusal } from '../convert/plan.js';
+import { assertPermutation, type FixPlan } from '../convert/plan.js';
+import type { Change, Refusal } from '../model/change.js';
 import { checkResolved } from './check-file.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 
@@ -116,9 +116,7 @@ export interface FixMade {
 
 /** Parses fix options, or throws InvalidArgumentError naming each problem. */
 export function parseFixOptions(options: FixOptions): z.output<typeof FixOptionsSchema> {
-  const parsed = FixOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid fix options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  return parsed.data;
+  return parseOrThrow(FixOptionsSchema, options, 'Invalid fix options');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PREVIEW_FORMATS } from '../model/preview-format.js';
+import { PREVIEW_FORMATS } from '../model/preview.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { ProfileRegistry } from '../profile/registry.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';

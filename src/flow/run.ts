@@ -5,13 +5,14 @@
  * Every level of a check, a fix or a download receives this value instead of parsing options,
  * loading profiles and resolving the target again.
  */
-import { InvalidArgumentError, PreflightError } from '../errors.js';
+import { parseOrThrow } from '../util/parse.js';
+import { PreflightError } from '../errors.js';
 import { CheckOptionsSchema, TargetSchema, type CheckOptions, type PreflightOptions, type ResolvedCheckOptions, type Target } from './options.js';
 import { DEFAULT_FIX_POLICY } from '../model/policy.js';
 import { DEFAULT_DECODE_LIMITS, tightenLimits, type DecodeLimits } from '../pdf/decode-budget.js';
 import type { Executor } from '../pool/local.js';
 import { defaultPool, PreflightPool } from '../pool/pool.js';
-import { formatPath, registryFrom } from '../profile/load.js';
+import { registryFrom } from '../profile/load.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import type { Limits, LimitsOverride } from '../profile/schema.js';
 import { tightenedLimits } from '../profile/tighten.js';
@@ -41,23 +42,16 @@ export interface ResolvedRun {
  * run.target.layers.map((l) => l.id); // ['front', 'back', 'left-sleeve', 'right-sleeve']
  */
 export async function resolveRun(target: Target, options: CheckOptions = {}, known?: ResolvedTarget): Promise<ResolvedRun> {
-  const parsed = CheckOptionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    throw new InvalidArgumentError(`Invalid preflight options: ${parsed.error.issues.map((i) => `${formatPath(i.path) || 'options'}: ${i.message}`).join('; ')}`);
-  }
-  const opts = parsed.data;
+  const opts = parseOrThrow(CheckOptionsSchema, options ?? {}, 'Invalid preflight options', 'options');
   // With fixes, the profile's policy (DEFAULT_FIX_POLICY when it has none) is the profile's level;
   // the call's severities and policy stay over it (a client's tightening is kept).
   if (opts.fix && !opts.defaultPolicy) opts.defaultPolicy = DEFAULT_FIX_POLICY;
-  const t = TargetSchema.safeParse(target);
-  if (!t.success) {
-    throw new InvalidArgumentError(`Expected { product, variant } or { sku } for target: ${t.error.issues.map((i) => `${formatPath(i.path) || 'target'}: ${i.message}`).join('; ')}`);
-  }
+  const request = parseOrThrow(TargetSchema, target, 'Expected { product, variant } or { sku } for target', 'target');
   const registry = await registryFrom(opts.profiles);
-  const resolved = withSafeMargin(known ?? registry.resolve(t.data), opts.limits.safeMarginMm, opts.tightenOnly);
+  const resolved = withSafeMargin(known ?? registry.resolve(request), opts.limits.safeMarginMm, opts.tightenOnly);
   const executor: Executor = opts.pool === false ? (await import('../pool/local.js')).localExecutor : (opts.pool ?? defaultPool());
   return {
-    request: t.data,
+    request,
     options: opts,
     registry,
     target: resolved,

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { InvalidArgumentError } from '../errors.js';
+import { TOKEN_PATTERN, tokenOf } from '../model/token.js';
 import type { Report } from '../report/schema.js';
 import type { ObjectStorage } from '../storage/storage.js';
 import { CheckIdSchema, type CheckRecord } from './schema.js';
@@ -35,8 +36,6 @@ export interface FixedMeta {
   at: string;
 }
 
-/** Fixed-file tokens: 48 lower-case hex characters (192 random bits). */
-export const TOKEN_PATTERN = /^[0-9a-f]{48}$/;
 function assertToken(token: string): string {
   if (!TOKEN_PATTERN.test(token)) throw new InvalidArgumentError('not a file token');
   return token;
@@ -182,9 +181,8 @@ export class FixedFiles {
     const names = await this.storage.children('files/');
     let removed = 0;
     for (const name of names) {
-      const m = /^([0-9a-f]{48})\.json$/.exec(name);
-      if (!m) continue;
-      const token = m[1]!;
+      const token = tokenOf(name, '.json');
+      if (!token) continue;
       const refs = `files/${token}.refs/`;
       const refNames = await this.storage.children(refs);
       if (refNames.some((n) => n.endsWith('.json'))) continue;

@@ -7,6 +7,7 @@
  */
 import { inPoolLane } from '../pool/fair-gate.js';
 import { createHash, randomBytes } from 'node:crypto';
+import { newToken } from '../model/token.js';
 import { checkRun, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
 import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
@@ -202,7 +203,6 @@ interface Checked {
 }
 
 /** The token of a check's fixed file and approval page: 192 random bits (kept in the record, so a rerun keeps it). */
-const newToken = () => randomBytes(24).toString('hex');
 
 async function writeFixed(job: CheckJob, ctx: RunContext, result: Checked): Promise<Pick<CheckRecord, 'fixed' | 'token'> & { approval: NonNullable<CheckRecord['approval']> }> {
   const out = result.fixed!;

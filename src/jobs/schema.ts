@@ -8,9 +8,11 @@ import { TargetSchema } from '../flow/options.js';
 import { LimitsOverrideSchema } from '../profile/schema.js';
 import { VerdictSchema } from '../report/schema.js';
 import { FindingCodeSchema, SeveritySettingSchema } from '../model/codes.js';
-import { FixChangeSchema, FixModeSchema, PolicySchema, RefusedFixSchema } from '../model/policy.js';
+import { FixModeSchema, PolicySchema } from '../model/policy.js';
+import { FixChangeSchema, RefusalSchema } from '../model/change.js';
 import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
+import { TokenSchema } from '../model/token.js';
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
 export const CheckIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be a check id (32 hex characters)');
@@ -88,7 +90,7 @@ export const CheckStatusSchema = z.enum(['queued', 'running', 'needs-approval', 
 /** A check that has its answer (a report, or an error): nothing more runs for it. */
 export const isSettled = (status: CheckStatus): boolean => status === 'done' || status === 'error' || status === 'needs-approval';
 
-export { FixChangeSchema, RefusedFixSchema };
+export { FixChangeSchema, RefusalSchema };
 
 /** The fixed file of a check: where it is served, its SHA-256, what was changed and what could not be. */
 export const FixedFileSchema = z
@@ -99,7 +101,7 @@ export const FixedFileSchema = z
     bytes: z.number().int().min(0),
     changes: z.array(FixChangeSchema),
     /** Fixes the policy asked for that were not made, and why. */
-    refused: z.array(RefusedFixSchema),
+    refused: z.array(RefusalSchema),
   })
   .strict();
 
@@ -156,12 +158,9 @@ export const CheckRecordSchema = z
     /** The approval of the fixed file, when there is one. */
     approval: ApprovalStateSchema.optional(),
     /** The token of the fixed file and of the approval page (`/v1/approvals/{token}`). */
-    token: z
-      .string()
-      .regex(/^[0-9a-f]{48}$/)
-      .optional(),
+    token: TokenSchema.optional(),
     /** With no fixed file: the fixes the policy asked for that could not be made, and why. */
-    fixRefused: z.array(RefusedFixSchema).optional(),
+    fixRefused: z.array(RefusalSchema).optional(),
     /** The earlier check whose report this one took (same bytes, target, profile, limits, policy and tool version): nothing was run again. */
     reusedFrom: CheckIdSchema.optional(),
     /** Raised by every write (JobStore.updateRecord): what a change was made against. Internal. */

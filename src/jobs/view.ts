@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ReportSchema, VerdictSchema, type Report } from '../report/schema.js';
-import { ApprovalStateSchema, CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, FixedFileSchema, RefusedFixSchema, type CheckRecord } from './schema.js';
+import { ApprovalStateSchema, CallbackAttemptSchema, CheckErrorSchema, CheckIdSchema, CheckStatusSchema, FixedFileSchema, RefusalSchema, type CheckRecord } from './schema.js';
 
 export const CheckViewSchema = z.strictObject({
   id: CheckIdSchema,
@@ -27,7 +27,7 @@ export const CheckViewSchema = z.strictObject({
    * With `fix` and no fixed file: the fixes the policy asked for that could not be made, and why
    * (the file over the decode or time limits, an image that cannot be decoded…). Absent otherwise.
    */
-  fixRefused: z.array(RefusedFixSchema).optional(),
+  fixRefused: z.array(RefusalSchema).optional(),
   /**
    * The earlier check whose report this one took at once: the same file (SHA-256), target, profile,
    * limits, policy and tool version were checked before, so nothing ran again. Absent otherwise.

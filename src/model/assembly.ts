@@ -3,15 +3,16 @@
  * each assembled layer — shared by the transform (convert/), the flow and the report's schema.
  */
 import { z } from 'zod';
+import { FitSchema, type Fit } from './instructions.js';
 
 /**
  * How an assembled layer's image fills its page: the page fits (`cover`, `contain` on the
  * background, `stretch`), or `tile` (the image repeated at its stated resolution) and `mirror`
  * (placed as `contain`, the rest filled by mirroring its edges).
  */
-export type AssemblyFill = 'cover' | 'contain' | 'stretch' | 'tile' | 'mirror';
+export type AssemblyFill = Fit | 'tile' | 'mirror';
 /** The fills, as a schema (the public type above stands on its own: the API reference documents it without this). */
-export const AssemblyFillSchema = z.enum(['cover', 'contain', 'stretch', 'tile', 'mirror'] as const satisfies readonly AssemblyFill[]);
+export const AssemblyFillSchema = z.enum([...FitSchema.options, 'tile', 'mirror'] as const satisfies readonly AssemblyFill[]);
 
 /** A transparent or semi-transparent area of a layer's image inside the trim: it prints as the fabric colour. */
 export const TransparentAreaSchema = z.strictObject({

@@ -9,9 +9,16 @@ import type { FindingCode } from './codes.js';
 /** Direction to turn sideways pages: clockwise or counter-clockwise. */
 export const RotateSchema = z.enum(['cw', 'ccw']);
 export type Rotate = z.infer<typeof RotateSchema>;
-/** How to fit a page of other proportions than its layer. */
-export const FitSchema = z.enum(['contain', 'cover', 'stretch']);
-export type Fit = z.infer<typeof FitSchema>;
+/**
+ * How to fit a page of other proportions than its layer: `contain` (all of it, on the background),
+ * `cover` (filling the page, the overflow cut), `stretch` (to the page's proportions).
+ */
+export type Fit = 'contain' | 'cover' | 'stretch';
+/** The fits, as a schema (the public type above stands on its own: the API reference documents it without this). */
+export const FitSchema = z.enum(['contain', 'cover', 'stretch'] as const satisfies readonly Fit[]);
+// Every Fit is in the schema (`satisfies` above says only the converse).
+const everyFit: Fit extends z.infer<typeof FitSchema> ? true : false = true;
+void everyFit;
 
 /** Whose words: `cli` (the fix command's flags), `batch` (batch has no per-file instructions), `http` (the service's fields), `library` (options). */
 export const InstructionWordsSchema = z.enum(['library', 'cli', 'batch', 'http']);

@@ -9,30 +9,10 @@
  */
 import { z } from 'zod';
 import { FindingCodeSchema, type FindingCode, type SeveritySetting } from './codes.js';
-import { PageDifferenceSchema } from './difference.js';
 
 /** `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval. */
 export const FixModeSchema = z.enum(['auto', 'approve']);
 export type FixMode = z.infer<typeof FixModeSchema>;
-
-/** One change a fix made, as the API shows it. */
-export const FixChangeSchema = z
-  .object({
-    code: FindingCodeSchema,
-    page: z.number().int().min(1).nullable(),
-    /** What was done, technically. */
-    action: z.string(),
-    /** Whether the change waits for approval (`fix: approve`). */
-    needsApproval: z.boolean(),
-    /** The change told to the customer, in the check's locale. */
-    customer: z.string().optional(),
-    /** The page drawn before and after the change, compared in ΔE00; absent when not measured. */
-    difference: PageDifferenceSchema.optional(),
-  })
-  .strict();
-
-/** A fix the policy asked for that was not made, and why. */
-export const RefusedFixSchema = z.strictObject({ code: FindingCodeSchema, page: z.number().int().min(1).nullable(), reason: z.string() });
 
 export const POLICY_ACTIONS = ['reject', 'warn', 'fix', 'off'] as const;
 /** `reject`: the finding is an error; `warn`: a warning; `fix`: fixed when fixes run, else judged by its severity; `off`: dropped. */

@@ -28,6 +28,8 @@ const isRegular = (c: number) => !WS[c] && !DELIM[c];
 
 /** Raised for content that cannot be lexed at all; the scanner turns it into a page note. */
 export class ContentSyntaxError extends Error {}
+/** A content stream past one of the lexer's limits (nesting, operands, token length, items): an attack on parsers, not a typo. */
+export class ContentLimitError extends ContentSyntaxError {}
 
 export interface InlineImage {
   dict: Map<string, Operand>;
@@ -77,10 +79,10 @@ export function lexContent(
   const push = (value: Operand) => {
     const top = stack[stack.length - 1];
     if (top) {
-      if (++containerItems > maxItems) throw new ContentSyntaxError(`more than ${maxItems} items in arrays or dictionaries before an operator`);
+      if (++containerItems > maxItems) throw new ContentLimitError(`more than ${maxItems} items in arrays or dictionaries before an operator`);
       top.items.push(value);
     } else if (operands.length < limits.maxOperands) operands.push(value);
-    else throw new ContentSyntaxError(`more than ${limits.maxOperands} operands before an operator`);
+    else throw new ContentLimitError(`more than ${limits.maxOperands} operands before an operator`);
   };
 
   const skipWs = () => {
@@ -102,7 +104,7 @@ export function lexContent(
       pos++;
       const start = pos;
       while (pos < n && isRegular(bytes[pos]!)) pos++;
-      if (pos - start > maxToken) throw new ContentSyntaxError(`a name longer than ${maxToken} bytes`);
+      if (pos - start > maxToken) throw new ContentLimitError(`a name longer than ${maxToken} bytes`);
       push({ name: decodeName(bytes, start, pos) });
     } else if (c === 0x28 /* ( */) {
       pos = skipLiteralString(bytes, pos);
@@ -110,7 +112,7 @@ export function lexContent(
     } else if (c === 0x3c /* < */) {
       if (bytes[pos + 1] === 0x3c) {
         pos += 2;
-        if (stack.length >= limits.maxNesting) throw new ContentSyntaxError('nesting too deep');
+        if (stack.length >= limits.maxNesting) throw new ContentLimitError('nesting too deep');
         stack.push({ kind: 'dict', items: [] });
       } else {
         const end = bytes.indexOf(0x3e, pos + 1);
@@ -124,7 +126,7 @@ export function lexContent(
       if (top?.kind === 'dict') push({ dict: pairs(top.items) });
     } else if (c === 0x5b /* [ */) {
       pos++;
-      if (stack.length >= limits.maxNesting) throw new ContentSyntaxError('nesting too deep');
+      if (stack.length >= limits.maxNesting) throw new ContentLimitError('nesting too deep');
       stack.push({ kind: 'array', items: [] });
     } else if (c === 0x5d /* ] */) {
       pos++;
@@ -146,7 +148,7 @@ export function lexContent(
         if (operands.length === 0 && stack.length === 0) opStart = -1;
         continue;
       }
-      if (pos - start > maxToken) throw new ContentSyntaxError(`an operator longer than ${maxToken} bytes`);
+      if (pos - start > maxToken) throw new ContentLimitError(`an operator longer than ${maxToken} bytes`);
       const word = pos - start <= 3 ? shortWord(bytes, start, pos) : ascii(bytes, start, pos);
       if (word === 'true' || word === 'false') push(word === 'true');
       else if (word === 'null') push(null);
@@ -285,7 +287,7 @@ function readInlineImage(bytes: Uint8Array, pos: number, onInlineImage: (image: 
     }
     const value = firstOperand(bytes.subarray(start, end));
     if (value !== undefined) items.push(value);
-    if (items.length > maxItems) throw new ContentSyntaxError(`an inline image dictionary of more than ${maxItems} items`);
+    if (items.length > maxItems) throw new ContentLimitError(`an inline image dictionary of more than ${maxItems} items`);
     p = end;
   }
   if (!found) return n;

@@ -83,7 +83,7 @@ export class RendererScreen {
     try {
       this.readStream(stream, { maxBytes: max, untilImageFilter: true, what });
     } catch (error) {
-      if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(max)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
+      if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(max)}${error.why === 'filter-chain' ? ` (${error.message})` : ''}`;
       else if (!(error instanceof StreamDecodeError)) throw error;
       // Undecodable data: the renderer fails on it by itself, quickly; not this screen's concern.
     }
@@ -110,8 +110,7 @@ export class RendererScreen {
       try {
         chunks.push(this.readStream(obj, { maxBytes: limits.maxRendererStreamBytes, untilImageFilter: true, what }));
       } catch (error) {
-        if (error instanceof StreamTooLargeError)
-          reason = `${what} decodes to more than ${formatBytes(limits.maxRendererStreamBytes)}${/filters in a chain/.test(error.message) ? ` (${error.message})` : ''}`;
+        if (error instanceof StreamTooLargeError) reason = `${what} decodes to more than ${formatBytes(limits.maxRendererStreamBytes)}${error.why === 'filter-chain' ? ` (${error.message})` : ''}`;
         else if (!(error instanceof StreamDecodeError)) throw error;
       }
     }

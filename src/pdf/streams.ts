@@ -17,7 +17,15 @@ import { own } from '../util/own.js';
 
 export class StreamDecodeError extends Error {}
 /** The decoded data would exceed the limit: a decompression bomb, or simply too big to inspect. */
-export class StreamTooLargeError extends StreamDecodeError {}
+export class StreamTooLargeError extends StreamDecodeError {
+  constructor(
+    message: string,
+    /** `size`: the data would decode past the limit; `filter-chain`: more filters in a chain than allowed. */
+    readonly why: 'size' | 'filter-chain' = 'size',
+  ) {
+    super(message);
+  }
+}
 
 /** Decrypts one stream's raw bytes (set when the file is encrypted and its key is known). */
 export type StreamDecryptor = (data: Uint8Array, ref: { objectNumber: number; generationNumber: number } | undefined) => Uint8Array;
@@ -123,7 +131,7 @@ export function decodeFilters(data: Uint8Array, filters: readonly string[], para
     : filters;
   const chain = options.untilImageFilter && !filters.some((f) => IMAGE_FILTERS.has(f)) ? filters : decoding;
   if (chain.length > maxFilters) {
-    throw new StreamTooLargeError(`${what} has ${chain.length} filters in a chain (more than ${maxFilters}: a decompression bomb?)`);
+    throw new StreamTooLargeError(`${what} has ${chain.length} filters in a chain (more than ${maxFilters}: a decompression bomb?)`, 'filter-chain');
   }
   let out = data;
   for (let i = 0; i < chain.length; i++) {

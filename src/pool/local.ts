@@ -4,8 +4,8 @@
  */
 import { valueSymbol } from 'piscina';
 import type { TimeBudget } from './budget.js';
-import { TaskFailure } from './pool.js';
-import { InspectResultSchema, RenderResultSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
+import { failedOrAnswer, renderResultOf } from './pool.js';
+import { InspectResultSchema, RenderAnswerSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
 import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
 import handle from './worker-main.js';
@@ -25,7 +25,7 @@ export const localExecutor: Executor = {
   },
   async render(task) {
     const out = (await run({ kind: 'render', ...task })) as Record<PropertyKey, unknown>;
-    return RenderResultSchema.parse(valueSymbol in out ? out[valueSymbol] : out);
+    return renderResultOf(RenderAnswerSchema.parse(valueSymbol in out ? out[valueSymbol] : out));
   },
   async transform(task) {
     const out = (await run({ kind: 'transform', ...task })) as Record<PropertyKey, unknown>;
@@ -34,9 +34,5 @@ export const localExecutor: Executor = {
 };
 
 async function run(task: unknown): Promise<unknown> {
-  try {
-    return await handle(task);
-  } catch (error) {
-    throw new TaskFailure('failed', ((error as Error).message ?? String(error)).split('\n')[0]!);
-  }
+  return failedOrAnswer(await handle(task));
 }

@@ -16,13 +16,24 @@ import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { z } from 'zod';
-import { InvalidArgumentError } from '../errors.js';
-import { formatPath } from '../profile/load.js';
+import { parseOrThrow } from '../util/parse.js';
 import { packageRoot } from '../util/package-root.js';
 import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
 import { DEFAULT_DECODE_LIMITS, DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-budget.js';
-import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
+import {
+  InspectResultSchema,
+  RenderAnswerSchema,
+  TaskFailedSchema,
+  TaskStartedSchema,
+  type RenderAnswer,
+  type RenderDecline,
+  type InspectResult,
+  type InspectTaskOptions,
+  type RenderResult,
+  type RenderTask,
+  type TransformTask,
+} from './tasks.js';
 import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
 import { FairGate, GateAborted, currentPoolLane } from './fair-gate.js';
@@ -85,9 +96,24 @@ export class TaskFailure extends Error {
   constructor(
     readonly reason: 'timeout' | 'crashed' | 'failed' | 'aborted',
     message: string,
+    /** For a render that drew nothing by design: why (tasks.ts), for the caller to act on. */
+    readonly declined: RenderDecline | null = null,
   ) {
     super(message);
   }
+}
+
+/** A task's answer, or the {@link TaskFailure} of a task that failed in the worker. */
+export function failedOrAnswer(answer: unknown): unknown {
+  const failed = TaskFailedSchema.safeParse(answer);
+  if (failed.success) throw new TaskFailure('failed', failed.data.taskFailed);
+  return answer;
+}
+
+/** A render task's answer as its raster, or the {@link TaskFailure} of its decline. */
+export function renderResultOf(answer: RenderAnswer): RenderResult {
+  if ('declined' in answer) throw new TaskFailure('failed', answer.detail, answer.declined);
+  return answer;
 }
 
 /**
@@ -116,12 +142,9 @@ export class PreflightPool {
   private readonly gate: FairGate;
 
   constructor(options: PoolOptions = {}) {
-    const parsed = PoolOptionsSchema.safeParse(options);
-    if (!parsed.success) {
-      throw new InvalidArgumentError(`Invalid pool options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-    }
-    this.options = { ...parsed.data, maxThreads: parsed.data.maxThreads ?? availableParallelism(), maxRssMb: parsed.data.maxRssMb ?? defaultMaxRssMb() };
-    this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.data.decodeLimits };
+    const parsed = parseOrThrow(PoolOptionsSchema, options, 'Invalid pool options');
+    this.options = { ...parsed, maxThreads: parsed.maxThreads ?? availableParallelism(), maxRssMb: parsed.maxRssMb ?? defaultMaxRssMb() };
+    this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.decodeLimits };
     // One spare worker, for a tenant with nothing running while others hold every worker.
     this.gate = new FairGate(this.options.maxThreads, this.options.maxRssMb ? this.options.maxRssMb * 1024 * 1024 : Number.POSITIVE_INFINITY, { spare: 1 });
     // Before any worker loads the canvas library (its workers inherit the process's environment).
@@ -170,9 +193,9 @@ export class PreflightPool {
     // pdf.js holds about 11 bytes per decoded image pixel at its peak, and the page's canvas.
     const estimate = task.largestImagePixels * 11 + task.maxPx * task.maxPx * 8;
     const result = await this.run({ kind: 'render', ...task }, signal, timeoutMs, budget, estimate);
-    const parsed = RenderResultSchema.safeParse(result);
+    const parsed = RenderAnswerSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed raster: ${parsed.error.issues[0]?.message}`);
-    return parsed.data;
+    return renderResultOf(parsed.data);
   }
 
   /**
@@ -229,8 +252,9 @@ export class PreflightPool {
     const signals = [timeout.signal, memory.signal, ...(signal ? [signal] : [])];
     const combined = AbortSignal.any(signals);
     try {
-      return await this.piscina.run({ ...task, taskId }, { signal: combined });
+      return failedOrAnswer(await this.piscina.run({ ...task, taskId }, { signal: combined }));
     } catch (error) {
+      if (error instanceof TaskFailure) throw error;
       if (memory.signal.aborted) {
         throw new TaskFailure('crashed', `was stopped by the memory watchdog: the process used ${this.stoppedAtMb} MB, more than its ${this.options.maxRssMb} MB (maxRssMb)`);
       }
@@ -238,8 +262,10 @@ export class PreflightPool {
       if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
       const e = error as NodeJS.ErrnoException;
       if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new TaskFailure('crashed', `ran out of memory (worker heap cap ${this.options.maxWorkerMemoryMb} MB)`);
-      if (/worker.*(exit|terminat)/i.test(e.message ?? '')) throw new TaskFailure('crashed', `the worker stopped: ${e.message}`);
-      throw new TaskFailure('failed', (e.message ?? String(error)).split('\n')[0]!);
+      // A task's own failure is answered (worker-main.ts); a throw is the worker stopping (it exited,
+      // or was terminated) — or a task or answer that cannot be cloned across.
+      if (e instanceof Error && e.name === 'DataCloneError') throw new TaskFailure('failed', e.message.split('\n')[0]!);
+      throw new TaskFailure('crashed', `the worker stopped: ${e.message ?? String(error)}`);
     } finally {
       release();
       clearTimeout(timer);

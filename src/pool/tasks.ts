@@ -1,6 +1,6 @@
 /** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
 import { z } from 'zod';
-import { PREVIEW_FORMATS } from '../model/preview-format.js';
+import { PREVIEW_FORMATS } from '../model/preview.js';
 import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
@@ -13,6 +13,14 @@ const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer
 
 /** Set by the pool: the worker announces it has taken the task, which starts the task's clock. */
 const TaskId = z.number().int().positive().optional();
+
+/**
+ * A task that failed in the worker, answered rather than thrown: an error thrown in a worker
+ * reaches the pool as a bare clone (its class and code lost), so a throw from the pool's run can
+ * then only mean the worker itself stopped — told apart by what it is, not by its message.
+ */
+export const TaskFailedSchema = z.strictObject({ taskFailed: z.string() });
+export type TaskFailed = z.infer<typeof TaskFailedSchema>;
 
 /** What a worker posts (on its parent port) the moment it takes a task. */
 export const TaskStartedSchema = z.object({ taskStarted: z.number().int().positive() }).strict();
@@ -148,3 +156,15 @@ export const RenderResultSchema = z.object({
   preview: z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'bytes').nullable(),
 });
 export type RenderResult = z.infer<typeof RenderResultSchema>;
+
+/**
+ * Why a render task drew nothing, as a kind the caller acts on (an error's message does not cross
+ * the worker boundary with anything else): `image-path-declined` — an `imageOnly` task whose page
+ * the image path did not draw (the pool draws it); `image-unreadable` — the page's one image could
+ * not be read, and drawing the page whole is over the memory budget.
+ */
+export const RenderDeclineSchema = z.enum(['image-path-declined', 'image-unreadable']);
+export type RenderDecline = z.infer<typeof RenderDeclineSchema>;
+/** A render task's answer: the raster, or why it declined. */
+export const RenderAnswerSchema = z.union([RenderResultSchema, z.strictObject({ declined: RenderDeclineSchema, detail: z.string() })]);
+export type RenderAnswer = z.infer<typeof RenderAnswerSchema>;

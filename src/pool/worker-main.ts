@@ -14,7 +14,7 @@ import type { ImageDetail } from '../raster/image-detail.js';
 import type { PixelFacts, RasterFacts } from '../raster/facts.js';
 import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
-import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
+import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderAnswer, type RenderResult, type TaskFailed, type RenderTask, type TransformTask } from './tasks.js';
 import { grouped } from '../util/text.js';
 
 /*
@@ -80,6 +80,14 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
 }
 
 export default async function handle(message: unknown): Promise<unknown> {
+  try {
+    return await runTask(message);
+  } catch (error) {
+    return { taskFailed: (error instanceof Error ? error.message : String(error)).split('\n')[0]! } satisfies TaskFailed;
+  }
+}
+
+async function runTask(message: unknown): Promise<unknown> {
   const task = TaskSchema.parse(message);
   if (task.kind === 'warm') return null;
   // Starts the task's clock in the pool (it is not charged for its time in the queue).
@@ -158,10 +166,11 @@ async function render(task: RenderTask) {
   if (!pixels) {
     if (task.largestImagePixels > task.maxPdfjsImagePixels) {
       const budget = `decoding ${notStreamed ? 'it' : 'them'} whole would exceed the memory budget of ${grouped(task.maxPdfjsImagePixels)} pixels`;
-      throw new Error(notStreamed ? `${notStreamed}, and ${budget}` : `the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`);
+      if (notStreamed) return { declined: 'image-unreadable', detail: `${notStreamed}, and ${budget}` } satisfies RenderAnswer;
+      throw new Error(`the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`);
     }
   }
-  if (!pixels && task.imageOnly) throw new Error(IMAGE_PATH_DECLINED);
+  if (!pixels && task.imageOnly) return { declined: 'image-path-declined', detail: IMAGE_PATH_DECLINED } satisfies RenderAnswer;
   let measured: PixelFacts | undefined;
   let approximate: string | null = null;
   let unpainted: UnpaintedGrid | null = null;

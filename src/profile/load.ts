@@ -1,27 +1,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { z } from 'zod';
 import { ProfileError } from '../errors.js';
 import { ProfileSchema, type Profile } from './schema.js';
 import { ProfileRegistry } from './registry.js';
 import { packageRoot } from '../util/package-root.js';
+import { zodIssues } from '../util/parse.js';
 
 /** The profiles/ folder shipped with the package. */
 export const DEFAULT_PROFILES_DIR = join(packageRoot(), 'profiles');
 
-/** "variants[2].trim.front.widthMm" from a zod issue path. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out ? `.${String(key)}` : String(key);
-  }
-  return out;
-}
-
-export function zodIssues(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
-}
+export { formatPath, zodIssues } from '../util/parse.js';
 
 /**
  * Validates one profile object. Throws a {@link ProfileError} naming `file` and each failing field.

@@ -2,7 +2,7 @@ import type { RawPixels } from './pixels.js';
 import { encodePng } from './png.js';
 import { loadSharp, loadedSharp } from './sharp.js';
 
-import type { PreviewFormat } from '../model/preview-format.js';
+import type { PreviewFormat } from '../model/preview.js';
 
 export type { PreviewFormat };
 

@@ -6,7 +6,7 @@
  * script). Once decided, the outcome stands at the top. Everything is in the customer's language;
  * self-contained (images as data: URIs); every text from the file or the profile is escaped.
  */
-import type { PreviewFormat } from '../model/preview-format.js';
+import type { PreviewFormat } from '../model/preview.js';
 import type { UiFormatter } from '../messages/catalogue.js';
 import { escapeHtml as esc } from '../util/text.js';
 

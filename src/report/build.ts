@@ -1,4 +1,4 @@
-import type { PreviewFormat } from '../model/preview-format.js';
+import type { WrittenPreviewFormat } from '../model/preview.js';
 import { createHash } from 'node:crypto';
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 import { displayPoint } from '../pdf/matrix.js';
@@ -45,8 +45,7 @@ export interface ReportInput {
 /** A page's preview as the report names it. */
 export interface PreviewRef {
   file: string | null;
-  /** Written previews are PNG or WebP (JPEG previews stay in memory: flow/options.ts). */
-  format: Exclude<PreviewFormat, 'jpeg'>;
+  format: WrittenPreviewFormat;
   widthPx: number;
   heightPx: number;
 }

@@ -7,16 +7,15 @@ import { formatPpi } from '../rules/check-image-resolution.js';
 import { FINDING_CODES } from '../model/codes.js';
 import type { Finding } from '../model/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
-import { PREVIEW_MIME, type PreviewFormat } from '../raster/preview.js';
+import { PREVIEW_MIME } from '../raster/preview.js';
+import type { Preview } from '../model/preview.js';
 import { formatBytes } from '../pdf/units.js';
 import type { Report, ReportPage } from './schema.js';
 import { escapeHtml, grouped } from '../util/text.js';
 import { pageSizeOff } from './page-size.js';
 
-export interface HtmlPreview {
-  bytes: Uint8Array;
-  format: PreviewFormat;
-}
+/** A preview as the HTML report embeds it. */
+export type HtmlPreview = Pick<Preview, 'bytes' | 'format'>;
 
 const esc = escapeHtml;
 const VERDICT_TEXT = { pass: 'Pass', warn: 'Pass with warnings', fail: 'Fail' } as const;

@@ -10,11 +10,10 @@ import { designsByPage } from '../messages/catalogue.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { PanelShape } from '../profile/shapes.js';
 import type { Report } from './schema.js';
+import type { Preview } from '../model/preview.js';
 
 /** A page preview: an image sharp reads (WebP or PNG). */
-export interface MockupPreview {
-  bytes: Uint8Array;
-}
+export type MockupPreview = Pick<Preview, 'bytes'>;
 
 export interface MockupLayer {
   /** The layer's trim size. */

@@ -5,6 +5,7 @@ import { FindingCodeSchema } from '../model/codes.js';
 import { FindingSchema } from '../model/finding.js';
 import { RectSchema } from '../model/geometry.js';
 import { AssembledLayerSchema } from '../model/assembly.js';
+import { WrittenPreviewFormatSchema } from '../model/preview.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -103,7 +104,7 @@ export const ReportPageSchema = z.strictObject({
     })
     .nullable(),
   /** The preview written for this page (--previews), by file name. */
-  preview: z.strictObject({ file: z.string().nullable(), format: z.enum(['png', 'webp']), widthPx: z.number().int(), heightPx: z.number().int() }).nullable(),
+  preview: z.strictObject({ file: z.string().nullable(), format: WrittenPreviewFormatSchema, widthPx: z.number().int(), heightPx: z.number().int() }).nullable(),
 });
 
 export const VerdictSchema = z.enum(['pass', 'warn', 'fail']);

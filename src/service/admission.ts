@@ -72,7 +72,6 @@ export class Admission {
       if (waitMs > 0) {
         metrics.rejectedSubmission('too-fast', caller.tenant);
         throw new Problem(
-          429,
           'too-many-submissions',
           `This tenant may submit ${grouped(caller.limits.uploadsPerMinute)} checks (or order sources) a minute, and has; ${n === 1 ? 'the next one' : `these ${n}`} can go in ${Math.ceil(waitMs / 1000)} s.`,
           { headers: { 'Retry-After': String(Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(waitMs / 1000)))) }, limit: caller.limits.uploadsPerMinute },
@@ -83,7 +82,6 @@ export class Admission {
         metrics.rejectedSubmission('too-many', caller.tenant);
         const retry = await this.retryAfterSeconds();
         throw new Problem(
-          429,
           'too-many-queued',
           `This tenant has ${grouped(admitted.queued)} checks waiting to run, and may have ${grouped(caller.limits.maxQueued)}${n > 1 ? `; this draft needs ${n} more` : ''}. At the current pace one starts in about ${retry} s.`,
           { headers: { 'Retry-After': String(retry) }, limit: caller.limits.maxQueued, queued: admitted.queued },
@@ -92,7 +90,7 @@ export class Admission {
     } catch (error) {
       if (error instanceof Problem) throw error;
       metrics.rejectedSubmission('unavailable', caller.tenant);
-      throw new Problem(503, 'queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } });
+      throw new Problem('queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } });
     }
     return new Reservation(tenants, caller.tenant, members);
   }
@@ -120,7 +118,7 @@ export class Admission {
     const bytes = await this.free.bytes;
     if (bytes !== null && bytes < minFreeBytes) {
       metrics.rejectedSubmission('unavailable', caller.tenant);
-      throw new Problem(503, 'storage-full', `The data folder has ${grouped(bytes)} bytes free, less than the ${grouped(minFreeBytes)} this server keeps free; retry later.`, {
+      throw new Problem('storage-full', `The data folder has ${grouped(bytes)} bytes free, less than the ${grouped(minFreeBytes)} this server keeps free; retry later.`, {
         headers: { 'Retry-After': '60' },
       });
     }

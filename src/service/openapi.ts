@@ -11,7 +11,7 @@ import { ReportSchema } from '../report/schema.js';
 import { FindingSchema } from '../model/finding.js';
 import { packageVersion } from '../util/package-root.js';
 import { normaliseJsonSchema, openEnumOverride } from '../util/json-schema.js';
-import { ProblemFieldSchema, ProblemSchema, problemCode, problemTitle } from './problem.js';
+import { ProblemFieldSchema, ProblemSchema, problemTitle, type ProblemCode } from './problem.js';
 import { allResponses, jsonSchema, type ResponseDoc, type RouteDoc } from './route.js';
 import { CheckUploadSchema, CheckUrlBodySchema, HealthSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema } from './schemas.js';
 
@@ -69,17 +69,15 @@ function refOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknow
   return named ? { $ref: `#/components/schemas/${named[0]}` } : jsonSchema(schema, io);
 }
 
-function problemExample(status: number, given: string, detail: string, url: string): Record<string, unknown> {
-  const code = problemCode(given);
-  return { type: `urn:print-preflight:problem:${code}`, title: problemTitle(status), status, detail, instance: url, code, ...(code !== given ? { legacyCode: given } : {}) };
+function problemExample(status: number, code: ProblemCode, detail: string, url: string): Record<string, unknown> {
+  return { type: `urn:print-preflight:problem:${code}`, title: problemTitle(status), status, detail, instance: url, code };
 }
 
-function responseObject(status: number, given: ResponseDoc, path: string): Record<string, unknown> {
-  const doc: ResponseDoc = given.codes ? { ...given, codes: given.codes.map(problemCode) } : given;
+function responseObject(status: number, doc: ResponseDoc, path: string): Record<string, unknown> {
   const problem = status >= 400;
   const types = doc.type ? [doc.type].flat() : problem ? ['application/problem+json'] : doc.schema ? ['application/json'] : [];
   const schema = doc.schema ?? (problem ? ProblemSchema : undefined);
-  const example = doc.example ?? (problem && given.codes?.length ? problemExample(status, given.codes[0]!, doc.description, path) : undefined);
+  const example = doc.example ?? (problem && doc.codes?.length ? problemExample(status, doc.codes[0]!, doc.description, path) : undefined);
   const description = doc.codes?.length ? `${doc.description}. Problem codes: ${doc.codes.map((c) => `\`${c}\``).join(', ')}.` : doc.description;
   return {
     description,

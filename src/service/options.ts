@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CheckQueue, QueueContext } from '../jobs/queue.js';
 import { PoolOptionsSchema, type PreflightPool } from '../pool/pool.js';
 import { ApiKeySchema, TenantConfigSchema } from './tenants.js';
+import { LogLevelSchema } from '../util/log-level.js';
 
 /**
  * Options of {@link startService} (`print-preflight serve`). Defaults are set here and nowhere else;
@@ -108,7 +109,7 @@ export const ServeOptionsSchema = z
      * the memory watchdog (PreflightPool's `decodeLimits` and `maxRssMb`).
      */
     poolLimits: PoolOptionsSchema.pick({ decodeLimits: true, maxRssMb: true }).optional(),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    logLevel: LogLevelSchema.default('info'),
     /** Builds the queue (default: the embedded queue on a local pool). */
     queue: z.custom<(ctx: QueueContext) => CheckQueue | Promise<CheckQueue>>((v) => typeof v === 'function').optional(),
     /** A pool to use instead of creating one. */

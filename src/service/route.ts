@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { toJsonSchema } from '../util/json-schema.js';
-import { RequestInvalid } from './problem.js';
+import { RequestInvalid, type ProblemCode } from './problem.js';
 
 export interface ResponseDoc {
   description: string;
@@ -17,7 +17,7 @@ export interface ResponseDoc {
   /** Response headers and what they hold. */
   headers?: Record<string, string>;
   /** For a problem: the stable `code`s this status carries (documented, and checked in the tests). */
-  codes?: string[];
+  codes?: ProblemCode[];
   /** An example body (must be valid against the schema: the linters check it). */
   example?: unknown;
 }
@@ -66,7 +66,7 @@ export function commonResponses(doc: RouteDoc, server: { apiKeys: boolean }): Re
       description: validated
         ? 'Not valid HTTP, or the request cannot be read, or a parameter or field fails its schema (`errors` lists each)'
         : 'Not valid HTTP, or the request cannot be read (a malformed URL)',
-      codes: ['request-malformed', 'url-invalid', 'client-closed-request', ...(validated ? ['request-invalid'] : []), ...(takesBody ? ['body-invalid'] : [])],
+      codes: ['request-malformed', 'url-invalid', 'client-closed-request', ...(validated ? (['request-invalid'] as const) : []), ...(takesBody ? (['body-invalid'] as const) : [])],
     },
     408: { description: 'The request did not arrive whole in time', codes: ['request-timeout'] },
     414: { description: 'The URL is longer than 8 KiB', codes: ['uri-too-long'] },

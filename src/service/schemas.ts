@@ -9,6 +9,7 @@ import { ReportSchema } from '../report/schema.js';
 import { FixModeSchema, PolicySchema } from '../model/policy.js';
 import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
+import { TOKEN_CHARS, TOKEN_PATTERN } from '../model/token.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 
@@ -89,9 +90,9 @@ export const CheckUrlBodySchema = z
 export const RejectBodySchema = z.object({ reason: z.string().max(1000).optional() }).strict();
 
 /** A fixed file: `{token}.pdf`. */
-export const FileParamsSchema = z.object({ file: z.string().regex(/^[0-9a-f]{48}\.pdf$/, 'must be a file token and .pdf') }).strict();
+export const FileParamsSchema = z.object({ file: z.string().regex(new RegExp(`^${TOKEN_CHARS}\\.pdf$`), 'must be a file token and .pdf') }).strict();
 /** An approval page's token. */
-export const ApprovalParamsSchema = z.object({ token: z.string().regex(/^[0-9a-f]{48}$/, 'must be an approval token (48 hex characters)') }).strict();
+export const ApprovalParamsSchema = z.object({ token: z.string().regex(TOKEN_PATTERN, 'must be an approval token (48 hex characters)') }).strict();
 /**
  * `?locale=` of a customer's page: any BCP 47 tag (`pt-BR`, `de-CH`, `es-419`), matched to the
  * languages the pages are written in; a language they are not in is said on the page, never an error.

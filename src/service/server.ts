@@ -4,6 +4,7 @@
  * answer that is not a success is application/problem+json — including the HTTP parser's own
  * refusals — and every answer carries the same security headers, set before its first byte.
  */
+import { parseOrThrow } from '../util/parse.js';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import multipart from '@fastify/multipart';
@@ -15,7 +16,7 @@ import { openStorage } from '../storage/open.js';
 import { JobStore } from '../jobs/store.js';
 import { MemoryLedger } from '../jobs/tenants.js';
 import { PreflightPool } from '../pool/pool.js';
-import { formatPath, loadProfiles } from '../profile/load.js';
+import { loadProfiles } from '../profile/load.js';
 import { escapeForLog } from '../util/text.js';
 import { Admission } from './admission.js';
 import type { ServiceContext } from './context.js';
@@ -46,7 +47,7 @@ const SWEEP_EVERY_MS = 60 * 60_000;
 const MAX_URL_LENGTH = 8 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 /** Error codes of a request whose client went away: not a failure of the server. */
-const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'FST_MP_PREMATURE_CLOSE']);
+const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'stream-premature-close', 'FST_MP_PREMATURE_CLOSE']);
 
 /**
  * Starts the service. Refuses to listen beyond loopback without API keys.
@@ -55,9 +56,7 @@ const CLIENT_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_
  * process.on('SIGTERM', () => service.close().then(() => process.exit(0)));
  */
 export async function startService(input: ServeOptions = {}): Promise<ServiceHandle> {
-  const parsed = ServeOptionsSchema.safeParse(input);
-  if (!parsed.success) throw new InvalidArgumentError(`Invalid serve options: ${parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`).join('; ')}`);
-  const options = parsed.data;
+  const options = parseOrThrow(ServeOptionsSchema, input, 'Invalid serve options');
   const defaults = { maxQueued: options.maxQueuedPerTenant, maxRunning: options.maxRunningPerTenant, uploadsPerMinute: options.uploadsPerMinutePerTenant };
   const callers = new Callers({ apiKeys: options.apiKeys, tenants: options.tenants, adminKeys: options.adminKeys, defaults });
   if (!callers.enabled && !isLoopbackHost(options.host)) {
@@ -127,7 +126,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
       const problem = clientErrorProblem(e);
       if (problem && socket.writable && !socket.destroyed) {
         app.log.info({ status: problem.status, code: problem.code, parser: e.code }, 'request refused by the HTTP parser');
-        return answerAndClose(socket, rawProblem(problem.status, problem.code, problem.detail, { ...baseHeaders, 'x-request-id': randomUUID() }));
+        return answerAndClose(socket, rawProblem(problem, { ...baseHeaders, 'x-request-id': randomUUID() }));
       }
       socket.destroy();
     },
@@ -135,7 +134,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.server.headersTimeout = options.headersTimeoutMs;
   // CONNECT is not a request for a resource: Node hands it over as a tunnel; refuse it like any unknown method.
   app.server.on('connect', (_req, socket: Socket) => {
-    answerAndClose(socket, rawProblem(405, 'method-not-allowed', 'CONNECT is not served here.', { ...baseHeaders, 'x-request-id': randomUUID() }));
+    answerAndClose(socket, rawProblem(new Problem('method-not-allowed', 'CONNECT is not served here.'), { ...baseHeaders, 'x-request-id': randomUUID() }));
   });
   const metrics = new ServiceMetrics({
     counts: () => (queue.recentCounts ? queue.recentCounts() : queue.counts()),
@@ -181,8 +180,8 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   await app.register(multipart, { limits: { fileSize: options.maxUploadBytes, files: 1, fields: 8, parts: 10 } });
   app.addHook('onRequest', async (request) => {
     if (shutdown.signal.aborted)
-      throw new Problem(503, 'shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
-    if (request.url.length > MAX_URL_LENGTH) throw new Problem(414, 'uri-too-long', `The URL is ${request.url.length} characters long; this server reads at most ${MAX_URL_LENGTH}.`);
+      throw new Problem('shutting-down', 'The server is shutting down; retry in a moment (another instance, or this one after its restart).', { headers: { 'Retry-After': '5' } });
+    if (request.url.length > MAX_URL_LENGTH) throw new Problem('uri-too-long', `The URL is ${request.url.length} characters long; this server reads at most ${MAX_URL_LENGTH}.`);
     // A path with no route is 404 (or 405) whoever asks: what exists is published at /openapi.json.
     if (request.is404 || request.routeOptions.config?.auth === false) return;
     try {
@@ -204,7 +203,7 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
       // Nobody is left to answer: the client closed the connection (mid-upload, say).
       request.log.info({ code: (error as NodeJS.ErrnoException).code, message: (error as Error).message }, 'client went away');
       reply.header('Connection', 'close');
-      return sendProblem(reply, request, new Problem(400, 'client-closed-request', 'The client closed the connection before the request was whole.'));
+      return sendProblem(reply, request, new Problem('client-closed-request', 'The client closed the connection before the request was whole.'));
     }
     const problem = toProblem(error);
     if (problem.status >= 500 && problem.status !== 503) request.log.error({ err: error }, 'request failed');
@@ -222,10 +221,10 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     const allowed = allowedMethods(routes, path);
-    if (!allowed.length) return sendProblem(reply, request, new Problem(404, 'route-not-found', `There is no ${request.method} ${path}; see /docs for the API.`));
+    if (!allowed.length) return sendProblem(reply, request, new Problem('route-not-found', `There is no ${request.method} ${path}; see /docs for the API.`));
     const allow = allowed.join(', ');
     if (request.method === 'OPTIONS') return reply.code(204).header('Allow', allow).send();
-    return sendProblem(reply, request, new Problem(405, 'method-not-allowed', `${path} answers ${allow}, not ${request.method}.`, { headers: { Allow: allow } }));
+    return sendProblem(reply, request, new Problem('method-not-allowed', `${path} answers ${allow}, not ${request.method}.`, { headers: { Allow: allow } }));
   });
 
   checkRoutes(ctx);

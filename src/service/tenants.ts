@@ -106,12 +106,12 @@ export class Callers {
     if (!this.enabled) return this.anonymous;
     const given = keyOf(request);
     const challenge = { headers: { 'WWW-Authenticate': 'Bearer realm="print-preflight"' } };
-    if (!given) throw new Problem(401, 'api-key-missing', 'Send an API key: "Authorization: Bearer KEY" or "x-api-key: KEY".', challenge);
+    if (!given) throw new Problem('api-key-missing', 'Send an API key: "Authorization: Bearer KEY" or "x-api-key: KEY".', challenge);
     const d = digest(given);
     let found: Caller | null = null;
     // Every key is compared, whichever matches: the time taken does not tell which one did.
     for (const k of this.known) if (timingSafeEqual(d, k.digest)) found ??= k.caller;
-    if (!found) throw new Problem(401, 'api-key-unknown', 'The API key is not one this server accepts.', challenge);
+    if (!found) throw new Problem('api-key-unknown', 'The API key is not one this server accepts.', challenge);
     return found;
   }
 

@@ -4,7 +4,7 @@
  * for `s3://`, and its absence is a MissingDependencyError naming what to install.
  */
 import { InvalidArgumentError } from '../errors.js';
-import { requireServerPackages, STORAGE_PACKAGES } from '../jobs/server-packages.js';
+import { requireServerPackages, STORAGE_PACKAGES } from '../util/server-packages.js';
 import type { ObjectStorage } from './storage.js';
 
 /** Where objects go, as given on the command line. */

@@ -6,7 +6,7 @@
  */
 import type { PDFDict, PDFObject } from 'pdf-lib';
 import type { Rect } from '../../model/geometry.js';
-import { ContentSyntaxError } from '../lexer.js';
+import { ContentLimitError, ContentSyntaxError } from '../lexer.js';
 import { IDENTITY, multiply, transformedBox } from '../matrix.js';
 import { clipBox } from '../marks.js';
 import { PDFName, PDFRawStream, PDFRef, dictOf, get, getDict, getName, rectOf, refLabel, resolve } from '../objects.js';
@@ -34,8 +34,7 @@ export class ContentInterpreter implements ContentRunner {
     } catch (error) {
       if (!(error instanceof ContentSyntaxError)) throw error;
       scan.notes.add(`content stream is malformed: ${error.message}`);
-      // Nesting, operand counts or token lengths beyond the limits are an attack on parsers, not a typo.
-      if (/nesting|operands|longer than|items/.test(error.message)) scan.tooComplex = true;
+      if (error instanceof ContentLimitError) scan.tooComplex = true;
     }
   }
 

@@ -16,7 +16,7 @@ import { CheckViewSchema } from '../../jobs/view.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
 import { Problem } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, type ResponseDoc } from '../route.js';
 import { ApprovalParamsSchema, CheckParamsSchema, FileParamsSchema, LocaleQuerySchema, RejectBodySchema } from '../schemas.js';
 import type { ServiceContext } from '../context.js';
 import { viewOf } from './checks.js';
@@ -35,12 +35,12 @@ export function approvalRoutes(ctx: ServiceContext): void {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
-  const lockUnavailable = {
+  const lockUnavailable: ResponseDoc = {
     description: "The decision cannot be recorded now (a fleet's Redis does not answer); retry in a moment",
     codes: ['queue-unavailable'],
     headers: { 'Retry-After': 'seconds to wait' },
   };
-  const notAwaiting = { description: 'The check does not wait for approval: not finished, already approved or rejected, or it fixed nothing', codes: ['check-not-awaiting-approval'] };
+  const notAwaiting: ResponseDoc = { description: 'The check does not wait for approval: not finished, already approved or rejected, or it fixed nothing', codes: ['check-not-awaiting-approval'] };
   for (const decision of ['approved', 'rejected'] as const) {
     const verb = decision === 'approved' ? 'approve' : 'reject';
     defineRoute(
@@ -69,7 +69,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       async (request, reply) => {
         const record = await ctx.store.readRecord(request.params.id);
         if (!record || !ctx.callers.canSee(request.caller!, record.owner))
-          throw new Problem(404, 'check-not-found', `There is no check ${request.params.id}: it never existed, was deleted, or retention removed it.`);
+          throw new Problem('check-not-found', `There is no check ${request.params.id}: it never existed, was deleted, or retention removed it.`);
         const reason = (request.body as { reason?: string } | undefined)?.reason;
         const decided = await decide(ctx, record.id, decision, reason, { by: 'api', tenant: request.caller!.tenant });
         request.log.info({ checkId: record.id, tenant: request.caller!.tenant, decision }, 'fix decided');
@@ -160,7 +160,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
       // Judged by what is kept beside the file: it is served while orders reference it, after its check is gone.
       const meta = await store.files.meta(token);
       const usable = meta && (meta.state === 'approved' || meta.state === 'auto');
-      if (!usable) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
+      if (!usable) throw new Problem('file-not-found', 'There is no such file, or its fix has not been approved.');
       if (ctx.options.presignSeconds > 0 && store.remote && (await store.files.exists(token))) {
         const url = await store.files.presign(token, ctx.options.presignSeconds);
         if (url) return reply.code(302).header('Location', url).header('Cache-Control', 'private, no-store').header('ETag', `"${meta.sha256}"`).send();
@@ -171,7 +171,7 @@ export function approvalRoutes(ctx: ServiceContext): void {
 }
 
 async function sendPdf(reply: FastifyReply, stream: Readable | null, sha256: string): Promise<FastifyReply> {
-  if (!stream) throw new Problem(404, 'file-not-found', 'There is no such file, or its fix has not been approved.');
+  if (!stream) throw new Problem('file-not-found', 'There is no such file, or its fix has not been approved.');
   return (
     reply
       .type('application/pdf')
@@ -187,7 +187,7 @@ async function sendPdf(reply: FastifyReply, stream: Readable | null, sha256: str
 async function recordOfToken(ctx: ServiceContext, token: string): Promise<CheckRecord> {
   const id = await ctx.store.files.checkOf(token);
   const record = id ? await ctx.store.readRecord(id) : null;
-  if (!record || record.token !== token) throw new Problem(404, 'approval-not-found', 'There is no such approval: the link is wrong, or the check was deleted.');
+  if (!record || record.token !== token) throw new Problem('approval-not-found', 'There is no such approval: the link is wrong, or the check was deleted.');
   return record;
 }
 
@@ -226,8 +226,8 @@ async function decide(ctx: ServiceContext, id: string, decision: Decision, reaso
     },
     { required: true },
   );
-  if (!updated) throw new Problem(404, 'check-not-found', `There is no check ${id}.`);
-  if (refused) throw new Problem(409, 'check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
+  if (!updated) throw new Problem('check-not-found', `There is no check ${id}.`);
+  if (refused) throw new Problem('check-not-awaiting-approval', `Check ${id} does not wait for approval: ${refused}.`);
   // The decision's callback (check.finished) goes out now from this server, whichever process ran
   // the check, retried like the first (the fleet's queue claims it so one server delivers it).
   if (job?.callbackUrl) ctx.queue.deliverCallback?.(id);
@@ -252,7 +252,7 @@ async function approvalPage(ctx: ServiceContext, record: CheckRecord, language: 
         actionQuery: `?locale=${encodeURIComponent(language.locale)}`,
       })
     : null;
-  if (!html) throw new Problem(404, 'approval-not-found', 'There is no such approval: the check fixed nothing, or it was deleted.');
+  if (!html) throw new Problem('approval-not-found', 'There is no such approval: the check fixed nothing, or it was deleted.');
   return html;
 }
 

@@ -18,7 +18,7 @@ import { loosenings } from '../../profile/tighten.js';
 import type { Profile } from '../../profile/schema.js';
 import { PRIVATE_NO_STORE } from '../headers.js';
 import { Problem, toProblem, zodFields } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, type ResponseDoc } from '../route.js';
 import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, ReportPageQuerySchema, SubmitQuerySchema, targetOf } from '../schemas.js';
 import { customerRoutes, REPORT_HTML_DOC, sendReportPage } from './customer.js';
 import type { ServiceContext } from '../context.js';
@@ -50,7 +50,7 @@ const CHECK_QUEUED_EXAMPLE = {
 export function checkRoutes(ctx: ServiceContext): void {
   const { app, routes, store } = ctx;
 
-  const submitResponses = {
+  const submitResponses: Record<number, ResponseDoc> = {
     200: { description: 'Finished within `wait`', schema: CheckViewSchema, headers: { 'Cache-Control': 'private, no-store' } },
     202: {
       description: 'Accepted; poll `Location`, first after `Retry-After` seconds',
@@ -62,7 +62,7 @@ export function checkRoutes(ctx: ServiceContext): void {
     413: { description: 'The upload is over the size limit (refused while it streams), or has too many parts', codes: ['upload-too-large', 'too-many-parts'] },
     422: {
       description: "Unknown SKU, product or variant; a callbackUrl that cannot be used; or `limits`/`severities` that would loosen the server's (`limits-not-allowed`)",
-      codes: ['ERR_UNKNOWN_SKU', 'ERR_UNKNOWN_PRODUCT', 'ERR_UNKNOWN_VARIANT', 'callback-not-configured', 'callback-url-refused', 'limits-not-allowed'],
+      codes: ['unknown-sku', 'unknown-product', 'unknown-variant', 'callback-not-configured', 'callback-url-refused', 'limits-not-allowed'],
     },
     429: {
       description: 'This tenant has as many checks queued as it may (`too-many-queued`), or has used its submissions per minute (`too-many-submissions`)',
@@ -120,11 +120,7 @@ export function checkRoutes(ctx: ServiceContext): void {
     async (request, reply) => {
       if (!request.isMultipart()) {
         ctx.metrics.rejectedSubmission('unsupported-media');
-        throw new Problem(
-          415,
-          'unsupported-media-type',
-          'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).',
-        );
+        throw new Problem('unsupported-media-type', 'Send multipart/form-data: a part named "file" with the PDF, and the fields sku, or product and variant (a URL goes to POST /v1/checks as JSON).');
       }
       return submit(ctx, request, reply, (caller) => acceptUpload(ctx, request, caller));
     },
@@ -197,7 +193,7 @@ export function checkRoutes(ctx: ServiceContext): void {
     async (request, reply) => {
       await finishedOrThrow(ctx, request.caller!, request.params.id);
       const preview = (await store.previews(request.params.id)).get(request.params.n);
-      if (!preview) throw new Problem(404, 'preview-not-found', `Check ${request.params.id} has no preview of page ${request.params.n}.`);
+      if (!preview) throw new Problem('preview-not-found', `Check ${request.params.id} has no preview of page ${request.params.n}.`);
       return sendFile(reply, await store.stream(preview.file), PREVIEW_TYPES[preview.format] ?? 'application/octet-stream', request.params.id);
     },
   );
@@ -223,7 +219,7 @@ export function checkRoutes(ctx: ServiceContext): void {
     async (request, reply) => {
       const record = await visibleRecord(ctx, request.caller!, request.params.id);
       if (record.status === 'queued' || record.status === 'running') {
-        throw new Problem(409, 'check-not-finished', `Check ${record.id} is ${record.status}; delete it once it has finished.`);
+        throw new Problem('check-not-finished', `Check ${record.id} is ${record.status}; delete it once it has finished.`);
       }
       await store.remove(record.id);
       request.log.info({ checkId: record.id, tenant: request.caller!.tenant }, 'check deleted');
@@ -271,7 +267,7 @@ async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { 
     await ctx.store.remove(job.id).catch(() => undefined);
     const problem = toProblem(error);
     throw problem.status === 500
-      ? new Problem(503, 'queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } })
+      ? new Problem('queue-unavailable', `The queue cannot take checks now (${(error as Error).message}); retry in a moment.`, { headers: { 'Retry-After': '5' } })
       : problem;
   }
   ctx.metrics.acceptedSubmission(job.source.kind, caller.tenant);
@@ -294,7 +290,7 @@ async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { 
 const POLL_AFTER_S = 2;
 
 function notFound(id: string): Problem {
-  return new Problem(404, 'check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
+  return new Problem('check-not-found', `There is no check ${id}: it never existed, was deleted, or retention removed it.`);
 }
 
 /**
@@ -309,8 +305,8 @@ async function visibleRecord(ctx: ServiceContext, caller: Caller, id: string): P
 
 async function finishedOrThrow(ctx: ServiceContext, caller: Caller, id: string): Promise<CheckRecord> {
   const record = await visibleRecord(ctx, caller, id);
-  if (record.status === 'error') throw new Problem(409, 'check-failed', `Check ${id} ended in an error and has no report: ${record.error?.message ?? 'unknown'}`);
-  if (record.status !== 'done' && record.status !== 'needs-approval') throw new Problem(409, 'check-not-finished', `Check ${id} is ${record.status}; its report is there once it is done.`);
+  if (record.status === 'error') throw new Problem('check-failed', `Check ${id} ended in an error and has no report: ${record.error?.message ?? 'unknown'}`);
+  if (record.status !== 'done' && record.status !== 'needs-approval') throw new Problem('check-not-finished', `Check ${id} is ${record.status}; its report is there once it is done.`);
   return record;
 }
 
@@ -356,10 +352,10 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
   let known: ReturnType<typeof targetOrThrow> | null = null;
   try {
     const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
-    for await (const part of parts) {
+    for await (const part of formParts(parts)) {
       if (part.type === 'file') {
         if (part.fieldname !== 'file')
-          throw new Problem(400, 'request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, {
+          throw new Problem('request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, {
             errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }],
           });
         name = cleanName(part.filename);
@@ -369,10 +365,12 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
         // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
         // client is still sending, and nothing more is read or kept.
         part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
-        await pipeline(part.file, createWriteStream(temp, { flags: 'wx' }));
+        await pipeline(part.file, createWriteStream(temp, { flags: 'wx' })).catch((error: unknown) => {
+          throw formError(error);
+        });
       } else {
         if (Object.hasOwn(fields, part.fieldname)) {
-          throw new Problem(400, 'request-invalid', `The field "${part.fieldname}" is given twice.`, { errors: [{ path: part.fieldname, message: 'given more than once' }] });
+          throw new Problem('request-invalid', `The field "${part.fieldname}" is given twice.`, { errors: [{ path: part.fieldname, message: 'given more than once' }] });
         }
         fields[part.fieldname] = String(part.value);
       }
@@ -380,7 +378,7 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     const form = CheckFormSchema.safeParse(fields);
     const errors = form.success ? [] : zodFields(form.error);
     if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
-    if (!form.success || name === null) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+    if (!form.success || name === null) throw new Problem('request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     // The target judged before the file is the one the form names (a field is never given twice): not looked up again.
     const { target, resolved } = known ?? targetOrThrow(ctx, form.data);
     policyOrThrow(ctx, caller, resolved.profile, form.data.policy);
@@ -399,19 +397,32 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
-    const code = (error as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
-    // busboy's own errors (no boundary, a part cut short, a malformed header) are the client's.
-    if (!(error instanceof Problem) && code === undefined && error instanceof Error && /multipart|part|boundary|form/i.test(error.message)) {
-      throw new Problem(400, 'multipart-invalid', `The multipart body cannot be read: ${error.message}.`);
-    }
+    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
     throw error;
+  }
+}
+
+/**
+ * An error reading the multipart body: the multipart parser's own (no boundary, a part cut short,
+ * a malformed header) carry no code and are the client's; fastify's (`FST_…`), the file system's
+ * (`ENOSPC`…) and our problems keep their own answer.
+ */
+function formError(error: unknown): unknown {
+  if (error instanceof Problem || !(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
+  return new Problem('multipart-invalid', `The multipart body cannot be read: ${error.message}.`);
+}
+
+/** The parts of a multipart body, an error reading them made a {@link formError} (the loop's own throws are not touched). */
+async function* formParts<T>(parts: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    for await (const part of parts) yield part;
+  } catch (error) {
+    throw formError(error);
   }
 }
 
 function tooLarge(limit: number): Problem {
   return new Problem(
-    413,
     'upload-too-large',
     `The file is over the upload limit of ${grouped(limit)} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`,
     {
@@ -423,13 +434,13 @@ function tooLarge(limit: number): Problem {
 async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Promise<CheckJob> {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     ctx.metrics.rejectedSubmission('unsupported-media');
-    throw new Problem(415, 'unsupported-media-type', 'Send multipart/form-data (a file part and sku or product + variant fields) or an application/json object { "url", "sku" }.');
+    throw new Problem('unsupported-media-type', 'Send multipart/form-data (a file part and sku or product + variant fields) or an application/json object { "url", "sku" }.');
   }
   const parsed = CheckUrlBodySchema.safeParse(body);
   if (!parsed.success) {
     ctx.metrics.rejectedSubmission('invalid');
     const errors = zodFields(parsed.error);
-    throw new Problem(400, 'request-invalid', `The body is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+    throw new Problem('request-invalid', `The body is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
   }
   const b = parsed.data;
   // The operator's profile is the bound: a call may ask for a stricter check, never a looser one.
@@ -437,7 +448,7 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
   const looser = loosenings(resolved.limits, resolved.profile.severities, b);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
-    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
+    throw new Problem('limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
       errors: looser,
     });
   }
@@ -463,7 +474,7 @@ function policyOrThrow(ctx: ServiceContext, caller: Caller, profile: Profile, po
   const looser = policyLoosenings(profileRules(profile), policy);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
-    throw new Problem(422, 'limits-not-allowed', `A check may only be stricter than this server's ${profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
+    throw new Problem('limits-not-allowed', `A check may only be stricter than this server's ${profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
       errors: looser,
     });
   }
@@ -473,7 +484,7 @@ function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; 
   const t = targetOf(fields);
   if (!t.ok) {
     ctx.metrics.rejectedSubmission('invalid');
-    throw new Problem(400, 'request-invalid', t.errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors: t.errors });
+    throw new Problem('request-invalid', t.errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors: t.errors });
   }
   try {
     return { target: t.target, resolved: ctx.registry.resolve(t.target) };
@@ -486,13 +497,13 @@ function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; 
 async function callbackOrThrow(ctx: ServiceContext, url: string | undefined): Promise<string | undefined> {
   if (url === undefined) return undefined;
   if (!ctx.options.callbackSecret) {
-    throw new Problem(422, 'callback-not-configured', 'This server signs no callbacks: start it with --callback-secret to use callbackUrl.', {
+    throw new Problem('callback-not-configured', 'This server signs no callbacks: start it with --callback-secret to use callbackUrl.', {
       errors: [{ path: 'callbackUrl', message: 'the server has no callback secret' }],
     });
   }
   // Judged now, its host resolved, and again at each delivery (the address may change).
   const problem = await resolvedCallbackUrlProblem(url, ctx.options.allowHosts);
-  if (problem) throw new Problem(422, 'callback-url-refused', `callbackUrl ${problem}.`, { errors: [{ path: 'callbackUrl', message: problem }] });
+  if (problem) throw new Problem('callback-url-refused', `callbackUrl ${problem}.`, { errors: [{ path: 'callbackUrl', message: problem }] });
   return url;
 }
 

@@ -13,7 +13,7 @@ import { REPORT_SCRIPT } from '../../report/html.js';
 import type { ServiceContext } from '../context.js';
 import { pagePolicy, PRIVATE_NO_STORE } from '../headers.js';
 import { Problem } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, type ResponseDoc } from '../route.js';
 import { CheckParamsSchema, ReportPageQuerySchema } from '../schemas.js';
 import type { Caller } from '../tenants.js';
 
@@ -34,13 +34,13 @@ export const REPORT_HTML_DOC = {
   description:
     "A self-contained HTML page (pictures inlined, no external resources) in the customer's language: the verdict and what it means, where a fix stands (\"changed — awaiting your approval\"), each part of the product by its name with the design drawn on it and the print file with its cut, bleed and safe lines, each finding in the customer's words, and the prepress detail in a closed technical section. Language: `?locale=` (BCP 47), else the check's `locale`, else `Accept-Language`, else English; a language it is not in is said on the page, never an error. `?view=prepress`: the full technical report (English) for print professionals.",
   /** The answers of a report.html route but its 404: the page (of `what`) and a check with no report. */
-  responses: (what: string) => ({
+  responses: (what: string): Record<number, ResponseDoc> => ({
     200: {
       description: `The HTML report${what}, under a Content-Security-Policy that runs only the report's own script`,
       type: 'text/html' as const,
       headers: { 'Content-Security-Policy': 'the page policy', 'Cache-Control': 'private, no-store', 'Content-Language': 'the language of the page' },
     },
-    409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished' as const, 'check-failed' as const] },
+    409: { description: 'The check has no report: not finished yet, or it ended in an error', codes: ['check-not-finished', 'check-failed'] },
   }),
 };
 
@@ -63,7 +63,7 @@ export async function sendReportPage(
         prepressHref: `${self}?view=prepress`,
       })
     : null;
-  if (!html) throw new Problem(404, 'check-not-found', `Check ${record.id} has no ${which === 'before' ? 'original report: it fixed nothing' : 'report'}.`);
+  if (!html) throw new Problem('check-not-found', `Check ${record.id} has no ${which === 'before' ? 'original report: it fixed nothing' : 'report'}.`);
   return reply
     .header('Content-Security-Policy', REPORT_POLICY(ctx.options.frameAncestors))
     .header('Cache-Control', PRIVATE_NO_STORE)
@@ -96,7 +96,7 @@ export function customerRoutes(ctx: ServiceContext, finished: (caller: Caller, i
     },
     async (request, reply) => {
       const record = await finished(request.caller!, request.params.id);
-      if (!record.fixed) throw new Problem(404, 'check-not-found', `Check ${record.id} fixed nothing: its report at /v1/checks/${record.id}/report.html is the original's.`);
+      if (!record.fixed) throw new Problem('check-not-found', `Check ${record.id} fixed nothing: its report at /v1/checks/${record.id}/report.html is the original's.`);
       return sendReportPage(ctx, request, reply, record, 'before');
     },
   );
@@ -125,9 +125,9 @@ export function customerRoutes(ctx: ServiceContext, finished: (caller: Caller, i
       const report = await ctx.store.readReport(record.id);
       const page = report?.pages.find((p) => p.layer === request.params.layer);
       const file = page ? (await ctx.store.mockups(record.id)).get(page.index) : undefined;
-      if (!file) throw new Problem(404, 'mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
+      if (!file) throw new Problem('mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
       const stream = await ctx.store.stream(file);
-      if (!stream) throw new Problem(404, 'mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
+      if (!stream) throw new Problem('mockup-not-found', `Check ${record.id} has no mockup of layer "${request.params.layer}".`);
       return reply.type('image/png').header('Cache-Control', PRIVATE_NO_STORE).send(stream);
     },
   );

@@ -52,7 +52,7 @@ export function opsRoutes(ctx: ServiceContext): void {
       async (request, reply) => {
         ctx.processing(request);
         const { checks, failing } = await dependencies(!health);
-        if (failing) throw new Problem(503, 'unhealthy', failing, { checks, headers: { 'Retry-After': '10' } });
+        if (failing) throw new Problem('unhealthy', failing, { checks, headers: { 'Retry-After': '10' } });
         return reply.header('Cache-Control', 'no-store').send({ status: 'ok', checks });
       },
     );

@@ -10,12 +10,13 @@ import type { FastifyRequest } from 'fastify';
 import { withRunningPlace } from '../../jobs/tenants.js';
 import type { CheckRecord } from '../../jobs/schema.js';
 import { ordinal } from '../../util/text.js';
+import { tokenOf } from '../../model/token.js';
 import type { Caller } from '../tenants.js';
 import { buildOrderPayload, draftSourceCount, OrderPayloadError, validateDraft, type GivenPreflight, type OrderIssue } from '../../flow/order.js';
 import type { OrderPayload } from '../../order/schema.js';
 import type { ServiceContext } from '../context.js';
 import { Problem } from '../problem.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, type ResponseDoc } from '../route.js';
 import { OrderDraftSchema, OrderForwardAnswerSchema, OrderNumberParamsSchema, OrderPayloadAnswerSchema, OrderQuerySchema, ReleasedReferencesSchema } from '../schemas.js';
 
 /** The rule for sources that are, or were fixed into, this server's fixed files (both order routes say it). */
@@ -34,18 +35,16 @@ export function orderRoutes(ctx: ServiceContext): void {
     : null;
 
   /** An OrderPayloadError as the 422 problem naming every failing field and source. */
-  const orderProblem = (error: OrderPayloadError, code = 'order-invalid') => {
+  const orderProblem = (error: OrderPayloadError, code: 'order-invalid' | 'fix-not-approved' = 'order-invalid') => {
     const errors = error.issues.map((i) => ({ path: i.path, message: i.message, ...(i.report ? { report: i.report } : {}) }));
     if (code === 'fix-not-approved') {
       return new Problem(
-        422,
         code,
         `The order cannot be built: ${error.issues.length} source${error.issues.length === 1 ? '' : 's'} name${error.issues.length === 1 ? 's' : ''} a fixed file that is not approved (see errors).`,
         { errors },
       );
     }
     return new Problem(
-      422,
       'order-invalid',
       `The order cannot be built: ${error.issues.length} field${error.issues.length === 1 ? '' : 's'} or source${error.issues.length === 1 ? '' : 's'} fail (see errors).`,
       { errors },
@@ -68,7 +67,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     const named = order.rows.reduce((n, row) => n + (row.sources?.length ?? 0), 0);
     if (named > options.maxOrderSources) {
       ctx.metrics.rejectedSubmission('too-large', request.caller!.tenant);
-      throw new Problem(413, 'order-too-many-sources', `The draft names ${named} sources; this server checks at most ${options.maxOrderSources} per draft. Split the order.`, {
+      throw new Problem('order-too-many-sources', `The draft names ${named} sources; this server checks at most ${options.maxOrderSources} per draft. Split the order.`, {
         errors: [{ path: 'rows', message: `${named} sources, at most ${options.maxOrderSources}` }],
         limit: options.maxOrderSources,
       });
@@ -77,7 +76,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     const sources = draftSourceCount(order);
     if (sources > caller.limits.maxQueued) {
       ctx.metrics.rejectedSubmission('too-large', caller.tenant);
-      throw new Problem(413, 'order-too-many-sources', `The draft needs ${sources} preflights; this tenant may have at most ${caller.limits.maxQueued} checks waiting. Split the order.`, {
+      throw new Problem('order-too-many-sources', `The draft needs ${sources} preflights; this tenant may have at most ${caller.limits.maxQueued} checks waiting. Split the order.`, {
         errors: [{ path: 'rows', message: `${sources} sources to check, at most ${caller.limits.maxQueued} for this tenant` }],
         limit: caller.limits.maxQueued,
       });
@@ -115,7 +114,7 @@ export function orderRoutes(ctx: ServiceContext): void {
     }
   };
 
-  const bounded = {
+  const bounded: Record<number, ResponseDoc> = {
     413: { description: 'The draft names more sources than this server checks per draft (`order-too-many-sources`), or the body is over 1 MiB', codes: ['order-too-many-sources'] },
     422: {
       description:
@@ -175,22 +174,22 @@ export function orderRoutes(ctx: ServiceContext): void {
         ...bounded,
         422: {
           description: 'Every failing field and source (each with its report), a fixed file not approved (as for /v1/orders/payload), or what the order service refused',
-          codes: ['order-invalid', 'fix-not-approved', 'ERR_SERVICE_VALIDATION'],
+          codes: ['order-invalid', 'fix-not-approved', 'service-validation'],
         },
         429: {
           description: 'This tenant is over its bounds (as for /v1/orders/payload), or the order service is rate limiting',
-          codes: ['too-many-queued', 'too-many-submissions', 'ERR_SERVICE_RATE_LIMITED'],
+          codes: ['too-many-queued', 'too-many-submissions', 'service-rate-limited'],
           headers: { 'Retry-After': 'seconds to wait' },
         },
         501: { description: 'No order service configured, or no `--public-url` to name a fixed file by', codes: ['order-service-not-configured', 'public-url-not-configured'] },
         502: {
           description: 'The order service refused or failed',
-          codes: ['ERR_SERVICE_AUTH', 'ERR_SERVICE_PERMISSION', 'ERR_SERVICE_NOT_FOUND', 'ERR_SERVICE_SERVER', 'ERR_SERVICE_UNREACHABLE', 'ERR_SERVICE_RESPONSE'],
+          codes: ['service-auth', 'service-permission', 'service-not-found', 'service-server', 'service-unreachable', 'service-response'],
         },
       },
     },
     async (request, reply) => {
-      if (!client) throw new Problem(501, 'order-service-not-configured', 'This server forwards no orders: start it with --order-service URL and the order service credentials.');
+      if (!client) throw new Problem('order-service-not-configured', 'This server forwards no orders: start it with --order-service URL and the order service credentials.');
       ctx.processing(request);
       const { payload } = await build(request, request.query.strict === 'true');
       try {
@@ -199,12 +198,12 @@ export function orderRoutes(ctx: ServiceContext): void {
         return reply.code(201).send({ payload, service });
       } catch (error) {
         if (error instanceof ServiceValidationError) {
-          throw new Problem(422, error.code, error.message, { errors: error.messages.map((m) => ({ path: '(order service)', message: m })) });
+          throw Problem.of(error, error.message, { errors: error.messages.map((m) => ({ path: '(order service)', message: m })) });
         }
         if (error instanceof ServiceRateLimitError) {
-          throw new Problem(429, error.code, error.message, { headers: { 'Retry-After': String(Math.ceil((error.retryAfterMs ?? 60_000) / 1000)) } });
+          throw Problem.of(error, error.message, { headers: { 'Retry-After': String(Math.ceil((error.retryAfterMs ?? 60_000) / 1000)) } });
         }
-        if (error instanceof OrderServiceError) throw new Problem(502, error.code, error.message, { serviceStatus: error.status });
+        if (error instanceof OrderServiceError) throw Problem.of(error, error.message, { serviceStatus: error.status });
         throw error;
       }
     },
@@ -232,11 +231,7 @@ export function orderRoutes(ctx: ServiceContext): void {
       const { number } = request.params;
       const tokens = await ctx.store.files.releaseReferences(referenceKey(request.caller!, number));
       if (!tokens.length)
-        throw new Problem(
-          404,
-          'order-not-found',
-          `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`,
-        );
+        throw new Problem('order-not-found', `No order ${JSON.stringify(number)} of this tenant references a fixed file (none was built or posted here with that number, or it was released already).`);
       request.log.info({ tenant: request.caller!.tenant, files: tokens.length }, 'order files released');
       return { number, files: tokens.map((t) => `/v1/files/${t}.pdf`) };
     },
@@ -299,7 +294,6 @@ async function resolveFixedSources(ctx: ServiceContext, caller: Caller, order: O
       }
       if (!ctx.options.publicUrl) {
         throw new Problem(
-          501,
           'public-url-not-configured',
           `Check ${record.id} fixed the file at ${source.url}; the order must name the fixed file, but this server has no --public-url to give the order service its address.`,
         );
@@ -336,7 +330,8 @@ export function fixedFileToken(url: string, publicUrl: string | null | undefined
   if (given.origin !== ours.origin || given.username || given.password || given.search || given.hash) return null;
   const base = ours.pathname.replace(/\/+$/, '');
   if (!given.pathname.startsWith(`${base}/v1/files/`)) return null;
-  return /^\/v1\/files\/([0-9a-f]{48})\.pdf$/.exec(given.pathname.slice(base.length))?.[1] ?? null;
+  const rest = given.pathname.slice(base.length);
+  return rest.startsWith('/v1/files/') ? tokenOf(rest.slice('/v1/files/'.length), '.pdf') : null;
 }
 
 /** Why an approved fixed file cannot be ordered: it is not served any more (removed); null while it is. */

@@ -3,7 +3,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, PreflightError } from '../../../src/errors.js';
 import { TimeBudget } from '../../../src/pool/budget.js';
-import { PreflightPool } from '../../../src/pool/pool.js';
+import { failedOrAnswer, PreflightPool, renderResultOf, TaskFailure } from '../../../src/pool/pool.js';
 import { preflight } from '../../../src/flow/preflight.js';
 import handle from '../../../src/pool/worker-main.js';
 import { heavyPdf, manyNumbersPdf } from '../../helpers/heavy-pdf.js';
@@ -80,11 +80,28 @@ describe('the pool survives what kills a task', () => {
 
 describe('worker messages', () => {
   it.each([[{ kind: 'inspect', docId: 'x', bytes: new ArrayBuffer(4) }], [{ kind: 'render', docId: 'x', bytes: new SharedArrayBuffer(4), page: 0 }], [{ kind: 'format-disk' }]])(
-    'the worker refuses a malformed task %#',
+    'the worker refuses a malformed task %#, answering the failure (an error thrown in a worker loses its class crossing over)',
     async (task) => {
-      await expect(handle(task)).rejects.toThrow();
+      const answer = await handle(task);
+      expect(answer).toEqual({ taskFailed: expect.stringMatching(/\S/) });
+      expect(() => failedOrAnswer(answer)).toThrow(TaskFailure);
     },
   );
+
+  it('a failure answered is a failed TaskFailure; a decline keeps its kind; an answer passes', () => {
+    const failed = (() => {
+      try {
+        failedOrAnswer({ taskFailed: 'no such page' });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(failed).toMatchObject({ reason: 'failed', message: 'no such page', declined: null });
+    expect(() => renderResultOf({ declined: 'image-unreadable', detail: 'its image could not be read' })).toThrow(expect.objectContaining({ reason: 'failed', declined: 'image-unreadable' }));
+    const raster = { facts: { index: 1 }, preview: null } as unknown as Parameters<typeof renderResultOf>[0];
+    expect(renderResultOf(raster)).toBe(raster);
+    expect(failedOrAnswer(raster)).toBe(raster);
+  });
 });
 
 describe('time limits measure the task, not the queue', () => {

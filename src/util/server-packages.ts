@@ -5,6 +5,9 @@
  * package is a {@link MissingDependencyError} naming what to install, not Node's bare
  * "Cannot find package".
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { MissingDependencyError, type ServerPackage } from '../errors.js';
 
 /** The packages `serve` needs (without --redis), and those the fleet adds. */
@@ -15,10 +18,16 @@ export const STORAGE_PACKAGES: readonly ServerPackage[] = ['@aws-sdk/client-s3',
 
 const present = new Set<string>();
 
-/** Is this error Node saying that `name` itself (not something inside it) cannot be found? */
-function isMissing(error: unknown, name: string): boolean {
-  const e = error as NodeJS.ErrnoException | null;
-  return !!e && (e.code === 'ERR_MODULE_NOT_FOUND' || e.code === 'MODULE_NOT_FOUND') && typeof e.message === 'string' && e.message.includes(`'${name}'`);
+/**
+ * Is this error Node saying that `name` itself (not something inside it) cannot be found? The
+ * code says a module is missing; whether it is the package is told by looking for the package's
+ * folder where Node looks, never by reading the message.
+ */
+export function isMissingPackage(error: unknown, name: string): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return false;
+  const places = createRequire(import.meta.url).resolve.paths(name) ?? [];
+  return !places.some((dir) => existsSync(join(dir, name, 'package.json')));
 }
 
 /**
@@ -38,7 +47,7 @@ export async function requireServerPackages(feature: string, packages: readonly 
       await import(name);
       present.add(name);
     } catch (error) {
-      if (!isMissing(error, name)) throw error;
+      if (!isMissingPackage(error, name)) throw error;
       missing.push(name);
       cause ??= error;
     }
