@@ -110,7 +110,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   if (values.redis && values.watch) throw new UsageError('--watch runs on this machine; leave out --redis');
   if (values.queue && !values.redis) throw new UsageError('--queue needs --redis');
   if (values.redis) {
-    const { requireServerPackages, FLEET_PACKAGES } = await import('../jobs/server-packages.js');
+    const { requireServerPackages, FLEET_PACKAGES } = await import('../util/server-packages.js');
     await requireServerPackages('print-preflight batch --redis', FLEET_PACKAGES);
     (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
   }

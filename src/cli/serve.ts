@@ -285,7 +285,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
   // fastify loads only for this command: the other verbs do not pay for it (nor install it).
-  const { requireServerPackages, SERVICE_PACKAGES, FLEET_PACKAGES } = await import('../jobs/server-packages.js');
+  const { requireServerPackages, SERVICE_PACKAGES, FLEET_PACKAGES } = await import('../util/server-packages.js');
   await requireServerPackages('print-preflight serve', options.queue ? [...new Set([...SERVICE_PACKAGES, ...FLEET_PACKAGES])] : SERVICE_PACKAGES);
   const { startService } = await import('../service/server.js');
   let service;

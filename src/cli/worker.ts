@@ -86,7 +86,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
     throw new UsageError(`--data ${values.data} is not a folder`);
   }
 
-  const { requireServerPackages, FLEET_PACKAGES } = await import('../jobs/server-packages.js');
+  const { requireServerPackages, FLEET_PACKAGES } = await import('../util/server-packages.js');
   await requireServerPackages('print-preflight worker', FLEET_PACKAGES);
   const { PreflightPool } = await import('../pool/pool.js');
   const { FleetWorker } = await import('../fleet/worker.js');

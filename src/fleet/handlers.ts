@@ -3,7 +3,7 @@
  * `runCheckJob` against the shared data folder, so a check gives the same record and report
  * whether the server ran it in-process or a worker on another machine did.
  */
-import { PreflightError } from '../errors.js';
+import { PreflightError, StorageUnavailableError } from '../errors.js';
 import { runCheckJob } from '../jobs/run.js';
 import { CheckJobSchema, isSettled, type CheckRecord } from '../jobs/schema.js';
 import { JobStore } from '../jobs/store.js';
@@ -78,6 +78,10 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
             return true;
           },
         });
+      } catch (error) {
+        // The store away past the run's own retries: BullMQ tries the job again with backoff.
+        if (error instanceof StorageUnavailableError) throw new TransientJobError(error.message, 'storage-unavailable');
+        throw error;
       } finally {
         if (renewal) clearInterval(renewal);
       }

@@ -13,7 +13,7 @@ import type { RetryPolicy } from './jobs.js';
 import type { Logger } from './log.js';
 import type { RedisQueueOptions } from './queue.js';
 import type { FleetWorker, FleetWorkerOptions } from './worker.js';
-import { FLEET_PACKAGES, requireServerPackages } from '../jobs/server-packages.js';
+import { FLEET_PACKAGES, requireServerPackages } from '../util/server-packages.js';
 
 /**
  * Judges every PDF of a folder on the fleet's workers (`batch --redis`); same outputs as

@@ -1,4 +1,4 @@
-import { requireServerPackages, SERVICE_PACKAGES } from '../jobs/server-packages.js';
+import { requireServerPackages, SERVICE_PACKAGES } from '../util/server-packages.js';
 import type { ServeOptions } from './options.js';
 import type { ServiceHandle } from './server.js';
 

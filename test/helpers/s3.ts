@@ -29,6 +29,7 @@ export async function startS3(bucket = 'prints'): Promise<S3Server> {
   const port = await freePort();
   let server: S3rver | null = null;
   const up = async () => {
+    if (server) return;
     server = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
     await server.run();
   };
