@@ -120,7 +120,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
 }
 
 /** Every handler a `print-preflight worker` runs. */
-export function fleetHandlers(options: { data: string; storage?: ObjectStorage; reuse?: boolean; profiles?: string; network?: NetworkOptions }): Record<string, JobHandler> {
+export function fleetHandlers(options: { data: string; storage?: ObjectStorage; s3Endpoint?: string; reuse?: boolean; profiles?: string; network?: NetworkOptions }): Record<string, JobHandler> {
   let store: Promise<JobStore> | undefined;
   const check = checkJobHandler({
     get store() {
@@ -131,5 +131,5 @@ export function fleetHandlers(options: { data: string; storage?: ObjectStorage; 
     ...(options.profiles ? { profiles: options.profiles } : {}),
     ...(options.network ? { network: options.network } : {}),
   });
-  return { [JOB_CHECK]: check as JobHandler, [JOB_BATCH_FILE]: batchFileHandler() as JobHandler };
+  return { [JOB_CHECK]: check as JobHandler, [JOB_BATCH_FILE]: batchFileHandler({ scratch: options.data, storage: !!options.storage, ...(options.s3Endpoint ? { s3Endpoint: options.s3Endpoint } : {}) }) as JobHandler };
 }

@@ -13,6 +13,8 @@ export interface StorageOptions {
   url: string;
   /** A non-AWS endpoint (path-style addressing). */
   endpoint?: string;
+  /** Prove the store can be written before returning it (default true); false for a store only read (a batch's input). */
+  verify?: boolean;
 }
 
 /**
@@ -53,6 +55,6 @@ export async function openStorage(options: StorageOptions, feature = '--storage 
   await requireServerPackages(feature, STORAGE_PACKAGES);
   const { S3Storage } = await import('./s3.js');
   const storage = new S3Storage({ bucket, prefix, ...(options.endpoint ? { endpoint: options.endpoint } : {}) });
-  await storage.verify();
+  if (options.verify !== false) await storage.verify();
   return storage;
 }
