@@ -41,6 +41,8 @@ export interface S3StorageOptions {
    * context's budget (storage/budget.ts) when it has one. Default {@link OUTAGE_BUDGET_MS}.
    */
   retryForMs?: number;
+  /** Keys per page of a listing (ListObjectsV2 `MaxKeys`); the store's own at most 1,000 when absent. */
+  listPageSize?: number;
 }
 
 /** Above this, a file goes up as a multipart upload (parts of this size, two at a time). */
@@ -56,10 +58,12 @@ export class S3Storage implements ObjectStorage {
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly retryForMs: number;
+  private readonly pageSize: { MaxKeys: number } | object;
 
   constructor(options: S3StorageOptions) {
     this.bucket = options.bucket;
     this.retryForMs = options.retryForMs ?? OUTAGE_BUDGET_MS;
+    this.pageSize = options.listPageSize ? { MaxKeys: options.listPageSize } : {};
     this.prefix = options.prefix ? `${options.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
     const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
     this.client = new S3Client({
@@ -159,7 +163,7 @@ export class S3Storage implements ObjectStorage {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call('list', prefix, () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...(token ? { ContinuationToken: token } : {}) })));
+      const page = await this.call('list', prefix, () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...this.pageSize, ...(token ? { ContinuationToken: token } : {}) })));
       for (const o of page.Contents ?? []) if (o.Key) out.push(o.Key.slice(this.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -171,7 +175,7 @@ export class S3Storage implements ObjectStorage {
     let token: string | undefined;
     do {
       const page = await this.call('list', prefix, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), Delimiter: '/', ...(token ? { ContinuationToken: token } : {}) })),
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), Delimiter: '/', ...this.pageSize, ...(token ? { ContinuationToken: token } : {}) })),
       );
       const cut = this.key(prefix).length;
       for (const o of page.Contents ?? []) if (o.Key) out.add(o.Key.slice(cut));
