@@ -49,21 +49,22 @@ const filesUnder = (dir: string) =>
     .filter((e) => e.isFile())
     .map((e) => e.name);
 
-/** A queue and a storage prefix of its own for one test. */
+/** A Redis database (so a queue) and a storage prefix of its own for one test: workers of a test that failed take nothing from the next. */
 function setup(name: string) {
   const queue = `q${++queueNumber}-${name}`;
+  const url = redis.url.replace(/\/0$/, `/${queueNumber}`);
   const storage = ['--storage', `s3://${s3.bucket}/${queue}`, '--s3-endpoint', s3.endpoint];
   const worker = (...args: string[]) => {
-    const w = startWorker(redis.url, scratch('worker'), ['--queue', queue, ...storage, ...args]);
+    const w = startWorker(url, scratch('worker'), [...storage, ...args]);
     workers.push(w);
     return w;
   };
   const serve = async (...args: string[]) => {
-    const s = await startServe(redis.url, scratch('server'), ['--queue', queue, ...storage, '--max-concurrent', '100', ...args]);
+    const s = await startServe(url, scratch('server'), [...storage, '--max-concurrent', '100', ...args]);
     servers.push(s);
     return s;
   };
-  return { queue, storage, worker, serve };
+  return { queue, url, storage, worker, serve };
 }
 
 const cli = (...args: string[]) =>
@@ -96,7 +97,11 @@ async function submit(url: string, file: string, fields: Record<string, string>,
   expect(res.status, await res.clone().text()).toBe(202);
   return ((await res.json()) as { id: string }).id;
 }
-const view = async (url: string, id: string) => (await (await fetch(`${url}/v1/checks/${id}`)).json()) as View;
+const view = async (url: string, id: string) => {
+  const res = await fetch(`${url}/v1/checks/${id}`);
+  if (res.status !== 200) throw new Error(`GET /v1/checks/${id}: ${res.status} ${await res.text()}\n${servers.map((x) => x.stderr().slice(-3000)).join('\n')}`);
+  return (await res.json()) as View;
+};
 const settled = (url: string, id: string, timeoutMs = 240_000) =>
   eventually(
     () => view(url, id),
@@ -115,7 +120,7 @@ const BATCH: Array<[string, string]> = [
 
 describe('batch over a prefix of object storage', () => {
   it('in this process and over Redis: the summary and reports of a folder batch; every file once; nothing left on local disk', async () => {
-    const { queue, worker } = setup('batch');
+    const { queue, url, worker } = setup('batch');
     const input = new S3Storage({ bucket: s3.bucket, prefix: `${queue}/incoming`, endpoint: s3.endpoint });
     const folder = scratch('folder');
     for (const [from, to] of BATCH) {
@@ -139,7 +144,7 @@ describe('batch over a prefix of object storage', () => {
     expect(here.code).toBe(1);
     const a = worker();
     const b = worker();
-    const fleet = await cli('batch', `${prefix}/incoming`, '--out', `${prefix}/checked`, '--manifest', manifest, '--redis', redis.url, '--queue', queue, ...endpoint);
+    const fleet = await cli('batch', `${prefix}/incoming`, '--out', `${prefix}/checked`, '--manifest', manifest, '--redis', url, ...endpoint);
     expect(fleet.err).not.toMatch(/Error/);
     expect(fleet.code).toBe(1);
     expect(fleet.out.replaceAll(`${prefix}/checked`, 'OUT')).toBe(l.out.replaceAll(local, 'OUT'));
@@ -163,7 +168,7 @@ describe('batch over a prefix of object storage', () => {
     for (const w of [a, b]) expect(filesUnder(w.proc.spawnargs[w.proc.spawnargs.indexOf('--data') + 1]!)).toEqual([]);
 
     // A rerun keeps every report whose file is unchanged, as a folder's rerun does.
-    const again = await cli('batch', `${prefix}/incoming`, '--out', `${prefix}/checked`, '--manifest', manifest, '--redis', redis.url, '--queue', queue, ...endpoint);
+    const again = await cli('batch', `${prefix}/incoming`, '--out', `${prefix}/checked`, '--manifest', manifest, '--redis', url, ...endpoint);
     expect(again.out).toContain('(4 kept from an earlier run)');
     await Promise.all([stopWorker(a), stopWorker(b)]);
   }, 300_000);
@@ -223,7 +228,7 @@ describe('the fleet on object storage, through faults', () => {
     }
 
     const views = await Promise.all(ids.map((id) => settled(server.url, id)));
-    expect(views.map((v) => v.status)).toEqual(ids.map(() => 'done'));
+    expect(views.map((v) => v.status), server.stderr().slice(-3000)).toEqual(ids.map(() => 'done'));
     const counts = doneCounts([a, b]);
     expect(Object.fromEntries(ids.map((id) => [id, counts.get(id)]))).toEqual(Object.fromEntries(ids.map((id) => [id, 1])));
     // Nothing was counted as a crash or failed for good.
