@@ -131,5 +131,8 @@ export function fleetHandlers(options: { data: string; storage?: ObjectStorage; 
     ...(options.profiles ? { profiles: options.profiles } : {}),
     ...(options.network ? { network: options.network } : {}),
   });
-  return { [JOB_CHECK]: check as JobHandler, [JOB_BATCH_FILE]: batchFileHandler({ scratch: options.data, storage: !!options.storage, ...(options.s3Endpoint ? { s3Endpoint: options.s3Endpoint } : {}) }) as JobHandler };
+  return {
+    [JOB_CHECK]: check as JobHandler,
+    [JOB_BATCH_FILE]: batchFileHandler({ scratch: options.data, storage: !!options.storage, ...(options.s3Endpoint ? { s3Endpoint: options.s3Endpoint } : {}) }) as JobHandler,
+  };
 }

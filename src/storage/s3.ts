@@ -163,7 +163,9 @@ export class S3Storage implements ObjectStorage {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call('list', prefix, () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...this.pageSize, ...(token ? { ContinuationToken: token } : {}) })));
+      const page = await this.call('list', prefix, () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...this.pageSize, ...(token ? { ContinuationToken: token } : {}) })),
+      );
       for (const o of page.Contents ?? []) if (o.Key) out.push(o.Key.slice(this.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -228,7 +228,10 @@ describe('the fleet on object storage, through faults', () => {
     }
 
     const views = await Promise.all(ids.map((id) => settled(server.url, id)));
-    expect(views.map((v) => v.status), server.stderr().slice(-3000)).toEqual(ids.map(() => 'done'));
+    expect(
+      views.map((v) => v.status),
+      server.stderr().slice(-3000),
+    ).toEqual(ids.map(() => 'done'));
     const counts = doneCounts([a, b]);
     expect(Object.fromEntries(ids.map((id) => [id, counts.get(id)]))).toEqual(Object.fromEntries(ids.map((id) => [id, 1])));
     // Nothing was counted as a crash or failed for good.
