@@ -204,7 +204,11 @@ describe('the fleet on object storage, through faults', () => {
             : ['test/corpus/files/gs-duvet-blank-front.pdf', { product: 'duvet-cover', variant: '200x200' }];
       ids.push(await submit(server.url, file, target, `file-${i}.pdf`));
     }
-    await Promise.race([a, b].map((w) => w.waitFor((l) => l.event === 'job-start' && l.jobId === ids[0], 120_000)));
+    await eventually(
+      async () => [a, b].some((w) => w.lines.some((l) => l.event === 'job-start' && l.jobId === ids[0])),
+      (started) => started,
+      120_000,
+    );
 
     await s3.down();
     let during: Response;
