@@ -112,6 +112,8 @@ export class S3Storage implements ObjectStorage {
   async create(key: string, body: string | Uint8Array): Promise<boolean> {
     if (await this.head(key)) return false;
     const bytes = asBuffer(body);
+    // A PUT retried after its answer was lost, whose first attempt landed, is refused (412) by a
+    // store that honours If-None-Match: false then means "there", not "someone else's".
     const put = async () => {
       try {
         await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, ContentLength: bytes.length, IfNoneMatch: '*' }));
