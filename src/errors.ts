@@ -110,10 +110,21 @@ export class MissingDependencyError extends PreflightError {
  * catch (e) { if (e instanceof StorageUnavailableError) retryLater(); }
  */
 export class StorageUnavailableError extends PreflightError {
-  constructor(message: string, cause?: unknown) {
+  constructor(
+    message: string,
+    cause?: unknown,
+    /** What failed, for scripts and logs: a wrong flag or account (fix it) or an outage (wait). */
+    readonly reason: StorageFailure = 'failed',
+  ) {
     super('ERR_STORAGE_UNAVAILABLE', message, { cause });
   }
 }
+
+/**
+ * Why object storage failed: `bucket-missing` and `access-denied` need a fix (serve and worker
+ * refuse to start with them); `unreachable`, `timeout` and `failed` (a 5xx…) pass with the outage.
+ */
+export type StorageFailure = 'bucket-missing' | 'access-denied' | 'unreachable' | 'timeout' | 'failed';
 
 /** The server stack: optional peer dependencies of print-preflight, with the majors it supports. */
 export const SERVER_PACKAGE_RANGES = {

@@ -90,6 +90,7 @@ export {
   InputUnreadableError,
   MissingDependencyError,
   StorageUnavailableError,
+  type StorageFailure,
   ERROR_CODES,
   type ErrorCode,
 } from './errors.js';

@@ -21,6 +21,8 @@ import { readSourceBytes, sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeDurable } from '../util/durable.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
+import { findStoredPdfs, judgeStored, type StoredInput } from './stored.js';
+import type { ObjectStorage } from '../storage/storage.js';
 import { renderIndexHtml, type BatchErrorRecord, type BatchResult, type BatchSummary, type FixedReport } from './summary.js';
 import { pushAll } from '../util/array.js';
 
@@ -36,9 +38,15 @@ export interface BatchProgress {
   result: BatchResult;
 }
 
+/**
+ * Where a batch's outputs go: a folder, or object storage (`--out s3://bucket/prefix`: the same
+ * names as keys under the prefix). Both write whole or not at all.
+ */
+export type BatchOut = string | ObjectStorage;
+
 export interface FolderOptions {
-  /** Output folder: reports/, summary.json, index.html. */
-  out: string;
+  /** Output folder (reports/, summary.json, index.html), or object storage opened on the output prefix. */
+  out: BatchOut;
   /** Manifest file (CSV or JSON) mapping files to SKUs or products. */
   manifest?: string;
   /**
@@ -64,6 +72,11 @@ export interface FolderOptions {
   hardSignal?: AbortSignal;
 }
 
+/** A file's result before it is judged (what an error result keeps). */
+export function errorBase(rel: string): Omit<BatchResult, 'sku' | 'via' | 'verdict'> {
+  return { file: rel, report: outputPaths(rel).report, html: null, reason: null, rules: {}, reused: false };
+}
+
 /** Where a file's outputs go, relative to the output folder. */
 export function outputPaths(rel: string) {
   return { report: `reports/${rel}.json`, html: `reports/${rel}.html`, fixed: `fixed/${rel}`, fixedReport: `fixed/${rel}.json` };
@@ -78,16 +91,20 @@ export function outputPaths(rel: string) {
  */
 /** What every folder run needs first: the output folder (cleared of a killed run's temporaries), the profiles and the manifest. */
 export async function openBatch(options: Pick<FolderOptions, 'out' | 'manifest' | 'preflight'>) {
-  const out = resolve(options.out);
+  const out = typeof options.out === 'string' ? resolve(options.out) : options.out;
   const registry: ProfileRegistry = await registryFrom(options.preflight?.profiles);
   const manifest: Manifest = options.manifest ? await readManifest(options.manifest) : new Map();
-  await removeStaleTemporaries(out);
+  if (typeof out === 'string') await removeStaleTemporaries(out);
   return { out, registry, manifest };
 }
 
-export async function preflightFolder(dir: string, options: FolderOptions): Promise<BatchSummary> {
+/**
+ * Preflights every PDF under `dir`: a folder, or a prefix of object storage ({@link StoredInput}:
+ * each file is downloaded to a scratch folder while it is judged, then removed).
+ */
+export async function preflightFolder(dir: string | StoredInput, options: FolderOptions): Promise<BatchSummary> {
   const { out, registry, manifest } = await openBatch(options);
-  const files = await findPdfs(dir, [out]);
+  const files = typeof dir === 'string' ? await findPdfs(dir, typeof out === 'string' ? [out] : []) : await findStoredPdfs(dir, out);
   const pool = options.preflight?.pool;
   const concurrency = Math.max(1, options.concurrency ?? (pool === false ? 1 : 2 * (pool ? pool.threads : defaultPool().threads)));
   const results: BatchResult[] = [];
@@ -105,7 +122,12 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
         return;
       }
       const file = files[next++]!;
-      const result = await judge(file, out, manifest, registry, options);
+      const result =
+        typeof dir === 'string'
+          ? await judge(file, out, manifest, registry, options)
+          : await judgeStored(dir.storage, file.path, file.rel, dir.scratch, (local) => judge(local, out, manifest, registry, options)).catch((error: unknown) =>
+              writeError(out, errorBase(file.rel), null, null, `the file could not be read from ${dir.url}: ${(error as Error).message}`),
+            );
       if (result === 'aborted') {
         pending.push(file.rel);
         continue;
@@ -119,10 +141,10 @@ export async function preflightFolder(dir: string, options: FolderOptions): Prom
   const summary = summarise(results, pending.sort(), options.signal?.aborted ?? false);
   // A full disk must not lose the run: the summary is returned (and printed) even when it cannot be written.
   try {
-    await writeDurable(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-    await writeDurable(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+    await writeOut(out, 'summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+    await writeOut(out, 'index.html', renderIndexHtml(summary, `Preflight of ${typeof dir === 'string' ? dir : dir.url}`));
   } catch (error) {
-    summary.summaryError = `the summary could not be written to ${out} (${describeWriteError(error)})`;
+    summary.summaryError = `the summary could not be written to ${typeof out === 'string' ? out : out.description} (${describeWriteError(error)})`;
   }
   return summary;
 }
@@ -170,7 +192,7 @@ async function fingerprint(path: string): Promise<string | null> {
  */
 export async function judge(
   file: BatchFile,
-  out: string,
+  out: BatchOut,
   manifest: Manifest,
   registry: ProfileRegistry,
   options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal' | 'fix'>,
@@ -192,7 +214,7 @@ export async function judge(
 
 async function judgeOnce(
   file: BatchFile,
-  out: string,
+  out: BatchOut,
   manifest: Manifest,
   registry: ProfileRegistry,
   options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal' | 'fix'>,
@@ -210,7 +232,7 @@ async function judgeOnce(
   }
   const limits = { ...target.limits, ...options.preflight?.limits };
   const digest = profileDigest(target, limits, options.preflight?.severities ?? {}, options.preflight?.policy ?? {});
-  const earlier = await readReport(join(out, paths.report));
+  const earlier = await readReport(out, paths.report);
   const wantHtml = options.html ?? true;
   // Hashed here only to compare with an earlier report; a new file is hashed in a pool worker.
   const unchanged = earlier && earlier.profileDigest === digest && earlier.tool.version === packageVersion() && earlier.file.sha256 === sha256Hex(source.bytes);
@@ -267,8 +289,8 @@ async function judgeOnce(
   const result: BatchResult = { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
   try {
     // The visual report first, the JSON last: a JSON report on disk means the file is done.
-    if (wantHtml) await writeDurable(join(out, paths.html), renderHtml(report, previews));
-    await writeDurable(join(out, paths.report), `${JSON.stringify(report, null, 2)}\n`);
+    if (wantHtml) await writeOut(out, paths.html, renderHtml(report, previews));
+    await writeOut(out, paths.report, `${JSON.stringify(report, null, 2)}\n`);
   } catch (error) {
     // Judged, but not on disk (full disk…): the verdict stands in the summary, and says so.
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
@@ -281,7 +303,7 @@ async function fixOne(
   bytes: Uint8Array,
   resolution: { target: Target; resolved: ResolvedTarget },
   registry: ProfileRegistry,
-  out: string,
+  out: BatchOut,
   base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>,
   via: BatchResult['via'],
   options: Pick<FolderOptions, 'html' | 'preflight' | 'hardSignal' | 'fix'>,
@@ -317,13 +339,13 @@ async function fixOne(
   try {
     if (fixed) {
       // The fixed file, then its report (with the changes): the report last, so its presence means both are whole.
-      await writeDurable(join(out, paths.fixed), fixed.bytes);
+      await writeOut(out, paths.fixed, fixed.bytes);
       const fixedReport: FixedReport = { ...report, fix: { status, changes: fixed.changes, refused: fixed.refused } };
-      await writeDurable(join(out, paths.fixedReport), `${JSON.stringify(fixedReport, null, 2)}\n`);
-      if (wantHtml) await writeDurable(join(out, `${paths.fixed}.html`), renderHtml(report, previews));
+      await writeOut(out, paths.fixedReport, `${JSON.stringify(fixedReport, null, 2)}\n`);
+      if (wantHtml) await writeOut(out, `${paths.fixed}.html`, renderHtml(report, previews));
     }
-    if (wantHtml) await writeDurable(join(out, paths.html), renderHtml(before, beforePreviews));
-    await writeDurable(join(out, paths.report), `${JSON.stringify(before, null, 2)}\n`);
+    if (wantHtml) await writeOut(out, paths.html, renderHtml(before, beforePreviews));
+    await writeOut(out, paths.report, `${JSON.stringify(before, null, 2)}\n`);
   } catch (error) {
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
   }
@@ -340,22 +362,29 @@ export function describeWriteError(error: unknown): string {
   return e.code === 'ENOSPC' ? 'ENOSPC: the disk is full' : e.code ? `${e.code}: ${e.message.split(',')[0]}` : String(e.message ?? error);
 }
 
-export async function writeError(out: string, base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>, sku: string | null, via: BatchResult['via'], reason: string): Promise<BatchResult> {
+export async function writeError(out: BatchOut, base: Omit<BatchResult, 'sku' | 'via' | 'verdict'>, sku: string | null, via: BatchResult['via'], reason: string): Promise<BatchResult> {
   const result: BatchResult = { ...base, sku, via, verdict: 'error', reason };
   try {
     const record: BatchErrorRecord = { file: base.file, verdict: 'error', reason };
-    await writeDurable(join(out, base.report), `${JSON.stringify(record, null, 2)}\n`);
+    await writeOut(out, base.report, `${JSON.stringify(record, null, 2)}\n`);
   } catch (error) {
     return { ...result, outputError: `the error report could not be written (${describeWriteError(error)})` };
   }
   return result;
 }
 
-async function readReport(path: string): Promise<Report | null> {
+async function readReport(out: BatchOut, rel: string): Promise<Report | null> {
   try {
-    const parsed = ReportSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    const text = typeof out === 'string' ? await readFile(join(out, rel), 'utf8') : await out.getText(rel);
+    const parsed = ReportSchema.safeParse(JSON.parse(text ?? 'null'));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
+}
+
+/** Writes one output whole: durably into the folder, or as an object under the output prefix. */
+export async function writeOut(out: BatchOut, rel: string, data: string | Uint8Array): Promise<void> {
+  if (typeof out === 'string') await writeDurable(join(out, rel), data);
+  else await out.put(rel, data);
 }

@@ -8,7 +8,7 @@
  * restart at any point finds the file unjudged, claimed, or with a finished report to reuse.
  */
 import { access, appendFile, mkdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ProfileRegistry } from '../profile/registry.js';
 import { profileDigest } from '../report/build.js';
 import { ReportSchema, type Report } from '../report/schema.js';
@@ -19,7 +19,9 @@ import { findPdfs, resolveTarget, type BatchFile, type Manifest } from './discov
 import { judge, openBatch, type FolderOptions } from './run.js';
 import type { BatchResult, BatchVerdict } from './summary.js';
 
-export interface WatchOptions extends Omit<FolderOptions, 'onProgress' | 'signal'> {
+export interface WatchOptions extends Omit<FolderOptions, 'onProgress' | 'signal' | 'out'> {
+  /** Output folder (a hot folder moves files on local disk). */
+  out: string;
   /** How often the folder is looked at, in ms. Default 1,000. */
   intervalMs?: number;
   /** How long size and mtime must stay unchanged before a file counts as complete, in ms. Default 2,000. */
@@ -44,7 +46,8 @@ const FOLDER: Record<BatchVerdict, 'pass' | 'warn' | 'fail'> = { pass: 'pass', w
  * process.on('SIGTERM', () => hot.close());
  */
 export async function watchFolder(dir: string, options: WatchOptions): Promise<HotFolder> {
-  const { out, registry, manifest } = await openBatch(options);
+  const { registry, manifest } = await openBatch(options);
+  const out = resolve(options.out);
   const intervalMs = options.intervalMs ?? 1_000;
   const stableMs = options.stableMs ?? 2_000;
   const concurrency = Math.max(1, options.concurrency ?? 2);

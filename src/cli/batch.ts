@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ProgressView } from '../batch/progress.js';
 import { preflightFolder, type BatchProgress } from '../batch/run.js';
 import { watchFolder } from '../batch/watch.js';
@@ -9,6 +12,7 @@ import { parseFlags } from './args.js';
 import { ordinal } from '../util/text.js';
 
 export const BATCH_HELP = `Usage: print-preflight batch <dir> --out <dir> [--manifest FILE] [--concurrency N] [--watch]
+       print-preflight batch s3://BUCKET/PREFIX --out s3://BUCKET/PREFIX [--redis URL] [--s3-endpoint URL]
 
 Preflights every PDF under <dir> (recursively). The product of each file comes from, in order: the
 manifest (CSV with header "file,sku" or "file,product,variant", or the same as JSON), a file name
@@ -17,6 +21,13 @@ starting with a SKU and "__" (T-SHIRT-M__order-1234.pdf), or a parent folder nam
 Writes <out>/reports/<file>.json (the same report as check --json) and <out>/reports/<file>.html,
 <out>/summary.json and <out>/index.html. A rerun keeps the reports of files whose bytes and rules
 are unchanged, so an interrupted run resumes where it stopped.
+
+Over object storage: <dir> and --out may be s3://BUCKET/PREFIX (either or both). The PDFs are the
+objects under the prefix (every page of the listing); each is downloaded to a scratch folder while
+it is judged, then removed; the outputs are objects under the --out prefix with the same names.
+With --redis the jobs name the objects, and the workers (started with --storage and, for a
+non-AWS store, --s3-endpoint) fetch and write them: no folder is shared. Credentials and region
+come from the standard AWS environment and files.
 
 Options:
   --out DIR           output folder (required)
@@ -45,8 +56,10 @@ ${POOL_LIMITS_HELP}
   --watch             hot folder: judge new files once complete and move them to
                       <out>/pass/, <out>/warn/ or <out>/fail/ with their reports
   --redis URL         judge the files on the fleet's workers (print-preflight worker) through
-                      Redis instead of this machine; the folder and --out must be visible to
-                      every worker at the same absolute path (shared mount)
+                      Redis instead of this machine; a folder and --out must be visible to
+                      every worker at the same absolute path (shared mount); an s3:// prefix
+                      needs nothing shared
+  --s3-endpoint URL   a non-AWS S3-compatible endpoint (path-style addressing) for s3:// paths
   --queue NAME        with --redis: the queue name (default checks)
   --stable S          with --watch: seconds a file must stay unchanged (default 2)
   --interval S        with --watch: seconds between looks at the folder (default 1)
@@ -83,6 +96,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     'fail-on': { type: 'string' },
     redis: { type: 'string' },
     queue: { type: 'string' },
+    's3-endpoint': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -99,12 +113,18 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
   const stable = num('stable', 0, false);
   const interval = num('interval', 0.05, false);
   const failOn = failOnFlag(values['fail-on']);
-  const { stat } = await import('node:fs/promises');
-  try {
-    if (!(await stat(positionals[0]!)).isDirectory()) throw new UsageError(`${positionals[0]} is not a folder`);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`no such folder: ${positionals[0]}`);
+  const storedIn = positionals[0]!.startsWith('s3://');
+  const storedOut = values.out.startsWith('s3://');
+  if (values['s3-endpoint'] !== undefined && !storedIn && !storedOut) throw new UsageError('--s3-endpoint needs an s3:// folder or --out');
+  if ((storedIn || storedOut) && values.watch) throw new UsageError('--watch watches a local folder; an s3:// prefix is judged once');
+  if (!storedIn) {
+    const { stat } = await import('node:fs/promises');
+    try {
+      if (!(await stat(positionals[0]!)).isDirectory()) throw new UsageError(`${positionals[0]} is not a folder`);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`no such folder: ${positionals[0]}`);
+    }
   }
   if (values.previews && values['no-raster']) throw new UsageError('--previews needs rendering: drop --no-raster');
   if (values.redis && values.watch) throw new UsageError('--watch runs on this machine; leave out --redis');
@@ -114,6 +134,12 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     await requireServerPackages('print-preflight batch --redis', FLEET_PACKAGES);
     (await import('../fleet/connection.js')).parseRedisUrl(values.redis);
   }
+  // Opened before any file is judged: a wrong bucket or key is an error with a code here, not per file.
+  const endpoint = values['s3-endpoint'] ? { endpoint: values['s3-endpoint'] } : {};
+  const open = async (url: string, verify: boolean) => (await import('../storage/open.js')).openStorage({ url, verify, ...endpoint }, 'print-preflight batch s3://');
+  const out = storedOut ? await open(values.out, true) : values.out;
+  const scratch = storedIn ? await mkdtemp(join(tmpdir(), 'print-preflight-batch-')) : null;
+  const input = storedIn ? { storage: await open(positionals[0]!, false), url: positionals[0]!, scratch: scratch! } : positionals[0]!;
   const pool = new PreflightPool({ ...(workers ? { maxThreads: workers } : {}), ...(timeout ? { taskTimeoutMs: timeout * 1000 } : {}), ...poolLimitsFrom(values) });
   const fix = fixFlag(values.fix);
   const policy = policyFrom(values.policy);
@@ -163,7 +189,7 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     }
     const view = new ProgressView((s) => io.stderr(s), io.stderrIsTTY ?? io.isTTY, io.stderrColumns ?? 80);
     const folder = {
-      out: values.out,
+      out,
       manifest: values.manifest,
       ...(concurrency !== undefined ? { concurrency } : {}),
       html: !values['no-html'],
@@ -174,12 +200,12 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
       onProgress: ({ done, total, result }: BatchProgress) => view.update(done, total, result),
     };
     const summary = values.redis
-      ? await (await import('../fleet/batch.js')).preflightFolderOnFleet(positionals[0]!, {
+      ? await (await import('../fleet/batch.js')).preflightFolderOnFleet(input, {
           ...folder,
           connection: { url: values.redis, ...(values.queue ? { queue: values.queue } : {}) },
           ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
         })
-      : await preflightFolder(positionals[0]!, folder);
+      : await preflightFolder(input, folder);
     view.end();
     say(io, `Wrote ${summary.files - summary.reused} report${summary.files - summary.reused === 1 ? '' : 's'} into ${values.out}/reports/, ${values.out}/summary.json and ${values.out}/index.html`);
     print(
@@ -205,5 +231,6 @@ export async function batchCommand(args: string[], io: CliIO): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await pool.destroy();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }

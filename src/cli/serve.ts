@@ -17,7 +17,10 @@ Options:
                           local scratch only                                  PRINT_PREFLIGHT_DATA
   --storage s3://BUCKET/PREFIX  keep every byte in S3-compatible object
                           storage: any server answers any check, a server on
-                          an empty machine answers every earlier one.
+                          an empty machine answers every earlier one. A
+                          missing bucket or denied access stops the start;
+                          the store away: requests get 503 storage-
+                          unavailable, checks wait for it (90 s a call).
                           Credentials and region: the AWS environment/files   PRINT_PREFLIGHT_STORAGE
   --s3-endpoint URL       a non-AWS S3-compatible endpoint (MinIO, R2, …),
                           path-style addressing                               PRINT_PREFLIGHT_S3_ENDPOINT

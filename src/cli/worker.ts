@@ -8,6 +8,13 @@ Takes preflight jobs from the fleet's queue on Redis (put there by "serve --redi
 that reaches Redis and the server's storage: with --storage s3://…, the same bucket and prefix as
 the server (--data is then a scratch folder of this machine's own); without it, the server's data
 folder mounted at the same path (and, for batches, the batch and output folders).
+A batch over object storage (batch s3://… --out s3://… --redis) needs workers with --storage (its
+endpoint and credentials reach the buckets the batch names): each file is downloaded to --data
+while it is judged, its reports written under the batch's output prefix.
+With --storage, a store that stops answering is waited for (each call tried again with backoff for
+up to 90 s, a check's run for up to 5 minutes, then the job goes back to the queue with BullMQ's
+backoff): an accepted check ends, once. A missing bucket or denied access stops the worker at
+start-up with a message naming what to fix.
 
 Logs one JSON object per line on stderr (job ids, outcomes, Redis outages).
 A check carries its owner: past its tenant's --max-running (set on the server), fleet-wide, it goes
@@ -107,6 +114,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
     fleetHandlers({
       data: values.data,
       ...(storage ? { storage } : {}),
+      ...(values['s3-endpoint'] ? { s3Endpoint: values['s3-endpoint'] } : {}),
       reuse: values['no-reuse'] !== true,
       profiles: values.profiles,
       network: { allowHosts: values['allow-host'] ?? [] },

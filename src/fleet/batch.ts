@@ -3,24 +3,57 @@
  * worker takes it and judges it with the local batch's own code (same reports, same reuse of
  * unchanged reports), and this process collects the results into the same summary and index.
  *
- * The batch folder and the output folder must be visible to every worker at the same absolute
- * path (an NFS or other shared mount): jobs carry paths, never file contents.
+ * Jobs carry references, never file contents: with folders, their paths (the batch folder and the
+ * output folder visible to every worker at the same absolute path: a shared mount); over object
+ * storage (`batch s3://bucket/incoming --out s3://bucket/checked`), the objects' URLs, and no
+ * folder is shared at all.
  */
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
-import { PreflightError } from '../errors.js';
-import { writeDurable } from '../util/durable.js';
+import { tmpdir } from 'node:os';
+import { PreflightError, StorageUnavailableError } from '../errors.js';
 import { findPdfs, resolveTarget, type BatchFile } from '../batch/discover.js';
-import { judge, openBatch, outputPaths, summarise, writeError, type FolderOptions } from '../batch/run.js';
+import { errorBase, judge, openBatch, summarise, writeError, writeOut, type BatchOut, type FolderOptions } from '../batch/run.js';
+import { findStoredPdfs, judgeStored, type StoredInput } from '../batch/stored.js';
+import { openStorage, parseStorageUrl } from '../storage/open.js';
+import type { ObjectStorage } from '../storage/storage.js';
 import { renderIndexHtml, BatchResultSchema, type BatchResult, type BatchSummary } from '../batch/summary.js';
 import { registryFrom } from '../profile/load.js';
 import { connectRedis, resolveConnection, type FleetConnection } from './connection.js';
-import { BatchFileJobSchema, JOB_BATCH_FILE, jobOptions, RetryPolicySchema, type BatchFileJob, type RetryPolicy } from './jobs.js';
+import { BatchFileJobSchema, JOB_BATCH_FILE, jobOptions, RetryPolicySchema, TransientJobError, type BatchFileJob, type RetryPolicy } from './jobs.js';
 import type { JobHandler } from './worker.js';
 
-/** The worker's side: judges one file of a batch. */
-export function batchFileHandler(): JobHandler<BatchResult> {
+/** What a worker knows to reach object storage (its `--storage`, `--s3-endpoint`). */
+export interface BatchWorkerOptions {
+  /** The worker's scratch folder (its `--data`): stored files are downloaded there while judged. */
+  scratch?: string;
+  /** The worker runs with `--storage`: it may read and write the store a job names. */
+  storage?: boolean;
+  /** Its `--s3-endpoint`, for stores a job names. */
+  s3Endpoint?: string;
+}
+
+/** The worker's side: judges one file of a batch (a path in a shared folder, or an object a batch over a prefix names). */
+export function batchFileHandler(options: BatchWorkerOptions = {}): JobHandler<BatchResult> {
+  const stores = new Map<string, Promise<ObjectStorage>>();
+  // One client per bucket and prefix named by jobs; read without a probe (the input may be read-only),
+  // the output probed once by the run that named it.
+  const store = (url: string) => {
+    if (!options.storage)
+      throw new PreflightError(
+        'ERR_INVALID_ARGUMENT',
+        `This job's files are in object storage (${url}) but this worker was started without --storage: start the workers with --storage s3://BUCKET/PREFIX (and --s3-endpoint for a non-AWS store)`,
+      );
+    let opened = stores.get(url);
+    if (!opened) {
+      opened = openStorage({ url, verify: false, ...(options.s3Endpoint ? { endpoint: options.s3Endpoint } : {}) }, 'print-preflight worker --storage');
+      opened.catch(() => stores.delete(url));
+      stores.set(url, opened);
+    }
+    return opened;
+  };
+  const outOf = async (job: BatchFileJob): Promise<BatchOut> => (isStored(job.out) ? store(job.out) : job.out);
   return {
     async run(raw, ctx) {
       const job = BatchFileJobSchema.parse(raw);
@@ -32,13 +65,28 @@ export function batchFileHandler(): JobHandler<BatchResult> {
         ...(job.locale ? { locale: job.locale } : {}),
         ...(job.fileBudgetMs ? { fileBudgetMs: job.fileBudgetMs } : {}),
       };
-      const result = await judge({ path: job.path, rel: job.rel }, job.out, new Map([[job.rel, job.target]]), registry, {
-        html: job.html,
-        hardSignal: ctx.signal,
-        ...(job.fix ? { fix: job.fix } : {}),
-        preflight: { profiles: registry, raster: job.raster, pool: ctx.pool, ...rules, ...(job.timeoutMs ? { timeoutMs: job.timeoutMs } : {}) },
-      });
+      const out = await outOf(job);
+      const judgeHere = (file: { path: string; rel: string }) =>
+        judge(file, out, new Map([[job.rel, job.target]]), registry, {
+          html: job.html,
+          hardSignal: ctx.signal,
+          ...(job.fix ? { fix: job.fix } : {}),
+          preflight: { profiles: registry, raster: job.raster, pool: ctx.pool, ...rules, ...(job.timeoutMs ? { timeoutMs: job.timeoutMs } : {}) },
+        });
+      let result: Awaited<ReturnType<typeof judgeHere>>;
+      try {
+        if (isStored(job.path)) {
+          const { bucket, prefix: key } = parseStorageUrl(job.path);
+          result = await judgeStored(await store(`s3://${bucket}`), key, job.rel, options.scratch ?? tmpdir(), judgeHere);
+        } else result = await judgeHere({ path: job.path, rel: job.rel });
+      } catch (error) {
+        // The store away past its budget: the job is tried again later (BullMQ's backoff), never lost.
+        if (error instanceof StorageUnavailableError) throw new TransientJobError(error.message, 'storage-unavailable');
+        throw error;
+      }
       if (result === 'aborted') throw new PreflightError('ERR_ABORTED', 'aborted: the worker is shutting down');
+      // Judged but not stored: tried again rather than a result whose report is missing.
+      if (result.outputError && typeof out !== 'string') throw new TransientJobError(result.outputError, 'storage-unavailable');
       return { ...result, via: job.via };
     },
     async poison(raw, reason) {
@@ -49,12 +97,14 @@ export function batchFileHandler(): JobHandler<BatchResult> {
       } catch {
         // The reason already says what happened; an unknown target would have been an error anyway.
       }
-      const base = { file: job.rel, report: outputPaths(job.rel).report, html: null, reason: null, rules: {}, reused: false };
-      return writeError(job.out, base, sku, job.via, reason);
+      return writeError(await outOf(job), errorBase(job.rel), sku, job.via, reason);
     },
     outcome: (r) => r.verdict,
   };
 }
+
+/** A job's path or output in object storage. */
+const isStored = (path: string) => path.startsWith('s3://');
 
 export interface FleetFolderOptions extends FolderOptions {
   connection: FleetConnection;
@@ -70,6 +120,9 @@ export interface FleetFolderOptions extends FolderOptions {
 
 /**
  * Preflights every PDF under `dir` on the fleet's workers; same outputs as `preflightFolder` (print-preflight).
+ * `dir` may be a prefix of object storage and `out` a store opened on the output prefix: the jobs
+ * then name objects (`s3://…` URLs), and the workers (started with `--storage`) download each file
+ * to their scratch folder and write the outputs under the output prefix — no shared folder.
  * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
  * @example
  * const summary = await preflightFolderOnFleet('/mnt/shared/incoming', {
@@ -77,11 +130,14 @@ export interface FleetFolderOptions extends FolderOptions {
  *   connection: { url: 'redis://queue.internal:6379/0' },
  * });
  */
-export async function preflightFolderOnFleet(dir: string, options: FleetFolderOptions): Promise<BatchSummary> {
+export async function preflightFolderOnFleet(dir: string | StoredInput, options: FleetFolderOptions): Promise<BatchSummary> {
   const conn = resolveConnection(options.connection);
   const policy = RetryPolicySchema.parse(options.policy ?? {});
   const { out, registry, manifest } = await openBatch(options);
-  const files = await findPdfs(dir, [out]);
+  const files = typeof dir === 'string' ? await findPdfs(dir, typeof out === 'string' ? [out] : []) : await findStoredPdfs(dir, out);
+  // Jobs name objects by URL; a worker opens the store with its own endpoint and credentials.
+  const where = (file: BatchFile) => (typeof dir === 'string' ? file.path : `${dir.storage.description}${file.path}`);
+  const outRef = typeof out === 'string' ? out : out.description;
   const html = options.html ?? true;
   const raster = options.preflight?.raster ?? true;
   const profiles = typeof options.preflight?.profiles === 'string' ? resolve(options.preflight.profiles) : undefined;
@@ -119,9 +175,9 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
       id: `batch-${run}-${i}`,
       file,
       data: {
-        path: file.path,
+        path: where(file),
         rel: file.rel,
-        out,
+        out: outRef,
         target: resolution.target,
         via: resolution.via,
         html,
@@ -164,7 +220,7 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
   };
   const failed = (item: (typeof toQueue)[number], reason: string) => {
     const sku = registry.resolve(item.data.target).sku;
-    return writeError(out, { file: item.file.rel, report: outputPaths(item.file.rel).report, html: null, reason: null, rules: {}, reused: false }, sku, item.data.via, reason);
+    return writeError(out, errorBase(item.file.rel), sku, item.data.via, reason);
   };
   /** Jobs of this run Redis no longer knows (a restart without persistence) are added again. */
   const reconcile = async () => {
@@ -222,8 +278,8 @@ export async function preflightFolderOnFleet(dir: string, options: FleetFolderOp
     eventsRedis.disconnect();
   }
   const summary = summarise(results, pending.sort(), stopped() ?? false);
-  await writeDurable(join(out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  await writeDurable(join(out, 'index.html'), renderIndexHtml(summary, `Preflight of ${dir}`));
+  await writeOut(out, 'summary.json', `${JSON.stringify(summary, null, 2)}\n`);
+  await writeOut(out, 'index.html', renderIndexHtml(summary, `Preflight of ${typeof dir === 'string' ? dir : dir.url}`));
   return summary;
 }
 

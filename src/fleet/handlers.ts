@@ -3,7 +3,7 @@
  * `runCheckJob` against the shared data folder, so a check gives the same record and report
  * whether the server ran it in-process or a worker on another machine did.
  */
-import { PreflightError } from '../errors.js';
+import { PreflightError, StorageUnavailableError } from '../errors.js';
 import { runCheckJob } from '../jobs/run.js';
 import { CheckJobSchema, isSettled, type CheckRecord } from '../jobs/schema.js';
 import { JobStore } from '../jobs/store.js';
@@ -78,6 +78,10 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
             return true;
           },
         });
+      } catch (error) {
+        // The store away past the run's own retries: BullMQ tries the job again with backoff.
+        if (error instanceof StorageUnavailableError) throw new TransientJobError(error.message, 'storage-unavailable');
+        throw error;
       } finally {
         if (renewal) clearInterval(renewal);
       }
@@ -116,7 +120,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
 }
 
 /** Every handler a `print-preflight worker` runs. */
-export function fleetHandlers(options: { data: string; storage?: ObjectStorage; reuse?: boolean; profiles?: string; network?: NetworkOptions }): Record<string, JobHandler> {
+export function fleetHandlers(options: { data: string; storage?: ObjectStorage; s3Endpoint?: string; reuse?: boolean; profiles?: string; network?: NetworkOptions }): Record<string, JobHandler> {
   let store: Promise<JobStore> | undefined;
   const check = checkJobHandler({
     get store() {
@@ -127,5 +131,8 @@ export function fleetHandlers(options: { data: string; storage?: ObjectStorage; 
     ...(options.profiles ? { profiles: options.profiles } : {}),
     ...(options.network ? { network: options.network } : {}),
   });
-  return { [JOB_CHECK]: check as JobHandler, [JOB_BATCH_FILE]: batchFileHandler() as JobHandler };
+  return {
+    [JOB_CHECK]: check as JobHandler,
+    [JOB_BATCH_FILE]: batchFileHandler({ scratch: options.data, storage: !!options.storage, ...(options.s3Endpoint ? { s3Endpoint: options.s3Endpoint } : {}) }) as JobHandler,
+  };
 }

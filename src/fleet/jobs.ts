@@ -16,11 +16,11 @@ export const JOB_BATCH_FILE = 'batch-file';
 /** One file of a batch run over the fleet: the worker judges it exactly like a local batch would. */
 export const BatchFileJobSchema = z
   .object({
-    /** Absolute path of the PDF (the batch folder must be mounted at the same path on every worker). */
+    /** Absolute path of the PDF (the batch folder mounted at the same path on every worker), or its object's `s3://bucket/key` URL. */
     path: z.string().min(1),
     /** Path relative to the batch folder, forward slashes. */
     rel: z.string().min(1),
-    /** Absolute path of the batch output folder (shared like the batch folder). */
+    /** Absolute path of the batch output folder (shared like the batch folder), or the output prefix's `s3://bucket/prefix/` URL. */
     out: z.string().min(1),
     target: TargetSchema,
     via: z.enum(['manifest', 'file name', 'folder']).nullable(),

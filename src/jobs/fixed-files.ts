@@ -63,6 +63,17 @@ export class FixedFiles {
     await this.writeMeta(token, { check: fixed.check, sha256: fixed.sha256, state: fixed.state, at: new Date().toISOString() });
   }
 
+  /**
+   * A fixed file under a new token from the object of an earlier token (a reused result): copied
+   * inside the store, with its own report and state. False when the earlier file is gone.
+   */
+  async copy(from: string, token: string, fixed: { check: string; sha256: string; state: FixedState; report: Report }): Promise<boolean> {
+    if (!(await this.storage.copy(this.key(from), this.key(token)))) return false;
+    await this.storage.put(`files/${assertToken(token)}.report.json`, `${JSON.stringify(fixed.report, null, 2)}\n`);
+    await this.writeMeta(token, { check: fixed.check, sha256: fixed.sha256, state: fixed.state, at: new Date().toISOString() });
+    return true;
+  }
+
   private async writeMeta(token: string, meta: FixedMeta): Promise<void> {
     await this.storage.put(`files/${assertToken(token)}.json`, JSON.stringify(meta));
   }

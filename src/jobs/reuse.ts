@@ -50,18 +50,25 @@ export function givesResult(record: CheckRecord): boolean {
  * The earlier finished check of this key and its report, or null. A check that is gone, not
  * `done`, or whose report is of other bytes is not taken (and its entry is dropped).
  */
-export async function findReusable(store: JobStore, key: string, sha256: string, self: string): Promise<{ record: CheckRecord; report: Report } | null> {
+export async function findReusable(store: JobStore, key: string, sha256: string, self: string): Promise<{ record: CheckRecord; report: Report; before: Report | null } | null> {
   const id = (await store.storage.getText(indexKey(key)))?.trim();
   if (!id || id === self) return null;
   const record = await store.readRecord(id).catch(() => null);
-  const report = record && givesResult(record) ? await store.readReport(id).catch(() => null) : null;
-  // A fixed check's report is the fixed file's: the original's is beside it, with the sent bytes' SHA-256.
-  const original = record?.fixed ? await store.readBeforeReport(id).catch(() => null) : report;
-  if (!record || !report || original?.file.sha256 !== sha256 || (record.fixed && !(await store.files.exists(record.token!)))) {
-    if (!record) await store.storage.delete(indexKey(key));
+  if (!record) {
+    await store.storage.delete(indexKey(key));
     return null;
   }
-  return { record, report };
+  if (!givesResult(record)) return null;
+  // One round trip for what is left (each is a request to object storage): the report, the
+  // original's report of a fixed check (with the sent bytes' SHA-256) and the fixed file.
+  const [report, before, fileThere] = await Promise.all([
+    store.readReport(id).catch(() => null),
+    record.fixed ? store.readBeforeReport(id).catch(() => null) : null,
+    record.fixed ? store.files.exists(record.token!) : true,
+  ]);
+  const original = record.fixed ? before : report;
+  if (!report || original?.file.sha256 !== sha256 || !fileThere) return null;
+  return { record, report, before };
 }
 
 /** Remembers that check `id` made the result of `key`. */
@@ -76,12 +83,13 @@ export type ReusedFields = Pick<CheckRecord, 'status' | 'verdict' | 'fixed' | 't
  * Copies an earlier check's result to a new check: report, report.html, previews, mockups, report
  * pictures and, for a fix, the original's report and pictures. A fixed file is copied under a
  * token of the new check's own: with `fix: auto` it is usable at once, otherwise it waits for this
- * check's own approval (a decision on the earlier check is not this customer's). Object by object,
- * report.json last: present, the result is whole.
+ * check's own approval (a decision on the earlier check is not this customer's). report.json
+ * last: present, the result is whole. `known`: the original's report of a fixed check, when the
+ * caller has read it already.
  */
-export async function copyResult(store: JobStore, earlier: CheckRecord, to: string, report: Report, name: string | null, newToken: () => string): Promise<ReusedFields> {
+export async function copyResult(store: JobStore, earlier: CheckRecord, to: string, report: Report, name: string | null, newToken: () => string, known?: Report | null): Promise<ReusedFields> {
+  const before = known !== undefined ? known : earlier.fixed ? await store.readBeforeReport(earlier.id) : null;
   // Reports name the file as it was sent: the earlier name gives way to this upload's.
-  const before = earlier.fixed ? await store.readBeforeReport(earlier.id) : null;
   const earlierName = (before ?? report).file.path;
   const renamed = (r: Report): Report => {
     const path = r.file.path;
@@ -92,21 +100,20 @@ export async function copyResult(store: JobStore, earlier: CheckRecord, to: stri
   const json = (r: Report) => `${JSON.stringify(renamed(r), null, 2)}\n`;
   const prefix = store.checkKey(earlier.id, '');
   const keys = (await store.storage.list(prefix)).filter((k) => !/^(record\.json|job\.json|report\.json|before\/report\.json)$/.test(k.slice(prefix.length)));
-  for (const key of keys) {
-    const bytes = await store.storage.getBytes(key);
-    if (bytes) await store.storage.put(store.checkKey(to, key.slice(prefix.length)), bytes);
-  }
-  let fixed: Pick<CheckRecord, 'fixed' | 'token' | 'approval'> = {};
-  if (earlier.fixed && earlier.token) {
+  // Copied inside the store (object storage: server-side CopyObject; a folder: a hard link), a few
+  // at once: no byte of a preview or mockup passes through this process.
+  const copies = keys.map((key) => () => store.storage.copy(key, store.checkKey(to, key.slice(prefix.length))));
+  const fixedCopy = async (): Promise<Pick<CheckRecord, 'fixed' | 'token' | 'approval'>> => {
+    if (!earlier.fixed || !earlier.token) return {};
     const token = newToken();
-    const bytes = await store.storage.getBytes(store.files.key(earlier.token));
     const fixedReport = await store.files.readReport(earlier.token);
-    if (!bytes || !fixedReport) throw new Error('the earlier fixed file is gone');
+    if (!fixedReport) throw new Error('the earlier fixed file is gone');
     const state = earlier.approval?.state === 'auto' ? 'auto' : 'pending';
-    await store.files.write(token, { check: to, bytes, sha256: earlier.fixed.sha256, state, report: renamed(fixedReport) });
-    fixed = { token, fixed: { ...earlier.fixed, url: `/v1/files/${token}.pdf` }, approval: state === 'auto' ? { state, at: new Date().toISOString() } : { state } };
-  }
-  if (before) await store.storage.put(store.checkKey(to, 'before/report.json'), json(before));
+    if (!(await store.files.copy(earlier.token, token, { check: to, sha256: earlier.fixed.sha256, state, report: renamed(fixedReport) }))) throw new Error('the earlier fixed file is gone');
+    return { token, fixed: { ...earlier.fixed, url: `/v1/files/${token}.pdf` }, approval: state === 'auto' ? { state, at: new Date().toISOString() } : { state } };
+  };
+  const [fixed] = await Promise.all([fixedCopy(), inParallel(copies, COPIES_AT_ONCE), before ? store.storage.put(store.checkKey(to, 'before/report.json'), json(before)) : null]);
+  // report.json last: present, the result is whole.
   await store.storage.put(store.checkKey(to, 'report.json'), json(report));
   return {
     status: fixed.approval?.state === 'pending' ? 'needs-approval' : 'done',
@@ -114,6 +121,18 @@ export async function copyResult(store: JobStore, earlier: CheckRecord, to: stri
     ...fixed,
     ...(earlier.fixRefused ? { fixRefused: earlier.fixRefused } : {}),
   };
+}
+
+/** Copies in flight at once: enough to hide each request's round trip, few enough for any store's rate limits. */
+const COPIES_AT_ONCE = 8;
+
+/** Runs `tasks` with at most `limit` at once; rejects with the first failure. */
+async function inParallel(tasks: Array<() => Promise<unknown>>, limit: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
 }
 
 /** Removes index entries whose check is gone. Resolves to how many. */

@@ -15,6 +15,7 @@ import type { Preview } from '../flow/preflight.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import { resolveRun, type ResolvedRun } from '../flow/run.js';
+import { OUTAGE_BUDGET_MS, withStorageBudget } from '../storage/budget.js';
 import { keepRunPages } from './pages.js';
 import { copyResult, findReusable, givesResult, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
@@ -53,7 +54,12 @@ export interface RunContext {
  * const record = await runCheckJob(job, { store, pool });
  * if (record.status === 'done') console.log(record.verdict);
  */
-export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
+export function runCheckJob(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
+  // A run rides out a store's outage wherever it was started from (an upload's request included).
+  return withStorageBudget(OUTAGE_BUDGET_MS, () => runCheck(job, ctx));
+}
+
+async function runCheck(job: CheckJob, ctx: RunContext): Promise<CheckRecord> {
   const { store } = ctx;
   const before = await store.readRecord(job.id);
   if (!before) throw new PreflightError('ERR_INVALID_ARGUMENT', `Check ${job.id} has no record in ${store.dir}`);
@@ -66,14 +72,17 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
   renewal.unref();
   const run = randomBytes(8).toString('hex');
   try {
-    // Object storage away (a minute's outage, a timeout): the same run tries again while it holds
-    // the lease, so an accepted check still ends, once; its record is not counted as a crash.
+    // Object storage away past each call's own budget (storage/budget.ts): the same run tries
+    // again while it holds the lease, so an accepted check still ends, once; its record is not
+    // counted as a crash. Bounded: past RUN_STORAGE_RETRY_MS the error goes to the queue (the
+    // fleet retries the job with backoff; the embedded queue runs it again at its next start).
+    const started = Date.now();
     for (let wait = 1_000; ; wait = Math.min(30_000, wait * 2)) {
       try {
         // The pool gives each tenant's tasks their share of the workers (pool/fair-gate.ts).
         return await inPoolLane(job.owner?.tenant ?? '', () => runLeased(job, ctx, run));
       } catch (error) {
-        if (!(error instanceof StorageUnavailableError) || ctx.signal?.aborted) throw error;
+        if (!(error instanceof StorageUnavailableError) || ctx.signal?.aborted || Date.now() - started + wait > RUN_STORAGE_RETRY_MS) throw error;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
@@ -88,6 +97,8 @@ export async function runCheckJob(job: CheckJob, ctx: RunContext): Promise<Check
  * process died frees its check this long after, for the run the queue gives it to next.
  */
 const RUN_LEASE_MS = 10_000;
+/** How long one run keeps trying through a store's outage (each call rides out OUTAGE_BUDGET_MS first). */
+const RUN_STORAGE_RETRY_MS = 5 * 60_000;
 /** A check whose run ended with its process this many times is not run again. */
 const MAX_CRASHES = 2;
 
@@ -145,7 +156,7 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
         .catch(() => null);
       const earlier = key ? await findReusable(store, key, sha256, job.id) : null;
       const fields = earlier
-        ? await copyResult(store, earlier.record, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null, newToken).catch((error: unknown) => {
+        ? await copyResult(store, earlier.record, job.id, earlier.report, job.source.kind === 'upload' ? job.source.name : null, newToken, earlier.before).catch((error: unknown) => {
             if (error instanceof StorageUnavailableError) throw error;
             return null; // the earlier result went away meanwhile (deleted, swept): this check runs
           })

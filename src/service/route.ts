@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { REQUEST_BUDGET_MS, withStorageBudget } from '../storage/budget.js';
 import { toJsonSchema } from '../util/json-schema.js';
 import { RequestInvalid, type ProblemCode } from './problem.js';
 
@@ -72,7 +73,11 @@ export function commonResponses(doc: RouteDoc, server: { apiKeys: boolean }): Re
     414: { description: 'The URL is longer than 8 KiB', codes: ['uri-too-long'] },
     431: { description: 'The headers are larger than 16 KiB', codes: ['headers-too-large'] },
     500: { description: 'The server failed while answering; the request id (`x-request-id`) finds it in the logs' },
-    503: { description: 'The server is shutting down: retry (another instance, or this one after its restart)', codes: ['shutting-down'], headers: { 'Retry-After': 'seconds to wait' } },
+    503: {
+      description: 'The server is shutting down, or its storage cannot be reached (object storage away): retry (another instance, or this one after its restart)',
+      codes: ['shutting-down', 'storage-unavailable'],
+      headers: { 'Retry-After': 'seconds to wait' },
+    },
   };
   if (doc.auth && server.apiKeys) {
     out[401] = { description: 'No API key, or one this server does not accept', codes: ['api-key-missing', 'api-key-unknown'], headers: { 'WWW-Authenticate': 'Bearer realm="print-preflight"' } };
@@ -146,6 +151,7 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
     url: doc.url,
     schema,
     config: { auth: doc.auth },
-    handler: handler as never,
+    // Storage calls made while answering get the request's budget: an outage is a 503 at once, not a hang.
+    handler: ((request: never, reply: never) => withStorageBudget(REQUEST_BUDGET_MS, () => (handler as (a: never, b: never) => Promise<unknown>)(request, reply))) as never,
   });
 }

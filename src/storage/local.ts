@@ -4,11 +4,11 @@
  * finished temporary file into place, which fails when the name exists: no second writer wins.
  */
 import { createReadStream } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InvalidArgumentError } from '../errors.js';
-import { commitFile, isTemporaryName, readTextOrNull, syncDir, temporaryFor, writeDurable } from '../util/durable.js';
+import { commitFile, createDurable, isTemporaryName, readTextOrNull, syncDir, temporaryFor, writeDurable } from '../util/durable.js';
 import type { ObjectInfo, ObjectStorage } from './storage.js';
 
 /**
@@ -42,25 +42,28 @@ export class LocalStorage implements ObjectStorage {
     await commitFile(file, target);
   }
 
-  async create(key: string, body: string | Uint8Array): Promise<boolean> {
-    const target = this.path(key);
+  create(key: string, body: string | Uint8Array): Promise<boolean> {
+    return createDurable(this.path(key), body);
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    const target = this.path(to);
     await mkdir(dirname(target), { recursive: true });
     const temp = temporaryFor(target);
     try {
-      const handle = await open(temp, 'wx');
-      try {
-        await handle.writeFile(body);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await link(temp, target);
+      // Objects are never changed in place (every write renames a new file over the name), so the
+      // copy may share the file: a hard link costs no bytes and no data fsync. A copy where links
+      // cannot be made (another file system, a folder that refuses them).
+      await link(this.path(from), temp).catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') throw error;
+        await copyFile(this.path(from), temp);
+      });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
-    } finally {
       await rm(temp, { force: true });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
     }
+    await rename(temp, target);
     await syncDir(dirname(target));
     return true;
   }

@@ -13,6 +13,8 @@ export interface StorageOptions {
   url: string;
   /** A non-AWS endpoint (path-style addressing). */
   endpoint?: string;
+  /** Prove the store can be written before returning it (default true); false for a store only read (a batch's input). */
+  verify?: boolean;
 }
 
 /**
@@ -30,8 +32,12 @@ export function parseStorageUrl(url: string): { bucket: string; prefix: string }
 }
 
 /**
- * Opens object storage for `--storage s3://…`.
+ * Opens object storage for `--storage s3://…`, and proves it works: a probe object written and
+ * removed, so a missing bucket or denied access stops `serve`, `worker` and `batch` at start-up
+ * with a {@link StorageUnavailableError} (`reason` `bucket-missing`, `access-denied`,
+ * `unreachable`) naming what to fix, instead of a 503 on the first upload.
  * @throws {MissingDependencyError} without @aws-sdk/client-s3 and @aws-sdk/lib-storage
+ * @throws {StorageUnavailableError} when the store cannot be written
  * @example
  * const storage = await openStorage({ url: 's3://prints/preflight', endpoint: 'http://127.0.0.1:4569' });
  */
@@ -48,5 +54,7 @@ export async function openStorage(options: StorageOptions, feature = '--storage 
   }
   await requireServerPackages(feature, STORAGE_PACKAGES);
   const { S3Storage } = await import('./s3.js');
-  return new S3Storage({ bucket, prefix, ...(options.endpoint ? { endpoint: options.endpoint } : {}) });
+  const storage = new S3Storage({ bucket, prefix, ...(options.endpoint ? { endpoint: options.endpoint } : {}) });
+  if (options.verify !== false) await storage.verify();
+  return storage;
 }

@@ -18,9 +18,10 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError, type StorageFailure } from '../errors.js';
+import { OUTAGE_BUDGET_MS, storageBudgetMs, withStorageBudget } from './budget.js';
 import type { ObjectInfo, ObjectStorage } from './storage.js';
 
 /** Where the store is and how long a request may take. */
@@ -32,8 +33,16 @@ export interface S3StorageOptions {
   endpoint?: string;
   /** Per request, before the SDK retries it. Default 30 s. */
   requestTimeoutMs?: number;
-  /** Attempts per request (the SDK's backoff between them). Default 4. */
+  /** Attempts per request (the SDK's quick backoff between them). Default 3. */
   maxAttempts?: number;
+  /**
+   * Past the SDK's attempts, how long a transient failure (no connection, a timeout, a 5xx or 429)
+   * is tried again, with backoff from 250 ms doubling to 5 s, before it is an error; the calling
+   * context's budget (storage/budget.ts) when it has one. Default {@link OUTAGE_BUDGET_MS}.
+   */
+  retryForMs?: number;
+  /** Keys per page of a listing (ListObjectsV2 `MaxKeys`); the store's own at most 1,000 when absent. */
+  listPageSize?: number;
 }
 
 /** Above this, a file goes up as a multipart upload (parts of this size, two at a time). */
@@ -48,16 +57,20 @@ export class S3Storage implements ObjectStorage {
   readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
+  private readonly retryForMs: number;
+  private readonly pageSize: { MaxKeys: number } | object;
 
   constructor(options: S3StorageOptions) {
     this.bucket = options.bucket;
+    this.retryForMs = options.retryForMs ?? OUTAGE_BUDGET_MS;
+    this.pageSize = options.listPageSize ? { MaxKeys: options.listPageSize } : {};
     this.prefix = options.prefix ? `${options.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
     const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
     this.client = new S3Client({
       ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
       // A non-AWS endpoint rarely cares about the region; the SDK needs one to sign.
       ...(!region && options.endpoint ? { region: 'us-east-1' } : {}),
-      maxAttempts: options.maxAttempts ?? 4,
+      maxAttempts: options.maxAttempts ?? 3,
       requestHandler: { connectionTimeout: 5_000, requestTimeout: options.requestTimeoutMs ?? 30_000 },
       // Checksums only where S3 requires them: S3-compatible stores differ in the trailers they read.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -98,15 +111,27 @@ export class S3Storage implements ObjectStorage {
 
   async create(key: string, body: string | Uint8Array): Promise<boolean> {
     if (await this.head(key)) return false;
-    try {
-      const bytes = asBuffer(body);
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, ContentLength: bytes.length, IfNoneMatch: '*' }));
-      return true;
-    } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 412 || status === 409) return false;
-      throw this.failure('write', key, error);
-    }
+    const bytes = asBuffer(body);
+    // A PUT retried after its answer was lost, whose first attempt landed, is refused (412) by a
+    // store that honours If-None-Match: false then means "there", not "someone else's".
+    const put = async () => {
+      try {
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: bytes, ContentLength: bytes.length, IfNoneMatch: '*' }));
+        return true;
+      } catch (error) {
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (status === 412 || status === 409) return false;
+        throw error;
+      }
+    };
+    return this.call('write', key, put);
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    // CopySource is `bucket/key`, URL-encoded (keys are ours: hex ids and page names, but encoded all the same).
+    const source = `${this.bucket}/${this.key(from).split('/').map(encodeURIComponent).join('/')}`;
+    const out = await this.call('copy', to, () => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.key(to), CopySource: source })), true);
+    return out !== null;
   }
 
   async get(key: string): Promise<Readable | null> {
@@ -140,7 +165,9 @@ export class S3Storage implements ObjectStorage {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call('list', prefix, () => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...(token ? { ContinuationToken: token } : {}) })));
+      const page = await this.call('list', prefix, () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ...this.pageSize, ...(token ? { ContinuationToken: token } : {}) })),
+      );
       for (const o of page.Contents ?? []) if (o.Key) out.push(o.Key.slice(this.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -152,7 +179,7 @@ export class S3Storage implements ObjectStorage {
     let token: string | undefined;
     do {
       const page = await this.call('list', prefix, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), Delimiter: '/', ...(token ? { ContinuationToken: token } : {}) })),
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), Delimiter: '/', ...this.pageSize, ...(token ? { ContinuationToken: token } : {}) })),
       );
       const cut = this.key(prefix).length;
       for (const o of page.Contents ?? []) if (o.Key) out.add(o.Key.slice(cut));
@@ -176,27 +203,48 @@ export class S3Storage implements ObjectStorage {
   }
 
   async probe(): Promise<{ ok: boolean; detail?: string }> {
-    const key = `.probe/${process.pid}-${Date.now()}`;
     try {
-      await this.put(key, 'ok');
-      await this.delete(key);
+      await this.verify();
       return { ok: true };
     } catch (error) {
       return { ok: false, detail: (error as Error).message };
     }
   }
 
-  /** Runs one request; with `absentIsNull`, a missing key is null rather than an error. */
+  /**
+   * Runs one request; with `absentIsNull`, a missing key is null rather than an error. A transient
+   * failure is tried again with backoff within the context's budget (storage/budget.ts): a store
+   * away for a minute delays the work, it does not fail it.
+   */
   private async call<T>(what: string, key: string, fn: () => Promise<T>, absentIsNull: true): Promise<T | null>;
   private async call<T>(what: string, key: string, fn: () => Promise<T>): Promise<T>;
   private async call<T>(what: string, key: string, fn: () => Promise<T>, absentIsNull = false): Promise<T | null> {
-    try {
-      return await fn();
-    } catch (error) {
-      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-      if (absentIsNull && (e.name === 'NoSuchKey' || e.name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket'))) return null;
-      throw this.failure(what, key, error);
+    const budget = storageBudgetMs(this.retryForMs);
+    const started = Date.now();
+    for (let wait = 250; ; wait = Math.min(5_000, wait * 2)) {
+      try {
+        return await fn();
+      } catch (error) {
+        const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+        if (absentIsNull && (e.name === 'NoSuchKey' || e.name === 'NotFound' || (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket'))) return null;
+        if (!transient(error) || Date.now() - started + wait > budget) throw this.failure(what, key, error);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
     }
+  }
+
+  /**
+   * Refuses a store that cannot work at all: the bucket missing, access denied, nothing answering.
+   * Called once at start-up (serve, worker, batch), so a wrong flag is an error with a code there,
+   * not a 503 on the first upload.
+   * @throws {StorageUnavailableError} naming what to fix
+   */
+  async verify(): Promise<void> {
+    const key = `.probe/${process.pid}-${Date.now()}`;
+    await withStartupBudget(async () => {
+      await this.put(key, 'ok');
+      await this.delete(key);
+    });
   }
 
   private failure(what: string, key: string, error: unknown): StorageUnavailableError {
@@ -204,15 +252,32 @@ export class S3Storage implements ObjectStorage {
     const where = `s3://${this.bucket}/${this.key(key)}`;
     const status = e.$metadata?.httpStatusCode;
     let reason: string;
-    if (e.name === 'NoSuchBucket') reason = `the bucket "${this.bucket}" does not exist: create it or fix --storage`;
+    let kind: StorageFailure;
+    if (e.name === 'NoSuchBucket') [kind, reason] = ['bucket-missing', `the bucket "${this.bucket}" does not exist: create it or fix --storage`];
     else if (e.name === 'AccessDenied' || e.name === 'InvalidAccessKeyId' || e.name === 'SignatureDoesNotMatch' || status === 403)
-      reason = 'access was denied: check the AWS credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE, the role) and the bucket policy';
-    else if (e.name === 'TimeoutError' || e.code === 'ETIMEDOUT' || e.name === 'RequestTimeout') reason = 'the store did not answer in time';
-    else if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'ECONNRESET' || e.code === 'EAI_AGAIN') reason = `the store cannot be reached (${e.code}): check --s3-endpoint`;
-    else reason = `${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}`;
-    return new StorageUnavailableError(`Object storage failed to ${what} ${where}: ${reason}.`, error);
+      [kind, reason] = ['access-denied', 'access was denied: check the AWS credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE, the role) and the bucket policy'];
+    else if (e.name === 'TimeoutError' || e.code === 'ETIMEDOUT' || e.name === 'RequestTimeout') [kind, reason] = ['timeout', 'the store did not answer in time'];
+    else if (e.code && NETWORK_CODES.has(e.code)) [kind, reason] = ['unreachable', `the store cannot be reached (${e.code}): check --s3-endpoint`];
+    else [kind, reason] = ['failed', `${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}`];
+    return new StorageUnavailableError(`Object storage failed to ${what} ${where}: ${reason}.`, error, kind);
   }
 }
+
+/** Start-up and /health ask once (with the SDK's own quick attempts): they report, they do not wait. */
+function withStartupBudget<T>(fn: () => Promise<T>): Promise<T> {
+  return withStorageBudget(0, fn);
+}
+
+/** A failure that may pass: no connection, a timeout, a throttle or a server error (not a missing bucket, nor access denied). */
+function transient(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined) return status >= 500 || status === 429 || status === 408;
+  // No answer at all: refused, reset, timed out, a name that did not resolve (yet).
+  return (e.code !== undefined && NETWORK_CODES.has(e.code)) || e.name === 'TimeoutError' || e.name === 'RequestTimeout' || /socket hang up/i.test(String((error as Error).message));
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 
 /** A body of known length (an empty string too: the SDK takes an empty body for a stream of unknown length). */
 function asBuffer(body: string | Uint8Array): Buffer {

@@ -32,6 +32,12 @@ export interface ObjectStorage {
    * the store cannot refuse a second writer itself, callers hold a lock (see docs/fleet.md).
    */
   create(key: string, body: string | Uint8Array): Promise<boolean>;
+  /**
+   * Copies an object to another key inside the store (object storage copies it server-side: no
+   * byte passes through this process), whole or not at all.
+   * @returns false when `from` does not exist (nothing was written)
+   */
+  copy(from: string, to: string): Promise<boolean>;
   /** The object as a stream, or null when there is none. */
   get(key: string): Promise<Readable | null>;
   /** The object's bytes, or null. */

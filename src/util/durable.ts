@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 const MARKER = '.print-preflight~';
@@ -44,19 +44,47 @@ export async function writeDurable(path: string, data: string | Uint8Array): Pro
   await mkdir(dirname(path), { recursive: true });
   const temp = temporaryFor(path);
   try {
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSynced(temp, data, 'w');
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
   await syncDir(dirname(path));
+}
+
+/**
+ * Writes `data` to `path` only if nothing is there (write-once), durably: the finished, fsynced
+ * temporary file is hard-linked into place, which fails when the name exists, so of two writers
+ * exactly one wins and no reader ever sees part of the file.
+ * @returns false when `path` already existed (nothing was written)
+ * @example
+ * if (!(await createDurable('/data/checks/abc/record.json', json))) console.log('written before');
+ */
+export async function createDurable(path: string, data: string | Uint8Array): Promise<boolean> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = temporaryFor(path);
+  try {
+    await writeSynced(temp, data);
+    await link(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(temp, { force: true });
+  }
+  await syncDir(dirname(path));
+  return true;
+}
+
+async function writeSynced(path: string, data: string | Uint8Array, flags = 'wx'): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

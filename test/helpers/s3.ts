@@ -3,10 +3,18 @@
  * Docker, no download at test time — MinIO is in neither npm nor Debian), on a free loopback port,
  * its objects in a temporary folder. `down()` / `up()` stop it and start it again on the same port
  * and folder, so clients see a real outage.
+ *
+ * s3rver writes an object in place (its file truncated, then written) and reads its size and its
+ * bytes in two steps, so a GET racing a PUT of the same key can get part of an object — which S3,
+ * R2 and MinIO never give (a PUT is atomic there). The tests hold the stores to S3's rule, not to
+ * s3rver's shortcut: here each key's PUT, copy and GET run one at a time, and a GET's bytes are read
+ * whole before the next PUT of that key starts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 import { freePort } from './redis.js';
 
@@ -24,11 +32,58 @@ export interface S3Server {
 /** s3rver's built-in account: it checks signatures against it. */
 export const S3RVER_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
 
+interface StoredObject {
+  content?: NodeJS.ReadableStream & { pipe?: unknown };
+}
+type StoreMethod = (this: unknown, ...args: unknown[]) => Promise<StoredObject | undefined>;
+
+let atomic = false;
+function atomicObjects(): void {
+  if (atomic) return;
+  atomic = true;
+  const FilesystemStore = createRequire(import.meta.url)('s3rver/lib/stores/filesystem.js') as { prototype: Record<string, StoreMethod> };
+  const proto = FilesystemStore.prototype;
+  const locks = new Map<string, Promise<unknown>>();
+  const one = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (locks.get(key) ?? Promise.resolve()).then(fn, fn);
+    const settled = run.catch(() => undefined);
+    locks.set(key, settled);
+    try {
+      return await run;
+    } finally {
+      if (locks.get(key) === settled) locks.delete(key);
+    }
+  };
+  const put = proto.putObject!;
+  proto.putObject = function (this: unknown, ...args: unknown[]) {
+    const object = args[0] as { bucket: string; key: string };
+    return one(`${object.bucket}/${object.key}`, () => put.apply(this, args));
+  };
+  const copy = proto.copyObject!;
+  proto.copyObject = function (this: unknown, ...args: unknown[]) {
+    return one(`${args[2]}/${args[3]}`, () => copy.apply(this, args));
+  };
+  const get = proto.getObject!;
+  proto.getObject = function (this: unknown, ...args: unknown[]) {
+    return one(`${args[0]}/${args[1]}`, async () => {
+      const object = await get.apply(this, args);
+      if (object?.content && typeof object.content.pipe === 'function') {
+        const chunks: Buffer[] = [];
+        for await (const chunk of object.content as AsyncIterable<Buffer>) chunks.push(chunk);
+        object.content = Readable.from([Buffer.concat(chunks)]);
+      }
+      return object;
+    });
+  };
+}
+
 export async function startS3(bucket = 'prints'): Promise<S3Server> {
+  atomicObjects();
   const dir = mkdtempSync(join(tmpdir(), 'pp-s3-'));
   const port = await freePort();
   let server: S3rver | null = null;
   const up = async () => {
+    if (server) return;
     server = new S3rver({ port, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: bucket, configs: [] }] });
     await server.run();
   };
