@@ -23,8 +23,12 @@ import { profileRules, settle } from '../rules/index.js';
 import { localizeReport } from '../messages/catalogue.js';
 import type { AssembledLayer } from '../model/assembly.js';
 
-/** What to check: a file's path, its bytes, or `{ url }` — downloaded as the order service would. */
-export type CheckSource = string | Uint8Array | { url: string };
+/**
+ * What to check: a file's path, its bytes, `{ url }` — downloaded as the order service would — or a
+ * source per layer (`{ layers: { front: 'front.png', back: { url, fit: 'tile' } } }`), assembled into
+ * the print file in the pool, which is then the check's fixed file.
+ */
+export type CheckSource = string | Uint8Array | { url: string } | LayersSource;
 
 export type { CheckOptions };
 
@@ -63,7 +67,7 @@ export interface CheckResult {
  * Every surface enters here: the library's `preflight`, `checkAndFix` and their URL forms, the
  * command line, batch, the hot folder, the service and the fleet (those that resolved the run
  * already, to use its target, through `checkRun`).
- * @param source a path, the file's bytes, or `{ url }`
+ * @param source a path, the file's bytes, `{ url }`, or `{ layers }` (an image or one-page PDF per layer id)
  * @example
  * const out = await check({ url: 'https://cdn.example.com/a.pdf' }, { sku: 'T-SHIRT-M' }, { fix: 'approve', locale: 'pt' });
  * if (out.status === 'needs-approval') console.log(out.fixed?.changes.map((c) => c.customer));
