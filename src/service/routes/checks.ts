@@ -11,7 +11,10 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { resolvedCallbackUrlProblem } from '../../jobs/callback.js';
-import { CheckJobSchema, type CheckOptionsSchema, newRecord, type CheckJob, type CheckRecord, type CheckSource } from '../../jobs/schema.js';
+import { CheckJobSchema, type CheckOptionsSchema, LayerIdSchema, newRecord, type CheckJob, type CheckRecord, type CheckSource } from '../../jobs/schema.js';
+import { AssemblyFillSchema, type AssemblyFill } from '../../model/assembly.js';
+import { layerProblems } from '../../flow/assembly.js';
+import { layerGuard, MAX_LAYER_PARTS } from './layer-parts.js';
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
 import { loosenings } from '../../profile/tighten.js';
@@ -19,7 +22,7 @@ import type { Profile } from '../../profile/schema.js';
 import { PRIVATE_NO_STORE } from '../headers.js';
 import { Problem, toProblem, zodFields } from '../problem.js';
 import { defineRoute } from '../route.js';
-import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, ReportPageQuerySchema, SubmitQuerySchema, targetOf } from '../schemas.js';
+import { CheckFormSchema, CheckLayersUploadSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, ReportPageQuerySchema, SubmitQuerySchema, targetOf } from '../schemas.js';
 import { customerRoutes, REPORT_HTML_DOC, sendReportPage } from './customer.js';
 import type { ServiceContext } from '../context.js';
 import type { Caller } from '../tenants.js';
@@ -76,6 +79,9 @@ export function checkRoutes(ctx: ServiceContext): void {
     },
   };
   const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
+  const layersUpload = { schema: CheckLayersUploadSchema, partTypes: { file: 'application/pdf' } };
+  const layersWhen =
+    'Instead of a PDF, one image per layer of the product (PNG, JPEG, TIFF, WebP, or a one-page PDF): multipart parts named `layer.<layer id>` (`layer.front`, `layer.back`…, as GET /v1/profiles lists the layers), each with an optional `fit.<layer id>` field (`cover`, `contain`, `stretch`, `tile`, `mirror`), or JSON `{ "layers": { "front": { "url": "…", "fit": "tile" } }, "sku": "…" }`. They are assembled into the print file in the worker pool, under the decode budget, and checked: the check\'s `fixed` file is that print file (`/v1/files/{token}.pdf`), usable in orders, and with `fix=approve` it waits for the customer\'s approval like any fix. A layer missing, an unknown layer, a part both `file` and `layer.*` are 400s whose `errors[].path` names the part; a part that is no image is a 422 (`layer-not-image`). The upload limit holds for each part and for the request as a whole.';
   const submitWhen =
     "With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server's callback secret), retried up to 10 times.";
 
@@ -87,7 +93,7 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/checks',
       operationId: 'submitCheck',
       summary: 'Check a print file: an upload or a URL',
-      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. With \`fix\` (\`auto\` or \`approve\`), either is fixed by its policy and checked again: the check ends \`done\` with \`fixed\`, or \`needs-approval\` (callback topic \`check.needs-approval\`) until POST /v1/checks/{id}/approve or /reject or the approval page decides. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
+      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. ${layersWhen} With \`fix\` (\`auto\` or \`approve\`), either is fixed by its policy and checked again: the check ends \`done\` with \`fixed\`, or \`needs-approval\` (callback topic \`check.needs-approval\`) until POST /v1/checks/{id}/approve or /reject or the approval page decides. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
@@ -95,11 +101,16 @@ export function checkRoutes(ctx: ServiceContext): void {
       // one listed, and uploads have their own operation (uploadCheck).
       requestBodies: {
         'application/json': { schema: CheckUrlBodySchema, example: { url: 'https://files.example.com/designs/duvet-200x200.pdf', sku: 'DUVET-COVER-200X200' } },
-        'multipart/form-data': upload,
+        'multipart/form-data': layersUpload,
       },
-      responses: { ...submitResponses, 415: { description: 'Neither multipart/form-data nor application/json' } },
+      responses: {
+        ...submitResponses,
+        415: { description: 'Neither multipart/form-data nor application/json' },
+        422: { ...submitResponses[422], description: `${submitResponses[422].description}; a \`layer.<id>\` part that is not a PNG, JPEG, TIFF, WebP or PDF file (\`layer-not-image\`)`, codes: [...submitResponses[422].codes, 'layer-not-image'] },
+      },
     },
-    async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? (caller) => acceptUpload(ctx, request, caller) : (caller) => acceptUrl(ctx, request.body, caller)),
+    async (request, reply) =>
+      submit(ctx, request, reply, request.isMultipart() ? (caller) => acceptUpload(ctx, request, caller, { layers: true }) : (caller) => acceptUrl(ctx, request.body, caller)),
   );
 
   defineRoute(
@@ -347,45 +358,106 @@ export function cleanName(name: string | undefined): string {
   return (base || 'upload.pdf').slice(0, 255);
 }
 
-/** Reads a multipart submission, streaming the file to disk within the size limit. */
-async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller: Caller): Promise<CheckJob> {
+/**
+ * Reads a multipart submission, streaming the file — or, with `layers`, each `layer.<id>` part — to
+ * disk within the size limit (per part and for the request as a whole).
+ */
+async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller: Caller, how: { layers: boolean } = { layers: false }): Promise<CheckJob> {
   const id = newId();
   const temp = ctx.store.uploadTemp(id);
   const fields: Record<string, string> = {};
+  const fits: Record<string, string> = {};
+  /** Layer parts by layer id: where each streamed to, and the name the client gave it. */
+  const layers = new Map<string, { temp: string; name: string }>();
+  const counted = { bytes: 0 };
+  const limit = ctx.options.maxUploadBytes;
   let name: string | null = null;
   let known: ReturnType<typeof targetOrThrow> | null = null;
+  const invalid = (path: string, message: string, detail: string) => new Problem(400, 'request-invalid', detail, { errors: [{ path, message }] });
   try {
-    const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
+    const max = how.layers ? MAX_LAYER_PARTS : 1;
+    const parts = request.parts({ limits: { fileSize: limit, files: max, fields: 8 + max, fieldSize: 8192, parts: 10 + 2 * max } });
     for await (const part of parts) {
+      const layerPart = how.layers ? /^layer\.(.*)$/s.exec(part.fieldname) : null;
       if (part.type === 'file') {
-        if (part.fieldname !== 'file')
-          throw new Problem(400, 'request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, {
-            errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }],
-          });
-        name = cleanName(part.filename);
+        if (part.fieldname !== 'file' && !layerPart) {
+          throw invalid(
+            part.fieldname,
+            how.layers ? 'unknown file part; name it "file" (a PDF) or "layer.<layer id>" (an image per layer)' : 'unknown file part; name it "file"',
+            how.layers
+              ? `Unknown file part "${part.fieldname}": send the PDF as the part named "file", or each layer's image as a part named "layer.<layer id>".`
+              : `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`,
+          );
+        }
         // Fields sent before the file (curl -F sku=… -F file=@…) are judged before a byte is stored.
         const early = targetOf(fields);
-        if (early.ok) known = targetOrThrow(ctx, early.target);
-        // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
-        // client is still sending, and nothing more is read or kept.
-        part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
-        await pipeline(part.file, createWriteStream(temp, { flags: 'wx' }));
-      } else {
-        if (Object.hasOwn(fields, part.fieldname)) {
-          throw new Problem(400, 'request-invalid', `The field "${part.fieldname}" is given twice.`, { errors: [{ path: part.fieldname, message: 'given more than once' }] });
+        if (early.ok) known ??= targetOrThrow(ctx, early.target);
+        // At the limit the stream is destroyed at once: the 413 goes out while the client is still
+        // sending, and nothing more is read or kept.
+        part.file.once('limit', () => part.file.destroy(tooLarge(limit)));
+        if (layerPart) {
+          const layer = layerPart[1]!;
+          if (name !== null || layers.has(layer) || !LayerIdSchema.safeParse(layer).success) {
+            throw invalid(
+              part.fieldname,
+              name !== null ? 'a file part is given too: send either "file" or the layer parts' : layers.has(layer) ? 'given more than once' : 'not a layer id (lower-case letters, digits and hyphens)',
+              name !== null ? `Both "file" and "${part.fieldname}" are given: send either the PDF or one image per layer.` : `The part "${part.fieldname}" cannot be used.`,
+            );
+          }
+          if (known && !known.resolved.layers.some((l) => l.id === layer)) throw unknownLayer(part.fieldname, known.resolved.layers);
+          const to = ctx.store.layerUploadTemp(id, layer);
+          layers.set(layer, { temp: to, name: cleanName(part.filename) });
+          await pipeline(part.file, layerGuard(part.fieldname, counted, limit, () => tooLarge(limit)), createWriteStream(to, { flags: 'wx' }));
+        } else {
+          if (layers.size) throw invalid('file', 'layer parts are given too: send either "file" or the layer parts', `Both "file" and "layer.*" parts are given: send either the PDF or one image per layer.`);
+          if (name !== null) throw invalid('file', 'given more than once', 'The part "file" is given twice.');
+          name = cleanName(part.filename);
+          await pipeline(part.file, createWriteStream(temp, { flags: 'wx' }));
         }
-        fields[part.fieldname] = String(part.value);
+      } else {
+        const fit = how.layers ? /^fit\.(.+)$/s.exec(part.fieldname) : null;
+        const into = fit ? fits : fields;
+        const key = fit ? fit[1]! : part.fieldname;
+        if (Object.hasOwn(into, key)) throw invalid(part.fieldname, 'given more than once', `The field "${part.fieldname}" is given twice.`);
+        into[key] = String(part.value);
       }
     }
     const form = CheckFormSchema.safeParse(fields);
     const errors = form.success ? [] : zodFields(form.error);
-    if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
-    if (!form.success || name === null) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+    if (name === null && !layers.size) {
+      errors.push(
+        how.layers
+          ? { path: 'file', message: 'a part named "file" with the PDF, or a part "layer.<layer id>" per layer, is required' }
+          : { path: 'file', message: 'a part named "file" with the PDF is required' },
+      );
+    }
+    for (const [layer, value] of Object.entries(fits)) {
+      if (!layers.has(layer)) errors.push({ path: `fit.${layer}`, message: `no part "layer.${layer}" to fill` });
+      else if (!AssemblyFillSchema.safeParse(value).success) errors.push({ path: `fit.${layer}`, message: 'must be cover, contain, stretch, tile or mirror' });
+    }
+    if (!form.success || errors.length) throw new Problem(400, 'request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     // The target judged before the file is the one the form names (a field is never given twice): not looked up again.
     const { target, resolved } = known ?? targetOrThrow(ctx, form.data);
+    if (layers.size) {
+      const problems = layerProblems([...layers.keys()], resolved.layers).map((p) => ({ path: `layer.${p.path}`, message: p.message }));
+      if (problems.length) {
+        throw new Problem(400, 'request-invalid', `${resolved.profile.id} ${resolved.variant.id} takes one image per layer: ${problems.map((e) => `${e.path}: ${e.message}`).join('; ')}`, {
+          errors: problems,
+        });
+      }
+    }
     policyOrThrow(ctx, caller, resolved.profile, form.data.policy);
     const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
-    const file = await ctx.store.commitUpload(temp, id);
+    let source: CheckSource;
+    if (layers.size) {
+      const stored: Extract<CheckSource, { kind: 'layers' }>['layers'] = {};
+      for (const layer of resolved.layers) {
+        const part = layers.get(layer.id)!;
+        const fit = fits[layer.id] as AssemblyFill | undefined;
+        stored[layer.id] = { file: await ctx.store.commitLayerUpload(part.temp, id, layer.id), name: part.name, ...(fit ? { fit } : {}) };
+      }
+      source = { kind: 'layers', layers: stored };
+    } else source = { kind: 'upload', file: await ctx.store.commitUpload(temp, id), name: name! };
     const raster = form.data.raster !== 'false';
     const options = {
       raster,
@@ -396,9 +468,10 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
       ...(form.data.fit ? { fit: form.data.fit } : {}),
       ...(form.data.locale ? { locale: form.data.locale } : {}),
     };
-    return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
+    return await createJob(ctx, caller, id, source, target, options, callbackUrl);
   } catch (error) {
     await rm(temp, { force: true });
+    for (const part of layers.values()) await rm(part.temp, { force: true });
     const code = (error as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
     // busboy's own errors (no boundary, a part cut short, a malformed header) are the client's.
@@ -407,6 +480,11 @@ async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller
     }
     throw error;
   }
+}
+
+function unknownLayer(part: string, layers: readonly { id: string }[]): Problem {
+  const ids = layers.map((l) => l.id).join(', ');
+  return new Problem(400, 'request-invalid', `The part "${part}" names no layer of this product; its layers: ${ids}.`, { errors: [{ path: part, message: `no such layer; the layers are ${ids}` }] });
 }
 
 function tooLarge(limit: number): Problem {
@@ -434,6 +512,13 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
   const b = parsed.data;
   // The operator's profile is the bound: a call may ask for a stricter check, never a looser one.
   const { target, resolved } = targetOrThrow(ctx, b);
+  if (b.layers) {
+    const problems = layerProblems(Object.keys(b.layers), resolved.layers).map((p) => ({ path: `layers.${p.path}`, message: p.message }));
+    if (problems.length) {
+      ctx.metrics.rejectedSubmission('invalid');
+      throw new Problem(400, 'request-invalid', `${resolved.profile.id} ${resolved.variant.id} takes one image per layer: ${problems.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors: problems });
+    }
+  }
   const looser = loosenings(resolved.limits, resolved.profile.severities, b);
   if (looser.length) {
     ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
@@ -454,7 +539,8 @@ async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Pr
     ...(b.fit ? { fit: b.fit } : {}),
     ...(b.locale ? { locale: b.locale } : {}),
   };
-  return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
+  const source: CheckSource = b.layers ? { kind: 'layers', layers: b.layers } : { kind: 'url', url: b.url! };
+  return createJob(ctx, caller, newId(), source, target, options, callbackUrl);
 }
 
 /** A call's policy may only tighten the operator's (the profile's severities and policy). */
