@@ -77,7 +77,11 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   const { layerFit: _, ...planOptions } = opts;
   const executor: Executor = preflightOptions.pool === false ? (await import('../pool/local.js')).localExecutor : (preflightOptions.pool ?? defaultPool());
   const decodeLimits = decodeLimitsOf(executor instanceof PreflightPool ? executor : undefined, preflightOptions.decodeLimits);
-  const { bytes, changes, layers: made } = await assembleInPool(
+  const {
+    bytes,
+    changes,
+    layers: made,
+  } = await assembleInPool(
     { executor, decodeLimits, layers: resolved.layers, limits },
     layers.map((l) => ({ ...l, ...(fits.get(l.id) ? { fit: fits.get(l.id)! } : {}) })),
     { ...planOptions, backgroundChosen: options.background !== undefined },

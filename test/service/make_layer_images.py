@@ -3,7 +3,7 @@ Layer images as customers send them, made by real producers (Pillow, ImageMagick
 img2pdf) into the folder given: every kind the service takes per layer, and a JPEG for each of
 the eight EXIF orientations whose pixels are stored turned so that the tag makes them upright.
 
-The upright design is 600 x 900 px: a red band at the top (20 %), a blue band at the bottom (20 %),
+The upright design is 2400 x 3600 px (over 100 ppi on a t-shirt's front when stretched): a red band at the top (20 %), a blue band at the bottom (20 %),
 between them green on the left half and yellow on the right half, so a turn or a mirror shows.
 Run with Debian's /usr/bin/python3: python3 make_layer_images.py OUT_DIR
 """
@@ -14,7 +14,7 @@ import sys
 from PIL import Image, ImageDraw
 
 RED, BLUE, GREEN, YELLOW = (220, 30, 30), (30, 60, 220), (30, 170, 60), (240, 210, 30)
-W, H = 600, 900
+W, H = 2400, 3600
 
 
 def design(alpha_bottom=False):
@@ -40,9 +40,11 @@ def main(out):
     im = "/usr/bin/convert"
     run(im, p("base.png"), "-depth", "16", "PNG48:" + p("png16.png"))
     run(im, p("base.png"), "-colors", "8", "PNG8:" + p("palette.png"))
-    run(im, p("base.png"), "-colorspace", "CMYK", "-quality", "92", p("cmyk.jpg"))
+    # CMYK through ICC profiles (Ghostscript's sRGB and default CMYK), the CMYK one embedded.
+    icc = ["-profile", "/usr/share/color/icc/ghostscript/srgb.icc", "-profile", "/usr/share/color/icc/ghostscript/default_cmyk.icc"]
+    run(im, p("base.png"), *icc, "-quality", "92", p("cmyk.jpg"))
     run(im, p("base.png"), "-interlace", "JPEG", "-quality", "92", p("progressive.jpg"))
-    run(im, p("base.png"), "-colorspace", "CMYK", "-compress", "lzw", p("cmyk.tif"))
+    run(im, p("base.png"), *icc, "-compress", "lzw", p("cmyk.tif"))
     design().convert("RGB").save(p("image.webp"), quality=92)
     run(im, p("base.png"), "-quality", "92", p("for-pdf.jpg"))
     run("/usr/bin/img2pdf", p("for-pdf.jpg"), "-o", p("one-page.pdf"))
@@ -52,6 +54,9 @@ def main(out):
         name = p(f"orientation-{n}.jpg")
         run(im, p("base.png"), *ops, "-quality", "92", name)
         run("/usr/bin/exiftool", "-q", "-overwrite_original", f"-Orientation={n}", "-n", name)
+    # Small JPEGs (about 10 KB each) for the upload limits.
+    for n, space in ((1, "sRGB"), (2, "CMYK")):
+        run(im, p("base.png"), "-resize", "400x600", "-colorspace", space, "-quality", "92", p(f"small-{n}.jpg"))
     # Not an image: a text file named like one.
     with open(p("notes.png"), "w") as f:
         f.write("These are my notes, not a picture.\n")

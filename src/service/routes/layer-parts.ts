@@ -39,34 +39,42 @@ export function notAnImage(part: string): Problem {
 }
 
 /**
- * A pass-through for one layer part: refuses it (with {@link notAnImage}) as soon as its first bytes
- * say it is no image, and adds its bytes to the request's count, refusing the request with
- * `tooLarge` when the count passes `limit`.
+ * A pass-through for one layer part that knows, from the part's first bytes, whether it is an image
+ * (else `problem` is {@link notAnImage}), and adds its bytes to the request's count (past `limit`,
+ * `problem` is `tooLarge()`). A part found wanting is read on to its end and dropped, not torn
+ * down: the multipart reader goes on, so the answer goes out at once instead of after a stall.
  */
-export function layerGuard(part: string, request: { bytes: number }, limit: number, tooLarge: () => Problem): Transform {
+export function layerGuard(part: string, request: { bytes: number }, limit: number, tooLarge: () => Problem): Transform & { problem: Problem | null } {
   let head: Buffer[] = [];
   let headBytes = 0;
   let judged = false;
-  const judge = (stream: Transform): Problem | null => {
+  const judge = (stream: Transform & { problem: Problem | null }) => {
     judged = true;
     const bytes = Buffer.concat(head);
     head = [];
-    if (!layerKind(bytes)) return notAnImage(part);
-    stream.push(bytes);
-    return null;
+    if (!layerKind(bytes)) stream.problem = notAnImage(part);
+    else stream.push(bytes);
   };
-  return new Transform({
+  const guard = new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       request.bytes += chunk.length;
-      if (request.bytes > limit) return done(tooLarge());
+      if (guard.problem) return done();
+      if (request.bytes > limit) {
+        guard.problem = tooLarge();
+        head = [];
+        return done();
+      }
       if (judged) return done(null, chunk);
       head.push(chunk);
       headBytes += chunk.length;
-      if (headBytes < SNIFF_BYTES) return done();
-      done(judge(this));
+      if (headBytes >= SNIFF_BYTES) judge(guard);
+      done();
     },
     flush(done: TransformCallback) {
-      done(judged ? null : judge(this));
+      if (!judged && !guard.problem) judge(guard);
+      done();
     },
-  });
+  }) as Transform & { problem: Problem | null };
+  guard.problem = null;
+  return guard;
 }
