@@ -146,6 +146,51 @@ function colourAt(img: { data: Buffer; width: number; height: number }, fx: numb
   return `rgb(${r},${g},${b})`;
 }
 
+/** sRGB (8-bit) to CIE L*a*b* (D65). */
+function lab(r: number, g: number, b: number): [number, number, number] {
+  const lin = (c: number) => {
+    const v = c / 255;
+    return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  const [R, G, B] = [lin(r), lin(g), lin(b)];
+  const x = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
+  const y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  const z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t) / 116 + 16 / 116);
+  return [116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))];
+}
+
+/**
+ * Mean ΔE76 between a rendered page and its layer's source as ImageMagick draws it — upright
+ * (-auto-orient), through its embedded ICC profile to sRGB, on white, stretched to the page's pixels
+ * (the layers are filled with `stretch`). A one-page PDF layer is compared with the JPEG it was made from.
+ */
+function meanDeltaE(page: { data: Buffer; width: number; height: number }, source: string): number {
+  const file = join(images, source === 'one-page.pdf' ? 'for-pdf.jpg' : source);
+  const ref = execFileSync('/usr/bin/convert', [
+    file,
+    '-auto-orient',
+    '-profile',
+    '/usr/share/color/icc/ghostscript/srgb.icc',
+    '-background',
+    'white',
+    '-flatten',
+    '-resize',
+    `${page.width}x${page.height}!`,
+    '-depth',
+    '8',
+    'rgb:-',
+  ]);
+  let sum = 0;
+  const n = page.width * page.height;
+  for (let i = 0; i < n; i++) {
+    const a = lab(page.data[i * 3]!, page.data[i * 3 + 1]!, page.data[i * 3 + 2]!);
+    const b = lab(ref[i * 3]!, ref[i * 3 + 1]!, ref[i * 3 + 2]!);
+    sum += Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+  }
+  return sum / n;
+}
+
 /** Where each band of the design must be on a stretched page: the design upright and not mirrored. */
 const UPRIGHT: [number, number, Colour][] = [
   [0.5, 0.08, 'red'],
@@ -188,6 +233,9 @@ describe('POST /v1/checks with an image per layer', () => {
         // The transparent bottom band of the alpha PNG prints as the background (white).
         const want = UPRIGHT.map(([, , c], k) => (kind === 'png8-alpha.png' && k === 3 ? 'white' : c));
         expect(seen, `${kind} on page ${i + 1}`).toEqual(want);
+        const delta = meanDeltaE(img, kind);
+        console.log(`${kind}: mean ΔE76 ${delta.toFixed(2)} against ImageMagick's rendering of the source`);
+        expect(delta, `${kind}: mean ΔE76 against the source`).toBeLessThan(3);
       }
       const transparent = check.report!.findings.filter((f) => f.code === 'image-transparent-area');
       expect(transparent.map((f) => f.layer)).toEqual(kinds.includes('png8-alpha.png') ? ['front'] : []);
