@@ -161,26 +161,14 @@ function lab(r: number, g: number, b: number): [number, number, number] {
 }
 
 /**
- * Mean ΔE76 between a rendered page and its layer's source as ImageMagick draws it — upright
- * (-auto-orient), through its embedded ICC profile to sRGB, on white, stretched to the page's pixels
- * (the layers are filled with `stretch`). A one-page PDF layer is compared with the JPEG it was made from.
+ * Mean ΔE76 between a rendered page and its layer's source as Pillow (LittleCMS) draws it —
+ * upright by its EXIF orientation, through its embedded ICC profile to sRGB, on white, stretched to
+ * the page's pixels (the layers are filled with `stretch`): layer_reference.py. A one-page PDF
+ * layer is compared with the JPEG it was made from.
  */
 function meanDeltaE(page: { data: Buffer; width: number; height: number }, source: string): number {
   const file = join(images, source === 'one-page.pdf' ? 'for-pdf.jpg' : source);
-  const ref = execFileSync('/usr/bin/convert', [
-    file,
-    '-auto-orient',
-    '-profile',
-    '/usr/share/color/icc/ghostscript/srgb.icc',
-    '-background',
-    'white',
-    '-flatten',
-    '-resize',
-    `${page.width}x${page.height}!`,
-    '-depth',
-    '8',
-    'rgb:-',
-  ]);
+  const ref = execFileSync('/usr/bin/python3', [join(import.meta.dirname, 'layer_reference.py'), file, String(page.width), String(page.height)], { maxBuffer: 64 << 20 });
   let sum = 0;
   const n = page.width * page.height;
   for (let i = 0; i < n; i++) {
@@ -234,7 +222,7 @@ describe('POST /v1/checks with an image per layer', () => {
         const want = UPRIGHT.map(([, , c], k) => (kind === 'png8-alpha.png' && k === 3 ? 'white' : c));
         expect(seen, `${kind} on page ${i + 1}`).toEqual(want);
         const delta = meanDeltaE(img, kind);
-        console.log(`${kind}: mean ΔE76 ${delta.toFixed(2)} against ImageMagick's rendering of the source`);
+        console.log(`${kind}: mean ΔE76 ${delta.toFixed(2)} against Pillow's rendering of the source`);
         expect(delta, `${kind}: mean ΔE76 against the source`).toBeLessThan(3);
       }
       const transparent = check.report!.findings.filter((f) => f.code === 'image-transparent-area');
