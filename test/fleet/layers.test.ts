@@ -1,22 +1,28 @@
 /**
  * An image per layer through the fleet (`serve --redis` and a `worker`, the compiled CLI as
- * deployed) gives the same record and the same file as the embedded server: the same status,
+ * deployed) — sharing a data folder, and with no shared folder (`--storage s3://…`, an S3 server on
+ * 127.0.0.1) — gives the same record and the same file as the embedded server: the same status,
  * verdict, approval, findings, assembly and changes, and a fixed file of the same SHA-256 and bytes
  * once approved; a layer the product does not have is the same 400 naming the part. The images are
  * made at test time by Pillow, ImageMagick and exiftool (test/service/make_layer_images.py).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { startS3, type S3Server } from '../helpers/s3.js';
 import { eventually, startServe, startWorker, stopWorker, type ServeProcess, type WorkerProcess } from './fleet-harness.js';
 
 let redis: RedisServer;
+let redisS3: RedisServer;
+let s3: S3Server;
+let fleetS3: ServeProcess | null = null;
+let workerS3: WorkerProcess | null = null;
 let pool: PreflightPool;
 let embedded: ServiceHandle;
 let fleet: ServeProcess | null = null;
@@ -32,11 +38,22 @@ beforeAll(async () => {
   const data = join(dir, 'fleet');
   fleet = await startServe(redis.url, data);
   worker = startWorker(redis.url, data);
+  // The fleet that keeps nothing on a shared disk: its own Redis, the files in S3.
+  redisS3 = await startRedis();
+  s3 = await startS3();
+  const storage = ['--storage', `s3://${s3.bucket}/fleet`, '--s3-endpoint', s3.endpoint];
+  for (const d of ['s3-server', 's3-worker']) mkdirSync(join(dir, d));
+  fleetS3 = await startServe(redisS3.url, join(dir, 's3-server'), storage);
+  workerS3 = startWorker(redisS3.url, join(dir, 's3-worker'), storage);
 }, 120_000);
 
 afterAll(async () => {
   fleet?.proc.kill('SIGKILL');
+  fleetS3?.proc.kill('SIGKILL');
   if (worker) await stopWorker(worker, 'SIGKILL');
+  if (workerS3) await stopWorker(workerS3, 'SIGKILL');
+  await redisS3?.stop();
+  await s3?.stop();
   await embedded?.close();
   await pool?.destroy();
   await redis?.stop();
@@ -87,14 +104,16 @@ describe('an image per layer through the fleet', () => {
   it('gives the same record and, once approved, the same file as the embedded server', async () => {
     const fields = { sku: 'TANKTOP-M', fix: 'approve', locale: 'fr', 'fit.front': 'contain' };
     const parts = { front: 'png8-alpha.png', back: 'orientation-6.jpg' };
-    const [a, b] = [await submit(embedded.url, layersForm(fields, parts)), await submit(fleet!.url, layersForm(fields, parts))];
+    const [a, b, c] = [await submit(embedded.url, layersForm(fields, parts)), await submit(fleet!.url, layersForm(fields, parts)), await submit(fleetS3!.url, layersForm(fields, parts))];
     expect(a.status, JSON.stringify(a)).toBe('needs-approval');
     expect(a.report!.findings.some((f) => f.code === 'image-transparent-area' && f.layer === 'front')).toBe(true);
-    expect(same(b)).toEqual(same(a));
+    expect(same(b), 'fleet, shared folder').toEqual(same(a));
+    expect(same(c), 'fleet, S3').toEqual(same(a));
     const files: Buffer[] = [];
     for (const [url, v] of [
       [embedded.url, a],
       [fleet!.url, b],
+      [fleetS3!.url, c],
     ] as const) {
       const approved = await fetch(`${url}/v1/checks/${v.id}/approve`, { method: 'POST' });
       expect(approved.status, await approved.clone().text()).toBe(200);
@@ -104,11 +123,12 @@ describe('an image per layer through the fleet', () => {
     }
     expect(createHash('sha256').update(files[0]!).digest('hex')).toBe(a.fixed!.sha256);
     expect(files[1]!.equals(files[0]!)).toBe(true);
+    expect(files[2]!.equals(files[0]!)).toBe(true);
   }, 400_000);
 
   it('refuses a layer the product does not have with the same problem', async () => {
     const answers = [];
-    for (const url of [embedded.url, fleet!.url]) {
+    for (const url of [embedded.url, fleet!.url, fleetS3!.url]) {
       const res = await fetch(`${url}/v1/checks`, { method: 'POST', body: layersForm({ sku: 'TANKTOP-M' }, { front: 'small-1.jpg', sleeve: 'small-1.jpg' }) });
       const { instance: _i, ...body } = (await res.json()) as Record<string, unknown>;
       answers.push({ status: res.status, body });
@@ -116,5 +136,6 @@ describe('an image per layer through the fleet', () => {
     expect(answers[0]!.status).toBe(400);
     expect((answers[0]!.body.errors as { path: string }[]).map((e) => e.path)).toEqual(['layer.sleeve']);
     expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
   }, 60_000);
 });
