@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { check } from '../../src/flow/check.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { Traffic } from '../helpers/traffic.js';
@@ -342,6 +343,30 @@ describe('bad layer submissions are 4xx problems naming the part', () => {
     const fd = layersForm({ sku: 'TANKTOP-M' }, { front: 'cmyk.jpg', back: 'cmyk.jpg' });
     const body = await expectProblem(await fetch(`${service.url}/v1/checks/upload`, { method: 'POST', body: fd }), 400, 'request-invalid');
     expect(errorsOf(body)).toEqual(['layer.front']);
+  });
+});
+
+describe("the library's check with a source per layer (what the service and the fleet run)", () => {
+  it('assembles paths and bytes, each with its fill, and hands the print file back as the fixed file', async () => {
+    const out = await check(
+      { layers: { front: join(images, 'png16.png'), back: { input: new Uint8Array(readFileSync(join(images, 'cmyk.tif'))), fit: 'mirror' } } },
+      { sku: 'TANKTOP-M' },
+      { pool, fix: 'approve', locale: 'it' },
+    );
+    expect(out.status).toBe('needs-approval');
+    expect(Buffer.from(out.fixed!.bytes.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+    expect(out.report.assembly!.layers.map((l) => [l.layer, l.fill])).toEqual([
+      ['front', 'cover'],
+      ['back', 'mirror'],
+    ]);
+    expect(out.fixed!.changes[0]).toMatchObject({ code: 'file-not-pdf', needsApproval: true, customer: expect.stringMatching(/^Abbiamo creato il file di stampa/) });
+    expect(pageSizesMm(Buffer.from(out.fixed!.bytes)).length).toBe(2);
+  }, 120_000);
+
+  it('names a layer the product does not have, and a layer missing', async () => {
+    await expect(check({ layers: { front: join(images, 'png16.png'), sleeve: join(images, 'png16.png') } }, { sku: 'TANKTOP-M' }, { pool })).rejects.toThrow(
+      /layer sleeve: no such layer.*layer back: missing/,
+    );
   });
 });
 
