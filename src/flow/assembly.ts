@@ -124,12 +124,18 @@ export function transparencyDrafts(made: readonly AssembledLayer[], layers: read
   return out;
 }
 
-/** One layer's source in a check: a path or bytes, or `{ url }` downloaded as a source URL is; with a fill of its own if wanted. */
+/**
+ * One layer's source in a check: a path or bytes, or `{ url }` downloaded as a source URL is; with a fill of its own if wanted.
+ * @example
+ * const back: LayerSource = { url: 'https://cdn.example.com/tile.png', fit: 'tile' };
+ */
 export type LayerSource = string | Uint8Array | { input: string | Uint8Array; fit?: AssemblyFill } | { url: string; fit?: AssemblyFill };
 
 /**
  * A source per layer, by layer id (`{ layers: { front: 'front.png', back: { url, fit: 'tile' } } }`):
  * what `check` assembles into the print file before it checks it.
+ * @example
+ * const out = await check({ layers: { front: 'front.png', back: { input: bytes, fit: 'mirror' } } }, { sku: 'TANKTOP-M' });
  */
 export interface LayersSource {
   layers: Record<string, LayerSource>;
