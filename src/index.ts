@@ -63,6 +63,7 @@ export {
 export { RateLimiter } from './client/rate-limit.js';
 export { fix, FixOptionsSchema, type FixOptions, type FixResult, type Change, type Refusal } from './flow/fix.js';
 export { assemble, AssembleOptionsSchema, type AssembleOptions, type AssembleResult, type LayerInput } from './flow/assemble.js';
+export type { LayersSource, LayerSource } from './flow/assembly.js';
 export type { AssemblyFill } from './model/assembly.js';
 export type { Fit } from './model/instructions.js';
 export { preflightFolder, type FolderOptions, type BatchProgress } from './batch/run.js';

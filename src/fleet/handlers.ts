@@ -73,7 +73,7 @@ export function checkJobHandler(options: CheckHandlerOptions): JobHandler<CheckR
           // A download that may work later is not written as the answer: the job goes back to
           // queued and BullMQ retries it with backoff (the last attempt's report is kept).
           retryLater: (report) => {
-            if (ctx.lastAttempt || job.source.kind !== 'url' || !transientDownloadFailure(report)) return false;
+            if (ctx.lastAttempt || job.source.kind === 'upload' || !transientDownloadFailure(report)) return false;
             transient = report;
             return true;
           },

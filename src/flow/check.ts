@@ -17,9 +17,19 @@ import type { Change, Refusal } from '../model/change.js';
 import { checkResolved, type Preview } from './check-file.js';
 import { downloadWith } from './download.js';
 import { resolveRun, type ResolvedRun } from './run.js';
+import { assembleInPool, fillOf, isLayersSource, layerProblems, loadLayerInput, transparencyDrafts, type LayersSource } from './assembly.js';
+import { InvalidArgumentError } from '../errors.js';
+import { withFindings } from '../report/build.js';
+import { profileRules, settle } from '../rules/index.js';
+import { localizeReport } from '../messages/catalogue.js';
+import type { AssembledLayer } from '../model/assembly.js';
 
-/** What to check: a file's path, its bytes, or `{ url }` — downloaded as the order service would. */
-export type CheckSource = string | Uint8Array | { url: string };
+/**
+ * What to check: a file's path, its bytes, `{ url }` — downloaded as the order service would — or a
+ * source per layer (`{ layers: { front: 'front.png', back: { url, fit: 'tile' } } }`), assembled into
+ * the print file in the pool, which is then the check's fixed file.
+ */
+export type CheckSource = string | Uint8Array | { url: string } | LayersSource;
 
 export type { CheckOptions };
 
@@ -58,7 +68,7 @@ export interface CheckResult {
  * Every surface enters here: the library's `preflight`, `checkAndFix` and their URL forms, the
  * command line, batch, the hot folder, the service and the fleet (those that resolved the run
  * already, to use its target, through `checkRun`).
- * @param source a path, the file's bytes, or `{ url }`
+ * @param source a path, the file's bytes, `{ url }`, or `{ layers }` (an image or one-page PDF per layer id)
  * @example
  * const out = await check({ url: 'https://cdn.example.com/a.pdf' }, { sku: 'T-SHIRT-M' }, { fix: 'approve', locale: 'pt' });
  * if (out.status === 'needs-approval') console.log(out.fixed?.changes.map((c) => c.customer));
@@ -74,6 +84,7 @@ export async function check(source: CheckSource, target: Target, options: CheckO
  * const out = await checkRun(bytes, run);
  */
 export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<CheckResult> {
+  if (isLayersSource(source)) return checkLayers(run, source);
   if (typeof source === 'object' && !(source instanceof Uint8Array)) {
     const got = await downloadWith(run, source.url);
     if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
@@ -86,6 +97,65 @@ export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<C
   // The name the reports give the file: the one the caller gives, else the path it was read from.
   const file = await readSourceBytes(source, run.options.path);
   return checkFile(run, file.bytes, file.path);
+}
+
+/**
+ * A source per layer: each layer's image or one-page PDF read (or downloaded under the run's network
+ * rules and file-size limit), assembled in the pool, and the print file checked — and fixed, with a
+ * mode — like any file. The assembled file is the result's fixed file (its changes say how each
+ * layer was made); with `fix: 'approve'` it waits for approval like any fix.
+ */
+async function checkLayers(run: ResolvedRun, source: LayersSource): Promise<CheckResult> {
+  const { target: resolved, options } = run;
+  const problems = layerProblems(Object.keys(source.layers), resolved.layers);
+  if (problems.length) throw new InvalidArgumentError(`${resolved.profile.id} ${resolved.variant.id}: ${problems.map((p) => `layer ${p.path}: ${p.message}`).join('; ')}`);
+  const inputs: { id: string; input: Uint8Array; fit?: AssembledLayer['fill'] }[] = [];
+  const finishes: ((report: Report) => Promise<Report>)[] = [];
+  for (const layer of resolved.layers) {
+    const given = source.layers[layer.id]!;
+    const spec = typeof given === 'string' || given instanceof Uint8Array ? { input: given } : given;
+    const fit = fillOf(layer.id, spec.fit);
+    let bytes: Uint8Array;
+    if ('url' in spec) {
+      const got = await downloadWith(run, spec.url);
+      // A layer that cannot be downloaded leaves nothing to assemble: the download's findings are the answer.
+      if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
+      bytes = got.bytes;
+      finishes.push(got.finish);
+    } else bytes = await loadLayerInput(spec.input);
+    inputs.push({ id: layer.id, input: bytes, ...(fit ? { fit } : {}) });
+  }
+  const made = await assembleInPool({ executor: run.executor, decodeLimits: run.decodeLimits, layers: resolved.layers, limits: run.limits }, inputs, {}, options);
+  const path = options.path ?? `${resolved.profile.id}-${resolved.variant.id}.pdf`;
+  const out = await checkFile(run, made.bytes, path);
+  // What only the images knew (transparent areas), and how each layer was made, on every report of the run.
+  const drafts = transparencyDrafts(made.layers, resolved.layers, resolved.profile.name);
+  const findings = settle(drafts, profileRules(resolved.profile, options.defaultPolicy), { severities: options.severities, policy: options.policy }, { tightenOnly: options.tightenOnly });
+  const said = async (report: Report) => {
+    let r = findings.length ? withFindings(report, findings) : report;
+    if (findings.length && options.locale) r = await localizeReport(r, resolved.profile, options.locale);
+    for (const finish of finishes) r = await finish(r);
+    return { ...r, assembly: { layers: made.layers } };
+  };
+  const report = await said(out.report);
+  const before = out.before === out.report ? report : await said(out.before);
+  const assembled: FlowChange[] = await Promise.all(
+    made.changes.map(async (action) => {
+      const change = { code: 'file-not-pdf' as const, page: null, action: `assembled ${action}`, needsApproval: true };
+      if (!options.locale) return change;
+      return { ...change, customer: await changeText(change, { before, after: report }, resolved.profile, options.locale) };
+    }),
+  );
+  const bytes = out.fixed?.bytes ?? made.bytes;
+  const fixed: FixedFile = {
+    bytes,
+    sha256: out.fixed?.sha256 ?? createHash('sha256').update(bytes).digest('hex'),
+    changes: [...assembled, ...(out.fixed?.changes ?? [])],
+    refused: out.fixed?.refused ?? out.refused ?? [],
+  };
+  // Images made into a print file are a change the customer sees first when the mode asks for approval.
+  const status = options.fix === 'approve' && report.verdict !== 'fail' ? 'needs-approval' : 'done';
+  return { status, report, previews: out.previews, before, beforePreviews: out.beforePreviews, fixed };
 }
 
 /** Check, then (with a mode) fix and check again. */

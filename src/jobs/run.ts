@@ -16,6 +16,7 @@ import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
 import { renderHtml } from '../report/html.js';
 import { resolveRun, type ResolvedRun } from '../flow/run.js';
 import { OUTAGE_BUDGET_MS, withStorageBudget } from '../storage/budget.js';
+import type { LayersSource } from '../flow/assembly.js';
 import { keepRunPages } from './pages.js';
 import { copyResult, findReusable, givesResult, rememberResult, reusable, reuseKey } from './reuse.js';
 import type { Report } from '../report/schema.js';
@@ -199,6 +200,7 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
   if (key && givesResult(done)) await rememberResult(store, key, job.id);
   // The report keeps the file's sha256; the bytes are not needed any more.
   if (job.source.kind === 'upload' && isSettled(done.status)) await store.removeUpload(job.id);
+  if (job.source.kind === 'layers' && isSettled(done.status)) await store.removeLayerUploads(job);
   return done;
 }
 
@@ -281,6 +283,27 @@ async function uploadBytes(job: CheckJob, ctx: RunContext): Promise<Uint8Array> 
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
+/** A job's source per layer as `check` takes it: each uploaded layer's bytes read, each URL left to the check's download. */
+async function layerSources(job: CheckJob, layers: Extract<CheckJob['source'], { kind: 'layers' }>['layers'], ctx: RunContext): Promise<LayersSource> {
+  const out: LayersSource['layers'] = {};
+  for (const [id, layer] of Object.entries(layers)) {
+    if ('url' in layer) {
+      out[id] = { url: layer.url, ...(layer.fit ? { fit: layer.fit } : {}) };
+      continue;
+    }
+    let buf: Buffer | null;
+    try {
+      buf = await ctx.store.readUpload(layer.file);
+    } catch (cause) {
+      if (cause instanceof StorageUnavailableError) throw cause;
+      throw new InputUnreadableError(`The upload of layer ${id} of check ${job.id} cannot be read (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, cause);
+    }
+    if (!buf) throw new InputUnreadableError(`The upload of layer ${id} of check ${job.id} cannot be read (ENOENT)`);
+    out[id] = { input: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), ...(layer.fit ? { fit: layer.fit } : {}) };
+  }
+  return { layers: out };
+}
+
 /** The options of a job's check, as the service gives them (a client may only tighten the operator's rules). */
 function checkOptions(job: CheckJob, ctx: RunContext): CheckOptions {
   const options: CheckOptions = {
@@ -303,14 +326,14 @@ function checkOptions(job: CheckJob, ctx: RunContext): CheckOptions {
     // A refused fix names the HTTP fields that would let it be made, never a command-line flag.
     instructions: 'http',
   };
-  if (job.source.kind === 'url') {
-    if (ctx.network) options.network = ctx.network;
-  } else options.path = job.source.name;
+  if (job.source.kind === 'upload') options.path = job.source.name;
+  else if (ctx.network) options.network = ctx.network;
   return options;
 }
 
 async function check(job: CheckJob, ctx: RunContext, run: ResolvedRun, bytes?: Uint8Array): Promise<Checked> {
-  const source: CheckSource = job.source.kind === 'url' ? { url: job.source.url } : (bytes ?? (await uploadBytes(job, ctx)));
+  const source: CheckSource =
+    job.source.kind === 'url' ? { url: job.source.url } : job.source.kind === 'layers' ? await layerSources(job, job.source.layers, ctx) : (bytes ?? (await uploadBytes(job, ctx)));
   const out = await checkRun(source, run);
   return { status: out.status, report: out.report, previews: out.previews, target: run.target, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
 }

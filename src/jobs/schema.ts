@@ -13,6 +13,10 @@ import { FixChangeSchema, RefusalSchema } from '../model/change.js';
 import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 import { TokenSchema } from '../model/token.js';
+import { AssemblyFillSchema } from '../model/assembly.js';
+
+/** A product layer's id, as profiles spell it (a part name of a multipart upload: `layer.<id>`). */
+export const LayerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be a layer id (lower-case letters, digits and hyphens)');
 
 /** Check ids: 32 lower-case hex characters (a UUID without dashes), safe as a folder name. */
 export const CheckIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'must be a check id (32 hex characters)');
@@ -44,6 +48,23 @@ export const CheckSourceSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
   z.object({ kind: z.literal('url'), url: z.string().url() }).strict(),
+  z
+    .object({
+      kind: z.literal('layers'),
+      /**
+       * One image or one-page PDF per layer id, assembled into the print file when the check runs:
+       * an upload (`uploads/<id>.layer-<layer>`, with the name the client sent) or a URL, each with
+       * its fill if one was asked for.
+       */
+      layers: z.record(
+        LayerIdSchema,
+        z.union([
+          z.strictObject({ file: z.string().regex(/^uploads\/[0-9a-f]{32}\.layer-[a-z0-9][a-z0-9-]{0,63}$/), name: z.string().min(1).max(255), fit: AssemblyFillSchema.optional() }),
+          z.strictObject({ url: z.string().url(), fit: AssemblyFillSchema.optional() }),
+        ]),
+      ),
+    })
+    .strict(),
 ]);
 
 export const CheckOptionsSchema = z

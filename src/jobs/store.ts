@@ -113,6 +113,24 @@ export class JobStore {
     return `uploads/${assertId(id)}.pdf`;
   }
 
+  /** The upload of one layer's image of a check (a job's `source.layers[layer].file`). */
+  layerUploadFile(id: string, layer: string): string {
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(layer)) throw new InvalidArgumentError(`"${layer.slice(0, 70)}" is not a layer id`);
+    return `uploads/${assertId(id)}.layer-${layer}`;
+  }
+
+  /** A temporary path to stream a layer's upload into; {@link commitLayerUpload} makes it the job's. */
+  layerUploadTemp(id: string, layer: string): string {
+    return temporaryFor(join(this.dir, this.layerUploadFile(id, layer)));
+  }
+
+  /** fsyncs a streamed layer upload and moves it in place (as {@link commitUpload}). */
+  async commitLayerUpload(temp: string, id: string, layer: string): Promise<string> {
+    const rel = this.layerUploadFile(id, layer);
+    await this.storage.putFile(rel, temp);
+    return rel;
+  }
+
   /** A temporary path to stream an upload into; {@link commitUpload} makes it the job's upload. */
   uploadTemp(id: string): string {
     return temporaryFor(join(this.dir, 'uploads', `${assertId(id)}.pdf`));
@@ -312,6 +330,7 @@ export class JobStore {
     const job = await this.readJob(id).catch(() => null);
     if (job?.source.kind === 'url') await this.storage.delete(`${this.sourcePrefix(job.source.url)}${id}`);
     await this.storage.delete(this.uploadFile(id));
+    if (job) await this.removeLayerUploads(job);
     await this.storage.deletePrefix(this.checkKey(id, ''));
     return record !== null;
   }
@@ -319,6 +338,12 @@ export class JobStore {
   /** Deletes an upload once its check has a result (the report keeps its sha256). */
   async removeUpload(id: string): Promise<void> {
     await this.storage.delete(this.uploadFile(id));
+  }
+
+  /** Deletes the layer uploads of a job with a source per layer, once its check has a result. */
+  async removeLayerUploads(job: CheckJob): Promise<void> {
+    if (job.source.kind !== 'layers') return;
+    for (const layer of Object.values(job.source.layers)) if ('file' in layer) await this.storage.delete(layer.file);
   }
 
   /** Every check id in the store. */
@@ -359,7 +384,7 @@ export class JobStore {
     }
     await this.removeTemporaries(STALE_TEMP_MS, now);
     for (const name of await this.storage.children('uploads/')) {
-      const m = /^([0-9a-f]{32})\.pdf$/.exec(name);
+      const m = /^([0-9a-f]{32})\.(?:pdf|layer-[a-z0-9-]+)$/.exec(name);
       if (!m) continue;
       const info = await this.storage.head(`uploads/${name}`);
       const orphan = !(await this.storage.head(this.checkKey(m[1]!, 'job.json')));

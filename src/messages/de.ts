@@ -111,6 +111,7 @@ export const de: Catalogue = {
       problem: 'Die hochgeladene Datei ist kein PDF-Dokument.',
       production: 'Aus dieser Datei können wir {product_ihrAkk} nicht drucken.',
       advice: 'Exportieren oder speichern Sie Ihr Design als PDF, und laden Sie diese Datei hoch.',
+      fixed: 'Wir haben die Druckdatei aus Ihren Bildern gemacht, einem Bild für jedes Teil {product_gen}. Bitte prüfen Sie unten jedes Teil.',
     },
     'pdf-damaged': {
       title: 'Die Datei ist beschädigt',

@@ -104,6 +104,7 @@ export const en: Catalogue = {
       problem: 'The file you uploaded is not a PDF document.',
       production: '{product_Your} cannot be printed from it.',
       advice: 'Export or save your design as a PDF and upload that file.',
+      fixed: 'We made the print file from your images, one for each part of {product_your}. Please check each part below.',
     },
     'pdf-damaged': {
       title: 'The file is damaged',

@@ -104,6 +104,7 @@ export const es: Catalogue = {
       problem: 'El archivo que ha subido no es un documento PDF.',
       production: 'No se puede imprimir {product_su} a partir de él.',
       advice: 'Exporte o guarde su diseño como PDF y suba ese archivo.',
+      fixed: 'Hemos creado el archivo de impresión a partir de sus imágenes, una para cada parte de {product_su}. Compruebe cada parte a continuación.',
     },
     'pdf-damaged': {
       title: 'El archivo está dañado',

@@ -108,6 +108,7 @@ export const fr: Catalogue = {
       problem: 'Le fichier que vous avez envoyé n’est pas un document PDF.',
       production: 'Impossible d’imprimer {product_votre} à partir de ce fichier.',
       advice: 'Exportez ou enregistrez votre motif au format PDF et envoyez ce fichier.',
+      fixed: 'Nous avons créé le fichier d’impression à partir de vos images, une pour chaque partie {product_deVotre}. Vérifiez chaque partie ci-dessous.',
     },
     'pdf-damaged': {
       title: 'Le fichier est endommagé',

@@ -109,6 +109,7 @@ export const it: Catalogue = {
       problem: 'Il file che hai caricato non è un documento PDF.',
       production: 'Non è possibile stampare {product_tuo} da questo file.',
       advice: 'Esporta o salva il tuo design in PDF e carica quel file.',
+      fixed: 'Abbiamo creato il file di stampa dalle tue immagini, una per ogni parte {product_delTuo}. Controlla ogni parte qui sotto.',
     },
     'pdf-damaged': {
       title: 'Il file è danneggiato',

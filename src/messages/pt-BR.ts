@@ -107,6 +107,7 @@ export const ptBR: Catalogue = {
       problem: 'O arquivo que você enviou não é um documento PDF.',
       production: 'Não é possível imprimir {product_seu} a partir dele.',
       advice: 'Exporte ou salve seu design em PDF e envie esse arquivo.',
+      fixed: 'Criamos o arquivo de impressão a partir das suas imagens, uma para cada parte {product_doSeu}. Confira cada parte abaixo.',
     },
     'pdf-damaged': {
       title: 'O arquivo está danificado',

@@ -106,6 +106,7 @@ export const pt: Catalogue = {
       problem: 'O ficheiro que enviou não é um documento PDF.',
       production: 'Não é possível imprimir {product_seu} a partir dele.',
       advice: 'Exporte ou guarde o seu design em PDF e envie esse ficheiro.',
+      fixed: 'Criámos o ficheiro de impressão a partir das suas imagens, uma para cada parte {product_doSeu}. Confirme cada parte abaixo.',
     },
     'pdf-damaged': {
       title: 'O ficheiro está danificado',

@@ -38,6 +38,9 @@ export function drainBody(raw: IncomingMessage, maxBytes: number, maxMs: number)
     raw.once('end', onEnd);
     raw.once('error', onGone);
     raw.once('close', onGone);
+    // The multipart reader the body was piped to stops with the refusal, and would hold it paused
+    // (a part nobody reads any more pushes back): the rest goes here alone.
+    raw.unpipe();
     raw.resume();
   });
 }

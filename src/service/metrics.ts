@@ -114,7 +114,7 @@ export class ServiceMetrics {
     if (tenant) this.tenantRejected?.inc({ tenant, reason });
   }
 
-  acceptedSubmission(source: 'upload' | 'url', tenant: string): void {
+  acceptedSubmission(source: 'upload' | 'url' | 'layers', tenant: string): void {
     this.accepted.inc({ source });
     this.tenantAccepted?.inc({ tenant });
   }

@@ -13,7 +13,7 @@ import { packageVersion } from '../util/package-root.js';
 import { normaliseJsonSchema, openEnumOverride } from '../util/json-schema.js';
 import { ProblemFieldSchema, ProblemSchema, problemTitle, type ProblemCode } from './problem.js';
 import { allResponses, jsonSchema, type ResponseDoc, type RouteDoc } from './route.js';
-import { CheckUploadSchema, CheckUrlBodySchema, HealthSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema } from './schemas.js';
+import { CheckLayersUploadSchema, CheckUploadSchema, CheckUrlBodySchema, HealthSchema, OrderForwardAnswerSchema, OrderPayloadAnswerSchema } from './schemas.js';
 
 /**
  * Schemas the document names (components), referenced wherever a route or another schema uses
@@ -33,6 +33,7 @@ const OUTPUT_COMPONENTS: [string, z.ZodType][] = [
 ];
 const INPUT_COMPONENTS: [string, z.ZodType][] = [
   ['CheckUpload', CheckUploadSchema],
+  ['CheckLayersUpload', CheckLayersUploadSchema],
   ['CheckSubmission', CheckUrlBodySchema],
   ['OrderDraft', OrderSchema],
 ];

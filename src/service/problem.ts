@@ -117,6 +117,7 @@ export const PROBLEMS = {
   'unknown-sku': entry(422, 'no product has this SKU (`ERR_UNKNOWN_SKU`)'),
   'unknown-product': entry(422, 'no such product (`ERR_UNKNOWN_PRODUCT`)'),
   'unknown-variant': entry(422, 'the product has no such variant (`ERR_UNKNOWN_VARIANT`)'),
+  'layer-not-image': entry(422, 'a `layer.<id>` part is not a PNG, JPEG, TIFF, WebP or PDF file'),
   'limits-not-allowed': entry(422, "the request's limits or severities would loosen the server's profile"),
   'callback-not-configured': entry(422, 'a callbackUrl was given but the server signs no callbacks (no `--callback-secret`)'),
   'callback-url-refused': entry(422, 'the callbackUrl cannot be used (scheme, host, or an address it resolves to)'),

@@ -10,6 +10,7 @@ import { FixModeSchema, PolicySchema } from '../model/policy.js';
 import { FitSchema, RotateSchema } from '../model/instructions.js';
 import { LocaleSchema } from '../model/locales.js';
 import { TOKEN_CHARS, TOKEN_PATTERN } from '../model/token.js';
+import { AssemblyFillSchema } from '../model/assembly.js';
 
 const optionalText = z.string().trim().min(1).max(200).optional();
 
@@ -62,10 +63,55 @@ export const CheckUploadSchema = CheckFormSchema.extend({
   file: z.file().mime(['application/pdf']).describe("The PDF to check (at most the server's upload limit, 50 MB by default)"),
 });
 
+/** The part name of a layer's image in a multipart submission: `layer.<layer id>`. */
+export const LAYER_PART_PATTERN = '^layer\\.[a-z0-9][a-z0-9-]{0,63}$';
+/** The field naming a layer's fill in a multipart submission: `fit.<layer id>`. */
+export const LAYER_FIT_PATTERN = '^fit\\.[a-z0-9][a-z0-9-]{0,63}$';
+
+/**
+ * A multipart submission of POST /v1/checks as the OpenAPI document describes it: the fields, and
+ * either the `file` part (a PDF) or one `layer.<layer id>` part per layer of the product (an image
+ * or a one-page PDF), each with an optional `fit.<layer id>` field.
+ */
+export const CheckLayersUploadSchema = CheckFormSchema.extend({
+  file: z.file().mime(['application/pdf']).optional().describe("The PDF to check (at most the server's upload limit, 50 MB by default). Instead of it: one `layer.<layer id>` part per layer"),
+}).meta({
+  patternProperties: {
+    [LAYER_PART_PATTERN]: {
+      type: 'string',
+      format: 'binary',
+      description:
+        "The image of the layer named after `layer.` (`layer.front`), instead of `file`: PNG (8 or 16 bits, alpha or palette), JPEG (CMYK, progressive, any EXIF orientation), TIFF (CMYK too), WebP, or a one-page PDF. One part per layer of the product (GET /v1/profiles lists them); together at most the server's upload limit. They are assembled into the print file, the check's `fixed` file",
+    },
+    [LAYER_FIT_PATTERN]: {
+      type: 'string',
+      enum: ['cover', 'contain', 'stretch', 'tile', 'mirror'],
+      description:
+        'How the image of the layer named after `fit.` fills its page: `cover` (default), `contain` on white, `stretch`, `tile` (repeated at its stated resolution) or `mirror` (contain, the rest mirrored from its edges)',
+    },
+  },
+});
+
+/** One layer's image by URL in a JSON submission, and how it fills its page. */
+export const LayerUrlSchema = z
+  .object({
+    /** The image (PNG, JPEG, TIFF, WebP) or one-page PDF, downloaded as `url` is. */
+    url: z.string().url().max(4096),
+    /** How the image fills its page: `cover` (default), `contain`, `stretch`, `tile` or `mirror`. */
+    fit: AssemblyFillSchema.optional(),
+  })
+  .strict();
+
 /** A JSON submission: a URL to download (with the SSRF-guarded fetcher) and what it is for. */
 export const CheckUrlBodySchema = z
   .object({
-    url: z.string().url().max(4096),
+    /** The PDF to download. Instead of it: `layers`. */
+    url: z.string().url().max(4096).optional(),
+    /**
+     * Instead of `url`: one image (or one-page PDF) per layer id of the product, by URL, each downloaded
+     * as `url` is and assembled into the print file (the check's `fixed` file): `{ "front": { "url": "…", "fit": "tile" } }`.
+     */
+    layers: z.record(z.string().max(64), LayerUrlSchema).optional(),
     sku: optionalText,
     product: optionalText,
     variant: optionalText,
@@ -84,7 +130,10 @@ export const CheckUrlBodySchema = z
     /** Language of the customer messages (report findings' `customer`, the approval page): en, pt, es. */
     locale: LocaleSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((body, ctx) => {
+    if ((body.url === undefined) === (body.layers === undefined)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url (a PDF) or layers (an image per layer), one of them' });
+  });
 
 /** The body of POST /v1/checks/{id}/reject (and of the approval page's form). */
 export const RejectBodySchema = z.object({ reason: z.string().max(1000).optional() }).strict();

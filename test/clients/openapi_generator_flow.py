@@ -15,6 +15,8 @@ import print_preflight_client as pp_client  # noqa: E402  (the generated package
 from print_preflight_client.rest import ApiException  # noqa: E402
 
 base, key, pdf, sku, source = sys.argv[2:7]
+# A tanktop's layers as images by URL (JSON `layers`): the front and the back.
+front, back = sys.argv[7:9]
 
 
 def client(api_key):
@@ -58,8 +60,12 @@ by_url, url_status, _ = checks.submit_check_with_http_info(
     pp_client.CheckSubmission(url=source, sku=sku, raster=True), wait=0
 )
 
+by_layers = checks.submit_check(
+    pp_client.CheckSubmission(sku="TANKTOP-M", layers={"front": {"url": front, "fit": "contain"}, "back": {"url": back, "fit": "tile"}}), wait=0
+)
+
 done = []
-for check_id in (up.id, by_url.id):
+for check_id in (up.id, by_url.id, by_layers.id):
     for tries in range(1200):
         c = checks.get_check(check_id)
         if c.status in ("done", "error"):
@@ -69,7 +75,7 @@ for check_id in (up.id, by_url.id):
         raise AssertionError("check %s still %s" % (check_id, c.status))
     done.append(c)
 
-first, second = done
+first, second, layered = done
 html, html_status, html_headers = checks.get_check_report_html_with_http_info(up.id)
 preview = checks.get_check_page_preview(up.id, 1, _preload_content=False)
 preview_bytes = preview.data
@@ -79,6 +85,9 @@ after_delete = problem(lambda: checks.get_check(up.id))
 unknown_sku = problem(lambda: checks.upload_check(pdf, sku="NO-SUCH-SKU"))
 stranger = pp_client.ChecksApi(client("not-a-key-of-this-server"))
 wrong_key = problem(lambda: stranger.get_check(by_url.id))
+unknown_layer = problem(
+    lambda: checks.submit_check(pp_client.CheckSubmission(sku="TANKTOP-M", layers={"front": {"url": front}, "sleeve": {"url": back}}))
+)
 # An upload sent as JSON, through the generated ApiClient's own call_api.
 not_pdf_type = problem(
     lambda: api_client.call_api(
@@ -96,6 +105,12 @@ print(
     json.dumps(
         {
             "profiles": [p["id"] for p in listing],
+            "layered": {
+                "status": layered.status,
+                "fixed": layered.fixed.url if layered.fixed else None,
+                "fills": [[l["layer"], l["fill"]] for l in (layered.report.to_dict().get("assembly") or {}).get("layers", [])],
+            },
+            "unknownLayer": unknown_layer,
             "uploaded": {"status": up_status, "type": type(up).__name__, "check": up.status},
             "submitted": {"status": url_status, "check": by_url.status},
             "first": {

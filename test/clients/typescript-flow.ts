@@ -15,6 +15,8 @@ export interface FlowInput {
   sku: string;
   /** A PDF the server may download. */
   url: string;
+  /** A tanktop's layers as images the server may download (JSON `layers`), and the SKU. */
+  layers: { sku: string; front: string; back: string };
 }
 
 export interface FlowResult {
@@ -29,6 +31,9 @@ export interface FlowResult {
   unknownSku: { status: number; problem: Problem };
   wrongKey: { status: number; problem: Problem };
   notPdfType: { status: number; problem: Problem };
+  /** The check of the layers by URL, finished. */
+  layered: Check;
+  unknownLayer: { status: number; problem: Problem };
 }
 
 export async function runFlow(input: FlowInput): Promise<FlowResult> {
@@ -38,8 +43,14 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
   const up = await uploadCheck({ client, body: { file: input.pdf, sku: input.sku }, throwOnError: true });
   const byUrl = await submitCheck({ client, body: { url: input.url, sku: input.sku, raster: true }, query: { wait: 0 }, throwOnError: true });
 
+  const byLayers = await submitCheck({
+    client,
+    body: { sku: input.layers.sku, layers: { front: { url: input.layers.front, fit: 'contain' }, back: { url: input.layers.back, fit: 'tile' } } },
+    throwOnError: true,
+  });
+
   const done: Check[] = [];
-  for (const id of [up.data.id, byUrl.data.id]) {
+  for (const id of [up.data.id, byUrl.data.id, byLayers.data.id]) {
     for (let tries = 0; ; tries++) {
       const { data } = await getCheck({ client, path: { id }, throwOnError: true });
       if (data.status === 'done' || data.status === 'error') {
@@ -61,6 +72,7 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
   const unknown = await uploadCheck({ client, body: { file: input.pdf, sku: 'NO-SUCH-SKU' } });
   const stranger = createClient(createConfig({ baseUrl: input.baseUrl, auth: () => 'not-a-key-of-this-server' }));
   const refused = await getCheck({ client: stranger, path: { id: byUrl.data.id } });
+  const noSuchLayer = await submitCheck({ client, body: { sku: input.layers.sku, layers: { front: { url: input.layers.front }, sleeve: { url: input.layers.back } } } });
   const asJson = await uploadCheck({ client, body: { file: input.pdf, sku: input.sku }, bodySerializer: () => JSON.stringify({ sku: input.sku }), headers: { 'Content-Type': 'application/json' } });
 
   const problem = (r: { error?: unknown; response: Response }) => ({ status: r.response.status, problem: r.error as Problem });
@@ -68,7 +80,9 @@ export async function runFlow(input: FlowInput): Promise<FlowResult> {
     profiles: profiles.data,
     uploaded: { status: up.response.status, check: up.data },
     submitted: { status: byUrl.response.status, check: byUrl.data },
-    done,
+    done: done.slice(0, 2),
+    layered: done[2]!,
+    unknownLayer: problem(noSuchLayer),
     html: html.data as string,
     preview: { type: previewBlob.type, bytes: previewBlob.size },
     deleted: deleted.response.status,

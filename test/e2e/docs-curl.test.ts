@@ -2,10 +2,11 @@
  * The curl examples of the README and docs/service.md, run against a server with an API key: each
  * line as written (continuations joined), with the documentation's placeholders put in — the
  * server's address for http://127.0.0.1:8080, a real check's id for 3f0c…, the bundled sample for
- * design.pdf, file servers on 127.0.0.1 for the example hosts — must get a 2xx answer; the same
+ * design.pdf, images made by ImageMagick for front.png and back.jpg, file servers on 127.0.0.1 for
+ * the example hosts — must get a 2xx answer; the same
  * line without its Authorization header must get 401, so the examples carry the key they need.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,12 +40,24 @@ let service: ServiceHandle;
 let sources: SourceServer;
 let hooks: http.Server;
 let hooksUrl: string;
+let images: http.Server;
+let imagesBase: string;
 let dir: string;
 let id: string;
 
 beforeAll(async () => {
   dir = tempDir('pp-docs-curl-');
   copyFileSync(join(CORPUS, 'reportlab-tshirt-M-exact.pdf'), join(dir, 'design.pdf'));
+  // The layer images of the examples, as a customer's design tool would export them (a tanktop's front and back).
+  execFileSync('/usr/bin/convert', ['-size', '2200x3000', 'gradient:#d02020-#2040d0', join(dir, 'front.png')]);
+  execFileSync('/usr/bin/convert', ['-seed', '7', '-size', '2200x3000', 'plasma:fractal', '-quality', '90', join(dir, 'back.jpg')]);
+  images = http.createServer((req, res) => {
+    const name = (req.url ?? '/').slice(1);
+    if (name !== 'front.png' && name !== 'back.jpg') return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': name.endsWith('.png') ? 'image/png' : 'image/jpeg' }).end(readFileSync(join(dir, name)));
+  });
+  await new Promise<void>((done) => images.listen(0, '127.0.0.1', done));
+  imagesBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
   sources = await startSourceServer();
   hooks = http.createServer((req, res) => {
     req.resume();
@@ -66,6 +79,7 @@ afterAll(async () => {
   await service?.close();
   await sources?.close();
   await new Promise((done) => hooks?.close(done));
+  await new Promise((done) => images?.close(done));
 });
 
 /** The line with the placeholders put in; throws on a host the test does not know. */
@@ -74,6 +88,7 @@ function concrete(line: string): string {
     .replaceAll('http://127.0.0.1:8080', service.url)
     .replaceAll('3f0c…', id)
     .replaceAll('https://cdn.example.com/order-1234.pdf', `${sources.base}/good.pdf`)
+    .replaceAll('https://cdn.example.com/designs/', `${imagesBase}/`)
     .replaceAll('https://shop.example.com/hooks/preflight', hooksUrl);
   expect(out, 'a placeholder host the test does not map').not.toMatch(/example\.com/);
   return out;

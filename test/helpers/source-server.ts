@@ -17,7 +17,8 @@ export interface SourceServer {
 
 const file = (name: string) => readFileSync(`test/corpus/files/${name}`);
 
-export async function startSourceServer(): Promise<SourceServer> {
+/** @param extra more paths to serve, each with its content type (images a test made, say) */
+export async function startSourceServer(extra: ReadonlyMap<string, { type: string; body: Buffer }> = new Map()): Promise<SourceServer> {
   const good = file('reportlab-tshirt-M-exact.pdf');
   const bad = file('reportlab-tshirt-M-three-pages.pdf');
   const warn = file('qpdf-encrypted-owner-only-aes256.pdf'); // warn: owner password only
@@ -40,6 +41,11 @@ export async function startSourceServer(): Promise<SourceServer> {
       const n = Number(m[1]);
       res.writeHead(n === 1 ? 302 : 301, { Location: n === 1 ? '/good.pdf' : `/redirect/${n - 1}` });
       return res.end();
+    }
+    const more = extra.get(url.pathname);
+    if (more) {
+      res.writeHead(200, { 'Content-Type': more.type, 'Content-Length': more.body.length });
+      return res.end(more.body);
     }
     switch (url.pathname) {
       case '/good.pdf':

@@ -1,32 +1,16 @@
-/**
- * /v1/checks: submit (multipart upload or JSON URL), read, HTML report, page previews, delete.
- * A submission is on disk (upload fsynced, job and record written) before it is queued and
- * answered, so a 202 survives a crash.
- */
-import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
-import { resolvedCallbackUrlProblem } from '../../jobs/callback.js';
-import { CheckJobSchema, type CheckOptionsSchema, newRecord, type CheckJob, type CheckRecord, type CheckSource } from '../../jobs/schema.js';
+import type { CheckJob, CheckRecord } from '../../jobs/schema.js';
+import { acceptUpload, acceptUrl } from './submission.js';
 import { checkView, CheckViewSchema } from '../../jobs/view.js';
 import { ProfileListingSchema, profileListing } from '../../profile/listing.js';
-import { loosenings } from '../../profile/tighten.js';
-import type { Profile } from '../../profile/schema.js';
 import { PRIVATE_NO_STORE } from '../headers.js';
-import { Problem, toProblem, zodFields } from '../problem.js';
+import { Problem, toProblem } from '../problem.js';
 import { defineRoute, type ResponseDoc } from '../route.js';
-import { CheckFormSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, ReportPageQuerySchema, SubmitQuerySchema, targetOf } from '../schemas.js';
+import { CheckLayersUploadSchema, CheckParamsSchema, CheckUploadSchema, CheckUrlBodySchema, PageParamsSchema, ReportPageQuerySchema, SubmitQuerySchema } from '../schemas.js';
 import { customerRoutes, REPORT_HTML_DOC, sendReportPage } from './customer.js';
 import type { ServiceContext } from '../context.js';
 import type { Caller } from '../tenants.js';
-import { grouped, withoutFormatControls } from '../../util/text.js';
-import type { Policy } from '../../model/policy.js';
-import { policyLoosenings } from '../../rules/settle.js';
-import { profileRules } from '../../rules/index.js';
 
 const PREVIEW_TYPES: Record<string, string> = { png: 'image/png', webp: 'image/webp' };
 
@@ -76,6 +60,9 @@ export function checkRoutes(ctx: ServiceContext): void {
     },
   };
   const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
+  const layersUpload = { schema: CheckLayersUploadSchema, partTypes: { file: 'application/pdf' } };
+  const layersWhen =
+    'Instead of a PDF, one image per layer of the product (PNG, JPEG, TIFF, WebP, or a one-page PDF): multipart parts named `layer.<layer id>` (`layer.front`, `layer.back`…, as GET /v1/profiles lists the layers), each with an optional `fit.<layer id>` field (`cover`, `contain`, `stretch`, `tile`, `mirror`), or JSON `{ "layers": { "front": { "url": "…", "fit": "tile" } }, "sku": "…" }`. They are assembled into the print file in the worker pool, under the decode budget, and checked: the check\'s `fixed` file is that print file (`/v1/files/{token}.pdf`), usable in orders, and with `fix=approve` it waits for the customer\'s approval like any fix. A layer missing, an unknown layer, a part both `file` and `layer.*` are 400s whose `errors[].path` names the part; a part that is no image is a 422 (`layer-not-image`). The upload limit holds for each part and for the request as a whole.';
   const submitWhen =
     "With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server's callback secret), retried up to 10 times.";
 
@@ -87,7 +74,7 @@ export function checkRoutes(ctx: ServiceContext): void {
       url: '/v1/checks',
       operationId: 'submitCheck',
       summary: 'Check a print file: an upload or a URL',
-      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. With \`fix\` (\`auto\` or \`approve\`), either is fixed by its policy and checked again: the check ends \`done\` with \`fixed\`, or \`needs-approval\` (callback topic \`check.needs-approval\`) until POST /v1/checks/{id}/approve or /reject or the approval page decides. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
+      description: `Send the PDF as multipart/form-data (a \`file\` part, and \`sku\` or \`product\` + \`variant\`), or JSON \`{ "url": "https://…", "sku": "…" }\` to have it downloaded the way the order service will. ${layersWhen} With \`fix\` (\`auto\` or \`approve\`), either is fixed by its policy and checked again: the check ends \`done\` with \`fixed\`, or \`needs-approval\` (callback topic \`check.needs-approval\`) until POST /v1/checks/{id}/approve or /reject or the approval page decides. ${submitWhen} Generated clients that type one body per operation use this for URLs and POST /v1/checks/upload for files.`,
       tags: ['checks'],
       auth: true,
       query: SubmitQuerySchema,
@@ -95,11 +82,19 @@ export function checkRoutes(ctx: ServiceContext): void {
       // one listed, and uploads have their own operation (uploadCheck).
       requestBodies: {
         'application/json': { schema: CheckUrlBodySchema, example: { url: 'https://files.example.com/designs/duvet-200x200.pdf', sku: 'DUVET-COVER-200X200' } },
-        'multipart/form-data': upload,
+        'multipart/form-data': layersUpload,
       },
-      responses: { ...submitResponses, 415: { description: 'Neither multipart/form-data nor application/json' } },
+      responses: {
+        ...submitResponses,
+        415: { description: 'Neither multipart/form-data nor application/json' },
+        422: {
+          ...submitResponses[422]!,
+          description: `${submitResponses[422]!.description}; a \`layer.<id>\` part that is not a PNG, JPEG, TIFF, WebP or PDF file (\`layer-not-image\`)`,
+          codes: [...(submitResponses[422]!.codes ?? []), 'layer-not-image'],
+        },
+      },
     },
-    async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? (caller) => acceptUpload(ctx, request, caller) : (caller) => acceptUrl(ctx, request.body, caller)),
+    async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? (caller) => acceptUpload(ctx, request, caller, { layers: true }) : (caller) => acceptUrl(ctx, request.body, caller)),
   );
 
   defineRoute(
@@ -325,199 +320,4 @@ export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecor
   // A fixed check carries the original's report too, each bound to its own file's SHA-256.
   const original = reported && record.fixed ? await ctx.store.readBeforeReport(id) : null;
   return checkView(record, report, pages, original, ctx.options.publicUrl);
-}
-
-const newId = () => randomUUID().replaceAll('-', '');
-
-/**
- * A file name fit to show in a report: the last path segment, without control or format characters
- * (a U+202E in `invoice\u202Efdp.exe` would show it as "invoiceexe.pdf"), at most 255 characters.
- */
-export function cleanName(name: string | undefined): string {
-  const base = withoutFormatControls(
-    (name ?? '')
-      .split(/[\\/]/)
-      .pop()!
-      .replace(/[\u0000-\u001f\u007f-\u009f]/g, ''),
-  ).trim();
-  return (base || 'upload.pdf').slice(0, 255);
-}
-
-/** Reads a multipart submission, streaming the file to disk within the size limit. */
-async function acceptUpload(ctx: ServiceContext, request: FastifyRequest, caller: Caller): Promise<CheckJob> {
-  const id = newId();
-  const temp = ctx.store.uploadTemp(id);
-  const fields: Record<string, string> = {};
-  let name: string | null = null;
-  let known: ReturnType<typeof targetOrThrow> | null = null;
-  try {
-    const parts = request.parts({ limits: { fileSize: ctx.options.maxUploadBytes, files: 1, fields: 8, fieldSize: 8192, parts: 10 } });
-    for await (const part of formParts(parts)) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file')
-          throw new Problem('request-invalid', `Unknown file part "${part.fieldname}": send the PDF as the part named "file".`, {
-            errors: [{ path: part.fieldname, message: 'unknown file part; name it "file"' }],
-          });
-        name = cleanName(part.filename);
-        // Fields sent before the file (curl -F sku=… -F file=@…) are judged before a byte is stored.
-        const early = targetOf(fields);
-        if (early.ok) known = targetOrThrow(ctx, early.target);
-        // Streams to disk. At the limit the stream is destroyed at once: the 413 goes out while the
-        // client is still sending, and nothing more is read or kept.
-        part.file.once('limit', () => part.file.destroy(tooLarge(ctx.options.maxUploadBytes)));
-        await pipeline(part.file, createWriteStream(temp, { flags: 'wx' })).catch((error: unknown) => {
-          throw formError(error);
-        });
-      } else {
-        if (Object.hasOwn(fields, part.fieldname)) {
-          throw new Problem('request-invalid', `The field "${part.fieldname}" is given twice.`, { errors: [{ path: part.fieldname, message: 'given more than once' }] });
-        }
-        fields[part.fieldname] = String(part.value);
-      }
-    }
-    const form = CheckFormSchema.safeParse(fields);
-    const errors = form.success ? [] : zodFields(form.error);
-    if (name === null) errors.push({ path: 'file', message: 'a part named "file" with the PDF is required' });
-    if (!form.success || name === null) throw new Problem('request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
-    // The target judged before the file is the one the form names (a field is never given twice): not looked up again.
-    const { target, resolved } = known ?? targetOrThrow(ctx, form.data);
-    policyOrThrow(ctx, caller, resolved.profile, form.data.policy);
-    const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
-    const file = await ctx.store.commitUpload(temp, id);
-    const raster = form.data.raster !== 'false';
-    const options = {
-      raster,
-      previews: raster,
-      ...(form.data.policy ? { policy: form.data.policy } : {}),
-      ...(form.data.fix ? { fix: form.data.fix } : {}),
-      ...(form.data.rotate ? { rotate: form.data.rotate } : {}),
-      ...(form.data.fit ? { fit: form.data.fit } : {}),
-      ...(form.data.locale ? { locale: form.data.locale } : {}),
-    };
-    return await createJob(ctx, caller, id, { kind: 'upload', file, name }, target, options, callbackUrl);
-  } catch (error) {
-    await rm(temp, { force: true });
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
-    throw error;
-  }
-}
-
-/**
- * An error reading the multipart body: the multipart parser's own (no boundary, a part cut short,
- * a malformed header) carry no code and are the client's; fastify's (`FST_…`), the file system's
- * (`ENOSPC`…) and our problems keep their own answer.
- */
-function formError(error: unknown): unknown {
-  if (error instanceof Problem || !(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
-  return new Problem('multipart-invalid', `The multipart body cannot be read: ${error.message}.`);
-}
-
-/** The parts of a multipart body, an error reading them made a {@link formError} (the loop's own throws are not touched). */
-async function* formParts<T>(parts: AsyncIterable<T>): AsyncGenerator<T> {
-  try {
-    for await (const part of parts) yield part;
-  } catch (error) {
-    throw formError(error);
-  }
-}
-
-function tooLarge(limit: number): Problem {
-  return new Problem(
-    'upload-too-large',
-    `The file is over the upload limit of ${grouped(limit)} bytes; it was refused when it reached it. The order service takes files up to 50 MB: recompress its images.`,
-    {
-      limitBytes: limit,
-    },
-  );
-}
-
-async function acceptUrl(ctx: ServiceContext, body: unknown, caller: Caller): Promise<CheckJob> {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    ctx.metrics.rejectedSubmission('unsupported-media');
-    throw new Problem('unsupported-media-type', 'Send multipart/form-data (a file part and sku or product + variant fields) or an application/json object { "url", "sku" }.');
-  }
-  const parsed = CheckUrlBodySchema.safeParse(body);
-  if (!parsed.success) {
-    ctx.metrics.rejectedSubmission('invalid');
-    const errors = zodFields(parsed.error);
-    throw new Problem('request-invalid', `The body is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
-  }
-  const b = parsed.data;
-  // The operator's profile is the bound: a call may ask for a stricter check, never a looser one.
-  const { target, resolved } = targetOrThrow(ctx, b);
-  const looser = loosenings(resolved.limits, resolved.profile.severities, b);
-  if (looser.length) {
-    ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
-    throw new Problem('limits-not-allowed', `A check may only be stricter than this server's ${resolved.profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
-      errors: looser,
-    });
-  }
-  policyOrThrow(ctx, caller, resolved.profile, b.policy);
-  const callbackUrl = await callbackOrThrow(ctx, b.callbackUrl);
-  const options = {
-    raster: b.raster ?? true,
-    previews: b.raster ?? true,
-    ...(b.severities ? { severities: b.severities } : {}),
-    ...(b.limits ? { limits: b.limits } : {}),
-    ...(b.policy ? { policy: b.policy } : {}),
-    ...(b.fix ? { fix: b.fix } : {}),
-    ...(b.rotate ? { rotate: b.rotate } : {}),
-    ...(b.fit ? { fit: b.fit } : {}),
-    ...(b.locale ? { locale: b.locale } : {}),
-  };
-  return createJob(ctx, caller, newId(), { kind: 'url', url: b.url }, target, options, callbackUrl);
-}
-
-/** A call's policy may only tighten the operator's (the profile's severities and policy). */
-function policyOrThrow(ctx: ServiceContext, caller: Caller, profile: Profile, policy: Policy | undefined): void {
-  if (!policy) return;
-  const looser = policyLoosenings(profileRules(profile), policy);
-  if (looser.length) {
-    ctx.metrics.rejectedSubmission('limits-not-allowed', caller.tenant);
-    throw new Problem('limits-not-allowed', `A check may only be stricter than this server's ${profile.id} profile: ${looser.map((l) => `${l.path} ${l.message}`).join('; ')}.`, {
-      errors: looser,
-    });
-  }
-}
-
-function targetOrThrow(ctx: ServiceContext, fields: { sku?: string | undefined; product?: string | undefined; variant?: string | undefined }) {
-  const t = targetOf(fields);
-  if (!t.ok) {
-    ctx.metrics.rejectedSubmission('invalid');
-    throw new Problem('request-invalid', t.errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors: t.errors });
-  }
-  try {
-    return { target: t.target, resolved: ctx.registry.resolve(t.target) };
-  } catch (error) {
-    ctx.metrics.rejectedSubmission('unknown-target');
-    throw error;
-  }
-}
-
-async function callbackOrThrow(ctx: ServiceContext, url: string | undefined): Promise<string | undefined> {
-  if (url === undefined) return undefined;
-  if (!ctx.options.callbackSecret) {
-    throw new Problem('callback-not-configured', 'This server signs no callbacks: start it with --callback-secret to use callbackUrl.', {
-      errors: [{ path: 'callbackUrl', message: 'the server has no callback secret' }],
-    });
-  }
-  // Judged now, its host resolved, and again at each delivery (the address may change).
-  const problem = await resolvedCallbackUrlProblem(url, ctx.options.allowHosts);
-  if (problem) throw new Problem('callback-url-refused', `callbackUrl ${problem}.`, { errors: [{ path: 'callbackUrl', message: problem }] });
-  return url;
-}
-
-async function createJob(
-  ctx: ServiceContext,
-  caller: Caller,
-  id: string,
-  source: CheckSource,
-  target: CheckJob['target'],
-  options: z.input<typeof CheckOptionsSchema>,
-  callbackUrl: string | undefined,
-): Promise<CheckJob> {
-  const owner = { tenant: caller.tenant, maxRunning: caller.limits.maxRunning };
-  const job = CheckJobSchema.parse({ id, createdAt: new Date().toISOString(), source, target, options, owner, ...(callbackUrl ? { callbackUrl } : {}) });
-  await ctx.store.create(job, newRecord(job));
-  return job;
 }
