@@ -8,8 +8,8 @@
  * CMYK 0 100 100 0 is 231,24,34, the chain's exactly; of the original 238,29,35.
  *
  * What is rewritten: `k`/`K` and `/DeviceCMYK cs|CS` in page content, Form XObjects and tiling
- * patterns; the /ColorSpace of images and shadings; DeviceCMYK as the base of Indexed and the
- * alternate of Separation and DeviceN; named resources that are DeviceCMYK. Inline images keep
+ * patterns; the /ColorSpace of images and shadings; DeviceCMYK as the base of Indexed and of
+ * uncoloured patterns, and the alternate of Separation and DeviceN; named resources that are DeviceCMYK. Inline images keep
  * their DeviceCMYK (their dictionary cannot name an ICC stream; they are rare in print art), and
  * blending spaces of transparency groups are left as they are (a blending space changes how
  * colours mix, not which colour a value means). pdf.js in Node does not use ICC profiles (its
@@ -87,9 +87,9 @@ export async function chainCopy(bytes: Uint8Array, limits: DecodeLimits = DEFAUL
       if (resources) resourceDicts.add(resources);
       for (const [, value] of dict.entries()) visit(value, depth + 1);
     } else if (obj instanceof PDFArray) {
-      const family = obj.size() > 2 ? obj.get(0) : undefined;
-      const at = family instanceof PDFName ? ({ '/Indexed': 1, '/I': 1, '/Separation': 2, '/DeviceN': 2 } as Record<string, number>)[family.asString()] : undefined;
-      if (at !== undefined && isDeviceCmyk(obj.get(at))) {
+      const family = obj.size() > 1 ? obj.get(0) : undefined;
+      const at = family instanceof PDFName ? BASE_AT[family.asString()] : undefined;
+      if (at !== undefined && at < obj.size() && isDeviceCmyk(obj.get(at))) {
         obj.set(at, chainSpace());
         changed++;
       }
@@ -142,6 +142,9 @@ export async function chainCopy(bytes: Uint8Array, limits: DecodeLimits = DEFAUL
   }
   return doc.save({ useObjectStreams: false });
 }
+
+/** Where an array colour space names the space under it: Indexed's base, Separation's and DeviceN's alternate, an uncoloured pattern's. */
+const BASE_AT: Readonly<Record<string, number>> = { '/Indexed': 1, '/I': 1, '/Pattern': 1, '/Separation': 2, '/DeviceN': 2 };
 
 /** A colour space that is DeviceCMYK by name. */
 function isDeviceCmyk(obj: PDFObject | undefined): boolean {
