@@ -86,15 +86,27 @@ describe('the chain copy: DeviceCMYK drawn through the chain’s profile (issue 
       }
     };
     const [before, copied] = [await at(original), await at((await chainCopy(original))!)];
-    expect(deltaE00(copied, chain!.map((v) => Math.round(v * 255))), `copy ${copied} chain ${chain}`).toBeLessThanOrEqual(0.5);
+    expect(
+      deltaE00(
+        copied,
+        chain!.map((v) => Math.round(v * 255)),
+      ),
+      `copy ${copied} chain ${chain}`,
+    ).toBeLessThanOrEqual(0.5);
     // PDFium's own CMYK formula draws the original's red elsewhere: the copy is what changes it.
-    expect(deltaE00(before, chain!.map((v) => Math.round(v * 255))), `original ${before} chain ${chain}`).toBeGreaterThan(1);
+    expect(
+      deltaE00(
+        before,
+        chain!.map((v) => Math.round(v * 255)),
+      ),
+      `original ${before} chain ${chain}`,
+    ).toBeGreaterThan(1);
   });
 
   it('a file without DeviceCMYK gets no copy (its previews stay byte for byte)', async () => {
     const rgb = made(
       'rgb',
-      String.raw`
+      `
 import sys
 from reportlab.pdfgen import canvas
 c = canvas.Canvas(sys.argv[1], pagesize=(200, 100))
