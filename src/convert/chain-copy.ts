@@ -8,9 +8,10 @@
  * CMYK 0 100 100 0 is 231,24,34, the chain's exactly; of the original 238,29,35.
  *
  * What is rewritten: `k`/`K` and `/DeviceCMYK cs|CS` in page content, Form XObjects and tiling
- * patterns; the /ColorSpace of images and shadings; DeviceCMYK as the base of Indexed and of
- * uncoloured patterns, and the alternate of Separation and DeviceN; named resources that are DeviceCMYK. Inline images keep
- * their DeviceCMYK (their dictionary cannot name an ICC stream; they are rare in print art), and
+ * patterns; the /ColorSpace of shadings and of images up to {@link MAX_CHAIN_IMAGE_PIXELS};
+ * DeviceCMYK as the base of Indexed and of uncoloured patterns, and the alternate of Separation
+ * and DeviceN; named resources that are DeviceCMYK. Inline images keep their DeviceCMYK (their
+ * dictionary cannot name an ICC stream; they are rare in print art), and
  * blending spaces of transparency groups are left as they are (a blending space changes how
  * colours mix, not which colour a value means). pdf.js in Node does not use ICC profiles (its
  * qcms module needs a worker fetch), so only PDFium's drawings are helped.
@@ -19,7 +20,7 @@ import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.j
 import { PDFArray, PDFDict, PDFName, PDFRawStream, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
 import { isName, isNum } from '../pdf/lexer.js';
 import { colourOperators, operatorTable, walkContent } from '../pdf/content/walk.js';
-import { dictOf, getName, items, resolve } from '../pdf/objects.js';
+import { dictOf, getName, getNumber, items, resolve } from '../pdf/objects.js';
 import { cmykOutputIntent } from '../pdf/output-intent.js';
 import { decodeStream, joinContentStreams } from '../pdf/streams.js';
 import { defaultCmykProfile } from '../raster/cmyk-profile.js';
@@ -30,6 +31,14 @@ import { loadForTransform } from './document.js';
 export const CHAIN_CMYK_NAME = 'PPChainCMYK';
 /** Largest content stream rewritten (larger ones are drawn as they are). */
 const MAX_CONTENT_BYTES = 64 * 1024 * 1024;
+/**
+ * Images of more pixels keep their DeviceCMYK (drawn by PDFium's formula): PDFium converts an
+ * ICCBased image through lcms at about 0.7 s a megapixel on a loaded 2-core machine (a 9-megapixel
+ * CMYK image 7.5 s instead of 1.8 s; 1 megapixel 1.0 s instead of 0.2 s), where vector colours cost
+ * nothing more. Pages drawn from their one JPEG (raster/fast-path.ts) convert through the chain
+ * whatever their size.
+ */
+export const MAX_CHAIN_IMAGE_PIXELS = 2_000_000;
 /** Deepest nesting of direct objects visited. */
 const MAX_DEPTH = 64;
 
@@ -70,7 +79,9 @@ export async function chainCopy(bytes: Uint8Array, limits: DecodeLimits = DEFAUL
     const dict = obj instanceof PDFRawStream ? obj.dict : obj instanceof PDFDict ? obj : undefined;
     if (dict) {
       const cs = dict.get(PDFName.of('ColorSpace'));
-      if (isDeviceCmyk(cs) && (getName(context, dict, 'Subtype') === 'Image' || dict.has(PDFName.of('ShadingType')))) {
+      const isImage = getName(context, dict, 'Subtype') === 'Image';
+      const pixels = (getNumber(context, dict, 'Width') ?? 0) * (getNumber(context, dict, 'Height') ?? 0);
+      if (isDeviceCmyk(cs) && ((isImage && pixels <= MAX_CHAIN_IMAGE_PIXELS) || dict.has(PDFName.of('ShadingType')))) {
         dict.set(PDFName.of('ColorSpace'), chainSpace());
         changed++;
       }

@@ -54,6 +54,8 @@ interface CachedDoc {
   pdfium?: Promise<PdfiumHandle>;
   /** PDFium's handle on the file's chain copy (convert/chain-copy.ts), for pages that draw DeviceCMYK. */
   pdfiumChain?: Promise<PdfiumHandle>;
+  /** The chain copy's bytes, made once per file (a fresh PDFium instance opens them again). */
+  chainBytes?: Promise<Uint8Array>;
   /** The file written out again from its recovered objects, when neither engine could open it (raster/repair.ts); null when it cannot be. */
   repaired?: Promise<CachedDoc | null>;
   /** What the image detail measurements of this file have decoded in this worker. */
@@ -312,9 +314,9 @@ async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
 }
 
 /** The file's chain copy (its DeviceCMYK as ICCBased with the chain's profile); the file itself when it cannot be made or has nothing to rewrite. */
-async function chainBytes(doc: CachedDoc, task: RenderTask): Promise<Uint8Array> {
-  const { chainCopy } = await import('../convert/chain-copy.js');
-  return (await chainCopy(doc.bytes, task.limits).catch(() => null)) ?? doc.bytes;
+function chainBytes(doc: CachedDoc, task: RenderTask): Promise<Uint8Array> {
+  doc.chainBytes ??= import('../convert/chain-copy.js').then(async ({ chainCopy }) => (await chainCopy(doc.bytes, task.limits).catch(() => null)) ?? doc.bytes);
+  return doc.chainBytes;
 }
 
 /**

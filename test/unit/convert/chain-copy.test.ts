@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chainCopy, CHAIN_CMYK_NAME } from '../../../src/convert/chain-copy.js';
+import { CHAIN_CMYK_NAME, MAX_CHAIN_IMAGE_PIXELS, chainCopy } from '../../../src/convert/chain-copy.js';
 import { deltaE00 } from '../../../src/model/difference.js';
 import { cmykColoursToRgb } from '../../../src/raster/colour.js';
 import { openWithPdfium, renderWithPdfium } from '../../../src/raster/pdfium.js';
@@ -101,6 +101,26 @@ describe('the chain copy: DeviceCMYK drawn through the chain’s profile (issue 
       ),
       `original ${before} chain ${chain}`,
     ).toBeGreaterThan(1);
+  });
+
+  it('an image over the pixel bound keeps its DeviceCMYK (PDFium converts ICC images slowly), its page’s vector colour is rewritten', async () => {
+    const side = Math.ceil(Math.sqrt(MAX_CHAIN_IMAGE_PIXELS)) + 1;
+    execFileSync('/usr/bin/convert', ['-size', `${side}x${side}`, 'xc:#2080c0', '-colorspace', 'CMYK', '-quality', '50', join(dir, 'big.jpg')]);
+    const original = made(
+      'big',
+      `
+import sys
+from reportlab.pdfgen import canvas
+from reportlab.lib.colors import CMYKColor
+c = canvas.Canvas(sys.argv[1], pagesize=(200, 100))
+c.setFillColor(CMYKColor(0, 1, 1, 0)); c.rect(0, 0, 100, 100, stroke=0, fill=1)
+c.drawImage(sys.argv[2] + "/big.jpg", 100, 0, 100, 100)
+c.showPage(); c.save()
+`,
+    );
+    const text = qdf((await chainCopy(original))!);
+    expect(/\/ColorSpace\s*\/DeviceCMYK/.test(text), 'the large image keeps DeviceCMYK').toBe(true);
+    expect(text.includes(`/${CHAIN_CMYK_NAME} cs 0 1 1 0 sc`), 'k rewritten').toBe(true);
   });
 
   it('a file without DeviceCMYK gets no copy (its previews stay byte for byte)', async () => {
