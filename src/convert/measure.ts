@@ -14,6 +14,7 @@ import type { RawPixels } from '../raster/pixels.js';
 import { openWithPdfium, renderWithPdfium } from '../raster/pdfium.js';
 import { renderWithPdfjs } from '../raster/render.js';
 import { loadSharp } from '../raster/sharp.js';
+import { chainCopy } from './chain-copy.js';
 import { imageRefs } from './image-refs.js';
 
 /** Longest side of the drawings compared (px): enough for colour and placement, cheap to draw. */
@@ -110,7 +111,8 @@ interface Drawer {
 
 /** PDFium first: it draws most pages of the previews (raster/renderer.ts), so before and after compare as the customer sees them. */
 async function pdfiumDrawer(bytes: Uint8Array): Promise<Drawer> {
-  const handle = await openWithPdfium(bytes);
+  // Its CMYK through the chain (chain-copy.ts): PDFium's own CMYK formula is not where the fix puts colours.
+  const handle = await openWithPdfium((await chainCopy(bytes).catch(() => null)) ?? bytes);
   return { draw: (page) => renderWithPdfium(handle, page, MEASURE_PX), close: async () => handle.doc.destroy() };
 }
 

@@ -10,7 +10,7 @@ import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilin
 import type { RasterFailure } from '../raster/facts.js';
 import { ccittPlan, flatePlan, imagePlan, type ImagePlan } from '../raster/fast-path.js';
 import { detailRequests, worthMeasuring } from '../raster/image-detail.js';
-import { fallbackRenderer, pageRenderer, pdfiumDrawsAnnotations } from '../raster/renderer.js';
+import { drawsDeviceCmyk, fallbackRenderer, pageRenderer, pdfiumDrawsAnnotations } from '../raster/renderer.js';
 import type { RenderTask } from '../pool/tasks.js';
 import type { LayerSpec } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
@@ -74,6 +74,7 @@ export function planPage(page: PageFacts, layer: LayerSpec | null, settings: Ren
       // What the page's content should leave on paper: an empty drawing of a page that paints asks for a second look.
       expect: { ink: page.marks?.ink ?? 0, images: page.marks?.images ?? 0, blankInk: limits.blankInkCoverage },
       ...(pdfiumDrawsAnnotations(page) ? { annotations: true } : {}),
+      ...(renderer === 'pdfium' && drawsDeviceCmyk(page) ? { cmykChain: true } : {}),
       maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,
       maxPdfjsImagePixels: settings.maxRenderImagePixels,
       largestImagePixels: decodePixels,

@@ -104,14 +104,21 @@ function latin1(bytes: Uint8Array, start: number, end: number): string {
  * const context = await quietly(() => parsePdf(bytes));
  */
 export async function quietly<T>(fn: () => Promise<T>): Promise<T> {
-  const { warn, log, error } = console;
-  console.warn = console.log = console.error = () => undefined;
+  // Overlapping calls share one silence: each saving and restoring the console by itself, the
+  // later one to start would restore the silenced console, and the caller's console.log stay mute.
+  if (quiet++ === 0) {
+    saved = { warn: console.warn, log: console.log, error: console.error };
+    console.warn = console.log = console.error = () => undefined;
+  }
   try {
     return await fn();
   } finally {
-    Object.assign(console, { warn, log, error });
+    if (--quiet === 0 && saved) Object.assign(console, saved);
   }
 }
+
+let quiet = 0;
+let saved: Pick<Console, 'warn' | 'log' | 'error'> | undefined;
 
 /**
  * Parses a whole file into pdf-lib's object model, as `PDFDocument.load` does with

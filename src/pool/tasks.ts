@@ -75,6 +75,8 @@ export const RenderTaskSchema = z.object({
   renderer: z.enum(['pdfium', 'pdfjs']).optional(),
   /** PDFium draws the page's annotations too (printable ones without an appearance stream: raster/renderer.ts). */
   annotations: z.boolean().optional(),
+  /** The page draws DeviceCMYK: PDFium draws it from the file's chain copy (convert/chain-copy.ts), its CMYK through the chain's profile. */
+  cmykChain: z.boolean().optional(),
   /**
    * The engine that gets a second look when the first fails, cannot reach the page, draws it
    * empty although `expect` says its content paints, or (pdf.js) cannot decode one of its images.

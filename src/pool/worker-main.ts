@@ -52,6 +52,10 @@ interface CachedDoc {
   pdfjs?: Promise<PDFDocumentProxy>;
   pdflib?: Promise<PDFContext>;
   pdfium?: Promise<PdfiumHandle>;
+  /** PDFium's handle on the file's chain copy (convert/chain-copy.ts), for pages that draw DeviceCMYK. */
+  pdfiumChain?: Promise<PdfiumHandle>;
+  /** The chain copy's bytes, made once per file (a fresh PDFium instance opens them again). */
+  chainBytes?: Promise<Uint8Array>;
   /** The file written out again from its recovered objects, when neither engine could open it (raster/repair.ts); null when it cannot be. */
   repaired?: Promise<CachedDoc | null>;
   /** What the image detail measurements of this file have decoded in this worker. */
@@ -74,7 +78,7 @@ function cached(docId: string, shared: SharedArrayBuffer): CachedDoc {
     const [oldId, old] = cache.entries().next().value as [string, CachedDoc];
     cache.delete(oldId);
     old.pdfjs?.then((d) => d.destroy()).catch(() => undefined);
-    old.pdfium?.then(async (h) => (await pdfiumRenderer()).isLive(h) && h.doc.destroy()).catch(() => undefined);
+    for (const handle of [old.pdfium, old.pdfiumChain]) handle?.then(async (h) => (await pdfiumRenderer()).isLive(h) && h.doc.destroy()).catch(() => undefined);
   }
   return entry;
 }
@@ -248,7 +252,7 @@ async function drawWithEngines(doc: CachedDoc, task: RenderTask): Promise<Omit<D
   const failures: string[] = [];
   for (const engine of engines) {
     try {
-      const drawn = engine === 'pdfium' ? await drawWithPdfium(doc, task.page, task.maxPx, task.annotations ?? false) : await drawWithPdfjs(doc, task);
+      const drawn = engine === 'pdfium' ? await drawWithPdfium(doc, task) : await drawWithPdfjs(doc, task);
       drawings.push(drawn);
       if (!wantsSecondLook(drawn, task)) break;
     } catch (error) {
@@ -318,24 +322,36 @@ async function drawWithPdfjs(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
   return { pixels: rendered.value, method: 'pdfjs', warnings: rendered.warnings, measured: analysePixels(rendered.value), unpainted, degraded };
 }
 
+/** The file's chain copy (its DeviceCMYK as ICCBased with the chain's profile); the file itself when it cannot be made or has nothing to rewrite. */
+function chainBytes(doc: CachedDoc, task: RenderTask): Promise<Uint8Array> {
+  doc.chainBytes ??= import('../convert/chain-copy.js').then(async ({ chainCopy }) => (await chainCopy(doc.bytes, task.limits).catch(() => null)) ?? doc.bytes);
+  return doc.chainBytes;
+}
+
 /**
  * The page drawn by PDFium. After a failure the worker drops its PDFium instance: a trap may have
  * left its heap inconsistent.
  */
-async function drawWithPdfium(doc: CachedDoc, page: number, maxPx: number, annotations: boolean): Promise<Drawn> {
+async function drawWithPdfium(doc: CachedDoc, task: RenderTask): Promise<Drawn> {
   const { PDFIUM_KEEP_HEAP_BYTES, isLive, openWithPdfium, pdfiumHeapBytes, renderWithPdfium, resetPdfium } = await pdfiumRenderer();
+  // A page that draws DeviceCMYK is drawn from the chain copy: PDFium converts its CMYK through the
+  // chain's profile (lcms), where the colour fix and the mockups put it, not by its own formula.
+  const field = task.cmykChain ? 'pdfiumChain' : 'pdfium';
   try {
-    if (doc.pdfium && !isLive(await doc.pdfium.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc.pdfium = undefined;
-    doc.pdfium ??= openWithPdfium(doc.bytes);
-    const pixels = await renderWithPdfium(await doc.pdfium, page, maxPx, { annotations, transparent: true });
+    const open = doc[field];
+    if (open && !isLive(await open.catch(() => ({ generation: -1 }) as PdfiumHandle))) doc[field] = undefined;
+    doc[field] ??= (task.cmykChain ? chainBytes(doc, task) : Promise.resolve(doc.bytes)).then(openWithPdfium);
+    const pixels = await renderWithPdfium(await doc[field]!, task.page, task.maxPx, { annotations: task.annotations ?? false, transparent: true });
     if ((await pdfiumHeapBytes()) > PDFIUM_KEEP_HEAP_BYTES) {
       doc.pdfium = undefined;
+      doc.pdfiumChain = undefined;
       resetPdfium();
     }
     const unpainted = flattenOnWhite(pixels);
     return { pixels, method: 'pdfium', warnings: [], measured: analysePixels(pixels), unpainted, degraded: null };
   } catch (error) {
     doc.pdfium = undefined;
+    doc.pdfiumChain = undefined;
     resetPdfium();
     throw error;
   }

@@ -167,8 +167,13 @@ async function build(model: Exclude<SampleModel, 'rgb'>, icc: Uint8Array | undef
   return Float32Array.from(rgb);
 }
 
-/** Raw 8-bit samples (CMYK or gray, optionally with their ICC profile) to sRGB raw 8-bit, through lcms directly. */
-async function lcmsToSrgb(data: Uint8Array, width: number, height: number, model: SampleModel, icc?: Uint8Array): Promise<Uint8Array> {
+/**
+ * Raw 8-bit samples (CMYK or gray, optionally with their ICC profile) to sRGB raw 8-bit, through
+ * lcms directly: every sample converted, no table in between (as the colour fix converts a JPEG).
+ * @example
+ * const rgb = await lcmsToSrgb(cmyk, width, height, 'cmyk', defaultCmykProfile());
+ */
+export async function lcmsToSrgb(data: Uint8Array, width: number, height: number, model: SampleModel, icc?: Uint8Array): Promise<Uint8Array> {
   const sharp = await loadSharp();
   const tiff = rawToTiff(data, width, height, model, sourceProfile(model, icc));
   // The grid this module builds (at most 17⁴ points): its own size is the bound.

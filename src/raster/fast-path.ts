@@ -16,6 +16,7 @@ import { loadSharp } from './sharp.js';
 import { fitSize } from './render.js';
 import { defaultCmykProfile } from './cmyk-profile.js';
 import { withIccProfile } from './jpeg-icc.js';
+import { lcmsToSrgb } from './colour.js';
 
 /** What the worker needs to draw a page from its image alone. */
 export interface ImagePlan {
@@ -127,7 +128,7 @@ export async function renderFromImage(jpeg: Uint8Array, plan: ImagePlan, maxPx: 
   if (!cmyk && decodeInverted) return null;
   // A CMYK image is shrunk, turned and resized in CMYK; lcms converts it once, at the final size
   // (converting the full-size decode first costs as much again as the decode).
-  return drawPlaced(cmyk ? input.pipelineColourspace('cmyk') : input, plan, at, interpolate);
+  return drawPlaced(cmyk ? input.pipelineColourspace('cmyk') : input, plan, at, interpolate, cmyk ? (meta.icc ? new Uint8Array(meta.icc) : defaultCmykProfile()) : undefined);
 }
 
 /** Where the image lands on the displayed page raster, and how it is turned to get there. */
@@ -178,18 +179,14 @@ export function placement(plan: ImagePlan, maxPx: number): Placement | null {
  * draws it into a white page raster. An image enlarged on the page keeps hard pixels (nearest
  * neighbour) unless it asks for /Interpolate true; a reduced one is smoothed.
  */
-export async function drawPlaced(input: Sharp, plan: ImagePlan, at: Placement, interpolate: boolean): Promise<RawPixels> {
+export async function drawPlaced(input: Sharp, plan: ImagePlan, at: Placement, interpolate: boolean, cmykIcc?: Uint8Array): Promise<RawPixels> {
   const { width, height, flip, angle, left, top, rw, rh } = at;
   let img = input;
   if (flip) img = img.flip();
   if (angle) img = img.rotate(angle);
   const enlarged = rw * rh > plan.widthPx * plan.heightPx;
-  const placed = await img
-    .resize(rw, rh, { fit: 'fill', kernel: enlarged && !interpolate ? 'nearest' : 'lanczos3' })
-    .toColourspace('srgb')
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const resized = img.resize(rw, rh, { fit: 'fill', kernel: enlarged && !interpolate ? 'nearest' : 'lanczos3' });
+  const placed = cmykIcc ? await cmykToSrgb(resized, cmykIcc) : await resized.toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const channels = placed.info.channels;
   const ox = Math.round(left);
   const oy = Math.round(top);
@@ -208,6 +205,18 @@ export async function drawPlaced(input: Sharp, plan: ImagePlan, at: Placement, i
     }
   }
   return { data: out, width, height, channels: 3 };
+}
+
+/**
+ * A CMYK pipeline's pixels to sRGB through lcms from `icc`, as the colour fix converts the image
+ * (colour.ts). libvips's own CMYK → sRGB step at the end of a CMYK pipeline converts otherwise
+ * (lighter and greyer: ΔE00 2.1 on an ImageMagick CMYK photo against the fixed file's preview).
+ */
+async function cmykToSrgb(resized: Sharp, icc: Uint8Array): Promise<{ data: Buffer; info: { width: number; height: number; channels: number } }> {
+  const cmyk = await resized.toColourspace('cmyk').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width, height } = cmyk.info;
+  const rgb = await lcmsToSrgb(new Uint8Array(cmyk.data.buffer, cmyk.data.byteOffset, cmyk.data.byteLength), width, height, 'cmyk', icc);
+  return { data: Buffer.from(rgb.buffer, rgb.byteOffset, rgb.byteLength), info: { width, height, channels: 3 } };
 }
 
 /** JPEG APP14 "Adobe" segment: the marker of Adobe's (inverted) CMYK JPEGs. */

@@ -13,7 +13,7 @@
  *   first.) Which fonts can be drawn is judged from the fonts themselves (pdf/font/), whichever
  *   engine draws the page.
  */
-import type { ImageFacts, PageFacts } from '../pdf/facts.js';
+import type { ColourSpaceFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 
 export type Renderer = 'image' | 'pdfium' | 'pdfjs';
 
@@ -162,6 +162,16 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
  */
 export function pdfiumDrawsAnnotations(page: Pick<PageFacts, 'generatedAnnotations'>): boolean {
   return (page.generatedAnnotations ?? 0) > 0;
+}
+
+/**
+ * Whether the page draws DeviceCMYK (as such, or as the base of Indexed or the alternate of
+ * Separation and DeviceN), in vector colour or images: PDFium then draws it from the file's chain
+ * copy (convert/chain-copy.ts), its CMYK converted through the chain's profile rather than its own formula.
+ */
+export function drawsDeviceCmyk(page: Pick<PageFacts, 'images' | 'colours'>): boolean {
+  const cmyk = (cs: ColourSpaceFacts | null | undefined): boolean => !!cs && (cs.family === 'DeviceCMYK' || cmyk(cs.base));
+  return page.colours.some((c) => cmyk(c.colourSpace)) || page.images.some((i) => cmyk(i.colourSpace));
 }
 
 /** A simple (not CID-keyed) TrueType font whose embedded program has no cmap table. */
