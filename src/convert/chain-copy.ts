@@ -16,8 +16,8 @@
  * colours mix, not which colour a value means). pdf.js in Node does not use ICC profiles (its
  * qcms module needs a worker fetch), so only PDFium's drawings are helped.
  */
-import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.js';
-import { PDFArray, PDFDict, PDFName, PDFRawStream, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeBudget, type DecodeLimits } from '../pdf/decode-budget.js';
+import { PDFArray, PDFDict, PDFName, PDFRawStream, type PDFContext, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
 import { isName, isNum } from '../pdf/lexer.js';
 import { colourOperators, operatorTable, walkContent } from '../pdf/content/walk.js';
 import { dictOf, getName, getNumber, items, resolve } from '../pdf/objects.js';
@@ -62,6 +62,7 @@ export async function chainCopy(bytes: Uint8Array, limits: DecodeLimits = DEFAUL
     return space;
   };
   let changed = 0;
+  const isIccLab = isIccLabIn(context, budget);
   const decode = (s: PDFRawStream) => {
     try {
       return decodeStream(context, s, { maxBytes: MAX_CONTENT_BYTES, budget, what: 'content for the colour chain' });
@@ -98,6 +99,22 @@ export async function chainCopy(bytes: Uint8Array, limits: DecodeLimits = DEFAUL
       if (resources) resourceDicts.add(resources);
       for (const [, value] of dict.entries()) visit(value, depth + 1);
     } else if (obj instanceof PDFArray) {
+      if (isIccLab(obj)) {
+        // PDFium draws an ICC profile whose data are Lab as if they were RGB (60 10 -30 came out
+        // yellow, where poppler and Ghostscript draw a mid blue-violet): the same values as a Lab space
+        // (the ICC connection space's D50 white) are drawn as they do.
+        const range = resolve(context, dictOf(resolve(context, obj.get(1)))?.get(PDFName.of('Range')));
+        const ab =
+          range instanceof PDFArray && range.size() === 6
+            ? items(context, range)
+                .slice(2)
+                .map((v) => Number(v?.toString()))
+            : [-128, 127, -128, 127];
+        obj.set(0, PDFName.of('Lab'));
+        obj.set(1, context.obj({ WhitePoint: [0.9642, 1, 0.8249], Range: ab.every(Number.isFinite) ? ab : [-128, 127, -128, 127] }));
+        changed++;
+        return;
+      }
       const family = obj.size() > 1 ? obj.get(0) : undefined;
       const at = family instanceof PDFName ? BASE_AT[family.asString()] : undefined;
       if (at !== undefined && at < obj.size() && isDeviceCmyk(obj.get(at))) {
@@ -156,6 +173,22 @@ export async function chainCopy(bytes: Uint8Array, limits: DecodeLimits = DEFAUL
 
 /** Where an array colour space names the space under it: Indexed's base, Separation's and DeviceN's alternate, an uncoloured pattern's. */
 const BASE_AT: Readonly<Record<string, number>> = { '/Indexed': 1, '/I': 1, '/Pattern': 1, '/Separation': 2, '/DeviceN': 2 };
+
+/** An ICCBased colour space (an array `[/ICCBased stream]`) whose profile's data colour space is Lab. */
+function isIccLabIn(context: PDFContext, budget: DecodeBudget) {
+  return (obj: PDFArray): boolean => {
+    const family = obj.size() === 2 ? obj.get(0) : undefined;
+    if (!(family instanceof PDFName) || family.asString() !== '/ICCBased') return false;
+    const stream = resolve(context, obj.get(1));
+    if (!(stream instanceof PDFRawStream)) return false;
+    try {
+      const header = decodeStream(context, stream, { maxBytes: 1 << 20, prefix: 20, budget, what: 'an ICC profile header' });
+      return header.length >= 20 && String.fromCharCode(...header.subarray(16, 20)) === 'Lab ';
+    } catch {
+      return false;
+    }
+  };
+}
 
 /** A colour space that is DeviceCMYK by name. */
 function isDeviceCmyk(obj: PDFObject | undefined): boolean {

@@ -170,7 +170,8 @@ export function pdfiumDrawsAnnotations(page: Pick<PageFacts, 'generatedAnnotatio
  * copy (convert/chain-copy.ts), its CMYK converted through the chain's profile rather than its own formula.
  */
 export function drawsDeviceCmyk(page: Pick<PageFacts, 'images' | 'colours'>): boolean {
-  const cmyk = (cs: ColourSpaceFacts | null | undefined): boolean => !!cs && (cs.family === 'DeviceCMYK' || cmyk(cs.base));
+  // An ICC profile of Lab data is drawn from the copy too, as a Lab space (PDFium takes its values for RGB).
+  const cmyk = (cs: ColourSpaceFacts | null | undefined): boolean => !!cs && (cs.family === 'DeviceCMYK' || (cs.family === 'ICCBased' && cs.model === 'lab') || cmyk(cs.base));
   return page.colours.some((c) => cmyk(c.colourSpace)) || page.images.some((i) => cmyk(i.colourSpace));
 }
 
