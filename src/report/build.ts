@@ -12,7 +12,7 @@ import type { RasterFacts } from '../raster/facts.js';
 import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';
 import { fineDetail, seamCrossings } from '../rules/check-marks.js';
-import { unpaintedArea } from '../rules/check-unpainted.js';
+import { overUnpainted, unpaintedArea } from '../rules/check-unpainted.js';
 import type { LayerSpec } from '../profile/registry.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
@@ -230,7 +230,7 @@ function markedObjects(page: PageFacts, layer: LayerSpec | null, limits: Limits)
 
 function unpaintedOf(page: PageFacts, layer: LayerSpec | null, limits: Limits, raster: RasterFacts): { unpaintedShare: number; unpaintedAreasMm: [number, number, number, number][] } {
   const found = unpaintedArea(page, layer, limits, raster);
-  return { unpaintedShare: round(found?.share ?? 0, 4), unpaintedAreasMm: found && found.share > limits.maxUnpaintedShare ? found.areas : [] };
+  return { unpaintedShare: round(found?.share ?? 0, 4), unpaintedAreasMm: found && overUnpainted(found.share, limits.maxUnpaintedShare) ? found.areas : [] };
 }
 
 function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: RasterFacts | undefined): ReportImage {

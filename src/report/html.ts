@@ -4,6 +4,7 @@
  * edge bands and problem images marked — with its findings beside it, colour-coded by severity.
  */
 import { formatPpi } from '../rules/check-image-resolution.js';
+import { isBelow } from '../rules/threshold.js';
 import { FINDING_CODES } from '../model/codes.js';
 import type { Finding } from '../model/finding.js';
 import { formatMm, formatNumber } from '../pdf/units.js';
@@ -178,8 +179,9 @@ function imageTable(page: ReportPage, report: Report): string {
   if (!page.images.length) return '';
   const rows = page.images
     .map((i, n) => {
-      const low = i.printedPpi !== null && i.printedPpi < report.limits.minPpi;
-      const bad = i.printedPpi !== null && i.printedPpi < report.limits.minPpiError;
+      // As image-low-resolution judges (threshold.ts): the cell's colour never disagrees with the finding.
+      const low = i.printedPpi !== null && isBelow(i.printedPpi, report.limits.minPpi, 1);
+      const bad = i.printedPpi !== null && isBelow(i.printedPpi, report.limits.minPpiError, 1);
       const big = Math.max(i.widthPx, i.heightPx) > report.limits.maxImagePixels;
       const rgb = /RGB/.test(i.colourSpace) && !/over Device(CMYK|Gray)|over ICCBased (CMYK|Gray)/.test(i.colourSpace);
       return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${grouped(i.widthPx)} × ${grouped(i.heightPx)}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}${i.jpegQuality !== null ? ` <small class="${i.jpegQuality < (report.limits.minJpegQuality ?? 0) ? 't-warn' : ''}">(quality ${i.jpegQuality})</small>` : ''}${i.upscaleFactor ? ` <small class="t-warn">upscaled ≈ ${formatNumber(i.upscaleFactor, 1)}×</small>` : ''}</td></tr>`;

@@ -1,10 +1,23 @@
 import { maxOf } from '../util/array.js';
-import { formatNumber } from '../pdf/units.js';
+import { formatNumber, round } from '../pdf/units.js';
 import { EDGES, type Edge, type RasterFacts } from '../raster/facts.js';
 import type { PageFacts } from '../pdf/facts.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { isAbove, isBelow } from './threshold.js';
+
+/**
+ * Whether a raster's ink coverage is above the blank threshold ("at or below this is blank"), within
+ * the stated tolerance and as the share is shown (page-blank writes it in thousandths of a per cent).
+ */
+export const inks = (coverage: number, blankInkCoverage: number): boolean => isAbove(coverage, blankInkCoverage, 5);
+
+/**
+ * Whether a white band along a sewn edge is reported: at least minEdgeGapMm ("the narrowest band
+ * reported"), within the stated tolerance and as the report shows bands (tenths of a millimetre).
+ */
+export const reportedGap = (mm: number, minEdgeGapMm: number): boolean => !isBelow(mm, minEdgeGapMm, 1);
 
 /**
  * Content this much above the blank threshold (as a share of the page, pdf/marks.ts) is more than
@@ -25,7 +38,7 @@ export function emptyButPaints(
   page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink' | 'texts'>; undrawnFields?: number; fonts?: PageFacts['fonts'] },
   blankInkCoverage: number,
 ): string | null {
-  if (raster.inkCoverage > blankInkCoverage) return null;
+  if (inks(raster.inkCoverage, blankInkCoverage)) return null;
   if (raster.approximate?.startsWith('an image could not be decoded')) return raster.approximate;
   const fields = page.undrawnFields ?? 0;
   if (fields > 0) {
@@ -48,7 +61,7 @@ export const checkPageBlank: Check = (ctx) => {
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
-    if (!raster || !layer || raster.inkCoverage > ctx.limits.blankInkCoverage) continue;
+    if (!raster || !layer || inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue;
     if (emptyButPaints(raster, page, ctx.limits.blankInkCoverage)) continue;
     out.push({
       code: 'page-blank',
@@ -71,7 +84,7 @@ export const checkPageEdgeGap: Check = (ctx) => {
   const bleed = ctx.target.limits.bleedMm;
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
-    if (!raster || !layer || raster.inkCoverage <= ctx.limits.blankInkCoverage) continue;
+    if (!raster || !layer || !inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue;
     const mmPerPxX = page.widthMm / raster.widthPx;
     const mmPerPxY = page.heightMm / raster.heightPx;
     const gaps = EDGES.filter((e) => layer.sewnEdges.includes(e))
@@ -80,12 +93,14 @@ export const checkPageEdgeGap: Check = (ctx) => {
         const mm = px * (edge === 'top' || edge === 'bottom' ? mmPerPxY : mmPerPxX);
         return { edge, px, mm };
       })
-      .filter((g) => g.px >= 1 && g.mm >= ctx.limits.minEdgeGapMm);
+      .filter((g) => g.px >= 1 && reportedGap(g.mm, ctx.limits.minEdgeGapMm));
     if (gaps.length === 0) continue;
     const list = gaps.map((g) => `${EDGE_WORD[g.edge]} (${formatNumber(g.mm, 0)} mm)`);
     const sides = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
     const widest = maxOf(gaps.map((g) => g.mm));
-    const beyond = widest > bleed;
+    // "Wider than the bleed" past the stated tolerance and as the message shows the band (whole
+    // millimetres) and the bleed (tenths): never "20 mm, wider than the 20 mm bleed".
+    const beyond = isAbove(widest, bleed) && round(widest, 0) > round(bleed, 1);
     out.push({
       code: 'page-edge-gap',
       page: page.index,

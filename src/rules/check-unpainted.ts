@@ -13,6 +13,14 @@ import { layerLines, type BoxMm } from './check-marks.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { inks, reportedGap } from './check-page-pixels.js';
+import { isAbove } from './threshold.js';
+
+/**
+ * Whether an unpainted share is over maxUnpaintedShare, within the stated tolerance and as the
+ * message shows the share (a tenth of a per cent below 10 %, whole per cents above).
+ */
+export const overUnpainted = (share: number, maxUnpaintedShare: number): boolean => isAbove(share, maxUnpaintedShare, share < 0.1 ? 3 : 2);
 
 /** Most rectangles listed for the report's overlay. */
 const MAX_AREAS = 200;
@@ -32,7 +40,7 @@ export function unpaintedArea(page: PageFacts, layer: LayerSpec | null, limits: 
   // The white bands page-edge-gap reports along sewn edges are its finding, not this one's.
   const gap = (edge: 'top' | 'right' | 'bottom' | 'left', mmPerPx: number) => {
     const mm = raster!.edgeGapPx[edge] * mmPerPx;
-    return layer?.sewnEdges.includes(edge) && mm >= limits.minEdgeGapMm ? mm : 0;
+    return layer?.sewnEdges.includes(edge) && raster!.edgeGapPx[edge] >= 1 && reportedGap(mm, limits.minEdgeGapMm) ? mm : 0;
   };
   const trim = lines?.trim ?? [0, 0, page.widthMm, page.heightMm];
   const tx0 = Math.max(trim[0], gap('left', mmX));
@@ -98,9 +106,9 @@ export const checkUnpainted: Check = (ctx) => {
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
-    if (!raster || !layer || raster.inkCoverage <= ctx.limits.blankInkCoverage) continue; // a blank page is page-blank
+    if (!raster || !layer || !inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue; // a blank page is page-blank
     const found = unpaintedArea(page, layer, ctx.limits, raster);
-    if (!found || found.share <= ctx.limits.maxUnpaintedShare) continue;
+    if (!found || !overUnpainted(found.share, ctx.limits.maxUnpaintedShare)) continue;
     const pct = formatNumber(found.share * 100, found.share < 0.1 ? 1 : 0);
     out.push({
       code: 'page-unpainted-area',
