@@ -18,7 +18,11 @@ export const ppiOf = (px: number, pt: number): number => (pt === 0 ? Number.POSI
 export function round(value: number, digits = 2): number {
   if (!Number.isFinite(value)) return value;
   const f = 10 ** digits;
-  return Math.round(value * f) / f;
+  const scaled = value * f;
+  // A value past 2^53 / 10^digits has no such decimals to round away, and scaling one near 1e308
+  // overflows to Infinity (a page 1e308 pt wide measured Infinity mm, and its report failed its schema).
+  if (!Number.isFinite(scaled) || Math.abs(scaled) >= 2 ** 53) return value;
+  return Math.round(scaled) / f;
 }
 
 /** "2040 × 2040 mm", with at most one decimal. */
