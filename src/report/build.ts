@@ -13,6 +13,7 @@ import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';
 import { fineDetail, seamCrossings } from '../rules/check-marks.js';
 import { overUnpainted, unpaintedArea } from '../rules/check-unpainted.js';
+import { edgeGapMm } from '../rules/check-page-pixels.js';
 import type { LayerSpec } from '../profile/registry.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
@@ -167,8 +168,6 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
     fonts: page.fonts.map((f) => ({ name: f.name, ref: f.ref ?? null, baseFont: f.baseFont, subtype: f.subtype, embedded: f.embedded })),
     notes: page.notes,
   });
-  const mmX = raster ? page.widthMm / raster.widthPx : 0;
-  const mmY = raster ? page.heightMm / raster.heightPx : 0;
   return {
     index: page.index,
     layer: layer?.id ?? null,
@@ -198,11 +197,12 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
           widthPx: raster.widthPx,
           heightPx: raster.heightPx,
           inkCoverage: round(raster.inkCoverage, 4),
+          // As page-edge-gap measures them (never wider than the page).
           edgeGapMm: {
-            top: round(raster.edgeGapPx.top * mmY, 1),
-            right: round(raster.edgeGapPx.right * mmX, 1),
-            bottom: round(raster.edgeGapPx.bottom * mmY, 1),
-            left: round(raster.edgeGapPx.left * mmX, 1),
+            top: round(edgeGapMm(raster, page, 'top'), 1),
+            right: round(edgeGapMm(raster, page, 'right'), 1),
+            bottom: round(edgeGapMm(raster, page, 'bottom'), 1),
+            left: round(edgeGapMm(raster, page, 'left'), 1),
           },
           warnings: withoutFormatControlsDeep(raster.warnings),
           ...(raster.approximate ? { approximate: withoutFormatControls(raster.approximate) } : {}),

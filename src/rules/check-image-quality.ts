@@ -7,7 +7,7 @@
  *   minimum resolution.
  */
 import type { ImageFacts, PageFacts } from '../pdf/facts.js';
-import { formatMm, formatNumber, ptToMm, round } from '../pdf/units.js';
+import { finite, formatMm, formatNumber, ptToMm, round } from '../pdf/units.js';
 import { distinctImages, imageLabel } from './check-image-size.js';
 import { formatPpi, ppiValue } from './check-image-resolution.js';
 import { printScaleOf } from './check-page-size.js';
@@ -19,8 +19,8 @@ import { grouped } from '../util/text.js';
 
 /** The printed size and resolution of an image on a page printed at `scale`. */
 function printed(image: ImageFacts, scale: number): { wMm: number; hMm: number; ppi: number | null } {
-  const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY) / scale;
-  return { wMm: ptToMm(image.placedWidthPt) * scale, hMm: ptToMm(image.placedHeightPt) * scale, ppi };
+  const ppi = image.ppiX === null || image.ppiY === null ? null : finite(Math.min(image.ppiX, image.ppiY) / scale);
+  return { wMm: finite(ptToMm(image.placedWidthPt) * scale), hMm: finite(ptToMm(image.placedHeightPt) * scale), ppi };
 }
 
 /** image-jpeg-quality */
@@ -35,7 +35,7 @@ export const checkJpegQuality: Check = (ctx) => {
       if (!q || (q.quality >= minJpegQuality && q.quality >= infoJpegQuality)) continue;
       const warn = q.quality < minJpegQuality;
       const p = printed(image, scale);
-      const blockMm = p.ppi ? (8 / p.ppi) * 25.4 : null;
+      const blockMm = p.ppi ? finite((8 / p.ppi) * 25.4) : null;
       const about = q.exact ? '' : 'about ';
       out.push({
         code: 'image-jpeg-quality',
@@ -76,7 +76,8 @@ export const checkUpscaled: Check = (ctx) => {
       // Judged on the largest factor the estimate allows (a bin of the scan either side, raster/detail.ts):
       // an enlargement by 1.5 read as 1.49 is one, not a cut exactly at the factor looked for.
       // The smallest enlargement reported is itself reported, within the stated tolerance (threshold.ts).
-      if (d.factor === null || isBelow(d.factorHigh ?? d.factor, minUpscaleFactor, 1)) continue;
+      // An enlargement is a factor above 1 (a measure of 0 or below is none, and divides by it).
+      if (d.factor === null || !(d.factor > 1) || isBelow(d.factorHigh ?? d.factor, minUpscaleFactor, 1)) continue;
       const image = page.images.find((i) => i.ref === d.ref && !i.inline);
       if (!image) continue;
       const p = printed(image, scale);

@@ -1,4 +1,4 @@
-import { formatMm, formatNumber, mmToPx, ptToMm, round } from '../pdf/units.js';
+import { finite, formatMm, formatNumber, mmToPx, ptToMm, round } from '../pdf/units.js';
 import { distinctImages, imageLabel } from './check-image-size.js';
 import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
@@ -42,8 +42,8 @@ export const checkImageResolution: Check = (ctx) => {
     for (const { image, ppi, exact } of [...worst.values()].sort((a, b) => order.indexOf(a.image) - order.indexOf(b.image))) {
       const placedW = ptToMm(image.placedWidthPt);
       const placedH = ptToMm(image.placedHeightPt);
-      const wMm = placedW * scale;
-      const hMm = placedH * scale;
+      const wMm = finite(placedW * scale);
+      const hMm = finite(placedH * scale);
       const needW = wholePixels(mmToPx(wMm, minPpi));
       const needH = wholePixels(mmToPx(hMm, minPpi));
       const goodW = Math.min(maxImagePixels, wholePixels(mmToPx(wMm, productionPpi)));

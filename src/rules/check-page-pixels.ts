@@ -20,6 +20,17 @@ export const inks = (coverage: number, blankInkCoverage: number): boolean => isA
 export const reportedGap = (mm: number, minEdgeGapMm: number): boolean => !isBelow(mm, minEdgeGapMm, 1);
 
 /**
+ * The white band along an edge of the page as shown, in mm: its pixels (never more than the raster
+ * is across: a band wider than the page is the whole page) at the raster's scale, so it stays within
+ * the page's size whatever the numbers (a page 1e307 mm wide drawn 1 px across).
+ */
+export function edgeGapMm(raster: Pick<RasterFacts, 'edgeGapPx' | 'widthPx' | 'heightPx'>, page: { widthMm: number; heightMm: number }, edge: Edge): number {
+  const across = edge === 'top' || edge === 'bottom' ? raster.heightPx : raster.widthPx;
+  const px = Math.min(raster.edgeGapPx[edge], across);
+  return px === across ? (edge === 'top' || edge === 'bottom' ? page.heightMm : page.widthMm) : px * ((edge === 'top' || edge === 'bottom' ? page.heightMm : page.widthMm) / across);
+}
+
+/**
  * Content this much above the blank threshold (as a share of the page, pdf/marks.ts) is more than
  * a renderer can leave out by rounding: an empty raster of such a page is a rendering failure.
  */
@@ -85,14 +96,8 @@ export const checkPageEdgeGap: Check = (ctx) => {
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
     if (!raster || !layer || !inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue;
-    const mmPerPxX = page.widthMm / raster.widthPx;
-    const mmPerPxY = page.heightMm / raster.heightPx;
     const gaps = EDGES.filter((e) => layer.sewnEdges.includes(e))
-      .map((edge) => {
-        const px = raster.edgeGapPx[edge];
-        const mm = px * (edge === 'top' || edge === 'bottom' ? mmPerPxY : mmPerPxX);
-        return { edge, px, mm };
-      })
+      .map((edge) => ({ edge, px: raster.edgeGapPx[edge], mm: edgeGapMm(raster, page, edge) }))
       .filter((g) => g.px >= 1 && reportedGap(g.mm, ctx.limits.minEdgeGapMm));
     if (gaps.length === 0) continue;
     const list = gaps.map((g) => `${EDGE_WORD[g.edge]} (${formatNumber(g.mm, 0)} mm)`);
@@ -108,7 +113,7 @@ export const checkPageEdgeGap: Check = (ctx) => {
       message: `${pageLabel(page, layer)}: the design does not reach the ${sides} edge${gaps.length > 1 ? 's' : ''}: a white band${beyond ? `, wider than the ${formatNumber(bleed)} mm bleed,` : ` inside the ${formatNumber(bleed)} mm bleed`} shows as a white seam once the panels are sewn. Extend the background to the edges of the page.`,
       expected: 'design up to every sewn edge',
       actual: `white band: ${list.join(', ')}`,
-      details: Object.fromEntries(gaps.map((g) => [`${g.edge}Mm`, Math.round(g.mm * 10) / 10])),
+      details: Object.fromEntries(gaps.map((g) => [`${g.edge}Mm`, round(g.mm, 1)])),
     });
   }
   return out;

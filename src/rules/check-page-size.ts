@@ -1,4 +1,4 @@
-import { formatMm, formatNumber } from '../pdf/units.js';
+import { formatMm, formatNumber, round } from '../pdf/units.js';
 import type { LayerSpec } from '../profile/registry.js';
 import { pagesLabel } from '../util/ranges.js';
 import type { Check, CheckContext } from './context.js';
@@ -28,8 +28,9 @@ export function classifySize(widthMm: number, heightMm: number, layerWidthMm: nu
   const whole = Math.sqrt((widthMm * heightMm) / (layerWidthMm * layerHeightMm));
   // Factor by factor where the product overflows (a page 1e200 mm on a side).
   const scale = Number.isFinite(whole) && whole > 0 ? whole : Math.sqrt(widthMm / layerWidthMm) * Math.sqrt(heightMm / layerHeightMm);
-  // No proportions to compare (a page of no size, or one too large to measure): another size.
-  if (!(widthMm > 0 && heightMm > 0) || !Number.isFinite(ratio) || !(ratio > 0) || !(scale > 0) || !Number.isFinite(scale)) return { kind: 'mismatch', scale: null };
+  // No proportions to compare, or no scale the service could print at (a page of no size, one of
+  // 1e-308 mm that would be enlarged Infinity times, one too large to measure): another size.
+  if (!(widthMm > 0 && heightMm > 0 && ratio > 0 && scale > 0) || !Number.isFinite(ratio) || !Number.isFinite(scale) || !Number.isFinite(1 / scale)) return { kind: 'mismatch', scale: null };
   // Proportions off by scaleTolerance, within the stated tolerance (threshold.ts): the message shows no ratio.
   const same = (r: number) => !isAbove(Math.abs(r / layerRatio - 1), scaleTolerance);
   if (same(ratio)) return { kind: 'scale', scale };
@@ -179,7 +180,7 @@ export const checkPageSize: Check = (ctx) => {
         ...base,
         code: 'page-bleed-missing',
         message: `${where} is ${found}${rotated}: ${targetLabel(ctx)}'s trim ${formatMm(layer.trimWidthMm, layer.trimHeightMm)} without the ${formatNumber(bleed)} mm bleed on each side (${formatNumber(missingMm)} mm missing); the page must be ${formatMm(W, H)}. Export it with the design extending ${formatNumber(bleed)} mm beyond the trim (print-preflight fix adds it by mirroring the design's edges).`,
-        details: { ...details, trimWidthMm: layer.trimWidthMm, trimHeightMm: layer.trimHeightMm, bleedMm: bleed, missingMm: Math.round(missingMm * 100) / 100 },
+        details: { ...details, trimWidthMm: layer.trimWidthMm, trimHeightMm: layer.trimHeightMm, bleedMm: bleed, missingMm: round(missingMm, 2) },
         // The service would scale a page of the layer's proportions (a warning); any other is refused.
         ...(v.kind === 'scale' ? { severity: 'warning' as const } : {}),
       });

@@ -65,5 +65,7 @@ export function isOutside(value: number, expected: number, tolerance: number, de
  * wholePixels(1000.2); // 1001
  */
 export function wholePixels(exact: number): number {
+  // Past 2^53 no count is whole any more (a placement 1e307 mm tall needs "Infinity" pixels): held there.
+  if (!(exact < Number.MAX_SAFE_INTEGER)) return Number.isNaN(exact) ? 0 : Number.MAX_SAFE_INTEGER;
   return Math.ceil(exact - Math.abs(exact) * 1e-9);
 }
