@@ -4,7 +4,7 @@
  * 0.9999999999, negative sizes, zero matrices whose products make 0/0 — go through what `check`
  * does after inspection: the rules (runChecks), the report (buildReport) and a customer locale
  * (localizeReport). The JSON written is validated against schemas/report.schema.json by ajv, and no
- * message, expected or actual writes NaN, Infinity or undefined.
+ * message, expected or actual writes NaN, Infinity or undefined — nor the text and HTML renderings.
  *
  * The facts are what a worker may send: each document passes DocumentFactsSchema and each raster
  * RasterFactsSchema (finite numbers, whole pixels), as the pool checks at its boundary — the edge
@@ -23,6 +23,8 @@ import { loadProfiles } from '../../src/profile/load.js';
 import { LimitsOverrideSchema, type Limits } from '../../src/profile/schema.js';
 import { RasterFactsSchema, type RasterFacts } from '../../src/raster/facts.js';
 import { buildReport } from '../../src/report/build.js';
+import { renderHtml } from '../../src/report/html.js';
+import { renderText } from '../../src/report/text.js';
 import { runChecks } from '../../src/rules/index.js';
 import { publishedErrors } from '../helpers/contracts.js';
 import { CS } from '../helpers/facts.js';
@@ -245,6 +247,14 @@ async function reportOf(c: Case): Promise<{ json: string; problems: string[] }> 
     // Every text of the finding: its message, expected, actual and the customer's wording in the locale.
     const text = JSON.stringify(f);
     if (UNWRITTEN.test(text)) problems.push(`${f.code} writes ${UNWRITTEN.exec(text)![0]}: ${text.slice(0, 600)}`);
+  }
+  // The renderings a person reads: the terminal's text and report.html.
+  for (const [what, text] of [
+    ['text', renderText(report)],
+    ['html', renderHtml(report)],
+  ] as const) {
+    const m = UNWRITTEN.exec(text);
+    if (m) problems.push(`the ${what} rendering writes ${m[0]}: …${text.slice(Math.max(0, m.index - 200), m.index + 100)}…`);
   }
   return { json, problems };
 }
