@@ -234,7 +234,9 @@ function overlay(report: Report, page: ReportPage, findings: Finding[]): string 
     const [x0, y0, x1, y1] = m.bboxMm;
     const pad = Math.max(W, H) / 400;
     const label = `${m.code}: ${m.kind}${m.text ? ` “${m.text}”` : ''}${m.printedPt !== null ? ` (${formatNumber(m.printedPt, 2)} pt printed)` : ''}`;
-    parts.push(`<rect class="mark ${m.code}" x="${finite(x0 - pad)}" y="${finite(y0 - pad)}" width="${finite(x1 - x0 + 2 * pad)}" height="${finite(y1 - y0 + 2 * pad)}"><title>${esc(label)}</title></rect>`);
+    parts.push(
+      `<rect class="mark ${m.code}" x="${finite(x0 - pad)}" y="${finite(y0 - pad)}" width="${finite(x1 - x0 + 2 * pad)}" height="${finite(y1 - y0 + 2 * pad)}"><title>${esc(label)}</title></rect>`,
+    );
   }
   // Images named by a finding (details.image is the 1-based row of the page's image table).
   const flagged = new Map<number, string>();

@@ -23,7 +23,7 @@ const names = execFileSync('/usr/bin/python3', [join(import.meta.dirname, 'produ
   .split('\n');
 
 /** Words a message must never write: a number that is none, or a value that was never set. */
-export const UNWRITTEN = /NaN|Infinity|undefined/;
+const UNWRITTEN = /NaN|Infinity|undefined/;
 
 describe('PDFs with numbers at the edges of IEEE doubles, through check', () => {
   it('made every case', () => {
