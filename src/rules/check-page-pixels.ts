@@ -5,13 +5,25 @@ import type { PageFacts } from '../pdf/facts.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
-import { isAbove, isBelow } from './threshold.js';
+import { isAbove, isBelow, THRESHOLD_TOLERANCE } from './threshold.js';
 
 /**
  * Whether a raster's ink coverage is above the blank threshold ("at or below this is blank"), within
  * the stated tolerance and as the share is shown (page-blank writes it in thousandths of a per cent).
  */
 export const inks = (coverage: number, blankInkCoverage: number): boolean => isAbove(coverage, blankInkCoverage, 5);
+
+/**
+ * The largest coverage {@link inks} still calls blank, as one number: the render worker compares
+ * drawings with it (`coverage <= blankInk`: which engine's drawing to keep, whether to ask the other
+ * engine for a second look), so it judges "empty" as page-blank does.
+ * @example
+ * blankCeiling(0.0001); // ≈ 0.000105: 0.0001049 shows as 0.01 % and is blank
+ */
+export function blankCeiling(blankInkCoverage: number): number {
+  const shown = (Math.round(blankInkCoverage * 1e5) + 0.5) / 1e5; // the first coverage that shows above it
+  return Math.min(1, Math.max(blankInkCoverage * (1 + THRESHOLD_TOLERANCE), shown * (1 - 1e-12)));
+}
 
 /**
  * Whether a white band along a sewn edge is reported: at least minEdgeGapMm ("the narrowest band

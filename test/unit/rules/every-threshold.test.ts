@@ -21,6 +21,7 @@ import { mmToPt } from '../../../src/pdf/units.js';
 import { LimitsSchema, type Limits } from '../../../src/profile/schema.js';
 import type { RasterFacts } from '../../../src/raster/facts.js';
 import type { CheckContext } from '../../../src/rules/context.js';
+import { blankCeiling, inks } from '../../../src/rules/check-page-pixels.js';
 import { runChecks } from '../../../src/rules/index.js';
 import type { Finding } from '../../../src/model/finding.js';
 import { context, doc, image, page } from '../../helpers/facts.js';
@@ -301,6 +302,14 @@ describe('every threshold of the profile schema, with its stated tolerance', () 
   it('productionPpi: the pixels a message asks for are not pushed up by floating-point rounding', async () => {
     const found = (await CASES.productionPpi.judge(0)).find(CASES.productionPpi.hit)!;
     expect(found.message).toContain('Supply at least 1,000 × 1,000 px for that printed size (1,500 × 1,500 px for 150 ppi)');
+  });
+
+  it('blankInkCoverage: the render worker’s "empty drawing" agrees with page-blank (blankCeiling)', () => {
+    for (const b of [0, 0.0001, 0.00015, 0.01, 0.5, 1]) {
+      for (const c of [0, b, b * (1 + NEAR), b * 1.00009, b * 1.0002, b + 0.000004, b + 0.000005, b + 0.000006, b * 1.5 + 0.00001, 1].filter((x) => x <= 1)) {
+        expect(c <= blankCeiling(b), `coverage ${c} against ${b}`).toBe(!inks(c, b));
+      }
+    }
   });
 
   it('the unpainted share is shown against its limit', async () => {
