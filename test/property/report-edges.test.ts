@@ -344,6 +344,15 @@ const FOUND: [string, Case][] = [
   ],
   ['a page 2.2e-308 mm square, which no scale prints (printScale Infinity, "scale it up to Infinity %")', one(edgePage(1, 2.2250738585072014e-308, 2.2250738585072014e-308))],
   ['report.html’s overlay of a page -1.8e308 mm high (viewBox -Infinity)', one(edgePage(1, 0, -Number.MAX_VALUE), edgeRaster(1, {}))],
+  [
+    'a line -1.8e308 pt wide on a page printed at 204,000 % (printedPt -Infinity)',
+    one(
+      edgePage(1, 1, 1, {
+        userUnit: Number.MAX_VALUE,
+        marks: { texts: [], strokes: [{ box: [0, 0, 1e300, -1.545905876684e-310], widthPt: -Number.MAX_VALUE }], shapes: [], dropped: 0, ink: 0, images: 0 },
+      }),
+    ),
+  ],
 ];
 
 describe('reports at the edges of IEEE doubles: what the property found', () => {
