@@ -2,7 +2,7 @@ import type { PreviewFormat } from '../model/preview-format.js';
 import { createHash } from 'node:crypto';
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 import { displayPoint } from '../pdf/matrix.js';
-import { ptToMm, round } from '../pdf/units.js';
+import { finite, ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
 import type { FindingCode } from '../model/codes.js';
@@ -252,7 +252,8 @@ function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: 
     placedHeightMm: round(ptToMm(image.placedHeightPt), 2),
     bboxMm: toDisplayMm(image.bbox, page),
     ppi: ppi === null ? null : ppiValue(ppi),
-    printedPpi: ppi === null ? null : ppiValue(ppi / scale),
+    // Held within the doubles: 1e300 ppi on a page the service enlarges 1e10 times.
+    printedPpi: ppi === null ? null : ppiValue(finite(ppi / scale)),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
     jpegQuality: image.jpegQuality?.quality ?? null,

@@ -30,7 +30,7 @@ export const checkImageResolution: Check = (ctx) => {
     const worst = new Map<string, { image: (typeof page.images)[number]; ppi: number; exact: number }>();
     page.images.forEach((image, i) => {
       if (image.ppiX === null || image.ppiY === null) return;
-      const exact = Math.min(image.ppiX, image.ppiY) / scale;
+      const exact = finite(Math.min(image.ppiX, image.ppiY) / scale);
       // As the message shows resolutions (formatPpi: one decimal), within the stated tolerance.
       if (!isBelow(exact, minPpi, 1)) return;
       const ppi = ppiValue(exact);

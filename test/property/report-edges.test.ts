@@ -345,6 +345,16 @@ const FOUND: [string, Case][] = [
   ['a page 2.2e-308 mm square, which no scale prints (printScale Infinity, "scale it up to Infinity %")', one(edgePage(1, 2.2250738585072014e-308, 2.2250738585072014e-308))],
   ['report.html’s overlay of a page -1.8e308 mm high (viewBox -Infinity)', one(edgePage(1, 0, -Number.MAX_VALUE), edgeRaster(1, {}))],
   [
+    'an image at 2^53 ppi on a page 1e300 mm square, printed at 2e-295 % (printedPpi Infinity)',
+    one(
+      edgePage(1, 1e300, 1e300, {
+        images: [
+          edgeImage({ widthPx: Number.MAX_SAFE_INTEGER, heightPx: Number.MAX_SAFE_INTEGER, placedWidthPt: 72, placedHeightPt: 72, ppiX: Number.MAX_SAFE_INTEGER, ppiY: Number.MAX_SAFE_INTEGER }),
+        ],
+      }),
+    ),
+  ],
+  [
     'a line -1.8e308 pt wide on a page printed at 204,000 % (printedPt -Infinity)',
     one(
       edgePage(1, 1, 1, {
