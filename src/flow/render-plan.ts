@@ -15,6 +15,7 @@ import type { RenderTask } from '../pool/tasks.js';
 import type { LayerSpec } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
 import { printScaleOf } from '../rules/check-page-size.js';
+import { blankCeiling } from '../rules/check-page-pixels.js';
 import { grouped } from '../util/text.js';
 
 /** What a check's settings say about drawing. */
@@ -72,7 +73,8 @@ export function planPage(page: PageFacts, layer: LayerSpec | null, settings: Ren
       fallback: fallbackRenderer(page, renderer),
       pageRef: page.ref,
       // What the page's content should leave on paper: an empty drawing of a page that paints asks for a second look.
-      expect: { ink: page.marks?.ink ?? 0, images: page.marks?.images ?? 0, blankInk: limits.blankInkCoverage },
+      // blankInk: the most a drawing may ink and still be blank as page-blank judges it (the stated tolerance).
+      expect: { ink: page.marks?.ink ?? 0, images: page.marks?.images ?? 0, blankInk: blankCeiling(limits.blankInkCoverage) },
       ...(pdfiumDrawsAnnotations(page) ? { annotations: true } : {}),
       ...(renderer === 'pdfium' && drawsDeviceCmyk(page) ? { cmykChain: true } : {}),
       maxInputPixels: MAX_FAST_PATH_INPUT_PIXELS,

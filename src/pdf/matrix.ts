@@ -1,4 +1,5 @@
 import type { Matrix, Rect } from '../model/geometry.js';
+import { finite } from './units.js';
 
 export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 
@@ -31,17 +32,17 @@ export function isFiniteMatrix(m: readonly number[]): m is Matrix {
  * y down, turned by /Rotate, in `scale` units per point (px or mm).
  */
 export function displayPoint(x: number, y: number, box: Rect, rotate: number, scale: number): [number, number] {
-  const w = (box[2] - box[0]) * scale;
-  const h = (box[3] - box[1]) * scale;
-  const px = (x - box[0]) * scale;
-  const py = (box[3] - y) * scale;
+  const w = finite((box[2] - box[0]) * scale);
+  const h = finite((box[3] - box[1]) * scale);
+  const px = finite((x - box[0]) * scale);
+  const py = finite((box[3] - y) * scale);
   switch (rotate) {
     case 90:
-      return [h - py, px];
+      return [finite(h - py), px];
     case 180:
-      return [w - px, h - py];
+      return [finite(w - px), finite(h - py)];
     case 270:
-      return [py, w - px];
+      return [py, finite(w - px)];
     default:
       return [px, py];
   }

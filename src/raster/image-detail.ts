@@ -127,7 +127,11 @@ const MAX_FACTOR = 8.5;
  * minPpiError already fails image-low-resolution.
  */
 export function worthMeasuring(printedPpi: number | null, limits: { minPpi: number; minPpiError: number }): boolean {
-  return printedPpi !== null && printedPpi >= limits.minPpiError && printedPpi < limits.minPpi * MAX_FACTOR;
+  if (printedPpi === null) return false;
+  // "Below minPpiError" as image-low-resolution judges it (rules/threshold.ts: past 1e-4 and as shown
+  // with one decimal): an image at 49.99 ppi is a warning there, so its detail is measured here.
+  const error = printedPpi < limits.minPpiError * (1 - 1e-4) && Math.round(printedPpi * 10) < Math.round(limits.minPpiError * 10);
+  return !error && printedPpi < limits.minPpi * MAX_FACTOR;
 }
 
 /** A band is taken once its texture is this share of the busiest band's (decoding costs the rows above it). */

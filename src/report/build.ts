@@ -2,7 +2,7 @@ import type { WrittenPreviewFormat } from '../model/preview.js';
 import { createHash } from 'node:crypto';
 import type { DocumentFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
 import { displayPoint } from '../pdf/matrix.js';
-import { ptToMm, round } from '../pdf/units.js';
+import { finite, ptToMm, round } from '../pdf/units.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
 import type { FindingCode } from '../model/codes.js';
@@ -12,7 +12,8 @@ import type { RasterFacts } from '../raster/facts.js';
 import { ppiValue } from '../rules/check-image-resolution.js';
 import { printScaleOf } from '../rules/check-page-size.js';
 import { fineDetail, seamCrossings } from '../rules/check-marks.js';
-import { unpaintedArea } from '../rules/check-unpainted.js';
+import { overUnpainted, unpaintedArea } from '../rules/check-unpainted.js';
+import { edgeGapMm } from '../rules/check-page-pixels.js';
 import type { LayerSpec } from '../profile/registry.js';
 import { packageVersion } from '../util/package-root.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReportImage, type ReportPage, type Verdict } from './schema.js';
@@ -166,8 +167,6 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
     fonts: page.fonts.map((f) => ({ name: f.name, ref: f.ref ?? null, baseFont: f.baseFont, subtype: f.subtype, embedded: f.embedded })),
     notes: page.notes,
   });
-  const mmX = raster ? page.widthMm / raster.widthPx : 0;
-  const mmY = raster ? page.heightMm / raster.heightPx : 0;
   return {
     index: page.index,
     layer: layer?.id ?? null,
@@ -197,11 +196,12 @@ function reportPage(page: PageFacts, target: ResolvedTarget, limits: Limits, ras
           widthPx: raster.widthPx,
           heightPx: raster.heightPx,
           inkCoverage: round(raster.inkCoverage, 4),
+          // As page-edge-gap measures them (never wider than the page).
           edgeGapMm: {
-            top: round(raster.edgeGapPx.top * mmY, 1),
-            right: round(raster.edgeGapPx.right * mmX, 1),
-            bottom: round(raster.edgeGapPx.bottom * mmY, 1),
-            left: round(raster.edgeGapPx.left * mmX, 1),
+            top: round(edgeGapMm(raster, page, 'top'), 1),
+            right: round(edgeGapMm(raster, page, 'right'), 1),
+            bottom: round(edgeGapMm(raster, page, 'bottom'), 1),
+            left: round(edgeGapMm(raster, page, 'left'), 1),
           },
           warnings: withoutFormatControlsDeep(raster.warnings),
           ...(raster.approximate ? { approximate: withoutFormatControls(raster.approximate) } : {}),
@@ -229,7 +229,7 @@ function markedObjects(page: PageFacts, layer: LayerSpec | null, limits: Limits)
 
 function unpaintedOf(page: PageFacts, layer: LayerSpec | null, limits: Limits, raster: RasterFacts): { unpaintedShare: number; unpaintedAreasMm: [number, number, number, number][] } {
   const found = unpaintedArea(page, layer, limits, raster);
-  return { unpaintedShare: round(found?.share ?? 0, 4), unpaintedAreasMm: found && found.share > limits.maxUnpaintedShare ? found.areas : [] };
+  return { unpaintedShare: round(found?.share ?? 0, 4), unpaintedAreasMm: found && overUnpainted(found.share, limits.maxUnpaintedShare) ? found.areas : [] };
 }
 
 function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: RasterFacts | undefined): ReportImage {
@@ -251,7 +251,8 @@ function reportImage(image: ImageFacts, page: PageFacts, scale: number, raster: 
     placedHeightMm: round(ptToMm(image.placedHeightPt), 2),
     bboxMm: toDisplayMm(image.bbox, page),
     ppi: ppi === null ? null : ppiValue(ppi),
-    printedPpi: ppi === null ? null : ppiValue(ppi / scale),
+    // Held within the doubles: 1e300 ppi on a page the service enlarges 1e10 times.
+    printedPpi: ppi === null ? null : ppiValue(finite(ppi / scale)),
     ppiX: image.ppiX === null ? null : round(image.ppiX, 1),
     ppiY: image.ppiY === null ? null : round(image.ppiY, 1),
     jpegQuality: image.jpegQuality?.quality ?? null,

@@ -4,9 +4,10 @@
  * edge bands and problem images marked — with its findings beside it, colour-coded by severity.
  */
 import { formatPpi } from '../rules/check-image-resolution.js';
+import { isBelow } from '../rules/threshold.js';
 import { FINDING_CODES } from '../model/codes.js';
 import type { Finding } from '../model/finding.js';
-import { formatMm, formatNumber } from '../pdf/units.js';
+import { finite, formatMm, formatNumber } from '../pdf/units.js';
 import { PREVIEW_MIME } from '../raster/preview.js';
 import type { Preview } from '../model/preview.js';
 import { formatBytes } from '../pdf/units.js';
@@ -177,8 +178,9 @@ function imageTable(page: ReportPage, report: Report): string {
   if (!page.images.length) return '';
   const rows = page.images
     .map((i, n) => {
-      const low = i.printedPpi !== null && i.printedPpi < report.limits.minPpi;
-      const bad = i.printedPpi !== null && i.printedPpi < report.limits.minPpiError;
+      // As image-low-resolution judges (threshold.ts): the cell's colour never disagrees with the finding.
+      const low = i.printedPpi !== null && isBelow(i.printedPpi, report.limits.minPpi, 1);
+      const bad = i.printedPpi !== null && isBelow(i.printedPpi, report.limits.minPpiError, 1);
       const big = Math.max(i.widthPx, i.heightPx) > report.limits.maxImagePixels;
       const rgb = /RGB/.test(i.colourSpace) && !/over Device(CMYK|Gray)|over ICCBased (CMYK|Gray)/.test(i.colourSpace);
       return `<tr><td>${n + 1}</td><td class="${big ? 't-bad' : ''}">${grouped(i.widthPx)} × ${grouped(i.heightPx)}</td><td class="${bad ? 't-bad' : low ? 't-warn' : ''}">${i.printedPpi === null ? '—' : formatPpiNumber(i.printedPpi)}${i.ppi !== null && i.printedPpi !== i.ppi ? ` <small>(${formatPpiNumber(i.ppi)} as placed)</small>` : ''}</td><td class="${rgb ? '' : 't-warn'}">${esc(i.colourSpace)}</td><td>${esc(i.filters.join(', ') || 'none')}${i.jpegQuality !== null ? ` <small class="${i.jpegQuality < (report.limits.minJpegQuality ?? 0) ? 't-warn' : ''}">(quality ${i.jpegQuality})</small>` : ''}${i.upscaleFactor ? ` <small class="t-warn">upscaled ≈ ${formatNumber(i.upscaleFactor, 1)}×</small>` : ''}</td></tr>`;
@@ -190,6 +192,10 @@ function imageTable(page: ReportPage, report: Report): string {
 function overlay(report: Report, page: ReportPage, findings: Finding[]): string {
   const W = page.widthMm;
   const H = page.heightMm;
+  // A page with no area to draw on (or one whose area overflows a double) gets no overlay: its
+  // viewBox could not be written. Every number below is held within the doubles (finite): a box
+  // 1e308 mm across minus one at -1e308 is Infinity, which no SVG reads.
+  if (!(W > 0 && H > 0) || !Number.isFinite(W * H)) return '';
   const parts: string[] = [];
   if (page.expectedWidthMm !== null && page.expectedHeightMm !== null) {
     // The layer's bleed, scaled as production would scale the page onto the layer.
@@ -199,26 +205,26 @@ function overlay(report: Report, page: ReportPage, findings: Finding[]): string 
     const bx = (report.limits.bleedMm * W) / lw;
     const by = (report.limits.bleedMm * H) / lh;
     parts.push(
-      `<path class="bleed" fill-rule="evenodd" d="M0 0H${W}V${H}H0Z M${bx} ${by}V${H - by}H${W - bx}V${by}Z"/>`,
-      `<rect class="trim" x="${bx}" y="${by}" width="${W - 2 * bx}" height="${H - 2 * by}"/>`,
+      `<path class="bleed" fill-rule="evenodd" d="M0 0H${finite(W)}V${finite(H)}H0Z M${finite(bx)} ${finite(by)}V${finite(H - by)}H${finite(W - bx)}V${finite(by)}Z"/>`,
+      `<rect class="trim" x="${finite(bx)}" y="${finite(by)}" width="${finite(W - 2 * bx)}" height="${finite(H - 2 * by)}"/>`,
     );
     const safe = page.safeMarginMm ?? report.limits.safeMarginMm;
     if (safe !== null) {
       const sx = bx + (safe * W) / lw;
       const sy = by + (safe * H) / lh;
-      parts.push(`<rect class="safe" x="${sx}" y="${sy}" width="${W - 2 * sx}" height="${H - 2 * sy}"/>`);
+      parts.push(`<rect class="safe" x="${finite(sx)}" y="${finite(sy)}" width="${finite(W - 2 * sx)}" height="${finite(H - 2 * sy)}"/>`);
     }
   }
   if (page.raster && findings.some((f) => f.code === 'page-edge-gap')) {
     const g = page.raster.edgeGapMm;
-    if (g.top) parts.push(`<rect class="gap" x="0" y="0" width="${W}" height="${g.top}"/>`);
-    if (g.bottom) parts.push(`<rect class="gap" x="0" y="${H - g.bottom}" width="${W}" height="${g.bottom}"/>`);
-    if (g.left) parts.push(`<rect class="gap" x="0" y="0" width="${g.left}" height="${H}"/>`);
-    if (g.right) parts.push(`<rect class="gap" x="${W - g.right}" y="0" width="${g.right}" height="${H}"/>`);
+    if (g.top) parts.push(`<rect class="gap" x="0" y="0" width="${finite(W)}" height="${finite(g.top)}"/>`);
+    if (g.bottom) parts.push(`<rect class="gap" x="0" y="${finite(H - g.bottom)}" width="${finite(W)}" height="${finite(g.bottom)}"/>`);
+    if (g.left) parts.push(`<rect class="gap" x="0" y="0" width="${finite(g.left)}" height="${finite(H)}"/>`);
+    if (g.right) parts.push(`<rect class="gap" x="${finite(W - g.right)}" y="0" width="${finite(g.right)}" height="${finite(H)}"/>`);
   }
   // Unpainted regions inside the trim (page-unpainted-area), hatched.
   if (page.raster && findings.some((f) => f.code === 'page-unpainted-area')) {
-    for (const [x0, y0, x1, y1] of page.raster.unpaintedAreasMm) parts.push(`<rect class="unpainted" x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}"/>`);
+    for (const [x0, y0, x1, y1] of page.raster.unpaintedAreasMm) parts.push(`<rect class="unpainted" x="${finite(x0)}" y="${finite(y0)}" width="${finite(x1 - x0)}" height="${finite(y1 - y0)}"/>`);
   }
   // Objects in the seam zone, too-thin lines and too-small text, each box titled with what it is.
   const shown = new Set(findings.map((f) => f.code));
@@ -227,7 +233,9 @@ function overlay(report: Report, page: ReportPage, findings: Finding[]): string 
     const [x0, y0, x1, y1] = m.bboxMm;
     const pad = Math.max(W, H) / 400;
     const label = `${m.code}: ${m.kind}${m.text ? ` “${m.text}”` : ''}${m.printedPt !== null ? ` (${formatNumber(m.printedPt, 2)} pt printed)` : ''}`;
-    parts.push(`<rect class="mark ${m.code}" x="${x0 - pad}" y="${y0 - pad}" width="${x1 - x0 + 2 * pad}" height="${y1 - y0 + 2 * pad}"><title>${esc(label)}</title></rect>`);
+    parts.push(
+      `<rect class="mark ${m.code}" x="${finite(x0 - pad)}" y="${finite(y0 - pad)}" width="${finite(x1 - x0 + 2 * pad)}" height="${finite(y1 - y0 + 2 * pad)}"><title>${esc(label)}</title></rect>`,
+    );
   }
   // Images named by a finding (details.image is the 1-based row of the page's image table).
   const flagged = new Map<number, string>();
@@ -239,12 +247,12 @@ function overlay(report: Report, page: ReportPage, findings: Finding[]): string 
     if (!flagged.has(n + 1)) return;
     const [x0, y0, x1, y1] = i.bboxMm;
     parts.push(
-      `<rect class="img ${flagged.get(n + 1)}" x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}"/>`,
-      `<text class="img-label" x="${Math.max(0, x0) + W * 0.01}" y="${Math.max(0, y0) + H * 0.045}" font-size="${Math.max(W, H) * 0.035}">${n + 1}</text>`,
+      `<rect class="img ${flagged.get(n + 1)}" x="${finite(x0)}" y="${finite(y0)}" width="${finite(x1 - x0)}" height="${finite(y1 - y0)}"/>`,
+      `<text class="img-label" x="${finite(Math.max(0, x0) + W * 0.01)}" y="${finite(Math.max(0, y0) + H * 0.045)}" font-size="${finite(Math.max(W, H) * 0.035)}">${n + 1}</text>`,
     );
   });
   const stroke = Math.max(W, H) / 300;
-  return `<svg class="overlay" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" style="--sw:${stroke}" aria-hidden="true">${parts.join('')}</svg>`;
+  return `<svg class="overlay" viewBox="0 0 ${finite(W)} ${finite(H)}" preserveAspectRatio="none" style="--sw:${finite(stroke)}" aria-hidden="true">${parts.join('')}</svg>`;
 }
 
 function legend(report: Report): string {

@@ -1,3 +1,4 @@
+import { isOutside } from '../rules/threshold.js';
 import type { ReportPage } from './schema.js';
 
 /**
@@ -10,5 +11,6 @@ export function pageSizeOff(page: Pick<ReportPage, 'expectedWidthMm' | 'expected
   if (page.expectedWidthMm === null || page.expectedHeightMm === null) return false;
   const w = page.widthMm * page.printScale;
   const h = page.heightMm * page.printScale;
-  return Math.abs(w - page.expectedWidthMm) > toleranceMm + 1e-6 || Math.abs(h - page.expectedHeightMm) > toleranceMm + 1e-6;
+  // As the page-size checks judge (threshold.ts): sizes as the messages show them, past rounding.
+  return isOutside(w, page.expectedWidthMm, toleranceMm, 1) || isOutside(h, page.expectedHeightMm, toleranceMm, 1);
 }

@@ -7,19 +7,20 @@
  *   minimum resolution.
  */
 import type { ImageFacts, PageFacts } from '../pdf/facts.js';
-import { formatMm, formatNumber, ptToMm, round } from '../pdf/units.js';
+import { finite, formatMm, formatNumber, ptToMm, round } from '../pdf/units.js';
 import { distinctImages, imageLabel } from './check-image-size.js';
 import { formatPpi, ppiValue } from './check-image-resolution.js';
 import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { isBelow } from './threshold.js';
 import { grouped } from '../util/text.js';
 
 /** The printed size and resolution of an image on a page printed at `scale`. */
 function printed(image: ImageFacts, scale: number): { wMm: number; hMm: number; ppi: number | null } {
-  const ppi = image.ppiX === null || image.ppiY === null ? null : Math.min(image.ppiX, image.ppiY) / scale;
-  return { wMm: ptToMm(image.placedWidthPt) * scale, hMm: ptToMm(image.placedHeightPt) * scale, ppi };
+  const ppi = image.ppiX === null || image.ppiY === null ? null : finite(Math.min(image.ppiX, image.ppiY) / scale);
+  return { wMm: finite(ptToMm(image.placedWidthPt) * scale), hMm: finite(ptToMm(image.placedHeightPt) * scale), ppi };
 }
 
 /** image-jpeg-quality */
@@ -30,10 +31,11 @@ export const checkJpegQuality: Check = (ctx) => {
     const scale = printScaleOf(page, layer, ctx.limits);
     for (const image of distinctImages(page.images)) {
       const q = image.jpegQuality;
+      // Whole quality steps (1–100) against the limits: no rounding to tolerate (threshold.ts).
       if (!q || (q.quality >= minJpegQuality && q.quality >= infoJpegQuality)) continue;
       const warn = q.quality < minJpegQuality;
       const p = printed(image, scale);
-      const blockMm = p.ppi ? (8 / p.ppi) * 25.4 : null;
+      const blockMm = p.ppi ? finite((8 / p.ppi) * 25.4) : null;
       const about = q.exact ? '' : 'about ';
       out.push({
         code: 'image-jpeg-quality',
@@ -73,22 +75,28 @@ export const checkUpscaled: Check = (ctx) => {
     for (const d of detailsOf(ctx, page)) {
       // Judged on the largest factor the estimate allows (a bin of the scan either side, raster/detail.ts):
       // an enlargement by 1.5 read as 1.49 is one, not a cut exactly at the factor looked for.
-      if (d.factor === null || (d.factorHigh ?? d.factor) < minUpscaleFactor) continue;
+      // The smallest enlargement reported is itself reported, within the stated tolerance (threshold.ts).
+      // An enlargement is a factor above 1 (a measure of 0 or below is none, and divides by it).
+      if (d.factor === null || !(d.factor > 1) || isBelow(d.factorHigh ?? d.factor, minUpscaleFactor, 1)) continue;
       const image = page.images.find((i) => i.ref === d.ref && !i.inline);
       if (!image) continue;
       const p = printed(image, scale);
       if (p.ppi === null) continue;
       const detailPpi = p.ppi / d.factor;
-      if (ppiValue(detailPpi) >= minPpi) continue;
+      if (!isBelow(detailPpi, minPpi, 1)) continue;
+      // Judged on the largest factor the estimate allows: where the estimate itself shows below the
+      // smallest enlargement reported, the message gives the range, never "about 1.4×" against 1.5.
+      const high = d.factorHigh ?? d.factor;
+      const factorText = isBelow(d.factor, minUpscaleFactor, 1) ? `${formatNumber(d.factor, 1)}–${formatNumber(high, 1)}` : formatNumber(d.factor, 1);
       const nativeW = Math.round(image.widthPx / d.factor);
       const nativeH = Math.round(image.heightPx / d.factor);
       out.push({
         code: 'image-upscaled',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)}: ${imageLabel(image)} was enlarged from a smaller picture${d.nearest ? ' by repeating its pixels (nearest neighbour)' : ''}: placed at ${formatPpi(p.ppi)}, it carries detail of about ${formatPpi(detailPpi)} (upscaled about ${formatNumber(d.factor, 1)}×, as if from about ${grouped(nativeW)} × ${grouped(nativeH)} px). Its pixel count passes the resolution check, but it prints as ${d.nearest ? 'blocky' : 'soft'} as ${formatPpi(detailPpi)} would. Use the original at a higher resolution, or a real (AI or vector) enlargement.`,
+        message: `${pageLabel(page, layer)}: ${imageLabel(image)} was enlarged from a smaller picture${d.nearest ? ' by repeating its pixels (nearest neighbour)' : ''}: placed at ${formatPpi(p.ppi)}, it carries detail of about ${formatPpi(detailPpi)} (upscaled about ${factorText}×, as if from about ${grouped(nativeW)} × ${grouped(nativeH)} px). Its pixel count passes the resolution check, but it prints as ${d.nearest ? 'blocky' : 'soft'} as ${formatPpi(detailPpi)} would. Use the original at a higher resolution, or a real (AI or vector) enlargement.`,
         expected: `detail ≥ ${formatPpi(minPpi)} at the printed size`,
-        actual: `about ${formatPpi(detailPpi)} (upscaled about ${formatNumber(d.factor, 1)}×)`,
+        actual: `about ${formatPpi(detailPpi)} (upscaled about ${factorText}×)`,
         details: {
           factor: round(d.factor, 2),
           factorX: d.factorX === null ? null : round(d.factorX, 2),

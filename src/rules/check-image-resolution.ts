@@ -1,9 +1,10 @@
-import { formatMm, formatNumber, mmToPx, ptToMm, round } from '../pdf/units.js';
+import { finite, formatMm, formatNumber, mmToPx, ptToMm, round } from '../pdf/units.js';
 import { distinctImages, imageLabel } from './check-image-size.js';
 import { printScaleOf } from './check-page-size.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { isBelow, wholePixels } from './threshold.js';
 import { grouped } from '../util/text.js';
 
 /**
@@ -26,26 +27,28 @@ export const checkImageResolution: Check = (ctx) => {
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const scale = printScaleOf(page, layer, ctx.limits);
     // The same image may be drawn at several sizes: judge each placement, report the worst once.
-    const worst = new Map<string, { image: (typeof page.images)[number]; ppi: number }>();
+    const worst = new Map<string, { image: (typeof page.images)[number]; ppi: number; exact: number }>();
     page.images.forEach((image, i) => {
       if (image.ppiX === null || image.ppiY === null) return;
-      const ppi = ppiValue(Math.min(image.ppiX, image.ppiY) / scale);
-      if (ppi >= minPpi) return;
+      const exact = finite(Math.min(image.ppiX, image.ppiY) / scale);
+      // As the message shows resolutions (formatPpi: one decimal), within the stated tolerance.
+      if (!isBelow(exact, minPpi, 1)) return;
+      const ppi = ppiValue(exact);
       const key = image.ref ?? `inline-${i}`;
       const hit = worst.get(key);
-      if (!hit || ppi < hit.ppi) worst.set(key, { image, ppi });
+      if (!hit || exact < hit.exact) worst.set(key, { image, ppi, exact });
     });
     const order = distinctImages(page.images);
-    for (const { image, ppi } of [...worst.values()].sort((a, b) => order.indexOf(a.image) - order.indexOf(b.image))) {
+    for (const { image, ppi, exact } of [...worst.values()].sort((a, b) => order.indexOf(a.image) - order.indexOf(b.image))) {
       const placedW = ptToMm(image.placedWidthPt);
       const placedH = ptToMm(image.placedHeightPt);
-      const wMm = placedW * scale;
-      const hMm = placedH * scale;
-      const needW = Math.ceil(mmToPx(wMm, minPpi));
-      const needH = Math.ceil(mmToPx(hMm, minPpi));
-      const goodW = Math.min(maxImagePixels, Math.ceil(mmToPx(wMm, productionPpi)));
-      const goodH = Math.min(maxImagePixels, Math.ceil(mmToPx(hMm, productionPpi)));
-      const isError = ppi < minPpiError;
+      const wMm = finite(placedW * scale);
+      const hMm = finite(placedH * scale);
+      const needW = wholePixels(mmToPx(wMm, minPpi));
+      const needH = wholePixels(mmToPx(hMm, minPpi));
+      const goodW = Math.min(maxImagePixels, wholePixels(mmToPx(wMm, productionPpi)));
+      const goodH = Math.min(maxImagePixels, wholePixels(mmToPx(hMm, productionPpi)));
+      const isError = isBelow(exact, minPpiError, 1);
       const scaled = scale !== 1;
       const where = scaled
         ? `placed at ${formatMm(placedW, placedH)} on a page the service scales to ${formatNumber(scale * 100, 0)} %, so it prints at ${formatMm(wMm, hMm)}`

@@ -4,6 +4,7 @@ import { formatNumber, mmToPx, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { wholePixels } from './threshold.js';
 import { grouped } from '../util/text.js';
 
 const CODED_FORMAT = { jpeg: 'JPEG', jpx: 'JPEG 2000', jbig2: 'JBIG2', ccitt: 'CCITT fax' } as const;
@@ -39,10 +40,11 @@ export const checkImageSize: Check = (ctx) => {
       const mask = image.mask ? allocatedSize(image.mask) : null;
       const longest = Math.max(size.widthPx, size.heightPx);
       const maskLongest = mask ? Math.max(mask.widthPx, mask.heightPx) : 0;
+      // Whole pixels against a whole limit: no rounding to tolerate (threshold.ts).
       if (longest <= max && maskLongest <= max) continue;
       // What the service would produce at for this placement, capped at the limit.
-      const targetW = Math.min(max, Math.ceil(mmToPx(ptToMm(image.placedWidthPt), ctx.limits.productionPpi)));
-      const targetH = Math.min(max, Math.ceil(mmToPx(ptToMm(image.placedHeightPt), ctx.limits.productionPpi)));
+      const targetW = Math.min(max, wholePixels(mmToPx(ptToMm(image.placedWidthPt), ctx.limits.productionPpi)));
+      const targetH = Math.min(max, wholePixels(mmToPx(ptToMm(image.placedHeightPt), ctx.limits.productionPpi)));
       const advice = `Downsample it to at most ${grouped(max)} px on its longest side; at its placed size, ${formatNumber(ctx.limits.productionPpi)} ppi needs ${grouped(targetW)} × ${grouped(targetH)} px.`;
       let what: string;
       let actual: string;

@@ -11,7 +11,7 @@
 import type { PageFacts } from '../pdf/facts.js';
 import type { Rect } from '../model/geometry.js';
 import { displayPoint } from '../pdf/matrix.js';
-import { formatNumber, ptToMm, round } from '../pdf/units.js';
+import { finite, formatNumber, ptToMm, round } from '../pdf/units.js';
 import type { LayerSpec } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
 import { grouped } from '../util/text.js';
@@ -153,7 +153,7 @@ export function fineDetail(page: PageFacts, layer: LayerSpec | null, limits: Lim
   const lines = layer ? layerLines(page, layer, limits) : null;
   const area: BoxMm = lines?.trim ?? [0, 0, page.widthMm, page.heightMm];
   for (const m of page.marks.strokes) {
-    const printed = m.widthPt * scale;
+    const printed = finite(m.widthPt * scale); // held within the doubles: a width of 1e308 printed at 2,040 %
     // As the message shows widths (2 decimals), within the stated tolerance (threshold.ts).
     if (!isBelow(printed, limits.minLineWidthPt, 2)) continue;
     const b = boxMm(m.box, page);
@@ -162,7 +162,7 @@ export function fineDetail(page: PageFacts, layer: LayerSpec | null, limits: Lim
     if (out.lines.length < MAX_LISTED) out.lines.push({ code: 'line-too-thin', kind: 'line', bboxMm: roundBox(b), text: '', printedPt: round(printed, 3) });
   }
   for (const m of page.marks.texts) {
-    const printed = m.sizePt * scale;
+    const printed = finite(m.sizePt * scale);
     // As the message shows sizes (1 decimal), within the stated tolerance (threshold.ts).
     if (!isBelow(printed, limits.minTextSizePt, 1)) continue;
     const b = boxMm(m.box, page);

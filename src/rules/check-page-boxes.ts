@@ -1,5 +1,6 @@
 import type { Rect } from '../model/geometry.js';
-import { formatMm, ptToMm } from '../pdf/units.js';
+import { formatMm, ptToMm, round } from '../pdf/units.js';
+import { isAbove } from './threshold.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
@@ -14,6 +15,7 @@ export const checkPageBoxes: Check = (ctx) => {
       const turned = page.rotate === 90 || page.rotate === 270;
       const w = ptToMm((r[2] - r[0]) * page.userUnit);
       const h = ptToMm((r[3] - r[1]) * page.userUnit);
+      if (!Number.isFinite(w) || !Number.isFinite(h)) return 'a size too large to measure';
       return turned ? formatMm(h, w) : formatMm(w, h);
     };
     for (const [name, box] of [
@@ -21,13 +23,16 @@ export const checkPageBoxes: Check = (ctx) => {
       ['BleedBox', page.boxes.bleed],
     ] as const) {
       if (!box) continue;
-      const differs = box.some((v, i) => Math.abs(ptToMm((v - checked[i]!) * page.userUnit)) > eps);
-      if (!differs) continue;
+      // The farthest edge from the page's, past boxEpsilonMm within the stated tolerance and as the
+      // message writes it (hundredths of a millimetre).
+      const offset = Math.max(...box.map((v, i) => Math.abs(ptToMm((v - checked[i]!) * page.userUnit))));
+      if (!(offset > eps) || (Number.isFinite(offset) && !isAbove(offset, eps, 2))) continue;
+      const far = Number.isFinite(offset) ? `up to ${round(offset, 2)} mm` : 'further than can be measured';
       out.push({
         code: 'page-boxes-differ',
         page: page.index,
         layer: layer?.id ?? null,
-        message: `${pageLabel(page, layer)} has a ${name} of ${size(box)} that differs from the ${size(checked)} page that is checked and printed: the service prints the whole page, so anything outside the ${name} (crop marks, slug, colour bars) is printed too. Remove such marks, or crop the page to the design with its bleed.`,
+        message: `${pageLabel(page, layer)} has a ${name} of ${size(box)} that differs from the ${size(checked)} page that is checked and printed (its edges lie ${far} from the page's, more than the ${round(eps, 2)} mm counted as equal): the service prints the whole page, so anything outside the ${name} (crop marks, slug, colour bars) is printed too. Remove such marks, or crop the page to the design with its bleed.`,
         expected: `${name} equal to the page box`,
         actual: `${name} ${size(box)}`,
         details: { box: name },

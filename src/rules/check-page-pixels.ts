@@ -1,10 +1,46 @@
 import { maxOf } from '../util/array.js';
-import { formatNumber } from '../pdf/units.js';
+import { formatNumber, round } from '../pdf/units.js';
 import { EDGES, type Edge, type RasterFacts } from '../raster/facts.js';
 import type { PageFacts } from '../pdf/facts.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { isAbove, isBelow, THRESHOLD_TOLERANCE } from './threshold.js';
+
+/**
+ * Whether a raster's ink coverage is above the blank threshold ("at or below this is blank"), within
+ * the stated tolerance and as the share is shown (page-blank writes it in thousandths of a per cent).
+ */
+export const inks = (coverage: number, blankInkCoverage: number): boolean => isAbove(coverage, blankInkCoverage, 5);
+
+/**
+ * The largest coverage {@link inks} still calls blank, as one number: the render worker compares
+ * drawings with it (`coverage <= blankInk`: which engine's drawing to keep, whether to ask the other
+ * engine for a second look), so it judges "empty" as page-blank does.
+ * @example
+ * blankCeiling(0.0001); // ≈ 0.000105: 0.0001049 shows as 0.01 % and is blank
+ */
+export function blankCeiling(blankInkCoverage: number): number {
+  const shown = (Math.round(blankInkCoverage * 1e5) + 0.5) / 1e5; // the first coverage that shows above it
+  return Math.min(1, Math.max(blankInkCoverage * (1 + THRESHOLD_TOLERANCE), shown * (1 - 1e-12)));
+}
+
+/**
+ * Whether a white band along a sewn edge is reported: at least minEdgeGapMm ("the narrowest band
+ * reported"), within the stated tolerance and as the report shows bands (tenths of a millimetre).
+ */
+export const reportedGap = (mm: number, minEdgeGapMm: number): boolean => !isBelow(mm, minEdgeGapMm, 1);
+
+/**
+ * The white band along an edge of the page as shown, in mm: its pixels (never more than the raster
+ * is across: a band wider than the page is the whole page) at the raster's scale, so it stays within
+ * the page's size whatever the numbers (a page 1e307 mm wide drawn 1 px across).
+ */
+export function edgeGapMm(raster: Pick<RasterFacts, 'edgeGapPx' | 'widthPx' | 'heightPx'>, page: { widthMm: number; heightMm: number }, edge: Edge): number {
+  const across = edge === 'top' || edge === 'bottom' ? raster.heightPx : raster.widthPx;
+  const px = Math.min(raster.edgeGapPx[edge], across);
+  return px === across ? (edge === 'top' || edge === 'bottom' ? page.heightMm : page.widthMm) : px * ((edge === 'top' || edge === 'bottom' ? page.heightMm : page.widthMm) / across);
+}
 
 /**
  * Content this much above the blank threshold (as a share of the page, pdf/marks.ts) is more than
@@ -25,7 +61,7 @@ export function emptyButPaints(
   page: { marks?: Pick<NonNullable<PageFacts['marks']>, 'ink' | 'texts'>; undrawnFields?: number; fonts?: PageFacts['fonts'] },
   blankInkCoverage: number,
 ): string | null {
-  if (raster.inkCoverage > blankInkCoverage) return null;
+  if (inks(raster.inkCoverage, blankInkCoverage)) return null;
   if (raster.approximate?.startsWith('an image could not be decoded')) return raster.approximate;
   const fields = page.undrawnFields ?? 0;
   if (fields > 0) {
@@ -48,7 +84,7 @@ export const checkPageBlank: Check = (ctx) => {
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
-    if (!raster || !layer || raster.inkCoverage > ctx.limits.blankInkCoverage) continue;
+    if (!raster || !layer || inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue;
     if (emptyButPaints(raster, page, ctx.limits.blankInkCoverage)) continue;
     out.push({
       code: 'page-blank',
@@ -71,21 +107,17 @@ export const checkPageEdgeGap: Check = (ctx) => {
   const bleed = ctx.target.limits.bleedMm;
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
-    if (!raster || !layer || raster.inkCoverage <= ctx.limits.blankInkCoverage) continue;
-    const mmPerPxX = page.widthMm / raster.widthPx;
-    const mmPerPxY = page.heightMm / raster.heightPx;
+    if (!raster || !layer || !inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue;
     const gaps = EDGES.filter((e) => layer.sewnEdges.includes(e))
-      .map((edge) => {
-        const px = raster.edgeGapPx[edge];
-        const mm = px * (edge === 'top' || edge === 'bottom' ? mmPerPxY : mmPerPxX);
-        return { edge, px, mm };
-      })
-      .filter((g) => g.px >= 1 && g.mm >= ctx.limits.minEdgeGapMm);
+      .map((edge) => ({ edge, px: raster.edgeGapPx[edge], mm: edgeGapMm(raster, page, edge) }))
+      .filter((g) => g.px >= 1 && reportedGap(g.mm, ctx.limits.minEdgeGapMm));
     if (gaps.length === 0) continue;
     const list = gaps.map((g) => `${EDGE_WORD[g.edge]} (${formatNumber(g.mm, 0)} mm)`);
     const sides = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
     const widest = maxOf(gaps.map((g) => g.mm));
-    const beyond = widest > bleed;
+    // "Wider than the bleed" past the stated tolerance and as the message shows the band (whole
+    // millimetres) and the bleed (tenths): never "20 mm, wider than the 20 mm bleed".
+    const beyond = isAbove(widest, bleed) && round(widest, 0) > round(bleed, 1);
     out.push({
       code: 'page-edge-gap',
       page: page.index,
@@ -93,7 +125,7 @@ export const checkPageEdgeGap: Check = (ctx) => {
       message: `${pageLabel(page, layer)}: the design does not reach the ${sides} edge${gaps.length > 1 ? 's' : ''}: a white band${beyond ? `, wider than the ${formatNumber(bleed)} mm bleed,` : ` inside the ${formatNumber(bleed)} mm bleed`} shows as a white seam once the panels are sewn. Extend the background to the edges of the page.`,
       expected: 'design up to every sewn edge',
       actual: `white band: ${list.join(', ')}`,
-      details: Object.fromEntries(gaps.map((g) => [`${g.edge}Mm`, Math.round(g.mm * 10) / 10])),
+      details: Object.fromEntries(gaps.map((g) => [`${g.edge}Mm`, round(g.mm, 1)])),
     });
   }
   return out;

@@ -1,9 +1,10 @@
-import { formatMm, formatNumber } from '../pdf/units.js';
+import { formatMm, formatNumber, round } from '../pdf/units.js';
 import type { LayerSpec } from '../profile/registry.js';
 import { pagesLabel } from '../util/ranges.js';
 import type { Check, CheckContext } from './context.js';
 import { pageLabel, pagesWithLayers, targetLabel } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { isAbove, isOutside } from './threshold.js';
 
 export interface SizeVerdict {
   kind: 'match' | 'orientation' | 'scale' | 'orientation-scale' | 'mismatch';
@@ -11,7 +12,8 @@ export interface SizeVerdict {
   scale: number | null;
 }
 
-const within = (a: number, b: number, tol: number) => Math.abs(a - b) <= tol + 1e-9;
+/** Within the tolerance as the messages show sizes (one decimal, formatMm) and past rounding (threshold.ts). */
+const within = (a: number, b: number, tol: number) => !isOutside(a, b, tol, 1);
 
 /**
  * Compares a page size with a layer's page size. Pure geometry, so it has property tests:
@@ -21,13 +23,19 @@ const within = (a: number, b: number, tol: number) => Math.abs(a - b) <= tol + 1
 export function classifySize(widthMm: number, heightMm: number, layerWidthMm: number, layerHeightMm: number, toleranceMm: number, scaleTolerance: number): SizeVerdict {
   if (within(widthMm, layerWidthMm, toleranceMm) && within(heightMm, layerHeightMm, toleranceMm)) return { kind: 'match', scale: 1 };
   if (within(widthMm, layerHeightMm, toleranceMm) && within(heightMm, layerWidthMm, toleranceMm)) return { kind: 'orientation', scale: 1 };
-  if (widthMm <= 0 || heightMm <= 0) return { kind: 'mismatch', scale: null };
   const ratio = widthMm / heightMm;
   const layerRatio = layerWidthMm / layerHeightMm;
-  const same = (r: number) => Math.abs(r / layerRatio - 1) <= scaleTolerance;
-  // Square layers: a square page is a scale, never an orientation question.
-  if (same(ratio)) return { kind: 'scale', scale: Math.sqrt((widthMm * heightMm) / (layerWidthMm * layerHeightMm)) };
-  if (same(1 / ratio)) return { kind: 'orientation-scale', scale: Math.sqrt((widthMm * heightMm) / (layerWidthMm * layerHeightMm)) };
+  const whole = Math.sqrt((widthMm * heightMm) / (layerWidthMm * layerHeightMm));
+  // Factor by factor where the product overflows (a page 1e200 mm on a side).
+  const scale = Number.isFinite(whole) && whole > 0 ? whole : Math.sqrt(widthMm / layerWidthMm) * Math.sqrt(heightMm / layerHeightMm);
+  // No proportions to compare, or no scale the service could print at (a page of no size, one of
+  // 1e-308 mm that would be enlarged Infinity times, one too large to measure): another size.
+  if (!(widthMm > 0 && heightMm > 0 && ratio > 0 && scale > 0) || !Number.isFinite(ratio) || !Number.isFinite(scale) || !Number.isFinite(1 / scale)) return { kind: 'mismatch', scale: null };
+  // Proportions off by scaleTolerance, within the stated tolerance (threshold.ts): the message shows no ratio.
+  const same = (r: number) => !isAbove(Math.abs(r / layerRatio - 1), scaleTolerance);
+  if (same(ratio)) return { kind: 'scale', scale };
+  // Square layers: a page of other proportions is never "turned": turning it changes nothing.
+  if (layerRatio !== 1 && same(1 / ratio)) return { kind: 'orientation-scale', scale };
   return { kind: 'mismatch', scale: null };
 }
 
@@ -43,7 +51,8 @@ export function printScaleOf(page: { widthMm: number; heightMm: number }, layer:
 }
 
 const orientationOf = (w: number, h: number) => (Math.abs(w - h) < 1e-6 ? 'square' : w > h ? 'landscape' : 'portrait');
-const pct = (x: number) => `${formatNumber(x * 100, Math.abs(x - 1) < 0.05 ? 1 : 0)} %`;
+/** "50 %", "99.5 %"; a share too small to write in tenths is "less than 0.1 %", never "0 %" (a page 1e200 mm wide). */
+const pct = (x: number) => (x * 100 < 0.05 ? 'less than 0.1 %' : `${formatNumber(x * 100, Math.abs(x - 1) < 0.05 ? 1 : 0)} %`);
 
 /** How the pages would match the layers in another order. */
 export interface PageOrder {
@@ -171,7 +180,7 @@ export const checkPageSize: Check = (ctx) => {
         ...base,
         code: 'page-bleed-missing',
         message: `${where} is ${found}${rotated}: ${targetLabel(ctx)}'s trim ${formatMm(layer.trimWidthMm, layer.trimHeightMm)} without the ${formatNumber(bleed)} mm bleed on each side (${formatNumber(missingMm)} mm missing); the page must be ${formatMm(W, H)}. Export it with the design extending ${formatNumber(bleed)} mm beyond the trim (print-preflight fix adds it by mirroring the design's edges).`,
-        details: { ...details, trimWidthMm: layer.trimWidthMm, trimHeightMm: layer.trimHeightMm, bleedMm: bleed, missingMm: Math.round(missingMm * 100) / 100 },
+        details: { ...details, trimWidthMm: layer.trimWidthMm, trimHeightMm: layer.trimHeightMm, bleedMm: bleed, missingMm: round(missingMm, 2) },
         // The service would scale a page of the layer's proportions (a warning); any other is refused.
         ...(v.kind === 'scale' ? { severity: 'warning' as const } : {}),
       });

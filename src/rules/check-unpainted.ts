@@ -4,7 +4,7 @@
  * are left out here. Measured from the page rendered on a transparent background
  * (raster facts: a grid of cells with their unpainted share); painted white is not unpainted.
  */
-import { formatNumber, round } from '../pdf/units.js';
+import { finite, formatNumber, round } from '../pdf/units.js';
 import type { PageFacts } from '../pdf/facts.js';
 import type { LayerSpec } from '../profile/registry.js';
 import type { Limits } from '../profile/schema.js';
@@ -13,6 +13,14 @@ import { layerLines, type BoxMm } from './check-marks.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
 import type { Draft } from '../model/finding.js';
+import { edgeGapMm, inks, reportedGap } from './check-page-pixels.js';
+import { isAbove } from './threshold.js';
+
+/**
+ * Whether an unpainted share is over maxUnpaintedShare, within the stated tolerance and as the
+ * message shows the share (a tenth of a per cent below 10 %, whole per cents above).
+ */
+export const overUnpainted = (share: number, maxUnpaintedShare: number): boolean => isAbove(share, maxUnpaintedShare, share < 0.1 ? 3 : 2);
 
 /** Most rectangles listed for the report's overlay. */
 const MAX_AREAS = 200;
@@ -30,15 +38,15 @@ export function unpaintedArea(page: PageFacts, layer: LayerSpec | null, limits: 
   const mmX = page.widthMm / raster!.widthPx;
   const mmY = page.heightMm / raster!.heightPx;
   // The white bands page-edge-gap reports along sewn edges are its finding, not this one's.
-  const gap = (edge: 'top' | 'right' | 'bottom' | 'left', mmPerPx: number) => {
-    const mm = raster!.edgeGapPx[edge] * mmPerPx;
-    return layer?.sewnEdges.includes(edge) && mm >= limits.minEdgeGapMm ? mm : 0;
+  const gap = (edge: 'top' | 'right' | 'bottom' | 'left') => {
+    const mm = edgeGapMm(raster!, page, edge);
+    return layer?.sewnEdges.includes(edge) && raster!.edgeGapPx[edge] >= 1 && reportedGap(mm, limits.minEdgeGapMm) ? mm : 0;
   };
   const trim = lines?.trim ?? [0, 0, page.widthMm, page.heightMm];
-  const tx0 = Math.max(trim[0], gap('left', mmX));
-  const ty0 = Math.max(trim[1], gap('top', mmY));
-  const tx1 = Math.min(trim[2], page.widthMm - gap('right', mmX));
-  const ty1 = Math.min(trim[3], page.heightMm - gap('bottom', mmY));
+  const tx0 = Math.max(trim[0], gap('left'));
+  const ty0 = Math.max(trim[1], gap('top'));
+  const tx1 = Math.min(trim[2], page.widthMm - gap('right'));
+  const ty1 = Math.min(trim[3], page.heightMm - gap('bottom'));
   // Cell size (the last row and column may be cut short by the raster's edge).
   const cellPx = Math.ceil(Math.max(raster!.widthPx, raster!.heightPx) / Math.max(grid.cols, grid.rows));
   let empty = 0;
@@ -73,7 +81,10 @@ export function unpaintedArea(page: PageFacts, layer: LayerSpec | null, limits: 
   // unpainted bleed outside it into the panel (1–3 % on pages that leave their bleed bare).
   const exact = grid.runs ? unpaintedInside(grid.runs, [tx0 / mmX, ty0 / mmY, tx1 / mmX, ty1 / mmY]) * mmX * mmY : null;
   const total = exact ?? empty;
-  return { share: area > 0 && trimArea > 0 ? Math.min(1, total / trimArea) : 0, areas: areas.map((a) => a.map((v) => round(v, 1)) as BoxMm) };
+  const inTrim = total / trimArea;
+  // A page too large (or too small) to measure in mm — Infinity / Infinity, 0 / 0 — keeps the share the raster measured.
+  const share = !(area > 0 && trimArea > 0) ? 0 : Number.isFinite(inTrim) ? Math.min(1, Math.max(0, inTrim)) : grid.share;
+  return { share, areas: areas.map((a) => a.map((v) => round(finite(v), 1)) as BoxMm) };
 }
 
 /**
@@ -98,9 +109,9 @@ export const checkUnpainted: Check = (ctx) => {
   const out: Draft[] = [];
   for (const { page, layer } of pagesWithLayers(ctx)) {
     const raster = ctx.raster?.get(page.index);
-    if (!raster || !layer || raster.inkCoverage <= ctx.limits.blankInkCoverage) continue; // a blank page is page-blank
+    if (!raster || !layer || !inks(raster.inkCoverage, ctx.limits.blankInkCoverage)) continue; // a blank page is page-blank
     const found = unpaintedArea(page, layer, ctx.limits, raster);
-    if (!found || found.share <= ctx.limits.maxUnpaintedShare) continue;
+    if (!found || !overUnpainted(found.share, ctx.limits.maxUnpaintedShare)) continue;
     const pct = formatNumber(found.share * 100, found.share < 0.1 ? 1 : 0);
     out.push({
       code: 'page-unpainted-area',
