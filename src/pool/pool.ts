@@ -147,6 +147,7 @@ export class PreflightPool {
    * Structural facts of a whole file, and the SHA-256 of its bytes.
    * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)
    * @param budget the file's time budget, shared by all its tasks
+   * @internal the library's flows call it; a user hands the pool to them (`{ pool }`)
    */
   async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget, options?: InspectTaskOptions): Promise<InspectResult> {
     // Parsing takes some multiple of the file's size; the watchdog's estimate.
@@ -156,7 +157,10 @@ export class PreflightPool {
     return parsed.data as InspectResult;
   }
 
-  /** One page's raster facts and, when asked, its preview. */
+  /**
+   * One page's raster facts and, when asked, its preview.
+   * @internal the library's flows call it; a user hands the pool to them (`{ pool }`)
+   */
   async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult> {
     // pdf.js holds about 11 bytes per decoded image pixel at its peak, and the page's canvas.
     const estimate = task.largestImagePixels * 11 + task.maxPx * task.maxPx * 8;
@@ -168,7 +172,8 @@ export class PreflightPool {
 
   /**
    * A transform of a file (fix, reorder, assemble) in a worker, under the task's time limit, the
-   * worker's heap cap and the memory watchdog. A timeout or crash rejects with {@link TaskFailure}.
+   * worker's heap cap and the memory watchdog. A timeout or crash rejects with a `TaskFailure`.
+   * @internal the library's flows call it; a user hands the pool to them (`{ pool }`)
    */
   async transform(task: Omit<TransformTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<TransformAnswer> {
     // A transform holds the parsed file and what it writes: some multiple of the file's size.

@@ -221,7 +221,8 @@ describe('print-preflight alone, in an empty app', () => {
     );
     writeFileSync(
       join(app, 'use.ts'),
-      `import { preflight, buildOrderPayload, type OrderDraft, type Report } from 'print-preflight';\n` +
+      `import { preflight, type Report } from 'print-preflight';\n` +
+        `import { buildOrderPayload, type OrderDraft } from 'print-preflight/order-service';\n` +
         `import { startFakeOrderService } from 'print-preflight/testing';\n` +
         `const report: Report = await preflight('design.pdf', { sku: 'DUVET-COVER-200X200' });\n` +
         `declare const draft: OrderDraft;\n` +
