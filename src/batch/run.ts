@@ -21,6 +21,7 @@ import { readSourceBytes, sha256Hex } from '../source/read.js';
 import { packageVersion } from '../util/package-root.js';
 import { removeStaleTemporaries, writeDurable } from '../util/durable.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
+import { findingsByPage } from './charts.js';
 import { renderIndexHtml, type BatchErrorRecord, type BatchResult, type BatchSummary, type FixedReport } from './summary.js';
 import { pushAll } from '../util/array.js';
 
@@ -225,6 +226,7 @@ async function judgeOnce(
       verdict: earlier.verdict,
       html: wantHtml ? paths.html : null,
       rules: earlier.rules,
+      pages: findingsByPage(earlier.findings),
       reused: true,
     };
   }
@@ -264,7 +266,15 @@ async function judgeOnce(
     return writeError(out, base, target.sku, resolution.via, error instanceof Error ? error.message : String(error));
   }
   const { report, previews } = judged;
-  const result: BatchResult = { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  const result: BatchResult = {
+    ...base,
+    sku: report.sku,
+    via: resolution.via,
+    verdict: report.verdict,
+    html: wantHtml ? paths.html : null,
+    rules: report.rules,
+    pages: findingsByPage(report.findings),
+  };
   try {
     // The visual report first, the JSON last: a JSON report on disk means the file is done.
     if (wantHtml) await writeDurable(join(out, paths.html), renderHtml(report, previews));
@@ -313,7 +323,7 @@ async function fixOne(
     return writeError(out, base, null, via, error instanceof Error ? error.message : String(error));
   }
   const { before, beforePreviews, fixed, report, previews, status } = done;
-  const result: BatchResult = { ...base, sku: before.sku, via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  const result: BatchResult = { ...base, sku: before.sku, via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules, pages: findingsByPage(report.findings) };
   try {
     if (fixed) {
       // The fixed file, then its report (with the changes): the report last, so its presence means both are whole.
@@ -327,7 +337,7 @@ async function fixOne(
   } catch (error) {
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
   }
-  if (!fixed) return { ...result, verdict: before.verdict, rules: before.rules };
+  if (!fixed) return { ...result, verdict: before.verdict, rules: before.rules, pages: findingsByPage(before.findings) };
   return {
     ...result,
     fixed: { file: paths.fixed, report: paths.fixedReport, sha256: fixed.sha256, changes: fixed.changes.length, needsApproval: status === 'needs-approval', originalVerdict: before.verdict },

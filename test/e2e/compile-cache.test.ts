@@ -26,7 +26,7 @@ function cached(dir: string): string[] {
 function run(args: string[]) {
   const tmp = mkdtempSync(join(tmpdir(), 'pp-compile-cache-'));
   made.push(tmp);
-  const env = { ...process.env, TMPDIR: tmp };
+  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
   delete env.NODE_COMPILE_CACHE;
   delete env.NODE_DISABLE_COMPILE_CACHE;
   const r = spawnSync(process.execPath, args, { cwd: root, env, encoding: 'utf8' });
