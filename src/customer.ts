@@ -13,7 +13,7 @@
  * for (const f of localized.findings) console.log(f.customer?.title);
  * @packageDocumentation
  */
-export { LOCALES, LocaleSchema, MESSAGE_LOCALES, matchLocale, negotiateLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './model/locales.js';
+export { LOCALES, MESSAGE_LOCALES, matchLocale, negotiateLocale, type Locale, type MessageLocale, type NegotiatedLocale } from './model/locales.js';
 export {
   customerMessage,
   localizeReport,
@@ -39,4 +39,4 @@ export { customerReportPage, approvalPage, type CustomerReportPageInput, type Ap
 export { renderApproval, type ApprovalPageInput, type ApprovalPart, type PageImage } from './report/approval.js';
 export { renderMockup, layerMockups, type MockupPreview, type MockupLayer } from './report/mockup.js';
 export { pairLayers, type LayerPair, type PairChange, type ChangeSpot, type UnitBox } from './report/before-after.js';
-export { CustomerMessageSchema, type CustomerMessage } from './model/finding.js';
+export type { CustomerMessage } from './model/finding.js';

@@ -41,7 +41,7 @@ export type { BatchSummary, BatchResult, BatchVerdict } from './batch/summary.js
 
 // The pool the checks run in, and the bounds on what a file may cost.
 export { PreflightPool, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
-export { DEFAULT_DECODE_LIMITS, BudgetExceededError, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
+export { DEFAULT_DECODE_LIMITS, type BudgetExceededError, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
 
 // Products.
 export { loadProfiles, parseProfile, DEFAULT_PROFILES_DIR } from './profile/load.js';

@@ -70,13 +70,6 @@ export function outputPaths(rel: string) {
   return { report: `reports/${rel}.json`, html: `reports/${rel}.html`, fixed: `fixed/${rel}`, fixedReport: `fixed/${rel}.json` };
 }
 
-/**
- * Preflights every PDF under `dir`.
- * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
- * @example
- * const summary = await preflightFolder('incoming/', { out: 'checked/', manifest: 'incoming/manifest.csv' });
- * console.log(`${summary.fail} of ${summary.files} files fail`);
- */
 /** What every folder run needs first: the output folder (cleared of a killed run's temporaries), the profiles and the manifest. */
 export async function openBatch(options: Pick<FolderOptions, 'out' | 'manifest' | 'preflight'>) {
   const out = resolve(options.out);
@@ -86,6 +79,15 @@ export async function openBatch(options: Pick<FolderOptions, 'out' | 'manifest' 
   return { out, registry, manifest };
 }
 
+/**
+ * Preflights every PDF under `dir` (its subfolders too), each for the product its manifest row, its
+ * file name (`T-SHIRT-M__order-1234.pdf`) or its folder (`T-SHIRT-M/`) names; writes a report per
+ * file, the summary and a browsable index with charts, and resumes a stopped run where it stopped.
+ * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
+ * @example
+ * const summary = await preflightFolder('incoming/', { out: 'checked/', manifest: 'incoming/manifest.csv' });
+ * console.log(`${summary.fail} of ${summary.files} files fail`);
+ */
 export async function preflightFolder(dir: string, options: FolderOptions): Promise<BatchSummary> {
   const { out, registry, manifest } = await openBatch(options);
   const files = await findPdfs(dir, [out]);

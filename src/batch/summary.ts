@@ -5,9 +5,23 @@ import { FindingCodeSchema } from '../model/codes.js';
 import { escapeHtml, ordinal } from '../util/text.js';
 import { CHART_CSS, batchCharts } from './charts.js';
 
+/**
+ * A file's verdict in a batch: a report's verdict, or `error` when the file could not be judged.
+ * @example
+ * import { BatchVerdictSchema } from 'print-preflight/schemas';
+ * BatchVerdictSchema.options; // ['pass', 'warn', 'fail', 'error']
+ */
 export const BatchVerdictSchema = z.enum(['pass', 'warn', 'fail', 'error']);
 export type BatchVerdict = z.infer<typeof BatchVerdictSchema>;
 
+/**
+ * One file's result in a batch summary: its verdict, product, where its reports are, the codes
+ * found (by code and by page), and its fixed file.
+ * @example
+ * import { BatchResultSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const result = BatchResultSchema.parse(json);
+ */
 export const BatchResultSchema = z.object({
   /** Path relative to the batch folder. */
   file: z.string(),
@@ -85,6 +99,14 @@ export const BatchErrorRecordSchema = z.strictObject({
 });
 export type BatchErrorRecord = z.infer<typeof BatchErrorRecordSchema>;
 
+/**
+ * A batch run's summary (`<out>/summary.json`, `preflightFolder()`'s result): the counts per
+ * verdict and one result per file. Published as schemas/batch-summary.schema.json.
+ * @example
+ * import { BatchSummarySchema } from 'print-preflight';
+ * const summary = BatchSummarySchema.parse(JSON.parse(await readFile('checked/summary.json', 'utf8')));
+ * console.log(`${summary.error} files could not be judged`);
+ */
 export const BatchSummarySchema = z.object({
   files: z.number().int(),
   pass: z.number().int(),

@@ -20,6 +20,13 @@ import { withFindings } from '../report/build.js';
 import { profileRules, settle } from '../rules/index.js';
 import { localizeReport } from '../messages/catalogue.js';
 
+/**
+ * Options of `assemble()`: the artwork per layer, its fill, the background, the target.
+ * @example
+ * import { AssembleOptionsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const options = AssembleOptionsSchema.safeParse(json);
+ */
 export const AssembleOptionsSchema = z
   .object({
     /**

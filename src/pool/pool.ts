@@ -23,6 +23,13 @@ import { InspectResultSchema, RenderResultSchema, TaskStartedSchema, type Inspec
 import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
 
+/**
+ * Options of a {@link PreflightPool}: its threads, their memory cap, time limits and the decode limits
+ * of every file it reads.
+ * @example
+ * import { PoolOptionsSchema } from 'print-preflight/schemas';
+ * const options = PoolOptionsSchema.parse({ maxThreads: 2 });
+ */
 export const PoolOptionsSchema = z
   .object({
     /** Worker threads. Default: os.availableParallelism(). */
@@ -301,13 +308,24 @@ function budgetSpent(budget: TimeBudget): TaskFailure {
 
 let shared: PreflightPool | undefined;
 
-/** The process-wide pool used when no pool is given; its idle workers exit on their own. */
+/**
+ * The process-wide pool used when no pool is given; its idle workers exit on their own.
+ * @example
+ * import { defaultPool } from 'print-preflight';
+ * console.log(defaultPool().threads); // the threads every call without `pool` shares
+ */
 export function defaultPool(): PreflightPool {
   shared ??= new PreflightPool();
   return shared;
 }
 
-/** Stops the process-wide pool (the CLI calls this before exiting). */
+/**
+ * Stops the process-wide pool (the CLI calls this before exiting).
+ * @example
+ * import { closeDefaultPool, preflight } from 'print-preflight';
+ * const report = await preflight('design.pdf', { sku: 'T-SHIRT-M' });
+ * await closeDefaultPool(); // a script then exits at once instead of waiting for idle workers
+ */
 export async function closeDefaultPool(): Promise<void> {
   const pool = shared;
   shared = undefined;
