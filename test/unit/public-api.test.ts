@@ -28,7 +28,8 @@ describe('the public API', () => {
     console.log(`print-preflight exports ${names.length} runtime names`);
     expect(names.length).toBeLessThanOrEqual(60);
     for (const core of ['check', 'preflight', 'checkAndFix', 'fix', 'assemble', 'preflightFolder', 'loadProfiles', 'renderHtml', 'PreflightError', 'ReportSchema']) expect(names, core).toContain(core);
-    for (const internal of ['settleBounded', 'settleFinding', 'RenderTaskSchema', 'TransformTaskSchema', 'IMAGE_PATH_DECLINED', 'TaskFailure', 'UI_KEYS', 'readManifest', 'runChecks', 'buildReport']) expect(names, internal).not.toContain(internal);
+    for (const internal of ['settleBounded', 'settleFinding', 'RenderTaskSchema', 'TransformTaskSchema', 'IMAGE_PATH_DECLINED', 'TaskFailure', 'UI_KEYS', 'readManifest', 'runChecks', 'buildReport'])
+      expect(names, internal).not.toContain(internal);
     const orderService = await runtimeNames(ENTRIES['print-preflight/order-service']);
     for (const n of ['OrderServiceClient', 'webhookHandler', 'verifyWebhook', 'buildOrderPayload']) {
       expect(orderService, n).toContain(n);
@@ -49,7 +50,14 @@ describe('the public API', () => {
 
   it('every runtime name of those entries has JSDoc with an @example', { timeout: 120_000 }, async () => {
     const files = Object.values(ENTRIES).map((f) => join(root, f));
-    const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true });
+    const program = ts.createProgram(files, {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    });
     const checker = program.getTypeChecker();
     const missing: string[] = [];
     let checked = 0;
