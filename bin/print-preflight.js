@@ -2,9 +2,9 @@
 // Thin launcher: the CLI is compiled to dist/ by `npm ci` (the package's prepare script).
 import module from 'node:module';
 
-// Node ≥ 22.8 keeps V8's compiled code of every module loaded after this on disk (in os.tmpdir(),
-// or NODE_COMPILE_CACHE), so the next run skips compiling it. Node 20 has no compile cache: there
-// this is a no-op.
+// Node ≥ 22.1 keeps V8's compiled code of every module loaded after this on disk (in os.tmpdir(),
+// or NODE_COMPILE_CACHE), so the next run skips compiling it. Where Node has no such call, the
+// optional call skips it.
 module.enableCompileCache?.();
 const { main } = await import('../dist/src/cli/main.js');
 

@@ -1,15 +1,19 @@
 // preflight → façade → createOrder → webhooks, end to end against the local fake of the service.
-// Run: node docs/example-order-flow.mjs   (after npm ci). Swap the fake for your real base URL
-// and credentials, and the loopback file server for your CDN, and nothing else changes.
+// Run: node node_modules/print-preflight/docs/example-order-flow.mjs in a project that installed
+// print-preflight, or node docs/example-order-flow.mjs in a checkout (after npm ci). Swap the fake
+// for your real base URL and credentials, and the loopback file server for your CDN, and nothing
+// else changes.
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { OrderServiceClient, buildOrderPayload, closeDefaultPool, webhookHandler } from 'print-preflight';
+import { closeDefaultPool } from 'print-preflight';
+import { OrderServiceClient, buildOrderPayload, webhookHandler } from 'print-preflight/order-service';
 import { startFakeOrderService } from 'print-preflight/testing';
 
 const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}`)));
 
-// 1. The print file, hosted where the service will download it.
-const pdf = await readFile(new URL('../test/corpus/files/reportlab-tshirt-M-exact.pdf', import.meta.url));
+// 1. The print file, hosted where the service will download it (a t-shirt M design made by
+// reportlab, shipped beside this example).
+const pdf = await readFile(new URL('./samples/t-shirt-M.pdf', import.meta.url));
 const files = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(pdf));
 const fileBase = await listen(files);
 

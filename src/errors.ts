@@ -4,7 +4,12 @@
  * worker crashes. Every error carries a stable `code` that scripts can rely on.
  */
 
-/** Stable error codes. Never renamed; new ones may be added. */
+/**
+ * Stable error codes. Never renamed; new ones may be added.
+ * @example
+ * import { ERROR_CODES, PreflightError } from 'print-preflight';
+ * const known = (e: unknown) => e instanceof PreflightError && ERROR_CODES.includes(e.code);
+ */
 export const ERROR_CODES = [
   'ERR_INVALID_ARGUMENT',
   'ERR_UNKNOWN_PRODUCT',
@@ -45,21 +50,39 @@ export class PreflightError extends Error {
   }
 }
 
-/** A function was called with an argument it cannot use. */
+/**
+ * A function was called with an argument it cannot use.
+ * @example
+ * import { InvalidArgumentError, preflight } from 'print-preflight';
+ * try { await preflight('design.pdf', { sku: '' }); }
+ * catch (e) { if (e instanceof InvalidArgumentError) console.error(e.code, e.message); } // ERR_INVALID_ARGUMENT
+ */
 export class InvalidArgumentError extends PreflightError {
   constructor(message: string) {
     super('ERR_INVALID_ARGUMENT', message);
   }
 }
 
-/** The product, variant or SKU named is not in the loaded profiles. */
+/**
+ * The product, variant or SKU named is not in the loaded profiles.
+ * @example
+ * import { UnknownTargetError, preflight } from 'print-preflight';
+ * try { await preflight('design.pdf', { sku: 'NO-SUCH-SKU' }); }
+ * catch (e) { if (e instanceof UnknownTargetError) console.error(e.code); } // ERR_UNKNOWN_SKU
+ */
 export class UnknownTargetError extends PreflightError {
   constructor(code: 'ERR_UNKNOWN_PRODUCT' | 'ERR_UNKNOWN_VARIANT' | 'ERR_UNKNOWN_SKU', message: string) {
     super(code, message);
   }
 }
 
-/** A profile file could not be read or does not match the profile schema. */
+/**
+ * A profile file could not be read or does not match the profile schema.
+ * @example
+ * import { ProfileError, loadProfiles } from 'print-preflight';
+ * try { await loadProfiles('my-profiles/'); }
+ * catch (e) { if (e instanceof ProfileError) for (const i of e.issues) console.error(e.file, i.path, i.message); }
+ */
 export class ProfileError extends PreflightError {
   readonly file: string | null;
   readonly issues: readonly { path: string; message: string }[];
@@ -72,7 +95,13 @@ export class ProfileError extends PreflightError {
   }
 }
 
-/** The input path cannot be read (missing, a directory, no permission). */
+/**
+ * The input path cannot be read (missing, a directory, no permission).
+ * @example
+ * import { InputUnreadableError, preflight } from 'print-preflight';
+ * try { await preflight('missing.pdf', { sku: 'T-SHIRT-M' }); }
+ * catch (e) { if (e instanceof InputUnreadableError) console.error(e.code); } // ERR_INPUT_UNREADABLE
+ */
 export class InputUnreadableError extends PreflightError {
   constructor(message: string, cause?: unknown) {
     super('ERR_INPUT_UNREADABLE', message, { cause });

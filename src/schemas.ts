@@ -1,21 +1,30 @@
-import { ProfileSchema } from './profile/schema.js';
-import { ReportSchema } from './report/schema.js';
-import { OrderSchema } from './order/schema.js';
-import { BatchErrorRecordSchema, BatchSummarySchema, FixedReportSchema } from './batch/summary.js';
-import { toJsonSchema } from './util/json-schema.js';
-
 /**
- * The JSON Schemas published in the package's schemas/ folder, generated from the zod schemas
- * (`npm run schemas` writes them; a test fails when they are stale). Profiles and order drafts are
- * documents we read (their input side: defaults may be left out); reports are documents we write.
+ * Every schema of the documents print-preflight reads and writes (`import … from
+ * 'print-preflight/schemas'`): zod schemas to parse or validate them in TypeScript, and
+ * {@link jsonSchemas} — the JSON Schemas published in the package's `schemas/` folder
+ * (`print-preflight/schemas/report.schema.json` …) for every other language. The order service's
+ * schemas (order bodies, webhooks) are on `print-preflight/order-service`.
+ * @example
+ * import { ReportSchema } from 'print-preflight/schemas';
+ * import { readFile } from 'node:fs/promises';
+ * const report = ReportSchema.parse(JSON.parse(await readFile('report.json', 'utf8')));
+ * console.log(report.verdict);
+ * @packageDocumentation
  */
-export function jsonSchemas(): Record<string, unknown> {
-  return {
-    'profile.schema.json': { ...toJsonSchema(ProfileSchema, 'input'), title: 'print-preflight product profile' },
-    'order.schema.json': { ...toJsonSchema(OrderSchema, 'output'), title: 'order creation request body' },
-    'report.schema.json': { ...toJsonSchema(ReportSchema, 'output'), title: 'print-preflight report' },
-    'fixed-report.schema.json': { ...toJsonSchema(FixedReportSchema, 'output'), title: 'print-preflight report of a fixed file (batch --fix: <out>/fixed/<file>.json)' },
-    'batch-summary.schema.json': { ...toJsonSchema(BatchSummarySchema, 'output'), title: 'print-preflight batch summary (<out>/summary.json)' },
-    'batch-error.schema.json': { ...toJsonSchema(BatchErrorRecordSchema, 'output'), title: 'print-preflight batch record of a file that could not be judged (<out>/reports/<file>.json)' },
-  };
-}
+export { ReportSchema, ReportPageSchema, ReportImageSchema, VerdictSchema } from './report/schema.js';
+export { ProfileSchema, LimitsSchema } from './profile/schema.js';
+export { FindingSchema, CustomerMessageSchema } from './model/finding.js';
+export { FINDING_CODE_LIST, SEVERITIES, SeveritySettingSchema } from './model/codes.js';
+export { PolicySchema, PolicyActionSchema, FixModeSchema, FIXES } from './model/policy.js';
+export { BatchSummarySchema, BatchResultSchema, BatchVerdictSchema, FixedReportSchema, BatchErrorRecordSchema } from './batch/summary.js';
+export { TargetSchema, PreflightOptionsSchema, CheckOptionsSchema } from './flow/options.js';
+export { FixOptionsSchema } from './flow/fix.js';
+export { AssembleOptionsSchema } from './flow/assemble.js';
+export { NetworkOptionsSchema } from './flow/preflight-url.js';
+export { PoolOptionsSchema } from './pool/pool.js';
+export { DecodeLimitsSchema, DecodeLimitsOverrideSchema } from './pdf/decode-budget.js';
+export { DocumentFactsSchema, PageFactsSchema, ImageFactsSchema } from './pdf/facts.js';
+export { RasterFactsSchema } from './raster/facts.js';
+export { LocaleSchema } from './model/locales.js';
+export { RectSchema, MatrixSchema } from './model/geometry.js';
+export { jsonSchemas } from './json-schemas.js';

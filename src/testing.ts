@@ -4,7 +4,7 @@
  * signed webhooks and see the service's validation answers without its sandbox.
  * @example
  * import { startFakeOrderService } from 'print-preflight/testing';
- * import { OrderServiceClient } from 'print-preflight';
+ * import { OrderServiceClient } from 'print-preflight/order-service';
  * const fake = await startFakeOrderService({ accessToken: 'token', applicationKey: 'app', signingSecret: 'test-secret' });
  * const client = new OrderServiceClient({ baseUrl: fake.baseUrl, accessToken: 'token', applicationKey: 'app' });
  * // … create orders with client, subscribe a webhook URL with fake.subscribe(url) …

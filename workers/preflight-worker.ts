@@ -2,7 +2,7 @@
 import module from 'node:module';
 
 // As in bin/print-preflight.js: V8's code cache on disk where Node has one (≥ 22.8), before the
-// worker's modules load; a no-op on Node 20.
+// worker's modules load; skipped where Node has no such call.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const { default: handle } = await import('../src/pool/worker-main.js');
 export default handle;

@@ -23,6 +23,7 @@ import { removeStaleTemporaries, writeDurable } from '../util/durable.js';
 import { findPdfs, readManifest, resolveTarget, type BatchFile, type Manifest } from './discover.js';
 import { findStoredPdfs, judgeStored, type StoredInput } from './stored.js';
 import type { ObjectStorage } from '../storage/storage.js';
+import { findingsByPage } from './charts.js';
 import { renderIndexHtml, type BatchErrorRecord, type BatchResult, type BatchSummary, type FixedReport } from './summary.js';
 import { pushAll } from '../util/array.js';
 
@@ -82,13 +83,6 @@ export function outputPaths(rel: string) {
   return { report: `reports/${rel}.json`, html: `reports/${rel}.html`, fixed: `fixed/${rel}`, fixedReport: `fixed/${rel}.json` };
 }
 
-/**
- * Preflights every PDF under `dir`.
- * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
- * @example
- * const summary = await preflightFolder('incoming/', { out: 'checked/', manifest: 'incoming/manifest.csv' });
- * console.log(`${summary.fail} of ${summary.files} files fail`);
- */
 /** What every folder run needs first: the output folder (cleared of a killed run's temporaries), the profiles and the manifest. */
 export async function openBatch(options: Pick<FolderOptions, 'out' | 'manifest' | 'preflight'>) {
   const out = typeof options.out === 'string' ? resolve(options.out) : options.out;
@@ -99,8 +93,15 @@ export async function openBatch(options: Pick<FolderOptions, 'out' | 'manifest' 
 }
 
 /**
- * Preflights every PDF under `dir`: a folder, or a prefix of object storage ({@link StoredInput}:
- * each file is downloaded to a scratch folder while it is judged, then removed).
+ * Preflights every PDF under `dir` (its subfolders too) — a folder, or a prefix of object storage
+ * ({@link StoredInput}: each file is downloaded to a scratch folder while it is judged, then
+ * removed) — each for the product its manifest row, its file name (`T-SHIRT-M__order-1234.pdf`) or
+ * its folder (`T-SHIRT-M/`) names; writes a report per file, the summary and a browsable index with
+ * charts, and resumes a stopped run where it stopped.
+ * @returns the summary (also written to `<out>/summary.json`, with `<out>/index.html`)
+ * @example
+ * const summary = await preflightFolder('incoming/', { out: 'checked/', manifest: 'incoming/manifest.csv' });
+ * console.log(`${summary.fail} of ${summary.files} files fail`);
  */
 export async function preflightFolder(dir: string | StoredInput, options: FolderOptions): Promise<BatchSummary> {
   const { out, registry, manifest } = await openBatch(options);
@@ -247,6 +248,7 @@ async function judgeOnce(
       verdict: earlier.verdict,
       html: wantHtml ? paths.html : null,
       rules: earlier.rules,
+      pages: findingsByPage(earlier.findings),
       reused: true,
     };
   }
@@ -286,7 +288,15 @@ async function judgeOnce(
     return writeError(out, base, target.sku, resolution.via, error instanceof Error ? error.message : String(error));
   }
   const { report, previews } = judged;
-  const result: BatchResult = { ...base, sku: report.sku, via: resolution.via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  const result: BatchResult = {
+    ...base,
+    sku: report.sku,
+    via: resolution.via,
+    verdict: report.verdict,
+    html: wantHtml ? paths.html : null,
+    rules: report.rules,
+    pages: findingsByPage(report.findings),
+  };
   try {
     // The visual report first, the JSON last: a JSON report on disk means the file is done.
     if (wantHtml) await writeOut(out, paths.html, renderHtml(report, previews));
@@ -335,7 +345,7 @@ async function fixOne(
     return writeError(out, base, null, via, error instanceof Error ? error.message : String(error));
   }
   const { before, beforePreviews, fixed, report, previews, status } = done;
-  const result: BatchResult = { ...base, sku: before.sku, via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules };
+  const result: BatchResult = { ...base, sku: before.sku, via, verdict: report.verdict, html: wantHtml ? paths.html : null, rules: report.rules, pages: findingsByPage(report.findings) };
   try {
     if (fixed) {
       // The fixed file, then its report (with the changes): the report last, so its presence means both are whole.
@@ -349,7 +359,7 @@ async function fixOne(
   } catch (error) {
     return { ...result, html: null, outputError: `the report could not be written (${describeWriteError(error)})` };
   }
-  if (!fixed) return { ...result, verdict: before.verdict, rules: before.rules };
+  if (!fixed) return { ...result, verdict: before.verdict, rules: before.rules, pages: findingsByPage(before.findings) };
   return {
     ...result,
     fixed: { file: paths.fixed, report: paths.fixedReport, sha256: fixed.sha256, changes: fixed.changes.length, needsApproval: status === 'needs-approval', originalVerdict: before.verdict },

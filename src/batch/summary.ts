@@ -3,10 +3,25 @@ import { FixChangeSchema, RefusalSchema } from '../model/change.js';
 import { ReportSchema } from '../report/schema.js';
 import { FindingCodeSchema } from '../model/codes.js';
 import { escapeHtml, ordinal } from '../util/text.js';
+import { CHART_CSS, batchCharts } from './charts.js';
 
+/**
+ * A file's verdict in a batch: a report's verdict, or `error` when the file could not be judged.
+ * @example
+ * import { BatchVerdictSchema } from 'print-preflight/schemas';
+ * BatchVerdictSchema.options; // ['pass', 'warn', 'fail', 'error']
+ */
 export const BatchVerdictSchema = z.enum(['pass', 'warn', 'fail', 'error']);
 export type BatchVerdict = z.infer<typeof BatchVerdictSchema>;
 
+/**
+ * One file's result in a batch summary: its verdict, product, where its reports are, the codes
+ * found (by code and by page), and its fixed file.
+ * @example
+ * import { BatchResultSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const result = BatchResultSchema.parse(json);
+ */
 export const BatchResultSchema = z.object({
   /** Path relative to the batch folder. */
   file: z.string(),
@@ -22,6 +37,12 @@ export const BatchResultSchema = z.object({
   reason: z.string().nullable(),
   /** Codes found, with their counts. */
   rules: z.partialRecord(FindingCodeSchema, z.number().int()),
+  /**
+   * Findings by page: the page's number (from 1), or `file` for findings of the whole file, with
+   * their counts (of the same report as `rules`). Absent when the file was not judged, and in
+   * summaries written before 0.2.0.
+   */
+  pages: z.record(z.union([z.string().regex(/^[1-9]\d*$/), z.literal('file')]), z.number().int().min(1)).optional(),
   /** True when the report of an earlier run was kept (same bytes, same rules). */
   reused: z.boolean(),
   /** Why the file's report could not be written (a full disk…); the verdict above still holds. */
@@ -78,6 +99,14 @@ export const BatchErrorRecordSchema = z.strictObject({
 });
 export type BatchErrorRecord = z.infer<typeof BatchErrorRecordSchema>;
 
+/**
+ * A batch run's summary (`<out>/summary.json`, `preflightFolder()`'s result): the counts per
+ * verdict and one result per file. Published as schemas/batch-summary.schema.json.
+ * @example
+ * import { BatchSummarySchema } from 'print-preflight';
+ * const summary = BatchSummarySchema.parse(JSON.parse(await readFile('checked/summary.json', 'utf8')));
+ * console.log(`${summary.error} files could not be judged`);
+ */
 export const BatchSummarySchema = z.object({
   files: z.number().int(),
   pass: z.number().int(),
@@ -101,13 +130,16 @@ export type BatchSummary = z.infer<typeof BatchSummarySchema>;
 const esc = escapeHtml;
 const ORDER: Record<BatchVerdict, number> = { error: 0, fail: 1, warn: 2, pass: 3 };
 
-/** The browsable summary: every file with its verdict, failures first, linked to its visual report. */
+/**
+ * The browsable summary: every file with its verdict, failures first, linked to its visual report;
+ * beside it, charts of the verdicts and of the findings by code and by page (inline SVG).
+ */
 export function renderIndexHtml(summary: BatchSummary, title: string): string {
   const rows = [...summary.results]
     .sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || ordinal(a.file, b.file))
     .map((r) => {
       const codes = Object.entries(r.rules)
-        .map(([c, n]) => `<code>${c}</code>${n! > 1 ? ` ×${n}` : ''}`)
+        .map(([c, n]) => `<code>${esc(c)}</code>${n! > 1 ? ` ×${n}` : ''}`)
         .join(' ');
       const name = r.html ? `<a href="${esc(r.html)}">${esc(r.file)}</a>` : esc(r.file);
       return `<tr class="${r.verdict}" data-verdict="${r.verdict}"><td><span class="badge ${r.verdict}">${r.verdict}</span></td><td>${name}</td><td>${esc(r.sku ?? '—')}</td><td>${r.reason ? esc(r.reason) : codes || '<span class="none">no findings</span>'}</td><td><a href="${esc(r.report)}">JSON</a></td></tr>`;
@@ -131,6 +163,7 @@ code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#f6f8fa;padding:
 .badge{display:inline-block;border-radius:999px;padding:1px 10px;color:#fff;font-size:12px;font-weight:700;text-transform:uppercase}
 .badge.pass{background:#1a7f37}.badge.warn{background:#bf8700}.badge.fail{background:#cf222e}.badge.error{background:#8250df}
 .none{color:#59636e}.note{color:#cf222e;font-weight:600}
+${CHART_CSS}
 </style></head>
 <body><main>
 <h1>${esc(title)}</h1>
@@ -142,10 +175,15 @@ ${summary.interrupted ? `<p class="note">The run was stopped before every file w
 <div class="card fail"><b>${summary.fail}</b>fail</div>
 <div class="card error"><b>${summary.error}</b>error</div>
 </div>
+<div class="layout">
 <table><thead><tr><th>verdict</th><th>file</th><th>SKU</th><th>findings</th><th>report</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>
+<aside class="charts" aria-label="Charts">
+${batchCharts(summary)}
+</aside>
+</div>
 </main></body></html>
 `;
 }

@@ -1,4 +1,4 @@
-import { jsonSchemas } from '../schemas.js';
+import { jsonSchemas } from '../json-schemas.js';
 import { UsageError, type CliIO } from './args.js';
 import { parseFlags } from './args.js';
 

@@ -29,6 +29,13 @@ import {
   type ProductPricing,
 } from './schemas.js';
 
+/**
+ * The options of {@link OrderServiceClient}, with their defaults (a rate limit of 30 requests a
+ * minute, 4 retries from a 1 s backoff, 30 s per request).
+ * @example
+ * import { ClientOptionsSchema } from 'print-preflight/order-service';
+ * const options = ClientOptionsSchema.parse({ baseUrl: process.env.ORDER_API_URL, accessToken: process.env.ACCESS_TOKEN, applicationKey: process.env.APPLICATION_KEY });
+ */
 export const ClientOptionsSchema = z
   .object({
     /** `{base_url}`, ending in the version segment, e.g. https://api.example.com/v2/integration */
@@ -67,6 +74,10 @@ export interface ClientEvents {
 }
 
 /**
+ * The order service's client: typed answers (zod-checked, loose where the service adds fields),
+ * the rate limit kept (30 requests a minute per application key, and the server's headers obeyed),
+ * retries with backoff on 429, 5xx and time-outs of idempotent calls, typed errors by status
+ * ({@link OrderServiceError}), and a `deprecation` event when the service says a call is deprecated.
  * @example
  * const client = new OrderServiceClient({ baseUrl, accessToken, applicationKey });
  * client.on('deprecation', (w) => log.warn(w.migration));

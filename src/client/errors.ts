@@ -1,6 +1,14 @@
 import { PreflightError, type ErrorCode } from '../errors.js';
 
-/** An error answer of the order service, by status, with the messages of its error body. */
+/**
+ * An error answer of the order service, by status, with the messages of its error body.
+ * @example
+ * import { OrderServiceError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.ping(); }
+ * catch (e) { if (e instanceof OrderServiceError && e.retryAfterMs) setTimeout(retry, e.retryAfterMs); }
+ * declare function retry(): void;
+ */
 export class OrderServiceError extends PreflightError {
   constructor(
     code: ErrorCode,
@@ -13,21 +21,77 @@ export class OrderServiceError extends PreflightError {
   }
 }
 
-/** 400: missing or invalid fields; `messages` names them. */
+/**
+ * 400: missing or invalid fields; `messages` names them.
+ * @example
+ * import { ServiceValidationError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceValidationError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_VALIDATION, 400
+ */
 export class ServiceValidationError extends OrderServiceError {}
-/** 401: no valid credentials, or a revoked token. */
+/**
+ * 401: no valid credentials, or a revoked token.
+ * @example
+ * import { ServiceAuthenticationError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceAuthenticationError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_AUTH, 401
+ */
 export class ServiceAuthenticationError extends OrderServiceError {}
-/** 403: the credentials lack the rights. */
+/**
+ * 403: the credentials lack the rights.
+ * @example
+ * import { ServicePermissionError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServicePermissionError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_PERMISSION, 403
+ */
 export class ServicePermissionError extends OrderServiceError {}
-/** 404: no such resource. */
+/**
+ * 404: no such resource.
+ * @example
+ * import { ServiceNotFoundError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceNotFoundError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_NOT_FOUND, 404
+ */
 export class ServiceNotFoundError extends OrderServiceError {}
-/** 429: over 30 requests a minute, still after the retries. */
+/**
+ * 429: over 30 requests a minute, still after the retries.
+ * @example
+ * import { ServiceRateLimitError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceRateLimitError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_RATE_LIMITED, 429
+ */
 export class ServiceRateLimitError extends OrderServiceError {}
-/** 5xx: the service failed. */
+/**
+ * 5xx: the service failed.
+ * @example
+ * import { ServiceServerError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceServerError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_SERVER, 5xx
+ */
 export class ServiceServerError extends OrderServiceError {}
-/** No answer: connection, DNS or time-out. */
+/**
+ * No answer: connection, DNS or time-out.
+ * @example
+ * import { ServiceUnreachableError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceUnreachableError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_UNREACHABLE
+ */
 export class ServiceUnreachableError extends OrderServiceError {}
-/** An answer that does not have the shape the spec gives. */
+/**
+ * An answer that does not have the shape the spec gives.
+ * @example
+ * import { ServiceResponseError, OrderServiceClient } from 'print-preflight/order-service';
+ * declare const client: OrderServiceClient;
+ * try { await client.listFulfillments(1234); }
+ * catch (e) { if (e instanceof ServiceResponseError) console.error(e.code, e.status, e.messages); } // ERR_SERVICE_RESPONSE
+ */
 export class ServiceResponseError extends OrderServiceError {}
 
 export function errorForStatus(status: number, messages: string[], what: string, retryAfterMs: number | null): OrderServiceError {

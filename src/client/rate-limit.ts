@@ -2,6 +2,10 @@
  * Keeps requests under the service's limit (30 per application per minute): a sliding window of
  * request times, shared by every client of one application key, which also obeys the server's
  * X-RateLimit-Remaining / X-RateLimit-Limit headers when they say fewer remain.
+ * @example
+ * import { RateLimiter } from 'print-preflight/order-service';
+ * const limiter = new RateLimiter(30, 60_000);
+ * await limiter.acquire(); // resolves when a request may go
  */
 export class RateLimiter {
   private readonly times: number[] = [];

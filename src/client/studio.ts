@@ -15,7 +15,12 @@ export function studioUrl({ studioUrl, applicationKey, sku, cartItemKey }: { stu
   return u.toString();
 }
 
-/** `{api_url}/v2/studio/customizations/{cart_item_key}/preview?Application-Key=…`, usable as an <img> src. */
+/**
+ * `{api_url}/v2/studio/customizations/{cart_item_key}/preview?Application-Key=…`, usable as an <img> src.
+ * @example
+ * import { studioPreviewUrl } from 'print-preflight/order-service';
+ * const src = studioPreviewUrl({ apiUrl: 'https://api.example.com', cartItemKey: 'cart-1', applicationKey: 'app' });
+ */
 export function studioPreviewUrl({ apiUrl, cartItemKey, applicationKey }: { apiUrl: string; cartItemKey: string; applicationKey: string }): string {
   const u = new URL(`${apiUrl.replace(/\/$/, '')}/v2/studio/customizations/${encodeURIComponent(cartItemKey)}/preview`);
   u.searchParams.set('Application-Key', applicationKey);

@@ -11,7 +11,13 @@ import { WebhookFailedSchema, WebhookOrderSchema, type WebhookOrder } from './sc
 /** Why a delivery's signature was refused. */
 export type WebhookSignatureProblem = 'missing-signature' | 'malformed-signature' | 'missing-secret' | 'mismatch';
 
-/** Signs a body as the service does (for tests and fakes). */
+/**
+ * Signs a body as the service does (for tests and fakes).
+ * @example
+ * import { signWebhook, verifyWebhook } from 'print-preflight/order-service';
+ * const body = JSON.stringify({ topic: 'order.updated' });
+ * verifyWebhook(body, signWebhook(body, 'whsec'), 'whsec'); // true
+ */
 export function signWebhook(rawBody: Uint8Array | string, secret: string): string {
   return createHmac('sha256', secret).update(rawBody).digest('base64');
 }
@@ -57,7 +63,14 @@ export type WebhookEvent =
   | { topic: 'order.failed'; failure: Record<string, unknown>; raw: unknown }
   | { topic: string; raw: unknown };
 
-/** Parses a verified delivery by its topic; unknown topics come through as raw JSON. */
+/**
+ * Parses a verified delivery by its topic; unknown topics come through as raw JSON.
+ * @example
+ * import { parseWebhook } from 'print-preflight/order-service';
+ * declare const rawBody: Buffer;
+ * const event = parseWebhook('order.updated', rawBody);
+ * if (event.topic === 'order.updated' && 'order' in event) console.log(event.order.fulfillment_status);
+ */
 export function parseWebhook(topic: string | undefined, rawBody: Uint8Array | string): WebhookEvent {
   const raw = JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'));
   if (topic === 'order.created' || topic === 'order.updated') {

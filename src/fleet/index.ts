@@ -7,7 +7,7 @@ export { BatchFileJobSchema, RetryPolicySchema, TransientJobError, JOB_CHECK, JO
 export { jsonLogger, silentLogger, type Logger, type LogLevel } from './log.js';
 export { FleetWorker, FleetWorkerOptionsSchema, WorkerHeartbeatSchema, type FleetWorkerOptions, type JobHandler, type JobContext, type WorkerHeartbeat } from './worker.js';
 export { RedisQueue, redisQueueFactory, QueueUnavailableError, type RedisQueueOptions } from './queue.js';
-export { preflightFolderOnFleet, batchFileHandler, type FleetFolderOptions } from './batch.js';
+export { preflightFolderOnFleet, batchFileHandler, type FleetFolderOptions, type BatchWorkerOptions } from './batch.js';
 export { checkJobHandler, fleetHandlers, transientDownloadFailure, type CheckHandlerOptions } from './handlers.js';
 export { startFleetWorker, redisQueue } from './start.js';
 export type { RedisLedger } from './tenants.js';

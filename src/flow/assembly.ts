@@ -17,6 +17,13 @@ import { AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../m
 import type { AssemblyOutcome } from '../convert/plan.js';
 import type { Draft } from '../model/finding.js';
 
+/**
+ * Options of `assemble()`: the artwork per layer, its fill, the background, the target.
+ * @example
+ * import { AssembleOptionsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const options = AssembleOptionsSchema.safeParse(json);
+ */
 export const AssembleOptionsSchema = z
   .object({
     /**

@@ -27,6 +27,13 @@ import { resolveRun, type ResolvedRun } from './run.js';
 
 export type { Change, Refusal };
 
+/**
+ * Options of `fix()`: which fixes to run (reorder, rotate, scale, colour…) and how.
+ * @example
+ * import { FixOptionsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const options = FixOptionsSchema.safeParse(json);
+ */
 export const FixOptionsSchema = z
   .object({
     /** Direction to turn sideways pages (page-orientation-mismatch, which it then fixes). Never guessed. */

@@ -11,10 +11,15 @@ import { PreflightPool } from '../pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
 import { DecodeLimitsOverrideSchema } from '../pdf/decode-budget.js';
 
-/** What to check a file against: `{ product, variant }` or `{ sku }`. */
+/**
+ * What to check a file against: `{ product, variant }` or `{ sku }`.
+ * @example
+ * import { TargetSchema } from 'print-preflight/schemas';
+ * TargetSchema.parse({ product: 'duvet-cover', variant: '200x200' });
+ */
 export const TargetSchema = z.union([z.object({ product: z.string().min(1), variant: z.string().min(1) }).strict(), z.object({ sku: z.string().min(1) }).strict()]);
 
-/** The options of every check (those of {@link preflight}); defaults are set here and nowhere else. */
+/** The options of every check (those of `preflight`); defaults are set here and nowhere else. */
 const PreflightFields = z
   .object({
     /** A folder of profile JSON files, or a loaded registry. Default: the profiles shipped with the package. */
@@ -108,13 +113,21 @@ const PreflightFields = z
 const noJpegInFolder = (o: { previewFormat: string; previewDir: string | null }) => !(o.previewFormat === 'jpeg' && o.previewDir);
 const NO_JPEG_IN_FOLDER = { message: 'previewFormat jpeg is for previews kept in memory (a visual report); previewDir writes png or webp', path: ['previewFormat'] };
 
-/** Options of {@link preflight}. Defaults are set here and nowhere else. */
+/**
+ * Options of `preflight`. Defaults are set here and nowhere else.
+ * @example
+ * import { PreflightOptionsSchema } from 'print-preflight/schemas';
+ * const options = PreflightOptionsSchema.parse({ raster: false, severities: { 'font-not-embedded': 'off' } });
+ */
 export const PreflightOptionsSchema = PreflightFields.refine(noJpegInFolder, NO_JPEG_IN_FOLDER);
 
 /**
- * Options of {@link check}, the one entrance: a preflight's, and what the entrance does around it
+ * Options of `check`, the one entrance: a preflight's, and what the entrance does around it
  * — the fix and its instructions, the download of a URL, whether previews are returned. Every
  * surface's options are parsed by it once, into the resolved run (flow/run.ts).
+ * @example
+ * import { CheckOptionsSchema } from 'print-preflight/schemas';
+ * const options = CheckOptionsSchema.parse({ fix: 'auto', locale: 'de' });
  */
 export const CheckOptionsSchema = z
   .object({

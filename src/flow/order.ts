@@ -24,6 +24,11 @@ export interface OrderIssue {
 /**
  * The draft breaks the service's field rules, or a source did not pass. Lists every issue, like
  * the service's 400 body names every failing field.
+ * @example
+ * import { buildOrderPayload, OrderPayloadError, type OrderDraft } from 'print-preflight/order-service';
+ * declare const draft: OrderDraft;
+ * try { await buildOrderPayload(draft); }
+ * catch (e) { if (e instanceof OrderPayloadError) for (const i of e.issues) console.error(i.path, i.message); }
  */
 export class OrderPayloadError extends PreflightError {
   readonly issues: readonly OrderIssue[];

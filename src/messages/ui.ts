@@ -3,6 +3,10 @@
  * customer text: one ICU MessageFormat string per key, in every locale. Values named in braces are
  * filled in by the page; `{layer_…}` and `{product_…}` are the grammatical forms of the part and
  * product names (see {@link Grammar}).
+ * @example
+ * import { UI_KEYS, uiFormatter } from 'print-preflight/customer';
+ * const t = await uiFormatter('fr');
+ * for (const key of UI_KEYS) console.log(key, t(key));
  */
 export const UI_KEYS = [
   // The verdict and what it means.

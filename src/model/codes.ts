@@ -5,6 +5,9 @@ import { openEnum } from '../util/json-schema.js';
  * The fixed list of finding codes. Stable: codes may be added, never renamed or removed (deprecate
  * instead). Each has a default severity (profiles and calls may override it) and a description of
  * the requirement it stands for, kept apart from the message that says what was found.
+ * @example
+ * import { FINDING_CODES } from 'print-preflight';
+ * FINDING_CODES['image-low-resolution'].severity; // 'error' unless a profile or a call says otherwise
  */
 export const FINDING_CODES = {
   'file-not-pdf': {
@@ -204,6 +207,12 @@ export const FINDING_CODES = {
 } as const satisfies Record<string, { severity: Severity; rule: string; description: string }>;
 
 export type FindingCode = keyof typeof FINDING_CODES;
+/**
+ * Every finding code, in the order of {@link FINDING_CODES}.
+ * @example
+ * import { FINDING_CODE_LIST } from 'print-preflight';
+ * for (const code of FINDING_CODE_LIST) console.log(code);
+ */
 export const FINDING_CODE_LIST = Object.keys(FINDING_CODES) as FindingCode[];
 /**
  * A finding code. The library emits only these; the published schemas of what it writes declare the
@@ -211,10 +220,21 @@ export const FINDING_CODE_LIST = Object.keys(FINDING_CODES) as FindingCode[];
  */
 export const FindingCodeSchema = openEnum(z.enum(FINDING_CODE_LIST as [FindingCode, ...FindingCode[]]), 'A finding code (kebab-case)');
 
+/**
+ * The severities a finding may have, the gravest first.
+ * @example
+ * import { SEVERITIES } from 'print-preflight/schemas';
+ * SEVERITIES.indexOf('warning') < SEVERITIES.indexOf('info'); // true
+ */
 export const SEVERITIES = ['error', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 export const SeveritySchema = z.enum(SEVERITIES);
-/** A severity setting: one of the severities, or `off` to drop the finding. */
+/**
+ * A severity setting: one of the severities, or `off` to drop the finding.
+ * @example
+ * import { SeveritySettingSchema } from 'print-preflight/schemas';
+ * SeveritySettingSchema.parse('off');
+ */
 export const SeveritySettingSchema = z.enum(['error', 'warning', 'info', 'off']);
 export type SeveritySetting = z.infer<typeof SeveritySettingSchema>;
 

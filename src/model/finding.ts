@@ -5,6 +5,10 @@ import { FindingActionSchema } from './policy.js';
 /**
  * A finding in the end customer's words (no PDF terms; the product and layer by name; values filled
  * in): what it is, what would happen in production, what to do, and — for a fix — what was changed.
+ * @example
+ * import { CustomerMessageSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const { title, advice } = CustomerMessageSchema.parse(json);
  */
 export const CustomerMessageSchema = z.strictObject({
   title: z.string(),
@@ -16,7 +20,12 @@ export const CustomerMessageSchema = z.strictObject({
 });
 export type CustomerMessage = z.infer<typeof CustomerMessageSchema>;
 
-/** One problem found in a print file: what rule, where, what was expected and what was found. */
+/**
+ * One problem found in a print file: what rule, where, what was expected and what was found.
+ * @example
+ * import { FindingSchema } from 'print-preflight';
+ * const finding = FindingSchema.parse({ code: 'image-low-resolution', severity: 'error', page: 1, layer: 'front', message: '…' });
+ */
 export const FindingSchema = z.strictObject({
   code: FindingCodeSchema,
   severity: SeveritySchema,

@@ -5,12 +5,26 @@ import { z } from 'zod';
  * European, `pt-BR` Brazilian; `pt` alone means `pt-PT`, as it always has), Spanish, French,
  * German and Italian. Kept apart from the catalogue so that naming a locale loads no
  * message-format code.
+ * @example
+ * import { LOCALES } from 'print-preflight/customer';
+ * LOCALES.includes('de'); // true
  */
 export const LOCALES = ['en', 'pt', 'pt-PT', 'pt-BR', 'es', 'fr', 'de', 'it'] as const;
+/**
+ * A locale a check, a report or a page may be in: one of {@link LOCALES}.
+ * @example
+ * import { LocaleSchema } from 'print-preflight/schemas';
+ * LocaleSchema.parse('pt-BR');
+ */
 export const LocaleSchema = z.enum(LOCALES);
 export type Locale = z.infer<typeof LocaleSchema>;
 
-/** The locales messages are written in: every {@link Locale} but the alias `pt`. */
+/**
+ * The locales messages are written in: every {@link Locale} but the alias `pt`.
+ * @example
+ * import { MESSAGE_LOCALES, loadCatalogue } from 'print-preflight/customer';
+ * for (const locale of MESSAGE_LOCALES) await loadCatalogue(locale);
+ */
 export const MESSAGE_LOCALES = ['en', 'pt-PT', 'pt-BR', 'es', 'fr', 'de', 'it'] as const;
 export type MessageLocale = (typeof MESSAGE_LOCALES)[number];
 

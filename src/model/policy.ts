@@ -10,12 +10,22 @@
 import { z } from 'zod';
 import { FindingCodeSchema, type FindingCode, type SeveritySetting } from './codes.js';
 
-/** `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval. */
+/**
+ * `auto`: apply the policy's fixes and use the fixed file; `approve`: apply them, then wait for approval.
+ * @example
+ * import { FixModeSchema } from 'print-preflight/schemas';
+ * FixModeSchema.parse('approve');
+ */
 export const FixModeSchema = z.enum(['auto', 'approve']);
 export type FixMode = z.infer<typeof FixModeSchema>;
 
 export const POLICY_ACTIONS = ['reject', 'warn', 'fix', 'off'] as const;
-/** `reject`: the finding is an error; `warn`: a warning; `fix`: fixed when fixes run, else judged by its severity; `off`: dropped. */
+/**
+ * `reject`: the finding is an error; `warn`: a warning; `fix`: fixed when fixes run, else judged by its severity; `off`: dropped.
+ * @example
+ * import { PolicyActionSchema } from 'print-preflight/schemas';
+ * PolicyActionSchema.parse('fix');
+ */
 export const PolicyActionSchema = z.enum(POLICY_ACTIONS);
 export type PolicyAction = z.infer<typeof PolicyActionSchema>;
 /** What a finding in a report leads to (`off` findings are not in it). */
@@ -27,6 +37,9 @@ export type FindingAction = z.infer<typeof FindingActionSchema>;
  * cannot guess (the direction to turn, how to fit). `changesPrint`: false when the printed product
  * looks exactly as it would have without the fix (pages reordered, /Rotate baked in, a page scaled
  * the way the service would scale it anyway).
+ * @example
+ * import { FIXES } from 'print-preflight/schemas';
+ * FIXES['page-order-mismatch'].changesPrint; // false: reordering pages changes no pixel
  */
 export const FIXES = {
   'page-order-mismatch': { changesPrint: false, what: 'puts the pages in layer order (layers of the same size keep the order they had)' },
@@ -40,10 +53,21 @@ export const FIXES = {
   'file-too-large': { changesPrint: true, what: 'recompresses JPEG images until the file is under the size cap' },
 } as const satisfies Partial<Record<FindingCode, { changesPrint: boolean; needs?: 'rotate' | 'fit'; what: string }>>;
 export type FixableCode = keyof typeof FIXES;
+/**
+ * The finding codes print-preflight can fix (a policy may say `fix` only for these).
+ * @example
+ * import { FIXABLE_CODES } from 'print-preflight';
+ * FIXABLE_CODES.includes('page-order-mismatch'); // true
+ */
 export const FIXABLE_CODES = Object.keys(FIXES) as FixableCode[];
 export const isFixable = (code: FindingCode): code is FixableCode => Object.hasOwn(FIXES, code);
 
-/** A policy: an action per finding code. `fix` is refused for a code print-preflight cannot fix. */
+/**
+ * A policy: an action per finding code. `fix` is refused for a code print-preflight cannot fix.
+ * @example
+ * import { PolicySchema } from 'print-preflight';
+ * const policy = PolicySchema.parse({ 'page-order-mismatch': 'fix', 'image-low-resolution': 'warn' });
+ */
 export const PolicySchema = z.partialRecord(FindingCodeSchema, PolicyActionSchema).superRefine((policy, ctx) => {
   for (const [code, action] of Object.entries(policy)) {
     if (action === 'fix' && !isFixable(code as FindingCode)) {
@@ -68,6 +92,10 @@ export interface Rules {
  * The policy a product has when its profile sets none and fixes are asked for: page order, /Rotate,
  * uniform scaling, CMYK, oversized images and oversized files are fixed; everything else is judged
  * by its severity (low resolution, wrong sizes, missing fonts reject or warn as before).
+ * @example
+ * import { checkAndFix, DEFAULT_FIX_POLICY } from 'print-preflight';
+ * // The default, with low resolution fixed too where the profile sets no policy of its own:
+ * await checkAndFix('design.pdf', { sku: 'T-SHIRT-M' }, { fix: 'auto', policy: { ...DEFAULT_FIX_POLICY, 'image-low-resolution': 'warn' } });
  */
 export const DEFAULT_FIX_POLICY: Policy = {
   'page-order-mismatch': 'fix',
@@ -79,5 +107,10 @@ export const DEFAULT_FIX_POLICY: Policy = {
   'file-too-large': 'fix',
 };
 
-/** The codes whose fixes need approval when a profile names none: the fixes that change what prints. */
+/**
+ * The codes whose fixes need approval when a profile names none: the fixes that change what prints.
+ * @example
+ * import { DEFAULT_APPROVAL } from 'print-preflight';
+ * DEFAULT_APPROVAL.includes('colour-space-not-rgb'); // true: a colour conversion changes what prints
+ */
 export const DEFAULT_APPROVAL: FixableCode[] = (Object.keys(FIXES) as FixableCode[]).filter((code) => FIXES[code].changesPrint);

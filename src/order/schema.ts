@@ -35,6 +35,12 @@ function isHttpUrl(s: string): boolean {
 }
 const httpUrl = z.string().refine(isHttpUrl, { message: 'must be an http or https URL' });
 
+/**
+ * A print file of a row: an http(s) URL the service downloads, with its print properties.
+ * @example
+ * import { SourceSchema } from 'print-preflight/order-service';
+ * SourceSchema.parse({ url: 'https://cdn.example.com/designs/2001.pdf' });
+ */
 export const SourceSchema = z
   .object({
     type: z.literal('file', { message: 'must be "file" in requests' }).default('file'),
@@ -42,6 +48,12 @@ export const SourceSchema = z
   })
   .strict();
 
+/**
+ * A row of an order: a SKU, a quantity and its sources (one per layer of the product).
+ * @example
+ * import { RowSchema } from 'print-preflight/order-service';
+ * RowSchema.parse({ sku: 'T-SHIRT-M', quantity: 1, sources: [{ url: 'https://cdn.example.com/designs/2001.pdf' }] });
+ */
 export const RowSchema = z
   .object({
     sku: text.optional().describe('SKU of the product variant'),
@@ -62,6 +74,12 @@ export const RowSchema = z
     }
   });
 
+/**
+ * The customer of an order: name, e-mail and phone.
+ * @example
+ * import { CustomerSchema } from 'print-preflight/order-service';
+ * CustomerSchema.parse({ first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com', phone: '+351 912 345 678' });
+ */
 export const CustomerSchema = z
   .object({
     first_name: text,
@@ -71,6 +89,12 @@ export const CustomerSchema = z
   })
   .strict();
 
+/**
+ * Where an order ships: address, city, country (ISO 3166-1 alpha-2 code and name), postal code.
+ * @example
+ * import { ShippingAddressSchema } from 'print-preflight/order-service';
+ * const checked = ShippingAddressSchema.safeParse({ address: 'Rua Augusta 100', city: 'Lisboa', country_code: 'PT', country: 'Portugal', postal_code: '1100-053', first_name: 'Ana', last_name: 'Silva' });
+ */
 export const ShippingAddressSchema = z
   .object({
     address: text,
@@ -88,6 +112,13 @@ export const ShippingAddressSchema = z
   })
   .strict();
 
+/**
+ * A shipping label the shop provides (carrier, tracking, label URL) instead of the service's.
+ * @example
+ * import { ShippingLabelSchema } from 'print-preflight/order-service';
+ * declare const json: unknown;
+ * const label = ShippingLabelSchema.safeParse(json);
+ */
 export const ShippingLabelSchema = z
   .object({
     method_name: text.optional().describe('Carrier service name'),
@@ -99,6 +130,15 @@ export const ShippingLabelSchema = z
   .strict()
   .refine((l) => Object.keys(l).length > 0, { message: 'must not be empty: leave shipping_label out instead' });
 
+/**
+ * The order creation body (POST /orders), by the service's field rules: `z.input` is the draft a
+ * shop writes, `z.output` the payload sent. Published as schemas/order.schema.json.
+ * @example
+ * import { OrderSchema } from 'print-preflight/order-service';
+ * declare const json: unknown;
+ * const checked = OrderSchema.safeParse(json);
+ * if (!checked.success) for (const i of checked.error.issues) console.error(i.path.join('.'), i.message);
+ */
 export const OrderSchema = z
   .object({
     number: text.optional().describe('When omitted, the service generates a unique number'),

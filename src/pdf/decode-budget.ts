@@ -15,6 +15,14 @@ import { grouped } from '../util/text.js';
 
 const MiB = 1024 * 1024;
 
+/**
+ * The bounds on what one file may cost to decode (bytes decoded, pixels, stream sizes, nesting…):
+ * an operator's limits, which a call may only lower.
+ * @example
+ * import { DecodeLimitsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const limits = DecodeLimitsSchema.partial().parse(json);
+ */
 export const DecodeLimitsSchema = z
   .object({
     /** Bytes all decoders together may produce for one file: every stream kind, every filter of a chain, decryption. */
@@ -43,7 +51,13 @@ export const DecodeLimitsSchema = z
   .strict();
 export type DecodeLimits = z.infer<typeof DecodeLimitsSchema>;
 
-/** The defaults: far above real files (the real-world corpus stays below a tenth of each), far below a bomb. */
+/**
+ * The defaults: far above real files (the real-world corpus stays below a tenth of each), far below a bomb.
+ * @example
+ * import { DEFAULT_DECODE_LIMITS, preflight } from 'print-preflight';
+ * // A quarter of the default decoded bytes per file, for a small machine:
+ * await preflight('design.pdf', { sku: 'T-SHIRT-M' }, { decodeLimits: { maxFileDecodedBytes: DEFAULT_DECODE_LIMITS.maxFileDecodedBytes / 4 } });
+ */
 export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxFileDecodedBytes: 1024 * MiB,
   maxFileInterpretedBytes: 512 * MiB,
@@ -58,7 +72,12 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
   maxStructureMs: 60_000,
 };
 
-/** Partial limits of a call: each may only lower the operator's. */
+/**
+ * Partial limits of a call: each may only lower the operator's.
+ * @example
+ * import { DecodeLimitsOverrideSchema } from 'print-preflight/schemas';
+ * DecodeLimitsOverrideSchema.parse({ maxFileDecodedBytes: 256 * 1024 * 1024 });
+ */
 export const DecodeLimitsOverrideSchema = DecodeLimitsSchema.partial();
 export type DecodeLimitsOverride = z.input<typeof DecodeLimitsOverrideSchema>;
 

@@ -58,6 +58,13 @@ export const MaskFactsSchema = z.object({
 });
 export type MaskFacts = z.infer<typeof MaskFactsSchema>;
 
+/**
+ * An image of a page as its structure states it: pixels, bits, filter, colour space and placement.
+ * @example
+ * import { ImageFactsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const image = ImageFactsSchema.parse(json);
+ */
 export const ImageFactsSchema = z.object({
   /** "12 0 R" for an image XObject; "inline" for an inline image. */
   ref: z.string().nullable(),
@@ -196,6 +203,13 @@ export const PageMarksSchema = z.object({
 });
 export type PageMarks = z.infer<typeof PageMarksSchema>;
 
+/**
+ * What a page's structure says: its size and boxes, rotation, images, fonts and marks.
+ * @example
+ * import { PageFactsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const page = PageFactsSchema.parse(json);
+ */
 export const PageFactsSchema = z.object({
   /** 1-based page number. */
   index: z.number().int().min(1),
@@ -290,6 +304,14 @@ export const DocumentProblemSchema = z.object({
 });
 export type DocumentProblem = z.infer<typeof DocumentProblemSchema>;
 
+/**
+ * What a file's structure says, read without drawing it: its pages, images, fonts, colour and
+ * encryption (`inspectPdf()`).
+ * @example
+ * import { DocumentFactsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const facts = DocumentFactsSchema.parse(json);
+ */
 export const DocumentFactsSchema = z.object({
   bytes: z.number().int().min(0),
   pdfVersion: z.string().nullable(),

@@ -38,6 +38,13 @@ import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
 import { FairGate, GateAborted, currentPoolLane } from './fair-gate.js';
 
+/**
+ * Options of a {@link PreflightPool}: its threads, their memory cap, time limits and the decode limits
+ * of every file it reads.
+ * @example
+ * import { PoolOptionsSchema } from 'print-preflight/schemas';
+ * const options = PoolOptionsSchema.parse({ maxThreads: 2 });
+ */
 export const PoolOptionsSchema = z
   .object({
     /** Worker threads. Default: os.availableParallelism(). */
@@ -179,6 +186,7 @@ export class PreflightPool {
    * Structural facts of a whole file, and the SHA-256 of its bytes.
    * @param timeoutMs this task's time limit, from the moment a worker takes it (default: the pool's)
    * @param budget the file's time budget, shared by all its tasks
+   * @internal the library's flows call it; a user hands the pool to them (`{ pool }`)
    */
   async inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget, options?: InspectTaskOptions): Promise<InspectResult> {
     // Parsing takes some multiple of the file's size; the watchdog's estimate.
@@ -188,7 +196,10 @@ export class PreflightPool {
     return parsed.data as InspectResult;
   }
 
-  /** One page's raster facts and, when asked, its preview. */
+  /**
+   * One page's raster facts and, when asked, its preview.
+   * @internal the library's flows call it; a user hands the pool to them (`{ pool }`)
+   */
   async render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult> {
     // pdf.js holds about 11 bytes per decoded image pixel at its peak, and the page's canvas.
     const estimate = task.largestImagePixels * 11 + task.maxPx * task.maxPx * 8;
@@ -200,7 +211,8 @@ export class PreflightPool {
 
   /**
    * A transform of a file (fix, reorder, assemble) in a worker, under the task's time limit, the
-   * worker's heap cap and the memory watchdog. A timeout or crash rejects with {@link TaskFailure}.
+   * worker's heap cap and the memory watchdog. A timeout or crash rejects with a `TaskFailure`.
+   * @internal the library's flows call it; a user hands the pool to them (`{ pool }`)
    */
   async transform(task: Omit<TransformTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<TransformAnswer> {
     // A transform holds the parsed file and what it writes: some multiple of the file's size.
@@ -343,13 +355,24 @@ function budgetSpent(budget: TimeBudget): TaskFailure {
 
 let shared: PreflightPool | undefined;
 
-/** The process-wide pool used when no pool is given; its idle workers exit on their own. */
+/**
+ * The process-wide pool used when no pool is given; its idle workers exit on their own.
+ * @example
+ * import { defaultPool } from 'print-preflight';
+ * console.log(defaultPool().threads); // the threads every call without `pool` shares
+ */
 export function defaultPool(): PreflightPool {
   shared ??= new PreflightPool();
   return shared;
 }
 
-/** Stops the process-wide pool (the CLI calls this before exiting). */
+/**
+ * Stops the process-wide pool (the CLI calls this before exiting).
+ * @example
+ * import { closeDefaultPool, preflight } from 'print-preflight';
+ * const report = await preflight('design.pdf', { sku: 'T-SHIRT-M' });
+ * await closeDefaultPool(); // a script then exits at once instead of waiting for idle workers
+ */
 export async function closeDefaultPool(): Promise<void> {
   const pool = shared;
   shared = undefined;

@@ -6,7 +6,12 @@ import { ProfileRegistry } from './registry.js';
 import { packageRoot } from '../util/package-root.js';
 import { zodIssues } from '../util/parse.js';
 
-/** The profiles/ folder shipped with the package. */
+/**
+ * The profiles/ folder shipped with the package.
+ * @example
+ * import { DEFAULT_PROFILES_DIR, loadProfiles } from 'print-preflight';
+ * const shipped = await loadProfiles(DEFAULT_PROFILES_DIR); // the same as loadProfiles()
+ */
 export const DEFAULT_PROFILES_DIR = join(packageRoot(), 'profiles');
 
 export { formatPath, zodIssues } from '../util/parse.js';

@@ -97,7 +97,12 @@ const LIMIT_FIELDS = {
 /** Per-call overrides of a profile's limits: any subset, no defaults (a default would silently replace the profile's value). */
 export const LimitsOverrideSchema = z.object(LIMIT_FIELDS).partial().strict();
 
-/** Thresholds of the checks in a profile. Every one but the bleed has a default, so a profile may leave them out. */
+/**
+ * Thresholds of the checks in a profile. Every one but the bleed has a default, so a profile may leave them out.
+ * @example
+ * import { LimitsSchema } from 'print-preflight/schemas';
+ * const limits = LimitsSchema.parse({ bleedMm: 3 }); // every other threshold at its default
+ */
 export const LimitsSchema = z
   .object({
     ...LIMIT_FIELDS,
@@ -121,6 +126,14 @@ export const LimitsSchema = z
   })
   .strict();
 
+/**
+ * A product profile: its variants and SKUs, its layers (the pages a print file has, in order) and
+ * their trim, bleed and safe margins, limits and policy. Published as schemas/profile.schema.json.
+ * @example
+ * import { ProfileSchema } from 'print-preflight';
+ * const result = ProfileSchema.safeParse(JSON.parse(text));
+ * if (!result.success) console.error(result.error.issues);
+ */
 export const ProfileSchema = z
   .object({
     $schema: z.string().optional(),

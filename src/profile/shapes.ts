@@ -3,6 +3,9 @@
  * (body front and back, sleeves, hood sides, pocket, trouser and shorts legs) or a flat panel
  * (a duvet face, a curtain). The geometry is in report/mockup.ts; a profile names its layers'
  * shapes (`layers[].shape`), and a layer that names none is drawn as a plain panel.
+ * @example
+ * import { PANEL_SHAPES } from 'print-preflight/customer';
+ * console.log(PANEL_SHAPES.join(', ')); // what a profile's layers[].shape may say
  */
 export const PANEL_SHAPES = [
   'body-front',

@@ -13,6 +13,13 @@ export const PixelFactsSchema = z.object({
 });
 export type PixelFacts = z.infer<typeof PixelFactsSchema>;
 
+/**
+ * What drawing a page showed: its ink coverage, blank edges and the preview's size.
+ * @example
+ * import { RasterFactsSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const raster = RasterFactsSchema.parse(json);
+ */
 export const RasterFactsSchema = PixelFactsSchema.extend({
   index: z.number().int().min(1),
   widthPx: z.number().int().positive(),

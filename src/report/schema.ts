@@ -12,6 +12,13 @@ export const REPORT_SCHEMA_VERSION = 1;
 /** A box on the page as shown: [left, top, right, bottom] in mm from its top-left corner. */
 const BoxMm = RectSchema;
 
+/**
+ * An image placed on a page of the report: its pixels, colour space, filter and effective resolution.
+ * @example
+ * import { ReportImageSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const image = ReportImageSchema.parse(json);
+ */
 export const ReportImageSchema = z.strictObject({
   ref: z.string().nullable(),
   name: z.string().nullable(),
@@ -42,6 +49,13 @@ export const ReportImageSchema = z.strictObject({
   upscaleFactor: z.number().nullable().optional(),
 });
 
+/**
+ * A page of the report: its size and boxes, the layer it is matched to, its images, fonts and raster facts.
+ * @example
+ * import { ReportPageSchema } from 'print-preflight/schemas';
+ * declare const json: unknown;
+ * const page = ReportPageSchema.parse(json);
+ */
 export const ReportPageSchema = z.strictObject({
   index: z.number().int().min(1),
   layer: z.string().nullable(),
@@ -107,8 +121,21 @@ export const ReportPageSchema = z.strictObject({
   preview: z.strictObject({ file: z.string().nullable(), format: WrittenPreviewFormatSchema, widthPx: z.number().int(), heightPx: z.number().int() }).nullable(),
 });
 
+/**
+ * A report's verdict: `fail` when a finding is an error, `warn` when one is a warning, else `pass`.
+ * @example
+ * import { VerdictSchema } from 'print-preflight/schemas';
+ * VerdictSchema.options; // ['pass', 'warn', 'fail']
+ */
 export const VerdictSchema = z.enum(['pass', 'warn', 'fail']);
 
+/**
+ * The report of a check (`check --json`, `preflight()`, the service's `report`): published as
+ * schemas/report.schema.json.
+ * @example
+ * import { ReportSchema } from 'print-preflight';
+ * const report = ReportSchema.parse(JSON.parse(text)); // a report read back from disk or the wire
+ */
 export const ReportSchema = z.strictObject({
   schemaVersion: z.literal(REPORT_SCHEMA_VERSION),
   tool: z.strictObject({ name: z.literal('print-preflight'), version: z.string() }),

@@ -60,7 +60,7 @@ export function runChecks(ctx: CheckContext, overrides: Partial<Record<FindingCo
 
 /**
  * How a call's rules meet the profile's: `tightenOnly` for a service's clients (finding by finding,
- * never looser than the operator: {@link settleBounded}); `defaultPolicy` for a profile that sets no
+ * never looser than the operator: `settleBounded`); `defaultPolicy` for a profile that sets no
  * policy (checkAndFix's DEFAULT_FIX_POLICY), at the profile's level.
  */
 export interface SettleOptions {

@@ -14,7 +14,7 @@ export { startService } from './start.js';
 export { ServeOptionsSchema, type ServeOptions } from './options.js';
 export type { QueueContext } from '../jobs/queue.js';
 export type { ServiceHandle } from './server.js';
-export { CheckJobSchema, CheckRecordSchema, type CheckJob, type CheckRecord, type CheckStatus } from '../jobs/schema.js';
+export { CheckJobSchema, CheckRecordSchema, CheckStatusSchema, type CheckJob, type CheckRecord, type CheckStatus } from '../jobs/schema.js';
 export { CheckViewSchema, type CheckView } from '../jobs/view.js';
 export { JobStore } from '../jobs/store.js';
 export { ProcessRecordLock, RecordLockUnavailableError, type RecordLock, type RunLease } from '../jobs/record-lock.js';

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 
-/** How source URLs are downloaded. Defaults are set here and nowhere else. */
+/**
+ * How source URLs are downloaded. Defaults are set here and nowhere else.
+ * @example
+ * import { NetworkOptionsSchema } from 'print-preflight/schemas';
+ * const network = NetworkOptionsSchema.parse({ allowHosts: ['cdn.example.com'] });
+ */
 export const NetworkOptionsSchema = z
   .object({
     connectTimeoutMs: z.number().int().min(1).default(10_000),

@@ -3,13 +3,14 @@
  * `"module": "nodenext"`), with the @hey-api/openapi-ts and TypeScript versions the README pins (the
  * repository's own copies, linked in: the test downloads nothing), `curl` fetches the live
  * /openapi.json of a server this test starts, `npx openapi-ts` generates the SDK with the README's
- * openapi-ts.config.mjs, and `tsc` compiles the README's src/check.ts and the integrator's flow
+ * openapi-ts.config.mjs, and `npx tsc` with the README's tsconfig.json (Node's types from the
+ * @types/node the recipe pins) compiles the README's src/check.ts and the integrator's flow
  * (typescript-flow.ts: upload, URL, poll, HTML report, preview, delete, typed problems) under strict
- * NodeNext; then both run against the server. Every answer is held against the document too.
+ * NodeNext; then `node dist/check.js` and the flow run against the server. Every answer is held against the document too.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../src/pool/pool.js';
@@ -41,10 +42,10 @@ const KEY = 'generated-client-key-1';
 const FILE = 'reportlab-tshirt-M-exact.pdf';
 const README_URL = 'http://127.0.0.1:8080';
 
-/** The recipe's three blocks: the shell lines, openapi-ts.config.mjs and src/check.ts. */
+/** The recipe's four blocks: the shell lines, openapi-ts.config.mjs, tsconfig.json and src/check.ts. */
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const recipe = /\*\*A generated TypeScript client\*\*[\s\S]*?```bash\n([\s\S]*?)```\s*```js\n([\s\S]*?)```\s*```typescript\n([\s\S]*?)```/.exec(readme);
-const [shell, config, check] = [recipe?.[1] ?? '', recipe?.[2] ?? '', recipe?.[3] ?? ''];
+const recipe = /\*\*A generated TypeScript client\*\*[\s\S]*?```bash\n([\s\S]*?)```\s*```js\n([\s\S]*?)```\s*```jsonc\n([\s\S]*?)```\s*```typescript\n([\s\S]*?)```/.exec(readme);
+const [shell, config, tsconfig, check] = [recipe?.[1] ?? '', recipe?.[2] ?? '', recipe?.[3] ?? '', recipe?.[4] ?? ''];
 const shellLines = shell.split('\n').filter(Boolean);
 
 let pool: PreflightPool;
@@ -86,30 +87,17 @@ beforeAll(async () => {
   service = await startService({ port: 0, dataDir: tempDir('pp-ts-client-'), pool, logLevel: 'silent', apiKeys: [KEY], allowHosts: ['127.0.0.1'] });
   traffic.observe(service.app.server);
 
-  // An empty ESM project, as the recipe starts from.
+  // An empty ESM project, as the recipe starts from, with the README's tsconfig.json as written
+  // (Node's types from the @types/node the recipe installs, nothing from this repository's).
   project = tempDir('pp-ts-project-');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integration', private: true, type: 'module' }));
-  writeFileSync(
-    join(project, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        target: 'es2022',
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        lib: ['es2023', 'dom'],
-        types: ['node'],
-        typeRoots: [join(root, 'node_modules/@types')],
-        outDir: 'dist',
-        rootDir: 'src',
-      },
-      include: ['src'],
-    }),
-  );
+  expect(tsconfig).toMatch(/^\/\/ tsconfig\.json\n/);
+  writeFileSync(join(project, 'tsconfig.json'), tsconfig);
   // `npm install --save-dev --save-exact …`: the pinned packages, from this repository's node_modules.
   const install = shellLines[0]!;
   expect(install).toMatch(/^npm install --save-dev --save-exact /);
   mkdirSync(join(project, 'node_modules', '@hey-api'), { recursive: true });
+  mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
   mkdirSync(join(project, 'node_modules', '.bin'));
   for (const spec of install.split(' ').filter((w) => w.includes('@') && !w.startsWith('-'))) {
     const name = spec.slice(0, spec.lastIndexOf('@'));
@@ -126,12 +114,14 @@ beforeAll(async () => {
   copyFileSync(join(HERE, 'typescript-flow.ts'), join(project, 'src', 'flow.ts'));
   copyFileSync(join(CORPUS, FILE), join(project, 'design.pdf'));
 
-  // The recipe's curl and npx lines, as written (the server's address put in).
-  for (const line of shellLines.slice(1)) {
+  // The recipe's curl, npx and node lines, as written (the server's address put in); tsc's and the
+  // check's answers are held by the tests below.
+  expect(shellLines.slice(1)).toEqual(['curl -fsS http://127.0.0.1:8080/openapi.json -o openapi.json', 'npx openapi-ts', 'npx tsc', 'node dist/check.js']);
+  for (const line of shellLines.slice(1, 3)) {
     const r = await sh(line.replace(README_URL, service.url));
     expect(r.status, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
   }
-  const tsc = await sh('npx tsc -p .');
+  const tsc = await sh(shellLines[3]!);
   compiled = { status: tsc.status, output: tsc.stdout + tsc.stderr };
 }, 300_000);
 
@@ -156,7 +146,8 @@ describe('a TypeScript client generated by @hey-api/openapi-ts', () => {
   });
 
   it('the README check.ts uploads the design and reads the finished check', async () => {
-    const r = await sh(`"${process.execPath}" dist/check.js`);
+    // `node` as the recipe says: the Node running this test (first on PATH for the line).
+    const r = await sh(`PATH="${dirname(process.execPath)}:$PATH" ${shellLines[4]}`);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('done pass');
   }, 120_000);

@@ -52,7 +52,7 @@ describe('README and docs TypeScript snippets', () => {
 
   it('there are snippets, and each imports from the package as a user would', () => {
     expect(snippets.length).toBeGreaterThanOrEqual(10);
-    for (const s of snippets) expect(s).toMatch(/from 'print-preflight(\/(service|fleet|testing))?'/);
+    for (const s of snippets) expect(s).toMatch(/from 'print-preflight(\/(order-service|customer|schemas|service|fleet|testing))?'/);
   });
 
   it('a snippet written against something else names the test that compiles and runs it', () => {
@@ -70,10 +70,10 @@ describe('README and docs TypeScript snippets', () => {
     expect(existsSync(join(root, 'dist', 'src', 'index.d.ts')), 'npm run build first (npm test does)').toBe(true);
     const files: Record<string, string> = Object.fromEntries(snippets.map((s, i) => [`snippet-${i + 1}.ts`, s]));
     // Controls: what the old API allowed must not compile, or this harness proves nothing.
-    files['control-verify.ts'] = `import { verifyWebhook } from 'print-preflight';\nconst v = verifyWebhook('{}', 'sig', 'secret');\nif (!v.ok) throw new Error('forged');\n`;
+    files['control-verify.ts'] = `import { verifyWebhook } from 'print-preflight/order-service';\nconst v = verifyWebhook('{}', 'sig', 'secret');\nif (!v.ok) throw new Error('forged');\n`;
     files['control-created.ts'] =
-      `import { OrderServiceClient, type OrderPayload } from 'print-preflight';\ndeclare const c: OrderServiceClient; declare const p: OrderPayload;\nconst n: string = (await c.createOrder(p)).data.nope.toUpperCase();\nconsole.log(n);\n`;
-    files['control-draft.ts'] = `import { buildOrderPayload } from 'print-preflight';\ndeclare const fromJson: unknown;\nawait buildOrderPayload(fromJson);\n`;
+      `import { OrderServiceClient, type OrderPayload } from 'print-preflight/order-service';\ndeclare const c: OrderServiceClient; declare const p: OrderPayload;\nconst n: string = (await c.createOrder(p)).data.nope.toUpperCase();\nconsole.log(n);\n`;
+    files['control-draft.ts'] = `import { buildOrderPayload } from 'print-preflight/order-service';\ndeclare const fromJson: unknown;\nawait buildOrderPayload(fromJson);\n`;
     const errors = typecheck(files);
     expect(errors.filter((e) => e.file.startsWith('snippet-'))).toEqual([]);
     expect(errors.map((e) => e.file).sort(), JSON.stringify(errors)).toEqual(expect.arrayContaining(['control-created.ts', 'control-draft.ts', 'control-verify.ts']));

@@ -3,7 +3,8 @@
  * (packages/server), each installed into an empty project offline (the npm cache and the tarballs
  * only: test/helpers/offline-install.ts), then used the way their READMEs say.
  *
- * - print-preflight alone: `preflight()` and the `print-preflight` bin work, no server package
+ * - print-preflight alone: `preflight()`, the `print-preflight` bin and docs/example-order-flow.mjs
+ *   work, each entry point of `exports` loads (the main one at most 60 names), no server package
  *   (fastify, @fastify/multipart, BullMQ, ioredis, prom-client) is installed, its types compile
  *   without them, and `serve` / `startService()` say what to install (MissingDependencyError);
  * - print-preflight-server: its bin serves a check over HTTP, its module exports the service and
@@ -178,6 +179,44 @@ describe('print-preflight alone, in an empty app', () => {
     expect(out.codes).toContain('image-low-resolution');
   }, 120_000);
 
+  it('docs/example-order-flow.mjs runs from the installed package as docs/orders.md says (its sample shipped beside it)', () => {
+    // The sample is the corpus's reportlab file, copied: the same bytes, so its provenance holds.
+    expect(readFileSync(join(root, 'docs/samples/t-shirt-M.pdf'))).toEqual(readFileSync(join(root, 'test/corpus/files/reportlab-tshirt-M-exact.pdf')));
+    expect(files['print-preflight']).toEqual(expect.arrayContaining(['docs/example-order-flow.mjs', 'docs/samples/t-shirt-M.pdf']));
+    const r = run(process.execPath, ['node_modules/print-preflight/docs/example-order-flow.mjs'], app);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/preflight: http:\/\/127\.0\.0\.1:\d+\/designs\/2001\.pdf pass/);
+    expect(r.stdout).toContain('order 1 created (SHOP-2001)');
+    expect(r.stdout).toContain('webhooks: order.created unfulfilled, order.updated scheduled');
+  }, 120_000);
+
+  it('each entry point of package.json exports loads; the main one has at most 60 names', () => {
+    const manifest = core.manifest as typeof core.manifest & { exports: Record<string, unknown> };
+    const all = Object.keys(manifest.exports).filter((k) => !k.includes('*') && k !== './package.json' && k !== './cli');
+    expect(all).toEqual(expect.arrayContaining(['.', './order-service', './customer', './schemas', './service', './fleet', './testing']));
+    // The fleet's modules import BullMQ and ioredis, which this app has not installed: that entry
+    // is loaded in print-preflight-server's app below.
+    const entries = all.filter((k) => k !== './fleet');
+    writeFileSync(
+      join(app, 'entries.mjs'),
+      `const out = {};\nfor (const e of ${JSON.stringify(entries.map((e) => e.replace(/^\./, 'print-preflight')))}) out[e] = Object.keys(await import(e)).length;\nconsole.log(JSON.stringify(out));\n`,
+    );
+    const r = run(process.execPath, ['entries.mjs'], app);
+    expect(r.status, r.stderr).toBe(0);
+    const counts = JSON.parse(r.stdout) as Record<string, number>;
+    console.log(`runtime names per entry: ${JSON.stringify(counts)}`);
+    for (const [entry, n] of Object.entries(counts)) expect(n, entry).toBeGreaterThan(0);
+    expect(counts['print-preflight']).toBeLessThanOrEqual(60);
+    // The order service's client lives on its own entry, not on the library's.
+    const onMain = run(
+      process.execPath,
+      ['-e', "import('print-preflight').then((m) => console.log(['OrderServiceClient', 'settleBounded', 'RenderTaskSchema', 'UI_KEYS'].filter((n) => n in m).join(',')))"],
+      app,
+    );
+    expect(onMain.stdout.trim()).toBe('');
+  }, 120_000);
+
   it('the print-preflight bin checks the sample; serve and startService() name what to install', async () => {
     const check = run(join(app, 'node_modules/.bin/print-preflight'), ['check', SAMPLE, '--product', 'duvet-cover', '--variant', '200x200', '--json'], app);
     expect(check.status, check.stderr).toBe(1);
@@ -221,7 +260,8 @@ describe('print-preflight alone, in an empty app', () => {
     );
     writeFileSync(
       join(app, 'use.ts'),
-      `import { preflight, buildOrderPayload, type OrderDraft, type Report } from 'print-preflight';\n` +
+      `import { preflight, type Report } from 'print-preflight';\n` +
+        `import { buildOrderPayload, type OrderDraft } from 'print-preflight/order-service';\n` +
         `import { startFakeOrderService } from 'print-preflight/testing';\n` +
         `const report: Report = await preflight('design.pdf', { sku: 'DUVET-COVER-200X200' });\n` +
         `declare const draft: OrderDraft;\n` +
@@ -240,7 +280,7 @@ describe('print-preflight-server, in an empty app', () => {
 
   beforeAll(() => {
     app = project('server-app');
-    // What docs/service.md tells Node 20 users to add (fastify's light-my-request asks for a cookie
+    // The override this repository keeps (fastify's light-my-request asks for a cookie
     // release that declares Node 22; the 1.x line has the same function).
     writeOfflineProject(app, join(root, 'package-lock.json'), [server], [core], { cookie: '^1.1.1' });
     install = npmCiOffline(app);

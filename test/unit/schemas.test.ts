@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { OrderSchema } from '../../src/order/schema.js';
 import { ProfileSchema } from '../../src/profile/schema.js';
 import { ReportSchema } from '../../src/report/schema.js';
-import { jsonSchemas } from '../../src/schemas.js';
+import { jsonSchemas } from '../../src/json-schemas.js';
 import { expectPublished, publishedErrors, type Published } from '../helpers/contracts.js';
 import { validDraft } from '../helpers/order.js';
 
