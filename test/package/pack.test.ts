@@ -241,7 +241,7 @@ describe('print-preflight alone, in an empty app', () => {
     expect(JSON.parse(r.stdout)).toEqual({ typed: true, code: 'ERR_MISSING_DEPENDENCY', packages: ['fastify', '@fastify/multipart', 'prom-client'] });
   }, 120_000);
 
-  it('its types (the main entry and print-preflight/testing) compile, strict and without skipLibCheck, with no server package installed', () => {
+  it('its types (the main entry, /order-service, /customer, /schemas, /testing) compile, strict and without skipLibCheck, with no server package installed; @internal stripped', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -263,6 +263,14 @@ describe('print-preflight alone, in an empty app', () => {
       `import { preflight, type Report } from 'print-preflight';\n` +
         `import { buildOrderPayload, type OrderDraft } from 'print-preflight/order-service';\n` +
         `import { startFakeOrderService } from 'print-preflight/testing';\n` +
+        `import { localizeReport, type Catalogue } from 'print-preflight/customer';\n` +
+        `import { ReportSchema, jsonSchemas } from 'print-preflight/schemas';\n` +
+        `import { PreflightPool } from 'print-preflight';\n` +
+        `const pool = new PreflightPool({ maxThreads: 1 });\n` +
+        `// @ts-expect-error the pool's task methods are internal: stripped from the published types\n` +
+        `void pool.render;\n` +
+        `await pool.destroy();\n` +
+        `console.log(typeof localizeReport, typeof jsonSchemas, ReportSchema.shape.verdict, null as Catalogue | null);\n` +
         `const report: Report = await preflight('design.pdf', { sku: 'DUVET-COVER-200X200' });\n` +
         `declare const draft: OrderDraft;\n` +
         `const { payload } = await buildOrderPayload(draft);\n` +
