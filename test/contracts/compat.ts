@@ -50,6 +50,7 @@ const UNDERSTOOD = new Set([
   'properties',
   'required',
   'additionalProperties',
+  'patternProperties',
   'propertyNames',
   'items',
   'prefixItems',
@@ -238,6 +239,12 @@ function objectSubset(A: Record<string, unknown>, rootA: Record<string, unknown>
   }
   if (!extraOk) subset({ schema: aAdd, root: rootA }, { schema: bAdd, root: rootB }, `${path}.*`, o, out);
   else if (aAdd !== false && bAdd !== false) subset({ schema: aAdd, root: rootA }, { schema: bAdd, root: rootB }, `${path}.*`, o, out);
+  // Patterns compared pattern by pattern (the same text), a pattern only one side has against the
+  // other's additionalProperties: conservative where patterns and names overlap.
+  const app = (A.patternProperties ?? {}) as Record<string, Schema>;
+  const bpp = (B.patternProperties ?? {}) as Record<string, Schema>;
+  for (const [k, s] of Object.entries(app)) subset({ schema: s, root: rootA }, { schema: bpp[k] ?? bAdd, root: rootB }, `${path}[/${k}/]`, o, out);
+  for (const [k, s] of Object.entries(bpp)) if (!(k in app)) subset({ schema: aAdd, root: rootA }, { schema: s, root: rootB }, `${path}[/${k}/]`, o, out);
   if (B.propertyNames !== undefined)
     subset({ schema: (A.propertyNames as Schema | undefined) ?? { type: 'string' }, root: rootA }, { schema: B.propertyNames as Schema, root: rootB }, `${path} (keys)`, o, out);
 }

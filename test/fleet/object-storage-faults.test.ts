@@ -289,7 +289,7 @@ describe('the fleet on object storage, through faults', () => {
     // A 2 s lock checked every 0.5 s: a worker whose event loop were blocked would lose its job to the other.
     const lock = ['--lock-duration', '2', '--stalled-interval', '0.5', '--concurrency', '1'];
     const ws = [worker(...lock), worker(...lock)];
-    const id = await submit(a.url, writeHeavyPdf(join(scratch('lease'), 'slow.pdf'), 300_000), { sku: 'T-SHIRT-M', fix: 'approve' }, 'slow.pdf');
+    const id = await submit(a.url, writeHeavyPdf(join(scratch('lease'), 'slow.pdf'), 1_000_000), { sku: 'T-SHIRT-M', fix: 'approve' }, 'slow.pdf');
     const done = await settled(a.url, id, 600_000);
     expect(done.attempts).toBe(1);
     expect(ws.flatMap((w) => w.lines.filter((l) => l.event === 'job-start' && l.jobId === id))).toHaveLength(1);
