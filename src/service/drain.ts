@@ -7,6 +7,7 @@
  * past either bound the answer goes out and the connection closes, as before.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * Resolves once the request's body has been read to its end (true), or a bound was reached or the
@@ -43,4 +44,25 @@ export function drainBody(raw: IncomingMessage, maxBytes: number, maxMs: number)
     raw.unpipe();
     raw.resume();
   });
+}
+
+/**
+ * Closes a refused request's connection only once the client has stopped sending, or `ms` after the
+ * answer: a server that closes while the body still streams in makes the kernel answer the next
+ * bytes with a reset, which can reach the client before the answer it has not read yet (a 422 lost
+ * to EPIPE). So the answer goes out, the writing side is closed, and what still comes is read and
+ * dropped until the client ends or the time is up (a lingering close, as web servers do).
+ * @example
+ * if (!(await drainBody(request.raw, max, ms))) lingerOnClose(request.raw.socket, 2_000);
+ */
+export function lingerOnClose(socket: Socket, ms: number): void {
+  socket.destroySoon = function lingering(this: Socket) {
+    if (this.destroyed) return;
+    const stop = () => this.destroy();
+    this.once('end', stop);
+    setTimeout(stop, ms).unref();
+    this.on('data', () => undefined);
+    this.resume();
+    this.end();
+  };
 }

@@ -20,7 +20,7 @@ import { loadProfiles } from '../profile/load.js';
 import { escapeForLog } from '../util/text.js';
 import { Admission } from './admission.js';
 import type { ServiceContext } from './context.js';
-import { drainBody } from './drain.js';
+import { drainBody, lingerOnClose } from './drain.js';
 import { securityHeaders } from './headers.js';
 import { ServiceMetrics } from './metrics.js';
 import { isLoopbackHost, ServeOptionsSchema, type ServeOptions } from './options.js';
@@ -213,8 +213,9 @@ export async function startService(input: ServeOptions = {}): Promise<ServiceHan
     // A refused body may still be streaming in: its rest is read and dropped first (within a bound),
     // so a client that sends it all before reading gets this answer, not EPIPE; then the connection closes.
     if (problem.status === 413 || problem.status === 401 || (problem.status >= 400 && request.isMultipart?.())) {
-      await drainBody(request.raw, options.maxUploadBytes + DRAIN_SLACK_BYTES, DRAIN_MS);
+      const whole = await drainBody(request.raw, options.maxUploadBytes + DRAIN_SLACK_BYTES, DRAIN_MS);
       reply.header('Connection', 'close');
+      if (!whole && request.raw.socket) lingerOnClose(request.raw.socket, LINGER_MS);
     }
     return sendProblem(reply, request, problem);
   });
@@ -288,6 +289,8 @@ function answerAndClose(socket: Socket, answer: string): void {
 const DRAIN_SLACK_BYTES = 1024 * 1024;
 /** How long a refused request's body is read before the answer goes out regardless. */
 const DRAIN_MS = 15_000;
+/** How long a refused connection whose body was not read whole keeps reading (and dropping) before it closes. */
+const LINGER_MS = 2_000;
 
 function clientGone(request: FastifyRequest, error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;
