@@ -14,6 +14,7 @@
  * FC_RUNS sets the number of documents (default 300, a few seconds); FC_SEED replays a run (the seed
  * is printed before it starts).
  */
+import { page as factsPage } from '../helpers/facts.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../../src/model/locales.js';
@@ -259,24 +260,9 @@ async function reportOf(c: Case): Promise<{ json: string; problems: string[] }> 
   return { json, problems };
 }
 
-/** A page of the given size with its defaults, for the regression examples. */
+/** A page of the given size with its defaults and empty boxes (sizes at the edges make no boxes), for the regression examples. */
 function edgePage(index: number, widthMm: number, heightMm: number, extra: Partial<PageFacts> = {}): PageFacts {
-  return {
-    index,
-    ref: null,
-    boxes: { media: [0, 0, 0, 0], crop: null, trim: null, bleed: null, art: null },
-    checkedBox: [0, 0, 0, 0],
-    rotate: 0,
-    userUnit: 1,
-    widthMm,
-    heightMm,
-    images: [],
-    colours: [],
-    fonts: [],
-    notes: [],
-    tooComplex: false,
-    ...extra,
-  };
+  return factsPage(index, widthMm, heightMm, { boxes: { media: [0, 0, 0, 0], crop: null, trim: null, bleed: null, art: null }, checkedBox: [0, 0, 0, 0], ...extra });
 }
 function edgeImage(extra: Partial<ImageFacts>): ImageFacts {
   return {

@@ -104,8 +104,9 @@ export class FontCollector {
       micros += procs.micros[code]!;
       bitmaps++;
     });
-    if (bitmaps) this.scan.cost.again(micros);
-    if (bitmaps) this.scan.cost.bitmaps(bitmaps, emArea);
+    if (!bitmaps) return;
+    this.scan.cost.again(micros);
+    this.scan.cost.bitmaps(bitmaps, emArea);
   }
 
   /**
