@@ -137,9 +137,9 @@ export async function createUploadJob(store: JobStore, file: string, target: Tar
   return job;
 }
 
-/** A one-page PDF that takes pdf.js seconds to render (cheap to scan, heavy to draw). */
-export function writeHeavyPdf(path: string, rectangles = 40_000): string {
-  writeFileSync(path, heavyPdf(rectangles));
+/** A PDF that takes pdf.js seconds to render (cheap to scan, heavy to draw); `pages` pages draw the same stream. */
+export function writeHeavyPdf(path: string, rectangles = 40_000, pages = 1): string {
+  writeFileSync(path, heavyPdf(rectangles, pages));
   return path;
 }
 

@@ -287,10 +287,11 @@ describe('the fleet on object storage, through faults', () => {
     const a = await serve();
     const b = await serve();
     // A 1 s lock checked every 0.5 s: a worker whose event loop were blocked would lose its job to the
-    // other. The check takes 1.3–1.8 s (1,000,000 rectangles, measured in two CI runs).
+    // other. Each page's scan stops at the operator budget (1,000,000 rectangles: 0.8 s here, 0.93 s
+    // of a job in CI), so the work grows with the pages, not the rectangles: 6 pages take 3 s here.
     const lock = ['--lock-duration', '1', '--stalled-interval', '0.5', '--concurrency', '1'];
     const ws = [worker(...lock), worker(...lock)];
-    const id = await submit(a.url, writeHeavyPdf(join(scratch('lease'), 'slow.pdf'), 1_000_000), { sku: 'T-SHIRT-M', fix: 'approve' }, 'slow.pdf');
+    const id = await submit(a.url, writeHeavyPdf(join(scratch('lease'), 'slow.pdf'), 1_000_000, 6), { sku: 'T-SHIRT-M', fix: 'approve' }, 'slow.pdf');
     const done = await settled(a.url, id, 600_000);
     expect(done.attempts).toBe(1);
     expect(ws.flatMap((w) => w.lines.filter((l) => l.event === 'job-start' && l.jobId === id))).toHaveLength(1);
