@@ -10,7 +10,8 @@
  *   npm run bench -- --rows issue-24   (only some rows: names below, comma-separated, or a preset;
  *   BENCH_ROWS=whole,realworld …        also from the environment; writes bench/out/ and prints
  *                                       the goals of those rows, the committed results untouched)
- * Rows: startup, typical, whole (big duvet and 5-metre page, whole process), realworld (the
+ * Rows: startup, order (the shipped four-page t-shirt sample, whole process, against poppler's
+ * pdfinfo + pdfimages -list + pdffonts and mutool draw + pdfimages -list), typical, whole (big duvet and 5-metre page, whole process), realworld (the
  * manifest's folder vs mutool + pdfimages + pdffonts), files (every per-file row), raster (the
  * 5-metre page's previews in a warm process vs mutool draw), batch (the 200-file folder, structure
  * and full, 1 and 2 workers), scaling (its full check alone, 1 and 2 workers), leak.
@@ -25,7 +26,7 @@ import { INPUTS, generate } from './generate.mjs';
 const here = new URL('.', import.meta.url).pathname;
 const SMOKE = !!process.env.BENCH_SMOKE;
 const RUNS = Number(process.env.BENCH_RUNS ?? (SMOKE ? 1 : 5));
-const ROW_NAMES = ['startup', 'typical', 'whole', 'realworld', 'files', 'raster', 'batch', 'scaling', 'leak'];
+const ROW_NAMES = ['startup', 'order', 'typical', 'whole', 'realworld', 'files', 'raster', 'batch', 'scaling', 'leak'];
 const PRESETS = { 'issue-24': ['whole', 'raster', 'realworld', 'scaling'] };
 /** The rows chosen by `--rows a,b` or BENCH_ROWS (null: all of them). */
 const ROWS = (() => {
@@ -153,6 +154,7 @@ async function main() {
     rows: ROWS ? [...ROWS] : 'all',
   };
   if (want('startup')) startup();
+  if (want('order')) order();
   if (want('typical')) typical();
   if (want('whole')) for (const name of WHOLE) wholeProcess(name);
   if (want('realworld')) realworld();
@@ -248,6 +250,29 @@ function startup() {
     'print-preflight --help': shell(`${q(process.execPath)} ${q(CLI)} --help`),
     'print-preflight check --no-raster (typical file)': shell(`${q(process.execPath)} ${q(CLI)} check --no-raster ${q(file)} --sku ${SKU_OF[TYPICAL]}`),
   };
+}
+
+/**
+ * Whole processes on the four-page t-shirt order file the package ships (docs/samples/t-shirt-M.pdf):
+ * `check --no-raster` against what poppler's three tools tell of it (pdfinfo, pdfimages -list,
+ * pdffonts), and `check` against `mutool draw -w 1200` of every page + `pdfimages -list`.
+ */
+function order() {
+  log('t-shirt-M.pdf (four pages), whole process…');
+  const file = join(here, '..', 'docs', 'samples', 't-shirt-M.pdf');
+  const tmp = mkdtempSync(join(tmpdir(), 'pporder-'));
+  const check = `${q(process.execPath)} ${q(CLI)} check ${q(file)} --sku T-SHIRT-M`;
+  results.order = {
+    structure: {
+      'print-preflight check --no-raster': shell(`${check} --no-raster`),
+      'pdfinfo + pdfimages -list + pdffonts': has('pdfinfo') && has('pdfimages') && has('pdffonts') ? shell(`pdfinfo ${q(file)} && pdfimages -list ${q(file)} && pdffonts ${q(file)}`) : null,
+    },
+    full: {
+      'print-preflight check': shell(check),
+      'mutool draw -w 1200 + pdfimages -list': has('mutool') && has('pdfimages') ? shell(`mutool draw -q -w 1200 -F png -o ${q(join(tmp, 'mu-%d.png'))} ${q(file)} && pdfimages -list ${q(file)}`) : null,
+    },
+  };
+  rmSync(tmp, { recursive: true, force: true });
 }
 
 /**
@@ -374,6 +399,13 @@ function evaluateGoals() {
     goal('`--help` ≤ 0.15 s (whole process)', st['print-preflight --help'].ms <= 150, `${fmtS(st['print-preflight --help'].ms)} (Node alone ${fmtS(st['node -e ""'].ms)})`);
     const nr = st['print-preflight check --no-raster (typical file)'];
     goal('`check --no-raster` on a typical order file ≤ 0.35 s (whole process)', nr.ms <= 350, fmtS(nr.ms));
+  }
+  const o = results.order;
+  if (o) {
+    const [s, sRef] = [o.structure['print-preflight check --no-raster'], o.structure['pdfinfo + pdfimages -list + pdffonts']];
+    if (sRef) goal('four-page t-shirt, whole process: `check --no-raster` ≤ 3× the poppler trio (wall)', s.ms <= 3 * sRef.ms, `${(s.ms / sRef.ms).toFixed(2)}× wall (${s.ms.toFixed(0)} vs ${sRef.ms.toFixed(0)} ms), ${(s.cpuMs / sRef.cpuMs).toFixed(2)}× CPU`);
+    const [f, fRef] = [o.full['print-preflight check'], o.full['mutool draw -w 1200 + pdfimages -list']];
+    if (fRef) goal('four-page t-shirt, whole process: `check` ≤ 5× mutool draw -w 1200 + pdfimages -list (wall)', f.ms <= 5 * fRef.ms, `${(f.ms / fRef.ms).toFixed(2)}× wall (${f.ms.toFixed(0)} vs ${fRef.ms.toFixed(0)} ms), ${(f.cpuMs / fRef.cpuMs).toFixed(2)}× CPU`);
   }
   const t = results.typical.rows ?? {};
   const ref = t['mutool draw -w 1200 -h 1200 + pdfimages -list'];
@@ -530,6 +562,11 @@ function renderMarkdown() {
     ...results.goals.map((g) => `- ${g.met ? '**met**' : '**not met**'}: ${g.goal} — ${g.detail}`),
   ];
   if (Object.keys(results.startup).length) parts.push('', '## Start-up (whole process)', '', table('command', results.startup, null));
+  if (results.order) {
+    parts.push('', '## The four-page t-shirt sample (docs/samples/t-shirt-M.pdf), whole process', '');
+    parts.push(table('structure only', results.order.structure, results.order.structure['print-preflight check --no-raster']), '');
+    parts.push(table('pages drawn at 1200 px', results.order.full, results.order.full['print-preflight check']));
+  }
   if (results.typical.rows) {
     parts.push('', `## A typical order file, whole process: ${results.typical.file} (${(results.typical.bytes / 1e6).toFixed(1)} MB, two image pages)`, '');
     parts.push(table('previews at 1200 px + image list', results.typical.rows, results.typical.rows['print-preflight check (previews, default pool)']));
