@@ -269,7 +269,8 @@ function order() {
     },
     full: {
       'print-preflight check': shell(check),
-      'mutool draw -w 1200 + pdfimages -list': has('mutool') && has('pdfimages') ? shell(`mutool draw -q -w 1200 -F png -o ${q(join(tmp, 'mu-%d.png'))} ${q(file)} && pdfimages -list ${q(file)}`) : null,
+      'mutool draw -w 1200 + pdfimages -list':
+        has('mutool') && has('pdfimages') ? shell(`mutool draw -q -w 1200 -F png -o ${q(join(tmp, 'mu-%d.png'))} ${q(file)} && pdfimages -list ${q(file)}`) : null,
     },
   };
   rmSync(tmp, { recursive: true, force: true });
@@ -403,9 +404,19 @@ function evaluateGoals() {
   const o = results.order;
   if (o) {
     const [s, sRef] = [o.structure['print-preflight check --no-raster'], o.structure['pdfinfo + pdfimages -list + pdffonts']];
-    if (sRef) goal('four-page t-shirt, whole process: `check --no-raster` ≤ 3× the poppler trio (wall)', s.ms <= 3 * sRef.ms, `${(s.ms / sRef.ms).toFixed(2)}× wall (${s.ms.toFixed(0)} vs ${sRef.ms.toFixed(0)} ms), ${(s.cpuMs / sRef.cpuMs).toFixed(2)}× CPU`);
+    if (sRef)
+      goal(
+        'four-page t-shirt, whole process: `check --no-raster` ≤ 3× the poppler trio (wall)',
+        s.ms <= 3 * sRef.ms,
+        `${(s.ms / sRef.ms).toFixed(2)}× wall (${s.ms.toFixed(0)} vs ${sRef.ms.toFixed(0)} ms), ${(s.cpuMs / sRef.cpuMs).toFixed(2)}× CPU`,
+      );
     const [f, fRef] = [o.full['print-preflight check'], o.full['mutool draw -w 1200 + pdfimages -list']];
-    if (fRef) goal('four-page t-shirt, whole process: `check` ≤ 5× mutool draw -w 1200 + pdfimages -list (wall)', f.ms <= 5 * fRef.ms, `${(f.ms / fRef.ms).toFixed(2)}× wall (${f.ms.toFixed(0)} vs ${fRef.ms.toFixed(0)} ms), ${(f.cpuMs / fRef.cpuMs).toFixed(2)}× CPU`);
+    if (fRef)
+      goal(
+        'four-page t-shirt, whole process: `check` ≤ 5× mutool draw -w 1200 + pdfimages -list (wall)',
+        f.ms <= 5 * fRef.ms,
+        `${(f.ms / fRef.ms).toFixed(2)}× wall (${f.ms.toFixed(0)} vs ${fRef.ms.toFixed(0)} ms), ${(f.cpuMs / fRef.cpuMs).toFixed(2)}× CPU`,
+      );
   }
   const t = results.typical.rows ?? {};
   const ref = t['mutool draw -w 1200 -h 1200 + pdfimages -list'];

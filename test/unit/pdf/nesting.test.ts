@@ -25,7 +25,10 @@ describe('nesting read from the bytes', () => {
     expect(nestedDeeperThan(enc(text), 256)).toBe(deep);
   });
 
-  it.each([['the pool', undefined], ['this thread', false as const]])(
+  it.each([
+    ['the pool', undefined],
+    ['this thread', false as const],
+  ])(
     'reports a 100,000-deep array as too complex, in %s',
     async (_where, pool) => {
       const bytes = writePdf([
