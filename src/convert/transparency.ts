@@ -26,6 +26,7 @@ export async function transparentArea(
   fill: AssemblyFill,
   page: { widthMm: number; heightMm: number },
   trim: { widthMm: number; heightMm: number },
+  design: { widthMm: number; heightMm: number } | null = null,
 ): Promise<TransparentArea | null> {
   const aw = Math.max(1, Math.round(page.widthMm / MM_PER_PX));
   const ah = Math.max(1, Math.round(page.heightMm / MM_PER_PX));
@@ -43,6 +44,17 @@ export async function transparentArea(
     const iw = Math.max(1, Math.min(aw, Math.round(meta.info.width * s)));
     const ih = Math.max(1, Math.min(ah, Math.round(meta.info.height * s)));
     const placed = await sharp(meta.data, { raw: meta.info }).resize(iw, ih, { fit: 'fill' }).raw().toBuffer();
+    const left = Math.floor((aw - iw) / 2);
+    const top = Math.floor((ah - ih) / 2);
+    raw = await sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
+      .extend({ left, right: aw - iw - left, top, bottom: ah - ih - top, extendWith: 'mirror' })
+      .raw()
+      .toBuffer();
+  } else if (fill === 'bleed') {
+    // The image on the design's place (the trim), the bleed around it its own edges mirrored.
+    const iw = Math.max(1, Math.min(aw, Math.round((design ?? trim).widthMm / MM_PER_PX)));
+    const ih = Math.max(1, Math.min(ah, Math.round((design ?? trim).heightMm / MM_PER_PX)));
+    const placed = await alpha().resize(iw, ih, { fit: 'cover' }).raw().toBuffer();
     const left = Math.floor((aw - iw) / 2);
     const top = Math.floor((ah - ih) / 2);
     raw = await sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
