@@ -294,3 +294,42 @@ c.showPage(); c.save()`);
     expect(report.findings.map((f) => f.code)).not.toContain('page-edge-gap');
   }, 240_000);
 });
+
+describe('the bleed on the approval page', () => {
+  it('says the fill and marks the mirrored strips as bleed over the print picture, in the page’s language', async () => {
+    const { approvalPage } = await import('../../../src/report/customer-pages.js');
+    const { registryFrom } = await import('../../../src/profile/load.js');
+    const front = magickDesign('front4.png', 1080, 1460);
+    const right = magickDesign('right4.png', 920, 520);
+    const { report } = await assemble({ sku: 'T-SHIRT-M' }, [front, front, right, right], {}, { pool: false, raster: false });
+    const profile = (await registryFrom(undefined)).resolve({ sku: 'T-SHIRT-M' }).profile;
+    const picture = { bytes: new Uint8Array(await sharp({ create: { width: 56, height: 75, channels: 3, background: '#336699' } }).png().toBuffer()), format: 'png' as const, widthPx: 56, heightPx: 75 };
+    const page = (locale: 'de' | 'en') =>
+      approvalPage({
+        before: report,
+        after: report,
+        beforeImages: new Map(),
+        afterImages: new Map([1, 2, 3, 4].map((p) => [p, picture])),
+        mockups: new Map(),
+        record: { fixed: { bytes: report.file.bytes, changes: [] }, approval: { state: 'pending' } },
+        profile,
+        locale,
+        action: '/v1/approvals/x',
+      });
+    const en = await page('en');
+    expect(en).toContain('Your image keeps its size and place up to the cut line; the strip beyond it, printed and then cut away, continues its edges, mirrored.');
+    // The front and back are marked: 10 mm of 560 × 750 mm on each side; the sleeves (cover) are not.
+    const marks = [...en.matchAll(/<section class="layer" data-page="(\d)"[\s\S]*?<\/section>/g)].map((m) => [Number(m[1]), /class="bleed-marks"/.test(m[0])]);
+    expect(marks).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+      [4, false],
+    ]);
+    expect(en).toContain('data-bleed-x="0.017857142857142856" data-bleed-y="0.013333333333333334"');
+    expect(en).toMatch(/M17\.86 13\.33V986\.67H982\.14V13\.33Z/);
+    expect(en).toContain('Printed, then cut away');
+    const de = await page('de');
+    expect(de).toContain('Ihr Bild behält Größe und Lage bis zur Schnittlinie');
+  }, 120_000);
+});
