@@ -295,6 +295,25 @@ c.showPage(); c.save()`);
   }, 240_000);
 });
 
+describe('the one entrance: check() with a source per layer', () => {
+  it('assembles a trim-size image with its bleed mirrored, says so in the fixed file\'s changes, and a layer\'s fit still wins', async () => {
+    const { check } = await import('../../../src/flow/check.js');
+    const front = magickDesign('front5.png', 1080, 1460);
+    const sleeve = pillowDesign('sleeve5.png', 880, 480, null);
+    const out = await check(
+      { layers: { front, back: { input: front, fit: 'cover' }, 'left-sleeve': sleeve, 'right-sleeve': sleeve } },
+      { sku: 'T-SHIRT-M' },
+      { pool: false, raster: false, fix: 'approve', locale: 'en' },
+    );
+    expect(out.report.assembly?.layers.map((l) => l.fill)).toEqual(['bleed', 'cover', 'bleed', 'bleed']);
+    const assembled = out.fixed!.changes.filter((c) => c.code === 'file-not-pdf').map((c) => c.action);
+    expect(assembled[0]).toMatch(/^assembled front: .*bleed: the image is the design up to the cut line/);
+    expect(assembled[1]).toMatch(/^assembled back: .*\(\d+ ppi, cover,/);
+    const codes = out.report.findings.filter((f) => f.page !== 2).map((f) => f.code);
+    for (const c of ['page-edge-gap', 'page-size-mismatch', 'page-bleed-missing']) expect(codes).not.toContain(c);
+  }, 120_000);
+});
+
 describe('the bleed on the approval page', () => {
   it('says the fill and marks the mirrored strips as bleed over the print picture, in the page’s language', async () => {
     const { approvalPage } = await import('../../../src/report/customer-pages.js');
