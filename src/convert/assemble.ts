@@ -124,13 +124,20 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
   if (fill === 'bleed' || (fill === 'cover' && !fillAsked(layer, plan))) {
     const found = trimDesign(sw, sh, stated, layer);
     if (found) fill = 'bleed';
-    if (fill === 'bleed') design = fillAsked(layer, plan) ? { ...(found ?? { widthMm: layer.trimWidthMm ?? layer.pageWidthMm, heightMm: layer.trimHeightMm ?? layer.pageHeightMm }), chosen: 'asked' } : found;
+    if (fill === 'bleed')
+      design = fillAsked(layer, plan) ? { ...(found ?? { widthMm: layer.trimWidthMm ?? layer.pageWidthMm, heightMm: layer.trimHeightMm ?? layer.pageHeightMm }), chosen: 'asked' } : found;
   }
   const source = `${meta.format ?? 'image'} ${meta.width} × ${meta.height} px${meta.space && meta.space !== 'srgb' ? `, ${meta.space}` : ''}${meta.icc ? ' with ICC profile' : ''}${meta.depth && meta.depth !== 'uchar' ? `, ${meta.depth}` : ''}${meta.hasAlpha ? ', alpha' : ''}`;
   const facts: AssembledLayer = { layer: layer.id, fill, source: 'image', widthPx: sw, heightPx: sh, tile: null };
   if (design) {
     const at = (n: number) => Math.round(n * 100) / 100;
-    facts.bleed = { xMm: at((layer.pageWidthMm - design.widthMm) / 2), yMm: at((layer.pageHeightMm - design.heightMm) / 2), widthMm: at(design.widthMm), heightMm: at(design.heightMm), chosen: design.chosen };
+    facts.bleed = {
+      xMm: at((layer.pageWidthMm - design.widthMm) / 2),
+      yMm: at((layer.pageHeightMm - design.heightMm) / 2),
+      widthMm: at(design.widthMm),
+      heightMm: at(design.heightMm),
+      chosen: design.chosen,
+    };
   }
   if (meta.hasAlpha && how.shrink === 1) {
     let area;

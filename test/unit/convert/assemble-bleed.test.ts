@@ -51,7 +51,8 @@ function magickDesign(name: string, w: number, h: number): Uint8Array {
 
 /** The same kind of design by Pillow, as a JPEG stating `dpi` in JFIF (or a PNG without pHYs). */
 function pillowDesign(name: string, w: number, h: number, dpi: number | null): Uint8Array {
-  py(`from PIL import Image, ImageDraw
+  py(
+    `from PIL import Image, ImageDraw
 w, h, s = ${w}, ${h}, 8
 im = Image.new('RGB', (w, h))
 d = ImageDraw.Draw(im)
@@ -62,7 +63,8 @@ d.rectangle((w - s, 0, w, h), fill=(190, 30, 190)); d.rectangle((w - 2 * s, 0, w
 d.rectangle((2 * s, 0, w - 2 * s - 1, s - 1), fill=(20, 20, 20)); d.rectangle((2 * s, s, w - 2 * s - 1, 2 * s - 1), fill=(240, 130, 30))
 d.rectangle((2 * s, h - s, w - 2 * s - 1, h), fill=(30, 130, 30)); d.rectangle((2 * s, h - 2 * s, w - 2 * s - 1, h - s - 1), fill=(100, 30, 130))
 d.ellipse((w // 4, h // 3, 3 * w // 4, 2 * h // 3), fill=(240, 200, 40))
-` + (dpi ? `im.save('${name}', quality=95, subsampling=0, dpi=(${dpi}, ${dpi}))` : `im.save('${name}')`));
+${dpi ? `im.save('${name}', quality=95, subsampling=0, dpi=(${dpi}, ${dpi}))` : `im.save('${name}')`}`,
+  );
   return new Uint8Array(readFileSync(join(dir, name)));
 }
 
@@ -181,8 +183,10 @@ describe('assemble: an image made at the trim size gets its bleed mirrored', () 
     expect(layers[0]!.bleed).toEqual({ xMm: 10, yMm: 10, widthMm: 540, heightMm: 730, chosen: 'trim-proportions' });
     expect(layers[1]!.bleed!.xMm).toBeCloseTo(5, 1);
     expect(layers[1]!.bleed!.yMm).toBeCloseTo(5, 1);
-    expect(report.assembly?.layers[0]!.fill).toBe('bleed');
-    expect(changes[0]).toMatch(/front: png 1080 × 1460 px[^→]* → 1120 × 1500 px sRGB \(51 ppi, bleed: the image is the design up to the cut line \(the image has the trim's proportions\), placed at its own size, 540 × 730 mm \(the trim\), centred, its pixels kept; the bleed \(10 mm left and right, 10 mm top and bottom\) mirrored from its edges/);
+    expect(report.assembly!.layers[0]!.fill).toBe('bleed');
+    expect(changes[0]).toMatch(
+      /front: png 1080 × 1460 px[^→]* → 1120 × 1500 px sRGB \(51 ppi, bleed: the image is the design up to the cut line \(the image has the trim's proportions\), placed at its own size, 540 × 730 mm \(the trim\), centred, its pixels kept; the bleed \(10 mm left and right, 10 mm top and bottom\) mirrored from its edges/,
+    );
     expect(changes[1]).toMatch(/back: jpeg 1299 × 1748 px → .*the size the image states.*placed at its own size, 549.9 × 740 mm, centred.*\(5 mm left and right, 5 mm top and bottom\)/);
     expect(report.pages.map((p) => [Math.round(p.widthMm * 10) / 10, Math.round(p.heightMm * 10) / 10])).toEqual([
       [560, 750],
@@ -296,7 +300,7 @@ c.showPage(); c.save()`);
 });
 
 describe('the one entrance: check() with a source per layer', () => {
-  it('assembles a trim-size image with its bleed mirrored, says so in the fixed file\'s changes, and a layer\'s fit still wins', async () => {
+  it("assembles a trim-size image with its bleed mirrored, says so in the fixed file's changes, and a layer's fit still wins", async () => {
     const { check } = await import('../../../src/flow/check.js');
     const front = magickDesign('front5.png', 1080, 1460);
     const sleeve = pillowDesign('sleeve5.png', 880, 480, null);
@@ -322,7 +326,16 @@ describe('the bleed on the approval page', () => {
     const right = magickDesign('right4.png', 920, 520);
     const { report } = await assemble({ sku: 'T-SHIRT-M' }, [front, front, right, right], {}, { pool: false, raster: false });
     const profile = (await registryFrom(undefined)).resolve({ sku: 'T-SHIRT-M' }).profile;
-    const picture = { bytes: new Uint8Array(await sharp({ create: { width: 56, height: 75, channels: 3, background: '#336699' } }).png().toBuffer()), format: 'png' as const, widthPx: 56, heightPx: 75 };
+    const picture = {
+      bytes: new Uint8Array(
+        await sharp({ create: { width: 56, height: 75, channels: 3, background: '#336699' } })
+          .png()
+          .toBuffer(),
+      ),
+      format: 'png' as const,
+      widthPx: 56,
+      heightPx: 75,
+    };
     const page = (locale: 'de' | 'en') =>
       approvalPage({
         before: report,
