@@ -299,6 +299,32 @@ c.showPage(); c.save()`);
   }, 240_000);
 });
 
+describe('a transparent area of a trim-size image', () => {
+  it('is measured where the bleed fill puts it: at its own size and place in the trim', async () => {
+    const out = join(dir, 'hole.png');
+    execFileSync('/usr/bin/convert', ['-size', '1080x1460', 'xc:#2050a0', '-alpha', 'set', '-region', '200x200+100+200', '-alpha', 'transparent', '+region', out]);
+    const hole = new Uint8Array(readFileSync(out));
+    const { layers, report } = await assemble({ sku: 'T-SHIRT-M' }, [hole, hole, hole, hole], {}, { pool: false, raster: false });
+    expect(layers[0]!.fill).toBe('bleed');
+    // 200 × 200 px at 2 px a mm: 100 × 100 mm, 50 mm from the trim's left and 100 mm from its top
+    // (measured on a 2 mm grid, the resampled edge semi-transparent: within two of its cells).
+    const [x, y, w, h] = layers[0]!.transparent!.boxMm;
+    for (const [got, want] of [
+      [x, 50],
+      [y, 100],
+      [w, 100],
+      [h, 100],
+    ] as const)
+      expect(Math.abs(got - want), JSON.stringify(layers[0]!.transparent)).toBeLessThanOrEqual(4);
+    expect(layers[0]!.transparent!.share).toBeCloseTo((100 * 100) / (540 * 730), 2);
+    expect(report.findings.filter((f) => f.code === 'image-transparent-area').map((f) => f.page)).toContain(1);
+    // The mirror fill measures it too (its alpha was read as an encoded PNG, and its extension came back as three bands).
+    const mirrored = await assemble({ sku: 'T-SHIRT-M' }, [hole, hole, hole, hole], { fit: 'mirror' }, { pool: false, raster: false });
+    expect(mirrored.layers[0]!.transparent!.share).toBeGreaterThan(0.02);
+    expect(mirrored.layers[0]!.transparent!.share).toBeLessThan(0.04);
+  }, 120_000);
+});
+
 describe('the one entrance: check() with a source per layer', () => {
   it("assembles a trim-size image with its bleed mirrored, says so in the fixed file's changes, and a layer's fit still wins", async () => {
     const { check } = await import('../../../src/flow/check.js');
