@@ -282,7 +282,8 @@ function placeOnTrim(pipeline: Sharp, sw: number, sh: number, design: TrimDesign
   const ppi = Math.min(cw / (dw / 25.4), ch / (dh / 25.4));
   if (plan.upsample && ppi < plan.productionPpi) k = plan.productionPpi / ppi;
   const longest = Math.max((cw * layer.pageWidthMm) / dw, (ch * layer.pageHeightMm) / dh) * k;
-  if (longest > plan.maxImagePixels) k *= plan.maxImagePixels / longest;
+  // Two pixels of slack: each bleed strip is rounded to whole pixels after the scaling.
+  if (longest > plan.maxImagePixels) k *= (plan.maxImagePixels - 2) / longest;
   k *= shrink;
   const iw = Math.max(1, Math.round(cw * k));
   const ih = Math.max(1, Math.round(ch * k));

@@ -299,6 +299,24 @@ c.showPage(); c.save()`);
   }, 240_000);
 });
 
+describe('the bleed fill within the limits', () => {
+  it('resamples the design only as the pixel cap or the size cap asks, keeping its place', async () => {
+    const front = magickDesign('front6.png', 1080, 1460);
+    const sleeve = pillowDesign('sleeve6.png', 880, 480, null);
+    const capped = await assemble({ sku: 'T-SHIRT-M' }, [front, front, sleeve, sleeve], {}, { pool: false, raster: false, limits: { maxImagePixels: 1000 } });
+    expect(capped.layers.map((l) => l.fill)).toEqual(['bleed', 'bleed', 'bleed', 'bleed']);
+    for (const page of capped.report.pages) expect(Math.max(page.images[0]!.widthPx, page.images[0]!.heightPx)).toBeLessThanOrEqual(1000);
+    expect(capped.changes[0]).not.toContain('its pixels kept');
+    expect(capped.layers[0]!.bleed).toMatchObject({ xMm: 10, yMm: 10, widthMm: 540, heightMm: 730 });
+    const small = await assemble({ sku: 'T-SHIRT-M' }, [front, front, sleeve, sleeve], {}, { pool: false, raster: false, limits: { maxFileBytes: 300_000 } });
+    expect(small.bytes.length).toBeLessThanOrEqual(300_000);
+    expect(small.layers.map((l) => l.fill)).toEqual(['bleed', 'bleed', 'bleed', 'bleed']);
+    const d = await drawPage(small.bytes, 1, 25.4, 'mupdf');
+    expect([d.width, d.height]).toEqual([560, 750]);
+    expect(nearWhite(d)).toBe(0);
+  }, 120_000);
+});
+
 describe('a transparent area of a trim-size image', () => {
   it('is measured where the bleed fill puts it: at its own size and place in the trim', async () => {
     const out = join(dir, 'hole.png');
