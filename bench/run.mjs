@@ -521,7 +521,7 @@ function renderMarkdown() {
     `Reproduce: \`npm run bench${ROWS ? ` -- --rows ${[...ROWS].join(',')}` : ''}\` (medians of ${RUNS} runs after a warm-up; peak RSS of each measured process).`,
     'Every row gives wall time and CPU time (user + system, all threads and child processes), and the cores it kept busy (CPU / wall).',
     "Ours uses a pool of 2 workers unless a row says otherwise; mutool, pdftoppm and poppler's tools are single-threaded (cores busy ≤ 1).",
-    'The JPEG pages of a file of at most 16 MiB are drawn in the calling thread by sharp, on libuv\'s threads: a "1 worker" row can keep more than one core busy — the cores column says how many.',
+    'Every byte of a file is decoded in the pool; sharp, drawing JPEG pages in a worker, decodes on libuv\'s threads, so a "1 worker" row can keep more than one core busy — the cores column says how many.',
     'A ratio is ours / reference: below 1 means print-preflight is faster. In-process rows (per file) time the call in a warm process;',
     'whole-process rows (start-up, typical file) include starting Node, loading modules and starting workers, like the reference tools.',
     '',

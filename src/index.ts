@@ -43,7 +43,8 @@ export type { BatchSummary, BatchResult, BatchVerdict } from './batch/summary.js
 
 // The pool the checks run in, and the bounds on what a file may cost.
 export { PreflightPool, defaultPool, closeDefaultPool, type PoolOptions } from './pool/pool.js';
-export { DEFAULT_DECODE_LIMITS, type BudgetExceededError, type DecodeLimits, type DecodeLimitsOverride } from './pdf/decode-budget.js';
+export { DEFAULT_DECODE_LIMITS, type BudgetExceededError } from './pdf/decode-budget.js';
+export type { DecodeLimits, DecodeLimitsOverride } from './pdf/decode-limits.js';
 
 // Products.
 export { loadProfiles, parseProfile, DEFAULT_PROFILES_DIR } from './profile/load.js';

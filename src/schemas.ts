@@ -22,7 +22,7 @@ export { FixOptionsSchema } from './flow/fix.js';
 export { AssembleOptionsSchema } from './flow/assemble.js';
 export { NetworkOptionsSchema } from './flow/preflight-url.js';
 export { PoolOptionsSchema } from './pool/pool.js';
-export { DecodeLimitsSchema, DecodeLimitsOverrideSchema } from './pdf/decode-budget.js';
+export { DecodeLimitsSchema, DecodeLimitsOverrideSchema } from './pdf/decode-limits.js';
 export { DocumentFactsSchema, PageFactsSchema, ImageFactsSchema } from './pdf/facts.js';
 export { RasterFactsSchema } from './raster/facts.js';
 export { LocaleSchema } from './model/locales.js';

@@ -271,8 +271,6 @@ async function judgeOnce(
       await resolveRun(
         resolution.target,
         {
-          // Many files keep the workers busy: structure goes to them too, off this thread.
-          structureInThreadMaxBytes: 0,
           ...BATCH_PREVIEWS,
           ...options.preflight,
           profiles: registry,
@@ -326,7 +324,6 @@ async function fixOne(
     const run = await resolveRun(
       resolution.target,
       {
-        structureInThreadMaxBytes: 0,
         ...BATCH_PREVIEWS,
         ...options.preflight,
         profiles: registry,

@@ -15,7 +15,10 @@ import {
   severitiesFrom,
   UsageError,
   type CliIO,
+  type FlagSpec,
+  type FlagValues,
 } from './args.js';
+import type { PreflightPool } from '../pool/pool.js';
 import { say } from './output.js';
 import type { Locale } from '../model/locales.js';
 import type { Preview } from '../flow/preflight.js';
@@ -60,39 +63,63 @@ it is one line per item.
 Exit status: 0 pass or warn, 1 fail (or warn with --fail-on warning), 2 misuse (unknown product,
 missing file, bad flag). A closed output (| head) ends quietly with the same status.`;
 
+const CHECK_FLAGS = {
+  product: { type: 'string' },
+  variant: { type: 'string' },
+  sku: { type: 'string' },
+  profiles: { type: 'string' },
+  json: { type: 'boolean' },
+  severity: { type: 'string', multiple: true },
+  policy: { type: 'string', multiple: true },
+  locale: { type: 'string' },
+  'fail-on': { type: 'string' },
+  'min-ppi': { type: 'string' },
+  'min-ppi-error': { type: 'string' },
+  tolerance: { type: 'string' },
+  'no-colour': { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  html: { type: 'string' },
+  previews: { type: 'string' },
+  'preview-size': { type: 'string' },
+  'preview-format': { type: 'string' },
+  'no-raster': { type: 'boolean' },
+  workers: { type: 'string' },
+  timeout: { type: 'string' },
+  'file-budget': { type: 'string' },
+  'decode-budget-mb': { type: 'string' },
+  'max-rss-mb': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, FlagSpec>;
+
+type CheckFlags = FlagValues<typeof CHECK_FLAGS>;
+
 export async function checkCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, {
-    product: { type: 'string' },
-    variant: { type: 'string' },
-    sku: { type: 'string' },
-    profiles: { type: 'string' },
-    json: { type: 'boolean' },
-    severity: { type: 'string', multiple: true },
-    policy: { type: 'string', multiple: true },
-    locale: { type: 'string' },
-    'fail-on': { type: 'string' },
-    'min-ppi': { type: 'string' },
-    'min-ppi-error': { type: 'string' },
-    tolerance: { type: 'string' },
-    'no-colour': { type: 'boolean' },
-    'no-color': { type: 'boolean' },
-    html: { type: 'string' },
-    previews: { type: 'string' },
-    'preview-size': { type: 'string' },
-    'preview-format': { type: 'string' },
-    'no-raster': { type: 'boolean' },
-    workers: { type: 'string' },
-    timeout: { type: 'string' },
-    'file-budget': { type: 'string' },
-    'decode-budget-mb': { type: 'string' },
-    'max-rss-mb': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseFlags(args, CHECK_FLAGS);
   if (values.help) {
     io.stdout(`${CHECK_HELP}\n`);
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError(positionals.length ? `check takes one file, got ${positionals.length}` : 'check needs a file');
+  // Every byte of the file is decoded in the pool: its first worker starts now, while this thread
+  // reads the profiles and loads the checks, so its start-up is off the critical path.
+  const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => numberFlag(values[flag], flag, { min, max });
+  const workers = int('workers', 1, 256);
+  const timeout = int('timeout', 1, 86_400);
+  const poolLimits = poolLimitsFrom(values);
+  const { PreflightPool, defaultPool } = await import('../pool/pool.js');
+  const pool =
+    workers !== undefined || timeout !== undefined || Object.keys(poolLimits).length
+      ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined, ...poolLimits })
+      : undefined;
+  (pool ?? defaultPool()).warm(1);
+  try {
+    return await checkWith(values, positionals[0]!, pool, io);
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+async function checkWith(values: CheckFlags, path: string, pool: PreflightPool | undefined, io: CliIO): Promise<number> {
   // The profiles read once and the target resolved once, here: the check is given both.
   const { target, registry, resolved } = await lookUpTarget(values);
   const severities = severitiesFrom(values.severity);
@@ -108,62 +135,40 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     const n = numberFlag(values[flag], flag, { min: 0, integer: false });
     if (n !== undefined) limits[key] = n;
   }
-  const int = (flag: 'preview-size' | 'workers' | 'timeout', min: number, max: number) => numberFlag(values[flag], flag, { min, max });
-  const previewSize = int('preview-size', 64, 10_000);
+  const previewSize = numberFlag(values['preview-size'], 'preview-size', { min: 64, max: 10_000 });
   const format = choiceFlag(values['preview-format'], 'preview-format', PREVIEW_FORMATS);
   if (format === 'jpeg' && values.previews) throw new UsageError('--preview-format jpeg is for the --html report; --previews writes png or webp');
   if (values['no-raster'] && (values.html || values.previews)) {
     // The HTML report still works without previews; previews need rendering.
     if (values.previews) throw new UsageError('--previews needs rendering: drop --no-raster');
   }
-  const workers = int('workers', 1, 256);
-  const timeout = int('timeout', 1, 86_400);
   const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
-  const { PreflightPool, defaultPool } = await import('../pool/pool.js');
-  const poolLimits = poolLimitsFrom(values);
-  const pool =
-    workers !== undefined || timeout !== undefined || Object.keys(poolLimits).length
-      ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined, ...poolLimits })
-      : undefined;
-  // The file is read once, here; a worker that will be needed starts now, while this thread loads
-  // the checks and reads the file's structure (on another core): its start-up is off the critical path.
-  const file = await readForCheck(positionals[0]!);
-  if (!values['no-raster'] && file.needsWorker) (pool ?? defaultPool()).warm(1);
   const [{ checkRun }, { resolveRun }, { renderHtml }, { renderText }] = await Promise.all([
     import('../flow/check.js'),
     import('../flow/run.js'),
     import('../report/html.js'),
     import('../report/text.js'),
   ]);
-  let result;
-  try {
-    const run = await resolveRun(
-      target,
-      {
-        path: positionals[0]!,
-        profiles: registry,
-        severities,
-        policy,
-        ...(locale ? { locale } : {}),
-        limits,
-        raster: !values['no-raster'],
-        previewDir: values.previews ?? null,
-        ...(previewSize !== undefined ? { previewSize } : {}),
-        ...(format !== undefined ? { previewFormat: format } : {}),
-        ...(pool ? { pool } : {}),
-        ...(fileBudget !== undefined ? { fileBudgetMs: fileBudget * 1000 } : {}),
-        // One file, one process: reading a small file's structure here while workers start saves
-        // start-up time, and nothing else waits on this event loop.
-        structureInThreadMaxBytes: IN_THREAD_MAX_BYTES,
-        keepPreviews: values.html !== undefined,
-      },
-      resolved,
-    );
-    result = await checkRun(file.bytes ?? positionals[0]!, run);
-  } finally {
-    await pool?.destroy();
-  }
-  const { report, previews } = result;
+  const run = await resolveRun(
+    target,
+    {
+      path,
+      profiles: registry,
+      severities,
+      policy,
+      ...(locale ? { locale } : {}),
+      limits,
+      raster: !values['no-raster'],
+      previewDir: values.previews ?? null,
+      ...(previewSize !== undefined ? { previewSize } : {}),
+      ...(format !== undefined ? { previewFormat: format } : {}),
+      ...(pool ? { pool } : {}),
+      ...(fileBudget !== undefined ? { fileBudgetMs: fileBudget * 1000 } : {}),
+      keepPreviews: values.html !== undefined,
+    },
+    resolved,
+  );
+  const { report, previews } = await checkRun(path, run);
   // With --locale, the customer's pages: report.html and the text in their language.
   const customer = locale ? await customerOutput(resolved, locale) : null;
   if (values.html) {
@@ -198,26 +203,4 @@ async function customerOutput(resolved: ResolvedTarget, locale: Locale) {
     html: async (report: Report, previews: ReadonlyMap<number, Preview>) =>
       customerReportPage({ report, which: 'after', images: previews, mockups: await layerMockups(report, previews, resolved), record: {}, profile: resolved.profile, locale }),
   };
-}
-
-/** Files read here: over this size a worker reads the structure. */
-const IN_THREAD_MAX_BYTES = 16 * 1024 * 1024;
-
-/**
- * The file's bytes when it is small enough to be read in this thread (a bigger one, or one that
- * cannot be read, is left to preflight, which says why), and whether the check will start a
- * worker: for a bigger file (a worker reads its structure), or one that draws more than JPEG images
- * (fonts, patterns, shadings, or no JPEG at all), whose pages a renderer draws — a file of JPEG pages
- * alone is drawn in this thread. A guess from the bytes, for an early start only: a wrong one costs
- * a worker's start-up, or leaves the start where it was.
- */
-async function readForCheck(path: string): Promise<{ bytes?: Uint8Array; needsWorker: boolean }> {
-  const [{ stat }, { readSourceBytes }, { likelyNeedsWorker }] = await Promise.all([import('node:fs/promises'), import('../source/read.js'), import('../raster/worker-need.js')]);
-  try {
-    if ((await stat(path)).size > IN_THREAD_MAX_BYTES) return { needsWorker: true };
-    const { bytes } = await readSourceBytes(path);
-    return { bytes, needsWorker: likelyNeedsWorker(bytes) };
-  } catch {
-    return { needsWorker: false };
-  }
 }

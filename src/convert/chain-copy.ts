@@ -16,7 +16,8 @@
  * colours mix, not which colour a value means). pdf.js in Node does not use ICC profiles (its
  * qcms module needs a worker fetch), so only PDFium's drawings are helped.
  */
-import { DEFAULT_DECODE_LIMITS, type DecodeBudget, type DecodeLimits } from '../pdf/decode-budget.js';
+import { DEFAULT_DECODE_LIMITS, type DecodeBudget } from '../pdf/decode-budget.js';
+import type { DecodeLimits } from '../pdf/decode-limits.js';
 import { PDFArray, PDFDict, PDFName, PDFRawStream, type PDFContext, type PDFObject, type PDFRef } from '../pdf/pdf-lib.js';
 import { isName, isNum } from '../pdf/lexer.js';
 import { colourOperators, operatorTable, walkContent } from '../pdf/content/walk.js';

@@ -8,7 +8,8 @@
  * new /Pages node: after that no pdf-lib walk goes deeper than one level.
  */
 import { InvalidArgumentError, PreflightError } from '../errors.js';
-import type { DecodeBudget, DecodeLimits } from '../pdf/decode-budget.js';
+import type { DecodeBudget } from '../pdf/decode-budget.js';
+import type { DecodeLimits } from '../pdf/decode-limits.js';
 import { walkPageTree } from '../pdf/page-tree.js';
 import { recoverDictionary } from '../pdf/recover.js';
 import { BudgetExceededError } from '../pdf/decode-budget.js';

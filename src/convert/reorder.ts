@@ -1,4 +1,5 @@
-import { DEFAULT_DECODE_LIMITS, type DecodeLimits } from '../pdf/decode-budget.js';
+import { DEFAULT_DECODE_LIMITS } from '../pdf/decode-budget.js';
+import type { DecodeLimits } from '../pdf/decode-limits.js';
 import { N, PDFArray, dictOf, resolve } from '../pdf/objects.js';
 import { loadForTransform } from './document.js';
 import { writeEditLog } from './edit-log.js';

@@ -3,7 +3,8 @@
  * a server's or the CLI's main thread — under the file's decode budget, the worker's heap cap, the
  * pool's time limit and its memory watchdog, as reading a file does.
  */
-import { BudgetExceededError, type DecodeLimits } from '../pdf/decode-budget.js';
+import { BudgetExceededError } from '../pdf/decode-budget.js';
+import type { DecodeLimits } from '../pdf/decode-limits.js';
 import { UntransformableError } from './document.js';
 import { AssemblyInputError, buildAssembly } from './assemble.js';
 import { applyFixes } from './fix.js';

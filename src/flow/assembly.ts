@@ -10,7 +10,7 @@ import { InputUnreadableError, InvalidArgumentError } from '../errors.js';
 import type { Executor } from '../pool/local.js';
 import { TaskFailure } from '../pool/pool.js';
 import { TimeBudget } from '../pool/budget.js';
-import type { DecodeLimits } from '../pdf/decode-budget.js';
+import type { DecodeLimits } from '../pdf/decode-limits.js';
 import type { Limits } from '../profile/schema.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 import { AssemblyFillSchema, type AssembledLayer, type AssemblyFill } from '../model/assembly.js';

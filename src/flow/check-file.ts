@@ -11,9 +11,7 @@ import type { DocumentFacts } from '../pdf/facts.js';
 import { TimeBudget } from '../pool/budget.js';
 import type { Executor } from '../pool/local.js';
 import type { InspectResult } from '../pool/tasks.js';
-import type { JpegLocation } from '../raster/image-stream.js';
-import type { PDFContext } from '../pdf/pdf-lib.js';
-import { PreflightPool, TaskFailure } from '../pool/pool.js';
+import { TaskFailure } from '../pool/pool.js';
 import { knownApproximation } from '../raster/renderer.js';
 import type { RasterFacts, RasterFailure } from '../raster/facts.js';
 import type { Preview } from '../model/preview.js';
@@ -21,11 +19,10 @@ import { buildReport, type PreviewRef } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import { runChecks } from '../rules/index.js';
 import { readSourceBytes, sha256Hex } from '../source/read.js';
-import type { DecodeLimits } from '../pdf/decode-budget.js';
 import type { InspectTaskOptions } from '../pool/tasks.js';
 import { localizeReport } from '../messages/catalogue.js';
 import { throwIfAborted, type ResolvedRun } from './run.js';
-import { overBudget, pagesNeedingWorker, planPage } from './render-plan.js';
+import { overBudget, planPage } from './render-plan.js';
 
 export type { Preview };
 
@@ -62,18 +59,9 @@ export async function checkResolved(
   const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
   const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
-  // A small file's structure is read here, at once: no waiting for a worker to start.
-  const inThread = executor instanceof PreflightPool && source.bytes.length <= opts.structureInThreadMaxBytes;
-  // A JPEG page is drawn here when the caller takes work in its own thread (check does): sharp
-  // decodes on libuv's threads, so pages still run in parallel, and no worker has to start for
-  // them — also when a worker read a big file's structure and said where its JPEGs lie.
-  const drawHere = opts.raster && executor instanceof PreflightPool && opts.structureInThreadMaxBytes > 0;
-  const here_ = drawHere ? await import('../pool/local.js') : null;
-  // The bytes are hashed where the structure is read: in a worker, off this thread, when it is there.
-  const here = inThread ? await inspectHere(source.bytes, decodeLimits, opts.maxRenderImagePixels) : null;
-  const { facts, sha256, jpegs } = here
-    ? { facts: here.facts, sha256: sha256Hex(source.bytes), jpegs: here.jpegs }
-    : await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
+  // Untrusted bytes are decoded in the pool only — the structure read (which hashes the bytes off
+  // this thread) and every page — so no file holds this thread's event loop or its heap.
+  const { facts, sha256, jpegs } = await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -86,11 +74,6 @@ export async function checkResolved(
   // A page that is no layer of the product prints nothing: it is drawn only for a preview asked for.
   const drawnForPreview = wantPreviews && opts.previewPages === 'all';
   const pages = canRender ? facts.pages.slice(0, opts.maxRasterPages).filter((p) => !p.tooComplex && !p.unreadable && (drawnForPreview || resolved.layers[p.index - 1] !== undefined)) : [];
-  // Workers start only for the pages that need one (not JPEG pages drawn here), and no more.
-  if (here && executor instanceof PreflightPool) {
-    const needWorker = pagesNeedingWorker(pages, jpegs);
-    if (needWorker.length) executor.warm(needWorker.length);
-  }
   const settings = { previewSize: opts.previewSize, maxRenderImagePixels: opts.maxRenderImagePixels, limits };
   // At most one page per worker in flight for this file: pages are not all queued at once, so
   // another file's pages interleave with this one's, and finished pages' memory goes first.
@@ -103,28 +86,19 @@ export async function checkResolved(
     try {
       // Where the structure read found the JPEG: no worker parses the file again to draw it.
       const jpeg = planned.jpegRef ? (jpegs?.[planned.jpegRef] ?? null) : null;
-      const draw = (runner: Executor, imageOnly: boolean) =>
-        runner.render(
-          {
-            ...planned.task,
-            docId,
-            bytes: shared(),
-            format: wantPreviews ? opts.previewFormat : null,
-            ...(jpeg ? { jpeg } : {}),
-            ...(imageOnly ? { imageOnly } : {}),
-            limits: decodeLimits,
-          },
-          opts.signal,
-          opts.timeoutMs,
-          budget,
-        );
-      const local = jpeg && here_ ? here_.localExecutor : null;
-      const result = local
-        ? await draw(local, true).catch((error: unknown) => {
-            if (error instanceof TaskFailure && error.declined === 'image-path-declined') return draw(executor, false);
-            throw error;
-          })
-        : await draw(executor, false);
+      const result = await executor.render(
+        {
+          ...planned.task,
+          docId,
+          bytes: shared(),
+          format: wantPreviews ? opts.previewFormat : null,
+          ...(jpeg ? { jpeg } : {}),
+          limits: decodeLimits,
+        },
+        opts.signal,
+        opts.timeoutMs,
+        budget,
+      );
       raster.set(page.index, withKnownApproximation(result.facts, page));
       if (result.preview) {
         previews.set(page.index, {
@@ -169,34 +143,6 @@ export async function checkResolved(
     totalMs: performance.now() - started,
   });
   return { report: opts.locale ? await localizeReport(report, resolved.profile, opts.locale) : report, previews };
-}
-
-/**
- * Memory the structure read may add to this thread's heap before it stops (pdf-too-complex). No
- * heap cap guards the calling thread as `resourceLimits` guards a worker: this, with the decode
- * budget that bounds every allocation a file's bytes decide, keeps a hostile file from taking the
- * process down.
- */
-const IN_THREAD_HEAP_MB = 768;
-
-/**
- * Structure facts read in this thread, and where the JPEG of each image-page plan lies in the file;
- * an unexpected failure becomes a document problem.
- */
-async function inspectHere(bytes: Uint8Array, limits: DecodeLimits, maxHiddenImagePixels: number): Promise<{ facts: DocumentFacts; jpegs?: Record<string, JpegLocation> }> {
-  const [{ inspectPdf }, { jpegLocations }, { getHeapStatistics }] = await Promise.all([import('../pdf/inspect.js'), import('../raster/image-stream.js'), import('node:v8')]);
-  let context: PDFContext | undefined;
-  try {
-    const facts = await inspectPdf(bytes, {
-      onDocument: (c) => (context = c),
-      limits,
-      scan: { maxHiddenImagePixels },
-      heapCeilingBytes: getHeapStatistics().used_heap_size + IN_THREAD_HEAP_MB * 1024 * 1024,
-    });
-    return { facts, ...(context ? { jpegs: jpegLocations(context, bytes, facts.pages) } : {}) };
-  } catch (error) {
-    return { facts: await structureFailed(bytes, 'too-complex', `reading its structure failed: ${((error as Error).message ?? String(error)).split('\n')[0]}`) };
-  }
 }
 
 /** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */

@@ -9,7 +9,7 @@ import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instru
 import { LocaleSchema } from '../model/locales.js';
 import { PreflightPool } from '../pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
-import { DecodeLimitsOverrideSchema } from '../pdf/decode-budget.js';
+import { DecodeLimitsOverrideSchema } from '../pdf/decode-limits.js';
 
 /**
  * What to check a file against: `{ product, variant }` or `{ sku }`.
@@ -88,14 +88,6 @@ const PreflightFields = z
      * `false` runs everything in this thread, with no time limit or memory cap.
      */
     pool: z.union([z.custom<PreflightPool>((v) => v instanceof PreflightPool, 'a PreflightPool'), z.literal(false)]).optional(),
-    /**
-     * Files up to this many bytes have their structure read in the calling thread (within the
-     * inspection's work limits, but with no time limit) while the pool's workers start; larger
-     * files are read in the pool. Default `0`: always in the pool, under its time limit, so a
-     * server's event loop stays free whatever a file holds. A one-shot command line gains start-up
-     * time with 16 MiB (`check` uses that).
-     */
-    structureInThreadMaxBytes: z.number().int().min(0).default(0),
     /** Time limit of each task of this call (structure, each page), in ms, from when a worker takes it. Default: the pool's. */
     timeoutMs: z.number().int().min(1).optional(),
     /**

@@ -8,7 +8,7 @@
 import type { PageFacts } from '../pdf/facts.js';
 import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilingCellPx } from '../raster/budget.js';
 import type { RasterFailure } from '../raster/facts.js';
-import { ccittPlan, flatePlan, imagePlan, type ImagePlan } from '../raster/fast-path.js';
+import { ccittPlan, flatePlan, imagePlan, type ImagePlan } from '../raster/image-plan.js';
 import { detailRequests, worthMeasuring } from '../raster/image-detail.js';
 import { drawsDeviceCmyk, fallbackRenderer, pageRenderer, pdfiumDrawsAnnotations } from '../raster/renderer.js';
 import type { RenderTask } from '../pool/tasks.js';
@@ -35,7 +35,7 @@ export interface PageDraw {
   jpegRef: string | null;
   /** Pixels of the images the page makes a renderer decode. */
   decodePixels: number;
-  task: Omit<RenderTask, 'kind' | 'taskId' | 'docId' | 'bytes' | 'format' | 'jpeg' | 'imageOnly' | 'limits'>;
+  task: Omit<RenderTask, 'kind' | 'taskId' | 'docId' | 'bytes' | 'format' | 'jpeg' | 'limits'>;
 }
 
 /**
@@ -84,13 +84,6 @@ export function planPage(page: PageFacts, layer: LayerSpec | null, settings: Ren
     },
   };
 }
-
-/** Pages a worker (not the caller's own thread) will draw: every planned page but those drawn from a JPEG the structure read located. */
-export function pagesNeedingWorker(pages: readonly PageFacts[], located: Readonly<Record<string, unknown>> | undefined): PageFacts[] {
-  return pages.filter((p) => !p.tooComplex && !p.unreadable && !located?.[imagePlan(p)?.ref ?? '']);
-}
-
-export { likelyNeedsWorker } from '../raster/worker-need.js';
 
 /** A page planned from its one image but over the pdf.js budget, once the worker found it cannot stream that image. */
 export function overBudget(page: Pick<PageFacts, 'index'>, pixels: number, max: number): RasterFailure {

@@ -167,6 +167,3 @@ export class ColourSpaceResolver {
     };
   }
 }
-
-// In facts.ts, so that the checks judge colour without loading pdf-lib.
-export { isRgb } from './facts.js';

@@ -92,12 +92,6 @@ export function jbig2Size(data: Uint8Array): CodedSize | null {
   return widthPx && heightPx ? { format: 'jbig2', widthPx, heightPx, components: 1, progressive: false } : null;
 }
 
-/** What a decoder allocates for: the larger of the declared size and the size the data itself gives. */
-export function allocatedSize(declared: { widthPx: number; heightPx: number; coded?: { widthPx: number; heightPx: number } | null | undefined }) {
-  const c = declared.coded;
-  return c ? { widthPx: Math.max(declared.widthPx, c.widthPx), heightPx: Math.max(declared.heightPx, c.heightPx) } : declared;
-}
-
 /** Prefixes of a filter-wrapped image decoded to find its header: a short one, then (ICC profiles come first) a longer one. */
 const HEADER_PREFIXES = [64 * 1024, 1 << 20];
 

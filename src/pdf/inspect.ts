@@ -4,7 +4,8 @@
  */
 import type { PDFContext, PDFDict, PDFObject } from './pdf-lib.js';
 import { parsePdf, quietly } from './parse.js';
-import { BudgetExceededError, DecodeBudget, type DecodeLimits } from './decode-budget.js';
+import { BudgetExceededError, DecodeBudget } from './decode-budget.js';
+import type { DecodeLimits } from './decode-limits.js';
 import { RendererScreen, DEFAULT_SCREEN_LIMITS, type ScreenLimits } from './screen.js';
 import { printableAppearances, printableWidgetCount, printableWithoutAppearance, undrawnPrintableFields, widgetFieldChains } from './annotations.js';
 import { ColourSpaceResolver } from './colour-space.js';

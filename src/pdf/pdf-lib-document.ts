@@ -6,7 +6,8 @@
 import { createRequire } from 'node:module';
 import { getHeapStatistics } from 'node:v8';
 import type { PDFContext } from 'pdf-lib';
-import { DecodeBudget, type DecodeLimits } from './decode-budget.js';
+import { DecodeBudget } from './decode-budget.js';
+import type { DecodeLimits } from './decode-limits.js';
 import { parsePdf, quietly } from './parse.js';
 import { looksLikePdfObjects, pdfHeaderVersion, withHeader } from './header.js';
 

@@ -20,7 +20,8 @@ import { parseOrThrow } from '../util/parse.js';
 import { packageRoot } from '../util/package-root.js';
 import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
-import { DEFAULT_DECODE_LIMITS, DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-budget.js';
+import { DEFAULT_DECODE_LIMITS } from '../pdf/decode-budget.js';
+import { DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-limits.js';
 import {
   InspectResultSchema,
   RenderAnswerSchema,

@@ -1,13 +1,17 @@
-/** The messages that cross the worker boundary, as zod schemas: validated on both sides. */
+/** The messages that cross the worker boundary, as zod schemas: the pool builds tasks typed by them and validates every answer; a worker checks only a task's kind (no schema library on its start-up). */
 import { z } from 'zod';
 import { PREVIEW_FORMATS } from '../model/preview.js';
 import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
-import { DecodeLimitsSchema } from '../pdf/decode-budget.js';
+import { DecodeLimitsSchema } from '../pdf/decode-limits.js';
 import { DetailRequestSchema } from '../raster/image-detail.js';
-import { JpegAtSchema, JpegLocationSchema, type JpegLocation } from '../raster/image-stream.js';
+import type { JpegLocation } from '../raster/image-plan.js';
 import { TransformOpSchema } from '../convert/plan.js';
+
+/** Where a JPEG's data lies in the file: offset and length (raster/image-plan.ts's JpegLocation). */
+const JpegAtSchema = z.tuple([z.number().int().min(0), z.number().int().min(1)]);
+const JpegLocationSchema: z.ZodType<JpegLocation> = z.object({ at: JpegAtSchema, decodeInverted: z.boolean(), interpolate: z.boolean() });
 
 const Shared = z.custom<SharedArrayBuffer>((v) => v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
 
@@ -46,9 +50,6 @@ export const InspectTaskSchema = z.object({
 });
 
 /** Starts a worker ahead of its first real task (its start-up overlaps the caller's work). */
-/** The message of an `imageOnly` task whose page the image path did not draw. */
-export const IMAGE_PATH_DECLINED = 'the image path did not draw this page';
-
 export const WarmTaskSchema = z.object({ kind: z.literal('warm') });
 
 export const ImagePlanSchema = z.object({
@@ -103,12 +104,6 @@ export const RenderTaskSchema = z.object({
     })
     .refine((j) => (j.data === undefined) !== (j.at === undefined), 'either the JPEG bytes or where they lie')
     .optional(),
-  /**
-   * Draw the page from its image or not at all (the caller runs it in its own thread, where no
-   * time limit or heap cap guards a renderer): a page the image path gives back fails with
-   * {@link IMAGE_PATH_DECLINED} and goes to the pool.
-   */
-  imageOnly: z.boolean().optional(),
   /** Images with more pixels are never decoded (sharp's limitInputPixels). */
   maxInputPixels: z.number().int().positive(),
   /** Pages drawing images with more pixels than this are not handed to pdf.js. */
@@ -161,11 +156,10 @@ export type RenderResult = z.infer<typeof RenderResultSchema>;
 
 /**
  * Why a render task drew nothing, as a kind the caller acts on (an error's message does not cross
- * the worker boundary with anything else): `image-path-declined` — an `imageOnly` task whose page
- * the image path did not draw (the pool draws it); `image-unreadable` — the page's one image could
+ * the worker boundary with anything else): `image-unreadable` — the page's one image could
  * not be read, and drawing the page whole is over the memory budget.
  */
-export const RenderDeclineSchema = z.enum(['image-path-declined', 'image-unreadable']);
+export const RenderDeclineSchema = z.enum(['image-unreadable']);
 export type RenderDecline = z.infer<typeof RenderDeclineSchema>;
 /** A render task's answer: the raster, or why it declined. */
 export const RenderAnswerSchema = z.union([RenderResultSchema, z.strictObject({ declined: RenderDeclineSchema, detail: z.string() })]);

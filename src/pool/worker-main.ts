@@ -14,7 +14,7 @@ import type { ImageDetail } from '../raster/image-detail.js';
 import type { PixelFacts, RasterFacts } from '../raster/facts.js';
 import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
-import { IMAGE_PATH_DECLINED, TaskSchema, type InspectTask, type RenderAnswer, type RenderResult, type TaskFailed, type RenderTask, type TransformTask } from './tasks.js';
+import type { InspectTask, RenderAnswer, RenderResult, Task, TaskFailed, RenderTask, TransformTask } from './tasks.js';
 import { grouped } from '../util/text.js';
 
 /*
@@ -91,8 +91,27 @@ export default async function handle(message: unknown): Promise<unknown> {
   }
 }
 
+/** Kinds of task a worker runs. */
+const KINDS = new Set(['inspect', 'render', 'warm', 'transform']);
+
+/**
+ * The task as the pool built it (pool.ts types every task it sends, and validates every answer it
+ * gets back): the worker checks only its kind, so no schema library loads on a worker's start-up.
+ */
+function taskOf(message: unknown): Task {
+  const m = (message ?? {}) as { kind?: unknown; bytes?: unknown; docId?: unknown; page?: unknown };
+  const kind = m.kind;
+  if (typeof kind !== 'string' || !KINDS.has(kind)) throw new Error(`not a task: ${typeof kind === 'string' ? kind.slice(0, 40) : typeof message}`);
+  if (kind === 'warm') return message as Task;
+  // What every task reads before anything else: its bytes, shared; a document id; a page from 1.
+  if (!(m.bytes instanceof SharedArrayBuffer)) throw new Error(`a ${kind} task without its bytes in shared memory`);
+  if (kind !== 'transform' && (typeof m.docId !== 'string' || !m.docId)) throw new Error(`a ${kind} task without a document id`);
+  if (kind === 'render' && !(Number.isInteger(m.page) && (m.page as number) >= 1)) throw new Error('a render task without a page number from 1');
+  return message as Task;
+}
+
 async function runTask(message: unknown): Promise<unknown> {
-  const task = TaskSchema.parse(message);
+  const task = taskOf(message);
   if (task.kind === 'warm') return null;
   // Starts the task's clock in the pool (it is not charged for its time in the queue).
   if (task.taskId !== undefined) parentPort?.postMessage({ taskStarted: task.taskId });
@@ -174,7 +193,6 @@ async function render(task: RenderTask) {
       throw new Error(`the page draws images of ${grouped(task.largestImagePixels)} pixels in all; ${budget}`);
     }
   }
-  if (!pixels && task.imageOnly) return { declined: 'image-path-declined', detail: IMAGE_PATH_DECLINED } satisfies RenderAnswer;
   let measured: PixelFacts | undefined;
   let approximate: string | null = null;
   let unpainted: UnpaintedGrid | null = null;

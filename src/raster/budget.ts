@@ -9,7 +9,7 @@
  * pixel and component) whatever the output size, so it is held to a byte budget too.
  */
 import type { ImageFacts, PageFacts } from '../pdf/facts.js';
-import { allocatedSize } from '../pdf/image-header.js';
+import { allocatedSize } from '../pdf/allocated-size.js';
 
 /** Default pixel budget of the images one page draws through pdf.js (≈ 550 MB of worker memory). */
 export const MAX_RENDER_IMAGE_PIXELS = 48_000_000;

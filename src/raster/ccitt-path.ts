@@ -16,7 +16,8 @@
  * null and the page goes to pdf.js within the render budget, as before.
  */
 import { MAX_CCITT_INPUT_PIXELS, MAX_CCITT_WIDTH_PX } from './budget.js';
-import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
+import { drawPlaced, placement } from './fast-path.js';
+import type { ImagePlan } from './image-plan.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
 import { faxToTiff, type FaxCoding } from './tiff.js';

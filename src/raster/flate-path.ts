@@ -18,7 +18,8 @@
  */
 import { createInflate } from 'node:zlib';
 import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext, type PDFObject } from '../pdf/pdf-lib.js';
-import { drawPlaced, placement, type ImagePlan } from './fast-path.js';
+import { drawPlaced, placement } from './fast-path.js';
+import type { ImagePlan } from './image-plan.js';
 import type { RawPixels } from './pixels.js';
 import { loadSharp } from './sharp.js';
 import { unfilterPngRow } from '../pdf/png-predictor.js';
@@ -28,7 +29,8 @@ import { parseFunction, type PdfFunction } from '../pdf/functions.js';
 const COMPONENTS: Record<string, number> = { DeviceGray: 1, DeviceRGB: 3 };
 
 // Planning needs no pdf-lib (the caller plans from facts, often without having parsed the file).
-export { flatePlan, IMAGE_UNREADABLE } from './fast-path.js';
+export { IMAGE_UNREADABLE } from './fast-path.js';
+export { flatePlan } from './image-plan.js';
 
 /** An image stream as the Flate path reads it. */
 export interface FlateImage {

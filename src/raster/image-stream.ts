@@ -2,13 +2,7 @@
 import { N, PDFArray, PDFRawStream, items, numberOf, resolve } from '../pdf/objects.js';
 import { PDFBool, refIn, streamOffset, type PDFContext } from '../pdf/pdf-lib.js';
 import type { PageFacts } from '../pdf/facts.js';
-import { z } from 'zod';
-import { imagePlan } from './fast-path.js';
-
-/** Where a JPEG image's stream data lies in the file, and what its dictionary says about decoding it. */
-export const JpegAtSchema = z.tuple([z.number().int().min(0), z.number().int().min(1)]);
-export const JpegLocationSchema = z.object({ at: JpegAtSchema, decodeInverted: z.boolean(), interpolate: z.boolean() });
-export type JpegLocation = z.infer<typeof JpegLocationSchema>;
+import { imagePlan, type JpegLocation } from './image-plan.js';
 
 export interface JpegStream {
   /** The stream's raw (still encoded) bytes. */

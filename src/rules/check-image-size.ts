@@ -1,5 +1,5 @@
 import type { ImageFacts } from '../pdf/facts.js';
-import { allocatedSize } from '../pdf/image-header.js';
+import { allocatedSize } from '../pdf/allocated-size.js';
 import { formatNumber, mmToPx, ptToMm } from '../pdf/units.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';

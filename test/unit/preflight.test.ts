@@ -99,12 +99,12 @@ describe('the render plan: a page that is no layer is drawn only for its preview
   }, 60_000);
 });
 
-describe('structure read in the calling thread (small files) or in the pool', () => {
+describe('structure read in the pool or, with pool: false, in this thread', () => {
   it.each(['reportlab-tshirt-M-exact.pdf', 'pikepdf-curtains-rotate90.pdf', 'qpdf-tshirt-M-object-streams.pdf', 'broken-truncated.pdf'])('gives the same report either way: %s', async (name) => {
     const file = `test/corpus/files/${name}`;
     const sku = name.includes('curtains') ? 'CURTAINS-140X245' : 'T-SHIRT-M';
-    const a = await preflight(file, { sku }, { structureInThreadMaxBytes: 16 * 1024 * 1024 });
-    const b = await preflight(file, { sku }, { structureInThreadMaxBytes: 0 });
+    const a = await preflight(file, { sku }, { pool: false });
+    const b = await preflight(file, { sku });
     expect(a.findings).toEqual(b.findings);
     expect(a.pages).toEqual(b.pages);
     expect(a.pdf).toEqual(b.pdf);

@@ -28,7 +28,7 @@ describe('the public API', () => {
     console.log(`print-preflight exports ${names.length} runtime names`);
     expect(names.length).toBeLessThanOrEqual(60);
     for (const core of ['check', 'preflight', 'checkAndFix', 'fix', 'assemble', 'preflightFolder', 'loadProfiles', 'renderHtml', 'PreflightError', 'ReportSchema']) expect(names, core).toContain(core);
-    for (const internal of ['settleBounded', 'settleFinding', 'RenderTaskSchema', 'TransformTaskSchema', 'IMAGE_PATH_DECLINED', 'TaskFailure', 'UI_KEYS', 'readManifest', 'runChecks', 'buildReport'])
+    for (const internal of ['settleBounded', 'settleFinding', 'RenderTaskSchema', 'TransformTaskSchema', 'TaskFailure', 'UI_KEYS', 'readManifest', 'runChecks', 'buildReport'])
       expect(names, internal).not.toContain(internal);
     const orderService = await runtimeNames(ENTRIES['print-preflight/order-service']);
     for (const n of ['OrderServiceClient', 'webhookHandler', 'verifyWebhook', 'buildOrderPayload']) {

@@ -9,7 +9,7 @@ import type { Matrix } from '../../model/geometry.js';
 import type { Operand } from '../lexer.js';
 import { unitSquareBox } from '../matrix.js';
 import { clipBox } from '../marks.js';
-import { allocatedSize } from '../image-header.js';
+import { allocatedSize } from '../allocated-size.js';
 import { ppiOf } from '../units.js';
 import { grouped } from '../../util/text.js';
 import type { ColourCollector } from './colours.js';

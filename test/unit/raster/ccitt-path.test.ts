@@ -20,7 +20,7 @@ import { preflight } from '../../../src/index.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { TaskFailure } from '../../../src/pool/pool.js';
-import { ccittPlan } from '../../../src/raster/fast-path.js';
+import { ccittPlan } from '../../../src/raster/image-plan.js';
 import { sha256Hex } from '../../../src/source/read.js';
 import { rssGrowthDuring } from '../../helpers/rss.js';
 

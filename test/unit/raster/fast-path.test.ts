@@ -13,7 +13,8 @@ import { PDFDocument, PDFName, type PDFArray, type PDFRawStream, degrees, pushGr
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
-import { imagePlan, orientation } from '../../../src/raster/fast-path.js';
+import { orientation } from '../../../src/raster/fast-path.js';
+import { imagePlan } from '../../../src/raster/image-plan.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { sha256Hex } from '../../../src/source/read.js';
 

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { TaskFailure } from '../../../src/pool/pool.js';
-import { imagePlan } from '../../../src/raster/fast-path.js';
+import { imagePlan } from '../../../src/raster/image-plan.js';
 import { BoxReducer, RowDecoder, flatePlan } from '../../../src/raster/flate-path.js';
 import { sha256Hex } from '../../../src/source/read.js';
 import { preflight } from '../../../src/index.js';

@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
 import { localExecutor } from '../../../src/pool/local.js';
 import { preflight } from '../../../src/flow/preflight.js';
-import { imagePlan } from '../../../src/raster/fast-path.js';
+import { imagePlan } from '../../../src/raster/image-plan.js';
 import { PDFIUM_MAX_IMAGE_PIXELS, PDFIUM_MAX_PAINT_OPERATORS, PDFJS_MAX_OPERATIONS, fallbackRenderer, knownApproximation, pageRenderer } from '../../../src/raster/renderer.js';
 import { sha256Hex } from '../../../src/source/read.js';
 
@@ -307,19 +307,17 @@ describe('annotations PDFium draws: printable ones without an appearance stream,
   }, 60_000);
 });
 
-describe('JPEG pages of a small file are drawn in the calling thread (structureInThreadMaxBytes, as check sets it)', () => {
-  it('starts no worker for a file of JPEG pages, and one per page that needs a renderer otherwise', async () => {
-    const inThread = { structureInThreadMaxBytes: 16 * 1024 * 1024 };
+describe('JPEG pages are drawn in the pool, from where the structure read found them', () => {
+  it('draws a file of JPEG pages by the image path in a worker, and a vector file by PDFium', async () => {
     const { PreflightPool } = await import('../../../src/pool/pool.js');
     const pool = new PreflightPool({ maxThreads: 2 });
     const workers = () => (pool as unknown as { piscina: { threads: unknown[] } }).piscina.threads.length;
     try {
-      const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' }, { pool, ...inThread });
+      const photo = await preflight('test/corpus/files/imagemagick-tanktop-rgb-jpeg.pdf', { sku: 'TANKTOP-M' }, { pool });
       expect(photo.pages.map((p) => p.raster?.method)).toEqual(['image', 'image']);
-      expect(workers()).toBe(0);
-      const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' }, { pool, ...inThread });
-      expect(vector.pages.map((p) => p.raster?.method)).toEqual(['pdfium', 'pdfium']);
       expect(workers()).toBeGreaterThan(0);
+      const vector = await preflight('test/corpus/files/gs-duvet-exact.pdf', { sku: 'DUVET-COVER-200X200' }, { pool });
+      expect(vector.pages.map((p) => p.raster?.method)).toEqual(['pdfium', 'pdfium']);
     } finally {
       await pool.destroy();
     }
