@@ -16,10 +16,13 @@ resolution (150 ppi, at most 15,000 px per side), under 50 MB. The output is che
 Options:
   --out FILE          the PDF to write (required)
   --layer ID=FILE     a file for a named layer (repeatable); other files fill the remaining layers in order
-  --fit cover|contain|stretch|tile|mirror   how an image fills its page (default cover); tile
+  --fit cover|contain|stretch|tile|mirror|bleed   how an image fills its page; tile
                       repeats it at its stated resolution (PNG pHYs, JPEG density, TIFF resolution;
                       else the production resolution); mirror places it as contain and fills the
-                      rest by mirroring its edges
+                      rest by mirroring its edges; bleed takes the image as the trim (the layer
+                      less its bleed): placed at its own size, the bleed mirrored from its edges.
+                      Without --fit an image made at the trim size (by the size its resolution
+                      states, or its proportions within 1 mm) gets bleed, any other cover
   --layer-fit ID=FILL the fill of one layer (repeatable), over --fit
   --background COLOUR background for contain and for transparency (default #ffffff); without it a
                       transparent area inside the trim is said (image-transparent-area: it prints

@@ -12,7 +12,7 @@
  * demand-driven strips and within a pixel limit: no layer is ever held as raw pixels here (a
  * lossless layer is a PNG whose IDAT data is the PDF's Flate stream, with the PNG predictor).
  */
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import { PDFDocument, loadDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } from '../pdf/pdf-lib-document.js';
 import { PDFArray, PDFName, PDFNumber, PDFRawStream, type PDFDict, type PDFPage } from '../pdf/pdf-lib.js';
@@ -25,6 +25,7 @@ import { MAX_CONVERT_PIXELS } from './images.js';
 import { statedPpi } from './image-density.js';
 import { transparentArea } from './transparency.js';
 import { MIRROR_OVERLAP_PT, mirrorContent, mirrorTiles } from './mirror.js';
+import { proportionOff, TRIM_TOLERANCE_MM, trimDesign, type TrimDesign } from './trim-design.js';
 import { concatBytes } from '../util/array.js';
 import type { AssembledLayer, AssemblyFill, AssemblyOutcome, AssemblyPlan } from './plan.js';
 
@@ -67,9 +68,10 @@ export async function buildAssembly(plan: AssemblyPlan, limits: DecodeLimits): P
     const e = await prepare(layer, plan, { lossless: plan.lossless, jpegQuality: plan.jpegQuality, shrink: 1 });
     encoded.set(layer.id, e);
     layers.push(e.facts);
-    changes.push(`${layer.id}: ${e.note}`);
   }
   let bytes = await build(plan, encoded, limits);
+  // After the first build: a PDF layer's fill is known once its page is read (a page at the trim size gets its bleed).
+  for (const layer of plan.layers) changes.push(`${layer.id}: ${encoded.get(layer.id)!.note}`);
   // Keep the file under the cap: lower the JPEG quality step by step, from the originals.
   for (let quality = Math.min(plan.jpegQuality, 85) - 5; bytes.length > plan.maxFileBytes && quality >= 50; quality -= 10) {
     for (const layer of plan.layers) if (encoded.get(layer.id)!.kind === 'image') encoded.set(layer.id, await prepare(layer, plan, { lossless: false, jpegQuality: quality, shrink: 1 }));
@@ -86,14 +88,18 @@ export async function buildAssembly(plan: AssemblyPlan, limits: DecodeLimits): P
   return { bytes, changes, layers };
 }
 
+/** No fill was asked for this layer (neither its own nor the plan's): one made at the trim size may get `bleed`. */
+const fillAsked = (layer: Layer, plan: AssemblyPlan) => layer.fit !== undefined || plan.fitAsked !== false;
+
 async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolean; jpegQuality: number; shrink: number }): Promise<Encoded> {
   const input = layer.input;
-  const fill = fillOf(layer, plan);
+  let fill = fillOf(layer, plan);
   if (Buffer.from(input.subarray(0, 1024)).toString('latin1').includes('%PDF-')) {
     if (fill === 'tile') throw new AssemblyInputError(`the layer ${layer.id} is a PDF: tile repeats an image; give the tile as PNG, JPEG, TIFF or WebP`);
     return {
       kind: 'pdf',
       bytes: input,
+      // A page made at the trim size turns `cover` into `bleed` when it is placed (build below).
       note: `one-page PDF placed as vector content (${fill}${fill === 'mirror' ? ': contain, the rest mirrored from its edges' : ''})`,
       facts: { layer: layer.id, fill, source: 'pdf', widthPx: null, heightPx: null, tile: null },
     };
@@ -112,8 +118,28 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
   const upright = (meta.orientation ?? 1) >= 5;
   const sw = upright ? meta.height : meta.width;
   const sh = upright ? meta.width : meta.height;
+  // An image made at the trim size is the design up to the cut line: placed there at its own size,
+  // its edges mirrored into the bleed — not scaled by cover to the page and cut off.
+  const stated = statedPpi(input, meta);
+  let design: TrimDesign | null = null;
+  if (fill === 'bleed' || (fill === 'cover' && !fillAsked(layer, plan))) {
+    const found = trimDesign(sw, sh, stated, layer);
+    if (found) fill = 'bleed';
+    if (fill === 'bleed')
+      design = fillAsked(layer, plan) ? { ...(found ?? { widthMm: layer.trimWidthMm ?? layer.pageWidthMm, heightMm: layer.trimHeightMm ?? layer.pageHeightMm }), chosen: 'asked' } : found;
+  }
   const source = `${meta.format ?? 'image'} ${meta.width} × ${meta.height} px${meta.space && meta.space !== 'srgb' ? `, ${meta.space}` : ''}${meta.icc ? ' with ICC profile' : ''}${meta.depth && meta.depth !== 'uchar' ? `, ${meta.depth}` : ''}${meta.hasAlpha ? ', alpha' : ''}`;
   const facts: AssembledLayer = { layer: layer.id, fill, source: 'image', widthPx: sw, heightPx: sh, tile: null };
+  if (design) {
+    const at = (n: number) => Math.round(n * 100) / 100;
+    facts.bleed = {
+      xMm: at((layer.pageWidthMm - design.widthMm) / 2),
+      yMm: at((layer.pageHeightMm - design.heightMm) / 2),
+      widthMm: at(design.widthMm),
+      heightMm: at(design.heightMm),
+      chosen: design.chosen,
+    };
+  }
   if (meta.hasAlpha && how.shrink === 1) {
     let area;
     try {
@@ -122,6 +148,7 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
         fill,
         { widthMm: layer.pageWidthMm, heightMm: layer.pageHeightMm },
         { widthMm: layer.trimWidthMm ?? layer.pageWidthMm, heightMm: layer.trimHeightMm ?? layer.pageHeightMm },
+        design,
       );
     } catch (error) {
       throw new AssemblyInputError(`the image for layer ${layer.id} cannot be converted (${(error as Error).message})`);
@@ -138,7 +165,6 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
   if (fill === 'tile') {
     // The tile keeps its physical size (its pixels at the stated resolution) whatever its pixels
     // become: fewer under the pixel cap or the size cap, never more.
-    const stated = statedPpi(input, meta);
     const ppi = stated ?? plan.productionPpi;
     const widthPt = (sw / ppi) * 72;
     const heightPt = (sh / ppi) * 72;
@@ -161,6 +187,9 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
     how_ = `tile ${formatNumber((widthPt / 72) * 25.4, 1)} × ${formatNumber((heightPt / 72) * 25.4, 1)} mm at ${formatNumber(ppi, 0)} ppi (${stated !== null ? 'the resolution the image states' : "it states none: the product's production resolution"}), repeated from the page centre`;
     tw *= repeat;
     th *= repeat;
+  } else if (fill === 'bleed') {
+    const placed = placeOnTrim(pipeline, sw, sh, design!, layer, plan, how.shrink);
+    ({ pipeline, tw, th, how_ } = placed);
   } else {
     // Pixels needed at the production resolution, capped at the pixel limit.
     tw = Math.round(mmToPx(layer.pageWidthMm, plan.productionPpi));
@@ -232,6 +261,48 @@ async function prepare(layer: Layer, plan: AssemblyPlan, how: { lossless: boolea
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /**
+ * The `bleed` fill in pixels: the design's own pixels on the design's place (cut to its
+ * proportions only when they are off by more than the tolerance — an asked bleed of another
+ * shape), never resampled unless the pixel cap, a shrink for the size cap or `upsample` asks it;
+ * then each bleed strip made of the pixels at the design's edge, reflected (libvips's mirror
+ * extension). One image over the whole page: every renderer draws it as one, the check sees one
+ * resolution, and the strips are the design's own edge, not a stretch or a flat colour.
+ */
+function placeOnTrim(pipeline: Sharp, sw: number, sh: number, design: TrimDesign, layer: Layer, plan: AssemblyPlan, shrink: number) {
+  const { widthMm: dw, heightMm: dh } = design;
+  let cw = sw;
+  let ch = sh;
+  if (proportionOff(sw, sh, dw, dh) > TRIM_TOLERANCE_MM) {
+    cw = Math.max(1, Math.min(sw, Math.round((sh * dw) / dh)));
+    ch = Math.max(1, Math.min(sh, Math.round((sw * dh) / dw)));
+    pipeline = pipeline.extract({ left: Math.floor((sw - cw) / 2), top: Math.floor((sh - ch) / 2), width: cw, height: ch });
+  }
+  const bleedX = (layer.pageWidthMm - dw) / 2;
+  const bleedY = (layer.pageHeightMm - dh) / 2;
+  let k = 1;
+  const ppi = Math.min(cw / (dw / 25.4), ch / (dh / 25.4));
+  if (plan.upsample && ppi < plan.productionPpi) k = plan.productionPpi / ppi;
+  const longest = Math.max((cw * layer.pageWidthMm) / dw, (ch * layer.pageHeightMm) / dh) * k;
+  // Two pixels of slack: each bleed strip is rounded to whole pixels after the scaling.
+  if (longest > plan.maxImagePixels) k *= (plan.maxImagePixels - 2) / longest;
+  k *= shrink;
+  const iw = Math.max(1, Math.round(cw * k));
+  const ih = Math.max(1, Math.round(ch * k));
+  if (iw !== cw || ih !== ch) pipeline = pipeline.resize(iw, ih, { fit: 'fill', kernel: 'lanczos3' });
+  const bx = Math.max(0, Math.round((bleedX * iw) / dw));
+  const by = Math.max(0, Math.round((bleedY * ih) / dh));
+  if (bx || by) pipeline = pipeline.extend({ left: bx, right: bx, top: by, bottom: by, extendWith: 'mirror' });
+  const why = design.chosen === 'asked' ? 'asked' : design.chosen === 'stated-size' ? 'the size the image states' : "the image has the trim's proportions";
+  const mm = (n: number) => formatNumber(n, 1);
+  return {
+    pipeline,
+    tw: iw + 2 * bx,
+    th: ih + 2 * by,
+    how_: `bleed: the image is the design up to the cut line (${why}), placed at its own size, ${mm(dw)} × ${mm(dh)} mm${dw === layer.trimWidthMm && dh === layer.trimHeightMm ? ' (the trim)' : ''}, centred${iw === cw && ih === ch ? ', its pixels kept' : ''}; the bleed (${mm(bleedX)} mm left and right, ${mm(bleedY)} mm top and bottom) mirrored from its edges`,
+  };
+}
+
+/**
  * The zlib data of a PNG (its IDAT chunks joined): exactly a PDF Flate stream with the PNG
  * predictor (/Predictor 15, /Colors 3, /BitsPerComponent 8, /Columns width).
  */
@@ -285,8 +356,22 @@ async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: 
     if (e.kind === 'pdf') {
       const source = await layerPdf(e.bytes, layer.id, limits);
       const [embedded] = await doc.embedPdf(source, [0]);
-      const fill = fillOf(layer, plan);
-      const m = fitInto(embedded!.width, embedded!.height, W, H, fill === 'mirror' || fill === 'tile' ? 'contain' : fill);
+      let fill = fillOf(layer, plan);
+      const design = fill === 'bleed' || (fill === 'cover' && !fillAsked(layer, plan)) ? pdfDesign(embedded!, layer, fillAsked(layer, plan)) : null;
+      if (design) {
+        // On the trim at its own size (or, asked, whole in the trim), the rest mirrored from its edges.
+        fill = 'bleed';
+        const s = design.scale;
+        const placed = { x: (W - embedded!.width * s) / 2, y: (H - embedded!.height * s) / 2, width: embedded!.width * s, height: embedded!.height * s };
+        page.node.setXObject(PDFName.of('Lp0'), embedded!.ref);
+        appendContent(page, mirrorContent('Lp0', mirrorTiles(placed, W, H, MIRROR_OVERLAP_PT), { x: s, y: s }, W, H));
+        const mm = (pt: number) => Math.round((pt / 72) * 25.4 * 100) / 100;
+        e.facts.fill = 'bleed';
+        e.facts.bleed = { xMm: mm(placed.x), yMm: mm(placed.y), widthMm: mm(placed.width), heightMm: mm(placed.height), chosen: design.chosen };
+        e.note = `one-page PDF placed as vector content (bleed: ${design.chosen === 'asked' ? 'asked' : 'the page is the trim'}; the design ${formatNumber(mm(placed.width), 1)} × ${formatNumber(mm(placed.height), 1)} mm at its ${s === 1 ? 'own size' : 'size in the trim'}, the bleed drawn again as reflected forms from its edges)`;
+        continue;
+      }
+      const m = fitInto(embedded!.width, embedded!.height, W, H, fill === 'mirror' || fill === 'tile' || fill === 'bleed' ? 'contain' : fill);
       if (fill === 'mirror') {
         // The page drawn again, reflected across each edge of its place, as the same form.
         const placed = { x: m[4], y: m[5], width: embedded!.width * m[0], height: embedded!.height * m[3] };
@@ -332,6 +417,22 @@ async function build(plan: AssemblyPlan, encoded: Map<string, Encoded>, limits: 
 }
 
 const num = (n: number) => (Math.abs(n) < 1e-9 ? '0' : String(Math.round(n * 10000) / 10000));
+
+/**
+ * Where a PDF layer's page goes for the `bleed` fill: at its own size when it is made at the trim
+ * size (or between the trim and the page), else — only when asked — whole inside the trim; null
+ * when it is not the trim's and the fill was not asked.
+ */
+function pdfDesign(embedded: { width: number; height: number }, layer: Layer, asked: boolean): { scale: number; chosen: TrimDesign['chosen'] } | null {
+  // A page states its size: its points are pixels at 72 ppi.
+  const found = trimDesign(embedded.width, embedded.height, 72, layer);
+  const tw = mmToPt(layer.trimWidthMm ?? layer.pageWidthMm);
+  const th = mmToPt(layer.trimHeightMm ?? layer.pageHeightMm);
+  const fitted = Math.min(tw / embedded.width, th / embedded.height);
+  // At the trim size (within 1 mm) or between it and the page: its own size, as a fixed page keeps it.
+  if (found) return { scale: found.chosen === 'stated-size' ? 1 : fitted, chosen: asked ? 'asked' : found.chosen };
+  return asked ? { scale: fitted, chosen: 'asked' } : null;
+}
 
 /** Appends content-stream text to a page, as a stream of its own. */
 function appendContent(page: PDFPage, content: string) {

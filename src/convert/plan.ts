@@ -80,6 +80,11 @@ export const AssemblyLayerSchema = z.strictObject({
 export const AssemblyPlanSchema = z.strictObject({
   layers: z.array(AssemblyLayerSchema).min(1),
   fit: AssemblyFillSchema,
+  /**
+   * The plan's fill was asked for. When it was not (nor a layer's own), a layer made at the trim
+   * size gets `bleed` instead of the default `cover` (trim-design.ts).
+   */
+  fitAsked: z.boolean().optional(),
   background: z.string(),
   /** The background was chosen: transparent areas are filled with it on purpose (else they are measured and said). */
   backgroundChosen: z.boolean().optional(),

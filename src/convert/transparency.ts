@@ -26,6 +26,7 @@ export async function transparentArea(
   fill: AssemblyFill,
   page: { widthMm: number; heightMm: number },
   trim: { widthMm: number; heightMm: number },
+  design: { widthMm: number; heightMm: number } | null = null,
 ): Promise<TransparentArea | null> {
   const aw = Math.max(1, Math.round(page.widthMm / MM_PER_PX));
   const ah = Math.max(1, Math.round(page.heightMm / MM_PER_PX));
@@ -38,15 +39,34 @@ export async function transparentArea(
     if (stats.share < MIN_TRANSPARENT_SHARE) return null;
     return { share: round4(stats.share), semiShare: round4(stats.semi), boxMm: [0, 0, trim.widthMm, trim.heightMm], region: 'other' };
   } else if (fill === 'mirror') {
-    const meta = await alpha().toBuffer({ resolveWithObject: true });
+    const meta = await alpha().raw().toBuffer({ resolveWithObject: true });
     const s = Math.min(aw / meta.info.width, ah / meta.info.height);
     const iw = Math.max(1, Math.min(aw, Math.round(meta.info.width * s)));
     const ih = Math.max(1, Math.min(ah, Math.round(meta.info.height * s)));
-    const placed = await sharp(meta.data, { raw: meta.info }).resize(iw, ih, { fit: 'fill' }).raw().toBuffer();
+    const placed = await sharp(meta.data, { raw: { width: meta.info.width, height: meta.info.height, channels: 1 } })
+      .resize(iw, ih, { fit: 'fill' })
+      .extractChannel(0)
+      .raw()
+      .toBuffer();
     const left = Math.floor((aw - iw) / 2);
     const top = Math.floor((ah - ih) / 2);
     raw = await sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
       .extend({ left, right: aw - iw - left, top, bottom: ah - ih - top, extendWith: 'mirror' })
+      // One band out, as in: libvips would write the extended band as sRGB, three bands.
+      .extractChannel(0)
+      .raw()
+      .toBuffer();
+  } else if (fill === 'bleed') {
+    // The image on the design's place (the trim), the bleed around it its own edges mirrored.
+    const iw = Math.max(1, Math.min(aw, Math.round((design ?? trim).widthMm / MM_PER_PX)));
+    const ih = Math.max(1, Math.min(ah, Math.round((design ?? trim).heightMm / MM_PER_PX)));
+    const placed = await alpha().resize(iw, ih, { fit: 'cover' }).raw().toBuffer();
+    const left = Math.floor((aw - iw) / 2);
+    const top = Math.floor((ah - ih) / 2);
+    raw = await sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
+      .extend({ left, right: aw - iw - left, top, bottom: ah - ih - top, extendWith: 'mirror' })
+      // One band out, as in: libvips would write the extended band as sRGB, three bands.
+      .extractChannel(0)
       .raw()
       .toBuffer();
   } else {

@@ -73,7 +73,9 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   }
   const layers = [];
   for (const layer of resolved.layers) layers.push({ id: layer.id, input: await loadLayerInput(byLayer.get(layer.id)!) });
-  const { layerFit: _, ...planOptions } = opts;
+  // The default fill is not passed on: an image made at the trim size then gets its bleed mirrored.
+  const { layerFit: _, fit, ...rest } = opts;
+  const planOptions = { ...rest, ...(options.fit !== undefined ? { fit } : {}) };
   const executor: Executor = preflightOptions.pool === false ? (await import('../pool/local.js')).localExecutor : (preflightOptions.pool ?? defaultPool());
   const decodeLimits = decodeLimitsOf(executor instanceof PreflightPool ? executor : undefined, preflightOptions.decodeLimits);
   const {

@@ -29,7 +29,10 @@ export const AssembleOptionsSchema = z
     /**
      * How each image fills its page: `cover` (default), `contain` on the background, `stretch`,
      * `tile` (repeated at the image's stated resolution — PNG pHYs, JPEG density, TIFF resolution —
-     * else the production resolution) or `mirror` (contain, the rest mirrored from its edges).
+     * else the production resolution), `mirror` (contain, the rest mirrored from its edges) or
+     * `bleed` (the image is the trim: placed on it at its own size, the bleed mirrored from its
+     * edges). When no fill is given, an image made at the trim size — its stated size, or its
+     * proportions, those of the layer less its bleed within 1 mm — gets `bleed`, the others `cover`.
      */
     fit: AssemblyFillSchema.default('cover'),
     /** A fill per layer id, over `fit`. */
@@ -86,6 +89,7 @@ export async function assembleInPool(
             ...defaults,
             ...options,
             backgroundChosen: options.backgroundChosen ?? false,
+            fitAsked: options.fit !== undefined,
             productionPpi: run.limits.productionPpi,
             maxImagePixels: run.limits.maxImagePixels,
             maxFileBytes: run.limits.maxFileBytes,
@@ -180,6 +184,6 @@ export async function loadLayerInput(input: string | Uint8Array): Promise<Uint8A
 /** A fill given for a layer, checked (a library caller's typo is named, not ignored). */
 export function fillOf(id: string, fit: unknown): AssemblyFill | undefined {
   if (fit === undefined) return undefined;
-  if (!AssemblyFillSchema.safeParse(fit).success) throw new InvalidArgumentError(`Expected cover, contain, stretch, tile or mirror for the fill of layer ${id}, got ${JSON.stringify(fit)}`);
+  if (!AssemblyFillSchema.safeParse(fit).success) throw new InvalidArgumentError(`Expected cover, contain, stretch, tile, mirror or bleed for the fill of layer ${id}, got ${JSON.stringify(fit)}`);
   return fit as AssemblyFill;
 }

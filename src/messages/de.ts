@@ -90,7 +90,7 @@ export const de: Catalogue = {
     beforeCaption: 'Wie Sie es geschickt haben: Seite {page} Ihrer Datei',
     afterCaption: 'So wird es gedruckt',
     moved: 'Dieses Design war auf Seite {from} Ihrer Datei. Es ist {layer_design}, deshalb haben wir es dorthin gesetzt.',
-    fill: '{fill, select, cover {Ihr Bild füllt das ganze Teil; was nicht in seine Form passt, wird an den Rändern abgeschnitten.} contain {Ihr Bild wird ganz gezeigt; der Rest des Teils hat die Hintergrundfarbe.} stretch {Ihr Bild wird auf die Form des Teils gestreckt.} tile {Ihr Bild wiederholt sich als Muster, jede Kachel {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Ihr Bild wird ganz gezeigt; der Rest des Teils setzt seine Ränder gespiegelt fort.} other {}}',
+    fill: '{fill, select, cover {Ihr Bild füllt das ganze Teil; was nicht in seine Form passt, wird an den Rändern abgeschnitten.} contain {Ihr Bild wird ganz gezeigt; der Rest des Teils hat die Hintergrundfarbe.} stretch {Ihr Bild wird auf die Form des Teils gestreckt.} tile {Ihr Bild wiederholt sich als Muster, jede Kachel {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Ihr Bild wird ganz gezeigt; der Rest des Teils setzt seine Ränder gespiegelt fort.} bleed {Ihr Bild behält Größe und Lage bis zur Schnittlinie; der Streifen dahinter, der gedruckt und dann abgeschnitten wird, setzt seine Ränder gespiegelt fort.} other {}}',
     whereChanged: 'Was sich geändert hat, aus der Nähe',
     cropBeforeAlt: 'Ausschnitt vor der Änderung',
     cropAfterAlt: 'Ausschnitt nach der Änderung',

@@ -83,7 +83,7 @@ export const en: Catalogue = {
     beforeCaption: 'As you sent it: page {page} of your file',
     afterCaption: 'As it will be printed',
     moved: 'This design was on page {from} of your file. It belongs on {layer_the}, so we put it there.',
-    fill: '{fill, select, cover {Your image fills the whole part; what does not fit its shape is cut off at the edges.} contain {Your image is shown whole; the rest of the part is the background colour.} stretch {Your image is stretched to the shape of the part.} tile {Your image repeats as a pattern, each tile {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Your image is shown whole; the rest of the part continues its edges, mirrored.} other {}}',
+    fill: '{fill, select, cover {Your image fills the whole part; what does not fit its shape is cut off at the edges.} contain {Your image is shown whole; the rest of the part is the background colour.} stretch {Your image is stretched to the shape of the part.} tile {Your image repeats as a pattern, each tile {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Your image is shown whole; the rest of the part continues its edges, mirrored.} bleed {Your image keeps its size and place up to the cut line; the strip beyond it, printed and then cut away, continues its edges, mirrored.} other {}}',
     whereChanged: 'Where it changed, up close',
     cropBeforeAlt: 'Close-up before the change',
     cropAfterAlt: 'Close-up after the change',

@@ -83,7 +83,7 @@ export const es: Catalogue = {
     beforeCaption: 'Tal como lo envió: página {page} de su archivo',
     afterCaption: 'Tal como se imprimirá',
     moved: 'Este diseño estaba en la página {from} de su archivo. Va en {layer_el}, así que lo hemos puesto ahí.',
-    fill: '{fill, select, cover {Tu imagen llena toda la pieza; lo que no cabe en su forma se recorta en los bordes.} contain {Tu imagen se muestra entera; el resto de la pieza es del color de fondo.} stretch {Tu imagen se estira a la forma de la pieza.} tile {Tu imagen se repite como un patrón, cada mosaico de {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Tu imagen se muestra entera; el resto de la pieza continúa sus bordes en espejo.} other {}}',
+    fill: '{fill, select, cover {Tu imagen llena toda la pieza; lo que no cabe en su forma se recorta en los bordes.} contain {Tu imagen se muestra entera; el resto de la pieza es del color de fondo.} stretch {Tu imagen se estira a la forma de la pieza.} tile {Tu imagen se repite como un patrón, cada mosaico de {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Tu imagen se muestra entera; el resto de la pieza continúa sus bordes en espejo.} bleed {Tu imagen conserva su tamaño y su posición hasta la línea de corte; la franja de más allá, que se imprime y luego se recorta, continúa sus bordes en espejo.} other {}}',
     whereChanged: 'Dónde ha cambiado, en detalle',
     cropBeforeAlt: 'Detalle antes del cambio',
     cropAfterAlt: 'Detalle después del cambio',

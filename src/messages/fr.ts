@@ -87,7 +87,7 @@ export const fr: Catalogue = {
     beforeCaption: 'Tel que vous l’avez envoyé : page {page} de votre fichier',
     afterCaption: 'Tel qu’il sera imprimé',
     moved: 'Ce motif était en page {from} de votre fichier. Il correspond {layer_a}, nous l’y avons donc placé.',
-    fill: '{fill, select, cover {Votre image remplit toute la pièce ; ce qui dépasse de sa forme est coupé sur les bords.} contain {Votre image est montrée en entier ; le reste de la pièce est de la couleur de fond.} stretch {Votre image est étirée à la forme de la pièce.} tile {Votre image se répète en motif, chaque carreau {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Votre image est montrée en entier ; le reste de la pièce prolonge ses bords en miroir.} other {}}',
+    fill: '{fill, select, cover {Votre image remplit toute la pièce ; ce qui dépasse de sa forme est coupé sur les bords.} contain {Votre image est montrée en entier ; le reste de la pièce est de la couleur de fond.} stretch {Votre image est étirée à la forme de la pièce.} tile {Votre image se répète en motif, chaque carreau {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Votre image est montrée en entier ; le reste de la pièce prolonge ses bords en miroir.} bleed {Votre image garde sa taille et sa place jusqu’à la ligne de coupe ; la bande au-delà, imprimée puis coupée, prolonge ses bords en miroir.} other {}}',
     whereChanged: 'Ce qui a changé, en gros plan',
     cropBeforeAlt: 'Gros plan avant la modification',
     cropAfterAlt: 'Gros plan après la modification',

@@ -88,7 +88,7 @@ export const it: Catalogue = {
     beforeCaption: 'Come l’hai inviato: pagina {page} del tuo file',
     afterCaption: 'Come verrà stampato',
     moved: 'Questo design era a pagina {from} del tuo file. Va {layer_sul}, quindi l’abbiamo messo lì.',
-    fill: '{fill, select, cover {La tua immagine riempie tutta la parte; ciò che esce dalla sua forma viene tagliato ai bordi.} contain {La tua immagine è mostrata intera; il resto della parte è del colore di sfondo.} stretch {La tua immagine è allungata alla forma della parte.} tile {La tua immagine si ripete come motivo, ogni tessera {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {La tua immagine è mostrata intera; il resto della parte ne prosegue i bordi a specchio.} other {}}',
+    fill: '{fill, select, cover {La tua immagine riempie tutta la parte; ciò che esce dalla sua forma viene tagliato ai bordi.} contain {La tua immagine è mostrata intera; il resto della parte è del colore di sfondo.} stretch {La tua immagine è allungata alla forma della parte.} tile {La tua immagine si ripete come motivo, ogni tessera {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {La tua immagine è mostrata intera; il resto della parte ne prosegue i bordi a specchio.} bleed {La tua immagine mantiene dimensioni e posizione fino alla linea di taglio; la striscia oltre, stampata e poi tagliata via, ne prosegue i bordi a specchio.} other {}}',
     whereChanged: 'Dove è cambiato, da vicino',
     cropBeforeAlt: 'Dettaglio prima della modifica',
     cropAfterAlt: 'Dettaglio dopo la modifica',

@@ -86,7 +86,7 @@ export const ptBR: Catalogue = {
     beforeCaption: 'Do jeito que você enviou: página {page} do seu arquivo',
     afterCaption: 'Do jeito que será impresso',
     moved: 'Este design estava na página {from} do seu arquivo. Ele pertence {layer_a}, então o colocamos lá.',
-    fill: '{fill, select, cover {Sua imagem preenche a peça inteira; o que não cabe no formato é cortado nas bordas.} contain {Sua imagem aparece inteira; o resto da peça fica na cor de fundo.} stretch {Sua imagem é esticada no formato da peça.} tile {Sua imagem se repete como estampa, cada bloco com {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Sua imagem aparece inteira; o resto da peça continua as bordas dela, espelhadas.} other {}}',
+    fill: '{fill, select, cover {Sua imagem preenche a peça inteira; o que não cabe no formato é cortado nas bordas.} contain {Sua imagem aparece inteira; o resto da peça fica na cor de fundo.} stretch {Sua imagem é esticada no formato da peça.} tile {Sua imagem se repete como estampa, cada bloco com {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {Sua imagem aparece inteira; o resto da peça continua as bordas dela, espelhadas.} bleed {Sua imagem mantém o tamanho e a posição até a linha de corte; a faixa além dela, impressa e depois cortada, continua as bordas dela, espelhadas.} other {}}',
     whereChanged: 'Onde mudou, em detalhe',
     cropBeforeAlt: 'Detalhe antes da alteração',
     cropAfterAlt: 'Detalhe depois da alteração',

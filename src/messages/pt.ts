@@ -85,7 +85,7 @@ export const pt: Catalogue = {
     beforeCaption: 'Tal como o enviou: página {page} do seu ficheiro',
     afterCaption: 'Tal como será impresso',
     moved: 'Este design estava na página {from} do seu ficheiro. Pertence {layer_a}, por isso colocámo-lo aí.',
-    fill: '{fill, select, cover {A sua imagem preenche a peça inteira; o que não cabe na sua forma é cortado nas margens.} contain {A sua imagem é mostrada inteira; o resto da peça fica com a cor de fundo.} stretch {A sua imagem é esticada à forma da peça.} tile {A sua imagem repete-se como padrão, cada mosaico com {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {A sua imagem é mostrada inteira; o resto da peça continua as suas margens, espelhadas.} other {}}',
+    fill: '{fill, select, cover {A sua imagem preenche a peça inteira; o que não cabe na sua forma é cortado nas margens.} contain {A sua imagem é mostrada inteira; o resto da peça fica com a cor de fundo.} stretch {A sua imagem é esticada à forma da peça.} tile {A sua imagem repete-se como padrão, cada mosaico com {width, number} × {height, number} mm ({ppi, number} ppi).} mirror {A sua imagem é mostrada inteira; o resto da peça continua as suas margens, espelhadas.} bleed {A sua imagem mantém o tamanho e a posição até à linha de corte; a faixa para lá dela, impressa e depois cortada, continua as suas margens, espelhadas.} other {}}',
     whereChanged: 'Onde mudou, em pormenor',
     cropBeforeAlt: 'Pormenor antes da alteração',
     cropAfterAlt: 'Pormenor depois da alteração',

@@ -72,7 +72,7 @@ export const UI_KEYS = [
   'beforeCaption',
   'afterCaption',
   'moved',
-  // How an assembled part's image fills it (`fill`: cover, contain, stretch, tile, mirror).
+  // How an assembled part's image fills it (`fill`: cover, contain, stretch, tile, mirror, bleed).
   'fill',
   'whereChanged',
   'cropBeforeAlt',

@@ -37,6 +37,13 @@ export interface ApprovalPart {
   closeUps: { before: PageImage; after: PageImage }[];
   mockup: PageImage | null;
   mockupAlt: string;
+  /**
+   * The bleed on each side of the page as it will print, as a share of its width (`x`) and height
+   * (`y`), when this part's bleed was made by mirroring the design's edges (a page or an image made
+   * at the trim size): marked over the picture, with the cut line, so the customer sees that the
+   * mirrored strips are cut away.
+   */
+  bleed?: { x: number; y: number } | null;
 }
 
 export interface ApprovalPageInput {
@@ -111,10 +118,21 @@ function partSection(input: ApprovalPageInput, p: ApprovalPart): string {
 <h2 id="${id}">${esc(p.name)}</h2>
 ${p.moved ? `<p class="moved">${esc(p.moved)}</p>` : ''}
 ${p.changes.length ? `<ul class="part-changes">${p.changes.map((c) => `<li>${esc(c)}</li>`).join('')}</ul>` : ''}
-<div class="pair"><figure class="before"><figcaption><strong>${esc(t('before'))}</strong> · ${esc(p.beforePage !== null ? t('beforeCaption', { page: p.beforePage }) : t('noPreview'))}</figcaption>${img(p.before, p.beforeAlt) || `<p class="none">${esc(t('noPreview'))}</p>`}</figure><figure class="after"><figcaption><strong>${esc(t('after'))}</strong> · ${esc(t('afterCaption'))}</figcaption>${img(p.after, p.afterAlt) || `<p class="none">${esc(t('noPreview'))}</p>`}</figure></div>
+<div class="pair"><figure class="before"><figcaption><strong>${esc(t('before'))}</strong> · ${esc(p.beforePage !== null ? t('beforeCaption', { page: p.beforePage }) : t('noPreview'))}</figcaption>${img(p.before, p.beforeAlt) || `<p class="none">${esc(t('noPreview'))}</p>`}</figure><figure class="after"><figcaption><strong>${esc(t('after'))}</strong> · ${esc(t('afterCaption'))}</figcaption>${afterPicture(p, t)}</figure></div>
 ${closeUps}
 ${p.mockup ? `<figure class="mockup"><figcaption>${esc(t('onProduct'))}</figcaption>${img(p.mockup, p.mockupAlt)}</figure>` : ''}
 </section>`;
+}
+
+/** The page as it will print; with its mirrored bleed marked (shaded, the cut line dashed) and said in a legend. */
+function afterPicture(p: ApprovalPart, t: UiFormatter): string {
+  const picture = img(p.after, p.afterAlt);
+  if (!picture) return `<p class="none">${esc(t('noPreview'))}</p>`;
+  if (!p.bleed || !(p.bleed.x > 0 || p.bleed.y > 0) || p.bleed.x >= 0.5 || p.bleed.y >= 0.5) return picture;
+  const n = (v: number) => Math.round(v * 100000) / 100;
+  const [bx, by] = [n(p.bleed.x), n(p.bleed.y)];
+  const svg = `<svg class="bleed-marks" viewBox="0 0 1000 1000" preserveAspectRatio="none" aria-hidden="true" focusable="false"><path class="bleed" fill-rule="evenodd" d="M0 0H1000V1000H0Z M${bx} ${by}V${1000 - by}H${1000 - bx}V${by}Z"/><rect class="trim" x="${bx}" y="${by}" width="${1000 - 2 * bx}" height="${1000 - 2 * by}" vector-effect="non-scaling-stroke"/></svg>`;
+  return `<div class="marked" data-bleed-x="${p.bleed.x}" data-bleed-y="${p.bleed.y}">${picture}${svg}</div><p class="legend"><span class="key bleed"></span> ${esc(t('legendBleed'))} · <span class="key trim"></span> ${esc(t('legendTrim'))}</p>`;
 }
 
 function actions(input: ApprovalPageInput): string {
@@ -155,6 +173,13 @@ figure{margin:0}
 figcaption{font-size:.95rem;margin-bottom:6px}
 img{max-width:100%;height:auto;display:block;background:repeating-conic-gradient(#eee 0 25%,#fff 0 50%) 0 0/16px 16px}
 .none{color:var(--muted)}
+.marked{position:relative}
+.bleed-marks{position:absolute;inset:0;width:100%;height:100%}
+.bleed-marks .bleed{fill:rgba(180,0,90,.28)}
+.bleed-marks .trim{fill:none;stroke:#b4005a;stroke-width:2;stroke-dasharray:8 5}
+.legend{font-size:.9rem;margin:.4rem 0 0}
+.key{display:inline-block;width:1.1em;height:.8em;vertical-align:middle;margin-right:.2em}
+.key.bleed{background:rgba(180,0,90,.28)}.key.trim{border:2px dashed #b4005a}
 .closeups,.mockup{margin-top:12px}
 .closeup{display:grid;grid-template-columns:1fr 1fr;gap:8px;margin-top:6px}
 .closeup figure{border:0;padding:0}

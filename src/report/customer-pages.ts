@@ -119,6 +119,19 @@ export async function approvalPage(input: ApprovalPageDataInput): Promise<string
   });
 }
 
+/**
+ * The bleed of a part whose bleed was made by mirroring — an image or a one-page PDF assembled with
+ * the `bleed` fill, or a page given its bleed by the fix of page-bleed-missing — as a share of the
+ * page on each side; null for any other part.
+ */
+function mirroredBleed(report: Report, pair: LayerPair): { x: number; y: number } | null {
+  const page = report.pages[pair.afterPage - 1];
+  if (!page || page.expectedWidthMm === null || page.expectedHeightMm === null) return null;
+  const made = report.assembly?.layers.find((l) => l.layer === pair.layer);
+  if (made?.fill !== 'bleed' && !pair.changes.some((c) => c.code === 'page-bleed-missing')) return null;
+  return { x: report.limits.bleedMm / page.expectedWidthMm, y: report.limits.bleedMm / page.expectedHeightMm };
+}
+
 /** How an assembled part's image fills it, in the customer's words (nothing for a file not assembled here). */
 function fillText(report: Report, layer: string | null, t: UiFormatter): string[] {
   const made = report.assembly?.layers.find((l) => l.layer === layer);
@@ -163,6 +176,7 @@ async function partOf(pair: LayerPair, input: ApprovalPageDataInput, t: UiFormat
     closeUps,
     mockup: input.mockups.get(pair.afterPage) ?? null,
     mockupAlt: t('mockupAlt', forms),
+    bleed: mirroredBleed(input.after, pair),
   };
 }
 

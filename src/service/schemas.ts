@@ -85,9 +85,9 @@ export const CheckLayersUploadSchema = CheckFormSchema.extend({
     },
     [LAYER_FIT_PATTERN]: {
       type: 'string',
-      enum: ['cover', 'contain', 'stretch', 'tile', 'mirror'],
+      enum: [...AssemblyFillSchema.options],
       description:
-        'How the image of the layer named after `fit.` fills its page: `cover` (default), `contain` on white, `stretch`, `tile` (repeated at its stated resolution) or `mirror` (contain, the rest mirrored from its edges)',
+        'How the image of the layer named after `fit.` fills its page: `cover`, `contain` on white, `stretch`, `tile` (repeated at its stated resolution), `mirror` (contain, the rest mirrored from its edges) or `bleed` (the image is the trim: placed at its own size, the bleed around it mirrored from its edges). Without it, an image made at the trim size — the layer less its bleed, by the size its resolution states or by its proportions within 1 mm — gets `bleed`, any other `cover`',
     },
   },
 });
@@ -97,7 +97,7 @@ export const LayerUrlSchema = z
   .object({
     /** The image (PNG, JPEG, TIFF, WebP) or one-page PDF, downloaded as `url` is. */
     url: z.string().url().max(4096),
-    /** How the image fills its page: `cover` (default), `contain`, `stretch`, `tile` or `mirror`. */
+    /** How the image fills its page: `cover`, `contain`, `stretch`, `tile`, `mirror` or `bleed`; without it `bleed` for an image made at the trim size, else `cover`. */
     fit: AssemblyFillSchema.optional(),
   })
   .strict();

@@ -163,6 +163,33 @@ describe('print-preflight fix and assemble', () => {
     expect(r.out).toContain(' PASS ');
     expect(run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png')).code).toBe(2);
   }, 60_000);
+
+  it('gives images made at the trim size their bleed mirrored, and --fit cover scales them as asked', async () => {
+    const sharp = (await import('sharp')).default;
+    const dir = mkdtempSync(join(tmpdir(), 'pp-asm-bleed-'));
+    const { writeFileSync } = await import('node:fs');
+    // T-SHIRT-M: fronts at 540 × 730 mm proportions, sleeves at 440 × 240 mm.
+    for (const [name, w, h] of [
+      ['front.png', 2160, 2920],
+      ['sleeve.jpg', 1760, 960],
+    ] as const) {
+      writeFileSync(
+        join(dir, name),
+        await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } })
+          .toFormat(name.endsWith('png') ? 'png' : 'jpeg')
+          .toBuffer(),
+      );
+    }
+    const out = join(dir, 'out.pdf');
+    const files = ['front.png', 'front.png', 'sleeve.jpg', 'sleeve.jpg'].map((f) => join(dir, f));
+    const r = run('assemble', '--sku', 'T-SHIRT-M', '--out', out, ...files);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out.match(/bleed: the image is the design up to the cut line \(the image has the trim's proportions\)/g)).toHaveLength(4);
+    expect(r.out).not.toContain('page-edge-gap');
+    const covered = run('assemble', '--sku', 'T-SHIRT-M', '--out', out, '--fit', 'cover', ...files);
+    expect(covered.out).not.toContain('bleed: the image');
+    expect(covered.out).toMatch(/front: png 2160 × 2920 px → [^\n]*, cover,/);
+  }, 60_000);
 });
 
 describe('print-preflight order', () => {

@@ -118,6 +118,7 @@ async function wordsOf(locale: MessageLocale): Promise<Set<string>> {
         { level: 'other', fill: 'stretch' },
         { level: 'other', fill: 'tile' },
         { level: 'other', fill: 'mirror' },
+        { level: 'other', fill: 'bleed' },
       ])
         add(
           t(key, {

@@ -176,3 +176,36 @@ describe('bleed by extension with /Rotate', () => {
     expect(nearWhite(made)).toBe(0);
   }, 120_000);
 });
+
+describe('bleed by extension on the approval page', () => {
+  it('shades the mirrored bleed of each fixed page with the cut line, and says the change', async () => {
+    const { approvalPage } = await import('../../../src/report/customer-pages.js');
+    const { registryFrom } = await import('../../../src/profile/load.js');
+    const bytes = trimShirt('approval.pdf');
+    const { report: before } = await check(bytes, { sku: 'T-SHIRT-M' }, { raster: false, pool: false });
+    const { bytes: fixed, changes, after } = await fix(bytes, { sku: 'T-SHIRT-M' }, { approve: 'all' }, { pool: false });
+    const profile = (await registryFrom(undefined)).resolve({ sku: 'T-SHIRT-M' }).profile;
+    // The marks do not depend on the picture's pixels: an empty one stands for the preview.
+    const picture = { bytes: new Uint8Array(0), format: 'png' as const, widthPx: 56, heightPx: 75 };
+    const html = await approvalPage({
+      before,
+      after: after!,
+      beforeImages: new Map(),
+      afterImages: new Map([1, 2, 3, 4].map((p) => [p, picture])),
+      mockups: new Map(),
+      record: { fixed: { bytes: fixed!.length, changes }, approval: { state: 'pending' } },
+      profile,
+      locale: 'en',
+      action: '/v1/approvals/x',
+    });
+    const marked = [...html.matchAll(/<section class="layer" data-page="(\d)"[\s\S]*?<\/section>/g)].map((m) => [Number(m[1]), /data-bleed-x="([\d.]+)"/.exec(m[0])?.[1] ?? null]);
+    // 10 mm of 560 mm (front, back) and of 460 mm (sleeves) on each side.
+    expect(marked).toEqual([
+      [1, String(10 / 560)],
+      [2, String(10 / 560)],
+      [3, String(10 / 460)],
+      [4, String(10 / 460)],
+    ]);
+    expect(html).toContain('We added the 10 mm edge by mirroring your design at its borders');
+  }, 120_000);
+});
