@@ -135,7 +135,7 @@ export async function acceptUpload(ctx: ServiceContext, request: FastifyRequest,
     }
     for (const [layer, value] of Object.entries(fits)) {
       if (!layers.has(layer)) errors.push({ path: `fit.${layer}`, message: `no part "layer.${layer}" to fill` });
-      else if (!AssemblyFillSchema.safeParse(value).success) errors.push({ path: `fit.${layer}`, message: 'must be cover, contain, stretch, tile or mirror' });
+      else if (!AssemblyFillSchema.safeParse(value).success) errors.push({ path: `fit.${layer}`, message: `must be one of ${AssemblyFillSchema.options.join(', ')}` });
     }
     if (!form.success || errors.length) throw new Problem('request-invalid', `The form is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
     // The target judged before the file is the one the form names (a field is never given twice): not looked up again.
