@@ -15,7 +15,6 @@ import { changeText, formatMegabytes } from '../messages/catalogue.js';
 import { fixResolved, noteRemaining, parseFixOptions } from './fix.js';
 import type { Change, Refusal } from '../model/change.js';
 import { checkResolved, type Preview } from './check-file.js';
-import { downloadWith } from './download.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 import { assembleInPool, fillOf, isLayersSource, layerProblems, loadLayerInput, transparencyDrafts, type LayersSource } from './assembly.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -86,6 +85,8 @@ export async function check(source: CheckSource, target: Target, options: CheckO
 export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<CheckResult> {
   if (isLayersSource(source)) return checkLayers(run, source);
   if (typeof source === 'object' && !(source instanceof Uint8Array)) {
+    // The download path (node:http, which Node 24 loads with undici) is imported only by a URL.
+    const { downloadWith } = await import('./download.js');
     const got = await downloadWith(run, source.url);
     if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
     const out = await checkFile(run, got.bytes, source.url);
@@ -117,6 +118,7 @@ async function checkLayers(run: ResolvedRun, source: LayersSource): Promise<Chec
     const fit = fillOf(layer.id, spec.fit);
     let bytes: Uint8Array;
     if ('url' in spec) {
+      const { downloadWith } = await import('./download.js');
       const got = await downloadWith(run, spec.url);
       // A layer that cannot be downloaded leaves nothing to assemble: the download's findings are the answer.
       if (!got.ok) return { status: 'done', report: got.report, previews: new Map(), before: got.report, beforePreviews: new Map(), fixed: null };
