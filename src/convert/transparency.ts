@@ -48,27 +48,13 @@ export async function transparentArea(
       .extractChannel(0)
       .raw()
       .toBuffer();
-    const left = Math.floor((aw - iw) / 2);
-    const top = Math.floor((ah - ih) / 2);
-    raw = await sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
-      .extend({ left, right: aw - iw - left, top, bottom: ah - ih - top, extendWith: 'mirror' })
-      // One band out, as in: libvips would write the extended band as sRGB, three bands.
-      .extractChannel(0)
-      .raw()
-      .toBuffer();
+    raw = await mirroredAround(placed, iw, ih, aw, ah);
   } else if (fill === 'bleed') {
     // The image on the design's place (the trim), the bleed around it its own edges mirrored.
     const iw = Math.max(1, Math.min(aw, Math.round((design ?? trim).widthMm / MM_PER_PX)));
     const ih = Math.max(1, Math.min(ah, Math.round((design ?? trim).heightMm / MM_PER_PX)));
     const placed = await alpha().resize(iw, ih, { fit: 'cover' }).raw().toBuffer();
-    const left = Math.floor((aw - iw) / 2);
-    const top = Math.floor((ah - ih) / 2);
-    raw = await sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
-      .extend({ left, right: aw - iw - left, top, bottom: ah - ih - top, extendWith: 'mirror' })
-      // One band out, as in: libvips would write the extended band as sRGB, three bands.
-      .extractChannel(0)
-      .raw()
-      .toBuffer();
+    raw = await mirroredAround(placed, iw, ih, aw, ah);
   } else {
     // The bands of contain are painted with the background: opaque.
     raw = await alpha()
@@ -133,4 +119,18 @@ function count(data: Uint8Array) {
     if (a >= CLEAR) semi++;
   }
   return { share: n / Math.max(1, total), semi: semi / Math.max(1, total) };
+}
+
+/** A one-band `iw` × `ih` alpha centred in `aw` × `ah`, the rest its own edges mirrored (as the assembly fills mirror and bleed). */
+async function mirroredAround(placed: Buffer, iw: number, ih: number, aw: number, ah: number): Promise<Buffer> {
+  const left = Math.floor((aw - iw) / 2);
+  const top = Math.floor((ah - ih) / 2);
+  return (
+    sharp(placed, { raw: { width: iw, height: ih, channels: 1 } })
+      .extend({ left, right: aw - iw - left, top, bottom: ah - ih - top, extendWith: 'mirror' })
+      // One band out, as in: libvips would write the extended band as sRGB, three bands.
+      .extractChannel(0)
+      .raw()
+      .toBuffer()
+  );
 }

@@ -53,15 +53,13 @@ export async function checkResolved(
   // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
   // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
   // evicted and destroyed by the worker's LRU instead of growing across repeats).
-  // (Copied into shared memory only when a worker will see them.)
-  let sharedCopy: SharedArrayBuffer | undefined;
-  const shared = () => (sharedCopy ??= toShared(source.bytes));
+  const shared = toShared(source.bytes);
   const docId = randomUUID();
   const budget = new TimeBudget(opts.fileBudgetMs);
   const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
   // Untrusted bytes are decoded in the pool only — the structure read (which hashes the bytes off
   // this thread) and every page — so no file holds this thread's event loop or its heap.
-  const { facts, sha256, jpegs } = await inspectOrExplain(executor, shared(), docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
+  const { facts, sha256, jpegs } = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -90,7 +88,7 @@ export async function checkResolved(
         {
           ...planned.task,
           docId,
-          bytes: shared(),
+          bytes: shared,
           format: wantPreviews ? opts.previewFormat : null,
           ...(jpeg ? { jpeg } : {}),
           limits: decodeLimits,

@@ -1,5 +1,6 @@
 import type { Rect } from '../model/geometry.js';
 import { formatMm, ptToMm, round } from '../pdf/units.js';
+import { maxOf } from '../util/array.js';
 import { isAbove } from './threshold.js';
 import type { Check } from './context.js';
 import { pageLabel, pagesWithLayers } from './context.js';
@@ -25,7 +26,7 @@ export const checkPageBoxes: Check = (ctx) => {
       if (!box) continue;
       // The farthest edge from the page's, past boxEpsilonMm within the stated tolerance and as the
       // message writes it (hundredths of a millimetre).
-      const offset = Math.max(...box.map((v, i) => Math.abs(ptToMm((v - checked[i]!) * page.userUnit))));
+      const offset = maxOf(box.map((v, i) => Math.abs(ptToMm((v - checked[i]!) * page.userUnit))));
       if (!(offset > eps) || (Number.isFinite(offset) && !isAbove(offset, eps, 2))) continue;
       const far = Number.isFinite(offset) ? `up to ${round(offset, 2)} mm` : 'further than can be measured';
       out.push({

@@ -140,20 +140,10 @@ describe('print-preflight fix and assemble', () => {
   });
 
   it('assembles images into a print file that passes', async () => {
-    const sharp = (await import('sharp')).default;
-    const dir = mkdtempSync(join(tmpdir(), 'pp-asm-'));
-    const { writeFileSync } = await import('node:fs');
-    for (const [name, w, h] of [
+    const dir = await solidImages('pp-asm-', [
       ['front.png', 3200, 4400],
       ['back.jpg', 3200, 4400],
-    ] as const) {
-      writeFileSync(
-        join(dir, name),
-        await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } })
-          .toFormat(name.endsWith('png') ? 'png' : 'jpeg')
-          .toBuffer(),
-      );
-    }
+    ]);
     const out = join(dir, 'out.pdf');
     const r = run('assemble', '--sku', 'TANKTOP-M', '--out', out, join(dir, 'front.png'), '--layer', `back=${join(dir, 'back.jpg')}`);
     expect(r.code).toBe(0);
@@ -165,21 +155,11 @@ describe('print-preflight fix and assemble', () => {
   }, 60_000);
 
   it('gives images made at the trim size their bleed mirrored, and --fit cover scales them as asked', async () => {
-    const sharp = (await import('sharp')).default;
-    const dir = mkdtempSync(join(tmpdir(), 'pp-asm-bleed-'));
-    const { writeFileSync } = await import('node:fs');
     // T-SHIRT-M: fronts at 540 × 730 mm proportions, sleeves at 440 × 240 mm.
-    for (const [name, w, h] of [
+    const dir = await solidImages('pp-asm-bleed-', [
       ['front.png', 2160, 2920],
       ['sleeve.jpg', 1760, 960],
-    ] as const) {
-      writeFileSync(
-        join(dir, name),
-        await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } })
-          .toFormat(name.endsWith('png') ? 'png' : 'jpeg')
-          .toBuffer(),
-      );
-    }
+    ]);
     const out = join(dir, 'out.pdf');
     const files = ['front.png', 'front.png', 'sleeve.jpg', 'sleeve.jpg'].map((f) => join(dir, f));
     const r = run('assemble', '--sku', 'T-SHIRT-M', '--out', out, ...files);
@@ -243,3 +223,19 @@ describe('print-preflight profiles, schema, --help', () => {
     expect(run('--version').out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+/** A new folder of one-colour images by sharp (PNG or JPEG by each name's extension), each `w` × `h` px. */
+async function solidImages(prefix: string, specs: ReadonlyArray<readonly [string, number, number]>): Promise<string> {
+  const sharp = (await import('sharp')).default;
+  const { writeFileSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  for (const [name, w, h] of specs) {
+    writeFileSync(
+      join(dir, name),
+      await sharp({ create: { width: w, height: h, channels: 3, background: '#2266aa' } })
+        .toFormat(name.endsWith('png') ? 'png' : 'jpeg')
+        .toBuffer(),
+    );
+  }
+  return dir;
+}

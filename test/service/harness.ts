@@ -86,6 +86,24 @@ export async function expectProblem(res: Response, status: number, code?: string
   return body;
 }
 
+/**
+ * The check a submission started, once it has left the queue and its run: its answer must be 202,
+ * then its record is polled until its status is neither queued nor running (done, error, or
+ * needs-approval).
+ */
+export async function settledCheck<T extends { status: string }>(res: Response, base: string, timeoutMs = 240_000): Promise<T> {
+  const text = await res.text();
+  expect(res.status, text).toBe(202);
+  const { id } = JSON.parse(text) as { id: string };
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const check = (await (await fetch(`${base}/v1/checks/${id}`)).json()) as T;
+    if (check.status !== 'queued' && check.status !== 'running') return check;
+    if (Date.now() > until) throw new Error(`check ${id} still ${check.status}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** Polls a check until it is done or in error. */
 export async function pollUntilFinished(url: string, headers: Record<string, string> = {}, timeoutMs = 120_000): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { drawPage } from '../helpers/outside-render.js';
-import { tempDir } from './harness.js';
+import { settledCheck, tempDir } from './harness.js';
 
 const dir = tempDir('pp-layers-bleed-');
 let pool: PreflightPool;
@@ -52,18 +52,7 @@ function form(fields: Record<string, string>, parts: Record<string, string>): Fo
   return fd;
 }
 
-async function finished(res: Response): Promise<Check> {
-  const text = await res.text();
-  expect(res.status, text).toBe(202);
-  const { id } = JSON.parse(text) as { id: string };
-  const until = Date.now() + 240_000;
-  for (;;) {
-    const check = (await (await fetch(`${service.url}/v1/checks/${id}`)).json()) as Check;
-    if (check.status !== 'queued' && check.status !== 'running') return check;
-    if (Date.now() > until) throw new Error(`check ${id} still ${check.status}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const finished = (res: Response): Promise<Check> => settledCheck<Check>(res, service.url);
 
 let front: string;
 let sleeve: string;

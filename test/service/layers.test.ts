@@ -20,7 +20,7 @@ import { check } from '../../src/flow/check.js';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { Traffic } from '../helpers/traffic.js';
-import { expectProblem, tempDir } from './harness.js';
+import { expectProblem, settledCheck, tempDir } from './harness.js';
 
 const dir = tempDir('pp-layers-');
 const images = join(dir, 'images');
@@ -91,18 +91,7 @@ async function submit(base: string, body: FormData | Record<string, unknown>): P
   return fetch(`${base}/v1/checks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-async function finished(res: Response): Promise<Check> {
-  const text = await res.text();
-  expect(res.status, text).toBe(202);
-  const { id } = JSON.parse(text) as { id: string };
-  const until = Date.now() + 240_000;
-  for (;;) {
-    const check = (await (await fetch(`${service.url}/v1/checks/${id}`)).json()) as Check;
-    if (check.status !== 'queued' && check.status !== 'running') return check;
-    if (Date.now() > until) throw new Error(`check ${id} still ${check.status}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const finished = (res: Response): Promise<Check> => settledCheck<Check>(res, service.url);
 
 /** The fixed file's bytes, as an order would fetch them. */
 async function fixedFile(check: Check): Promise<Buffer> {
