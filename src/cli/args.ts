@@ -2,7 +2,7 @@ import { FIXABLE_CODES, FixModeSchema, isFixable, PolicyActionSchema, type FixMo
 import { LOCALES, LocaleSchema, matchLocale, type Locale } from '../model/locales.js';
 import { UnknownTargetError } from '../errors.js';
 import type { ProfileRegistry, ResolvedTarget, Target } from '../profile/registry.js';
-import { FINDING_CODE_LIST, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../model/codes.js';
+import { FINDING_CODE_LIST, FINDING_CODES, SeveritySettingSchema, type FindingCode, type SeveritySetting } from '../model/codes.js';
 import type { Verdict } from '../report/schema.js';
 import { didYouMean } from './suggest.js';
 import { UsageError } from './io.js';
@@ -76,11 +76,23 @@ export function parseFlags<const S extends Record<string, FlagSpec>>(args: reado
       value = next;
       i++;
     }
-    if (flag!.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
-    else if (values[name] !== undefined && values[name] !== value) throw new UsageError(`--${name} given twice ("${values[name] as string}" and "${value}")`);
+    const prior = values[name];
+    if (flag!.multiple) values[name] = [...(Array.isArray(prior) ? prior : []), value];
+    else if (typeof prior === 'string' && prior !== value) throw new UsageError(`--${name} given twice ("${prior}" and "${value}")`);
     else values[name] = value;
   }
-  return { values: values as FlagValues<S>, positionals };
+  if (!matchesSpec(values, spec)) throw new Error('parseFlags: a value does not match its flag spec');
+  return { values, positionals };
+}
+
+/** Whether every value is of its flag's kind: the parsed record typed by its spec, checked, not cast. */
+function matchesSpec<S extends Record<string, FlagSpec>>(values: Record<string, string | boolean | string[]>, spec: S): values is FlagValues<S> & Record<string, string | boolean | string[]> {
+  return Object.entries(values).every(([name, value]) => {
+    const flag = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (!flag) return false;
+    if (flag.type === 'boolean') return value === true;
+    return flag.multiple ? Array.isArray(value) : typeof value === 'string';
+  });
 }
 
 /** Reads --product/--variant or --sku into a target, or throws a UsageError. */
@@ -127,7 +139,7 @@ export async function lookUpTarget(values: { product?: string; variant?: string;
         products.map((p) => p.id),
       );
     else {
-      const { product, variant } = target as { product: string; variant: string };
+      const { product, variant } = target;
       hint = didYouMean(variant, products.find((p) => p.id === product.trim().toLowerCase())?.variants.map((v) => v.id) ?? []);
     }
     throw new UsageError(`${error.message}${hint ? hint.replace(/^ \((.*)\)$/, ' $1').replace(/^ d/, ' D') : ''}`);
@@ -184,6 +196,8 @@ export const fails = (verdict: Verdict | 'error', failOn: FailOn): boolean => ve
 export const FAIL_ON_HELP = `  --fail-on error|warning
                       what makes the exit status 1: an error (default), or a warning too`;
 
+const isFindingCode = (code: string): code is FindingCode => Object.hasOwn(FINDING_CODES, code);
+
 /** --severity CODE=LEVEL (repeatable) into per-call severities, with the nearest code for a typo. */
 export function severitiesFrom(items: readonly string[] | undefined): Partial<Record<FindingCode, SeveritySetting>> {
   const severities: Partial<Record<FindingCode, SeveritySetting>> = {};
@@ -192,10 +206,10 @@ export function severitiesFrom(items: readonly string[] | undefined): Partial<Re
     if (at <= 0) throw new UsageError(`--severity needs CODE=LEVEL, e.g. colour-space-not-rgb=error, got "${item}"`);
     const code = item.slice(0, at);
     const level = item.slice(at + 1);
-    if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--severity: unknown finding code "${code}"${didYouMean(code, FINDING_CODE_LIST)}`);
+    if (!isFindingCode(code)) throw new UsageError(`--severity: unknown finding code "${code}"${didYouMean(code, FINDING_CODE_LIST)}`);
     const parsed = SeveritySettingSchema.safeParse(level);
     if (!parsed.success) throw new UsageError(`--severity ${code}: level must be error, warning, info or off, got "${level}"`);
-    severities[code as FindingCode] = parsed.data;
+    severities[code] = parsed.data;
   }
   return severities;
 }
@@ -208,11 +222,11 @@ export function policyFrom(items: readonly string[] | undefined): Policy {
     if (at <= 0) throw new UsageError(`--policy needs CODE=ACTION, e.g. page-order-mismatch=fix, got "${item}"`);
     const code = item.slice(0, at);
     const action = item.slice(at + 1);
-    if (!FINDING_CODE_LIST.includes(code as FindingCode)) throw new UsageError(`--policy: unknown finding code "${code}"${didYouMean(code, FINDING_CODE_LIST)}`);
+    if (!isFindingCode(code)) throw new UsageError(`--policy: unknown finding code "${code}"${didYouMean(code, FINDING_CODE_LIST)}`);
     const parsed = PolicyActionSchema.safeParse(action);
     if (!parsed.success) throw new UsageError(`--policy ${code}: action must be reject, warn, fix or off, got "${action}"`);
-    if (parsed.data === 'fix' && !isFixable(code as FindingCode)) throw new UsageError(`--policy ${code}=fix: print-preflight has no fix for ${code} (fixable: ${FIXABLE_CODES.join(', ')})`);
-    policy[code as FindingCode] = parsed.data;
+    if (parsed.data === 'fix' && !isFixable(code)) throw new UsageError(`--policy ${code}=fix: print-preflight has no fix for ${code} (fixable: ${FIXABLE_CODES.join(', ')})`);
+    policy[code] = parsed.data;
   }
   return policy;
 }
