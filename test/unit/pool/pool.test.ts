@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, PreflightError } from '../../../src/errors.js';
 import { TimeBudget } from '../../../src/pool/budget.js';
 import { failedOrAnswer, PreflightPool, renderResultOf, TaskFailure } from '../../../src/pool/pool.js';
@@ -15,8 +15,20 @@ describe('PreflightPool options', () => {
   it('sizes itself from os.availableParallelism() by default', async () => {
     const pool = new PreflightPool();
     expect(pool.threads).toBe(availableParallelism());
-    expect(pool.options).toMatchObject({ taskTimeoutMs: 60_000, maxWorkerMemoryMb: 1024, idleTimeoutMs: 5_000 });
+    expect(pool.options).toMatchObject({ taskTimeoutMs: 60_000, maxWorkerMemoryMb: 1024, maxWorkerYoungGenerationMb: 16, idleTimeoutMs: 5_000 });
     await pool.destroy();
+  });
+
+  it('starts each worker with the young generation and heap cap asked for, as Node reports them', async () => {
+    const pool = new PreflightPool({ maxThreads: 1, maxWorkerMemoryMb: 256, maxWorkerYoungGenerationMb: 8 });
+    try {
+      pool.warm(1);
+      const { piscina } = pool as unknown as { piscina: { threads: { resourceLimits?: { maxYoungGenerationSizeMb?: number; maxOldGenerationSizeMb?: number } }[] } };
+      await vi.waitFor(() => expect(piscina.threads.length).toBeGreaterThan(0), { timeout: 20_000 });
+      await vi.waitFor(() => expect(piscina.threads[0]!.resourceLimits).toMatchObject({ maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 }), { timeout: 20_000 });
+    } finally {
+      await pool.destroy();
+    }
   });
 
   it.each([
@@ -24,6 +36,7 @@ describe('PreflightPool options', () => {
     [{ maxThreads: 1.5 }, /maxThreads/],
     [{ taskTimeoutMs: -1 }, /taskTimeoutMs/],
     [{ maxWorkerMemoryMb: 8 }, /maxWorkerMemoryMb/],
+    [{ maxWorkerYoungGenerationMb: 0 }, /maxWorkerYoungGenerationMb/],
     [{ idleTimeoutMs: 'soon' }, /idleTimeoutMs/],
     [{ threads: 2 }, /threads/],
   ])('rejects %j', (options, message) => {
