@@ -23,6 +23,7 @@ import { say } from './output.js';
 import type { Locale } from '../model/locales.js';
 import type { Preview } from '../flow/preflight.js';
 import type { Report } from '../report/schema.js';
+import type { StructureRead } from '../flow/structure-read.js';
 import type { ResolvedTarget } from '../profile/registry.js';
 
 export const CHECK_HELP = `Usage: print-preflight check <file.pdf> (--product ID --variant ID | --sku SKU) [options]
@@ -106,20 +107,41 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const workers = int('workers', 1, 256);
   const timeout = int('timeout', 1, 86_400);
   const poolLimits = poolLimitsFrom(values);
+  const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
   const { PreflightPool, defaultPool } = await import('../pool/pool.js');
   const pool =
     workers !== undefined || timeout !== undefined || Object.keys(poolLimits).length
       ? new PreflightPool({ maxThreads: workers, taskTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined, ...poolLimits })
       : undefined;
-  (pool ?? defaultPool()).warm(1);
+  const executor = pool ?? defaultPool();
+  executor.warm(1);
+  // The file's structure is read by that worker as soon as it is up, under the settings the check
+  // will resolve (the check reads it again if they differ): the profiles and the checks load
+  // meanwhile. A file that cannot be read says so when the check takes the read over, after any
+  // mistake in the flags or the target.
+  const path = positionals[0]!;
+  const structure = startEarly(path, executor, fileBudget !== undefined ? fileBudget * 1000 : undefined);
+  structure.catch(() => undefined);
   try {
-    return await checkWith(values, positionals[0]!, pool, io);
+    return await checkWith(values, path, pool, io, { fileBudget, structure });
   } finally {
     await pool?.destroy();
   }
 }
 
-async function checkWith(values: CheckFlags, path: string, pool: PreflightPool | undefined, io: CliIO): Promise<number> {
+/** The file read and its structure read started in the pool, with what a check of it resolves by default. */
+async function startEarly(path: string, executor: PreflightPool, fileBudgetMs: number | undefined): Promise<StructureRead> {
+  const [{ readSourceBytes }, { inspectOptionsOf, startStructureRead }, { MAX_RENDER_IMAGE_PIXELS }, { DEFAULT_FILE_BUDGET_MS }] = await Promise.all([
+    import('../source/read.js'),
+    import('../flow/structure-read.js'),
+    import('../raster/budget.js'),
+    import('../pool/budget.js'),
+  ]);
+  const { bytes } = await readSourceBytes(path);
+  return startStructureRead(bytes, { executor, options: inspectOptionsOf(executor.decodeLimits, MAX_RENDER_IMAGE_PIXELS), fileBudgetMs: fileBudgetMs ?? DEFAULT_FILE_BUDGET_MS });
+}
+
+async function checkWith(values: CheckFlags, path: string, pool: PreflightPool | undefined, io: CliIO, early: { fileBudget: number | undefined; structure: Promise<StructureRead> }): Promise<number> {
   // The profiles read once and the target resolved once, here: the check is given both.
   const { target, registry, resolved } = await lookUpTarget(values);
   const severities = severitiesFrom(values.severity);
@@ -142,7 +164,7 @@ async function checkWith(values: CheckFlags, path: string, pool: PreflightPool |
     // The HTML report still works without previews; previews need rendering.
     if (values.previews) throw new UsageError('--previews needs rendering: drop --no-raster');
   }
-  const fileBudget = numberFlag(values['file-budget'], 'file-budget', { min: 1, max: 86_400 });
+  const { fileBudget } = early;
   const [{ checkRun }, { resolveRun }, { renderHtml }, { renderText }] = await Promise.all([
     import('../flow/check.js'),
     import('../flow/run.js'),
@@ -168,7 +190,7 @@ async function checkWith(values: CheckFlags, path: string, pool: PreflightPool |
     },
     resolved,
   );
-  const { report, previews } = await checkRun(path, run);
+  const { report, previews } = await checkRun(path, run, early.structure);
   // With --locale, the customer's pages: report.html and the text in their language.
   const customer = locale ? await customerOutput(resolved, locale) : null;
   if (values.html) {

@@ -2,15 +2,10 @@
  * The check of one file under a resolved run — what {@link check} (flow/check.ts) does for each
  * file it is given, and a fix does for the files it makes.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PreflightError } from '../errors.js';
 import type { DocumentFacts } from '../pdf/facts.js';
-import { TimeBudget } from '../pool/budget.js';
-import type { Executor } from '../pool/local.js';
-import type { InspectResult } from '../pool/tasks.js';
 import { TaskFailure } from '../pool/pool.js';
 import { knownApproximation } from '../raster/renderer.js';
 import type { RasterFacts, RasterFailure } from '../raster/facts.js';
@@ -18,8 +13,8 @@ import type { Preview } from '../model/preview.js';
 import { buildReport, type PreviewRef } from '../report/build.js';
 import type { Report } from '../report/schema.js';
 import { runChecks } from '../rules/index.js';
-import { readSourceBytes, sha256Hex } from '../source/read.js';
-import type { InspectTaskOptions } from '../pool/tasks.js';
+import { readSourceBytes } from '../source/read.js';
+import { inspectOptionsOf, sameStructureSettings, startStructureRead, type StructureRead, type StructureSettings } from './structure-read.js';
 import { localizeReport } from '../messages/catalogue.js';
 import { throwIfAborted, type ResolvedRun } from './run.js';
 import { overBudget, planPage } from './render-plan.js';
@@ -31,7 +26,9 @@ export type { Preview };
  * this thread for a small file when the run says so), its pages drawn as the render plan says
  * (flow/render-plan.ts), every check run and the report built.
  * @param how `keepPreviews`: return the previews (default true); `path`: the name the report gives
- *   the file; `raster: false`: the structure checks only (a fix's check before its transform)
+ *   the file; `raster: false`: the structure checks only (a fix's check before its transform);
+ *   `structure`: the file's structure read, started early (flow/structure-read.ts) — taken over
+ *   when its settings are the run's, and its bytes are then the file's
  * @example
  * const run = await resolveRun({ sku: 'T-SHIRT-M' });
  * const { report } = await checkResolved(run, bytes, { keepPreviews: false });
@@ -39,7 +36,7 @@ export type { Preview };
 export async function checkResolved(
   run: ResolvedRun,
   input: string | Uint8Array,
-  how: { keepPreviews?: boolean; path?: string | null; raster?: boolean } = {},
+  how: { keepPreviews?: boolean; path?: string | null; raster?: boolean; structure?: Promise<StructureRead> | undefined } = {},
 ): Promise<{ report: Report; previews: Map<number, Preview> }> {
   const started = performance.now();
   const { target: resolved, limits, executor, decodeLimits } = run;
@@ -47,19 +44,25 @@ export async function checkResolved(
   const opts = how.raster === undefined ? run.options : { ...run.options, raster: how.raster };
   const keepPreviews = how.keepPreviews ?? true;
   throwIfAborted(opts.signal);
-  const source = await readSourceBytes(input, how.path !== undefined ? how.path : opts.path);
-  throwIfAborted(opts.signal);
-
-  // The bytes go to the workers once, shared; each worker parses them once per call. The cache key
-  // is per call: a document checked again starts fresh (pdf.js state of an earlier check is
-  // evicted and destroyed by the worker's LRU instead of growing across repeats).
-  const shared = toShared(source.bytes);
-  const docId = randomUUID();
-  const budget = new TimeBudget(opts.fileBudgetMs);
-  const inspectOptions: InspectTaskOptions = { limits: decodeLimits, maxHiddenImagePixels: opts.maxRenderImagePixels };
   // Untrusted bytes are decoded in the pool only — the structure read (which hashes the bytes off
-  // this thread) and every page — so no file holds this thread's event loop or its heap.
-  const { facts, sha256, jpegs } = await inspectOrExplain(executor, shared, docId, source.bytes, opts.signal, opts.timeoutMs, budget, inspectOptions);
+  // this thread) and every page — so no file holds this thread's event loop or its heap. A read the
+  // caller started early (the command line, while it loaded the profiles) is taken over when it was
+  // started under these very settings.
+  const reading: StructureSettings = {
+    executor,
+    options: inspectOptionsOf(decodeLimits, opts.maxRenderImagePixels),
+    fileBudgetMs: opts.fileBudgetMs,
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+  };
+  const early = how.structure ? await how.structure : undefined;
+  const read = early && sameStructureSettings(early.settings, reading) ? early : startStructureRead((await readSourceBytes(input, null)).bytes, reading);
+  // The name the report gives the file: the caller's, else the path it was read from.
+  const named = how.path !== undefined ? how.path : opts.path;
+  const source = { bytes: read.bytes, path: named ?? (typeof input === 'string' ? input : null) };
+  throwIfAborted(opts.signal);
+  const { shared, docId, budget } = read;
+  const { facts, sha256, jpegs } = await read.result;
 
   const raster = new Map<number, RasterFacts>();
   const rasterFailures: RasterFailure[] = [];
@@ -143,34 +146,6 @@ export async function checkResolved(
   return { report: opts.locale ? await localizeReport(report, resolved.profile, opts.locale) : report, previews };
 }
 
-/** Structure facts from the pool; a timeout or crash becomes a document problem (a finding). */
-async function inspectOrExplain(
-  executor: Executor,
-  shared: SharedArrayBuffer,
-  docId: string,
-  bytes: Uint8Array,
-  signal: AbortSignal | undefined,
-  timeoutMs: number | undefined,
-  budget: TimeBudget,
-  options: InspectTaskOptions,
-): Promise<InspectResult> {
-  try {
-    return await executor.inspect(shared, docId, signal, timeoutMs, budget, options);
-  } catch (error) {
-    if (!(error instanceof TaskFailure)) throw error;
-    if (error.reason === 'aborted') throw new PreflightError('ERR_ABORTED', 'The preflight was aborted', { cause: signal?.reason });
-    const facts = await (error.reason === 'timeout'
-      ? structureFailed(bytes, 'timeout', `reading its structure ${error.message}`)
-      : structureFailed(bytes, 'too-complex', `reading its structure failed: ${error.message}`));
-    return { facts, sha256: sha256Hex(bytes) };
-  }
-}
-
-async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
-  const { pdfHeaderVersion } = await import('../pdf/inspect.js');
-  return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
-}
-
 /** The raster facts, saying also what the engine that drew the page is known to draw otherwise. */
 function withKnownApproximation(facts: RasterFacts, page: DocumentFacts['pages'][number]): RasterFacts {
   const known = knownApproximation(page, facts.method);
@@ -185,15 +160,6 @@ async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: 
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
-function toShared(bytes: Uint8Array): SharedArrayBuffer {
-  if (bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
-    return bytes.buffer;
-  }
-  const shared = new SharedArrayBuffer(bytes.length);
-  new Uint8Array(shared).set(bytes);
-  return shared;
 }
 
 async function writePreviews(previews: Map<number, Preview>, dir: string | null, path: string | null): Promise<Map<number, PreviewRef>> {

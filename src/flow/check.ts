@@ -15,6 +15,7 @@ import { changeText, formatMegabytes } from '../messages/catalogue.js';
 import { fixResolved, noteRemaining, parseFixOptions } from './fix.js';
 import type { Change, Refusal } from '../model/change.js';
 import { checkResolved, type Preview } from './check-file.js';
+import type { StructureRead } from './structure-read.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 import { assembleInPool, fillOf, isLayersSource, layerProblems, loadLayerInput, transparencyDrafts, type LayersSource } from './assembly.js';
 import { InvalidArgumentError } from '../errors.js';
@@ -78,11 +79,14 @@ export async function check(source: CheckSource, target: Target, options: CheckO
 
 /**
  * {@link check} under a run resolved once (flow/run.ts): nothing is parsed or looked up again.
+ * @param structure the file's structure read, started before the run was resolved (the command
+ *   line does, flow/structure-read.ts): the file's bytes are then the read's, and the read is taken
+ *   over when it was started under the run's settings
  * @example
  * const run = await resolveRun({ sku: 'T-SHIRT-M' }, { raster: false });
  * const out = await checkRun(bytes, run);
  */
-export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<CheckResult> {
+export async function checkRun(source: CheckSource, run: ResolvedRun, structure?: Promise<StructureRead>): Promise<CheckResult> {
   if (isLayersSource(source)) return checkLayers(run, source);
   if (typeof source === 'object' && !(source instanceof Uint8Array)) {
     // The download path (node:http, which Node 24 loads with undici) is imported only by a URL.
@@ -96,6 +100,7 @@ export async function checkRun(source: CheckSource, run: ResolvedRun): Promise<C
     return { ...out, status, report, before: before ?? report };
   }
   // The name the reports give the file: the one the caller gives, else the path it was read from.
+  if (structure) return checkFile(run, (await structure).bytes, run.options.path ?? (typeof source === 'string' ? source : null), structure);
   const file = await readSourceBytes(source, run.options.path);
   return checkFile(run, file.bytes, file.path);
 }
@@ -161,9 +166,9 @@ async function checkLayers(run: ResolvedRun, source: LayersSource): Promise<Chec
 }
 
 /** Check, then (with a mode) fix and check again. */
-async function checkFile(run: ResolvedRun, bytes: Uint8Array, path: string | null): Promise<CheckResult> {
+async function checkFile(run: ResolvedRun, bytes: Uint8Array, path: string | null, structure?: Promise<StructureRead>): Promise<CheckResult> {
   const { fix: mode, rotate, fit, fixedPath, keepPreviews, instructions } = run.options;
-  const first = await checkResolved(run, bytes, { path, keepPreviews });
+  const first = await checkResolved(run, bytes, { path, keepPreviews, structure });
   const unchanged: CheckResult = { status: 'done', report: first.report, previews: first.previews, before: first.report, beforePreviews: first.previews, fixed: null };
   if (!mode) return unchanged;
   const codes = [...new Set(first.report.findings.filter((f) => f.action === 'fix' && isFixable(f.code)).map((f) => f.code))];

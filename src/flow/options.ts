@@ -9,6 +9,7 @@ import { FitSchema, InstructionWordsSchema, RotateSchema } from '../model/instru
 import { LocaleSchema } from '../model/locales.js';
 import { PreflightPool } from '../pool/pool.js';
 import { MAX_RENDER_IMAGE_PIXELS } from '../raster/budget.js';
+import { DEFAULT_FILE_BUDGET_MS } from '../pool/budget.js';
 import { DecodeLimitsOverrideSchema } from '../pdf/decode-limits.js';
 
 /**
@@ -95,7 +96,7 @@ const PreflightFields = z
      * stops here (its remaining pages get pdf-timeout) instead of holding the pool. Time spent
      * waiting in the queue does not count. Default 300,000 (5 min).
      */
-    fileBudgetMs: z.number().int().min(1).default(300_000),
+    fileBudgetMs: z.number().int().min(1).default(DEFAULT_FILE_BUDGET_MS),
     /** Cancels the call. */
     signal: z.instanceof(AbortSignal).optional(),
   })

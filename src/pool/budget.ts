@@ -3,6 +3,9 @@
  * worker takes each task (never while it waits in the queue). One heavy file spends its own
  * budget and then stops; the files queued behind it are not charged for the wait.
  */
+/** The worker time a file may use when the call does not say (flow/options.ts's `fileBudgetMs`): 5 min. */
+export const DEFAULT_FILE_BUDGET_MS = 300_000;
+
 export class TimeBudget {
   private spentMs = 0;
   private readonly running = new Map<number, number>();
