@@ -23,6 +23,7 @@ import type { TimeBudget } from './budget.js';
 import { DEFAULT_DECODE_LIMITS } from '../pdf/decode-budget.js';
 import { DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-limits.js';
 import {
+  ImageProbeSchema,
   InspectResultSchema,
   RenderAnswerSchema,
   TaskFailedSchema,
@@ -37,6 +38,7 @@ import {
 } from './tasks.js';
 import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
+import type { ImageProbe } from '../raster/image-probe.js';
 import { FairGate, GateAborted, currentPoolLane } from './fair-gate.js';
 
 /**
@@ -227,6 +229,22 @@ export class PreflightPool {
     const result = await this.run({ kind: 'transform', ...task }, signal, timeoutMs, budget, task.bytes.byteLength * 12 + 64 * 1024 * 1024);
     const parsed = TransformAnswerSchema.safeParse(result);
     if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed transform: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  }
+
+  /**
+   * An untrusted image's header size and, when neither side is over `maxSidePx`, whether it decodes
+   * (to a thumbnail): the service's look at a layer image before it accepts it. A bad image is an
+   * answer (`unreadable`), not a failure; a timeout or crash rejects with a `TaskFailure`.
+   * @param bytes the image file, shared with the worker
+   * @param maxSidePx the longest side decoded; a larger image is only measured from its header
+   * @internal the service calls it
+   */
+  async probeImage(bytes: SharedArrayBuffer, maxSidePx: number, signal?: AbortSignal, timeoutMs?: number): Promise<ImageProbe> {
+    // The file, and a thumbnail: a PNG or TIFF is decoded row by row (sequentialRead).
+    const result = await this.run({ kind: 'probe-image', bytes, maxSidePx }, signal, timeoutMs, undefined, bytes.byteLength + 32 * 1024 * 1024);
+    const parsed = ImageProbeSchema.safeParse(result);
+    if (!parsed.success) throw new TaskFailure('failed', `a worker returned a malformed image probe: ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 

@@ -128,7 +128,28 @@ export const TransformTaskSchema = z.object({
 });
 export type TransformTask = z.infer<typeof TransformTaskSchema>;
 
-export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema, TransformTaskSchema]);
+/**
+ * A look at an untrusted image before the service accepts it (raster/image-probe.ts): its header's
+ * size and, only when neither side is over `maxSidePx`, whether it decodes.
+ */
+export const ProbeImageTaskSchema = z.object({
+  kind: z.literal('probe-image'),
+  taskId: TaskId,
+  bytes: Shared,
+  maxSidePx: z.number().int().min(1),
+});
+export type ProbeImageTask = z.infer<typeof ProbeImageTaskSchema>;
+
+/** A probe's answer (raster/image-probe.ts's ImageProbe). */
+export const ImageProbeSchema = z.strictObject({
+  format: z.string().nullable(),
+  widthPx: z.number().int().min(0).nullable(),
+  heightPx: z.number().int().min(0).nullable(),
+  decoded: z.boolean(),
+  unreadable: z.string().nullable(),
+});
+
+export const TaskSchema = z.discriminatedUnion('kind', [InspectTaskSchema, RenderTaskSchema, WarmTaskSchema, TransformTaskSchema, ProbeImageTaskSchema]);
 export type InspectTask = z.infer<typeof InspectTaskSchema>;
 export type RenderTask = z.infer<typeof RenderTaskSchema>;
 export type Task = z.infer<typeof TaskSchema>;

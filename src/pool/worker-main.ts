@@ -14,7 +14,7 @@ import type { ImageDetail } from '../raster/image-detail.js';
 import type { PixelFacts, RasterFacts } from '../raster/facts.js';
 import { analysePixels, flattenOnWhite, type RawPixels, type UnpaintedGrid } from '../raster/pixels.js';
 import { encodePreview } from '../raster/preview.js';
-import type { InspectTask, RenderAnswer, RenderResult, Task, TaskFailed, RenderTask, TransformTask } from './tasks.js';
+import type { InspectTask, ProbeImageTask, RenderAnswer, RenderResult, Task, TaskFailed, RenderTask, TransformTask } from './tasks.js';
 import { grouped } from '../util/text.js';
 
 /*
@@ -92,20 +92,21 @@ export default async function handle(message: unknown): Promise<unknown> {
 }
 
 /** Kinds of task a worker runs. */
-const KINDS = new Set(['inspect', 'render', 'warm', 'transform']);
+const KINDS = new Set(['inspect', 'render', 'warm', 'transform', 'probe-image']);
 
 /**
  * The task as the pool built it (pool.ts types every task it sends, and validates every answer it
  * gets back): the worker checks only its kind, so no schema library loads on a worker's start-up.
  */
 function taskOf(message: unknown): Task {
-  const m = (message ?? {}) as { kind?: unknown; bytes?: unknown; docId?: unknown; page?: unknown };
+  const m = (message ?? {}) as { kind?: unknown; bytes?: unknown; docId?: unknown; page?: unknown; maxSidePx?: unknown };
   const kind = m.kind;
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw new Error(`not a task: ${typeof kind === 'string' ? kind.slice(0, 40) : typeof message}`);
   if (kind === 'warm') return message as Task;
   // What every task reads before anything else: its bytes, shared; a document id; a page from 1.
   if (!(m.bytes instanceof SharedArrayBuffer)) throw new Error(`a ${kind} task without its bytes in shared memory`);
-  if (kind !== 'transform' && (typeof m.docId !== 'string' || !m.docId)) throw new Error(`a ${kind} task without a document id`);
+  if (kind !== 'transform' && kind !== 'probe-image' && (typeof m.docId !== 'string' || !m.docId)) throw new Error(`a ${kind} task without a document id`);
+  if (kind === 'probe-image' && !(Number.isInteger(m.maxSidePx) && (m.maxSidePx as number) >= 1)) throw new Error('a probe-image task without a largest side from 1');
   if (kind === 'render' && !(Number.isInteger(m.page) && (m.page as number) >= 1)) throw new Error('a render task without a page number from 1');
   return message as Task;
 }
@@ -116,6 +117,7 @@ async function runTask(message: unknown): Promise<unknown> {
   // Starts the task's clock in the pool (it is not charged for its time in the queue).
   if (task.taskId !== undefined) parentPort?.postMessage({ taskStarted: task.taskId });
   if (task.kind === 'transform') return transform(task);
+  if (task.kind === 'probe-image') return probe(task);
   return task.kind === 'inspect' ? inspect(task) : render(task);
 }
 
@@ -133,6 +135,12 @@ async function transform(task: TransformTask) {
       return answer;
     },
   } as never);
+}
+
+/** An untrusted image's size and whether it decodes (raster/image-probe.ts): facts, judged by the caller. */
+async function probe(task: ProbeImageTask) {
+  const { probeImage } = await import('../raster/image-probe.js');
+  return probeImage(new Uint8Array(task.bytes), task.maxSidePx);
 }
 
 async function inspect(task: InspectTask) {
