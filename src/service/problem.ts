@@ -118,6 +118,8 @@ export const PROBLEMS = {
   'unknown-product': entry(422, 'no such product (`ERR_UNKNOWN_PRODUCT`)'),
   'unknown-variant': entry(422, 'the product has no such variant (`ERR_UNKNOWN_VARIANT`)'),
   'layer-not-image': entry(422, 'a `layer.<id>` part is not a PNG, JPEG, TIFF, WebP or PDF file'),
+  'layer-too-large': entry(422, "a `layer.<id>` image is over the product's `maxImagePixels` (15,000 by default) on a side"),
+  'layer-unreadable': entry(422, 'a `layer.<id>` image cannot be decoded (cut short, or damaged behind the right first bytes)'),
   'limits-not-allowed': entry(422, "the request's limits or severities would loosen the server's profile"),
   'callback-not-configured': entry(422, 'a callbackUrl was given but the server signs no callbacks (no `--callback-secret`)'),
   'callback-url-refused': entry(422, 'the callbackUrl cannot be used (scheme, host, or an address it resolves to)'),

@@ -1,10 +1,15 @@
 /**
  * The parts of a submission with one image per layer (`layer.<id>` parts, `fit.<id>` fields): each
  * part streamed to the scratch folder through a guard that knows its kind from its first bytes and
- * counts the request's bytes — nothing is decoded here (the assembly decodes in the pool), nothing
- * is held in memory beyond the first kilobyte of a part.
+ * counts the request's bytes — nothing is decoded here, nothing is held in memory beyond the first
+ * kilobyte of a part. Before the check is accepted, each image is probed in the pool (its header's
+ * size, and whether it decodes) and judged here: too large or unreadable is refused while the
+ * client waits.
  */
+import { open } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
+import { TaskFailure, type PreflightPool } from '../../pool/pool.js';
+import { grouped } from '../../util/text.js';
 import { Problem } from '../problem.js';
 
 /** Layer parts a submission may have (the products' most is 8). */
@@ -38,21 +43,88 @@ export function notAnImage(part: string): Problem {
   });
 }
 
+/** An image part with more pixels on a side than the product's limit (`maxImagePixels`). */
+export function layerTooLarge(part: string, widthPx: number, heightPx: number, limitPx: number): Problem {
+  const size = `${grouped(widthPx)} × ${grouped(heightPx)} pixels`;
+  return new Problem(
+    'layer-too-large',
+    `The part "${part}" is ${size}; the order service takes images of at most ${grouped(limitPx)} pixels per side. Scale it to at most ${grouped(limitPx)} pixels on its longer side and send it again.`,
+    { widthPx, heightPx, limitPx, errors: [{ path: part, message: `${size}, over ${grouped(limitPx)} pixels per side` }] },
+  );
+}
+
+/** An image part whose header or pixels cannot be decoded (cut short, or damaged behind good magic bytes). */
+export function layerUnreadable(part: string, format: string | null, reason: string): Problem {
+  const said = reason.slice(0, 200);
+  return new Problem(
+    'layer-unreadable',
+    `The part "${part}" cannot be decoded${format ? ` as ${format.toUpperCase()}` : ''} (${said}): the file is damaged or cut short. Export the image again and send it whole.`,
+    { errors: [{ path: part, message: `cannot be decoded: ${said}` }] },
+  );
+}
+
+/**
+ * What is wrong with a stored layer image, or null: probed in the pool (never decoded on this
+ * thread) — over `maxSidePx` on a side from its header alone, else whether it decodes.
+ * @param pool the pool the probe runs in
+ * @param part the part's name, for the problem (`layer.front`)
+ * @param file where the part was streamed to
+ * @param maxSidePx the product's `maxImagePixels`
+ */
+export async function layerImageProblem(pool: PreflightPool, part: string, file: string, maxSidePx: number): Promise<Problem | null> {
+  let probe;
+  try {
+    probe = await pool.probeImage(await sharedBytes(file), maxSidePx, undefined, PROBE_TIMEOUT_MS);
+  } catch (error) {
+    // A thumbnail of an image within the limit takes well under a second: longer is a bomb or damage.
+    if (error instanceof TaskFailure && error.reason === 'timeout') return layerUnreadable(part, null, `not decoded within ${PROBE_TIMEOUT_MS / 1000} s`);
+    throw error;
+  }
+  if (probe.unreadable !== null) return layerUnreadable(part, probe.format, probe.unreadable);
+  if (probe.widthPx !== null && probe.heightPx !== null && Math.max(probe.widthPx, probe.heightPx) > maxSidePx) return layerTooLarge(part, probe.widthPx, probe.heightPx, maxSidePx);
+  return null;
+}
+
+/** The time a probe may take in a worker. */
+const PROBE_TIMEOUT_MS = 20_000;
+
+/** A stored part's bytes in shared memory, read straight into it (one copy, handed to the worker). */
+async function sharedBytes(file: string): Promise<SharedArrayBuffer> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const shared = new SharedArrayBuffer(size);
+    const view = new Uint8Array(shared);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(view, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return shared;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A layer part's guard: what it found wrong, and the part's kind once its first bytes are in. */
+export type LayerGuard = Transform & { problem: Problem | null; kind: LayerKind | null };
+
 /**
  * A pass-through for one layer part that knows, from the part's first bytes, whether it is an image
  * (else `problem` is {@link notAnImage}), and adds its bytes to the request's count (past `limit`,
  * `problem` is `tooLarge()`). A part found wanting is read on to its end and dropped, not torn
  * down: the multipart reader goes on, so the answer goes out at once instead of after a stall.
  */
-export function layerGuard(part: string, request: { bytes: number }, limit: number, tooLarge: () => Problem): Transform & { problem: Problem | null } {
+export function layerGuard(part: string, request: { bytes: number }, limit: number, tooLarge: () => Problem): LayerGuard {
   let head: Buffer[] = [];
   let headBytes = 0;
   let judged = false;
-  const judge = (stream: Transform & { problem: Problem | null }) => {
+  const judge = (stream: LayerGuard) => {
     judged = true;
     const bytes = Buffer.concat(head);
     head = [];
-    if (!layerKind(bytes)) stream.problem = notAnImage(part);
+    stream.kind = layerKind(bytes);
+    if (!stream.kind) stream.problem = notAnImage(part);
     else stream.push(bytes);
   };
   const guard = new Transform({
@@ -74,7 +146,8 @@ export function layerGuard(part: string, request: { bytes: number }, limit: numb
       if (!judged && !guard.problem) judge(guard);
       done();
     },
-  }) as Transform & { problem: Problem | null };
+  }) as LayerGuard;
   guard.problem = null;
+  guard.kind = null;
   return guard;
 }

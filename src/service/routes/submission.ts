@@ -24,7 +24,8 @@ import { grouped, withoutFormatControls } from '../../util/text.js';
 import type { Policy } from '../../model/policy.js';
 import { policyLoosenings } from '../../rules/settle.js';
 import { profileRules } from '../../rules/index.js';
-import { layerGuard, MAX_LAYER_PARTS } from './layer-parts.js';
+import { defaultPool } from '../../pool/pool.js';
+import { layerGuard, layerImageProblem, MAX_LAYER_PARTS, type LayerKind } from './layer-parts.js';
 
 const newId = () => randomUUID().replaceAll('-', '');
 
@@ -51,8 +52,8 @@ export async function acceptUpload(ctx: ServiceContext, request: FastifyRequest,
   const temp = ctx.store.uploadTemp(id);
   const fields: Record<string, string> = {};
   const fits: Record<string, string> = {};
-  /** Layer parts by layer id: where each streamed to, and the name the client gave it. */
-  const layers = new Map<string, { temp: string; name: string }>();
+  /** Layer parts by layer id: where each streamed to, the name the client gave it, and its kind. */
+  const layers = new Map<string, { temp: string; name: string; kind: LayerKind | null }>();
   const counted = { bytes: 0 };
   const limit = ctx.options.maxUploadBytes;
   let name: string | null = null;
@@ -95,12 +96,14 @@ export async function acceptUpload(ctx: ServiceContext, request: FastifyRequest,
             }
             if (known && !known.resolved.layers.some((l) => l.id === layer)) throw unknownLayer(part.fieldname, known.resolved.layers);
             const to = ctx.store.layerUploadTemp(id, layer);
-            layers.set(layer, { temp: to, name: cleanName(part.filename) });
+            const stored = { temp: to, name: cleanName(part.filename), kind: null as LayerKind | null };
+            layers.set(layer, stored);
             const guard = layerGuard(part.fieldname, counted, limit, () => tooLarge(limit));
             await pipeline(part.file, guard, createWriteStream(to, { flags: 'wx' })).catch((error: unknown) => {
               throw formError(error);
             });
             if (guard.problem) throw guard.problem;
+            stored.kind = guard.kind;
           } else {
             if (layers.size)
               throw invalid('file', 'layer parts are given too: send either "file" or the layer parts', `Both "file" and "layer.*" parts are given: send either the PDF or one image per layer.`);
@@ -150,6 +153,7 @@ export async function acceptUpload(ctx: ServiceContext, request: FastifyRequest,
     }
     policyOrThrow(ctx, caller, resolved.profile, form.data.policy);
     const callbackUrl = await callbackOrThrow(ctx, form.data.callbackUrl);
+    if (layers.size) await layerImagesOrThrow(ctx, layers, resolved.layers, resolved.limits.maxImagePixels);
     let source: CheckSource;
     if (layers.size) {
       const stored: Extract<CheckSource, { kind: 'layers' }>['layers'] = {};
@@ -176,6 +180,26 @@ export async function acceptUpload(ctx: ServiceContext, request: FastifyRequest,
     for (const part of layers.values()) await rm(part.temp, { force: true });
     if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(ctx.options.maxUploadBytes);
     throw error;
+  }
+}
+
+/**
+ * Each layer image probed in the pool, all at once, before the check is accepted: the first in the
+ * product's layer order that is over `maxSidePx` on a side, or cannot be decoded, is the answer. A
+ * one-page PDF is left to the assembly.
+ */
+async function layerImagesOrThrow(ctx: ServiceContext, layers: ReadonlyMap<string, { temp: string; kind: LayerKind | null }>, order: readonly { id: string }[], maxSidePx: number): Promise<void> {
+  // A fleet's server runs no checks, but decodes nothing on its own thread either: the process's pool.
+  const pool = ctx.pool ?? defaultPool();
+  const images = order.flatMap((l) => {
+    const part = layers.get(l.id);
+    return part && part.kind !== 'pdf' ? [{ id: l.id, temp: part.temp }] : [];
+  });
+  const problems = await Promise.all(images.map((image) => layerImageProblem(pool, `layer.${image.id}`, image.temp, maxSidePx)));
+  const problem = problems.find((p) => p !== null);
+  if (problem) {
+    ctx.metrics.rejectedSubmission('invalid');
+    throw problem;
   }
 }
 
