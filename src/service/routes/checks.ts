@@ -62,7 +62,7 @@ export function checkRoutes(ctx: ServiceContext): void {
   const upload = { schema: CheckUploadSchema, partTypes: { file: 'application/pdf' } };
   const layersUpload = { schema: CheckLayersUploadSchema, partTypes: { file: 'application/pdf' } };
   const layersWhen =
-    'Instead of a PDF, one image per layer of the product (PNG, JPEG, TIFF, WebP, or a one-page PDF): multipart parts named `layer.<layer id>` (`layer.front`, `layer.back`…, as GET /v1/profiles lists the layers), each with an optional `fit.<layer id>` field (`cover`, `contain`, `stretch`, `tile`, `mirror`, `bleed`; without it an image made at the trim size gets its bleed mirrored, `bleed`, and any other `cover`), or JSON `{ "layers": { "front": { "url": "…", "fit": "tile" } }, "sku": "…" }`. They are assembled into the print file in the worker pool, under the decode budget, and checked: the check\'s `fixed` file is that print file (`/v1/files/{token}.pdf`), usable in orders, and with `fix=approve` it waits for the customer\'s approval like any fix. A layer missing, an unknown layer, a part both `file` and `layer.*` are 400s whose `errors[].path` names the part; a part that is no image is a 422 (`layer-not-image`). The upload limit holds for each part and for the request as a whole.';
+    'Instead of a PDF, one image per layer of the product (PNG, JPEG, TIFF, WebP, or a one-page PDF): multipart parts named `layer.<layer id>` (`layer.front`, `layer.back`…, as GET /v1/profiles lists the layers), each with an optional `fit.<layer id>` field (`cover`, `contain`, `stretch`, `tile`, `mirror`, `bleed`; without it an image made at the trim size gets its bleed mirrored, `bleed`, and any other `cover`), or JSON `{ "layers": { "front": { "url": "…", "fit": "tile" } }, "sku": "…" }`. They are assembled into the print file in the worker pool, under the decode budget, and checked: the check\'s `fixed` file is that print file (`/v1/files/{token}.pdf`), usable in orders, and with `fix=approve` it waits for the customer\'s approval like any fix. A layer missing, an unknown layer, a part both `file` and `layer.*` are 400s whose `errors[].path` names the part; a part that is no image is a 422 (`layer-not-image`); before the check is accepted each image is probed in the worker pool — one over the product\'s `maxImagePixels` on a side (15,000 by default) is a 422 (`layer-too-large`, with its `widthPx`, `heightPx` and `limitPx`), one that cannot be decoded (cut short, damaged) a 422 (`layer-unreadable`), each naming the part. The upload limit holds for each part and for the request as a whole.';
   const submitWhen =
     "With `?wait=N` (seconds, at most 60) the answer is 200 with the finished check when it finishes in time; otherwise 202 with `Location`. With `callbackUrl`, the finished check is POSTed there, signed (`x-webhook-signature`, base64 HMAC-SHA256 of the body with the server's callback secret), retried up to 10 times.";
 
@@ -89,8 +89,8 @@ export function checkRoutes(ctx: ServiceContext): void {
         415: { description: 'Neither multipart/form-data nor application/json' },
         422: {
           ...submitResponses[422]!,
-          description: `${submitResponses[422]!.description}; a \`layer.<id>\` part that is not a PNG, JPEG, TIFF, WebP or PDF file (\`layer-not-image\`)`,
-          codes: [...(submitResponses[422]!.codes ?? []), 'layer-not-image'],
+          description: `${submitResponses[422]!.description}; a \`layer.<id>\` part that is not a PNG, JPEG, TIFF, WebP or PDF file (\`layer-not-image\`), an image over the product's \`maxImagePixels\` on a side (\`layer-too-large\`), or one that cannot be decoded (\`layer-unreadable\`)`,
+          codes: [...(submitResponses[422]!.codes ?? []), 'layer-not-image', 'layer-too-large', 'layer-unreadable'],
         },
       },
     },
