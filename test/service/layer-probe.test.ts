@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
+import { Traffic } from '../helpers/traffic.js';
 import { expectProblem, tempDir } from './harness.js';
 
 const dir = tempDir('pp-layer-probe-');
@@ -20,6 +21,7 @@ let pool: PreflightPool;
 let service: ServiceHandle;
 /** A server whose operator lowered the tank top's maxImagePixels to 1,000. */
 let strict: ServiceHandle;
+const traffic = new Traffic();
 
 const MAKE_IMAGES = `
 import sys, os
@@ -48,6 +50,8 @@ beforeAll(async () => {
   pool = new PreflightPool({ maxThreads: 1 });
   service = await startService({ port: 0, dataDir: join(dir, 'data'), pool, logLevel: 'silent' });
   strict = await startService({ port: 0, dataDir: join(dir, 'strict'), pool, logLevel: 'silent', profiles });
+  traffic.observe(service.app.server);
+  traffic.observe(strict.app.server);
 }, 60_000);
 
 afterAll(async () => {
@@ -97,5 +101,11 @@ describe('layer images are probed before the check is accepted', () => {
     expect(res.status, text).toBe(202);
     const { id } = JSON.parse(text) as { id: string };
     expect(await service.store.ids()).toEqual([...before, id].sort());
+  });
+});
+
+describe('the contract', () => {
+  it('every answer, the new 422s included, is as the served OpenAPI document says (ajv, strict)', async () => {
+    await traffic.expectDocumented(service.url);
   });
 });
