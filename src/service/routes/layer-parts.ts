@@ -110,8 +110,8 @@ async function sharedBytes(file: string): Promise<SharedArrayBuffer> {
 export type LayerGuard = Transform & { problem: Problem | null; kind: LayerKind | null };
 
 /**
- * A pass-through for one layer part that knows, from the part's first bytes, whether it is an image
- * (else `problem` is {@link notAnImage}), and adds its bytes to the request's count (past `limit`,
+ * A pass-through for one layer part that knows, from the part's first bytes, its `kind` (else
+ * `problem` is {@link notAnImage}), and adds its bytes to the request's count (past `limit`,
  * `problem` is `tooLarge()`). A part found wanting is read on to its end and dropped, not torn
  * down: the multipart reader goes on, so the answer goes out at once instead of after a stall.
  */
