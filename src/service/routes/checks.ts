@@ -318,8 +318,6 @@ export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecor
   const reported = record.status === 'done' || record.status === 'needs-approval';
   // Read at once, not one after the other (each is a round trip to object storage). A fixed check
   // carries the original's report too, each bound to its own file's SHA-256.
-  const [report, previews, original] = reported
-    ? await Promise.all([ctx.store.readReport(id), ctx.store.previews(id), record.fixed ? ctx.store.readBeforeReport(id) : null])
-    : [null, null, null];
+  const [report, previews, original] = reported ? await Promise.all([ctx.store.readReport(id), ctx.store.previews(id), record.fixed ? ctx.store.readBeforeReport(id) : null]) : [null, null, null];
   return checkView(record, report, previews ? [...previews.keys()] : [], original, ctx.options.publicUrl);
 }
