@@ -420,32 +420,49 @@ export class JobStore {
    */
   async waitFinished(id: string, timeoutMs: number, { signal, pollMs = 250 }: { signal?: AbortSignal; pollMs?: number } = {}): Promise<CheckRecord | null> {
     const finished = (r: CheckRecord | null) => r !== null && isSettled(r.status);
-    const first = await this.readRecord(id);
-    if (finished(first) || timeoutMs <= 0 || signal?.aborted) return finished(first) ? first : null;
-    return new Promise((resolve) => {
+    if (signal?.aborted) return null;
+    // Listening before the first read: a record written while that read is under way (a reused
+    // result settles in milliseconds) wakes the wait at once instead of at the next poll.
+    return new Promise((resolve, reject) => {
       let settled = false;
-      const done = (r: CheckRecord | null) => {
-        if (settled) return;
+      const end = () => {
         settled = true;
         clearTimeout(timer);
         clearInterval(poll);
         this.events.off('record', onRecord);
         signal?.removeEventListener('abort', onAbort);
+      };
+      const done = (r: CheckRecord | null) => {
+        if (settled) return;
+        end();
         resolve(r);
       };
       const onAbort = () => done(null);
-      signal?.addEventListener('abort', onAbort, { once: true });
       const onRecord = (r: CheckRecord) => {
         if (r.id === id && finished(r)) done(r);
       };
       this.events.on('record', onRecord);
-      const timer = setTimeout(() => done(null), timeoutMs);
-      const poll = setInterval(() => {
-        this.readRecord(id).then(
-          (r) => finished(r) && done(r),
-          () => undefined,
-        );
-      }, pollMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let timer: NodeJS.Timeout | undefined;
+      let poll: NodeJS.Timeout | undefined;
+      this.readRecord(id).then(
+        (first) => {
+          if (finished(first) || timeoutMs <= 0) return done(finished(first) ? first : null);
+          if (settled) return;
+          timer = setTimeout(() => done(null), timeoutMs);
+          poll = setInterval(() => {
+            this.readRecord(id).then(
+              (r) => finished(r) && done(r),
+              () => undefined,
+            );
+          }, pollMs);
+        },
+        (error: unknown) => {
+          if (settled) return;
+          end();
+          reject(error);
+        },
+      );
     });
   }
 

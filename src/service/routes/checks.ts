@@ -270,7 +270,8 @@ async function submit(ctx: ServiceContext, request: FastifyRequest & { query: { 
   const wait = request.query.wait ?? 0;
   const finished = wait > 0 ? await ctx.waitFinished(job.id, wait * 1000) : null;
   reply.header('Cache-Control', PRIVATE_NO_STORE);
-  if (finished) return reply.code(200).send(await viewOf(ctx, job.id));
+  // The finished record is the one just waited for: not read again.
+  if (finished) return reply.code(200).send(await viewOf(ctx, job.id, finished));
   return (
     reply
       .code(202)
@@ -315,9 +316,8 @@ export async function viewOf(ctx: ServiceContext, id: string, known?: CheckRecor
   const record = known ?? (await ctx.store.readRecord(id));
   if (!record) return null;
   const reported = record.status === 'done' || record.status === 'needs-approval';
-  const report = reported ? await ctx.store.readReport(id) : null;
-  const pages = reported ? [...(await ctx.store.previews(id)).keys()] : [];
-  // A fixed check carries the original's report too, each bound to its own file's SHA-256.
-  const original = reported && record.fixed ? await ctx.store.readBeforeReport(id) : null;
-  return checkView(record, report, pages, original, ctx.options.publicUrl);
+  // Read at once, not one after the other (each is a round trip to object storage). A fixed check
+  // carries the original's report too, each bound to its own file's SHA-256.
+  const [report, previews, original] = reported ? await Promise.all([ctx.store.readReport(id), ctx.store.previews(id), record.fixed ? ctx.store.readBeforeReport(id) : null]) : [null, null, null];
+  return checkView(record, report, previews ? [...previews.keys()] : [], original, ctx.options.publicUrl);
 }
