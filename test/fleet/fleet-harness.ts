@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFile } from 'node:fs/promises';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newRecord, type CheckJob } from '../../src/jobs/schema.js';
@@ -186,6 +186,8 @@ export interface Fleet {
   readonly workers: WorkerProcess[];
   serve(args?: string[]): Promise<ServeProcess>;
   worker(args?: string[]): WorkerProcess;
+  /** Files in the processes' own `--data` folders (on object storage: none, every byte is in the bucket). */
+  scratchFiles(): string[];
   /** Kills every process, stops Redis and the store, removes the folders. */
   stop(): Promise<void>;
 }
@@ -219,6 +221,13 @@ export async function startFleet(kind: FleetStorageKind, name: string): Promise<
       const w = startWorker(redis.url, data, [...storage, ...args]);
       workers.push(w);
       return w;
+    },
+    scratchFiles() {
+      return dirs.flatMap((d) =>
+        readdirSync(d, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => join(e.parentPath, e.name)),
+      );
     },
     async stop() {
       for (const s of servers) s.proc.kill('SIGKILL');
