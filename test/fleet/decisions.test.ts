@@ -1,6 +1,7 @@
 /**
  * Issue 33: one decision per check, fleet-wide, and a run never doubled. Two `serve --redis` servers
- * on one data folder and one Redis, and worker processes:
+ * and worker processes sharing one Redis and one storage — a data folder, and (issue 44) an
+ * S3-compatible bucket (s3rver) with a scratch folder per process:
  * - 12 checks waiting for approval, each approved on one server and rejected on the other at the
  *   same moment: exactly one of each pair wins (200), the other gets 409; the record, the fixed
  *   file's state and the file agree (approved: served; rejected: 404), and an order takes only the
@@ -9,21 +10,16 @@
  *   stays free (the fix runs in the pool), the lock is renewed, the job runs once, and the decision
  *   taken after it is never overwritten.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { freePort } from '../helpers/redis.js';
 import { validDraft } from '../helpers/order.js';
-import { eventually, startServe, startWorker, stopWorker, type ServeProcess, type WorkerProcess } from './fleet-harness.js';
+import { eventually, FLEET_STORAGES, startFleet, stopWorker, type Fleet, type ServeProcess } from './fleet-harness.js';
 // @ts-expect-error plain ESM helper without types
 import { fixHostileCorpus } from '../hostile/make-fix-hostile.mjs';
 
 const CORPUS = 'test/corpus/files';
-let redis: RedisServer;
-let data: string;
-const servers: ServeProcess[] = [];
-const workers: WorkerProcess[] = [];
 
 interface View {
   id: string;
@@ -32,18 +28,6 @@ interface View {
   approval: { state: string } | null;
   attempts: number;
 }
-
-beforeAll(async () => {
-  redis = await startRedis();
-  data = mkdtempSync(join(tmpdir(), 'pp-fleet-decisions-'));
-}, 60_000);
-
-afterAll(async () => {
-  for (const s of servers) s.proc.kill('SIGKILL');
-  for (const w of workers) await stopWorker(w, 'SIGKILL');
-  await redis?.stop();
-  if (data) rmSync(data, { recursive: true, force: true });
-});
 
 async function submit(url: string, name: string, bytes: Uint8Array, fields: Record<string, string>): Promise<string> {
   const form = new FormData();
@@ -57,11 +41,21 @@ const view = async (url: string, id: string) => (await (await fetch(`${url}/v1/c
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-describe('decisions across two fleet servers', () => {
+describe.each(FLEET_STORAGES)('decisions across two fleet servers (%s)', (kind) => {
+  let fleet: Fleet;
+  beforeAll(async () => {
+    fleet = await startFleet(kind, kind === 'object storage' ? 'decisions-s3' : 'decisions');
+  }, 60_000);
+  afterAll(async () => {
+    await fleet?.stop();
+  });
+
   it('12 racing approve/reject pairs: 12 single decisions, record and file agree, orders take only the approved', async () => {
-    const port = await (await import('../helpers/redis.js')).freePort();
-    servers.push(await startServe(redis.url, data, ['--port', String(port), '--public-url', `http://127.0.0.1:${port}`]), await startServe(redis.url, data));
-    workers.push(startWorker(redis.url, data));
+    const port = await freePort();
+    const { servers } = fleet;
+    await fleet.serve(['--port', String(port), '--public-url', `http://127.0.0.1:${port}`]);
+    await fleet.serve();
+    fleet.worker();
     const [a, b] = servers as [ServeProcess, ServeProcess];
     const bytes = new Uint8Array(readFileSync(join(CORPUS, 'reportlab-tanktop-cmyk-spot.pdf')));
     const ids: string[] = [];
@@ -119,17 +113,19 @@ describe('decisions across two fleet servers', () => {
     // Both kinds of outcome happened (the race is real, whichever wins each pair).
     expect(approved).toBeGreaterThan(0);
     expect(approved).toBeLessThan(12);
+    // On object storage nothing was shared through a folder: every record and file is in the bucket.
+    if (kind === 'object storage') expect(fleet.scratchFiles()).toEqual([]);
   }, 900_000);
 
   it('a fix longer than the job lock runs once, and the decision taken after it stands', async () => {
     // Two more workers with a 2 s lock, checked every 0.5 s: a worker whose event loop were blocked
     // by the fix would lose its lock and the job would run again on the other one.
     const slow = ((await fixHostileCorpus()) as { name: string; bytes: Uint8Array }[]).find((c) => c.name === 'fix-devicen-4-noise-3000px.pdf')!;
-    for (const w of workers.splice(0)) await stopWorker(w, 'SIGTERM');
-    if (servers.length < 2) servers.push(await startServe(redis.url, data), await startServe(redis.url, data));
+    for (const w of fleet.workers) await stopWorker(w, 'SIGTERM');
+    while (fleet.servers.length < 2) await fleet.serve();
     const lock = ['--lock-duration', '2', '--stalled-interval', '0.5', '--concurrency', '1'];
-    workers.push(startWorker(redis.url, data, lock), startWorker(redis.url, data, lock));
-    const [a, b] = servers as [ServeProcess, ServeProcess];
+    const workers = [fleet.worker(lock), fleet.worker(lock)];
+    const [a, b] = fleet.servers as [ServeProcess, ServeProcess];
     const id = await submit(a.url, slow.name, slow.bytes, { sku: 'TANKTOP-M', fix: 'approve', raster: 'false' });
     const settled = await eventually(
       () => view(a.url, id),

@@ -6,12 +6,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFile } from 'node:fs/promises';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newRecord, type CheckJob } from '../../src/jobs/schema.js';
 import type { JobStore } from '../../src/jobs/store.js';
 import type { Target } from '../../src/flow/options.js';
 import { heavyPdf } from '../helpers/heavy-pdf.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { startS3, type S3Server } from '../helpers/s3.js';
 
 export const BIN = 'bin/print-preflight.js';
 
@@ -165,4 +168,73 @@ export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolea
     if (Date.now() > end) throw new Error(`still ${JSON.stringify(v)} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Where a fleet keeps its checks: one data folder every process shares, or an S3-compatible bucket (s3rver). */
+export type FleetStorageKind = 'shared folder' | 'object storage';
+export const FLEET_STORAGES: readonly FleetStorageKind[] = ['shared folder', 'object storage'];
+
+/**
+ * A Redis and a storage for one fleet test, and its processes. On a shared folder every server and
+ * worker gets the same `--data`; on object storage each gets a scratch folder of its own and
+ * `--storage s3://…` (nothing shared but Redis and the bucket), as deployed without a shared disk.
+ */
+export interface Fleet {
+  readonly kind: FleetStorageKind;
+  readonly redis: RedisServer;
+  readonly servers: ServeProcess[];
+  readonly workers: WorkerProcess[];
+  serve(args?: string[]): Promise<ServeProcess>;
+  worker(args?: string[]): WorkerProcess;
+  /** Files in the processes' own `--data` folders (on object storage: none, every byte is in the bucket). */
+  scratchFiles(): string[];
+  /** Kills every process, stops Redis and the store, removes the folders. */
+  stop(): Promise<void>;
+}
+
+export async function startFleet(kind: FleetStorageKind, name: string): Promise<Fleet> {
+  const redis = await startRedis();
+  const s3: S3Server | null = kind === 'object storage' ? await startS3() : null;
+  const dirs: string[] = [];
+  const folder = (role: string) => {
+    const d = mkdtempSync(join(tmpdir(), `pp-fleet-${name}-${role}-`));
+    dirs.push(d);
+    return d;
+  };
+  const shared = s3 ? null : folder('data');
+  const place = (role: string): [string, string[]] => (s3 ? [folder(role), ['--storage', `s3://${s3.bucket}/${name}`, '--s3-endpoint', s3.endpoint]] : [shared!, []]);
+  const servers: ServeProcess[] = [];
+  const workers: WorkerProcess[] = [];
+  return {
+    kind,
+    redis,
+    servers,
+    workers,
+    async serve(args = []) {
+      const [data, storage] = place('server');
+      const s = await startServe(redis.url, data, [...storage, ...args]);
+      servers.push(s);
+      return s;
+    },
+    worker(args = []) {
+      const [data, storage] = place('worker');
+      const w = startWorker(redis.url, data, [...storage, ...args]);
+      workers.push(w);
+      return w;
+    },
+    scratchFiles() {
+      return dirs.flatMap((d) =>
+        readdirSync(d, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => join(e.parentPath, e.name)),
+      );
+    },
+    async stop() {
+      for (const s of servers) s.proc.kill('SIGKILL');
+      await Promise.all(workers.map((w) => stopWorker(w, 'SIGKILL')));
+      await redis.stop();
+      await s3?.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    },
+  };
 }

@@ -4,16 +4,18 @@
  * its objects in a temporary folder. `down()` / `up()` stop it and start it again on the same port
  * and folder, so clients see a real outage.
  *
- * s3rver writes an object in place (its file truncated, then written) and reads its size and its
- * bytes in two steps, so a GET racing a PUT of the same key can get part of an object — which S3,
- * R2 and MinIO never give (a PUT is atomic there). The tests hold the stores to S3's rule, not to
- * s3rver's shortcut: here each key's PUT, copy and GET run one at a time, and a GET's bytes are read
- * whole before the next PUT of that key starts.
+ * s3rver writes an object in place (its file truncated, then written; the PUT answered before the
+ * bytes are on disk) and reads its size and its bytes in two steps, so a GET racing a PUT of the
+ * same key can get part of an object — which S3, R2 and MinIO never give (a PUT is atomic there). The tests hold the stores to S3's rule, not to
+ * s3rver's shortcut: here each key's PUT, copy and GET run one at a time, a PUT answers once its
+ * object is written, and a GET's bytes are read whole before the next PUT of that key starts.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import S3rver from 's3rver';
 import { freePort } from './redis.js';
@@ -35,7 +37,11 @@ export const S3RVER_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCE
 interface StoredObject {
   content?: NodeJS.ReadableStream & { pipe?: unknown };
 }
-type StoreMethod = (this: unknown, ...args: unknown[]) => Promise<StoredObject | undefined>;
+type StoreMethod = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+interface StoreInternals {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+}
 
 let atomic = false;
 function atomicObjects(): void {
@@ -54,10 +60,35 @@ function atomicObjects(): void {
       if (locks.get(key) === settled) locks.delete(key);
     }
   };
-  const put = proto.putObject!;
+  // s3rver's own putObject answers before its bytes are on disk (a body it holds in memory is handed
+  // to a write stream without waiting, and with no error listener): a GET after the PUT's 200 could
+  // read part of it, and a DELETE right after it removes the folder the write stream has yet to
+  // open — an uncaught ENOENT in the test process. Here the PUT answers once the object is written.
   proto.putObject = function (this: unknown, ...args: unknown[]) {
-    const object = args[0] as { bucket: string; key: string };
-    return one(`${object.bucket}/${object.key}`, () => put.apply(this, args));
+    const store = this as StoreInternals;
+    const object = args[0] as { bucket: string; key: string; content: Buffer | AsyncIterable<Buffer>; metadata: unknown };
+    return one(`${object.bucket}/${object.key}`, async () => {
+      let bytes: Buffer;
+      if (Buffer.isBuffer(object.content)) bytes = object.content;
+      else {
+        const chunks: Buffer[] = [];
+        for await (const chunk of object.content) chunks.push(chunk);
+        bytes = Buffer.concat(chunks);
+      }
+      const md5 = createHash('md5').update(bytes).digest('hex');
+      const path = store.getResourcePath(object.bucket, object.key, 'object');
+      // A DELETE of a neighbour removes an empty folder between our mkdir and our write: again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(path, bytes);
+          await store.putMetadata(object.bucket, object.key, object.metadata, md5);
+          return { size: bytes.length, md5 };
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw error;
+        }
+      }
+    });
   };
   const copy = proto.copyObject!;
   proto.copyObject = function (this: unknown, ...args: unknown[]) {
@@ -66,7 +97,7 @@ function atomicObjects(): void {
   const get = proto.getObject!;
   proto.getObject = function (this: unknown, ...args: unknown[]) {
     return one(`${args[0]}/${args[1]}`, async () => {
-      const object = await get.apply(this, args);
+      const object = (await get.apply(this, args)) as StoredObject | undefined;
       if (object?.content && typeof object.content.pipe === 'function') {
         const chunks: Buffer[] = [];
         for await (const chunk of object.content as AsyncIterable<Buffer>) chunks.push(chunk);
