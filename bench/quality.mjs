@@ -24,7 +24,9 @@
  *
  * `--flat-only` runs issue 43's flat-art set alone (bench/quality-flat.mjs: designs drawn at their
  * own pixel size must get no image-upscaled finding; pixel art enlarged by nearest neighbour must),
- * `--camera-only` issue 36's camera set alone, `--wallpapers-only` the set above alone.
+ * `--camera-only` issue 36's camera set alone, `--wallpapers-only` the set above alone,
+ * `--resamplers-only` issue 46's resampler set alone (bench/quality-resamplers.mjs: photos and
+ * resamplers the detector was not designed on; its design part, or QUALITY_PART=heldout once).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -36,6 +38,7 @@ import { jpegQuality } from '../dist/src/pdf/jpeg-quality.js';
 import { makeCameraSet } from './quality-set.mjs';
 import { checkCameraSet, summariseCamera } from './quality-camera.mjs';
 import { checkFlatSet, summariseFlat } from './quality-flat.mjs';
+import { makeResamplerSet, resamplerTable } from './quality-resamplers.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const OUT = join(here, 'inputs', 'quality');
@@ -162,7 +165,8 @@ const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)} %` : '—');
 const flatOnly = process.argv.includes('--flat-only');
 const cameraOnly = process.argv.includes('--camera-only');
 const wallpapersOnly = process.argv.includes('--wallpapers-only');
-if (!cameraOnly && !flatOnly) {
+const resamplersOnly = process.argv.includes('--resamplers-only');
+if (!cameraOnly && !flatOnly && !resamplersOnly) {
   const items = await makeSet();
   const rows = [];
   let cpuMs = 0;
@@ -273,7 +277,7 @@ if (!cameraOnly && !flatOnly) {
   console.log('\nwritten bench/quality-results.json and the quality section of bench/RESULTS.md');
 }
 
-if (!wallpapersOnly && !cameraOnly) {
+if (!wallpapersOnly && !cameraOnly && !resamplersOnly) {
   // Issue 43's flat-art set: designs drawn at their own pixel size, and pixel art enlarged by
   // nearest neighbour (bench/quality-flat.mjs).
   const flatRows = await checkFlatSet(join(here, 'inputs', 'quality-flat'), (i, n) => process.stderr.write(`\r${i}/${n}`));
@@ -318,7 +322,7 @@ Goals (issue 43):
   console.log('\nwritten the flat-art set to bench/quality-results.json and bench/RESULTS.md');
 }
 
-if (!wallpapersOnly && !flatOnly) {
+if (!wallpapersOnly && !flatOnly && !resamplersOnly) {
   // Issue 36's set: camera photos of public test suites, enlarged by twelve resamplers, saved by
   // four encoders, put on pages by six producers — each file checked end to end by preflight().
   const out = join(here, 'inputs', 'quality-camera');
@@ -371,4 +375,16 @@ Goals (issue 36):
   const marked = /<!-- quality-camera:start -->[\s\S]*?<!-- quality-camera:end -->\n?/;
   writeFileSync(resultsMd, marked.test(before) ? before.replace(marked, section) : `${before.trimEnd()}\n\n${section}`);
   console.log('\nwritten the camera set to bench/quality-results.json and bench/RESULTS.md');
+}
+
+if (resamplersOnly || !(wallpapersOnly || flatOnly || cameraOnly)) {
+  // Issue 46's set: photos and resamplers the detector was not designed on. The held-out part is
+  // run once, after all tuning (QUALITY_PART=heldout).
+  const part = process.env.QUALITY_PART ?? 'design';
+  const items = await makeResamplerSet(join(here, 'inputs', 'quality-resamplers'), part);
+  const { rows, cpuMs } = await checkCameraSet(items, { onProgress: (i, n) => process.stderr.write(`\r${i}/${n}`) });
+  process.stderr.write('\n');
+  console.log(`\n## Resampler set (issue 46), ${part} part\n`);
+  console.log(summariseCamera(rows, cpuMs).lines.join('\n'));
+  console.log(`\nrecall per resampler and factor (reported/files)\n${resamplerTable(rows).join('\n')}`);
 }
