@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { magickPolicyDir } from './magick-policy.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const MIRROR = process.env.QUALITY_MIRROR ?? '/work/.mirror';
@@ -27,16 +28,6 @@ const PPI_NEGATIVE = 150;
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-function policyDir(out) {
-  const dir = join(out, 'magick');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'policy.xml'),
-    '<policymap><policy domain="resource" name="memory" value="4GiB"/><policy domain="resource" name="map" value="4GiB"/><policy domain="resource" name="area" value="1GP"/><policy domain="resource" name="width" value="64KP"/><policy domain="resource" name="height" value="64KP"/></policymap>',
-  );
-  return dir;
-}
-
 function toPdf(image, pdf, ppi) {
   execFileSync('nice', ['-n', '10', 'img2pdf', '--imgsize', `${ppi}dpi`, '-o', pdf, image], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
@@ -47,7 +38,7 @@ export async function makeResamplerSet(out, part) {
   mkdirSync(out, { recursive: true });
   const manifest = join(out, `manifest-${part}.json`);
   if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8'));
-  const policy = policyDir(out);
+  const policy = magickPolicyDir(out);
   const items = [];
   for (const photo of photos.filter((p) => p.part === part)) {
     const bytes = execFileSync('git', ['--git-dir', join(MIRROR, photo.repo.replace('/', '+'), 'repo'), 'show', `${photo.commit}:${photo.path}`], { maxBuffer: 1 << 28 });

@@ -39,6 +39,7 @@ import { makeCameraSet } from './quality-set.mjs';
 import { checkCameraSet, summariseCamera } from './quality-camera.mjs';
 import { checkFlatSet, summariseFlat } from './quality-flat.mjs';
 import { makeResamplerSet, resamplerTable } from './quality-resamplers.mjs';
+import { magickPolicyDir } from './magick-policy.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const OUT = join(here, 'inputs', 'quality');
@@ -80,12 +81,7 @@ const QUALITIES = [30, 50, 70, 90];
 const NATIVE = 1024;
 
 function magick(args) {
-  const policy = join(OUT, 'magick');
-  mkdirSync(policy, { recursive: true });
-  writeFileSync(
-    join(policy, 'policy.xml'),
-    '<policymap><policy domain="resource" name="memory" value="4GiB"/><policy domain="resource" name="map" value="4GiB"/><policy domain="resource" name="area" value="1GP"/><policy domain="resource" name="width" value="64KP"/><policy domain="resource" name="height" value="64KP"/></policymap>',
-  );
+  const policy = magickPolicyDir(OUT);
   execFileSync('/usr/bin/convert', args, { env: { ...process.env, MAGICK_CONFIGURE_PATH: policy } });
 }
 

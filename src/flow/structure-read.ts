@@ -17,7 +17,7 @@ import { TimeBudget } from '../pool/budget.js';
 import type { Executor } from '../pool/local.js';
 import { TaskFailure } from '../pool/pool.js';
 import type { InspectResult, InspectTaskOptions } from '../pool/tasks.js';
-import { sha256Hex } from '../source/read.js';
+import { sha256Hex, sharedBufferOf } from '../source/read.js';
 
 /** What a structure read is started under: a check takes over only a read started under the same. */
 export interface StructureSettings {
@@ -59,7 +59,7 @@ export function inspectOptionsOf(limits: DecodeLimits, maxRenderImagePixels: num
  * const { facts, sha256 } = await read.result;
  */
 export function startStructureRead(bytes: Uint8Array, settings: StructureSettings): StructureRead {
-  const shared = toShared(bytes);
+  const shared = sharedBufferOf(bytes);
   // The cache key is per read: a document checked again starts fresh in the workers.
   const docId = randomUUID();
   const budget = new TimeBudget(settings.fileBudgetMs);
@@ -101,13 +101,4 @@ async function inspectOrExplain(settings: StructureSettings, shared: SharedArray
 async function structureFailed(bytes: Uint8Array, kind: 'timeout' | 'too-complex', detail: string): Promise<DocumentFacts> {
   const { pdfHeaderVersion } = await import('../pdf/inspect.js');
   return { bytes: bytes.length, pdfVersion: pdfHeaderVersion(bytes), encryption: null, activeContent: [], problems: [{ kind, detail }], pageCount: null, pages: [] };
-}
-
-function toShared(bytes: Uint8Array): SharedArrayBuffer {
-  if (bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
-    return bytes.buffer;
-  }
-  const shared = new SharedArrayBuffer(bytes.length);
-  new Uint8Array(shared).set(bytes);
-  return shared;
 }

@@ -46,6 +46,19 @@ export async function readSourceBytes(input: string | Uint8Array, path: string |
   return { bytes, path: path ?? input };
 }
 
+/**
+ * The bytes as one whole SharedArrayBuffer, as a pool task takes them: the bytes' own buffer when it
+ * is one (a file read by {@link readSourceBytes}), else a copy.
+ * @example
+ * const shared = sharedBufferOf((await readSourceBytes('design.pdf')).bytes); // no copy
+ */
+export function sharedBufferOf(bytes: Uint8Array): SharedArrayBuffer {
+  if (bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes.buffer;
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  return shared;
+}
+
 /** The file's bytes in a SharedArrayBuffer (as many as it has when read, up to `size`). */
 async function readIntoShared(file: string, size: number): Promise<Uint8Array> {
   const handle = await open(file, 'r');

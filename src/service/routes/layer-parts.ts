@@ -6,10 +6,10 @@
  * size, and whether it decodes) and judged here: too large or unreadable is refused while the
  * client waits.
  */
-import { open } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { TaskFailure, type PreflightPool } from '../../pool/pool.js';
 import { grouped } from '../../util/text.js';
+import { readSourceBytes, sharedBufferOf } from '../../source/read.js';
 import { Problem } from '../problem.js';
 
 /** Layer parts a submission may have (the products' most is 8). */
@@ -74,7 +74,7 @@ export function layerUnreadable(part: string, format: string | null, reason: str
 export async function layerImageProblem(pool: PreflightPool, part: string, file: string, maxSidePx: number): Promise<Problem | null> {
   let probe;
   try {
-    probe = await pool.probeImage(await sharedBytes(file), maxSidePx, undefined, PROBE_TIMEOUT_MS);
+    probe = await pool.probeImage(sharedBufferOf((await readSourceBytes(file)).bytes), maxSidePx, undefined, PROBE_TIMEOUT_MS);
   } catch (error) {
     // A thumbnail of an image within the limit takes well under a second: longer is a bomb or damage.
     if (error instanceof TaskFailure && error.reason === 'timeout') return layerUnreadable(part, null, `not decoded within ${PROBE_TIMEOUT_MS / 1000} s`);
@@ -87,24 +87,6 @@ export async function layerImageProblem(pool: PreflightPool, part: string, file:
 
 /** The time a probe may take in a worker. */
 const PROBE_TIMEOUT_MS = 20_000;
-
-/** A stored part's bytes in shared memory, read straight into it (one copy, handed to the worker). */
-async function sharedBytes(file: string): Promise<SharedArrayBuffer> {
-  const handle = await open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const shared = new SharedArrayBuffer(size);
-    const view = new Uint8Array(shared);
-    for (let at = 0; at < size; ) {
-      const { bytesRead } = await handle.read(view, at, size - at, at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
-    }
-    return shared;
-  } finally {
-    await handle.close();
-  }
-}
 
 /** A layer part's guard: what it found wrong, and the part's kind once its first bytes are in. */
 export type LayerGuard = Transform & { problem: Problem | null; kind: LayerKind | null };
