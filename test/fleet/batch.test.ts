@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchSummarySchema } from '../../src/batch/summary.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
-import { BIN, doneCounts, stable, startWorker, stopWorker, type WorkerProcess } from './fleet-harness.js';
+import { BIN, doneCounts, eventually, stable, startWorker, stopWorker, type WorkerProcess } from './fleet-harness.js';
 import { expectPublished } from '../helpers/contracts.js';
 
 let redis: RedisServer;
@@ -93,7 +93,8 @@ describe('batch --redis', () => {
       expect(stable(mine), rel).toEqual(stable(JSON.parse(readFileSync(join(local, rel), 'utf8'))));
     }
     // Seven files reached the queue (the one with no product never does), each judged once, by both workers together.
-    const counts = doneCounts([a, b]);
+    // A worker logs job-done just after the job's result is handed back: wait for its line.
+    const counts = await eventually(async () => doneCounts([a, b]), (c) => c.size >= 7);
     expect([...counts.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
     expect(a.lines.some((x) => x.event === 'job-done') && b.lines.some((x) => x.event === 'job-done')).toBe(true);
 
@@ -155,7 +156,7 @@ describe('batch --redis', () => {
       JSON.parse(readFileSync(join(local, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest,
     );
     expect(readFileSync(join(dir, 'T-SHIRT-M__order.pdf')).equals(original)).toBe(true);
-    expect([...doneCounts([w]).values()]).toEqual([1, 1, 1]);
+    expect([...(await eventually(async () => doneCounts([w]), (c) => c.size >= 3)).values()]).toEqual([1, 1, 1]);
     await stopWorker(w);
   }, 240_000);
 
@@ -206,7 +207,7 @@ describe('batch --redis', () => {
     const after = BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     expect(after).toMatchObject({ files: 8, interrupted: false, pending: [] });
     // Each file judged once: the withdrawn jobs never ran.
-    expect([...doneCounts([w]).values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect([...(await eventually(async () => doneCounts([w]), (c) => c.size >= 7)).values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
     await stopWorker(w);
   });
 });

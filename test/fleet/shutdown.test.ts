@@ -79,6 +79,8 @@ describe('SIGTERM with Redis unreachable', () => {
     workers.push(b);
     const record = await store.waitFinished(job.id, 150_000);
     expect(record?.status).toBe('done');
+    // The record is written inside the run; the worker logs job-done just after it returns.
+    await b.waitFor((l) => l.event === 'job-done' && l.jobId === job.id);
     expect(doneCounts([a, b]).get(job.id)).toBe(1);
     await stopWorker(b);
     await server.close(5_000);
