@@ -94,7 +94,10 @@ describe('batch --redis', () => {
     }
     // Seven files reached the queue (the one with no product never does), each judged once, by both workers together.
     // A worker logs job-done just after the job's result is handed back: wait for its line.
-    const counts = await eventually(async () => doneCounts([a, b]), (c) => c.size >= 7);
+    const counts = await eventually(
+      async () => doneCounts([a, b]),
+      (c) => c.size >= 7,
+    );
     expect([...counts.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
     expect(a.lines.some((x) => x.event === 'job-done') && b.lines.some((x) => x.event === 'job-done')).toBe(true);
 
@@ -156,7 +159,11 @@ describe('batch --redis', () => {
       JSON.parse(readFileSync(join(local, 'reports/T-SHIRT-M__exact.pdf.json'), 'utf8')).profileDigest,
     );
     expect(readFileSync(join(dir, 'T-SHIRT-M__order.pdf')).equals(original)).toBe(true);
-    expect([...(await eventually(async () => doneCounts([w]), (c) => c.size >= 3)).values()]).toEqual([1, 1, 1]);
+    const counts = await eventually(
+      async () => doneCounts([w]),
+      (c) => c.size >= 3,
+    );
+    expect([...counts.values()]).toEqual([1, 1, 1]);
     await stopWorker(w);
   }, 240_000);
 
@@ -207,7 +214,11 @@ describe('batch --redis', () => {
     const after = BatchSummarySchema.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     expect(after).toMatchObject({ files: 8, interrupted: false, pending: [] });
     // Each file judged once: the withdrawn jobs never ran.
-    expect([...(await eventually(async () => doneCounts([w]), (c) => c.size >= 7)).values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    const counts = await eventually(
+      async () => doneCounts([w]),
+      (c) => c.size >= 7,
+    );
+    expect([...counts.values()]).toEqual([1, 1, 1, 1, 1, 1, 1]);
     await stopWorker(w);
   });
 });
