@@ -51,6 +51,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 /** Commands that never start the worker pool: no need to load the pool module to stop it. */
 const POOL_FREE = new Set(['profiles', 'schema']);
+/** Commands that check files with the pool's workers, so start the first one at once. */
+const EARLY_WORKER = new Set(['check', 'fix', 'assemble', 'batch']);
 
 /** Runs the command line; resolves to the exit status. */
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
@@ -69,6 +71,9 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     return 2;
   }
   try {
+    // A command that checks files starts its first worker before it loads anything else: the
+    // worker's start-up then overlaps this thread's loading of the checks (pool/threads.ts).
+    if (EARLY_WORKER.has(command) && !rest.some((a) => a === '--help' || a === '-h')) (await import('../pool/threads.js')).startThreadsEarly();
     const run = await load();
     return await run(rest, io);
   } catch (error) {
@@ -80,6 +85,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     throw error;
   } finally {
     if (!POOL_FREE.has(command)) await (await import('../pool/pool.js')).closeDefaultPool();
+    if (EARLY_WORKER.has(command)) await (await import('../pool/threads.js')).stopEarlyThreads();
   }
 }
 

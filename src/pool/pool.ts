@@ -13,12 +13,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-import { join } from 'node:path';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { z } from 'zod';
 import { parseOrThrow } from '../util/parse.js';
-import { packageRoot } from '../util/package-root.js';
-import { commitNativeMemoryOnDemand } from '../raster/native-memory.js';
 import type { TimeBudget } from './budget.js';
 import { DEFAULT_DECODE_LIMITS } from '../pdf/decode-budget.js';
 import { DecodeLimitsOverrideSchema, type DecodeLimits } from '../pdf/decode-limits.js';
@@ -40,6 +37,7 @@ import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
 import type { ImageProbe } from '../raster/image-probe.js';
 import { FairGate, GateAborted, currentPoolLane } from './fair-gate.js';
+import { adoptEarlyThreads, startThreads, THREAD_DEFAULTS, warmThreads, type ThreadSettings } from './threads.js';
 
 /**
  * Options of a {@link PreflightPool}: its threads, their memory cap, time limits and the decode limits
@@ -55,16 +53,16 @@ export const PoolOptionsSchema = z
     /** Time limit of one task (a file's structure, or one page's raster), in ms. Default 60,000. */
     taskTimeoutMs: z.number().int().min(1).default(60_000),
     /** V8 heap cap of each worker, in MB. Default 1024 (a 500-page vector file renders within 256). */
-    maxWorkerMemoryMb: z.number().int().min(64).default(1024),
+    maxWorkerMemoryMb: z.number().int().min(64).default(THREAD_DEFAULTS.maxWorkerMemoryMb),
     /**
      * V8 young generation of each worker, in MB. A worker's garbage is mostly short-lived (one
      * page's operator list, one image's rows), and V8 sizes the young generation for a large heap by
      * default: 174 MB of heap held per worker on the real-world folder, against 53–62 MB at 8–16 MB
      * here, for the same CPU. Default 16.
      */
-    maxWorkerYoungGenerationMb: z.number().int().min(1).max(1024).default(16),
+    maxWorkerYoungGenerationMb: z.number().int().min(1).max(1024).default(THREAD_DEFAULTS.maxWorkerYoungGenerationMb),
     /** Idle workers exit after this many ms. Default 5,000. */
-    idleTimeoutMs: z.number().int().min(0).default(5_000),
+    idleTimeoutMs: z.number().int().min(0).default(THREAD_DEFAULTS.idleTimeoutMs),
     /**
      * The decode budget of every file read in this pool (decode-budget.ts): the operator's limits.
      * A call may lower them (`decodeLimits` of preflight), never raise them. Default: the safe defaults.
@@ -164,19 +162,16 @@ export class PreflightPool {
     this.decodeLimits = { ...DEFAULT_DECODE_LIMITS, ...parsed.decodeLimits };
     // One spare worker, for a tenant with nothing running while others hold every worker.
     this.gate = new FairGate(this.options.maxThreads, this.options.maxRssMb ? this.options.maxRssMb * 1024 * 1024 : Number.POSITIVE_INFINITY, { spare: 1 });
-    // Before any worker loads the canvas library (its workers inherit the process's environment).
-    commitNativeMemoryOnDemand();
-    this.piscina = new Piscina({
-      filename: join(packageRoot(), 'dist', 'workers', 'preflight-worker.js'),
-      // The gate keeps to maxThreads but for its one spare worker (fair-gate.ts).
-      maxThreads: this.options.maxThreads + 1,
-      minThreads: 0,
-      idleTimeout: this.options.idleTimeoutMs,
-      concurrentTasksPerWorker: 1,
-      resourceLimits: { maxOldGenerationSizeMb: this.options.maxWorkerMemoryMb, maxYoungGenerationSizeMb: this.options.maxWorkerYoungGenerationMb },
-    });
-    // A worker that dies is replaced by piscina; its task is rejected and handled by the caller.
-    this.piscina.on('error', () => undefined);
+    const threads: ThreadSettings = {
+      maxThreads: this.options.maxThreads,
+      idleTimeoutMs: this.options.idleTimeoutMs,
+      maxWorkerMemoryMb: this.options.maxWorkerMemoryMb,
+      maxWorkerYoungGenerationMb: this.options.maxWorkerYoungGenerationMb,
+    };
+    // The CLI may have started the first worker before this module loaded (threads.ts).
+    const early = adoptEarlyThreads(threads);
+    this.piscina = early?.piscina ?? startThreads(threads);
+    if (early) this.trackWarming(early.warming);
     this.piscina.on('message', (message: unknown) => {
       const started = TaskStartedSchema.safeParse(message);
       if (started.success) this.waiting.get(started.data.taskStarted)?.();
@@ -358,10 +353,14 @@ export class PreflightPool {
    * knows work is coming lets their start-up overlap its own (reading a file's structure).
    */
   warm(count: number): void {
-    const missing = Math.min(count, this.options.maxThreads) - this.piscina.threads.length;
-    if (missing <= 0) return;
-    const started = Array.from({ length: missing }, () => this.piscina.run({ kind: 'warm' }).catch(() => undefined));
-    const warming = Promise.all(started).finally(() => {
+    const wanted = Math.min(count, this.options.maxThreads);
+    if (wanted <= this.piscina.threads.length) return;
+    this.trackWarming(warmThreads(this.piscina, wanted));
+  }
+
+  /** Tasks wait for workers being started rather than make piscina start more. */
+  private trackWarming(started: Promise<unknown>): void {
+    const warming = started.finally(() => {
       if (this.warming === warming) this.warming = null;
     });
     this.warming = warming;
