@@ -143,9 +143,16 @@ async function probe(task: ProbeImageTask) {
   return probeImage(new Uint8Array(task.bytes), task.maxSidePx);
 }
 
+/** What reading a file's structure loads: pdf-lib's parser, the content interpreter, the image streams. */
+const inspectModules = () => Promise.all([import('../pdf/inspect.js'), import('../source/read.js'), import('../raster/image-stream.js')]);
+// Every file's first task reads its structure: those modules load as the worker starts, before it
+// tells piscina it is ready. Loaded on its first task instead, they would wait for the calling
+// thread to hand that task over, which a CLI still loading its own modules does late.
+await inspectModules();
+
 async function inspect(task: InspectTask) {
   const doc = cached(task.docId, task.bytes);
-  const [{ inspectPdf }, { sha256Hex }, { jpegLocations }] = await Promise.all([import('../pdf/inspect.js'), import('../source/read.js'), import('../raster/image-stream.js')]);
+  const [{ inspectPdf }, { sha256Hex }, { jpegLocations }] = await inspectModules();
   const options = task.options ?? {};
   let context: PDFContext | undefined;
   const facts = await inspectPdf(doc.bytes, {
