@@ -101,6 +101,7 @@ export async function layerImageRefusal(
 function firstBytes(bytes: Uint8Array): string {
   const text = Buffer.from(bytes.subarray(0, 24))
     .toString('latin1')
+    .replace(/\s+/g, ' ')
     .replace(/[^\x20-\x7e]/g, '.')
     .trim();
   return text ? `: it starts with "${text}"` : ': it is empty';

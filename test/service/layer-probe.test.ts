@@ -160,7 +160,7 @@ describe('layers given by URL: probed after their download, refused by the same 
     expect(check.status).toBe('error');
     expect(check.error).toMatchObject({ code: 'ERR_LAYER_UNREADABLE', layer: 'front' });
     expect(check.error!.message).toBe(
-      'The image for layer "front" cannot be decoded (not a PNG, JPEG, TIFF, WebP or PDF file: it starts with "Our designer will send"): the file is damaged, cut short or no image. Export the image again and send it whole.',
+      'The image for layer "front" cannot be decoded (not a PNG, JPEG, TIFF, WebP or PDF file: it starts with "Our designer will send t"): the file is damaged, cut short or no image. Export the image again and send it whole.',
     );
   }, 120_000);
 });
