@@ -70,13 +70,17 @@ describe('serve --redis probes layer parts before it queues a check', () => {
   it.each([
     { front: 'wide.png', back: 'good.jpg', status: 422, code: 'layer-too-large' },
     { front: 'good.png', back: 'cut.jpg', status: 422, code: 'layer-unreadable' },
-  ])('$front + $back: the same $status $code as the embedded server, and no job queued', async ({ front, back, status, code }) => {
-    const local = await answer(embedded.url, { front, back });
-    const fleetAnswer = await answer(fleet!.url, { front, back });
-    expect(local).toMatchObject({ status, body: { code } });
-    expect(fleetAnswer).toEqual(local);
-    expect(await queueDepth(fleet!.url)).toBe(0);
-  }, 120_000);
+  ])(
+    '$front + $back: the same $status $code as the embedded server, and no job queued',
+    async ({ front, back, status, code }) => {
+      const local = await answer(embedded.url, { front, back });
+      const fleetAnswer = await answer(fleet!.url, { front, back });
+      expect(local).toMatchObject({ status, body: { code } });
+      expect(fleetAnswer).toEqual(local);
+      expect(await queueDepth(fleet!.url)).toBe(0);
+    },
+    120_000,
+  );
 
   it('the refusal of the image over 15,000 px names the part, its size and the limit', async () => {
     const { body } = await answer(fleet!.url, { front: 'wide.png', back: 'good.jpg' });
