@@ -33,6 +33,7 @@ at = png.index(b'IDAT') + 2000
 for k in range(at, at + 400):
     png[k] ^= 0x5A
 open(os.path.join(out, 'damaged.png'), 'wb').write(bytes(png))
+Image.effect_noise((4000, 3000), 40).convert('RGB').save(os.path.join(out, 'photo.jpg'), quality=90)
 `;
 
 beforeAll(() => {
@@ -40,6 +41,8 @@ beforeAll(() => {
   execFileSync('/usr/bin/convert', ['-size', '15001x20', 'xc:#c83030', image('wide.png')]);
   execFileSync('/usr/bin/python3', ['-c', PILLOW, dir]);
   writeFileSync(image('notes.png'), 'a note, not an image\n');
+  // A one-page PDF layer is left to the assembly (not probed).
+  execFileSync('img2pdf', [image('good.jpg'), '-o', image('back.pdf')]);
   pool = new PreflightPool({ maxThreads: 1 });
 }, 60_000);
 
@@ -87,6 +90,18 @@ describe('a layer image over the limit is refused, not scaled, on every surface'
     expect(note).toMatchObject({ code: 'ERR_LAYER_UNREADABLE', layer: 'front' });
     expect(note.message).toContain('not a PNG, JPEG, TIFF, WebP or PDF file: it starts with "a note, not an image"');
   });
+
+  it('a probe whose worker is stopped under it (here by the memory watchdog) is the image’s ERR_LAYER_UNREADABLE, not a crash of the call', async () => {
+    // A limit every process is past: the watchdog stops the probe as it starts (pool.test.ts does the same to a page).
+    const watched = new PreflightPool({ maxThreads: 1, maxRssMb: 1 });
+    try {
+      const e = await refusal(check({ layers: { front: image('photo.jpg'), back: image('back.pdf') } }, { sku: 'TANKTOP-M' }, { pool: watched }));
+      expect(e).toMatchObject({ code: 'ERR_LAYER_UNREADABLE', layer: 'front' });
+      expect(e.message).toMatch(/^The image for layer "front" cannot be decoded as JPEG \(its decoding was stopped by the memory watchdog/);
+    } finally {
+      await watched.destroy();
+    }
+  }, 60_000);
 
   it('the command line: assemble exits 2 with one line naming the layer, its size and the limit, and writes nothing', () => {
     const out = join(dir, 'out.pdf');
