@@ -32,6 +32,8 @@ export const ERROR_CODES = [
   'ERR_SERVICE_RESPONSE',
   'ERR_MISSING_DEPENDENCY',
   'ERR_STORAGE_UNAVAILABLE',
+  'ERR_LAYER_TOO_LARGE',
+  'ERR_LAYER_UNREADABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -105,6 +107,42 @@ export class ProfileError extends PreflightError {
 export class InputUnreadableError extends PreflightError {
   constructor(message: string, cause?: unknown) {
     super('ERR_INPUT_UNREADABLE', message, { cause });
+  }
+}
+
+/**
+ * A layer's image is refused before it is assembled, on every surface by the same rule: over the
+ * product's `maxImagePixels` on a side (`ERR_LAYER_TOO_LARGE`, with `widthPx`, `heightPx` and
+ * `limitPx`: it is never scaled down), or it cannot be decoded — cut short, damaged behind the right
+ * first bytes, no image at all, or its decoder stopped on it (`ERR_LAYER_UNREADABLE`, with the
+ * decoder's `reason`). `layer` names the layer. The service answers the same as 422
+ * `layer-too-large` / `layer-unreadable`; the command line exits 2.
+ * @example
+ * import { LayerImageError, assemble } from 'print-preflight';
+ * try { await assemble({ sku: 'TANKTOP-M' }, ['front.png', 'back.png']); }
+ * catch (e) { if (e instanceof LayerImageError && e.code === 'ERR_LAYER_TOO_LARGE') console.error(e.layer, e.widthPx, e.heightPx, e.limitPx); }
+ */
+export class LayerImageError extends PreflightError {
+  /** The layer whose image is refused. */
+  readonly layer: string;
+  /** The image's size from its header (`ERR_LAYER_TOO_LARGE`); null when it was not read. */
+  readonly widthPx: number | null;
+  readonly heightPx: number | null;
+  /** The most pixels a side may have (`ERR_LAYER_TOO_LARGE`); null otherwise. */
+  readonly limitPx: number | null;
+  /** Why it cannot be decoded (`ERR_LAYER_UNREADABLE`); null otherwise. */
+  readonly reason: string | null;
+  constructor(
+    code: 'ERR_LAYER_TOO_LARGE' | 'ERR_LAYER_UNREADABLE',
+    message: string,
+    facts: { layer: string; widthPx?: number | null; heightPx?: number | null; limitPx?: number | null; reason?: string | null },
+  ) {
+    super(code, message);
+    this.layer = facts.layer;
+    this.widthPx = facts.widthPx ?? null;
+    this.heightPx = facts.heightPx ?? null;
+    this.limitPx = facts.limitPx ?? null;
+    this.reason = facts.reason ?? null;
   }
 }
 

@@ -14,7 +14,7 @@
 export { ReportSchema, ReportPageSchema, ReportImageSchema, VerdictSchema } from './report/schema.js';
 export { ProfileSchema, LimitsSchema } from './profile/schema.js';
 export { FindingSchema, CustomerMessageSchema } from './model/finding.js';
-export { FINDING_CODE_LIST, SEVERITIES, SeveritySettingSchema } from './model/codes.js';
+export { FINDING_CODE_LIST, SEVERITIES, SeveritySettingSchema, CHANGE_CODES, ChangeCodeSchema } from './model/codes.js';
 export { PolicySchema, PolicyActionSchema, FixModeSchema, FIXES } from './model/policy.js';
 export { BatchSummarySchema, BatchResultSchema, BatchVerdictSchema, FixedReportSchema, BatchErrorRecordSchema } from './batch/summary.js';
 export { TargetSchema, PreflightOptionsSchema, CheckOptionsSchema } from './flow/options.js';

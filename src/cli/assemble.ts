@@ -11,7 +11,9 @@ export const ASSEMBLE_HELP = `Usage: print-preflight assemble (--product ID --va
 
 Builds the print file from one image (PNG, JPEG, TIFF, WebP) or one-page PDF per layer, in the
 product's layer order: each page exactly the layer's size, colour-managed to sRGB, at the production
-resolution (150 ppi, at most 15,000 px per side), under 50 MB. The output is checked.
+resolution (150 ppi, at most 15,000 px per side), under 50 MB. The output is checked. An image
+over the product's pixel limit (15,000 px on a side) is refused, not scaled down, and so is one
+that cannot be decoded: the message names the layer, its size and the limit (exit 2).
 
 Options:
   --out FILE          the PDF to write (required)
@@ -35,7 +37,8 @@ Options:
 ${FAIL_ON_HELP}
 
 The file written is named on stderr.
-Exit status: 0 written and it does not fail, 1 it fails (or warns, with --fail-on warning), 2 misuse.`;
+Exit status: 0 written and it does not fail, 1 it fails (or warns, with --fail-on warning), 2 misuse
+or a layer image refused (too large, or cannot be decoded).`;
 
 export async function assembleCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {

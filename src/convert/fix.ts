@@ -164,7 +164,8 @@ async function measuredAndLogged(step: {
   }
   if (over.length) {
     const why = over.map(([page, d]) => ({
-      code: changes.find((c) => c.page === page)!.code,
+      // A fix's changes answer findings: their codes are finding codes.
+      code: changes.find((c) => c.page === page)!.code as FindingCode,
       page,
       reason: `the fixed page differs from the original on ${(d.changedShare * 100).toFixed(1)} % of its pixels, past the bound of ${DIFFERENCE_BOUNDS.geometry.changedShare * 100} %: nothing is written`,
     }));

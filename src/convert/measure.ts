@@ -8,7 +8,7 @@ import type { PDFDocument } from '../pdf/pdf-lib-document.js';
 import { PDFArray, PDFName, PDFRawStream, type PDFPage } from '../pdf/pdf-lib.js';
 import { getNumber, items, resolve } from '../pdf/objects.js';
 import { compareDrawings, type PageDifference } from '../model/difference.js';
-import type { FindingCode } from '../model/codes.js';
+import type { ChangeCode } from '../model/codes.js';
 import { captureWarnings, openWithPdfjs, type PDFDocumentProxy } from '../raster/pdfjs.js';
 import type { RawPixels } from '../raster/pixels.js';
 import { openWithPdfium, renderWithPdfium } from '../raster/pdfium.js';
@@ -30,7 +30,7 @@ const MEASURE_BUDGET_MS = 8_000;
 export type ChangeKind = 'colour' | 'geometry' | 'layout';
 
 /** The kind of each fixable code's change; `layout` changes move the design on purpose and are not compared. */
-export function changeKind(code: FindingCode): ChangeKind | null {
+export function changeKind(code: ChangeCode): ChangeKind | null {
   switch (code) {
     case 'colour-space-not-rgb':
     case 'image-too-large':

@@ -17,6 +17,7 @@ import type { AssembledLayer, AssemblyFill } from '../model/assembly.js';
 import { withFindings } from '../report/build.js';
 import { profileRules, settle } from '../rules/index.js';
 import { localizeReport } from '../messages/catalogue.js';
+import { refuseLayerImages } from './layer-probe.js';
 import { AssembleOptionsSchema, assembleInPool, fillOf, loadLayerInput, transparencyDrafts } from './assembly.js';
 
 export { AssembleOptionsSchema, transparencyDrafts };
@@ -37,6 +38,7 @@ export interface AssembleResult {
 /**
  * Builds the print file for a product from one file per layer, in the pool, and checks it.
  * @throws {InvalidArgumentError} a layer missing or unknown, or an input that cannot be used (named)
+ * @throws {LayerImageError} a layer's image over the product's `maxImagePixels` on a side (`ERR_LAYER_TOO_LARGE`), or one that cannot be decoded (`ERR_LAYER_UNREADABLE`)
  * @example
  * const { bytes, report } = await assemble({ sku: 'T-SHIRT-M' }, ['front.png', 'back.png', 'left.jpg', 'right.jpg']);
  * await writeFile('order.pdf', bytes);
@@ -78,6 +80,14 @@ export async function assemble(target: Target, inputs: readonly LayerInput[], op
   const planOptions = { ...rest, ...(options.fit !== undefined ? { fit } : {}) };
   const executor: Executor = preflightOptions.pool === false ? (await import('../pool/local.js')).localExecutor : (preflightOptions.pool ?? defaultPool());
   const decodeLimits = decodeLimitsOf(executor instanceof PreflightPool ? executor : undefined, preflightOptions.decodeLimits);
+  // One rule on every surface: an image over the pixel limit, or one that cannot be decoded, is
+  // refused naming its layer (probed in the pool) — never scaled down to the limit.
+  await refuseLayerImages(
+    executor,
+    layers.map((l) => ({ id: l.id, bytes: l.input })),
+    limits.maxImagePixels,
+    preflightOptions.signal,
+  );
   const {
     bytes,
     changes,

@@ -119,7 +119,8 @@ export async function checkResolved(
         rasterFailures.push(overBudget(page, planned.decodePixels, opts.maxRenderImagePixels));
         return;
       }
-      rasterFailures.push({ index: page.index, reason: error.reason, detail: error.message });
+      // A pool closed under the page ends its render as a crash would.
+      rasterFailures.push({ index: page.index, reason: error.reason === 'closed' ? 'crashed' : error.reason, detail: error.message });
     }
   });
   if (canRender) {

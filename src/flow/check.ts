@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { CheckOptions, Target } from './options.js';
 import type { Report } from '../report/schema.js';
-import type { FindingCode } from '../model/codes.js';
+import type { ChangeCode } from '../model/codes.js';
 import { DEFAULT_APPROVAL, isFixable } from '../model/policy.js';
 import { readSourceBytes } from '../source/read.js';
 import { changeText, formatMegabytes } from '../messages/catalogue.js';
@@ -19,6 +19,7 @@ import type { StructureRead } from './structure-read.js';
 import { resolveRun, type ResolvedRun } from './run.js';
 import { assembleInPool, fillOf, isLayersSource, layerProblems, loadLayerInput, transparencyDrafts, type LayersSource } from './assembly.js';
 import { InvalidArgumentError } from '../errors.js';
+import { refuseLayerImages } from './layer-probe.js';
 import { withFindings } from '../report/build.js';
 import { profileRules, settle } from '../rules/index.js';
 import { localizeReport } from '../messages/catalogue.js';
@@ -69,6 +70,7 @@ export interface CheckResult {
  * command line, batch, the hot folder, the service and the fleet (those that resolved the run
  * already, to use its target, through `checkRun`).
  * @param source a path, the file's bytes, `{ url }`, or `{ layers }` (an image or one-page PDF per layer id)
+ * @throws {LayerImageError} with `{ layers }`: a layer's image over the product's `maxImagePixels` on a side (`ERR_LAYER_TOO_LARGE`), or one that cannot be decoded (`ERR_LAYER_UNREADABLE`) — probed before anything is assembled
  * @example
  * const out = await check({ url: 'https://cdn.example.com/a.pdf' }, { sku: 'T-SHIRT-M' }, { fix: 'approve', locale: 'pt' });
  * if (out.status === 'needs-approval') console.log(out.fixed?.changes.map((c) => c.customer));
@@ -132,6 +134,14 @@ async function checkLayers(run: ResolvedRun, source: LayersSource): Promise<Chec
     } else bytes = await loadLayerInput(spec.input);
     inputs.push({ id: layer.id, input: bytes, ...(fit ? { fit } : {}) });
   }
+  // One rule on every surface: an image over the pixel limit, or one that cannot be decoded, is
+  // refused naming its layer (probed in the pool) — never scaled down to the limit.
+  await refuseLayerImages(
+    run.executor,
+    inputs.map((i) => ({ id: i.id, bytes: i.input })),
+    run.limits.maxImagePixels,
+    options.signal,
+  );
   const made = await assembleInPool({ executor: run.executor, decodeLimits: run.decodeLimits, layers: resolved.layers, limits: run.limits }, inputs, {}, options);
   const path = options.path ?? `${resolved.profile.id}-${resolved.variant.id}.pdf`;
   const out = await checkFile(run, made.bytes, path);
@@ -148,7 +158,7 @@ async function checkLayers(run: ResolvedRun, source: LayersSource): Promise<Chec
   const before = out.before === out.report ? report : await said(out.before);
   const assembled: FlowChange[] = await Promise.all(
     made.changes.map(async (action) => {
-      const change = { code: 'file-not-pdf' as const, page: null, action: `assembled ${action}`, needsApproval: true };
+      const change = { code: 'layers-assembled' as const, page: null, action: `assembled ${action}`, needsApproval: true };
       if (!options.locale) return change;
       return { ...change, customer: await changeText(change, { before, after: report }, resolved.profile, options.locale) };
     }),
@@ -184,7 +194,7 @@ async function checkFile(run: ResolvedRun, bytes: Uint8Array, path: string | nul
   noteRemaining(made.changes, refused, after.report);
   const { profile } = run.target;
   const locale = run.options.locale;
-  const approval = new Set<FindingCode>(profile.approval ?? DEFAULT_APPROVAL);
+  const approval = new Set<ChangeCode>(profile.approval ?? DEFAULT_APPROVAL);
   const changes: FlowChange[] = await Promise.all(
     made.changes.map(async (change) => {
       const needsApproval = approval.has(change.code);

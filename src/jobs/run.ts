@@ -9,7 +9,7 @@ import { inPoolLane } from '../pool/fair-gate.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { newToken } from '../model/token.js';
 import { checkRun, type CheckOptions, type CheckResult, type CheckSource } from '../flow/check.js';
-import { InputUnreadableError, PreflightError, StorageUnavailableError } from '../errors.js';
+import { InputUnreadableError, LayerImageError, PreflightError, StorageUnavailableError } from '../errors.js';
 import type { PreflightPool } from '../pool/pool.js';
 import type { Preview } from '../flow/preflight.js';
 import type { ProfileRegistry, ResolvedTarget } from '../profile/registry.js';
@@ -178,7 +178,9 @@ async function runLeased(job: CheckJob, ctx: RunContext, run: string): Promise<C
     if (error instanceof StorageUnavailableError) throw error;
     const code = error instanceof PreflightError ? error.code : 'ERR_INTERNAL';
     const message = error instanceof PreflightError ? error.message : `The check failed unexpectedly: ${(error as Error).message ?? String(error)}`;
-    return ours((r) => released({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message } }))();
+    // A layer's image refused after its download says which, and its size against the limit, as the 422 of an upload does.
+    const layer = error instanceof LayerImageError ? layerFacts(error) : {};
+    return ours((r) => released({ ...r, status: 'error', finishedAt: new Date().toISOString(), error: { code, message, ...layer } }))();
   }
   const { report, previews } = result;
   if (ctx.retryLater?.(report)) return ours((r) => withoutRun({ ...r, status: 'queued' }))();
@@ -336,6 +338,14 @@ async function check(job: CheckJob, ctx: RunContext, run: ResolvedRun, bytes?: U
     job.source.kind === 'url' ? { url: job.source.url } : job.source.kind === 'layers' ? await layerSources(job, job.source.layers, ctx) : (bytes ?? (await uploadBytes(job, ctx)));
   const out = await checkRun(source, run);
   return { status: out.status, report: out.report, previews: out.previews, target: run.target, ...(out.fixed ? { fixed: out } : {}), ...(out.refused ? { refused: out.refused } : {}) };
+}
+
+/** What a record's error says of a refused layer image: the layer, and for one too large its size and the limit. */
+function layerFacts(error: LayerImageError): Pick<NonNullable<CheckRecord['error']>, 'layer' | 'widthPx' | 'heightPx' | 'limitPx'> {
+  return {
+    layer: error.layer,
+    ...(error.widthPx !== null && error.heightPx !== null && error.limitPx !== null ? { widthPx: error.widthPx, heightPx: error.heightPx, limitPx: error.limitPx } : {}),
+  };
 }
 
 /** The record back in the queue: no run holds it, and it has not started. */

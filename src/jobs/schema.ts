@@ -154,7 +154,19 @@ export const CallbackAttemptSchema = z
   })
   .strict();
 
-export const CheckErrorSchema = z.object({ code: z.string(), message: z.string() }).strict();
+export const CheckErrorSchema = z
+  .object({
+    /** The library's error code (`ERR_LAYER_TOO_LARGE`…); its problem code is the same in kebab-case (`layer-too-large`). */
+    code: z.string(),
+    message: z.string(),
+    /** For a layer's image refused by the check (a layer given by URL, downloaded by the check): the layer. */
+    layer: z.string().optional(),
+    /** For an image over the product's `maxImagePixels` (`ERR_LAYER_TOO_LARGE`): its size from its header, and the limit per side. */
+    widthPx: z.number().int().optional(),
+    heightPx: z.number().int().optional(),
+    limitPx: z.number().int().optional(),
+  })
+  .strict();
 
 export const CheckRecordSchema = z
   .object({

@@ -10,7 +10,7 @@
  * design for Back" in another language. A locale's strings and the formatter are loaded on first
  * use (`import()`), so a check that asks for no customer messages loads neither.
  */
-import type { FindingCode } from '../model/codes.js';
+import { isOwnChangeCode, type ChangeCode } from '../model/codes.js';
 import type { PageDifference } from '../model/difference.js';
 import type { Finding, CustomerMessage } from '../model/finding.js';
 import { languageName, messageLocale, type Locale, type MessageLocale, type NegotiatedLocale } from '../model/locales.js';
@@ -186,7 +186,7 @@ export const formatMegabytes = (bytes: number, locale: Locale): string =>
 
 /** The values a finding's messages are filled with. */
 export function messageValues(
-  finding: Pick<Finding, 'code' | 'page' | 'layer' | 'details'>,
+  finding: Pick<Finding, 'page' | 'layer' | 'details'> & { code: ChangeCode },
   target: NamedTarget,
   loaded: LoadedCatalogue,
   context: MessageContext = {},
@@ -202,7 +202,7 @@ export function messageValues(
   if (typeof values.maxBytes === 'number') values.maxSize = formatMegabytes(values.maxBytes, locale);
   if (finding.code === 'page-order-mismatch') {
     const designs = designsByPage(
-      [finding],
+      [{ code: 'page-order-mismatch', details: finding.details }],
       target.layers.map((l) => l.id),
     );
     const items = [...designs].sort(([, a], [, b]) => target.layers.findIndex((l) => l.id === a) - target.layers.findIndex((l) => l.id === b));
@@ -296,20 +296,31 @@ export async function localizeReport<R extends { findings: Finding[]; locale?: L
  * const text = await changeText(change, { before, after }, profile, 'pt-BR', { size: '1,2 MB' });
  */
 export async function changeText(
-  change: { code: FindingCode; page: number | null; action: string; difference?: PageDifference | undefined },
+  change: { code: ChangeCode; page: number | null; action: string; difference?: PageDifference | undefined },
   reports: { before: { findings: readonly Pick<Finding, 'code' | 'page' | 'details' | 'layer'>[] }; after: { pages: readonly { index: number; layer: string | null }[] } },
   target: NamedTarget,
   locale: Locale,
   extra: Record<string, string | number> = {},
 ): Promise<string> {
   const layer = change.page === null ? null : (reports.after.pages.find((p) => p.index === change.page)?.layer ?? null);
+  if (isOwnChangeCode(change.code)) {
+    // A change of its own answers no finding: its words are the catalogue's `changes`.
+    const loaded = await loadCatalogue(locale);
+    const values = { ...messageValues({ code: change.code, page: change.page, layer, details: undefined }, target, loaded), ...extra };
+    try {
+      return loaded.format(loaded.catalogue.changes[change.code], values);
+    } catch {
+      return change.action;
+    }
+  }
+  const code = change.code;
   const designs = designsByPage(
     reports.before.findings,
     target.layers.map((l) => l.id),
   );
   const fromPage = change.page === null ? null : ([...designs].find(([, l]) => l === layer)?.[0] ?? change.page);
-  const finding = reports.before.findings.find((f) => f.code === change.code && (change.page === null || f.page === fromPage));
-  const m = await customerMessage({ code: change.code, page: change.page, layer, details: finding?.details, message: change.action }, target, locale, extra);
+  const finding = reports.before.findings.find((f) => f.code === code && (change.page === null || f.page === fromPage));
+  const m = await customerMessage({ code, page: change.page, layer, details: finding?.details, message: change.action }, target, locale, extra);
   const text = m.fixed ?? m.problem;
   // A colour change says what it measured (model/difference.ts): the ΔE00 most of the page stays within, in words.
   const d = change.difference;

@@ -105,13 +105,16 @@ export const de: Catalogue = {
     measuredColour:
       'Gemessen: Die Farben weichen höchstens um ΔE {delta} von Ihrer Datei ab, {level, select, invisible {ein Unterschied, den man nicht sieht} slight {ein Unterschied, den man kaum sieht} other {ein Unterschied, den man im direkten Vergleich sieht}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'Wir haben die Druckdatei aus Ihren Bildern gemacht, einem Bild für jedes Teil {product_gen}. Bitte prüfen Sie unten jedes Teil.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'Diese Druckdatei können wir nicht lesen',
       problem: 'Die hochgeladene Datei ist kein PDF-Dokument.',
       production: 'Aus dieser Datei können wir {product_ihrAkk} nicht drucken.',
       advice: 'Exportieren oder speichern Sie Ihr Design als PDF, und laden Sie diese Datei hoch.',
-      fixed: 'Wir haben die Druckdatei aus Ihren Bildern gemacht, einem Bild für jedes Teil {product_gen}. Bitte prüfen Sie unten jedes Teil.',
     },
     'pdf-damaged': {
       title: 'Die Datei ist beschädigt',

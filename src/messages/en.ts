@@ -98,13 +98,16 @@ export const en: Catalogue = {
     measuredColour:
       'Measured: the colours stay within ΔE {delta} of your file, {level, select, invisible {a difference you cannot see} slight {a difference you can hardly see} other {a difference you can see side by side}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'We made the print file from your images, one for each part of {product_your}. Please check each part below.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'This is not a print file we can read',
       problem: 'The file you uploaded is not a PDF document.',
       production: '{product_Your} cannot be printed from it.',
       advice: 'Export or save your design as a PDF and upload that file.',
-      fixed: 'We made the print file from your images, one for each part of {product_your}. Please check each part below.',
     },
     'pdf-damaged': {
       title: 'The file is damaged',

@@ -98,13 +98,16 @@ export const es: Catalogue = {
     measuredColour:
       'Medido: los colores quedan a menos de ΔE {delta} de su archivo, {level, select, invisible {una diferencia que no se ve} slight {una diferencia que apenas se ve} other {una diferencia que se ve al compararlos}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'Hemos creado el archivo de impresión a partir de sus imágenes, una para cada parte de {product_su}. Compruebe cada parte a continuación.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'No podemos leer este archivo de impresión',
       problem: 'El archivo que ha subido no es un documento PDF.',
       production: 'No se puede imprimir {product_su} a partir de él.',
       advice: 'Exporte o guarde su diseño como PDF y suba ese archivo.',
-      fixed: 'Hemos creado el archivo de impresión a partir de sus imágenes, una para cada parte de {product_su}. Compruebe cada parte a continuación.',
     },
     'pdf-damaged': {
       title: 'El archivo está dañado',

@@ -102,13 +102,16 @@ export const fr: Catalogue = {
     measuredColour:
       'Mesuré : les couleurs restent à moins de ΔE {delta} de votre fichier, {level, select, invisible {une différence invisible} slight {une différence à peine visible} other {une différence visible côte à côte}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'Nous avons créé le fichier d’impression à partir de vos images, une pour chaque partie {product_deVotre}. Vérifiez chaque partie ci-dessous.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'Nous ne pouvons pas lire ce fichier d’impression',
       problem: 'Le fichier que vous avez envoyé n’est pas un document PDF.',
       production: 'Impossible d’imprimer {product_votre} à partir de ce fichier.',
       advice: 'Exportez ou enregistrez votre motif au format PDF et envoyez ce fichier.',
-      fixed: 'Nous avons créé le fichier d’impression à partir de vos images, une pour chaque partie {product_deVotre}. Vérifiez chaque partie ci-dessous.',
     },
     'pdf-damaged': {
       title: 'Le fichier est endommagé',

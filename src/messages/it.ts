@@ -103,13 +103,16 @@ export const it: Catalogue = {
     measuredColour:
       'Misurato: i colori restano entro ΔE {delta} dal tuo file, {level, select, invisible {una differenza che non si vede} slight {una differenza che si vede appena} other {una differenza che si vede a confronto}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'Abbiamo creato il file di stampa dalle tue immagini, una per ogni parte {product_delTuo}. Controlla ogni parte qui sotto.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'Non riusciamo a leggere questo file di stampa',
       problem: 'Il file che hai caricato non è un documento PDF.',
       production: 'Non è possibile stampare {product_tuo} da questo file.',
       advice: 'Esporta o salva il tuo design in PDF e carica quel file.',
-      fixed: 'Abbiamo creato il file di stampa dalle tue immagini, una per ogni parte {product_delTuo}. Controlla ogni parte qui sotto.',
     },
     'pdf-damaged': {
       title: 'Il file è danneggiato',

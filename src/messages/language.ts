@@ -3,7 +3,7 @@
  * sentences take names by, and the words of the customer's pages. catalogue.ts loads a file and
  * formats its strings; the files themselves import only this shape.
  */
-import type { FindingCode } from '../model/codes.js';
+import type { FindingCode, OwnChangeCode } from '../model/codes.js';
 import type { GENDERS } from '../model/genders.js';
 import type { FixableCode } from '../model/policy.js';
 import type { UiMessages } from './ui.js';
@@ -49,5 +49,7 @@ export interface Catalogue {
   /** One item of a page-order list: `{layer_…}` the part, `{page}` the page of the file its design is on. */
   placedItem: string;
   ui: UiMessages;
+  /** What a change that answers no finding did (`layers-assembled`), told to the customer. */
+  changes: Record<OwnChangeCode, string>;
   codes: { [C in FindingCode]: C extends FixableCode ? Entry & { fixed: string } : Entry };
 }

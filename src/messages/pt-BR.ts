@@ -101,13 +101,16 @@ export const ptBR: Catalogue = {
     measuredColour:
       'Medido: as cores ficam a menos de ΔE {delta} do seu arquivo, {level, select, invisible {uma diferença que não dá para ver} slight {uma diferença que mal dá para ver} other {uma diferença que dá para ver lado a lado}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'Criamos o arquivo de impressão a partir das suas imagens, uma para cada parte {product_doSeu}. Confira cada parte abaixo.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'Não conseguimos ler este arquivo de impressão',
       problem: 'O arquivo que você enviou não é um documento PDF.',
       production: 'Não é possível imprimir {product_seu} a partir dele.',
       advice: 'Exporte ou salve seu design em PDF e envie esse arquivo.',
-      fixed: 'Criamos o arquivo de impressão a partir das suas imagens, uma para cada parte {product_doSeu}. Confira cada parte abaixo.',
     },
     'pdf-damaged': {
       title: 'O arquivo está danificado',

@@ -100,13 +100,16 @@ export const pt: Catalogue = {
     measuredColour:
       'Medido: as cores ficam a menos de ΔE {delta} do seu ficheiro, {level, select, invisible {uma diferença que não se vê} slight {uma diferença que mal se vê} other {uma diferença que se vê lado a lado}}.',
   },
+  // Changes that answer no finding (model/codes.ts CHANGE_CODES), in the customer's words.
+  changes: {
+    'layers-assembled': 'Criámos o ficheiro de impressão a partir das suas imagens, uma para cada parte {product_doSeu}. Confirme cada parte abaixo.',
+  },
   codes: {
     'file-not-pdf': {
       title: 'Não conseguimos ler este ficheiro de impressão',
       problem: 'O ficheiro que enviou não é um documento PDF.',
       production: 'Não é possível imprimir {product_seu} a partir dele.',
       advice: 'Exporte ou guarde o seu design em PDF e envie esse ficheiro.',
-      fixed: 'Criámos o ficheiro de impressão a partir das suas imagens, uma para cada parte {product_doSeu}. Confirme cada parte abaixo.',
     },
     'pdf-damaged': {
       title: 'O ficheiro está danificado',

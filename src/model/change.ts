@@ -5,7 +5,7 @@
  * them (jobs/, batch/, the service).
  */
 import { z } from 'zod';
-import { FindingCodeSchema, type FindingCode } from './codes.js';
+import { ChangeCodeSchema, FindingCodeSchema, type ChangeCode, type FindingCode } from './codes.js';
 import { PageDifferenceSchema, type PageDifference } from './difference.js';
 
 /**
@@ -13,7 +13,8 @@ import { PageDifferenceSchema, type PageDifference } from './difference.js';
  * them without the schemas; the schemas below are held to them both ways by the compiler.)
  */
 export interface Change {
-  code: FindingCode;
+  /** The finding code the change answers, or a change code of its own (`layers-assembled`). */
+  code: ChangeCode;
   /** 1-based page, or null for the whole file. */
   page: number | null;
   /** What was done, technically. */
@@ -40,7 +41,8 @@ const where = {
 };
 
 export const ChangeSchema = z.strictObject({
-  ...where,
+  code: ChangeCodeSchema,
+  page: where.page,
   /** What was done, technically. */
   action: z.string(),
   /** The page drawn before and after, compared in ΔE00 (convert/measure.ts); absent when not measured. */
@@ -50,7 +52,8 @@ const changeIsChange: Same<z.infer<typeof ChangeSchema>, Change> = true;
 
 /** One change, as the API, the records and batch's summary show it: whether it waits for approval, and the customer's words for it. */
 export const FixChangeSchema = z.strictObject({
-  ...where,
+  code: ChangeCodeSchema,
+  page: where.page,
   action: ChangeSchema.shape.action,
   /** Whether the change waits for approval (`fix: approve`). */
   needsApproval: z.boolean(),

@@ -221,6 +221,38 @@ export const FINDING_CODE_LIST = Object.keys(FINDING_CODES) as FindingCode[];
 export const FindingCodeSchema = openEnum(z.enum(FINDING_CODE_LIST as [FindingCode, ...FindingCode[]]), 'A finding code (kebab-case)');
 
 /**
+ * Codes of the changes print-preflight makes that answer no finding: the fixed file's `changes`
+ * carry the finding code a fix answers (`colour-space-not-rgb`…) or one of these. Stable like the
+ * finding codes; never a finding, so no severity, policy or approval setting names them.
+ * @example
+ * import { CHANGE_CODES } from 'print-preflight/schemas';
+ * CHANGE_CODES['layers-assembled'].description;
+ */
+export const CHANGE_CODES = {
+  'layers-assembled': {
+    description:
+      'The print file was made from one image or one-page PDF per layer (`check` with a source per layer, `POST /v1/checks` with `layer.<id>` parts or `layers`): one change per layer, its action saying the source, the fill and any resampling. It always waits for approval under `fix: approve`.',
+  },
+} as const satisfies Record<string, { description: string }>;
+
+/** A code of {@link CHANGE_CODES}: a change that answers no finding. */
+export type OwnChangeCode = keyof typeof CHANGE_CODES;
+/** What a change's `code` is: the finding code the fix answers, or a change code of its own. */
+export type ChangeCode = FindingCode | OwnChangeCode;
+/** Whether a change code is one of {@link CHANGE_CODES} (not a finding's). */
+export const isOwnChangeCode = (code: string): code is OwnChangeCode => Object.hasOwn(CHANGE_CODES, code);
+/**
+ * A change's code: a finding code, or one of {@link CHANGE_CODES}; published as an open list like the finding codes.
+ * @example
+ * import { ChangeCodeSchema } from 'print-preflight/schemas';
+ * ChangeCodeSchema.parse('layers-assembled');
+ */
+export const ChangeCodeSchema = openEnum(
+  z.enum([...FINDING_CODE_LIST, ...(Object.keys(CHANGE_CODES) as OwnChangeCode[])] as [ChangeCode, ...ChangeCode[]]),
+  'A change code (kebab-case): the finding code the change fixes, or a change of its own (layers-assembled)',
+);
+
+/**
  * The severities a finding may have, the gravest first.
  * @example
  * import { SEVERITIES } from 'print-preflight/schemas';

@@ -5,9 +5,10 @@
 import { valueSymbol } from 'piscina';
 import type { TimeBudget } from './budget.js';
 import { failedOrAnswer, renderResultOf } from './pool.js';
-import { InspectResultSchema, RenderAnswerSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
+import { ImageProbeSchema, InspectResultSchema, RenderAnswerSchema, type InspectResult, type InspectTaskOptions, type RenderResult, type RenderTask, type TransformTask } from './tasks.js';
 import { TransformAnswerSchema } from '../convert/plan.js';
 import type { TransformAnswer } from '../convert/transform.js';
+import type { ImageProbe } from '../raster/image-probe.js';
 import handle from './worker-main.js';
 
 export interface Executor {
@@ -16,6 +17,8 @@ export interface Executor {
   inspect(bytes: SharedArrayBuffer, docId: string, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget, options?: InspectTaskOptions): Promise<InspectResult>;
   render(task: Omit<RenderTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<RenderResult>;
   transform(task: Omit<TransformTask, 'kind'>, signal?: AbortSignal, timeoutMs?: number, budget?: TimeBudget): Promise<TransformAnswer>;
+  /** An untrusted image's header size and, within `maxSidePx`, whether it decodes (raster/image-probe.ts). */
+  probeImage(bytes: SharedArrayBuffer, maxSidePx: number, signal?: AbortSignal, timeoutMs?: number): Promise<ImageProbe>;
 }
 
 export const localExecutor: Executor = {
@@ -30,6 +33,9 @@ export const localExecutor: Executor = {
   async transform(task) {
     const out = (await run({ kind: 'transform', ...task })) as Record<PropertyKey, unknown>;
     return TransformAnswerSchema.parse(valueSymbol in out ? out[valueSymbol] : out);
+  },
+  async probeImage(bytes, maxSidePx) {
+    return ImageProbeSchema.parse(await run({ kind: 'probe-image', bytes, maxSidePx }));
   },
 };
 

@@ -109,7 +109,8 @@ interface Running {
 /** Why a task did not produce a result. */
 export class TaskFailure extends Error {
   constructor(
-    readonly reason: 'timeout' | 'crashed' | 'failed' | 'aborted',
+    /** `closed`: the pool was destroyed (before or while the task ran) — no fault of the task's input. */
+    readonly reason: 'timeout' | 'crashed' | 'failed' | 'aborted' | 'closed',
     message: string,
     /** For a render that drew nothing by design: why (tasks.ts), for the caller to act on. */
     readonly declined: RenderDecline | null = null,
@@ -155,6 +156,8 @@ export class PreflightPool {
   private warming: Promise<unknown> | null = null;
   /** Which waiting task goes to a worker next: fair between lanes, within the memory budget. */
   private readonly gate: FairGate;
+  /** Set by {@link destroy}: a task then fails `closed`, never starting workers again. */
+  private closed = false;
 
   constructor(options: PoolOptions = {}) {
     const parsed = parseOrThrow(PoolOptionsSchema, options, 'Invalid pool options');
@@ -244,6 +247,7 @@ export class PreflightPool {
   }
 
   private async run(task: object, signal?: AbortSignal, timeoutMs = this.options.taskTimeoutMs, budget?: TimeBudget, estimate = 0): Promise<unknown> {
+    if (this.closed) throw poolClosed();
     if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
     if (budget?.spent) throw budgetSpent(budget);
     // A task submitted while warm-up tasks still occupy starting workers would make piscina start
@@ -293,6 +297,8 @@ export class PreflightPool {
       }
       if (timeout.signal.aborted) throw limitedByBudget && budget ? budgetSpent(budget) : new TaskFailure('timeout', `took longer than ${timeoutMs / 1000} s`);
       if (signal?.aborted) throw new TaskFailure('aborted', 'aborted');
+      // Ended by destroy(), not by what it was given.
+      if (this.closed) throw poolClosed();
       const e = error as NodeJS.ErrnoException;
       if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new TaskFailure('crashed', `ran out of memory (worker heap cap ${this.options.maxWorkerMemoryMb} MB)`);
       // A task's own failure is answered (worker-main.ts); a throw is the worker stopping (it exited,
@@ -353,6 +359,7 @@ export class PreflightPool {
    * knows work is coming lets their start-up overlap its own (reading a file's structure).
    */
   warm(count: number): void {
+    if (this.closed) return;
     const wanted = Math.min(count, this.options.maxThreads);
     if (wanted <= this.piscina.threads.length) return;
     this.trackWarming(warmThreads(this.piscina, wanted));
@@ -366,12 +373,17 @@ export class PreflightPool {
     this.warming = warming;
   }
 
-  /** Stops every worker. */
+  /** Stops every worker; a task given afterwards (or ended by it) fails with reason `closed`. */
   async destroy(): Promise<void> {
+    this.closed = true;
     clearInterval(this.watchdog);
     this.watchdog = undefined;
     await this.piscina.destroy();
   }
+}
+
+function poolClosed(): TaskFailure {
+  return new TaskFailure('closed', 'the worker pool is closed');
 }
 
 function budgetSpent(budget: TimeBudget): TaskFailure {

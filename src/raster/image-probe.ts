@@ -3,8 +3,10 @@
  * a layer image while the client still waits (service/routes/layer-parts.ts judges them). It runs
  * in a pool worker, never on the server's main thread. The size comes from the header alone; only
  * an image within `maxSidePx` is then decoded — to a small thumbnail, so a JPEG or WebP is shrunk
- * on load — with sharp failing on any error (a truncated file included).
+ * on load — with sharp failing on any error (a truncated file included); a JPEG's scans are counted
+ * first, as no decoder bounds them.
  */
+import { jpegScanReason } from '../pdf/jpeg-scans.js';
 import { loadSharp } from './sharp.js';
 
 /** The long side of the thumbnail an image is decoded to: enough to read every row of a JPEG's scans. */
@@ -44,6 +46,9 @@ export async function probeImage(bytes: Uint8Array, maxSidePx: number): Promise<
   const size = { format: meta.format ?? null, widthPx: meta.width ?? null, heightPx: meta.height ?? null };
   if (!meta.width || !meta.height) return { ...size, decoded: false, unreadable: 'the header gives no size' };
   if (Math.max(meta.width, meta.height) > maxSidePx) return { ...size, decoded: false, unreadable: null };
+  // No decoder bounds a progressive JPEG's scans: a flood of them is refused before any is decoded.
+  const scans = meta.format === 'jpeg' ? jpegScanReason(bytes, meta.width * meta.height) : null;
+  if (scans) return { ...size, decoded: false, unreadable: scans };
   try {
     await sharp(input, { failOn: 'error', sequentialRead: true }).resize(THUMBNAIL_PX, THUMBNAIL_PX, { fit: 'inside' }).raw().toBuffer();
   } catch (error) {

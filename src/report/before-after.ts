@@ -6,13 +6,13 @@
  * (vector colours), the area where the two pictures differ once brought to one geometry. Close-ups
  * are cut with sharp from the previews.
  */
-import type { FindingCode } from '../model/codes.js';
+import type { ChangeCode } from '../model/codes.js';
 import type { Rect } from '../model/geometry.js';
 import type { Report, ReportPage } from './schema.js';
 
 /** A change as the fix records it (page numbers of the fixed file). */
 export interface PairChange {
-  code: FindingCode;
+  code: ChangeCode;
   page: number | null;
   action: string;
 }
@@ -22,7 +22,7 @@ export type UnitBox = Rect;
 
 /** Where a change happened, on the page before and the page after. */
 export interface ChangeSpot {
-  code: FindingCode;
+  code: ChangeCode;
   /** `image`: the reports place the image the change names; `area`: found where the pictures differ. */
   kind: 'image' | 'area';
   before: UnitBox;
@@ -96,7 +96,7 @@ const unit = (page: ReportPage, box: readonly number[]): UnitBox => {
  * The image a change names, on the page after (by its object reference) and on the original page
  * (the image drawn at the same place in the page's list, else one of the same pixel size).
  */
-function imageSpot(code: FindingCode, ref: string, after: ReportPage, before: ReportPage | undefined): ChangeSpot | null {
+function imageSpot(code: ChangeCode, ref: string, after: ReportPage, before: ReportPage | undefined): ChangeSpot | null {
   const index = after.images.findIndex((i) => i.ref === ref);
   const image = after.images[index];
   if (!image || !before) return null;

@@ -118,8 +118,8 @@ export const PROBLEMS = {
   'unknown-product': entry(422, 'no such product (`ERR_UNKNOWN_PRODUCT`)'),
   'unknown-variant': entry(422, 'the product has no such variant (`ERR_UNKNOWN_VARIANT`)'),
   'layer-not-image': entry(422, 'a `layer.<id>` part is not a PNG, JPEG, TIFF, WebP or PDF file'),
-  'layer-too-large': entry(422, "a `layer.<id>` image is over the product's `maxImagePixels` (15,000 by default) on a side"),
-  'layer-unreadable': entry(422, 'a `layer.<id>` image cannot be decoded (cut short, or damaged behind the right first bytes)'),
+  'layer-too-large': entry(422, "a `layer.<id>` image is over the product's `maxImagePixels` (15,000 by default) on a side (`ERR_LAYER_TOO_LARGE`)"),
+  'layer-unreadable': entry(422, 'a `layer.<id>` image cannot be decoded: cut short, damaged behind the right first bytes, or its decoder stopped on it (`ERR_LAYER_UNREADABLE`)'),
   'limits-not-allowed': entry(422, "the request's limits or severities would loosen the server's profile"),
   'callback-not-configured': entry(422, 'a callbackUrl was given but the server signs no callbacks (no `--callback-secret`)'),
   'callback-url-refused': entry(422, 'the callbackUrl cannot be used (scheme, host, or an address it resolves to)'),
@@ -150,6 +150,7 @@ export const PROBLEMS = {
   'storage-full': entry(503, 'the data folder is full, or has less free than `--min-free-mb` (`Retry-After`)'),
   'storage-unavailable': entry(503, 'the data folder or object storage cannot be written now (`Retry-After`)'),
   'queue-unavailable': entry(503, 'the queue cannot take checks now (`Retry-After`)'),
+  'pool-unavailable': entry(503, 'the worker pool that probes layer images is closed: the server is stopping (`Retry-After`)'),
   unhealthy: entry(503, 'a readiness check failed; `checks` says which (`Retry-After`)'),
 } as const satisfies Record<string, ProblemEntry>;
 
@@ -186,6 +187,8 @@ const ERROR_PROBLEMS: Record<ErrorCode, { code: ProblemCode; legacy: boolean }> 
   ERR_SERVICE_RESPONSE: { code: 'service-response', legacy: true },
   ERR_MISSING_DEPENDENCY: { code: 'missing-dependency', legacy: true },
   ERR_STORAGE_UNAVAILABLE: { code: 'storage-unavailable', legacy: false },
+  ERR_LAYER_TOO_LARGE: { code: 'layer-too-large', legacy: false },
+  ERR_LAYER_UNREADABLE: { code: 'layer-unreadable', legacy: false },
 };
 
 /** The RFC 9110 reason phrase a problem's `title` gives for its status. */

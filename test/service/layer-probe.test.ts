@@ -8,12 +8,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreflightPool } from '../../src/pool/pool.js';
 import { startService, type ServiceHandle } from '../../src/service/server.js';
 import { Traffic } from '../helpers/traffic.js';
-import { expectProblem, tempDir } from './harness.js';
+import { expectProblem, settledCheck, tempDir } from './harness.js';
 
 const dir = tempDir('pp-layer-probe-');
 const images = join(dir, 'images');
@@ -21,6 +23,12 @@ let pool: PreflightPool;
 let service: ServiceHandle;
 /** A server whose operator lowered the tank top's maxImagePixels to 1,000. */
 let strict: ServiceHandle;
+/** A server whose pool's memory watchdog stops every task (maxRssMb 1): a probe's worker stops under it. */
+let watched: ServiceHandle;
+let watchedPool: PreflightPool;
+/** Serves the images (and a text file) to layers given by URL. */
+let files: http.Server;
+let filesBase: string;
 const traffic = new Traffic();
 
 const MAKE_IMAGES = `
@@ -29,6 +37,7 @@ from PIL import Image
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 Image.new('RGB', (15001, 20), (200, 30, 30)).save(os.path.join(out, 'wide.png'))
+Image.effect_noise((4000, 3000), 40).convert('RGB').save(os.path.join(out, 'photo.jpg'), quality=90)
 Image.effect_noise((1200, 900), 40).convert('RGB').save(os.path.join(out, 'good.jpg'), quality=90)
 Image.effect_noise((600, 400), 40).convert('RGB').save(os.path.join(out, 'good.png'))
 jpeg = open(os.path.join(out, 'good.jpg'), 'rb').read()
@@ -47,17 +56,37 @@ beforeAll(async () => {
   const tanktop = JSON.parse(readFileSync(join(profiles, 'tanktop.json'), 'utf8')) as { limits: { maxImagePixels: number } };
   tanktop.limits.maxImagePixels = 1000;
   writeFileSync(join(profiles, 'tanktop.json'), JSON.stringify(tanktop));
+  writeFileSync(join(images, 'notes.txt'), 'Our designer will send the artwork on Monday.\n');
+  // A one-page PDF layer is left to the assembly (not probed): beside it, the probe of the image is the only task.
+  execFileSync('img2pdf', [join(images, 'good.jpg'), '-o', join(images, 'back.pdf')]);
+  files = http.createServer((req, res) => {
+    try {
+      const name = (req.url ?? '/').slice(1).replace(/[^a-z0-9.-]/g, '');
+      const bytes = readFileSync(join(images, name));
+      res.writeHead(200, { 'content-type': name.endsWith('.png') ? 'image/png' : name.endsWith('.jpg') ? 'image/jpeg' : 'text/plain' }).end(bytes);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  filesBase = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
   pool = new PreflightPool({ maxThreads: 1 });
-  service = await startService({ port: 0, dataDir: join(dir, 'data'), pool, logLevel: 'silent' });
+  watchedPool = new PreflightPool({ maxThreads: 1, maxRssMb: 1 });
+  service = await startService({ port: 0, dataDir: join(dir, 'data'), pool, logLevel: 'silent', allowHosts: ['127.0.0.1'] });
   strict = await startService({ port: 0, dataDir: join(dir, 'strict'), pool, logLevel: 'silent', profiles });
+  watched = await startService({ port: 0, dataDir: join(dir, 'watched'), pool: watchedPool, logLevel: 'silent' });
   traffic.observe(service.app.server);
   traffic.observe(strict.app.server);
+  traffic.observe(watched.app.server);
 }, 60_000);
 
 afterAll(async () => {
   await service?.close();
   await strict?.close();
+  await watched?.close();
   await pool?.destroy();
+  await watchedPool?.destroy();
+  files?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -102,6 +131,63 @@ describe('layer images are probed before the check is accepted', () => {
     const { id } = JSON.parse(text) as { id: string };
     expect(await service.store.ids()).toEqual([...before, id].sort());
   });
+});
+
+describe('layers given by URL: probed after their download, refused by the same rule', () => {
+  const submitJson = (body: Record<string, unknown>) => fetch(`${service.url}/v1/checks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  type Settled = { status: string; error: Record<string, unknown> | null; fixed: unknown; report: unknown };
+
+  it('an image over 15,000 px ends the check in error: the code, the layer, its size and the limit, nothing assembled', async () => {
+    const res = await submitJson({ sku: 'TANKTOP-M', layers: { front: { url: `${filesBase}/good.png` }, back: { url: `${filesBase}/wide.png`, fit: 'tile' } } });
+    expect(res.status).toBe(202);
+    const check = await settledCheck<Settled>(res, service.url);
+    expect(check.status).toBe('error');
+    expect(check.error).toEqual({
+      code: 'ERR_LAYER_TOO_LARGE',
+      layer: 'back',
+      widthPx: 15_001,
+      heightPx: 20,
+      limitPx: 15_000,
+      message:
+        'The image for layer "back" is 15,001 × 20 pixels; the order service takes images of at most 15,000 pixels per side. Scale it to at most 15,000 pixels on its longer side and send it again.',
+    });
+    expect(check.fixed).toBeNull();
+    expect(check.report).toBeNull();
+  }, 120_000);
+
+  it('a URL that answers with no image ends the check in error with the layer-unreadable wording', async () => {
+    const check = await settledCheck<Settled>(await submitJson({ sku: 'TANKTOP-M', layers: { front: { url: `${filesBase}/notes.txt` }, back: { url: `${filesBase}/good.jpg` } } }), service.url);
+    expect(check.status).toBe('error');
+    expect(check.error).toMatchObject({ code: 'ERR_LAYER_UNREADABLE', layer: 'front' });
+    expect(check.error!.message).toBe(
+      'The image for layer "front" cannot be decoded (not a PNG, JPEG, TIFF, WebP or PDF file: it starts with "Our designer will send t"): the file is damaged, cut short or no image. Export the image again and send it whole.',
+    );
+  }, 120_000);
+});
+
+describe('a probe whose worker stops, and a pool that is closed', () => {
+  it('a worker stopped under a probe (here by the memory watchdog) is the file’s 422 layer-unreadable naming the part, not a 500', async () => {
+    const before = await watched.store.ids();
+    const body = await expectProblem(await submit(watched.url, layersForm({ front: 'photo.jpg', back: 'back.pdf' })), 422, 'layer-unreadable');
+    expect(body.errors).toEqual([{ path: 'layer.front', message: expect.stringMatching(/^cannot be decoded: its decoding was stopped by the memory watchdog/) }]);
+    expect(body.detail).toMatch(/^The part "layer\.front" cannot be decoded as JPEG \(its decoding was stopped by the memory watchdog/);
+    expect(await watched.store.ids()).toEqual(before);
+  }, 60_000);
+
+  it('a closed pool is 503 pool-unavailable with Retry-After, and no check', async () => {
+    const closedPool = new PreflightPool({ maxThreads: 1 });
+    const closing = await startService({ port: 0, dataDir: join(dir, 'closing'), pool: closedPool, logLevel: 'silent' });
+    traffic.observe(closing.app.server);
+    try {
+      await closedPool.destroy();
+      const res = await submit(closing.url, layersForm({ front: 'good.png', back: 'good.jpg' }));
+      expect(res.headers.get('retry-after')).toBe('10');
+      await expectProblem(res, 503, 'pool-unavailable');
+      expect(await closing.store.ids()).toEqual([]);
+    } finally {
+      await closing.close();
+    }
+  }, 60_000);
 });
 
 describe('the contract', () => {

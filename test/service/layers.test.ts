@@ -195,7 +195,7 @@ describe('POST /v1/checks with an image per layer', () => {
       expect(check.status, JSON.stringify(check)).toBe('done');
       expect(check.fixed, 'the assembled file is the fixed file').not.toBeNull();
       expect(check.approval?.state).toBe('auto');
-      expect(check.fixed!.changes.filter((c) => c.code === 'file-not-pdf').length).toBeGreaterThanOrEqual(4);
+      expect(check.fixed!.changes.filter((c) => c.code === 'layers-assembled').length).toBeGreaterThanOrEqual(4);
       expect(check.report!.assembly!.layers.map((l) => [l.layer, l.fill, l.source])).toEqual(TSHIRT_LAYERS.map((l, i) => [l, 'stretch', kinds[i]!.endsWith('.pdf') ? 'pdf' : 'image']));
       const pdf = await fixedFile(check);
       const got = pageSizesMm(pdf);
@@ -226,7 +226,7 @@ describe('POST /v1/checks with an image per layer', () => {
     expect(check.status, JSON.stringify(check)).toBe('needs-approval');
     expect(check.approval?.state).toBe('pending');
     expect(check.report!.assembly!.layers.map((l) => l.fill)).toEqual(['cover', 'mirror']);
-    expect(check.fixed!.changes.some((c) => c.code === 'file-not-pdf' && c.customer?.startsWith('Wir haben die Druckdatei aus Ihren Bildern gemacht'))).toBe(true);
+    expect(check.fixed!.changes.some((c) => c.code === 'layers-assembled' && c.customer?.startsWith('Wir haben die Druckdatei aus Ihren Bildern gemacht'))).toBe(true);
     const token = check.fixed!.url.match(/([0-9a-f]{48})\.pdf$/)![1]!;
     expect((await fetch(new URL(check.fixed!.url, service.url))).status, 'not served before approval').not.toBe(200);
     const page = await (await fetch(`${service.url}/v1/approvals/${token}`)).text();
@@ -348,7 +348,7 @@ describe("the library's check with a source per layer (what the service and the 
       ['front', 'cover'],
       ['back', 'mirror'],
     ]);
-    expect(out.fixed!.changes[0]).toMatchObject({ code: 'file-not-pdf', needsApproval: true, customer: expect.stringMatching(/^Abbiamo creato il file di stampa/) });
+    expect(out.fixed!.changes[0]).toMatchObject({ code: 'layers-assembled', needsApproval: true, customer: expect.stringMatching(/^Abbiamo creato il file di stampa/) });
     expect(pageSizesMm(Buffer.from(out.fixed!.bytes)).length).toBe(2);
   }, 120_000);
 

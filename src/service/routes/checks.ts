@@ -92,6 +92,11 @@ export function checkRoutes(ctx: ServiceContext): void {
           description: `${submitResponses[422]!.description}; a \`layer.<id>\` part that is not a PNG, JPEG, TIFF, WebP or PDF file (\`layer-not-image\`), an image over the product's \`maxImagePixels\` on a side (\`layer-too-large\`), or one that cannot be decoded (\`layer-unreadable\`)`,
           codes: [...(submitResponses[422]!.codes ?? []), 'layer-not-image', 'layer-too-large', 'layer-unreadable'],
         },
+        503: {
+          ...submitResponses[503]!,
+          description: `${submitResponses[503]!.description}; the worker pool that probes layer images is closed (\`pool-unavailable\`)`,
+          codes: [...(submitResponses[503]!.codes ?? []), 'pool-unavailable'],
+        },
       },
     },
     async (request, reply) => submit(ctx, request, reply, request.isMultipart() ? (caller) => acceptUpload(ctx, request, caller, { layers: true }) : (caller) => acceptUrl(ctx, request.body, caller)),

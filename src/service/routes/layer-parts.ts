@@ -9,32 +9,15 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { TaskFailure, type PreflightPool } from '../../pool/pool.js';
 import { grouped } from '../../util/text.js';
-import { readSourceBytes, sharedBufferOf } from '../../source/read.js';
+import { readSourceBytes } from '../../source/read.js';
+import type { LayerImageError } from '../../errors.js';
+import { layerImageRefusal, layerKind, pixelSize, SNIFF_BYTES, type LayerKind } from '../../flow/layer-probe.js';
 import { Problem } from '../problem.js';
 
 /** Layer parts a submission may have (the products' most is 8). */
 export const MAX_LAYER_PARTS = 16;
 
-/** The kinds of file a layer can be: what the assembly reads. */
-export type LayerKind = 'png' | 'jpeg' | 'tiff' | 'webp' | 'pdf';
-
-/** How many first bytes decide a part's kind (a PDF's header may follow up to 1 KiB of junk, as readers allow). */
-const SNIFF_BYTES = 1024;
-
-/**
- * A file's kind from its first bytes, or null for anything the assembly cannot read.
- * @example
- * layerKind(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])); // 'png'
- */
-export function layerKind(head: Uint8Array): LayerKind | null {
-  const at = (i: number, ...bytes: number[]) => bytes.every((b, k) => head[i + k] === b);
-  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png';
-  if (at(0, 0xff, 0xd8, 0xff)) return 'jpeg';
-  if (at(0, 0x49, 0x49, 0x2a, 0x00) || at(0, 0x4d, 0x4d, 0x00, 0x2a) || at(0, 0x49, 0x49, 0x2b, 0x00) || at(0, 0x4d, 0x4d, 0x00, 0x2b)) return 'tiff';
-  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp';
-  if (Buffer.from(head.subarray(0, SNIFF_BYTES)).toString('latin1').includes('%PDF-')) return 'pdf';
-  return null;
-}
+export { layerKind, type LayerKind } from '../../flow/layer-probe.js';
 
 /** A part that is not an image or one-page PDF the assembly reads. */
 export function notAnImage(part: string): Problem {
@@ -43,50 +26,52 @@ export function notAnImage(part: string): Problem {
   });
 }
 
-/** An image part with more pixels on a side than the product's limit (`maxImagePixels`). */
-export function layerTooLarge(part: string, widthPx: number, heightPx: number, limitPx: number): Problem {
-  const size = `${grouped(widthPx)} × ${grouped(heightPx)} pixels`;
-  return new Problem(
-    'layer-too-large',
-    `The part "${part}" is ${size}; the order service takes images of at most ${grouped(limitPx)} pixels per side. Scale it to at most ${grouped(limitPx)} pixels on its longer side and send it again.`,
-    { widthPx, heightPx, limitPx, errors: [{ path: part, message: `${size}, over ${grouped(limitPx)} pixels per side` }] },
-  );
-}
-
-/** An image part whose header or pixels cannot be decoded (cut short, or damaged behind good magic bytes). */
-export function layerUnreadable(part: string, format: string | null, reason: string): Problem {
-  const said = reason.slice(0, 200);
-  return new Problem(
-    'layer-unreadable',
-    `The part "${part}" cannot be decoded${format ? ` as ${format.toUpperCase()}` : ''} (${said}): the file is damaged or cut short. Export the image again and send it whole.`,
-    { errors: [{ path: part, message: `cannot be decoded: ${said}` }] },
-  );
+/**
+ * The problem a layer image's refusal answers as (the one rule of every surface, flow/layer-probe.ts):
+ * its code, its words, and the part named in `errors[].path`; the size and limit of one too large.
+ * @param part the request's name of the image (`layer.front`, or `layers.front` in JSON)
+ */
+export function layerProblem(refusal: LayerImageError, part: string): Problem {
+  const extra =
+    refusal.code === 'ERR_LAYER_TOO_LARGE'
+      ? {
+          widthPx: refusal.widthPx,
+          heightPx: refusal.heightPx,
+          limitPx: refusal.limitPx,
+          errors: [{ path: part, message: `${pixelSize(refusal.widthPx ?? 0, refusal.heightPx ?? 0)}, over ${grouped(refusal.limitPx ?? 0)} pixels per side` }],
+        }
+      : { errors: [{ path: part, message: `cannot be decoded: ${refusal.reason ?? 'unknown error'}` }] };
+  return Problem.of(refusal, refusal.message, extra);
 }
 
 /**
  * What is wrong with a stored layer image, or null: probed in the pool (never decoded on this
- * thread) — over `maxSidePx` on a side from its header alone, else whether it decodes.
+ * thread) by the one rule of every surface (flow/layer-probe.ts) — over `maxSidePx` on a side from
+ * its header alone, else whether it decodes; a probe whose worker stopped is the file's
+ * `layer-unreadable`. A closed pool is no fault of the file: `pool-unavailable`, with Retry-After.
  * @param pool the pool the probe runs in
  * @param part the part's name, for the problem (`layer.front`)
  * @param file where the part was streamed to
  * @param maxSidePx the product's `maxImagePixels`
  */
 export async function layerImageProblem(pool: PreflightPool, part: string, file: string, maxSidePx: number): Promise<Problem | null> {
-  let probe;
+  const bytes = (await readSourceBytes(file)).bytes;
+  let refusal;
   try {
-    probe = await pool.probeImage(sharedBufferOf((await readSourceBytes(file)).bytes), maxSidePx, undefined, PROBE_TIMEOUT_MS);
+    refusal = await layerImageRefusal(pool, part.replace(/^layer\./, ''), bytes, maxSidePx, `The part "${part}"`);
   } catch (error) {
-    // A thumbnail of an image within the limit takes well under a second: longer is a bomb or damage.
-    if (error instanceof TaskFailure && error.reason === 'timeout') return layerUnreadable(part, null, `not decoded within ${PROBE_TIMEOUT_MS / 1000} s`);
+    if (error instanceof TaskFailure && error.reason === 'closed') return poolUnavailable();
     throw error;
   }
-  if (probe.unreadable !== null) return layerUnreadable(part, probe.format, probe.unreadable);
-  if (probe.widthPx !== null && probe.heightPx !== null && Math.max(probe.widthPx, probe.heightPx) > maxSidePx) return layerTooLarge(part, probe.widthPx, probe.heightPx, maxSidePx);
-  return null;
+  return refusal && layerProblem(refusal, part);
 }
 
-/** The time a probe may take in a worker. */
-const PROBE_TIMEOUT_MS = 20_000;
+/** The pool that probes uploads is closed (the process is stopping): try again on another server or later. */
+export function poolUnavailable(): Problem {
+  return new Problem('pool-unavailable', 'The worker pool that decodes uploads is closed: the server is stopping. Send the request again in a moment.', {
+    headers: { 'Retry-After': '10' },
+  });
+}
 
 /** A layer part's guard: what it found wrong, and the part's kind once its first bytes are in. */
 export type LayerGuard = Transform & { problem: Problem | null; kind: LayerKind | null };

@@ -185,8 +185,8 @@ export async function acceptUpload(ctx: ServiceContext, request: FastifyRequest,
 
 /**
  * Each layer image probed in the pool, all at once, before the check is accepted: the first in the
- * product's layer order that is over `maxSidePx` on a side, or cannot be decoded, is the answer. A
- * one-page PDF is left to the assembly.
+ * product's layer order that is over `maxSidePx` on a side, or cannot be decoded, is the answer (or
+ * `pool-unavailable` when the pool is closed). A one-page PDF is left to the assembly.
  */
 async function layerImagesOrThrow(ctx: ServiceContext, layers: ReadonlyMap<string, { temp: string; kind: LayerKind | null }>, order: readonly { id: string }[], maxSidePx: number): Promise<void> {
   // A fleet's server runs no checks, but decodes nothing on its own thread either: the process's pool.
@@ -198,7 +198,7 @@ async function layerImagesOrThrow(ctx: ServiceContext, layers: ReadonlyMap<strin
   const problems = await Promise.all(images.map((image) => layerImageProblem(pool, `layer.${image.id}`, image.temp, maxSidePx)));
   const problem = problems.find((p) => p !== null);
   if (problem) {
-    ctx.metrics.rejectedSubmission('invalid');
+    ctx.metrics.rejectedSubmission(problem.status === 503 ? 'unavailable' : 'invalid');
     throw problem;
   }
 }

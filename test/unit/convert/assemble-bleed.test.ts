@@ -303,9 +303,11 @@ describe('the bleed fill within the limits', () => {
   it('resamples the design only as the pixel cap or the size cap asks, keeping its place', async () => {
     const front = magickDesign('front6.png', 1080, 1460);
     const sleeve = pillowDesign('sleeve6.png', 880, 480, null);
-    const capped = await assemble({ sku: 'T-SHIRT-M' }, [front, front, sleeve, sleeve], {}, { pool: false, raster: false, limits: { maxImagePixels: 1000 } });
+    // The cap between the image (1,460 px high, within it: an image over the cap is refused, not
+    // scaled — flow/layer-probe.ts) and the page it makes with its bleed (1,500 px at 2 px a mm).
+    const capped = await assemble({ sku: 'T-SHIRT-M' }, [front, front, sleeve, sleeve], {}, { pool: false, raster: false, limits: { maxImagePixels: 1480 } });
     expect(capped.layers.map((l) => l.fill)).toEqual(['bleed', 'bleed', 'bleed', 'bleed']);
-    for (const page of capped.report.pages) expect(Math.max(page.images[0]!.widthPx, page.images[0]!.heightPx)).toBeLessThanOrEqual(1000);
+    for (const page of capped.report.pages) expect(Math.max(page.images[0]!.widthPx, page.images[0]!.heightPx)).toBeLessThanOrEqual(1480);
     expect(capped.changes[0]).not.toContain('its pixels kept');
     expect(capped.layers[0]!.bleed).toMatchObject({ xMm: 10, yMm: 10, widthMm: 540, heightMm: 730 });
     const small = await assemble({ sku: 'T-SHIRT-M' }, [front, front, sleeve, sleeve], {}, { pool: false, raster: false, limits: { maxFileBytes: 300_000 } });
@@ -354,7 +356,7 @@ describe('the one entrance: check() with a source per layer', () => {
       { pool: false, raster: false, fix: 'approve', locale: 'en' },
     );
     expect(out.report.assembly?.layers.map((l) => l.fill)).toEqual(['bleed', 'cover', 'bleed', 'bleed']);
-    const assembled = out.fixed!.changes.filter((c) => c.code === 'file-not-pdf').map((c) => c.action);
+    const assembled = out.fixed!.changes.filter((c) => c.code === 'layers-assembled').map((c) => c.action);
     expect(assembled[0]).toMatch(/^assembled front: .*bleed: the image is the design up to the cut line/);
     expect(assembled[1]).toMatch(/^assembled back: .*\(\d+ ppi, cover,/);
     const codes = out.report.findings.filter((f) => f.page !== 2).map((f) => f.code);

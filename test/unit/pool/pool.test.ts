@@ -217,3 +217,13 @@ describe('the memory watchdog (issue 28)', () => {
     await byDefault.destroy();
   });
 });
+
+describe('a destroyed pool', () => {
+  it('refuses a task with reason closed (no fault of its input) instead of starting workers again', async () => {
+    const pool = new PreflightPool({ maxThreads: 1 });
+    await pool.destroy();
+    const error = await pool.probeImage(new SharedArrayBuffer(8), 100).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskFailure);
+    expect(error).toMatchObject({ reason: 'closed', message: 'the worker pool is closed' });
+  });
+});

@@ -61,8 +61,8 @@ describe('the problem table', () => {
       const problem = toProblem(new PreflightError(code, 'm'));
       expect(isProblemCode(problem.code), code).toBe(true);
       expect(problem.status, code).toBe(PROBLEMS[problem.code].status);
-      // Storage was answered as `storage-unavailable` from the start: no older spelling to carry.
-      expect(problem.legacyCode, code).toBe(code === 'ERR_STORAGE_UNAVAILABLE' ? null : code);
+      // Storage and the layer refusals were answered in kebab-case from the start: no older spelling to carry.
+      expect(problem.legacyCode, code).toBe(['ERR_STORAGE_UNAVAILABLE', 'ERR_LAYER_TOO_LARGE', 'ERR_LAYER_UNREADABLE'].includes(code) ? null : code);
     }
     expect(toProblem(new PreflightError('ERR_UNKNOWN_SKU', 'No product has SKU "X".'))).toMatchObject({ code: 'unknown-sku', status: 422, extra: { errors: [{ path: 'sku' }] } });
   });
