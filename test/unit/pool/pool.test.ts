@@ -144,15 +144,15 @@ describe('time limits measure the task, not the queue', () => {
   it('does not time out a page that waited in the queue longer than its limit', async () => {
     const pool = new PreflightPool({ maxThreads: 1 });
     try {
-      const heavy = toShared(heavyPdf(250_000));
+      const heavy = toShared(heavyPdf(600_000));
       const light = toShared(new Uint8Array(readFileSync(good)));
       const task = { maxPx: 600, format: null, plan: null, maxInputPixels: 1e9, maxPdfjsImagePixels: 1e9, largestImagePixels: 0 };
       const started = performance.now();
       const slow = pool.render({ ...task, docId: 'heavy', bytes: heavy, page: 1 });
-      // Queued behind the heavy page (~4 s here): under a clock started at submission it would
+      // Queued behind the heavy page (~10 s here): under a clock started at submission it would
       // time out. The limit leaves the heavy page a margin on a fast machine and the light page
-      // (~0.1 s) one on a slow one.
-      const limitMs = 2_500;
+      // (~0.1 s alone) one on a slow or loaded one (2.5 s was passed once at a load average of 8).
+      const limitMs = 6_000;
       const quick = pool.render({ ...task, docId: 'light', bytes: light, page: 1 }, undefined, limitMs);
       const slowResult = await slow;
       const waited = performance.now() - started;
