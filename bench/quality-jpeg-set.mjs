@@ -84,10 +84,7 @@ async function encode(py, policy, src, dst, encoder, quality) {
     else if (encoder === 'cjpeg') {
       const ppm = execFileSync('/usr/bin/convert', [src, '-depth', '8', 'ppm:-'], { env: { ...process.env, MAGICK_CONFIGURE_PATH: policy }, maxBuffer: 1 << 28 });
       writeFileSync(tmp, execFileSync('nice', ['-n', '10', 'cjpeg', '-quality', String(quality)], { input: ppm, maxBuffer: 1 << 28 }));
-    } else
-      await sharp(src)
-        .jpeg({ quality, mozjpeg: true })
-        .toFile(tmp);
+    } else await sharp(src).jpeg({ quality, mozjpeg: true }).toFile(tmp);
   });
 }
 
@@ -146,7 +143,12 @@ export async function makeJpegSet(out, part) {
       await jpegs(native, 'native', { cls: 'native jpeg', factor: 1, resampler: 'none' }, PPI_NEGATIVE);
       for (const s of [0.75, 0.5]) {
         const file = join(dir, `down-${s}.png`);
-        await once(file, (tmp) => sharp(native).resize(Math.round(w * s), Math.round(h * s), { kernel: 'lanczos3' }).png().toFile(tmp));
+        await once(file, (tmp) =>
+          sharp(native)
+            .resize(Math.round(w * s), Math.round(h * s), { kernel: 'lanczos3' })
+            .png()
+            .toFile(tmp),
+        );
         await jpegs(file, `down-${s}`, { cls: `reduced ${s * 100} %`, factor: s, resampler: 'sharp-lanczos3' }, PPI_NEGATIVE);
       }
       for (const f of FACTORS) {
@@ -264,7 +266,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`# JPEG set (issue 46), ${part} part: ${rows.length} files from ${new Set(rows.map((r) => r.photo)).size} photos; ${how}\n`);
   console.log(lines.join('\n'));
   if (!process.argv.includes('--direct') && !only) {
-    const keep = (r) => ({ name: r.name, cls: r.cls, factor: r.factor, resampler: r.resampler, encoder: r.encoder ?? null, quality: r.quality ?? null, estimate: r.estimate, reported: r.reported, crashed: r.crashed ?? null });
+    const keep = (r) => ({
+      name: r.name,
+      cls: r.cls,
+      factor: r.factor,
+      resampler: r.resampler,
+      encoder: r.encoder ?? null,
+      quality: r.quality ?? null,
+      estimate: r.estimate,
+      reported: r.reported,
+      crashed: r.crashed ?? null,
+    });
     writeFileSync(join(here, `quality-jpeg-results-${part}.json`), `${JSON.stringify({ made: new Date().toISOString(), part, how, summary, rows: rows.map(keep) }, null, 1)}\n`);
   }
   if (process.env.QUALITY_ROWS) writeFileSync(process.env.QUALITY_ROWS, JSON.stringify(rows, null, 1));

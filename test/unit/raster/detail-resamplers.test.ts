@@ -136,7 +136,10 @@ describe('1.5× enlargements saved again as JPEG', () => {
       ['pil-lanczos', 'LANCZOS'],
       ['pil-bilinear', 'BILINEAR'],
     ]) {
-      execFileSync('/usr/bin/python3', ['-c', `from PIL import Image; Image.open(${JSON.stringify(native)}).convert('RGB').resize((${UP}, ${UP}), Image.${filter}).save(${JSON.stringify(join(leaves, `${name}.png`))})`]);
+      execFileSync('/usr/bin/python3', [
+        '-c',
+        `from PIL import Image; Image.open(${JSON.stringify(native)}).convert('RGB').resize((${UP}, ${UP}), Image.${filter}).save(${JSON.stringify(join(leaves, `${name}.png`))})`,
+      ]);
     }
     await sharp(native).resize(UP, UP, { kernel: 'lanczos2', fit: 'fill' }).png().toFile(join(leaves, 'vips-lanczos2.png'));
     await sharp(native).resize(384, 384, { kernel: 'lanczos3' }).png().toFile(join(leaves, 'reduced-75.png'));
