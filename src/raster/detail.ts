@@ -265,11 +265,40 @@ export function decideDetail({ score, partner, signal, spectrum }: CandidateScor
     const fy = P / (partner[best]! + shift);
     return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence };
   }
+  // An enlargement by about 1.5 saved as JPEG: quantisation leaves only part of the mirrored detail
+  // above the cut-off, and its coherence falls below the threshold — but the picture keeps the band
+  // limit of the enlargement, which a native picture, even compressed, does not (bench/quality-jpeg-set.mjs).
+  const band = jpegBandPeak(score, spectrum, peak);
+  if (band !== null) {
+    const shift = subBin(score, band);
+    const fx = P / (band + shift);
+    const fy = P / (partner[band]! + shift);
+    return { factor: Math.sqrt(fx * fy), factorX: fx, factorY: fy, evidence: score[band]! };
+  }
   if (order.length === 0) {
     strongest = 0;
     for (let j = J_MIN; j <= J_MAX; j++) strongest = Math.max(strongest, score[j]!);
   }
   return { ...none, evidence: strongest };
+}
+
+/** The 1.5× band of candidates (1.45–1.52×), just past JPEG's 5/8 skirt. */
+const J_JPEG_BAND = 84;
+/** Coherence a peak in the 1.5× band needs when the picture is band-limited as the enlargement leaves it (JPEG 75–92 leaves 0.25–0.3 of it). */
+export const UPSCALE_EVIDENCE_JPEG_BAND = 0.25;
+/** Most power above the cut-off, as a share of the power below, of a picture enlarged by 1.5 (enlargements saved as JPEG 0.01–0.02; native photos, even compressed, mostly 0.04 and more, a soft one 0.03). */
+export const JPEG_BAND_LIMIT = 0.025;
+
+/**
+ * The 1.5× band's peak of a picture whose detail stops where an enlargement by that factor stops it:
+ * a peak (within the scan) of at least {@link UPSCALE_EVIDENCE_JPEG_BAND} that stands out of its
+ * neighbours, in a picture band-limited within {@link JPEG_BAND_LIMIT}; else null.
+ */
+function jpegBandPeak(score: Float64Array, spectrum: Float64Array | undefined, peak: (j: number) => boolean): number | null {
+  let best: number | null = null;
+  for (let j = J_JPEG_BAND; j <= J_MAX; j++) if (peak(j) && score[j]! >= UPSCALE_EVIDENCE_JPEG_BAND && (best === null || score[j]! > score[best]!)) best = j;
+  if (best === null || !standsOut(score, best, UPSCALE_EVIDENCE_JPEG_BAND) || !bandLimited(spectrum, P / best, JPEG_BAND_LIMIT)) return null;
+  return best;
 }
 
 /** Where a peak at bin j lies between bins (−½ … ½): the vertex of the parabola through j − 1, j, j + 1. */
@@ -293,7 +322,7 @@ export const BAND_LIMIT = 0.15;
  * power from just above the cut-off 0.5/f to 0.45 cycles per pixel is at most {@link BAND_LIMIT}
  * of its power below the cut-off.
  */
-export function bandLimited(spectrum: Float64Array | undefined, factor: number): boolean {
+export function bandLimited(spectrum: Float64Array | undefined, factor: number, share = BAND_LIMIT): boolean {
   if (!spectrum) return false;
   const cut = 0.5 / factor;
   const sum = (lo: number, hi: number) => {
@@ -303,7 +332,7 @@ export function bandLimited(spectrum: Float64Array | undefined, factor: number):
   };
   const below = sum(0.02, cut - 0.03);
   const above = sum(cut + 0.05, 0.45);
-  return below > 0 && above <= BAND_LIMIT * below;
+  return below > 0 && above <= share * below;
 }
 
 /** Per candidate bin: the weaker of the row and column coherence (columns allowed ±1 bin). */
@@ -357,7 +386,7 @@ function nearestPeak(score: Float64Array, at: number): number | null {
  * rise above it by a third of its threshold. Beyond 5.3× the frequency pairs of neighbouring candidates
  * overlap (every candidate there is broad), and its own higher threshold stands instead.
  */
-function standsOut(score: Float64Array, j: number): boolean {
+function standsOut(score: Float64Array, j: number, needed = threshold(j)): boolean {
   if (j < J_LARGE) return true;
   // JPEG's 5/8 peak is no part of another candidate's floor: its skirt would bury a 1.5× peak
   // (bin 85, five bins away) whose neighbours above lie past the scan. Those bins are replaced by
@@ -371,7 +400,7 @@ function standsOut(score: Float64Array, j: number): boolean {
   around.sort((a, b) => a - b);
   const m = around.length >> 1;
   const floor = around.length % 2 ? around[m]! : (around[m - 1]! + around[m]!) / 2;
-  return score[j]! - floor >= threshold(j) / 3;
+  return score[j]! - floor >= needed / 3;
 }
 
 /** The neighbours (in bins either side) whose median is a candidate's floor in {@link standsOut}. */

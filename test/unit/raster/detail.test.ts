@@ -109,6 +109,27 @@ describe('enlargement from the pixels', () => {
     expect(decideDetail({ score: flat, partner: Int32Array.from({ length: 90 }, (_, j) => j), signal: new Uint8Array(90).fill(1) }).factor).toBeNull();
   });
 
+  it('a 1.5× peak below the threshold (JPEG took part of it) is an enlargement only in a picture band-limited as the enlargement leaves it', () => {
+    // A 1.5× enlargement saved as JPEG (bench/quality-jpeg-set.mjs): its peak at bins 85–86 reaches
+    // 0.27, below the usual 0.3, on a floor of 0.12.
+    const at: Record<number, number> = { 84: 0.22, 85: 0.27, 86: 0.27, 87: 0.22, 88: 0.15 };
+    const score = Float64Array.from({ length: 90 }, (_, j) => at[j] ?? 0.12);
+    const partner = Int32Array.from({ length: 90 }, (_, j) => j);
+    const signal = new Uint8Array(90).fill(1);
+    // The derivative's power per bin (of 128): the enlargement's stops at 1/3 cycle per pixel.
+    const limited = Float64Array.from({ length: 64 }, (_, k) => (k <= 43 ? 1 : 0.01));
+    const found = decideDetail({ score, partner, signal, spectrum: limited });
+    expect(found.factor).toBeCloseTo(1.5, 1);
+    expect(found.evidence).toBeCloseTo(0.27, 2);
+    // A native picture's detail goes on past the cut-off (a fifth of the power below it): no enlargement.
+    const native = Float64Array.from({ length: 64 }, () => 1);
+    expect(decideDetail({ score, partner, signal, spectrum: native }).factor).toBeNull();
+    // Nor without the spectrum, nor with a peak below 0.25.
+    expect(decideDetail({ score, partner, signal }).factor).toBeNull();
+    const weak = Float64Array.from(score, (v, j) => (j === 85 || j === 86 ? 0.24 : v));
+    expect(decideDetail({ score: weak, partner, signal, spectrum: limited }).factor).toBeNull();
+  });
+
   it('detail near the cut-off is judged over both directions together, and must be there in each', () => {
     expect(hasSignal(3.6, 2.6)).toBe(true);
     expect(hasSignal(2.9, 2.9)).toBe(false);
