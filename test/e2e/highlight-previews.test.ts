@@ -25,9 +25,13 @@ const DPI = (72 * SIZE) / 300;
 function preview(pdf: string, name: string): string {
   const out = join(dir, `${name}-previews`);
   try {
-    execFileSync(process.execPath, ['bin/print-preflight.js', 'check', pdf, '--product', 'duvet-cover', '--variant', '200x200', '--previews', out, '--preview-format', 'png', '--preview-size', String(SIZE), '--json'], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      process.execPath,
+      ['bin/print-preflight.js', 'check', pdf, '--product', 'duvet-cover', '--variant', '200x200', '--previews', out, '--preview-format', 'png', '--preview-size', String(SIZE), '--json'],
+      {
+        stdio: 'pipe',
+      },
+    );
   } catch (error) {
     if ((error as { status?: number }).status !== 1) throw error; // 1: the check fails (the page size)
   }
@@ -51,16 +55,20 @@ const cases = [
 ] as const;
 
 describe('soft-masked highlights in previews', () => {
-  it.each(cases)("%s: within 12 levels a channel of poppler's render", async (_title, script, name) => {
-    const pdf = join(dir, `${name}.pdf`);
-    execFileSync('/usr/bin/python3', [join(producers, script), pdf]);
-    const ours = preview(pdf, name);
-    execFileSync('pdftoppm', ['-r', String(DPI), '-png', '-singlefile', pdf, join(dir, `${name}-poppler`)]);
-    execFileSync('mutool', ['draw', '-q', '-r', String(DPI), '-o', join(dir, `${name}-mupdf.png`), pdf, '1']);
-    const poppler = await meanDifference(ours, join(dir, `${name}-poppler.png`));
-    const mupdf = await meanDifference(ours, join(dir, `${name}-mupdf.png`));
-    const say = (v: number[]) => v.map((d) => d.toFixed(1)).join('/');
-    console.log(`${name}: mean difference a channel (R/G/B) from poppler ${say(poppler)}, from MuPDF ${say(mupdf)}`);
-    for (const d of poppler) expect(d, `poppler ${say(poppler)}, MuPDF ${say(mupdf)}`).toBeLessThanOrEqual(12);
-  }, 120_000);
+  it.each(cases)(
+    "%s: within 12 levels a channel of poppler's render",
+    async (_title, script, name) => {
+      const pdf = join(dir, `${name}.pdf`);
+      execFileSync('/usr/bin/python3', [join(producers, script), pdf]);
+      const ours = preview(pdf, name);
+      execFileSync('pdftoppm', ['-r', String(DPI), '-png', '-singlefile', pdf, join(dir, `${name}-poppler`)]);
+      execFileSync('mutool', ['draw', '-q', '-r', String(DPI), '-o', join(dir, `${name}-mupdf.png`), pdf, '1']);
+      const poppler = await meanDifference(ours, join(dir, `${name}-poppler.png`));
+      const mupdf = await meanDifference(ours, join(dir, `${name}-mupdf.png`));
+      const say = (v: number[]) => v.map((d) => d.toFixed(1)).join('/');
+      console.log(`${name}: mean difference a channel (R/G/B) from poppler ${say(poppler)}, from MuPDF ${say(mupdf)}`);
+      for (const d of poppler) expect(d, `poppler ${say(poppler)}, MuPDF ${say(mupdf)}`).toBeLessThanOrEqual(12);
+    },
+    120_000,
+  );
 });
