@@ -7,7 +7,7 @@
  * luminosity mask, and a masked group whose shapes are Screen inside): a dark shading meant to
  * lighten the artwork came out as a dark blob where poppler, MuPDF and Ghostscript draw a faint
  * highlight. pdf.js keeps its renderer class to itself; its prototype is reached through the
- * first render task, and four of its methods are wrapped:
+ * first render task (pdfjs-graphics.ts), and five of its methods are replaced:
  * - the blend mode a PDF graphics state sets is kept in the state (pdf.js's own switch to Normal
  *   when it enters soft-mask mode is not a PDF state), and a masked object is composed with it;
  * - a non-isolated group composed with Normal starts from a copy of what lies behind it, and its
@@ -80,31 +80,6 @@ interface SMask {
 
 /** Group canvases that start from a copy of their backdrop. */
 const backdropGroups = new WeakSet<Ctx>();
-let patched = false;
-
-/**
- * Makes the renderer behind `task` (a pdf.js RenderTask, before its first operator runs) compose
- * blend modes through soft masks and inside non-isolated groups as the spec says. The renderer's
- * class is patched once per process.
- */
-export function withBlendGroups(task: unknown): void {
-  if (patched) return;
-  const internal = (task as { _internalRenderTask?: { initializeGraphics?: (...a: unknown[]) => void; gfx?: object } })._internalRenderTask;
-  const init = internal?.initializeGraphics;
-  if (!internal || typeof init !== 'function') return;
-  internal.initializeGraphics = function (this: typeof internal, ...args: unknown[]) {
-    init.apply(this, args);
-    const proto = this.gfx && Object.getPrototypeOf(this.gfx);
-    if (proto && !patched && isGraphics(proto)) {
-      patched = true;
-      patchGraphics(proto);
-    }
-  };
-}
-
-function isGraphics(proto: Record<string, unknown>): boolean {
-  return ['setGState', 'beginSMaskMode', 'composeSMask', 'genericComposeSMask', 'beginGroup', 'endGroup', 'restore', 'compose'].every((m) => typeof proto[m] === 'function');
-}
 
 const NORMAL = 'source-over';
 
@@ -112,11 +87,20 @@ const NORMAL = 'source-over';
  * Replaces `proto[name]`, and the operator-number aliases pdf.js dispatches operators through
  * (`proto[OPS.setGState] === proto.setGState`), with `fn`.
  */
-function replace<K extends keyof Graphics>(proto: Graphics, name: K, fn: Graphics[K]): void {
-  const table = proto as unknown as Record<string, unknown>;
+export function replaceMethod(proto: object, name: string, fn: unknown): void {
+  const table = proto as Record<string, unknown>;
   const original = table[name];
   for (const key of Object.keys(table)) if (/^\d+$/.test(key) && table[key] === original) table[key] = fn;
   table[name] = fn;
+}
+
+function replace<K extends keyof Graphics>(proto: Graphics, name: K, fn: Graphics[K]): void {
+  replaceMethod(proto, name, fn);
+}
+
+/** Patches pdf.js's renderer class (its prototype, reached by pdfjs-graphics.ts) as the header says. */
+export function patchBlendGroups(proto: object): void {
+  patchGraphics(proto as Graphics);
 }
 
 function patchGraphics(proto: Graphics): void {

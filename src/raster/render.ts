@@ -1,6 +1,6 @@
 /** Renders one page with pdf.js onto a canvas of an exact pixel size, white background. */
-import { withBlendGroups } from './blend-groups.js';
-import { pdfjs, type PDFDocumentProxy } from './pdfjs.js';
+import { pdfjs, registerCjkFace, type PDFDocumentProxy } from './pdfjs.js';
+import { withGraphicsPatches } from './pdfjs-graphics.js';
 import type { RawPixels } from './pixels.js';
 
 /** pdf.js draws another page at this index than the page tree walk found there. */
@@ -48,7 +48,7 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
         annotationMode: AnnotationMode.ENABLE,
         background: transparent ? 'rgba(0,0,0,0)' : 'white',
       });
-      withBlendGroups(task);
+      withGraphicsPatches(task, registerCjkFace());
       await task.promise;
       const image = context.getImageData(0, 0, width, height);
       return { data: image.data, width, height, channels: 4 };
