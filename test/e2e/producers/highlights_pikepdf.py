@@ -2,7 +2,8 @@
 bars, (1) a non-isolated group painted Normal through a luminosity soft mask with a /BC backdrop and
 a /TR transfer function, a dark purple shape drawn with Screen inside it; (2) a non-isolated group
 painted with Screen through a luminosity mask (the shape of pdf.js issue13520.pdf); (3) a printable
-Highlight annotation whose appearance is a non-isolated group drawing yellow with Multiply.
+Highlight annotation whose appearance is a non-isolated group drawing yellow with Multiply; on a
+second page, a translucent non-isolated group drawing yellow with Multiply over bars and bare paper.
 Usage: highlights_pikepdf.py OUT.pdf"""
 import sys
 
@@ -56,4 +57,13 @@ appearance = form('/R0 gs 1 0.85 0 rg 15 46 200 18 re f', [15, 46, 215, 64], D(E
 highlight = pdf.make_indirect(D(Type=N.Annot, Subtype=N.Highlight, F=4, Rect=A([15, 46, 215, 64]),
                                 QuadPoints=A([15, 64, 215, 64, 15, 46, 215, 46]), C=A([1, 0.85, 0]), AP=D(N=appearance)))
 pdf.pages[0].obj.Annots = pdf.make_indirect(A([highlight]))
+# Page 2, mostly bare paper: a non-isolated group at 60 % opacity (a marker pen's stroke) whose
+# yellow is Multiply inside it, over a black bar and a 50 % grey one and over bare paper.
+pen = form('/R0 gs 1 0.85 0 rg 20 60 260 80 re f', [20, 60, 280, 140], D(ExtGState=D(R0=multiply)), non_isolated())
+half = D(Type=N.ExtGState, ca=0.6, CA=0.6)
+translucent = D(Type=N.ExtGState, ca=0.5)
+content2 = '0.1 0.1 0.1 rg 40 80 220 12 re f q /T gs 40 110 220 12 re f Q q /GS1 gs /Pen Do Q'
+pdf.pages.append(pikepdf.Page(D(Type=N.Page, MediaBox=A([0, 0, W, H]),
+                                Resources=D(ExtGState=D(GS1=half, T=translucent), XObject=D(Pen=pen)),
+                                Contents=pdf.make_stream(content2.encode()))))
 pdf.save(sys.argv[1])
