@@ -67,6 +67,33 @@ interface Graphics {
   endGroup(opIdx: number, group: Group): void;
   restore(opIdx: number): void;
   compose(dirtyBox?: number[]): void;
+  executeOperatorList(list: OperatorList, ...rest: unknown[]): unknown;
+  /** The operator list being run (set by the patch). */
+  opList?: OperatorList;
+}
+
+interface OperatorList {
+  fnArray: ArrayLike<number>;
+  argsArray: ArrayLike<unknown[] | null>;
+}
+
+/**
+ * Whether the group beginning at operator `at` sets a blend mode other than Normal before it ends
+ * (in groups nested in it too). True when the list is not known.
+ */
+function blendsInside(list: OperatorList | undefined, at: number, ops: { setGState: number; beginGroup: number; endGroup: number }): boolean {
+  if (!list || list.fnArray[at] !== ops.beginGroup) return true;
+  let depth = 0;
+  for (let i = at; i < list.fnArray.length; i++) {
+    const fn = list.fnArray[i];
+    if (fn === ops.beginGroup) depth++;
+    else if (fn === ops.endGroup && --depth === 0) return false;
+    else if (fn === ops.setGState) {
+      const states = list.argsArray[i]?.[0];
+      if (Array.isArray(states) && states.some((s) => Array.isArray(s) && s[0] === 'BM' && s[1] !== NORMAL)) return true;
+    }
+  }
+  return true;
 }
 
 interface SMask {
@@ -104,6 +131,23 @@ export function patchBlendGroups(proto: object): void {
 }
 
 function patchGraphics(proto: Graphics): void {
+  // The operator numbers pdf.js dispatches by (its OPS table), found by the methods they alias.
+  const table = proto as unknown as Record<string, unknown>;
+  const opOf = (name: string) => Number(Object.keys(table).find((k) => /^\d+$/.test(k) && table[k] === table[name]) ?? Number.NaN);
+  const ops = { setGState: opOf('setGState'), beginGroup: opOf('beginGroup'), endGroup: opOf('endGroup') };
+
+  // The operator list being run, for a look ahead into a group's content.
+  const execute = proto.executeOperatorList;
+  replace(proto, 'executeOperatorList', function (this: Graphics, list: OperatorList, ...rest: unknown[]) {
+    const outer = this.opList;
+    this.opList = list;
+    try {
+      return execute.call(this, list, ...rest);
+    } finally {
+      this.opList = outer;
+    }
+  });
+
   const setGState = proto.setGState;
   replace(proto, 'setGState', function (this: Graphics, opIdx, states) {
     setGState.call(this, opIdx, states);
@@ -139,6 +183,9 @@ function patchGraphics(proto: Graphics): void {
     // The state the group is painted with: pdf.js saved it before starting the group.
     const outer = this.stateStack.at(-1);
     if ((outer?.pdfBlend ?? NORMAL) !== NORMAL) return;
+    // A group whose content paints with Normal only composes the same whether isolated or not:
+    // the copy (a buffer the group's size, ~40 ms a page-sized group) only where a blend needs it.
+    if (!blendsInside(this.opList, opIdx, ops)) return;
     const parent = this.groupStack.at(-1);
     if (!parent) return;
     // beginGroup left the parent translated to the group canvas's corner, in device pixels.

@@ -29,7 +29,9 @@ export function withGraphicsPatches(task: unknown, cjkFallback: boolean): void {
 }
 
 function isRenderer(proto: Record<string, unknown>): boolean {
-  return ['setGState', 'setFont', 'beginSMaskMode', 'composeSMask', 'genericComposeSMask', 'beginGroup', 'endGroup', 'restore', 'compose'].every((m) => typeof proto[m] === 'function');
+  return ['executeOperatorList', 'setGState', 'setFont', 'beginSMaskMode', 'composeSMask', 'genericComposeSMask', 'beginGroup', 'endGroup', 'restore', 'compose'].every(
+    (m) => typeof proto[m] === 'function',
+  );
 }
 
 interface FontSetter {
