@@ -7,12 +7,14 @@
  * luminosity mask, and a masked group whose shapes are Screen inside): a dark shading meant to
  * lighten the artwork came out as a dark blob where poppler, MuPDF and Ghostscript draw a faint
  * highlight. pdf.js keeps its renderer class to itself; its prototype is reached through the
- * first render task (pdfjs-graphics.ts), and five of its methods are replaced:
+ * first render task (pdfjs-graphics.ts), and six of its methods are replaced:
  * - the blend mode a PDF graphics state sets is kept in the state (pdf.js's own switch to Normal
  *   when it enters soft-mask mode is not a PDF state), and a masked object is composed with it;
- * - a non-isolated group composed with Normal starts from a copy of what lies behind it, and its
- *   result replaces that backdrop in proportion to the group's alpha, as the spec's compositing
- *   formula for a non-isolated group does (a group through a soft mask is composed by the mask).
+ * - a non-isolated group composed with Normal whose content sets another blend mode (looked up in
+ *   the operator list being run) starts from a copy of what lies behind it, and its result
+ *   replaces that backdrop in proportion to the group's alpha, as the spec's compositing formula
+ *   for a non-isolated group does (a group through a soft mask is composed by the mask). With
+ *   Normal content alone both ways compose the same, and the copy is spared.
  * Groups composed with another blend mode stay isolated, as pdf.js draws them: a copied backdrop
  * would be blended with itself.
  */
