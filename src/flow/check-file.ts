@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DocumentFacts } from '../pdf/facts.js';
 import { TaskFailure } from '../pool/pool.js';
+import { systemCjkFace } from '../raster/cjk-face.js';
 import { knownApproximation } from '../raster/renderer.js';
 import type { RasterFacts, RasterFailure } from '../raster/facts.js';
 import type { Preview } from '../model/preview.js';
@@ -149,7 +150,7 @@ export async function checkResolved(
 
 /** The raster facts, saying also what the engine that drew the page is known to draw otherwise. */
 function withKnownApproximation(facts: RasterFacts, page: DocumentFacts['pages'][number]): RasterFacts {
-  const known = knownApproximation(page, facts.method);
+  const known = knownApproximation(page, facts.method, systemCjkFace());
   if (!known) return facts;
   return { ...facts, approximate: facts.approximate ? `${facts.approximate}; ${known}` : known };
 }

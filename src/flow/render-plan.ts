@@ -10,6 +10,7 @@ import { MAX_FAST_PATH_INPUT_PIXELS, MIN_TILING_CELL_PX, pageDecodePixels, tilin
 import type { RasterFailure } from '../raster/facts.js';
 import { ccittPlan, flatePlan, imagePlan, type ImagePlan } from '../raster/image-plan.js';
 import { detailRequests, worthMeasuring } from '../raster/image-detail.js';
+import { systemCjkFace } from '../raster/cjk-face.js';
 import { drawsDeviceCmyk, fallbackRenderer, pageRenderer, pdfiumDrawsAnnotations } from '../raster/renderer.js';
 import type { RenderTask } from '../pool/tasks.js';
 import type { LayerSpec } from '../profile/registry.js';
@@ -60,7 +61,7 @@ export function planPage(page: PageFacts, layer: LayerSpec | null, settings: Ren
     page.images.filter((i) => worthMeasuring(i.ppiX === null || i.ppiY === null ? null : Math.min(i.ppiX, i.ppiY) / scale, limits)),
     page,
   );
-  const renderer = pageRenderer(page);
+  const renderer = pageRenderer(page, { cjkFace: systemCjkFace() !== null });
   return {
     plan,
     jpegRef: jpegPlan?.ref ?? null,

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api.js';
+import { CJK_FALLBACK_FAMILY, systemCjkFace } from './cjk-face.js';
 import { SoftMaskFilterFactory, withSoftMasks } from './soft-mask.js';
 import { commitNativeMemoryOnDemand } from './native-memory.js';
 
@@ -48,6 +49,31 @@ export async function openWithPdfjs(bytes: Uint8Array): Promise<PDFDocumentProxy
   const doc = await task.promise;
   withSoftMasks(doc.canvasFactory as Parameters<typeof withSoftMasks>[0]);
   return doc;
+}
+
+let cjkRegistered: boolean | undefined;
+
+/**
+ * Registers the system CJK face (cjk-face.ts) with pdf.js's copy of the canvas library, once; true
+ * when the canvas can draw with it.
+ */
+export function registerCjkFace(): boolean {
+  if (cjkRegistered === undefined) {
+    const face = systemCjkFace();
+    cjkRegistered = false;
+    if (face) {
+      try {
+        // pdf.js loads @napi-rs/canvas from its own folder: the same copy must hold the face.
+        const canvas = createRequire(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'))('@napi-rs/canvas') as {
+          GlobalFonts: { registerFromPath(path: string, alias?: string): unknown };
+        };
+        cjkRegistered = canvas.GlobalFonts.registerFromPath(face.file, CJK_FALLBACK_FAMILY) != null;
+      } catch {
+        cjkRegistered = false;
+      }
+    }
+  }
+  return cjkRegistered;
 }
 
 const collectors = new Set<Set<string>>();

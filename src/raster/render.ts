@@ -1,5 +1,6 @@
 /** Renders one page with pdf.js onto a canvas of an exact pixel size, white background. */
-import { pdfjs, type PDFDocumentProxy } from './pdfjs.js';
+import { pdfjs, registerCjkFace, type PDFDocumentProxy } from './pdfjs.js';
+import { withGraphicsPatches } from './pdfjs-graphics.js';
 import type { RawPixels } from './pixels.js';
 
 /** pdf.js draws another page at this index than the page tree walk found there. */
@@ -38,7 +39,7 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
       const { canvas, context } = entry;
       // Stretch by the rounding remainder so the page fills every pixel (no unpainted last column).
       const transform = [width / viewport.width, 0, 0, height / viewport.height, 0, 0];
-      await page.render({
+      const task = page.render({
         canvasContext: context as never,
         canvas: canvas as never,
         viewport,
@@ -46,7 +47,9 @@ export async function renderWithPdfjs(doc: PDFDocumentProxy, pageNumber: number,
         intent: 'print',
         annotationMode: AnnotationMode.ENABLE,
         background: transparent ? 'rgba(0,0,0,0)' : 'white',
-      }).promise;
+      });
+      withGraphicsPatches(task, registerCjkFace());
+      await task.promise;
       const image = context.getImageData(0, 0, width, height);
       return { data: image.data, width, height, channels: 4 };
     } finally {

@@ -14,6 +14,7 @@
  *   engine draws the page.
  */
 import type { ColourSpaceFacts, ImageFacts, PageFacts } from '../pdf/facts.js';
+import { type CjkFace, describeFace } from './cjk-face.js';
 
 export type Renderer = 'image' | 'pdfium' | 'pdfjs';
 
@@ -58,9 +59,13 @@ type RendererFacts = Pick<PageFacts, 'images' | 'colours' | 'printableWidgets' |
  * page has what it draws measurably worse than pdf.js on the real-world corpus (bench/RENDERERS.md)
  * or what would escape the worker's memory cap.
  */
-export function pageRenderer(page: RendererFacts): 'pdfium' | 'pdfjs' {
+export function pageRenderer(page: RendererFacts, { cjkFace = false }: { cjkFace?: boolean } = {}): 'pdfium' | 'pdfjs' {
   if (!pdfjsCanTake(page)) return 'pdfium';
   if ((page.tiling?.cells ?? 0) > PDFIUM_MAX_TILING_CELLS) return 'pdfjs';
+  // Text in CJK fonts that are not embedded: PDFium has no face with those characters (empty
+  // boxes); pdf.js draws it with the system CJK face when one is installed (cjk-face.ts), as
+  // Ghostscript does.
+  if (cjkFace && (page.fonts ?? []).some((f) => !f.embedded && f.cjk)) return 'pdfjs';
   // Form fields print from their appearance streams; PDFium's page renderer leaves widgets to its
   // interactive form layer, which ignores the Print flag. pdf.js draws them as printed.
   if ((page.printableWidgets ?? 0) > 0) return 'pdfjs';
@@ -123,7 +128,7 @@ function pdfjsCanTake(page: Pick<RendererFacts, 'renderWork' | 'images'>): boole
  * What the engine that drew the page is known to draw otherwise than print, said on the page
  * (report `raster.approximate`); null when nothing is known.
  */
-export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfjs' | 'image'): string | null {
+export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfjs' | 'image', cjkFace: CjkFace | null = null): string | null {
   const reasons: string[] = [];
   // Neither pdf.js nor PDFium implements knockout: objects inside such a group show through each other.
   if (page.transparency?.knockoutGroups && engine !== 'image') reasons.push('a knockout transparency group is drawn as an ordinary group (its objects show through each other)');
@@ -144,13 +149,16 @@ export function knownApproximation(page: RendererFacts, engine: 'pdfium' | 'pdfj
   const list = (n: string[]) => `${n.slice(0, 3).join(', ')}${n.length > 3 ? ', …' : ''}`;
   const substituted = names((page.fonts ?? []).filter((f) => !f.embedded && !f.cjk));
   if (substituted.length) reasons.push(`text in ${substituted.length === 1 ? 'a font' : 'fonts'} not embedded (${list(substituted)}) is drawn with a substitute font`);
-  // Chinese, Japanese or Korean text in a font that is not embedded: no previewer here has a face
-  // with those characters (pdf.js draws nothing, PDFium empty boxes; MuPDF draws its own CJK faces).
+  // Chinese, Japanese or Korean text in a font that is not embedded: pdf.js draws it with the system
+  // CJK face when one is installed, as Ghostscript does (cjk-face.ts); otherwise no previewer here
+  // has a face with those characters (pdf.js and PDFium draw empty boxes; MuPDF its own CJK faces).
   const cjk = names((page.fonts ?? []).filter((f) => !f.embedded && f.cjk));
-  if (cjk.length)
+  const fonts = `text in CJK ${cjk.length === 1 ? 'font' : 'fonts'} not embedded (${list(cjk)})`;
+  if (cjk.length && engine === 'pdfjs' && cjkFace)
     reasons.push(
-      `text in CJK ${cjk.length === 1 ? 'font' : 'fonts'} not embedded (${list(cjk)}) is not drawn (no face with its characters here: at most empty boxes); production sets it in a substitute font`,
+      `${fonts} is drawn with the system face ${describeFace(cjkFace)}, as Ghostscript draws it (characters the face lacks show as empty boxes); production sets it in its own substitute font`,
     );
+  else if (cjk.length) reasons.push(`${fonts} is not drawn (no face with its characters here: at most empty boxes); production sets it in a substitute font`);
   return reasons.length ? reasons.join('; ') : null;
 }
 

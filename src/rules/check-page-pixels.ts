@@ -67,7 +67,7 @@ export function emptyButPaints(
   if (fields > 0) {
     return `${fields === 1 ? 'a form field' : `${fields} form fields`} without an appearance stream ${fields === 1 ? 'prints' : 'print'} (Ghostscript, MuPDF and poppler draw ${fields === 1 ? 'its' : 'their'} background or border from the field's entries), but the renderers draw nothing for ${fields === 1 ? 'it' : 'them'}`;
   }
-  // Text in CJK fonts that are not embedded prints (production substitutes a face), but no previewer here draws it.
+  // Text in CJK fonts that are not embedded prints (production substitutes a face); a preview draws it only with a system CJK face (cjk-face.ts), and only the characters that face has.
   const cjk = (page.fonts ?? []).filter((f) => !f.embedded && f.cjk);
   if (cjk.length && (page.marks?.texts.length ?? 1) > 0) {
     return `its text is set in ${cjk.length === 1 ? 'a CJK font' : 'CJK fonts'} that ${cjk.length === 1 ? 'is' : 'are'} not embedded (${[...new Set(cjk.map((f) => f.baseFont ?? f.name))].slice(0, 3).join(', ')}), which the previewers cannot draw`;

@@ -1,8 +1,10 @@
 /**
  * Text in CJK fonts that are not embedded (reportlab's Adobe Asian fonts, as pdfminer's kampo.pdf
- * and PdfPig's Type0_CJK_Font.pdf set theirs): MuPDF draws it with its own CJK faces, poppler and
- * PDFium draw empty boxes, pdf.js in Node nothing. The preview must say so — not that a substitute
- * drew it — and a page of such text alone is not blank.
+ * and PdfPig's Type0_CJK_Font.pdf set theirs): MuPDF draws it with its own CJK faces, Ghostscript
+ * and poppler with a system face where one is installed, PDFium empty boxes. pdf.js draws it with
+ * the system CJK face (cjk-face.ts; CI installs fonts-droid-fallback) and the preview says which;
+ * without one it says the text is not drawn — not that a substitute drew it. A page of such text
+ * alone is not blank.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -11,6 +13,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { preflight } from '../../../src/flow/preflight.js';
 import { inspectPdf } from '../../../src/pdf/inspect.js';
+import { systemCjkFace } from '../../../src/raster/cjk-face.js';
+import { knownApproximation, pageRenderer } from '../../../src/raster/renderer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cjk-'));
 const PRODUCER = `
@@ -49,15 +53,35 @@ describe('CJK text in fonts that are not embedded', () => {
     expect(facts.pages[1]!.fonts?.find((f) => f.baseFont === 'Helvetica')?.cjk).toBeUndefined();
   });
 
-  it('the preview says the CJK text is not drawn (and Latin text in a missing font is drawn with a substitute); a page of CJK text alone is not blank', async () => {
+  it('the preview says which system face drew the CJK text (and Latin text in a missing font is drawn with a substitute); a page of CJK text alone is not blank', async () => {
+    const face = systemCjkFace();
+    expect(face, 'a CJK face (Debian fonts-droid-fallback: .ci/run installs it)').not.toBeNull();
     const report = await preflight(join(dir, 'cjk.pdf'), { sku: 'T-SHIRT-M' }, { pool: false });
+    expect(report.pages.map((p) => p.raster?.method)).toEqual(['pdfjs', 'pdfjs']);
     const [first, second] = report.pages.map((p) => p.raster?.approximate ?? '');
-    expect(first).toContain('text in CJK fonts not embedded (HeiseiMin-W3, STSong-Light, HYSMyeongJo-Medium) is not drawn');
+    expect(first).toContain(`text in CJK fonts not embedded (HeiseiMin-W3, STSong-Light, HYSMyeongJo-Medium) is drawn with the system face ${face!.family}`);
     expect(first).not.toContain('is drawn with a substitute font');
     expect(second).toContain('(Helvetica) is drawn with a substitute font');
-    expect(second).toContain('text in CJK font not embedded (STSong-Light) is not drawn');
+    expect(second).toContain('text in CJK font not embedded (STSong-Light) is drawn with the system face');
     const codes = report.findings.filter((f) => f.page === 1).map((f) => f.code);
     expect(codes).not.toContain('page-blank');
     expect(codes).toContain('font-not-embedded');
+  });
+
+  it.each([
+    ['pdf.js with a face', 'pdfjs', true, 'is drawn with the system face Droid Sans Fallback (DroidSansFallbackFull.ttf)'],
+    ['pdf.js without a face', 'pdfjs', false, 'is not drawn (no face with its characters here'],
+    ['PDFium, face or not', 'pdfium', true, 'is not drawn (no face with its characters here'],
+  ] as const)('the page note: %s', (_n, engine, withFace, says) => {
+    const page = { fonts: [{ name: 'F1', baseFont: 'STSong-Light', subtype: 'Type0', embedded: false, cjk: true }], images: [], colours: [] } as never;
+    const face = withFace ? { family: 'Droid Sans Fallback', file: '/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf' } : null;
+    expect(knownApproximation(page, engine, face)).toContain(`text in CJK font not embedded (STSong-Light) ${says}`);
+  });
+
+  it('goes to pdf.js when a CJK face is installed, else to PDFium', () => {
+    const page = { fonts: [{ name: 'F1', baseFont: 'STSong-Light', subtype: 'Type0', embedded: false, cjk: true }], images: [], colours: [] } as never;
+    expect(pageRenderer(page, { cjkFace: true })).toBe('pdfjs');
+    expect(pageRenderer(page, { cjkFace: false })).toBe('pdfium');
+    expect(pageRenderer({ fonts: [], images: [], colours: [] } as never, { cjkFace: true })).toBe('pdfium');
   });
 });
