@@ -54,7 +54,7 @@ export type { Profile, ProfileInput, Limits } from './profile/schema.js';
 // What a check finds and says.
 export { inspectPdf, type InspectOptions } from './pdf/inspect.js';
 export type { DocumentFacts, PageFacts, ImageFacts } from './pdf/facts.js';
-export { FINDING_CODES, FINDING_CODE_LIST, type FindingCode, type ChangeCode, type Severity, type SeveritySetting } from './model/codes.js';
+export { FINDING_CODES, FINDING_CODE_LIST, type FindingCode, type ChangeCode, type OwnChangeCode, type Severity, type SeveritySetting } from './model/codes.js';
 export type { Finding, CustomerMessage } from './model/finding.js';
 export { FIXABLE_CODES, type Policy, type PolicyAction, type FixableCode } from './model/policy.js';
 export type { Report, ReportPage, ReportImage, Verdict } from './report/schema.js';
