@@ -5,7 +5,7 @@ import { MatrixSchema, RectSchema } from '../model/geometry.js';
 import { DocumentFactsSchema, type DocumentFacts } from '../pdf/facts.js';
 import { RasterFactsSchema } from '../raster/facts.js';
 import { DecodeLimitsSchema } from '../pdf/decode-limits.js';
-import { DetailRequestSchema } from '../raster/image-detail.js';
+import { DetailRequestSchema } from '../raster/image-detail-schema.js';
 import type { JpegLocation } from '../raster/image-plan.js';
 import { TransformOpSchema } from '../convert/plan.js';
 

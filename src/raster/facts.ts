@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ImageDetailSchema } from './image-detail.js';
+import { ImageDetailSchema } from './image-detail-schema.js';
 
 export const EDGES = ['top', 'right', 'bottom', 'left'] as const;
 export type Edge = (typeof EDGES)[number];
