@@ -22,12 +22,13 @@
  * bench/quality-jpeg-results-heldout.json. QUALITY_THREADS sets the pool's threads (default 1).
  */
 import { createHash } from 'node:crypto';
-import { execFileSync, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { magickPolicyDir } from './magick-policy.mjs';
+import { readMirroredPhoto } from './quality-resamplers.mjs';
+import { once, pythonHelper } from './quality-set.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 const MIRROR = process.env.QUALITY_MIRROR ?? '/work/.mirror';
@@ -42,30 +43,6 @@ const PPI_NEGATIVE = 150;
 const IM_FILTER = { mitchell: 'Mitchell', lanczos: 'Lanczos', triangle: 'Triangle', catrom: 'Catrom' };
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
-
-/** One long-lived Debian python3 running bench/quality-make.py (PIL resizing and encoding, img2pdf). */
-function pythonHelper() {
-  const child = spawn('nice', ['-n', '10', '/usr/bin/python3', join(here, 'quality-make.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout });
-  const waiting = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  return {
-    run: (job) =>
-      new Promise((resolve, reject) => {
-        waiting.push((line) => (line === 'ok' ? resolve() : reject(new Error(`${job.op} ${job.dst}: ${line}`))));
-        child.stdin.write(`${JSON.stringify(job)}\n`);
-      }),
-    close: () => child.stdin.end(),
-  };
-}
-
-/** Writes `dst` once (an interrupted run resumes). */
-async function once(dst, make) {
-  if (existsSync(dst)) return;
-  const tmp = `${dst}.part${dst.slice(dst.lastIndexOf('.'))}`;
-  await make(tmp);
-  renameSync(tmp, dst);
-}
 
 async function enlarge(py, policy, src, dst, resampler, w, h) {
   await once(dst, async (tmp) => {
@@ -100,12 +77,7 @@ export async function makeJpegSet(out, part) {
   let turn = 0;
   try {
     for (const [n, photo] of photos.filter((p) => p.part === part).entries()) {
-      const bytes = execFileSync('git', ['--git-dir', join(MIRROR, photo.repo.replace('/', '+'), 'repo'), 'show', `${photo.commit}:${photo.path}`], { maxBuffer: 1 << 28 });
-      if (sha256(bytes) !== photo.sha256) throw new Error(`${photo.repo}/${photo.path}: sha256 differs from bench/quality-jpeg-photos.json`);
-      const id = photo.path
-        .split('/')
-        .pop()
-        .replace(/\.[a-z]+$/i, '');
+      const { bytes, id } = readMirroredPhoto(photo, MIRROR, 'bench/quality-jpeg-photos.json');
       const dir = join(out, id);
       mkdirSync(dir, { recursive: true });
       const native = join(dir, 'native.png');

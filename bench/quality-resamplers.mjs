@@ -32,6 +32,20 @@ function toPdf(image, pdf, ppi) {
   execFileSync('nice', ['-n', '10', 'img2pdf', '--imgsize', `${ppi}dpi`, '-o', pdf, image], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/**
+ * A photo of a set's manifest, read from its fetched mirror (`git show` at the recorded commit) and
+ * checked against its recorded sha256; `id` is its file name without extension.
+ */
+export function readMirroredPhoto(photo, mirror, manifestName) {
+  const bytes = execFileSync('git', ['--git-dir', join(mirror, photo.repo.replace('/', '+'), 'repo'), 'show', `${photo.commit}:${photo.path}`], { maxBuffer: 1 << 28 });
+  if (sha256(bytes) !== photo.sha256) throw new Error(`${photo.repo}/${photo.path}: sha256 differs from ${manifestName}`);
+  const id = photo.path
+    .split('/')
+    .pop()
+    .replace(/\.[a-z]+$/i, '');
+  return { bytes, id };
+}
+
 /** Makes (or reuses) the set for one part; returns quality-camera.mjs's items. */
 export async function makeResamplerSet(out, part) {
   const { photos } = JSON.parse(readFileSync(join(here, 'quality-resampler-photos.json'), 'utf8'));
@@ -41,12 +55,7 @@ export async function makeResamplerSet(out, part) {
   const policy = magickPolicyDir(out);
   const items = [];
   for (const photo of photos.filter((p) => p.part === part)) {
-    const bytes = execFileSync('git', ['--git-dir', join(MIRROR, photo.repo.replace('/', '+'), 'repo'), 'show', `${photo.commit}:${photo.path}`], { maxBuffer: 1 << 28 });
-    if (sha256(bytes) !== photo.sha256) throw new Error(`${photo.repo}/${photo.path}: sha256 differs from bench/quality-resampler-photos.json`);
-    const id = photo.path
-      .split('/')
-      .pop()
-      .replace(/\.[a-z]+$/i, '');
+    const { bytes, id } = readMirroredPhoto(photo, MIRROR, 'bench/quality-resampler-photos.json');
     const dir = join(out, id);
     mkdirSync(dir, { recursive: true });
     // The native picture: a centred crop of at most NATIVE_MAX px, every pixel the camera's (or the

@@ -81,8 +81,8 @@ function digitalZoom(file) {
   }
 }
 
-/** One long-lived Debian python3 running bench/quality-make.py. */
-function pythonHelper() {
+/** One long-lived Debian python3 running bench/quality-make.py (PIL resizing and encoding, img2pdf). */
+export function pythonHelper() {
   const child = spawn('nice', ['-n', '10', '/usr/bin/python3', new URL('./quality-make.py', import.meta.url).pathname], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting = [];
@@ -99,7 +99,7 @@ function pythonHelper() {
 }
 
 /** Writes `dst` once: work is skipped when the file is there (an interrupted run resumes). */
-async function once(dst, make) {
+export async function once(dst, make) {
   if (existsSync(dst)) return;
   const tmp = `${dst}.part${dst.slice(dst.lastIndexOf('.'))}`;
   await make(tmp);
